@@ -1,0 +1,35 @@
+# The two commands of the README: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.stamp
+
+.PHONY: run test bench clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Base install: the package and its runtime dependencies.
+$(STAMP)-base: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q -e .
+	touch $@
+
+# Test install: R (system packages) first, since rpy2 links against it.
+$(STAMP)-test: pyproject.toml scripts/ensure_r.sh | $(VENV)/bin/python
+	scripts/ensure_r.sh
+	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[r]' || { echo "rpy2 could not be installed" >&2; [ "$${ENERGYSTATS_REQUIRE_R:-0}" != 1 ]; }
+	touch $@
+
+run: $(STAMP)-base
+	$(VENV)/bin/energystats describe --example iris --by Species
+
+test: $(STAMP)-test
+	scripts/ensure_r.sh
+	$(PY) -m pytest
+
+bench: $(STAMP)-test
+	$(PY) benchmarks/bench_dispersion.py
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,21 @@
+"""energystats: energy statistics and energy-based clustering, cross-checked against R.
+
+Energy distance, the DISCO decomposition T = S + W, and the semimetrics of
+negative type they are built on (Székely & Rizzo; França, Rizzo & Vogelstein).
+"""
+
+from . import datasets
+from ._dispersion import DispersionResult, dispersion, energy_distance
+from ._semimetric import is_negative_type, kernel_matrix, pairwise_semimetric
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DispersionResult",
+    "datasets",
+    "dispersion",
+    "energy_distance",
+    "is_negative_type",
+    "kernel_matrix",
+    "pairwise_semimetric",
+]

@@ -1,0 +1,137 @@
+"""A small bridge to R's ``energy`` package through rpy2 (optional extra ``r``).
+
+Only converts data and calls R; nothing here reimplements ``energy``.
+rpy2 3.6 does not load against R 4.2 (undefined symbol ``R_getVar``); the
+``r`` extra therefore pins ``rpy2>=3.5.17,<3.6``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "RNotAvailableError",
+    "r_available",
+    "r_call",
+    "r_dist",
+    "r_factor",
+    "r_field",
+    "r_matrix",
+    "r_versions",
+    "to_numpy",
+]
+
+INSTALL_HINT = (
+    "R with the 'energy' package and rpy2 3.5.x are needed: on Debian run "
+    "`apt-get install -y r-base-core r-cran-energy` as root, then "
+    "`pip install 'rpy2>=3.5.17,<3.6'` (or `make test`, which does both)."
+)
+
+
+class RNotAvailableError(RuntimeError):
+    """R, its ``energy`` package or rpy2 cannot be loaded."""
+
+
+@functools.lru_cache(maxsize=1)
+def _load():
+    try:
+        import rpy2.rinterface_lib.callbacks as callbacks
+        import rpy2.robjects as ro
+        from rpy2.robjects.packages import importr
+    except Exception as exc:  # ImportError, or rpy2 failing to find libR
+        raise RNotAvailableError(f"rpy2 cannot be imported ({exc}). {INSTALL_HINT}") from exc
+    callbacks.consolewrite_warnerror = lambda _msg: None  # keep R's start-up chatter off stderr
+    try:
+        energy = importr("energy")
+    except Exception as exc:
+        raise RNotAvailableError(f"R package 'energy' cannot be loaded ({exc}). {INSTALL_HINT}") from exc
+    return ro, energy
+
+
+def r_available() -> tuple[bool, str]:
+    """Return ``(True, "")`` when R and ``energy`` load, else ``(False, reason)``."""
+    try:
+        _load()
+    except RNotAvailableError as exc:
+        return False, str(exc)
+    return True, ""
+
+
+def r_versions() -> dict[str, str]:
+    """Versions of R, ``energy`` and rpy2 used by the bridge."""
+    ro, _ = _load()
+    import rpy2
+
+    return {
+        "R": str(ro.r("paste(R.version$major, R.version$minor, sep='.')")[0]),
+        "energy": str(ro.r("as.character(packageVersion('energy'))")[0]),
+        "rpy2": rpy2.__version__,
+    }
+
+
+def r_matrix(x) -> Any:
+    """A numeric R matrix holding the float64 array ``x`` (1-D gives one column)."""
+    ro, _ = _load()
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    return ro.r["matrix"](ro.FloatVector(arr.ravel(order="F")), nrow=arr.shape[0], ncol=arr.shape[1])
+
+
+def r_dist(D) -> Any:
+    """An R ``dist`` object from a square distance matrix."""
+    ro, _ = _load()
+    return ro.r["as.dist"](r_matrix(D))
+
+
+def r_factor(labels) -> Any:
+    """An R factor from labels (levels sorted as strings)."""
+    ro, _ = _load()
+    return ro.FactorVector(ro.StrVector([str(v) for v in np.asarray(labels)]))
+
+
+def r_call(name: str, *args, **kwargs) -> Any:
+    """Call ``energy::<name>`` (or a base R function) with converted arguments.
+
+    Python ints, floats and 1-D integer arrays are converted; keyword names
+    use ``_`` for R's ``.`` (``iter_max`` -> ``iter.max``).
+    """
+    ro, energy = _load()
+
+    def conv(v):
+        if isinstance(v, (bool, np.bool_)):
+            return ro.BoolVector([bool(v)])
+        if isinstance(v, (int, np.integer)):
+            return ro.IntVector([int(v)])
+        if isinstance(v, (float, np.floating)):
+            return ro.FloatVector([float(v)])
+        if isinstance(v, str):
+            return ro.StrVector([v])
+        if isinstance(v, np.ndarray) and v.ndim == 1:
+            if np.issubdtype(v.dtype, np.integer):
+                return ro.IntVector([int(t) for t in v])
+            return ro.FloatVector([float(t) for t in v])
+        if isinstance(v, (list, tuple)):
+            return conv(np.asarray(v))
+        return v
+
+    fn = getattr(energy, name.replace(".", "_"), None) or ro.r[name]
+    return fn(*[conv(a) for a in args], **{k.replace("_", "."): conv(v) for k, v in kwargs.items()})
+
+
+def to_numpy(obj) -> np.ndarray:
+    """Convert an R vector or matrix to a float64 numpy array (matrices keep their shape)."""
+    ro, _ = _load()
+    dim = ro.r["dim"](obj)
+    values = np.array(list(obj), dtype=np.float64)
+    if dim is ro.NULL or len(dim) != 2:
+        return values
+    return values.reshape((int(dim[0]), int(dim[1])), order="F")
+
+
+def r_field(obj, name: str) -> Any:
+    """Component ``name`` of an R list (``obj$name``)."""
+    return obj.rx2(name)

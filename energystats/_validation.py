@@ -1,0 +1,127 @@
+"""Input validation shared by every public function.
+
+Each helper names the offending argument in its message and never modifies
+what the caller passed in: arrays are copied to float64 (``np.asarray`` with a
+dtype conversion, or an explicit copy when the input already is float64 and
+will be changed later by the caller).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = [
+    "as_data",
+    "as_labels",
+    "as_weights",
+    "check_exponent",
+    "check_positive_int",
+]
+
+
+def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
+    """Return ``X`` as a C-contiguous float64 array of shape (n, d).
+
+    One-dimensional input is read as n points in one dimension. Lists,
+    pandas DataFrames/Series and any real dtype are accepted.
+    """
+    if hasattr(X, "to_numpy"):  # pandas DataFrame or Series
+        X = X.to_numpy()
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise ValueError(f"`{name}` must be an array of numbers: {exc}") from None
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or arr.dtype == bool
+    ):
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"`{name}` must hold numbers only, got dtype {arr.dtype}."
+            ) from None
+    if np.iscomplexobj(arr):
+        raise ValueError(f"`{name}` must be real, got a complex array.")
+    if arr.ndim == 0:
+        raise ValueError(f"`{name}` must be a 1-D or 2-D array, got a scalar.")
+    if arr.ndim > 2:
+        raise ValueError(f"`{name}` must be a 1-D or 2-D array, got {arr.ndim} dimensions.")
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.shape[0] < min_samples:
+        raise ValueError(
+            f"`{name}` must hold at least {min_samples} sample(s), got {arr.shape[0]}."
+        )
+    if arr.shape[1] == 0:
+        raise ValueError(f"`{name}` must have at least one feature (column).")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"`{name}` contains NaN or infinite values.")
+    return arr
+
+
+def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndarray]:
+    """Encode group labels as integer codes 0..k-1.
+
+    Returns ``(codes, levels)`` where ``levels`` holds the distinct labels in
+    sorted order (the order used for every per-group output).
+    """
+    if hasattr(labels, "to_numpy"):
+        labels = labels.to_numpy()
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be one-dimensional, got shape {arr.shape}.")
+    if arr.shape[0] != n:
+        raise ValueError(f"`{name}` must have one entry per sample ({n}), got {arr.shape[0]}.")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise ValueError(f"`{name}` contains NaN or infinite values.")
+    try:
+        levels, codes = np.unique(arr, return_inverse=True)
+    except TypeError:
+        raise ValueError(f"`{name}` must hold sortable values of a single type.") from None
+    return codes.astype(np.intp), levels
+
+
+def as_weights(weights, n: int, name: str) -> np.ndarray | None:
+    """Return non-negative float64 weights of length ``n`` (``None`` stays ``None``)."""
+    if weights is None:
+        return None
+    if hasattr(weights, "to_numpy"):
+        weights = weights.to_numpy()
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be an array of numbers.") from None
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(
+            f"`{name}` must be one-dimensional with one weight per sample ({n}), "
+            f"got shape {w.shape}."
+        )
+    if not np.isfinite(w).all():
+        raise ValueError(f"`{name}` contains NaN or infinite values.")
+    if (w < 0).any():
+        raise ValueError(f"`{name}` must be non-negative.")
+    if w.sum() <= 0:
+        raise ValueError(f"`{name}` must have a positive sum.")
+    return w
+
+
+def check_exponent(exponent) -> float:
+    """Check the Euclidean exponent alpha in (0, 2] (França et al. eq. 52)."""
+    if isinstance(exponent, bool) or not isinstance(exponent, Real):
+        raise TypeError(f"`exponent` must be a real number, got {type(exponent).__name__}.")
+    exponent = float(exponent)
+    if not 0.0 < exponent <= 2.0:
+        raise ValueError(f"`exponent` must lie in (0, 2], got {exponent}.")
+    return exponent
+
+
+def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
+    """Check that ``value`` is an integer no smaller than ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"`{name}` must be an integer, got {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value}.")
+    return int(value)
