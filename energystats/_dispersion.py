@@ -37,7 +37,7 @@ def decompose(M: np.ndarray, s: np.ndarray) -> Decomposition:
     """Evaluate eq. (13), (15), (16) and (18) from block sums ``M`` and group weights ``s``."""
     g = M / np.outer(s, s)  # eq. (13)
     gd = np.diag(g)
-    energy = 2.0 * g - gd[:, None] - gd[None, :]
+    energy = 2.0 * g - (gd[:, None] + gd[None, :])  # summed first: exactly symmetric
     np.fill_diagonal(energy, 0.0)
     within = 0.5 * s * gd  # eq. (15), one term per group
     total = s.sum()
@@ -266,7 +266,7 @@ def dispersion(
     s = sizes.astype(float) if w is None else np.bincount(codes, weights=w, minlength=k)
     if np.any(s <= 0):
         empty = groups[s <= 0][0]
-        raise ValueError(f"`sample_weight` gives group {empty!r} zero total weight.")
+        raise ValueError(f"`sample_weight` gives group {empty.item()!r} zero total weight.")
     M = block_sums(X, codes, k, sm, w)
     dec = decompose(M, s)
     total = s.sum()
