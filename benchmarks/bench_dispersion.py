@@ -1,0 +1,100 @@
+"""Time energy_distance and dispersion against R's edist and disco (same data, same run).
+
+Run: .venv/bin/python benchmarks/bench_dispersion.py [--skip-memory]
+
+R is called through rpy2 on data already converted to an R matrix, so the R
+times are R's own computation. Peak memory for N = 100,000 is measured in a
+fresh subprocess (resident set size, including the interpreter and numpy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import energystats as es
+from energystats._rbridge import r_available, r_call, r_factor, r_matrix, r_versions
+
+
+def best_of(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+MEMORY_SCRIPT = """
+import resource, sys, time, numpy as np, energystats as es
+n = int(sys.argv[1])
+rng = np.random.default_rng(1)
+X = rng.normal(size=(n, 10))
+labels = rng.integers(0, 3, size=n)
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+res = es.dispersion(X, labels)
+t = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(f"{t:.1f} {base / 2**10:.0f} {peak / 2**10:.0f} {res.W:.6g}")
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-memory", action="store_true", help="skip the N = 100,000 memory run")
+    args = parser.parse_args()
+    ok, reason = r_available()
+    if not ok:
+        sys.exit(f"R is needed for this benchmark: {reason}")
+    print(f"versions: {r_versions()}, numpy {np.__version__}")
+    rng = np.random.default_rng(2026)
+    print(f"{'N':>6} {'statistic':<28} {'energystats s':>14} {'R s':>10} {'R / es':>8}")
+    for n in (2000, 8000):
+        X = rng.normal(size=(n, 10))
+        labels = np.repeat(np.arange(3), [n // 3, n // 3, n - 2 * (n // 3)])
+        sizes = np.bincount(labels)
+        half = n // 2
+        xr = r_matrix(X)
+        fac = r_factor(labels)
+        repeat = 3 if n <= 2000 else 1
+        cases = [
+            (
+                "energy_distance / edist k=2",
+                lambda: es.energy_distance(X[:half], X[half:]),
+                lambda: r_call("edist", xr, np.array([half, n - half])),
+            ),
+            (
+                "dispersion / disco(R=0) k=3",
+                lambda: es.dispersion(X, labels),
+                lambda: r_call("disco", xr, fac, R=0),
+            ),
+            (
+                "dispersion / edist k=3",
+                lambda: es.dispersion(X, labels),
+                lambda: r_call("edist", xr, sizes),
+            ),
+        ]
+        for name, ours, theirs in cases:
+            t_es = best_of(ours, repeat)
+            t_r = best_of(theirs, repeat)
+            print(f"{n:>6} {name:<28} {t_es:>14.3f} {t_r:>10.3f} {t_r / t_es:>8.1f}")
+    if not args.skip_memory:
+        n = 100_000
+        out = subprocess.run(
+            [sys.executable, "-c", MEMORY_SCRIPT, str(n)], capture_output=True, text=True, check=True
+        ).stdout.split()
+        t, base, peak = float(out[0]), float(out[1]), float(out[2])
+        print(
+            f"N = {n:,}, d = 10, k = 3: dispersion took {t:.1f} s; peak RSS {peak:.0f} MiB "
+            f"({peak - base:.0f} MiB above the {base:.0f} MiB before the call; "
+            f"a full distance matrix would need {n * n * 8 / 2**30:.0f} GiB)"
+        )
+
+
+if __name__ == "__main__":
+    main()
