@@ -19,6 +19,7 @@ from typing import Callable, Union
 import numpy as np
 from scipy.spatial.distance import cdist
 
+from ._onedim import block_sums_1d
 from ._validation import as_data, as_weights, check_exponent
 
 __all__ = [
@@ -170,6 +171,7 @@ def block_sums(
     weights: np.ndarray | None = None,
     *,
     tile_bytes: int = TILE_BYTES,
+    fast_1d: bool = True,
 ) -> np.ndarray:
     r"""Weighted sums of the semimetric over every pair of groups.
 
@@ -193,6 +195,9 @@ def block_sums(
         Point weights w(x); unit weights when ``None``.
     tile_bytes : int
         Memory allowed for one band of the semimetric matrix.
+    fast_1d : bool
+        For one-dimensional data with rho = |x - y| use the exact
+        O(N log N + N k) sums of :func:`energystats._onedim.block_sums_1d`.
 
     Returns
     -------
@@ -204,7 +209,10 @@ def block_sums(
     Only the upper band ``rows a:b, columns a:N`` is evaluated for each tile,
     so every unordered pair is computed once (a precomputed matrix is read
     in its upper triangle). Time O(N^2 (d + k)); memory O(N * tile + N k).
+    One-dimensional data with exponent 1 take the O(N log N) path.
     """
+    if fast_1d and semimetric.is_euclidean_power and semimetric.exponent == 1.0 and X.shape[1] == 1:
+        return block_sums_1d(X, codes, n_groups, weights)
     n = codes.shape[0]
     Z = np.zeros((n, n_groups))
     Z[np.arange(n), codes] = 1.0 if weights is None else weights
