@@ -6,6 +6,7 @@ negative type they are built on (Székely & Rizzo; França, Rizzo & Vogelstein).
 
 from . import datasets
 from ._dispersion import DispersionResult, dispersion, energy_distance
+from ._kgroups import KGroups
 from ._onedim import Split1DResult, split_1d
 from ._permutation import EnergyTestResult, energy_test, energy_test_samples, pairwise_energy_tests
 from ._semimetric import is_negative_type, kernel_matrix, pairwise_semimetric
@@ -15,6 +16,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DispersionResult",
     "EnergyTestResult",
+    "KGroups",
     "Split1DResult",
     "datasets",
     "dispersion",

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ._results import ResultMixin
-from ._semimetric import MetricLike, prepare_points, resolve_semimetric
+from ._semimetric import MetricLike, prepare_points, resolve_semimetric, semimetric_matrix
 from ._validation import as_data, as_labels, check_positive_int
 
 __all__ = [
@@ -342,7 +342,7 @@ def energy_test(
     if sm.is_euclidean_power and sm.exponent == 1.0 and X.shape[1] == 1:
         engine = _SortedEngine(X[:, 0])
     else:
-        engine = _DenseEngine(X if sm.precomputed else sm(X, X))
+        engine = _DenseEngine(X if sm.precomputed else semimetric_matrix(X, sm))
     cross = statistic == "E"
 
     def evaluate(batch_codes: np.ndarray) -> np.ndarray:

@@ -133,5 +133,7 @@ def to_numpy(obj) -> np.ndarray:
 
 
 def r_field(obj, name: str) -> Any:
-    """Component ``name`` of an R list (``obj$name``)."""
+    """Component ``name`` of an R list (``obj$name``); KeyError when it has none."""
+    if name not in list(obj.names):
+        raise KeyError(f"R object has no component {name!r} (it has {list(obj.names)}).")
     return obj.rx2(name)

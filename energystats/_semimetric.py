@@ -12,6 +12,7 @@ Method", IEEE TPAMI (2020). Equations (7), (13), (52)-(54).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from numbers import Real
 from typing import Callable, Union
@@ -29,6 +30,7 @@ __all__ = [
     "kernel_matrix",
     "pairwise_semimetric",
     "resolve_semimetric",
+    "semimetric_matrix",
 ]
 
 MetricLike = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
@@ -37,6 +39,8 @@ _METRICS = ("euclidean", "exponential", "gaussian", "precomputed")
 
 #: Bytes allowed for one band of the semimetric matrix in :func:`block_sums`.
 TILE_BYTES = 32 * 2**20
+#: Threads for filling and centring full n x n matrices.
+THREADS = 2
 
 
 @dataclass(frozen=True)
@@ -229,6 +233,37 @@ def block_sums(
     return 0.5 * (M + M.T)  # exact symmetry; the diagonal tiles are symmetric only to rounding
 
 
+def _run_bands(n: int, work: Callable[[int, int], None], tile_bytes: int = TILE_BYTES) -> None:
+    """Call ``work(a, b)`` on row bands of an n x n matrix, on two threads
+    (scipy's cdist and numpy's elementwise operations release the GIL)."""
+    step = _tile_rows(n, tile_bytes)
+    bands = [(a, min(a + step, n)) for a in range(0, n, step)]
+    if len(bands) == 1:
+        work(*bands[0])
+        return
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        for future in [pool.submit(work, a, b) for a, b in bands]:
+            future.result()
+
+
+def semimetric_matrix(X: np.ndarray, semimetric: Semimetric) -> np.ndarray:
+    """The full symmetric N x N semimetric matrix of validated points (memory N^2).
+
+    Evaluates the upper band of each block of rows once and mirrors it, so
+    the matrix is exactly symmetric and each pair is computed once.
+    """
+    n = X.shape[0]
+    D = np.empty((n, n))
+
+    def fill(a: int, b: int) -> None:
+        band = semimetric(X[a:b], X[a:])
+        D[a:b, a:] = band
+        D[a:, a:b] = band.T
+
+    _run_bands(n, fill, tile_bytes=TILE_BYTES // 4)
+    return D
+
+
 def pairwise_semimetric(X, Y=None, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None) -> np.ndarray:
     r"""Matrix of semimetric values between the rows of ``X`` and ``Y``.
 
@@ -324,16 +359,21 @@ def kernel_matrix(
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm)
     n = X.shape[0]
-    D = X.copy() if sm.precomputed else sm(X, X)
+    D = X.copy() if sm.precomputed else semimetric_matrix(X, sm)
     if x0 is None:
         w = as_weights(sample_weight, n, "sample_weight")
         p = np.full(n, 1.0 / n) if w is None else w / w.sum()
         r = D @ p
-        G = D
-        G -= r[:, None] + r[None, :]  # r_i + r_j keeps G exactly symmetric
-        G += p @ r
-        G *= -0.5
-        return G
+        c = p @ r
+
+        def centre(a: int, b: int) -> None:
+            band = D[a:b]
+            band -= r[a:b, None] + r[None, :]  # r_i + r_j keeps G exactly symmetric
+            band += c
+            band *= -0.5
+
+        _run_bands(n, centre, tile_bytes=2**20)  # bands that stay in cache
+        return D
     if sm.precomputed:
         raise ValueError("`x0` cannot be used with metric='precomputed'; use the centred form (x0=None).")
     if sample_weight is not None:
