@@ -5,6 +5,7 @@ negative type they are built on (Székely & Rizzo; França, Rizzo & Vogelstein).
 """
 
 from . import datasets
+from ._cluster_test import ClusterTestResult, cluster_test
 from ._dispersion import DispersionResult, dispersion, energy_distance
 from ._kgroups import KGroups
 from ._onedim import Split1DResult, split_1d
@@ -14,10 +15,12 @@ from ._semimetric import is_negative_type, kernel_matrix, pairwise_semimetric
 __version__ = "0.1.0"
 
 __all__ = [
+    "ClusterTestResult",
     "DispersionResult",
     "EnergyTestResult",
     "KGroups",
     "Split1DResult",
+    "cluster_test",
     "datasets",
     "dispersion",
     "energy_distance",

@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
-from ._semimetric import kernel_matrix, prepare_points, resolve_semimetric, semimetric_matrix
+from ._semimetric import block_sums, kernel_matrix, prepare_points, resolve_semimetric, semimetric_matrix
 from ._validation import as_data, as_weights, check_positive_int
 
 __all__ = ["KGroups"]
@@ -498,6 +498,10 @@ class KGroups(ClusterMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m,)
+
+        Notes
+        -----
+        Time O(m n d + n^2 d); memory O(m n) for the semimetric values.
         """
         if not hasattr(self, "labels_"):
             raise ValueError("This KGroups instance is not fitted yet; call `fit` first.")
@@ -509,19 +513,17 @@ class KGroups(ClusterMixin, BaseEstimator):
         Zw = np.zeros((n, k))
         Zw[np.arange(n), self.labels_] = w
         s = Zw.sum(axis=0)
+        R = as_data(X, "X")
         if sm.precomputed:
-            R = as_data(X, "X")
             if R.shape[1] != n:
                 raise ValueError(f"`X` must hold semimetric values to the {n} training points, got {R.shape[1]} columns.")
             if (R < 0).any():
                 raise ValueError("`X` must be non-negative for metric='precomputed'.")
-            within = np.diag(Zw.T @ points @ Zw) / s**2
         else:
-            R = as_data(X, "X")
             if R.shape[1] != points.shape[1]:
                 raise ValueError(f"`X` must have {points.shape[1]} features, got {R.shape[1]}.")
             R = sm(R, points)
-            within = np.array([Zw[:, l] @ sm(points[Zw[:, l] > 0], points) @ Zw[:, l] for l in range(k)]) / s**2
+        within = np.diag(block_sums(points, self.labels_, k, sm, w)) / s**2  # g(C_l, C_l), eq. (13)
         cost = s / (s + 1.0) * (R @ Zw / s - 0.5 * within)
         return np.argmin(cost, axis=1)
 

@@ -1,0 +1,279 @@
+"""Kernel k-groups and weighted kernel k-means (energystats._kgroups)."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import brute_rho
+from sklearn.base import clone
+from sklearn.datasets import load_wine
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import adjusted_rand_score
+from sklearn.preprocessing import StandardScaler
+
+import energystats as es
+from energystats._kgroups import _fit_once, _hartigan_gains, _State
+
+
+def blobs(rng, sizes=(20, 25, 15), d=2, sep=3.0):
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    centres = rng.normal(0, sep, size=(len(sizes), d))
+    return rng.normal(size=(codes.size, d)) + centres[codes], codes
+
+
+def recompute(st):
+    return _State(st.G, st.w, st.labels, st.k)
+
+
+@pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("kw", [dict(), dict(exponent=0.5), dict(metric="gaussian", sigma=1.0)])
+def test_W_and_objective_are_the_dispersion_decomposition(rng, algorithm, weighted, kw):
+    X, _ = blobs(rng)
+    w = rng.uniform(0.5, 2.0, size=len(X)) if weighted else None
+    km = es.KGroups(3, algorithm=algorithm, n_init=3, random_state=0, **kw).fit(X, sample_weight=w)
+    d = es.dispersion(X, km.labels_, sample_weight=w, **kw)
+    assert km.W_ == pytest.approx(d.W, rel=1e-10)
+    assert km.objective_ == pytest.approx(d.S, rel=1e-10)
+    assert km.converged_
+    np.testing.assert_array_equal(km.cluster_sizes_, np.bincount(km.labels_, minlength=3))
+
+
+def test_hartigan_never_decreases_Q_and_stops_at_a_local_optimum(rng):
+    X, _ = blobs(rng, sizes=(12, 9, 14), sep=1.0)
+    w = rng.uniform(0.5, 2.0, size=len(X))
+    G = es.kernel_matrix(X, sample_weight=w)
+    history = []
+
+    def callback(event, st):
+        if event == "move":
+            history.append(st.objective())
+            fresh = recompute(st)
+            np.testing.assert_allclose(st.Q, fresh.Q, rtol=1e-9, atol=1e-9)
+
+    start = np.random.default_rng(1).permutation(np.arange(len(X)) % 3)
+    st, sweeps, converged = _fit_once(G, w, start, 3, "hartigan", 100, np.random.default_rng(2), 1e-12, callback)
+    assert converged and len(history) > 0
+    assert np.all(np.diff(history) > 0)
+    # brute force: no single-point move (that keeps every group non-empty) lowers W
+    W = es.dispersion(X, st.labels, sample_weight=w).W
+    for i in range(len(X)):
+        for l in range(3):
+            moved = st.labels.copy()
+            moved[i] = l
+            if l == st.labels[i] or np.bincount(moved, minlength=3).min() == 0:
+                continue
+            assert es.dispersion(X, moved, sample_weight=w).W >= W - 1e-10 * W
+
+
+def test_lloyd_keeps_q_exact_after_every_sweep(rng):
+    X, _ = blobs(rng, sep=1.5)
+    G = es.kernel_matrix(X)
+    checked = []
+
+    def callback(event, st):
+        if event == "sweep":
+            fresh = recompute(st)
+            np.testing.assert_allclose(st.Q, fresh.Q, rtol=1e-10)
+            np.testing.assert_allclose(st.P, fresh.P, rtol=1e-10, atol=1e-10)
+            np.testing.assert_array_equal(st.s, fresh.s)
+            checked.append(True)
+
+    start = np.random.default_rng(0).permutation(np.arange(len(X)) % 3)
+    _fit_once(G, np.ones(len(X)), start, 3, "lloyd", 100, np.random.default_rng(0), 1e-12, callback)
+    assert checked
+
+
+def test_weight_two_acts_like_a_duplicate(rng):
+    """Eq. (50) with w_p = 2 gives the same gains as duplicating point p (both copies kept together)."""
+    X, _ = blobs(rng, sizes=(8, 7, 9))
+    labels = np.random.default_rng(3).permutation(np.arange(len(X)) % 3)
+    p = 5
+    w = np.ones(len(X))
+    w[p] = 2.0
+    Xd = np.vstack([X, X[p]])
+    ld = np.r_[labels, labels[p]]
+    # same centring in both: weighted mean of the weighted data = mean of the duplicated data
+    st_w = _State(es.kernel_matrix(X, sample_weight=w), w, labels, 3)
+    st_d = _State(es.kernel_matrix(Xd), np.ones(len(Xd)), ld, 3)
+    np.testing.assert_allclose(st_w.Q / st_w.s, st_d.Q / st_d.s, rtol=1e-12)
+    gains_w, _ = _hartigan_gains(st_w)
+    gains_d, _ = _hartigan_gains(st_d)
+    others = np.arange(len(X)) != p
+    np.testing.assert_allclose(gains_w[others], gains_d[: len(X)][others], rtol=1e-10, atol=1e-12)
+    km_w = es.KGroups(3, init=labels).fit(X, sample_weight=w)
+    assert km_w.W_ == pytest.approx(es.dispersion(Xd, np.r_[km_w.labels_, km_w.labels_[p]]).W, rel=1e-10)
+
+
+def test_translation_by_1e8_gives_the_same_labels(rng):
+    X, _ = blobs(rng, sep=2.0)
+    a = es.KGroups(3, random_state=4).fit(X)
+    b = es.KGroups(3, random_state=4).fit(X + 1e8)
+    # the same partition (k-means++ may number the groups differently: its sampling
+    # probabilities change in the 8th digit)
+    assert adjusted_rand_score(a.labels_, b.labels_) == 1.0
+    assert b.W_ == pytest.approx(a.W_, rel=1e-6)
+    start = np.random.default_rng(0).permutation(np.arange(len(X)) % 3)
+    c = es.KGroups(3, init=start, random_state=4).fit(X)
+    d = es.KGroups(3, init=start, random_state=4).fit(X + 1e8)
+    np.testing.assert_array_equal(c.labels_, d.labels_)
+
+
+def test_precomputed_and_precomputed_kernel_agree_with_points(rng):
+    X, _ = blobs(rng)
+    start = np.random.default_rng(0).permutation(np.arange(len(X)) % 3)
+    a = es.KGroups(3, init=start, random_state=0).fit(X)
+    b = es.KGroups(3, init=start, metric="precomputed", random_state=0).fit(brute_rho(X, X))
+    c = es.KGroups(3, init=start, metric="precomputed_kernel", random_state=0).fit(es.kernel_matrix(X))
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.labels_, c.labels_)
+    assert b.W_ == pytest.approx(a.W_, rel=1e-10)
+
+
+@pytest.mark.parametrize("init", ["k-means++", "random", "spectral"])
+@pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
+def test_initialisations_find_well_separated_blobs(rng, init, algorithm):
+    X, truth = blobs(rng, sep=8.0)
+    km = es.KGroups(3, init=init, algorithm=algorithm, n_init=5, random_state=1).fit(X)
+    assert pd.crosstab(km.labels_, truth).gt(0).sum(axis=1).eq(1).all()  # each cluster one blob
+
+
+def test_more_restarts_never_worse_and_reproducible(rng):
+    X, _ = blobs(rng, sep=1.0)
+    one = es.KGroups(3, n_init=1, random_state=7).fit(X)
+    many = es.KGroups(3, n_init=8, random_state=7).fit(X)
+    assert many.W_ <= one.W_ * (1 + 1e-12)
+    again = es.KGroups(3, n_init=8, random_state=7).fit(X)
+    np.testing.assert_array_equal(many.labels_, again.labels_)
+    gen = np.random.default_rng(7)
+    assert es.KGroups(3, n_init=8, random_state=gen).fit(X).W_ == many.W_
+
+
+def test_sklearn_conventions(rng):
+    X, _ = blobs(rng)
+    km = es.KGroups(3, exponent=0.5, n_init=2, random_state=0)
+    assert km.get_params()["exponent"] == 0.5
+    km.set_params(exponent=1.5)
+    assert clone(km).exponent == 1.5
+    assert km.fit(X) is km
+    np.testing.assert_array_equal(es.KGroups(3, exponent=1.5, n_init=2, random_state=0).fit_predict(X), km.labels_)
+    Xc = X.copy()
+    es.KGroups(3, n_init=1, random_state=0).fit(X, sample_weight=np.ones(len(X)))
+    np.testing.assert_array_equal(X, Xc)
+    assert es.KGroups(3, n_init=1, random_state=0).fit(pd.DataFrame(X).astype(np.float32)).labels_.shape == (len(X),)
+
+
+def test_predict_is_the_energy_cost_of_adding_a_point(rng):
+    X, truth = blobs(rng, sep=6.0)
+    km = es.KGroups(3, n_init=3, random_state=0).fit(X)
+    new = rng.normal(size=(6, 2)) * 3
+    pred = km.predict(new)
+    for x, p in zip(new, pred):
+        costs = []
+        for l in range(3):
+            members = X[km.labels_ == l]
+            grown = np.vstack([members, x])
+            costs.append(
+                es.dispersion(np.vstack([grown, X[km.labels_ != l]]), np.r_[np.zeros(len(grown)), np.ones(len(X) - len(members))]).within[0]
+                - es.dispersion(X, km.labels_ == l).within[1]
+            )
+        assert p == int(np.argmin(costs))
+    assert (km.predict(X) == km.labels_).mean() > 0.95
+    D_new = es.pairwise_semimetric(new, X)
+    pre = es.KGroups(3, metric="precomputed", init=km.labels_).fit(brute_rho(X, X))
+    np.testing.assert_array_equal(pre.predict(D_new), pred)
+
+
+def test_constant_data_and_duplicates_terminate():
+    X = np.ones((10, 2))
+    km = es.KGroups(3, n_init=2, random_state=0).fit(X)
+    assert km.converged_ and km.cluster_sizes_.min() >= 1 and km.W_ == 0.0
+    dup = np.repeat(np.arange(4.0)[:, None], 5, axis=0)
+    for algorithm in ("hartigan", "lloyd", "r-kgroups"):
+        km = es.KGroups(4, algorithm=algorithm, init="spectral", n_init=2, random_state=0).fit(dup)
+        assert km.converged_ and km.cluster_sizes_.min() >= 1
+
+
+def test_convergence_warning(rng):
+    X, _ = blobs(rng, sep=0.5)
+    start = np.random.default_rng(0).permutation(np.arange(len(X)) % 3)
+    with pytest.warns(ConvergenceWarning, match="did not converge within max_iter=1"):
+        km = es.KGroups(3, init=start, max_iter=1).fit(X)
+    assert not km.converged_ and km.n_iter_ == 1
+
+
+@pytest.mark.parametrize(
+    "params,X,weights,err,match",
+    [
+        (dict(n_clusters=0), None, None, ValueError, "`n_clusters` must be an integer >= 1"),
+        (dict(n_clusters=2.5), None, None, TypeError, "`n_clusters` must be an integer"),
+        (dict(n_clusters=11), None, None, ValueError, r"`n_clusters` must be at most n_samples \(10\)"),
+        (dict(n_clusters=2), np.full((10, 2), np.nan), None, ValueError, "`X` contains NaN"),
+        (dict(n_clusters=2), None, -np.ones(10), ValueError, "`sample_weight` must be non-negative"),
+        (dict(n_clusters=2), None, np.zeros(10), ValueError, "`sample_weight` must have a positive sum"),
+        (dict(n_clusters=2), None, np.r_[np.zeros(1), np.ones(9)], ValueError, "`sample_weight` must be positive"),
+        (dict(n_clusters=2, init=np.zeros(9, int)), None, None, ValueError, r"`init` labels must have shape \(10,\)"),
+        (dict(n_clusters=2, init=np.zeros(10, int)), None, None, ValueError, "`init` labels leave cluster 1 empty"),
+        (dict(n_clusters=2, init=np.arange(10) % 3), None, None, ValueError, r"`init` labels must be integers in 0..1"),
+        (dict(n_clusters=2, init="farthest"), None, None, ValueError, "`init` must be one of"),
+        (dict(n_clusters=2, algorithm="elkan"), None, None, ValueError, "`algorithm` must be one of"),
+        (dict(n_clusters=2, n_init=0), None, None, ValueError, "`n_init` must be an integer >= 1"),
+        (dict(n_clusters=2, algorithm="r-kgroups", exponent=0.5), None, None, ValueError, "needs metric='euclidean' with exponent=1"),
+        (dict(n_clusters=2, algorithm="r-kgroups"), None, np.ones(10), ValueError, "takes no `sample_weight`"),
+        (dict(n_clusters=2, metric="precomputed_kernel"), np.zeros((10, 3)), None, ValueError, "must be a square Gram matrix"),
+        (dict(n_clusters=2, metric="cosine"), None, None, ValueError, "`metric` must be one of"),
+    ],
+)
+def test_bad_input(params, X, weights, err, match):
+    X = np.arange(20.0).reshape(10, 2) if X is None else X
+    with pytest.raises(err, match=match):
+        es.KGroups(**params).fit(X, sample_weight=weights)
+
+
+def test_predict_errors(rng):
+    X, _ = blobs(rng)
+    with pytest.raises(ValueError, match="not fitted yet"):
+        es.KGroups(2).predict(X)
+    km = es.KGroups(2, n_init=1, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="`X` must have 2 features, got 3"):
+        km.predict(np.zeros((2, 3)))
+    kern = es.KGroups(2, metric="precomputed_kernel", n_init=1, random_state=0).fit(es.kernel_matrix(X))
+    with pytest.raises(ValueError, match="metric='precomputed_kernel' has none"):
+        kern.predict(X)
+
+
+# --- R's kgroups ----------------------------------------------------------------------
+
+
+def _r_kgroups_sets():
+    iris = es.datasets.load_iris().iloc[:, :4].to_numpy()
+    wine = StandardScaler().fit_transform(load_wine().data)
+    random = np.random.default_rng(5).normal(size=(120, 3))
+    return [("iris", iris, 3), ("wine", wine, 3), ("random k=4", random, 4)]
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("name,X,k", _r_kgroups_sets(), ids=lambda v: v if isinstance(v, str) else "")
+def test_r_kgroups_mode_equals_r(name, X, k):
+    from energystats._rbridge import r_call, r_field, r_matrix, to_numpy
+
+    xr = r_matrix(X)
+    for seed in range(4):
+        start = np.random.default_rng(seed).permutation(np.arange(len(X)) % k)
+        for iter_max in (1, 2, 50):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                ours = es.KGroups(k, algorithm="r-kgroups", init=start, max_iter=iter_max).fit(X)
+            out = r_call("kgroups", xr, k, iter_max=iter_max, cluster=start + 1)
+            np.testing.assert_array_equal(ours.labels_ + 1, to_numpy(r_field(out, "cluster")))
+            np.testing.assert_array_equal(ours.cluster_sizes_, to_numpy(r_field(out, "sizes")))
+            assert ours.n_iter_ == to_numpy(r_field(out, "iterations"))[0]
+            assert ours.count_ == to_numpy(r_field(out, "count"))[0]
+            within = es.dispersion(X, ours.labels_).within
+            np.testing.assert_allclose(within, to_numpy(r_field(out, "within")), rtol=1e-10)
+            assert ours.W_ == pytest.approx(to_numpy(r_field(out, "W"))[0], rel=1e-10)
+        # Hartigan from R's converged partition finds W no larger
+        r_labels = ours.labels_
+        h = es.KGroups(k, init=r_labels).fit(X)
+        assert h.W_ <= ours.W_ * (1 + 1e-12)
