@@ -10,6 +10,7 @@ from ._dispersion import DispersionResult, dispersion, energy_distance
 from ._kgroups import KGroups
 from ._onedim import Split1DResult, split_1d
 from ._permutation import EnergyTestResult, energy_test, energy_test_samples, pairwise_energy_tests
+from ._power_kmeans import PowerKMeans
 from ._semimetric import is_negative_type, kernel_matrix, pairwise_semimetric
 
 __version__ = "0.1.0"
@@ -19,6 +20,7 @@ __all__ = [
     "DispersionResult",
     "EnergyTestResult",
     "KGroups",
+    "PowerKMeans",
     "Split1DResult",
     "cluster_test",
     "datasets",

@@ -23,13 +23,14 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
+from ._power_kmeans import PowerKMeans
 from ._semimetric import block_sums, kernel_matrix, prepare_points, resolve_semimetric, semimetric_matrix
 from ._validation import as_data, as_weights, check_positive_int
 
 __all__ = ["KGroups"]
 
 _ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
-_INITS = ("k-means++", "random", "spectral")
+_INITS = ("k-means++", "random", "spectral", "power-kmeans")
 #: Gains below this fraction of the total dispersion T count as zero (round-off loops).
 GAIN_RTOL = 1e-12
 
@@ -283,10 +284,12 @@ class KGroups(ClusterMixin, BaseEstimator):
         alpha in (0, 2] for ``"euclidean"`` (eq. 52).
     sigma : float, default=None
         Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54).
-    init : {"k-means++", "random", "spectral"} or array of shape (n_samples,), default="k-means++"
+    init : {"k-means++", "random", "spectral", "power-kmeans"} or array of shape (n_samples,), default="k-means++"
         Start: greedy k-means++ in feature space; balanced random labels;
         spectral (top-k eigenvectors of the centred weighted Gram matrix,
-        eq. 29, then k-means); or starting labels in 0..k-1 (then one run).
+        eq. 29, then k-means); the labels of :class:`PowerKMeans` on the
+        points (Euclidean, unweighted); or starting labels in 0..k-1 (then
+        one run).
     n_init : int, default=10
         Restarts from independent random streams; the best objective is kept.
     max_iter : int, default=300
@@ -395,6 +398,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         if isinstance(self.init, str):
             if self.init not in _INITS:
                 raise ValueError(f"`init` must be one of {_INITS} or an array of labels, got {self.init!r}.")
+            if self.init == "power-kmeans" and (kernel_given or sm.precomputed):
+                raise ValueError("`init`='power-kmeans' needs the points themselves, not a precomputed matrix.")
         else:
             start = np.asarray(self.init)
             if start.shape != (n,):
@@ -436,7 +441,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
         if self.algorithm == "r-kgroups":
             D = points if sm.precomputed else semimetric_matrix(points, sm)
-            starts = [start] if start is not None else [self._initial_labels(G, w, k, s) for s in rng.spawn(n_init)]
+            starts = [start] if start is not None else [self._initial_labels(points, G, w, k, s) for s in rng.spawn(n_init)]
             best = None
             for labels0 in starts:
                 labels, iterations, count, converged = _r_kgroups(D, labels0, k, max_iter)
@@ -449,7 +454,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             streams = rng.spawn(1 if start is not None else n_init)
             best = None
             for stream in streams:
-                labels0 = start if start is not None else self._initial_labels(G, w, k, stream)
+                labels0 = start if start is not None else self._initial_labels(points, G, w, k, stream)
                 st, iterations, converged = _fit_once(G, w, labels0, k, self.algorithm, max_iter, stream, tol)
                 objective = st.objective()
                 if best is None or objective > best[0]:
@@ -471,12 +476,17 @@ class KGroups(ClusterMixin, BaseEstimator):
         self._fit_data = (sm, points, w, G)
         return self
 
-    def _initial_labels(self, G, w, k, rng):
-        if self.init == "k-means++":
-            return _kmeanspp(G, w, k, rng)
+    def _initial_labels(self, points, G, w, k, rng):
         if self.init == "random":
             return _random_labels(G.shape[0], k, rng)
-        return _spectral(G, w, k, rng)
+        if self.init == "spectral":
+            return _spectral(G, w, k, rng)
+        if self.init == "power-kmeans":
+            labels = PowerKMeans(k, random_state=rng).fit(points).labels_
+            if np.unique(labels).size == k:
+                return labels
+            # power k-means left a cluster empty (duplicated points): k-means++ instead
+        return _kmeanspp(G, w, k, rng)
 
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit and return ``labels_``."""

@@ -131,10 +131,11 @@ def test_precomputed_and_precomputed_kernel_agree_with_points(rng):
     assert b.W_ == pytest.approx(a.W_, rel=1e-10)
 
 
-@pytest.mark.parametrize("init", ["k-means++", "random", "spectral"])
+@pytest.mark.parametrize("init", ["k-means++", "random", "spectral", "power-kmeans"])
 @pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
 def test_initialisations_find_well_separated_blobs(rng, init, algorithm):
-    X, truth = blobs(rng, sep=8.0)
+    truth = np.repeat([0, 1, 2], [20, 25, 15])
+    X = rng.normal(size=(60, 2)) + np.array([[0.0, 0.0], [15.0, 0.0], [0.0, 15.0]])[truth]
     km = es.KGroups(3, init=init, algorithm=algorithm, n_init=5, random_state=1).fit(X)
     assert pd.crosstab(km.labels_, truth).gt(0).sum(axis=1).eq(1).all()  # each cluster one blob
 
@@ -217,6 +218,7 @@ def test_convergence_warning(rng):
         (dict(n_clusters=2, init=np.zeros(10, int)), None, None, ValueError, "`init` labels leave cluster 1 empty"),
         (dict(n_clusters=2, init=np.arange(10) % 3), None, None, ValueError, r"`init` labels must be integers in 0..1"),
         (dict(n_clusters=2, init="farthest"), None, None, ValueError, "`init` must be one of"),
+        (dict(n_clusters=2, init="power-kmeans", metric="precomputed"), np.zeros((10, 10)), None, ValueError, "needs the points themselves"),
         (dict(n_clusters=2, algorithm="elkan"), None, None, ValueError, "`algorithm` must be one of"),
         (dict(n_clusters=2, n_init=0), None, None, ValueError, "`n_init` must be an integer >= 1"),
         (dict(n_clusters=2, algorithm="r-kgroups", exponent=0.5), None, None, ValueError, "needs metric='euclidean' with exponent=1"),
