@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp
 
-.PHONY: run test bench clean
+.PHONY: run test bench validate clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,13 @@ test: $(STAMP)-test
 	$(PY) -m pytest
 
 bench: $(STAMP)-test
-	$(PY) benchmarks/bench_dispersion.py
+	$(PY) -m pip install -q -e '.[bench]'
+	for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+validate: $(STAMP)-test
+	$(PY) validation/compare_r.py --out validation/results/compare_r.md
+	$(PY) validation/power_kmeans_tables.py
+	$(PY) validation/cluster_test_power.py
 
 clean:
 	rm -rf $(VENV)
