@@ -12,22 +12,12 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-import time
 
 import numpy as np
+from _timing import best_of
 
 import energystats as es
 from energystats._rbridge import r_available, r_call, r_factor, r_matrix, r_versions
-
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
 
 # VmHWM (peak resident set of this process image) is reset by exec, unlike ru_maxrss,
 # which a child inherits from the parent that forked it.
@@ -85,8 +75,8 @@ def main() -> None:
             ),
         ]
         for name, ours, theirs in cases:
-            t_es = best_of(ours, repeat)
-            t_r = best_of(theirs, repeat)
+            t_es, _ = best_of(ours, repeat)
+            t_r, _ = best_of(theirs, repeat)
             print(f"{n:>6} {name:<28} {t_es:>14.3f} {t_r:>10.3f} {t_r / t_es:>8.1f}")
     if not args.skip_memory:
         n = 100_000

@@ -14,9 +14,9 @@ Hartigan (eq. 50) ends at a lower W than R's rule from the same start.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_of
 
 import energystats as es
 from energystats._rbridge import r_call, r_field, r_matrix, r_versions, to_numpy
@@ -62,12 +62,6 @@ def authors_style(X, labels, k, max_iter=300):
     return labels, sweep
 
 
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 6000])
@@ -80,17 +74,17 @@ def main():
         X = data(n, rng)
         start = rng.permutation(np.arange(n) % 3)
         xr = r_matrix(X)
-        t_r, out = timed(lambda: r_call("kgroups", xr, 3, iter_max=300, cluster=start + 1))
+        t_r, out = best_of(lambda: r_call("kgroups", xr, 3, iter_max=300, cluster=start + 1))
         rows = [("R kgroups", t_r, int(to_numpy(r_field(out, "iterations"))[0]), to_numpy(r_field(out, "W"))[0])]
-        t, km = timed(lambda: es.KGroups(3, algorithm="r-kgroups", init=start).fit(X))
+        t, km = best_of(lambda: es.KGroups(3, algorithm="r-kgroups", init=start).fit(X))
         rows.append(("es r-kgroups", t, km.n_iter_, km.W_))
         same = np.array_equal(km.labels_ + 1, to_numpy(r_field(out, "cluster")))
-        t, km = timed(lambda: es.KGroups(3, algorithm="hartigan", init=start, random_state=0).fit(X))
+        t, km = best_of(lambda: es.KGroups(3, algorithm="hartigan", init=start, random_state=0).fit(X))
         rows.append(("es hartigan", t, km.n_iter_, km.W_))
-        t, km = timed(lambda: es.KGroups(3, algorithm="lloyd", init=start).fit(X))
+        t, km = best_of(lambda: es.KGroups(3, algorithm="lloyd", init=start).fit(X))
         rows.append(("es lloyd", t, km.n_iter_, km.W_))
         if n <= 3000:
-            t, (labels, sweeps) = timed(lambda: authors_style(X, start, 3))
+            t, (labels, sweeps) = best_of(lambda: authors_style(X, start, 3))
             rows.append(("authors' style O(n^2k)", t, sweeps, es.dispersion(X, labels).W))
         for name, t, sweeps, W in rows:
             print(f"{n:>6} {name:<22} {t:>8.3f} {t_r / t:>9.1f} {sweeps:>7} {W:>14.6f}")

@@ -12,21 +12,12 @@ Run: .venv/bin/python benchmarks/bench_onedim.py [--no-r]
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_of
 from scipy.stats import energy_distance as scipy_energy_distance
 
 import energystats as es
-
-
-def best_of(fn, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def algorithm3(x):

@@ -13,10 +13,10 @@ resample. dcor is timed when it is installed.
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import numpy as np
+from _timing import best_of
 
 import energystats as es
 from energystats._rbridge import r_call, r_field, r_matrix, r_versions, to_numpy
@@ -25,12 +25,6 @@ try:
     import dcor
 except ImportError:  # dcor is an optional peer
     dcor = None
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
 
 
 def peak_memory(fn):
@@ -43,10 +37,10 @@ def peak_memory(fn):
 
 def run_case(label, X, sizes, n_resamples, r_resamples):
     codes = np.repeat(np.arange(len(sizes)), sizes)
-    t_es, res = timed(lambda: es.energy_test(X, codes, statistic="E", n_resamples=n_resamples, rng=0))
+    t_es, res = best_of(lambda: es.energy_test(X, codes, statistic="E", n_resamples=n_resamples, rng=0))
     xr = r_matrix(X)
     r_call("set.seed", 1)
-    t_r, r_out = timed(lambda: r_call("eqdist.etest", xr, np.asarray(sizes), R=r_resamples))
+    t_r, r_out = best_of(lambda: r_call("eqdist.etest", xr, np.asarray(sizes), R=r_resamples))
     r_stat = to_numpy(r_field(r_out, "statistic"))[0]
     r_p = to_numpy(r_field(r_out, "p.value"))[0]
     per_es, per_r = t_es / n_resamples, t_r / r_resamples
@@ -57,7 +51,7 @@ def run_case(label, X, sizes, n_resamples, r_resamples):
     )
     if dcor is not None:
         samples = [X[codes == j] for j in range(len(sizes))]
-        t_d, _ = timed(lambda: dcor.homogeneity.energy_test(*samples, num_resamples=n_resamples, random_state=0))
+        t_d, _ = best_of(lambda: dcor.homogeneity.energy_test(*samples, num_resamples=n_resamples, random_state=0))
         line += f"; dcor {t_d:.2f} s (dcor/es {t_d / t_es:.1f})"
     print(line)
     return res

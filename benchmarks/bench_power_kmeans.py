@@ -9,10 +9,9 @@ are per fit; the k-means objective reached is printed beside them.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import sklearn
+from _timing import best_of
 from sklearn.cluster import KMeans, kmeans_plusplus
 
 import energystats as es
@@ -24,23 +23,14 @@ def paper_data(rng, n, k, d):
     return centres[rng.integers(0, k, size=n)] + rng.normal(size=(n, d))
 
 
-def timed(fn, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def main():
     print(f"scikit-learn {sklearn.__version__}, numpy {np.__version__}")
     rng = np.random.default_rng(1)
     for n, k, d, repeat in ((2500, 50, 50, 3), (100_000, 10, 20, 1)):
         X = paper_data(rng, n, k, d)
         init, _ = kmeans_plusplus(X, k, random_state=0, n_local_trials=1)
-        t_pk, pk = timed(lambda: es.PowerKMeans(k, s0=-3.0, init=init).fit(X), repeat)
-        t_km, km = timed(lambda: KMeans(k, init=init, n_init=1).fit(X), repeat)
+        t_pk, pk = best_of(lambda: es.PowerKMeans(k, s0=-3.0, init=init).fit(X), repeat)
+        t_km, km = best_of(lambda: KMeans(k, init=init, n_init=1).fit(X), repeat)
         print(
             f"n={n:,}, k={k}, d={d}: PowerKMeans {t_pk:.2f} s ({pk.n_iter_} MM iterations), "
             f"KMeans {t_km:.3f} s ({km.n_iter_} iterations); time ratio {t_pk / t_km:.0f}; "

@@ -9,7 +9,12 @@ from ._cluster_test import ClusterTestResult, cluster_test
 from ._dispersion import DispersionResult, dispersion, energy_distance
 from ._kgroups import KGroups
 from ._onedim import Split1DResult, split_1d
-from ._permutation import EnergyTestResult, energy_test, energy_test_samples, pairwise_energy_tests
+from ._permutation import (
+    EnergyTestResult,
+    energy_test,
+    energy_test_samples,
+    pairwise_energy_tests,
+)
 from ._power_kmeans import PowerKMeans
 from ._semimetric import is_negative_type, kernel_matrix, pairwise_semimetric
 

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ._results import ResultMixin
 from ._semimetric import MetricLike, block_sums, prepare_points, resolve_semimetric
-from ._validation import as_labels, as_weights
+from ._validation import as_groups, as_weights
 
 __all__ = ["DispersionResult", "dispersion", "energy_distance"]
 
@@ -257,12 +257,9 @@ def dispersion(
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm, "X")
     n = X.shape[0]
-    codes, groups = as_labels(labels, n)
+    codes, groups, sizes = as_groups(labels, n)
     k = len(groups)
-    if k < 2:
-        raise ValueError(f"`labels` must define at least two groups, got {k}.")
     w = as_weights(sample_weight, n, "sample_weight")
-    sizes = np.bincount(codes, minlength=k)
     s = sizes.astype(float) if w is None else np.bincount(codes, weights=w, minlength=k)
     if np.any(s <= 0):
         empty = groups[s <= 0][0]

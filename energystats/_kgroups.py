@@ -14,7 +14,6 @@ Method", IEEE TPAMI (2020), Section 4, Algorithms 1 and 2, eq. (41)-(50).
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
 from typing import Callable
 
 import numpy as np
@@ -24,7 +23,13 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
 from ._power_kmeans import PowerKMeans
-from ._semimetric import block_sums, kernel_matrix, prepare_points, resolve_semimetric, semimetric_matrix
+from ._semimetric import (
+    block_sums,
+    kernel_matrix,
+    prepare_points,
+    resolve_semimetric,
+    semimetric_matrix,
+)
 from ._validation import as_data, as_weights, check_positive_int
 
 __all__ = ["KGroups"]

@@ -23,8 +23,13 @@ import numpy as np
 import pandas as pd
 
 from ._results import ResultMixin
-from ._semimetric import MetricLike, prepare_points, resolve_semimetric, semimetric_matrix
-from ._validation import as_data, as_labels, check_positive_int
+from ._semimetric import (
+    MetricLike,
+    prepare_points,
+    resolve_semimetric,
+    semimetric_matrix,
+)
+from ._validation import as_data, as_groups, check_positive_int
 
 __all__ = [
     "EnergyTestResult",
@@ -103,15 +108,12 @@ class _DenseEngine:
     def sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
         """M[b, i, j] = sum over group i x group j of relabeling b (B x k x k)."""
         B, n = codes.shape
-        Z = np.zeros((n, B, k - 1))
-        rows, cols = np.nonzero(codes.T < k - 1)  # codes.T is n x B
-        Z[rows, cols, codes.T[rows, cols]] = 1.0
+        Z = np.equal(codes.T[:, :, None], np.arange(k - 1)).astype(float)  # one-hot, n x B x (k-1)
         DZ = (self.D @ Z.reshape(n, B * (k - 1))).reshape(n, B, k - 1)
         M = np.empty((B, k, k))
-        if cross or k > 2:
-            M[:, : k - 1, : k - 1] = np.einsum("nbi,nbj->bij", Z, DZ)
-        else:
-            M[:, 0, 0] = np.einsum("nbi,nbi->b", Z, DZ)
+        pairs = [(i, j) for i in range(k - 1) for j in range(i, k - 1)] if (cross or k > 2) else [(0, 0)]
+        for i, j in pairs:  # column-wise product-sums: M_ij = Z_i' D Z_j
+            M[:, i, j] = M[:, j, i] = np.einsum("nb,nb->b", Z[:, :, i], DZ[:, :, j])
         # row totals close the last group: sum_j M_ij = Z_i' D 1
         R = np.einsum("nbi,n->bi", Z, self.rows)
         M[:, : k - 1, k - 1] = R - M[:, : k - 1, : k - 1].sum(axis=2)
@@ -334,12 +336,9 @@ def energy_test(
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm, "X")
     n = X.shape[0]
-    codes, groups = as_labels(labels, n)
+    codes, groups, sizes = as_groups(labels, n)
     k = len(groups)
-    if k < 2:
-        raise ValueError(f"`labels` must define at least two groups, got {k}.")
-    sizes = np.bincount(codes, minlength=k)
-    if sm.is_euclidean_power and sm.exponent == 1.0 and X.shape[1] == 1:
+    if sm.is_abs_difference(X):
         engine = _SortedEngine(X[:, 0])
     else:
         engine = _DenseEngine(X if sm.precomputed else semimetric_matrix(X, sm))
@@ -480,9 +479,7 @@ def pairwise_energy_tests(
 
     sm = resolve_semimetric(options.get("metric", "euclidean"), options.get("exponent", 1.0), options.get("sigma"))
     X = prepare_points(X, sm, "X")
-    codes, groups = as_labels(labels, X.shape[0])
-    if len(groups) < 2:
-        raise ValueError(f"`labels` must define at least two groups, got {len(groups)}.")
+    codes, groups, _ = as_groups(labels, X.shape[0])
     pairs = list(combinations(range(len(groups)), 2))
     streams = np.random.default_rng(rng).spawn(len(pairs))
     rows = []

@@ -206,8 +206,8 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         d = _sq_dist(X, centres)
         labels = np.argmin(d, axis=1)
         path = []
-        converged = False
-        for it in range(1, max_iter + 1):
+        converged = stable = False
+        for _ in range(max_iter):
             logd = np.log(np.maximum(d, _TINY))
             lse = _logsumexp_rows(s * logd)
             path.append(_objective_from_lse(lse, s, k))  # f_{s_m}(Theta_m), eq. (8)

@@ -71,6 +71,10 @@ class Semimetric:
     def is_euclidean_power(self) -> bool:
         return isinstance(self.metric, str) and self.metric == "euclidean"
 
+    def is_abs_difference(self, X: np.ndarray) -> bool:
+        """Whether rho(x, y) = |x - y| on the (validated) points X: the O(n log n) 1-D case."""
+        return self.is_euclidean_power and self.exponent == 1.0 and X.shape[1] == 1
+
     def __call__(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         """Matrix of rho(a, b) for rows a of ``A`` and b of ``B`` (float64)."""
         metric = self.metric
@@ -215,7 +219,7 @@ def block_sums(
     in its upper triangle). Time O(N^2 (d + k)); memory O(N * tile + N k).
     One-dimensional data with exponent 1 take the O(N log N) path.
     """
-    if fast_1d and semimetric.is_euclidean_power and semimetric.exponent == 1.0 and X.shape[1] == 1:
+    if fast_1d and semimetric.is_abs_difference(X):
         return block_sums_1d(X, codes, n_groups, weights)
     n = codes.shape[0]
     Z = np.zeros((n, n_groups))

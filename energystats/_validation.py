@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "as_data",
+    "as_groups",
     "as_labels",
     "as_weights",
     "check_exponent",
@@ -82,6 +83,14 @@ def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndar
     except TypeError:
         raise ValueError(f"`{name}` must hold sortable values of a single type.") from None
     return codes.astype(np.intp), levels
+
+
+def as_groups(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`as_labels` for grouped data: at least two groups; returns (codes, levels, sizes)."""
+    codes, levels = as_labels(labels, n, name)
+    if len(levels) < 2:
+        raise ValueError(f"`{name}` must define at least two groups, got {len(levels)}.")
+    return codes, levels, np.bincount(codes, minlength=len(levels))
 
 
 def as_weights(weights, n: int, name: str) -> np.ndarray | None:

@@ -17,7 +17,14 @@ import numpy as np
 import pandas as pd
 
 import energystats as es
-from energystats._rbridge import r_call, r_factor, r_field, r_matrix, r_versions, to_numpy
+from energystats._rbridge import (
+    r_call,
+    r_factor,
+    r_field,
+    r_matrix,
+    r_versions,
+    to_numpy,
+)
 
 
 def datasets():
