@@ -130,7 +130,7 @@ class _SortedEngine:
     """
 
     def __init__(self, x: np.ndarray):
-        self.order = np.argsort(x, kind="stable")
+        self.order = np.argsort(x)  # ties need no order: their distances are 0
         xs = x[self.order]
         self.xs = xs - xs.mean()
         n = xs.shape[0]
