@@ -478,7 +478,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.n_iter_ = int(iterations)
         self.converged_ = bool(converged)
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
-        self._fit_data = (sm, points, w, G)
+        self._fit_data = (sm, points, w)  # for predict; the n x n Gram matrix is not kept
         return self
 
     def _initial_labels(self, points, G, w, k, rng):
@@ -520,7 +520,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         """
         if not hasattr(self, "labels_"):
             raise ValueError("This KGroups instance is not fitted yet; call `fit` first.")
-        sm, points, w, _ = self._fit_data
+        sm, points, w = self._fit_data
         if sm is None:
             raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
         k = self.cluster_sizes_.shape[0]
