@@ -1,7 +1,16 @@
 """The ``energystats`` command line.
 
-``energystats describe --example iris --by Species`` prints the energy
-distance between every pair of groups and the DISCO decomposition.
+Subcommands read a CSV file with a header row (or an embedded example with
+``--example iris``):
+
+* ``describe --by G``: energy distance between every pair of groups and the
+  DISCO decomposition T = S + W;
+* ``test --by G``: the k-sample energy permutation test;
+* ``cluster -k K``: kernel k-groups, optionally scored against ``--by`` and
+  followed by the valid test of cluster structure (``--cluster-test``);
+* ``split1d --columns X``: the exact two-group split of one variable.
+
+Every subcommand takes ``--columns`` and ``--json``.
 """
 
 from __future__ import annotations
@@ -14,8 +23,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import linear_sum_assignment
+from sklearn.metrics import adjusted_rand_score
 
+from ._cluster_test import cluster_test
 from ._dispersion import dispersion, energy_distance
+from ._kgroups import KGroups
+from ._onedim import split_1d
+from ._permutation import energy_test
 from .datasets import EXAMPLES, load_example
 
 __all__ = ["main"]
@@ -41,21 +56,27 @@ def _read_table(args) -> pd.DataFrame:
         raise CLIError(f"cannot read {path} as CSV: {exc}") from None
 
 
-def _select(table: pd.DataFrame, args) -> tuple[pd.DataFrame, pd.Series]:
-    if args.by not in table.columns:
-        raise CLIError(f"no column {args.by!r} in the data (columns: {', '.join(map(str, table.columns))})")
-    groups = table[args.by]
-    if groups.isna().any():
-        raise CLIError(f"column {args.by!r} has missing values")
+def _select(table: pd.DataFrame, args, *, need_by: bool) -> tuple[pd.DataFrame, pd.Series | None]:
+    """The numeric data columns and, when ``--by`` is given, the group column."""
+    by = getattr(args, "by", None)
+    if need_by and by is None:
+        raise CLIError("--by is required")
+    groups = None
+    if by is not None:
+        if by not in table.columns:
+            raise CLIError(f"no column {by!r} in the data (columns: {', '.join(map(str, table.columns))})")
+        groups = table[by]
+        if groups.isna().any():
+            raise CLIError(f"column {by!r} has missing values")
     if args.columns:
         missing = [c for c in args.columns if c not in table.columns]
         if missing:
             raise CLIError(f"no column(s) {', '.join(map(repr, missing))} in the data")
         data = table[args.columns]
     else:
-        data = table.drop(columns=[args.by]).select_dtypes(include="number")
+        data = table.drop(columns=[by] if by is not None else []).select_dtypes(include="number")
         if data.shape[1] == 0:
-            raise CLIError("the data have no numeric column besides the group column")
+            raise CLIError("the data have no numeric column" + (" besides the group column" if by else ""))
     bad = [c for c in data.columns if not pd.api.types.is_numeric_dtype(data[c])]
     if bad:
         raise CLIError(f"column(s) {', '.join(map(repr, bad))} are not numeric")
@@ -65,9 +86,18 @@ def _select(table: pd.DataFrame, args) -> tuple[pd.DataFrame, pd.Series]:
     return data, groups
 
 
-def _describe(args) -> dict:
-    table = _read_table(args)
-    data, groups = _select(table, args)
+def accuracy(labels, truth) -> float:
+    """Share of points in the best one-to-one matching of clusters to classes
+    (França et al. eq. 55), found by the Hungarian method."""
+    table = pd.crosstab(np.asarray(labels), np.asarray(truth)).to_numpy()
+    rows, cols = linear_sum_assignment(-table)
+    return float(table[rows, cols].sum() / table.sum())
+
+
+# --- subcommands: each returns a JSON-able dict and prints a report -----------------
+
+
+def _describe(args, data, groups) -> dict:
     res = dispersion(data, groups, exponent=args.exponent)
     X = data.to_numpy(dtype=float)
     labels = groups.to_numpy()
@@ -83,9 +113,6 @@ def _describe(args) -> dict:
             }
         )
     return {
-        "columns": [str(c) for c in data.columns],
-        "by": args.by,
-        "exponent": args.exponent,
         "groups": {str(g): int(n) for g, n in zip(res.groups, res.sizes)},
         "pairs": pairs,
         "W": res.W,
@@ -119,32 +146,167 @@ def _print_describe(out: dict) -> None:
     print(f"  F = [S/(k-1)] / [W/(N-k)] = {out['F']:.6f}   (k = {k}, N = {n})")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="energystats", description="Energy statistics and energy-based clustering."
+def _test(args, data, groups) -> dict:
+    res = energy_test(
+        data,
+        groups,
+        statistic=args.statistic,
+        n_resamples=args.n_resamples,
+        exponent=args.exponent,
+        rng=args.seed,
+        progress=args.progress,
     )
+    return {
+        "groups": {str(g): int(n) for g, n in zip(res.groups, res.sizes)},
+        "statistic_name": res.statistic_name,
+        "statistic": res.statistic,
+        "pvalue": res.pvalue,
+        "n_resamples": res.n_resamples,
+        "exact": res.exact,
+    }
+
+
+def _print_test(out: dict) -> None:
+    print(f"k-sample energy test of equal distributions, grouped by {out['by']!r}")
+    print("group sizes: " + ", ".join(f"{g} {m}" for g, m in out["groups"].items()))
+    kind = "exact, all distinct relabelings" if out["exact"] else "Monte Carlo"
+    print(f"statistic {out['statistic_name']} = {out['statistic']:.6f}")
+    print(f"p-value = {out['pvalue']:.4g}   ({out['n_resamples']} relabelings, {kind})")
+
+
+def _cluster(args, data, groups) -> dict:
+    X = data.to_numpy(dtype=float)
+    model = KGroups(
+        args.n_clusters, algorithm=args.algorithm, exponent=args.exponent, n_init=args.n_init, random_state=args.seed
+    ).fit(X)
+    out = {
+        "n_clusters": args.n_clusters,
+        "algorithm": args.algorithm,
+        "labels": model.labels_.tolist(),
+        "sizes": model.cluster_sizes_.tolist(),
+        "W": model.W_,
+        "S": model.objective_,
+        "converged": model.converged_,
+    }
+    if groups is not None:
+        out["accuracy"] = accuracy(model.labels_, groups)
+        out["adjusted_rand_index"] = float(adjusted_rand_score(groups, model.labels_))
+    if args.cluster_test:
+        ct = cluster_test(
+            X,
+            args.n_clusters,
+            n_resamples=args.n_resamples,
+            rng=args.seed,
+            progress=args.progress,
+            algorithm=args.algorithm,
+            exponent=args.exponent,
+            n_init=args.n_init,
+        )
+        out["cluster_test"] = {"statistic": ct.statistic, "pvalue": ct.pvalue, "n_resamples": ct.n_resamples}
+    return out
+
+
+def _print_cluster(out: dict) -> None:
+    n = sum(out["sizes"])
+    print(f"Kernel k-groups ({out['algorithm']}) of {n} points in {len(out['columns'])} variables into {out['n_clusters']} clusters")
+    print(f"cluster sizes: {out['sizes']}")
+    print(f"W (within, eq. 15) = {out['W']:.6f}   S (between, eq. 16) = {out['S']:.6f}   converged: {out['converged']}")
+    if "accuracy" in out:
+        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.4f}, adjusted Rand index {out['adjusted_rand_index']:.4f}")
+    if "cluster_test" in out:
+        ct = out["cluster_test"]
+        print(
+            f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.4f}, "
+            f"p-value = {ct['pvalue']:.4g} ({ct['n_resamples']} Gaussian resamples)"
+        )
+
+
+def _split1d(args, data, groups) -> dict:
+    if data.shape[1] != 1:
+        raise CLIError(f"split1d needs exactly one column (use --columns), got {data.shape[1]}")
+    res = split_1d(data.iloc[:, 0])
+    out = {
+        "column": str(data.columns[0]),
+        "threshold": res.threshold,
+        "sizes": np.bincount(res.labels, minlength=2).tolist(),
+        "W": res.W,
+        "S": res.S,
+        "labels": res.labels.tolist(),
+    }
+    if groups is not None:
+        out["accuracy"] = accuracy(res.labels, groups)
+        out["adjusted_rand_index"] = float(adjusted_rand_score(groups, res.labels))
+    return out
+
+
+def _print_split1d(out: dict) -> None:
+    print(f"Exact two-group energy split of {out['column']!r} (O(n log n))")
+    print(f"threshold = {out['threshold']:.6g}: sizes below/above {out['sizes']}")
+    print(f"W = {out['W']:.6f}   S = {out['S']:.6f}")
+    if "accuracy" in out:
+        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.4f}, adjusted Rand index {out['adjusted_rand_index']:.4f}")
+
+
+_COMMANDS = {
+    "describe": (_describe, _print_describe, True),
+    "test": (_test, _print_test, True),
+    "cluster": (_cluster, _print_cluster, False),
+    "split1d": (_split1d, _print_split1d, False),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="energystats", description="Energy statistics and energy-based clustering.")
     sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("describe", help="energy distances between groups and the DISCO decomposition")
-    d.add_argument("csv", nargs="?", help="CSV file with a header row")
-    d.add_argument("--example", choices=EXAMPLES, help="use an embedded data set instead of a file")
-    d.add_argument("--by", required=True, help="column holding the groups")
-    d.add_argument("--columns", nargs="+", help="numeric columns to use (default: all numeric ones)")
-    d.add_argument("--exponent", type=float, default=1.0, help="exponent alpha in (0, 2] (default 1)")
-    d.add_argument("--json", action="store_true", help="print JSON instead of a report")
+
+    def common(p, by_help):
+        p.add_argument("csv", nargs="?", help="CSV file with a header row")
+        p.add_argument("--example", choices=EXAMPLES, help="use an embedded data set instead of a file")
+        p.add_argument("--by", help=by_help)
+        p.add_argument("--columns", nargs="+", help="numeric columns to use (default: all numeric ones)")
+        p.add_argument("--json", action="store_true", help="print JSON instead of a report")
+        return p
+
+    def exponent(p):
+        p.add_argument("--exponent", type=float, default=1.0, help="exponent alpha in (0, 2] (default 1)")
+
+    def resampling(p, default):
+        p.add_argument("--n-resamples", type=int, default=default, help=f"resamples (default {default})")
+        p.add_argument("--seed", type=int, default=None, help="random seed")
+        p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+
+    exponent(common(sub.add_parser("describe", help="energy distances between groups and the DISCO decomposition"), "column holding the groups (required)"))
+    t = common(sub.add_parser("test", help="k-sample energy permutation test of equal distributions"), "column holding the groups (required)")
+    exponent(t)
+    t.add_argument("--statistic", choices=("S", "E", "F"), default="S", help="test statistic (default S)")
+    resampling(t, 999)
+    c = common(sub.add_parser("cluster", help="kernel k-groups clustering"), "column of known classes to score the clusters against")
+    c.add_argument("-k", "--n-clusters", type=int, required=True, help="number of clusters")
+    c.add_argument("--algorithm", choices=("hartigan", "lloyd", "r-kgroups"), default="hartigan")
+    c.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
+    c.add_argument("--cluster-test", action="store_true", help="also test for cluster structure against one Gaussian")
+    exponent(c)
+    resampling(c, 199)
+    common(sub.add_parser("split1d", help="exact two-group split of one variable"), "column of known classes to score the split against")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    compute, report, need_by = _COMMANDS[args.command]
+    if hasattr(args, "progress"):
+        args.progress = bool(args.progress and not args.json and sys.stderr.isatty())
     try:
-        out = _describe(args)
-    except (CLIError, ValueError) as exc:
+        data, groups = _select(_read_table(args), args, need_by=need_by)
+        out = compute(args, data, groups)
+    except (CLIError, ValueError, TypeError) as exc:
         print(f"energystats {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    out = {"columns": [str(c) for c in data.columns], "by": args.by, **({"exponent": args.exponent} if hasattr(args, "exponent") else {}), **out}
     if args.json:
         print(json.dumps(out, indent=2, default=lambda v: v.item() if isinstance(v, np.generic) else str(v)))
     else:
-        _print_describe(out)
+        report(out)
     return 0
 
 

@@ -58,3 +58,45 @@ def test_describe_errors(tmp_path, capsys, make, args, message):
     err = capsys.readouterr().err
     assert err.startswith("energystats describe: error:")
     assert message in err
+
+
+def test_test_subcommand_json(capsys):
+    assert main(["test", "--example", "iris", "--by", "Species", "--statistic", "E", "--n-resamples", "99", "--seed", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    iris = es.datasets.load_iris()
+    ref = es.energy_test(iris.iloc[:, :4], iris["Species"], statistic="E", n_resamples=99, rng=1)
+    assert out["statistic"] == pytest.approx(ref.statistic, rel=1e-15)
+    assert out["pvalue"] == ref.pvalue == 0.01
+    assert out["exact"] is False and out["n_resamples"] == 99
+
+
+def test_cluster_subcommand_report_and_json(capsys):
+    assert main(["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "Kernel k-groups (hartigan) of 150 points in 4 variables into 3 clusters" in text
+    assert "accuracy (eq. 55)" in text
+    assert main(["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0", "--json",
+                 "--cluster-test", "--n-resamples", "9", "--n-init", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    iris = es.datasets.load_iris()
+    km = es.KGroups(3, n_init=2, random_state=0).fit(iris.iloc[:, :4])
+    assert out["W"] == pytest.approx(km.W_, rel=1e-12)
+    assert out["sizes"] == km.cluster_sizes_.tolist()
+    assert 0 < out["accuracy"] <= 1 and -1 <= out["adjusted_rand_index"] <= 1
+    assert out["cluster_test"]["n_resamples"] == 9 and 0 < out["cluster_test"]["pvalue"] <= 1
+
+
+def test_accuracy_is_the_best_matching():
+    from energystats._cli import accuracy
+
+    assert accuracy([1, 1, 0, 0, 2], ["a", "a", "b", "b", "b"]) == pytest.approx(4 / 5)
+    assert accuracy([0, 1, 2], [2, 0, 1]) == 1.0
+
+
+def test_split1d_subcommand(capsys):
+    assert main(["split1d", "--example", "iris", "--columns", "Petal.Length", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    res = es.split_1d(es.datasets.load_iris()["Petal.Length"])
+    assert out["threshold"] == res.threshold and out["sizes"] == [51, 99]  # one versicolor has petal length 3.0
+    assert main(["split1d", "--example", "iris"]) == 2
+    assert "split1d needs exactly one column" in capsys.readouterr().err
