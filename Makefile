@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp
 
-.PHONY: run test bench validate clean
+.PHONY: run test docs bench validate clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ test: $(STAMP)-test
 	scripts/ensure_r.sh
 	$(PY) -m pytest
 
+# The documentation, with Sphinx warnings as errors.
+docs: $(STAMP)-test
+	$(PY) -m pip install -q -e '.[docs]'
+	$(VENV)/bin/sphinx-build -W -q -b html docs docs/_build/html
+
 bench: $(STAMP)-test
 	$(PY) -m pip install -q -e '.[bench]'
 	for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
@@ -38,4 +43,4 @@ validate: $(STAMP)-test
 	$(PY) validation/cluster_test_power.py
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) docs/_build docs/generated

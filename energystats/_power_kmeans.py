@@ -50,7 +50,7 @@ def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
 
 
 def _log_power_terms(d: np.ndarray, s: float) -> np.ndarray:
-    """log sum_l d_il^s for every point, in log space (finite for |s| in the hundreds and beyond)."""
+    """log sum_l d_il^s for every point, in log space (finite for s of -100 and far below)."""
     return _logsumexp_rows(s * np.log(np.maximum(d, _TINY)))
 
 
@@ -141,7 +141,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     Notes
     -----
     Each MM iteration costs O(n k d) like a Lloyd step. Weights are computed
-    in log space, so they stay finite for |s| in the hundreds where the
+    in log space, so they stay finite for powers s in the hundreds below zero, where the
     naive formula overflows; a point on a centre gets weight 1 there and 0
     elsewhere (the limit). After the MM stage, Lloyd steps finish at a
     k-means local minimum.
