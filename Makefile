@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp
 
-.PHONY: run test docs bench validate clean
+.PHONY: run test docs bench validate validate-quick clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,15 @@ validate: $(STAMP)-test
 	$(PY) validation/compare_r.py --out validation/results/compare_r.md
 	$(PY) validation/power_kmeans_tables.py
 	$(PY) validation/cluster_test_power.py
+	$(PY) validation/paper_experiments.py
+
+# Every validation script in its --quick mode, writing outside the committed results (CI).
+validate-quick: $(STAMP)-test
+	rm -rf .validate-quick
+	$(PY) validation/compare_r.py --out .validate-quick/compare_r.md
+	$(PY) validation/power_kmeans_tables.py --quick --out .validate-quick
+	$(PY) validation/cluster_test_power.py --quick --out .validate-quick
+	$(PY) validation/paper_experiments.py --quick --out .validate-quick
 
 clean:
 	rm -rf $(VENV) docs/_build docs/generated
