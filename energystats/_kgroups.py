@@ -386,6 +386,7 @@ class KGroups(ClusterMixin, BaseEstimator):
                 raise ValueError("`X` must be symmetric for metric='precomputed_kernel'.")
             sm, points = None, None
         else:
+            G = None  # built in fit, centred with the weights
             sm = resolve_semimetric(self.metric, self.exponent, self.sigma)
             points = prepare_points(X, sm, "X")
         n = (G if kernel_given else points).shape[0]
@@ -415,8 +416,6 @@ class KGroups(ClusterMixin, BaseEstimator):
             if empty.size:
                 raise ValueError(f"`init` labels leave cluster {int(empty[0])} empty.")
             start = start.astype(np.intp)
-        if not kernel_given:
-            G = kernel_matrix(points, metric="precomputed") if sm.precomputed else None
         return k, n_init, max_iter, sm, points, G, w, start
 
     # fitting -----------------------------------------------------------------------
@@ -439,10 +438,10 @@ class KGroups(ClusterMixin, BaseEstimator):
         n = points.shape[0] if points is not None else G.shape[0]
         unit = w is None
         w = np.ones(n) if unit else w
-        if G is None:
+        if G is None:  # points or a distance matrix; kernel_matrix handles both
             G = kernel_matrix(points, metric=sm.metric, exponent=sm.exponent, sigma=sm.sigma, sample_weight=None if unit else w)
         rng = np.random.default_rng(self.random_state)
-        T = float(w @ np.diag(G)) if G is not None else 0.0
+        T = float(w @ np.diag(G))
         tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
         if self.algorithm == "r-kgroups":
             D = points if sm.precomputed else semimetric_matrix(points, sm)

@@ -129,6 +129,12 @@ def test_precomputed_and_precomputed_kernel_agree_with_points(rng):
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_array_equal(a.labels_, c.labels_)
     assert b.W_ == pytest.approx(a.W_, rel=1e-10)
+    # with weights, a distance matrix is centred like points: objective_ is still S
+    w = rng.uniform(0.5, 2.0, size=len(X))
+    d = es.KGroups(3, init=start, metric="precomputed", random_state=0).fit(brute_rho(X, X), sample_weight=w)
+    ref = es.dispersion(X, d.labels_, sample_weight=w)
+    assert d.objective_ == pytest.approx(ref.S, rel=1e-10)
+    assert d.W_ == pytest.approx(ref.W, rel=1e-10)
 
 
 @pytest.mark.parametrize("init", ["k-means++", "random", "spectral", "power-kmeans"])
