@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import adjusted_rand_score
 
 from ._cluster_test import cluster_test
 from ._dispersion import dispersion, energy_distance
 from ._kgroups import KGroups
+from ._metrics import accuracy
 from ._onedim import split_1d
 from ._permutation import energy_test
 from .datasets import EXAMPLES, load_example
@@ -84,14 +84,6 @@ def _select(table: pd.DataFrame, args, *, need_by: bool) -> tuple[pd.DataFrame, 
         cols = [c for c in data.columns if data[c].isna().any()]
         raise CLIError(f"column(s) {', '.join(map(repr, cols))} have missing values")
     return data, groups
-
-
-def accuracy(labels, truth) -> float:
-    """Share of points in the best one-to-one matching of clusters to classes
-    (França et al. eq. 55), found by the Hungarian method."""
-    table = pd.crosstab(np.asarray(labels), np.asarray(truth)).to_numpy()
-    rows, cols = linear_sum_assignment(-table)
-    return float(table[rows, cols].sum() / table.sum())
 
 
 # --- subcommands: each returns a JSON-able dict and prints a report -----------------

@@ -86,13 +86,6 @@ def test_cluster_subcommand_report_and_json(capsys):
     assert out["cluster_test"]["n_resamples"] == 9 and 0 < out["cluster_test"]["pvalue"] <= 1
 
 
-def test_accuracy_is_the_best_matching():
-    from energystats._cli import accuracy
-
-    assert accuracy([1, 1, 0, 0, 2], ["a", "a", "b", "b", "b"]) == pytest.approx(4 / 5)
-    assert accuracy([0, 1, 2], [2, 0, 1]) == 1.0
-
-
 def test_split1d_subcommand(capsys):
     assert main(["split1d", "--example", "iris", "--columns", "Petal.Length", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

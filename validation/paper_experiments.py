@@ -30,21 +30,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import entropy
 from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
-from sklearn.metrics import adjusted_rand_score, mutual_info_score
+from sklearn.metrics import adjusted_rand_score
 from sklearn.mixture import GaussianMixture
 from sklearn.preprocessing import StandardScaler
 
 import energystats as es
-from energystats._cli import accuracy
-
-
-def variation_of_information(a, b) -> float:
-    a, b = np.unique(a, return_inverse=True)[1], np.unique(b, return_inverse=True)[1]
-    return float(entropy(np.bincount(a)) + entropy(np.bincount(b)) - 2 * mutual_info_score(a, b))
-
+from energystats._metrics import accuracy, variation_of_information
 
 # --- methods ---------------------------------------------------------------------------
 

@@ -21,19 +21,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import entropy
 from sklearn.cluster import KMeans, kmeans_plusplus
-from sklearn.metrics import mutual_info_score
 
 import energystats as es
+from energystats._metrics import variation_of_information
 from energystats._power_kmeans import _sq_dist, mm_step
-
-
-def variation_of_information(a, b) -> float:
-    """VI = H(a) + H(b) - 2 I(a, b) in nats (Meila 2007)."""
-    ha = entropy(np.bincount(a))
-    hb = entropy(np.bincount(b))
-    return float(ha + hb - 2 * mutual_info_score(a, b))
 
 
 def khm(X, centres, tol=1e-6, max_iter=1000):
