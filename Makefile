@@ -38,6 +38,7 @@ bench: $(STAMP)-test
 	for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 validate: $(STAMP)-test
+	Rscript validation/r_reference.R tests/data/r_reference.json
 	$(PY) validation/compare_r.py --out validation/results/compare_r.md
 	$(PY) validation/power_kmeans_tables.py
 	$(PY) validation/cluster_test_power.py

@@ -1,0 +1,132 @@
+"""energystats against the R values committed in tests/data/r_reference.json.
+
+The file is written by ``Rscript validation/r_reference.R`` (R and energy versions inside), so
+these tests check agreement with R without needing R; the last test, marked ``r``, reruns the
+script and checks the committed file is what it writes.
+"""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import energystats as es
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE_PATH = ROOT / "tests" / "data" / "r_reference.json"
+REFERENCE = json.loads(REFERENCE_PATH.read_text())
+CASES = {case["name"]: case for case in REFERENCE["cases"]}
+POINT_CASES = [name for name, case in CASES.items() if not case["distance"]]
+
+
+def unpack(case):
+    """Data, 0-based labels and the fit arguments of one case."""
+    X = np.asarray(case["x"], dtype=float)
+    labels = np.repeat(np.arange(len(case["sizes"])), case["sizes"])
+    metric = {"metric": "precomputed"} if case["distance"] else {}
+    return X, labels, metric
+
+
+def r_pair_order(k):
+    """Indices of the upper triangle in R's column-major order, as m[upper.tri(m)]."""
+    rows, cols = np.triu_indices(k, 1)
+    order = np.lexsort((rows, cols))
+    return rows[order], cols[order]
+
+
+def test_reference_records_its_provenance():
+    assert REFERENCE["generated_by"] == "validation/r_reference.R"
+    assert REFERENCE["R"].count(".") == 2 and REFERENCE["energy"].count(".") >= 2
+    assert len(CASES) == 5
+
+
+def test_embedded_iris_is_rs_iris():
+    iris = es.datasets.load_iris()
+    np.testing.assert_array_equal(iris.iloc[:, :4].to_numpy(), np.asarray(CASES["iris"]["x"]))
+    assert iris["Species"].value_counts(sort=False).tolist() == CASES["iris"]["sizes"]
+
+
+@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("which", [0, 1], ids=["alpha=1", "alpha=0.5"])
+def test_edist_and_disco(name, which):
+    case = CASES[name]
+    X, labels, metric = unpack(case)
+    ref = case["by_alpha"][which]
+    if case["distance"]:  # R raises given distances to the power `index`; we take the matrix as is
+        res = es.dispersion(X ** ref["alpha"], labels, **metric)
+    else:
+        res = es.dispersion(X, labels, exponent=ref["alpha"])
+    np.testing.assert_allclose(res.pairwise[r_pair_order(len(case["sizes"]))], ref["edist"], rtol=1e-10)
+    disco = ref["disco"]
+    np.testing.assert_allclose([res.S, res.W, res.T, res.F],
+                               [disco["between"], disco["within"], disco["total"], disco["statistic"]], rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_eqdist_e_and_etest_statistic(name):
+    case = CASES[name]
+    X, labels, metric = unpack(case)
+    total = es.dispersion(X, labels, **metric).pairwise[r_pair_order(len(case["sizes"]))].sum()
+    np.testing.assert_allclose(total, case["eqdist_e"], rtol=1e-10)
+    test = es.energy_test(X, labels, statistic="E", n_resamples=case["etest"]["R"], ties="strict", rng=0, **metric)
+    np.testing.assert_allclose(test.statistic, case["etest"]["statistic"], rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_etest_pvalue_within_monte_carlo_error(name):
+    """Different random streams: the p-values agree within 4 binomial standard errors of each."""
+    case = CASES[name]
+    X, labels, metric = unpack(case)
+    B = case["etest"]["R"]
+    ours = es.energy_test(X, labels, statistic="E", n_resamples=B, ties="strict", rng=0, **metric).pvalue
+    theirs = case["etest"]["p_value"]
+    p = (ours + theirs) / 2
+    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / (B + 1)) + 2 / (B + 1)
+
+
+@pytest.mark.parametrize("name", POINT_CASES)
+def test_kgroups_r_mode_reproduces_r(name):
+    case = CASES[name]
+    X, _, _ = unpack(case)
+    ref = case["kgroups"]
+    k = len(case["sizes"])
+    model = es.KGroups(k, algorithm="r-kgroups", init=np.asarray(ref["start"]) - 1, max_iter=100).fit(X)
+    np.testing.assert_array_equal(model.labels_ + 1, ref["cluster"])
+    np.testing.assert_array_equal(model.cluster_sizes_, ref["sizes"])
+    np.testing.assert_allclose(model.W_, ref["W"], rtol=1e-10)
+    assert model.n_iter_ == ref["iterations"]
+
+
+@pytest.mark.parametrize("name", POINT_CASES)
+def test_kgroups_hartigan_from_rs_result_is_no_worse(name):
+    case = CASES[name]
+    X, _, _ = unpack(case)
+    ref = case["kgroups"]
+    model = es.KGroups(len(case["sizes"]), init=np.asarray(ref["cluster"]) - 1).fit(X)
+    assert model.W_ <= ref["W"] * (1 + 1e-12)
+
+
+@pytest.mark.r
+def test_committed_reference_is_what_the_r_script_writes(tmp_path):
+    rscript = shutil.which("Rscript")
+    assert rscript is not None
+    out = tmp_path / "r_reference.json"
+    subprocess.run([rscript, str(ROOT / "validation" / "r_reference.R"), str(out)], check=True, capture_output=True)
+    fresh = json.loads(out.read_text())
+
+    def numbers(obj):
+        if isinstance(obj, dict):
+            return [v for key in sorted(obj) if key not in ("R", "energy", "jsonlite") for v in numbers(obj[key])]
+        if isinstance(obj, list):
+            return [v for item in obj for v in numbers(item)]
+        return [obj]
+
+    got, committed = numbers(fresh), numbers(REFERENCE)
+    assert [type(v) for v in got] == [type(v) for v in committed]
+    strings = [(a, b) for a, b in zip(got, committed) if isinstance(a, str)]
+    assert all(a == b for a, b in strings)
+    values = [(a, b) for a, b in zip(got, committed) if not isinstance(a, str)]
+    np.testing.assert_allclose(*zip(*values), rtol=1e-12)
