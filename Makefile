@@ -9,9 +9,11 @@ STAMP := $(VENV)/.stamp
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Base install: the package and its runtime dependencies.
-$(STAMP)-base: pyproject.toml | $(VENV)/bin/python
+# Run install: the package and its runtime dependencies, and rpy2 when R is installed (so that
+# `make run` shows R's agreement); R itself is installed by `make test`, not here.
+$(STAMP)-run: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q -e .
+	if command -v Rscript >/dev/null 2>&1; then $(PY) -m pip install -q -e '.[r]' || echo "rpy2 not installed: R agreement not shown" >&2; fi
 	touch $@
 
 # Test install: R (system packages) first, since rpy2 links against it.
@@ -21,8 +23,10 @@ $(STAMP)-test: pyproject.toml scripts/ensure_r.sh | $(VENV)/bin/python
 	$(PY) -m pip install -q -e '.[r]' || { echo "rpy2 could not be installed" >&2; [ "$${ENERGYSTATS_REQUIRE_R:-0}" != 1 ]; }
 	touch $@
 
-run: $(STAMP)-base
-	$(VENV)/bin/energystats describe --example iris --by Species
+# The main job: kernel k-groups on iris, scored against the species, the valid cluster test,
+# and R's numbers on the same clusters when R is present.
+run: $(STAMP)-run
+	$(VENV)/bin/energystats cluster --example iris --by Species -k 3 --seed 0 --cluster-test --compare-r
 
 test: $(STAMP)-test
 	scripts/ensure_r.sh

@@ -8,7 +8,9 @@ Subcommands read a CSV file with a header row (or an embedded example with
 * ``test --by G``: the k-sample energy permutation test;
 * ``cluster -k K``: kernel k-groups, optionally scored against ``--by`` and
   followed by the valid test of cluster structure (``--cluster-test``);
-* ``split1d --columns X``: the exact two-group split of one variable.
+* ``split1d --columns X``: the exact two-group split of one variable;
+* ``compare-r``: energystats and R's ``energy`` side by side, on a battery of data sets or, with
+  a CSV and ``--by``, on the user's groups (needs the extra ``r``).
 
 Every subcommand takes ``--columns`` and ``--json``.
 """
@@ -31,6 +33,7 @@ from ._kgroups import KGroups
 from ._metrics import accuracy
 from ._onedim import split_1d
 from ._permutation import energy_test
+from ._rbridge import r_available, r_versions
 from .datasets import EXAMPLES, load_example
 
 __all__ = ["main"]
@@ -40,12 +43,16 @@ class CLIError(Exception):
     """A user error reported as one line on stderr with exit status 2."""
 
 
-def _read_table(args) -> pd.DataFrame:
+def _read_table(args) -> pd.DataFrame | None:
     if args.example is not None and args.csv is not None:
         raise CLIError("give either a CSV file or --example, not both")
     if args.example is not None:
         return load_example(args.example)
     if args.csv is None:
+        if args.command == "compare-r":
+            if args.by is not None or args.columns:
+                raise CLIError("--by and --columns need a CSV file or --example")
+            return None  # the built-in battery of data sets
         raise CLIError("give a CSV file or --example iris")
     path = Path(args.csv)
     if not path.is_file():
@@ -195,7 +202,20 @@ def _cluster(args, data, groups) -> dict:
             n_init=args.n_init,
         )
         out["cluster_test"] = {"statistic": ct.statistic, "pvalue": ct.pvalue, "n_resamples": ct.n_resamples}
+    if args.compare_r:
+        out["r_agreement"] = _r_agreement(X, model.labels_, args)
     return out
+
+
+def _r_agreement(X, labels, args) -> dict:
+    """R's ``energy`` on the clusters found, or why R cannot be asked."""
+    ok, reason = r_available()
+    if not ok:
+        return {"available": False, "reason": reason}
+    from ._compare_r import compare_r
+
+    table = compare_r([("clusters", X, labels)], exponents=(args.exponent,), etest=False, seed=args.seed or 0)
+    return {"available": True, **r_versions(), "rows": table.to_dict(orient="records")}
 
 
 def _print_cluster(out: dict) -> None:
@@ -211,6 +231,14 @@ def _print_cluster(out: dict) -> None:
             f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.4f}, "
             f"p-value = {ct['pvalue']:.4g} ({ct['n_resamples']} Gaussian resamples)"
         )
+    if "r_agreement" in out:
+        r = out["r_agreement"]
+        if not r["available"]:
+            print(f"R agreement: not checked, R is not available ({r['reason']})")
+            return
+        rows = pd.DataFrame(r["rows"])
+        print(f"\nR {r['R']}, energy {r['energy']} on these clusters: {rows['agree'].sum()} of {len(rows)} quantities agree")
+        print(rows.drop(columns="data").to_string(index=False))
 
 
 def _split1d(args, data, groups) -> dict:
@@ -239,11 +267,42 @@ def _print_split1d(out: dict) -> None:
         print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.4f}, adjusted Rand index {out['adjusted_rand_index']:.4f}")
 
 
+def _compare(args, data, groups) -> dict:
+    ok, reason = r_available()
+    if not ok:
+        raise CLIError(reason)
+    from ._compare_r import compare_r
+
+    datasets = None
+    if data is not None:
+        codes, _ = pd.factorize(groups, sort=True)
+        datasets = [(str(args.by), data.to_numpy(dtype=float), codes)]
+    table = compare_r(datasets, n_resamples=args.n_resamples, seed=args.seed, progress=args.progress)
+    out = {**r_versions(), "agree": int(table["agree"].sum()), "total": len(table), "rows": table.to_dict(orient="records")}
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(f"# {_compare_header(out)}\n\n```text\n{table.to_string(index=False)}\n```\n")
+    return out
+
+
+def _compare_header(out: dict) -> str:
+    from . import __version__
+
+    return f"energystats {__version__} vs R {out['R']}, energy {out['energy']} (rpy2 {out['rpy2']})"
+
+
+def _print_compare(out: dict) -> None:
+    print(_compare_header(out))
+    print(pd.DataFrame(out["rows"]).to_string(index=False))
+    print(f"\n{out['agree']} of {out['total']} comparisons agree")
+
+
 _COMMANDS = {
     "describe": (_describe, _print_describe, True),
     "test": (_test, _print_test, True),
     "cluster": (_cluster, _print_cluster, False),
     "split1d": (_split1d, _print_split1d, False),
+    "compare-r": (_compare, _print_compare, False),
 }
 
 
@@ -277,9 +336,18 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--algorithm", choices=("hartigan", "lloyd", "r-kgroups"), default="hartigan")
     c.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
     c.add_argument("--cluster-test", action="store_true", help="also test for cluster structure against one Gaussian")
+    c.add_argument("--compare-r", action="store_true", help="also compare with R's energy on the clusters found, when R is present")
     exponent(c)
     resampling(c, 199)
     common(sub.add_parser("split1d", help="exact two-group split of one variable"), "column of known classes to score the split against")
+    r = common(
+        sub.add_parser("compare-r", help="energystats and R's energy side by side (a battery of data sets, or the CSV's groups)"),
+        "column holding the groups (required with a CSV or --example)",
+    )
+    r.add_argument("--n-resamples", type=int, default=999, help="resamples of eqdist.etest (default 999)")
+    r.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    r.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    r.add_argument("--out", type=Path, help="also write the table as markdown to this file")
     return parser
 
 
@@ -289,16 +357,20 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(args, "progress"):
         args.progress = bool(args.progress and not args.json and sys.stderr.isatty())
     try:
-        data, groups = _select(_read_table(args), args, need_by=need_by)
+        table = _read_table(args)
+        data, groups = (None, None) if table is None else _select(table, args, need_by=need_by or args.command == "compare-r")
         out = compute(args, data, groups)
     except (CLIError, ValueError, TypeError) as exc:
         print(f"energystats {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    out = {"columns": [str(c) for c in data.columns], "by": args.by, **({"exponent": args.exponent} if hasattr(args, "exponent") else {}), **out}
+    columns = None if data is None else [str(c) for c in data.columns]
+    out = {"columns": columns, "by": args.by, **({"exponent": args.exponent} if hasattr(args, "exponent") else {}), **out}
     if args.json:
         print(json.dumps(out, indent=2, default=lambda v: v.item() if isinstance(v, np.generic) else str(v)))
     else:
         report(out)
+    if args.command == "compare-r" and out["agree"] < out["total"]:
+        return 1
     return 0
 
 

@@ -93,3 +93,38 @@ def test_split1d_subcommand(capsys):
     assert out["threshold"] == res.threshold and out["sizes"] == [51, 99]  # one versicolor has petal length 3.0
     assert main(["split1d", "--example", "iris"]) == 2
     assert "split1d needs exactly one column" in capsys.readouterr().err
+
+
+@pytest.mark.r
+def test_compare_r_on_user_groups(tmp_path, capsys):
+    iris = es.datasets.load_iris()
+    path = tmp_path / "iris.csv"
+    iris.sample(frac=1, random_state=0).to_csv(path, index=False)  # groups not contiguous
+    md = tmp_path / "out" / "table.md"
+    assert main(["compare-r", str(path), "--by", "Species", "--n-resamples", "99", "--json", "--out", str(md)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["agree"] == out["total"] == 15
+    assert {row["R quantity"] for row in out["rows"]} >= {"edist", "disco between (S)", "eqdist.e", "kgroups labels (r-kgroups mode)"}
+    assert md.read_text().startswith(f"# energystats {es.__version__} vs R {out['R']}, energy {out['energy']}")
+
+
+@pytest.mark.r
+def test_cluster_reports_r_agreement_without_the_invalid_test(capsys):
+    assert main(["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0", "--n-init", "2", "--compare-r"]) == 0
+    text = capsys.readouterr().out
+    assert "on these clusters: 8 of 8 quantities agree" in text
+    assert "eqdist.etest" not in text  # a test of clusters found from the same data is not valid
+
+
+def test_compare_r_errors(monkeypatch, capsys):
+    from energystats import _cli
+
+    assert main(["compare-r", "--columns", "a"]) == 2
+    assert "--by and --columns need a CSV file or --example" in capsys.readouterr().err
+    assert main(["compare-r", "--example", "iris"]) == 2
+    assert "--by is required" in capsys.readouterr().err
+    monkeypatch.setattr(_cli, "r_available", lambda: (False, "R is not here"))
+    assert main(["compare-r"]) == 2
+    assert capsys.readouterr().err == "energystats compare-r: error: R is not here\n"
+    assert main(["cluster", "--example", "iris", "-k", "2", "--n-init", "1", "--compare-r"]) == 0
+    assert "R agreement: not checked, R is not available (R is not here)" in capsys.readouterr().out

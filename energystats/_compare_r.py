@@ -1,0 +1,147 @@
+"""energystats and R's ``energy`` side by side (``energystats compare-r``, validation/compare_r.py).
+
+:func:`compare_r` runs both on data sets with known groups and returns one agreement table:
+each row is one quantity R reports, the largest relative difference between energystats and R
+over its entries (for the permutation p-value: the absolute difference, allowed 4 binomial
+standard errors), whether it agrees, and R's time over ours. :func:`compare_kgroups` checks a
+clustering. Needs the optional extra ``r`` (rpy2) and R with ``energy``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from ._dispersion import dispersion
+from ._kgroups import KGroups
+from ._permutation import energy_test
+from ._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
+
+__all__ = ["battery", "compare_kgroups", "compare_r"]
+
+RTOL = 1e-10
+
+
+def battery() -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+    """Iris by species, then normal data with unequal groups for k = 2..5 (seeded)."""
+    from .datasets import load_iris
+
+    iris = load_iris()
+    yield "iris", iris.iloc[:, :4].to_numpy(), pd.factorize(iris["Species"])[0]
+    rng = np.random.default_rng(7)
+    for k in (2, 3, 4, 5):
+        sizes = rng.integers(20, 200, size=k)
+        codes = np.repeat(np.arange(k), sizes)
+        yield f"normal k={k} n={sizes.sum()}", rng.normal(size=(sizes.sum(), 5)) + 0.3 * codes[:, None], codes
+
+
+def _rel(a, b) -> float:
+    a, b = np.atleast_1d(np.asarray(a, float)), np.atleast_1d(np.asarray(b, float))
+    return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300)))
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def _row(data, alpha, what, difference, agree, ratio) -> dict:
+    return {"data": data, "alpha": alpha, "R quantity": what, "difference": difference,
+            "agree": bool(agree), "R time / es time": round(ratio, 1)}
+
+
+def _by_order(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sort the points by group, as ``edist`` and ``eqdist.*`` need (they take sizes, not labels)."""
+    order = np.argsort(codes, kind="stable")
+    return order, codes[order], np.bincount(codes)
+
+
+def compare_kgroups(X, k: int, start, *, name: str = "data") -> list[dict]:
+    """R's ``kgroups`` against ``KGroups`` on ``X`` from the 0-based labels ``start``.
+
+    Two rows: the ``"r-kgroups"`` mode must give R's labels; the default exact Hartigan,
+    started from R's result, a within-group dispersion W no larger than R's.
+    """
+    X = np.asarray(X, dtype=float)
+    start = np.asarray(start)
+    xr = r_matrix(X)
+    ours, t_es = _timed(lambda: KGroups(k, algorithm="r-kgroups", init=start).fit(X))
+    kg, t_r = _timed(lambda: r_call("kgroups", xr, k, iter_max=100, cluster=start + 1))
+    same = bool(np.array_equal(ours.labels_ + 1, to_numpy(r_field(kg, "cluster"))))
+    rows = [_row(name, 1.0, "kgroups labels (r-kgroups mode)", "identical" if same else "differ", same, t_r / t_es)]
+    r_W = float(to_numpy(r_field(kg, "W"))[0])
+    hart, t_es = _timed(lambda: KGroups(k, init=ours.labels_, random_state=0).fit(X))
+    rows.append(_row(name, 1.0, f"kgroups W: hartigan {hart.W_:.4f} vs R {r_W:.4f}",
+                     f"{(hart.W_ - r_W) / r_W:.1e}", hart.W_ <= r_W * (1 + 1e-12), t_r / t_es))
+    return rows
+
+
+def _compare_etest(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
+    test, t_es = _timed(lambda: energy_test(X, codes, statistic="E", n_resamples=n_resamples, ties="strict", rng=seed))
+    r_call("set.seed", seed)
+    etest, t_r = _timed(lambda: r_call("eqdist.etest", xr, sizes, R=n_resamples))
+    r_stat, r_p = to_numpy(r_field(etest, "statistic"))[0], to_numpy(r_field(etest, "p.value"))[0]
+    d = _rel(test.statistic, r_stat)
+    p = (test.pvalue + r_p) / 2
+    tol = 4 * np.sqrt(2 * p * (1 - p) / (n_resamples + 1)) + 2 / (n_resamples + 1)
+    return [
+        _row(name, 1.0, "eqdist.etest statistic", f"{d:.1e}", d <= RTOL, t_r / t_es),
+        _row(name, 1.0, f"eqdist.etest p ({test.pvalue:.3f} vs {r_p:.3f})", f"{abs(test.pvalue - r_p):.3f}",
+             abs(test.pvalue - r_p) <= tol, t_r / t_es),
+    ]
+
+
+def compare_r(
+    datasets: Iterable[tuple[str, np.ndarray, np.ndarray]] | None = None,
+    *,
+    exponents: tuple[float, ...] = (1.0, 0.5),
+    n_resamples: int = 999,
+    seed: int = 1,
+    etest: bool = True,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Agreement table of energystats and R on ``(name, X, group codes)`` triples.
+
+    Compared: ``edist`` (pairwise statistics), ``disco`` (between S, within W, total T and the
+    F ratio) for each exponent, ``eqdist.e``, the ``eqdist.etest`` statistic (to 1e-10) and
+    p-value (within Monte Carlo error: the random streams differ), and ``kgroups`` through
+    :func:`compare_kgroups` from a balanced random start. ``datasets`` defaults to
+    :func:`battery`. Group codes are integers 0..k-1. ``etest=False`` leaves out the test,
+    whose p-value means nothing when the groups are clusters found from the same data.
+    """
+    from tqdm.auto import tqdm
+
+    rows = []
+    items = list(battery() if datasets is None else datasets)
+    for name, X, codes in tqdm(items, desc="compare-r", disable=not progress):
+        order, codes, sizes = _by_order(np.asarray(codes))
+        X = np.asarray(X, dtype=float)[order]
+        xr, fac = r_matrix(X), r_factor(codes)
+        iu = np.triu_indices(len(sizes), 1)
+        for a in exponents:
+            ours, t_es = _timed(lambda: dispersion(X, codes, exponent=a))
+            edist, t_edist = _timed(lambda: to_numpy(r_call("as.matrix", r_call("edist", xr, sizes, alpha=a))))
+            disco, t_disco = _timed(lambda: r_call("disco", xr, fac, index=a, R=0))
+            checks = {
+                "edist": (ours.pairwise[iu], edist[iu], t_edist),
+                "disco between (S)": (ours.S, to_numpy(r_field(disco, "between")), t_disco),
+                "disco within (W)": (ours.W, to_numpy(r_field(disco, "within")), t_disco),
+                "disco total (T)": (ours.T, to_numpy(r_field(disco, "total")), t_disco),
+                "disco statistic (F)": (ours.F, to_numpy(r_field(disco, "statistic")), t_disco),
+            }
+            if a == 1.0:
+                e, t_e = _timed(lambda: to_numpy(r_call("eqdist.e", xr, sizes)))
+                checks["eqdist.e"] = (ours.pairwise[iu].sum(), e, t_e)
+            for what, (mine, theirs, t_r) in checks.items():
+                d = _rel(mine, theirs)
+                rows.append(_row(name, a, what, f"{d:.1e}", d <= RTOL, t_r / t_es))
+        if etest:
+            rows.extend(_compare_etest(name, X, codes, xr, sizes, n_resamples, seed))
+        k = len(sizes)
+        start = np.random.default_rng(seed).permutation(np.arange(len(codes)) % k)
+        rows.extend(compare_kgroups(X, k, start, name=name))
+    return pd.DataFrame(rows)
