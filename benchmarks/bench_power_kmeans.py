@@ -15,19 +15,14 @@ from _timing import best_of
 from sklearn.cluster import KMeans, kmeans_plusplus
 
 import energystats as es
-
-
-def paper_data(rng, n, k, d):
-    r = rng.uniform(30, 60)
-    centres = rng.uniform(0, r, size=(k, d))
-    return centres[rng.integers(0, k, size=n)] + rng.normal(size=(n, d))
+from energystats.datasets import make_power_kmeans_data
 
 
 def main():
     print(f"scikit-learn {sklearn.__version__}, numpy {np.__version__}")
     rng = np.random.default_rng(1)
     for n, k, d, repeat in ((2500, 50, 50, 3), (100_000, 10, 20, 1)):
-        X = paper_data(rng, n, k, d)
+        X, _, _ = make_power_kmeans_data(n, k, d, random_state=rng)
         init, _ = kmeans_plusplus(X, k, random_state=0, n_local_trials=1)
         t_pk, pk = best_of(lambda: es.PowerKMeans(k, s0=-3.0, init=init).fit(X), repeat)
         t_km, km = best_of(lambda: KMeans(k, init=init, n_init=1).fit(X), repeat)

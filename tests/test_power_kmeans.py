@@ -7,14 +7,13 @@ from sklearn.cluster import KMeans, kmeans_plusplus
 
 import energystats as es
 from energystats._power_kmeans import _sq_dist, mm_step, power_objective
+from energystats.datasets import make_power_kmeans_data
 
 
-def paper_data(rng, n=500, k=10, d=10):
-    """Xu & Lange's simulation: standard-normal clusters, centres uniform in a cube of side r ~ U(30, 60)."""
-    r = rng.uniform(30, 60)
-    centres = rng.uniform(0, r, size=(k, d))
-    truth = rng.integers(0, k, size=n)
-    return centres[truth] + rng.normal(size=(n, d)), centres, truth
+def paper_data(rng, n, k, d):
+    """Xu & Lange's simulation: the points and the true centres."""
+    X, _, centres = make_power_kmeans_data(n, k, d, random_state=rng)
+    return X, centres
 
 
 def naive_weights(X, centres, s):
@@ -24,7 +23,7 @@ def naive_weights(X, centres, s):
 
 @pytest.mark.parametrize("s", [-1.0, -3.0, -9.0])
 def test_mm_step_is_the_weighted_mean_of_algorithm_1(rng, s):
-    X, centres, _ = paper_data(rng, n=200, k=4, d=3)
+    X, centres = paper_data(rng, n=200, k=4, d=3)
     start = X[:4].copy() + 0.5
     w = naive_weights(X, start, s)
     want = (w.T @ X) / w.sum(axis=0)[:, None]
@@ -32,7 +31,7 @@ def test_mm_step_is_the_weighted_mean_of_algorithm_1(rng, s):
 
 
 def test_weights_stay_finite_for_large_powers(rng):
-    X, _, _ = paper_data(rng, n=200, k=4, d=3)
+    X, _ = paper_data(rng, n=200, k=4, d=3)
     start = X[:4] + 0.3
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         assert not np.isfinite(naive_weights(X, start, -300.0)).all()  # the naive formula overflows
@@ -53,7 +52,7 @@ def test_point_on_a_centre_gets_weight_one_there(rng):
 
 @pytest.mark.parametrize("s0", [-1.0, -3.0, -9.0])
 def test_objective_never_increases(rng, s0):
-    X, _, _ = paper_data(rng, n=300, k=6, d=5)
+    X, _ = paper_data(rng, n=300, k=6, d=5)
     pkm = es.PowerKMeans(6, s0=s0, random_state=0).fit(X)
     path = pkm.objective_path_
     assert len(path) > 2
@@ -63,7 +62,7 @@ def test_objective_never_increases(rng, s0):
 
 
 def test_result_is_a_kmeans_local_minimum(rng):
-    X, _, _ = paper_data(rng, n=300, k=5, d=4)
+    X, _ = paper_data(rng, n=300, k=5, d=4)
     pkm = es.PowerKMeans(5, random_state=1).fit(X)
     np.testing.assert_allclose(pkm.cluster_centers_, [X[pkm.labels_ == j].mean(axis=0) for j in range(5)], rtol=1e-10)
     np.testing.assert_array_equal(pkm.predict(X), pkm.labels_)
@@ -73,7 +72,7 @@ def test_result_is_a_kmeans_local_minimum(rng):
 
 
 def test_matched_initial_centres_and_offset(rng):
-    X, _, _ = paper_data(rng, n=300, k=5, d=4)
+    X, _ = paper_data(rng, n=300, k=5, d=4)
     init, _ = kmeans_plusplus(X, 5, random_state=3)
     a = es.PowerKMeans(5, init=init).fit(X)
     b = es.PowerKMeans(5, init=init + 1e6).fit(X + 1e6)
@@ -82,7 +81,7 @@ def test_matched_initial_centres_and_offset(rng):
 
 
 def test_sklearn_conventions(rng):
-    X, _, _ = paper_data(rng, n=100, k=3, d=2)
+    X, _ = paper_data(rng, n=100, k=3, d=2)
     pkm = es.PowerKMeans(3, s0=-3.0, random_state=0)
     assert clone(pkm).get_params()["s0"] == -3.0
     np.testing.assert_array_equal(pkm.fit_predict(X), es.PowerKMeans(3, s0=-3.0, random_state=0).fit(X).labels_)
@@ -128,7 +127,7 @@ def test_power_beats_lloyd_from_matched_starts_for_d_at_least_10():
         power, lloyd = [], []
         for seed in range(5):
             rng = np.random.default_rng(seed)
-            X, _, _ = paper_data(rng, n=2500, k=50, d=d)
+            X, _ = paper_data(rng, n=2500, k=50, d=d)
             init, _ = kmeans_plusplus(X, 50, random_state=seed, n_local_trials=1)
             lloyd.append(KMeans(50, init=init, n_init=1).fit(X).inertia_)
             power.append(es.PowerKMeans(50, s0=-3.0, init=init).fit(X).inertia_)

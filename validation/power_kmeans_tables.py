@@ -26,6 +26,7 @@ from sklearn.cluster import KMeans, kmeans_plusplus
 import energystats as es
 from energystats._metrics import variation_of_information
 from energystats._power_kmeans import _sq_dist, mm_step
+from energystats.datasets import make_power_kmeans_data
 
 
 def khm(X, centres, tol=1e-6, max_iter=1000):
@@ -41,12 +42,8 @@ def khm(X, centres, tol=1e-6, max_iter=1000):
 
 
 def one_dataset(d, seed):
-    rng = np.random.default_rng(seed)
     n, k = 2500, 50
-    r = rng.uniform(30, 60)
-    true_centres = rng.uniform(0, r, size=(k, d))
-    truth = rng.integers(0, k, size=n)
-    X = true_centres[truth] + rng.normal(size=(n, d))
+    X, truth, true_centres = make_power_kmeans_data(n, k, d, random_state=seed)
     f_opt = KMeans(k, init=true_centres, n_init=1).fit(X).inertia_
     init, _ = kmeans_plusplus(X, k, random_state=seed, n_local_trials=1)
     rows = []

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from importlib import resources
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["load_example", "load_iris"]
+from .._validation import check_positive_int
+
+__all__ = ["load_example", "load_iris", "make_power_kmeans_data"]
 
 EXAMPLES = ("iris",)
 
@@ -40,3 +43,40 @@ def load_example(name: str) -> pd.DataFrame:
     if name == "iris":
         return load_iris()
     raise ValueError(f"`name` must be one of {EXAMPLES}, got {name!r}.")
+
+
+def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_state=None):
+    """Xu & Lange's (2019) simulation: standard-normal clusters around uniform centres.
+
+    A side r ~ U(30, 60) is drawn, then ``n_clusters`` centres uniform in the cube
+    [0, r]^``n_features``, then each point's cluster uniformly and the point as its centre plus
+    N(0, I) noise (Section 4 of the paper: n = 2,500, k = 50, d from 2 to 200).
+
+    Parameters
+    ----------
+    n_samples, n_clusters, n_features : int
+        Number of points n, clusters k and dimension d.
+    random_state : None, int or numpy.random.Generator
+        Seed or generator (a generator is used, and advanced, in place).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    labels : ndarray of shape (n_samples,)
+        The cluster of each point.
+    centres : ndarray of shape (n_clusters, n_features)
+
+    Examples
+    --------
+    >>> X, labels, centres = make_power_kmeans_data(100, 5, 3, random_state=0)
+    >>> X.shape, centres.shape, sorted(set(labels.tolist()))
+    ((100, 3), (5, 3), [0, 1, 2, 3, 4])
+    """
+    n = check_positive_int(n_samples, "n_samples")
+    k = check_positive_int(n_clusters, "n_clusters")
+    d = check_positive_int(n_features, "n_features")
+    rng = np.random.default_rng(random_state)
+    r = rng.uniform(30, 60)
+    centres = rng.uniform(0, r, size=(k, d))
+    labels = rng.integers(0, k, size=n)
+    return centres[labels] + rng.normal(size=(n, d)), labels, centres
