@@ -5,7 +5,8 @@ Usage: python validation/paper_experiments.py [--quick] [--only NAME ...] [--out
 Experiments (each writes <name>.csv, <name>.md with means and standard errors, and <name>.png):
 
 * table1: one-dimensional mixtures (1/2) N(0, 1.5) + (1/2) N(1.5, 0.3) (standard deviations)
-  and its exponential, n = 2,000 (Table 1 / Fig. 1);
+  and its exponential, n = 2,000 (Table 1);
+* fig1: the same mixtures, accuracy against n (Fig. 1a-b);
 * fig3a: eq. (56), two Gaussians, signal in 10 coordinates, n = 200, accuracy against D;
 * fig3b: eq. (57), unequal diagonal covariance, n = 200, accuracy against D;
 * fig3c, fig3d: eq. (58), normal and lognormal, accuracy against n, kernel k-groups with
@@ -125,17 +126,34 @@ def two_gaussians(rng, n, mu2, sd1, sd2):
 # --- experiments -----------------------------------------------------------------------
 
 
+ONE_DIM = {"k-means": kmeans, "GMM": gmm, "1-D splitter": splitter, "kernel k-groups": kernel_kgroups}
+
+
+def one_dim_mixture(rng, n):
+    """(1/2) N(0, 1.5^2) + (1/2) N(1.5, 0.3^2): the points and their classes."""
+    truth = rng.integers(0, 2, size=n)
+    return np.where(truth == 0, rng.normal(0, 1.5, n), rng.normal(1.5, 0.3, n)), truth
+
+
 def table1(reps, quick):
     rows = []
     for run in range(reps):
-        rng = np.random.default_rng(run)
-        truth = rng.integers(0, 2, size=2000)
-        x = np.where(truth == 0, rng.normal(0, 1.5, 2000), rng.normal(1.5, 0.3, 2000))
+        x, truth = one_dim_mixture(np.random.default_rng(run), 2000)
         for name, data in (("normal", x), ("lognormal", np.exp(x))):
-            X = data[:, None]
-            for method, fn in {"k-means": kmeans, "GMM": gmm, "1-D splitter": splitter, "kernel k-groups": kernel_kgroups}.items():
-                score(rows, fn(X, 2, run), truth, mixture=name, method=method, run=run)
+            for method, fn in ONE_DIM.items():
+                score(rows, fn(data[:, None], 2, run), truth, mixture=name, method=method, run=run)
     return pd.DataFrame(rows), "mixture", None
+
+
+def fig1(reps, quick):
+    rows = []
+    for n in (100, 1000) if quick else (50, 100, 200, 500, 1000, 2000):
+        for run in range(reps):
+            x, truth = one_dim_mixture(np.random.default_rng(4000 * n + run), n)
+            for name, data in (("normal", x), ("lognormal", np.exp(x))):
+                for method, fn in ONE_DIM.items():
+                    score(rows, fn(data[:, None], 2, run), truth, n=n, method=f"{method} ({name})", run=run)
+    return pd.DataFrame(rows), "n", None
 
 
 def fig3a(reps, quick):
@@ -287,6 +305,7 @@ def realdata(reps, quick):
 
 EXPERIMENTS = {
     "table1": table1,
+    "fig1": fig1,
     "fig3a": fig3a,
     "fig3b": fig3b,
     "fig3c": fig3c,
