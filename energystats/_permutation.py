@@ -370,7 +370,13 @@ def energy_test(
         total = n_resamples
     if ties == "strict":
         # the observed labelling counts once, as itself: (1 + #{t* > t}) / (B + 1), or / M when exact
-        hits = int(np.count_nonzero(null > observed))
+        if use_exact:
+            # compare with the observed labelling's own value in the enumeration, so that a
+            # difference in rounding between the two evaluations cannot count it twice
+            mine = np.flatnonzero((relabelings == codes).all(axis=1))[0]
+            hits = int(np.count_nonzero(null > null[mine]))
+        else:
+            hits = int(np.count_nonzero(null > observed))
         pvalue = (hits + 1) / (total if use_exact else total + 1)
     else:
         gamma = 100 * np.finfo(float).eps * abs(observed)

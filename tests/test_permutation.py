@@ -122,6 +122,22 @@ def test_ties_rules_on_constant_data():
     assert exact_strict.exact and exact_strict.pvalue == pytest.approx(1 / 252)
 
 
+def test_exact_strict_counts_the_observed_labelling_once(rng):
+    """Found by `energystats compare-r` on 4 points: rounding made the observed labelling count twice."""
+    X = np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 1.0], [5.0, 5.0]])
+    for ties in ("strict", "tolerant"):
+        res = es.energy_test(X, [0, 0, 1, 0], statistic="E", ties=ties)
+        assert res.exact and res.pvalue == 0.5  # the singletons' statistics: 2.61, 1.68, 2.80 (observed), 5.56
+    # continuous data have no ties but the observed labelling itself: both rules give the brute-force p
+    for d, sizes in ((1, (3, 4)), (2, (3, 4)), (3, (1, 2, 3))):  # unequal sizes: no label-swapped twins
+        X = rng.normal(size=(sum(sizes), d))
+        labels = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
+        results = [es.energy_test(X, labels, statistic="E", ties=t) for t in ("strict", "tolerant")]
+        assert results[0].exact and results[0].pvalue == results[1].pvalue
+        brute = np.mean(results[1].null_distribution >= results[1].statistic * (1 - 1e-9))
+        assert results[0].pvalue == pytest.approx(brute, rel=1e-12)
+
+
 def test_energy_test_samples_equals_pooled(rng):
     x, y, z = rng.normal(size=(9, 2)), rng.normal(size=(7, 2)), rng.normal(size=(11, 2))
     a = es.energy_test_samples(x, y, z, statistic="E", n_resamples=50, rng=2)
