@@ -16,7 +16,7 @@ from scipy.linalg import cholesky, solve_triangular
 
 from ._kgroups import KGroups
 from ._results import ResultMixin
-from ._validation import as_data, check_positive_int
+from ._validation import as_data, check_n_clusters, check_positive_int
 
 __all__ = ["ClusterTestResult", "cluster_test"]
 
@@ -146,12 +146,10 @@ def cluster_test(X, n_clusters: int, *, n_resamples: int = 199, rng=None, progre
     """
     X = as_data(X, "X")
     n, d = X.shape
-    k = check_positive_int(n_clusters, "n_clusters", minimum=2)
+    k = check_n_clusters(n_clusters, n, minimum=2)
     B = check_positive_int(n_resamples, "n_resamples")
     if n <= d + 1:
         raise ValueError(f"`X` needs more samples than features + 1 to be whitened (n = {n}, d = {d}).")
-    if k > n:
-        raise ValueError(f"`n_clusters` must be at most n_samples ({n}), got {k}.")
     metric = kgroups_options.get("metric", "euclidean")
     if not (isinstance(metric, str) and metric in ("euclidean", "exponential", "gaussian")):
         raise ValueError("`metric` must be 'euclidean', 'exponential' or 'gaussian': the null needs a rotation-invariant semimetric.")

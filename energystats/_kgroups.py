@@ -30,7 +30,7 @@ from ._semimetric import (
     resolve_semimetric,
     semimetric_matrix,
 )
-from ._validation import as_data, as_weights, check_positive_int
+from ._validation import as_data, as_weights, check_n_clusters, check_positive_int
 
 __all__ = ["KGroups"]
 
@@ -370,7 +370,6 @@ class KGroups(ClusterMixin, BaseEstimator):
     # validation --------------------------------------------------------------------
 
     def _validate(self, X, sample_weight):
-        k = check_positive_int(self.n_clusters, "n_clusters")
         if self.algorithm not in _ALGORITHMS:
             raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {self.algorithm!r}.")
         n_init = check_positive_int(self.n_init, "n_init")
@@ -390,8 +389,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             sm = resolve_semimetric(self.metric, self.exponent, self.sigma)
             points = prepare_points(X, sm, "X")
         n = (G if kernel_given else points).shape[0]
-        if k > n:
-            raise ValueError(f"`n_clusters` must be at most n_samples ({n}), got {k}.")
+        k = check_n_clusters(self.n_clusters, n)
         w = as_weights(sample_weight, n, "sample_weight")
         if w is not None and (w <= 0).any():
             raise ValueError("`sample_weight` must be positive.")

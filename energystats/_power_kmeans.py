@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import as_data, check_positive_int
+from ._validation import as_data, check_n_clusters, check_positive_int
 
 __all__ = ["PowerKMeans"]
 
@@ -169,9 +169,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     def _validate(self, X):
         X = as_data(X, "X")
         n, d = X.shape
-        k = check_positive_int(self.n_clusters, "n_clusters")
-        if k > n:
-            raise ValueError(f"`n_clusters` must be at most n_samples ({n}), got {k}.")
+        k = check_n_clusters(self.n_clusters, n)
         for name, value in (("s0", self.s0), ("eta", self.eta), ("tol", self.tol)):
             if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
                 raise ValueError(f"`{name}` must be a finite real number, got {value!r}.")

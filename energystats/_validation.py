@@ -134,3 +134,11 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value}.")
     return int(value)
+
+
+def check_n_clusters(value, n_samples: int, *, minimum: int = 1) -> int:
+    """Check ``n_clusters``: an integer from ``minimum`` to ``n_samples``."""
+    k = check_positive_int(value, "n_clusters", minimum=minimum)
+    if k > n_samples:
+        raise ValueError(f"`n_clusters` must be at most n_samples ({n_samples}), got {k}.")
+    return k
