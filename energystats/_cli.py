@@ -173,6 +173,16 @@ def _print_test(out: dict) -> None:
     print(f"p-value = {out['pvalue']:.4g}   ({out['n_resamples']} relabelings, {kind})")
 
 
+def _agreement(labels, groups) -> dict:
+    """Accuracy (eq. 55) and adjusted Rand index of ``labels`` against the known ``groups``."""
+    return {"accuracy": accuracy(labels, groups), "adjusted_rand_index": float(adjusted_rand_score(groups, labels))}
+
+
+def _print_agreement(out: dict) -> None:
+    if "accuracy" in out:
+        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.4f}, adjusted Rand index {out['adjusted_rand_index']:.4f}")
+
+
 def _cluster(args, data, groups) -> dict:
     X = data.to_numpy(dtype=float)
     model = KGroups(
@@ -188,8 +198,7 @@ def _cluster(args, data, groups) -> dict:
         "converged": model.converged_,
     }
     if groups is not None:
-        out["accuracy"] = accuracy(model.labels_, groups)
-        out["adjusted_rand_index"] = float(adjusted_rand_score(groups, model.labels_))
+        out.update(_agreement(model.labels_, groups))
     if args.cluster_test:
         ct = cluster_test(
             X,
@@ -223,8 +232,7 @@ def _print_cluster(out: dict) -> None:
     print(f"Kernel k-groups ({out['algorithm']}) of {n} points in {len(out['columns'])} variables into {out['n_clusters']} clusters")
     print(f"cluster sizes: {out['sizes']}")
     print(f"W (within, eq. 15) = {out['W']:.6f}   S (between, eq. 16) = {out['S']:.6f}   converged: {out['converged']}")
-    if "accuracy" in out:
-        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.4f}, adjusted Rand index {out['adjusted_rand_index']:.4f}")
+    _print_agreement(out)
     if "cluster_test" in out:
         ct = out["cluster_test"]
         print(
@@ -254,8 +262,7 @@ def _split1d(args, data, groups) -> dict:
         "labels": res.labels.tolist(),
     }
     if groups is not None:
-        out["accuracy"] = accuracy(res.labels, groups)
-        out["adjusted_rand_index"] = float(adjusted_rand_score(groups, res.labels))
+        out.update(_agreement(res.labels, groups))
     return out
 
 
@@ -263,8 +270,7 @@ def _print_split1d(out: dict) -> None:
     print(f"Exact two-group energy split of {out['column']!r} (O(n log n))")
     print(f"threshold = {out['threshold']:.6g}: sizes below/above {out['sizes']}")
     print(f"W = {out['W']:.6f}   S = {out['S']:.6f}")
-    if "accuracy" in out:
-        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.4f}, adjusted Rand index {out['adjusted_rand_index']:.4f}")
+    _print_agreement(out)
 
 
 def _compare(args, data, groups) -> dict:
@@ -302,7 +308,7 @@ _COMMANDS = {
     "test": (_test, _print_test, True),
     "cluster": (_cluster, _print_cluster, False),
     "split1d": (_split1d, _print_split1d, False),
-    "compare-r": (_compare, _print_compare, False),
+    "compare-r": (_compare, _print_compare, True),
 }
 
 
@@ -358,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         args.progress = bool(args.progress and not args.json and sys.stderr.isatty())
     try:
         table = _read_table(args)
-        data, groups = (None, None) if table is None else _select(table, args, need_by=need_by or args.command == "compare-r")
+        data, groups = (None, None) if table is None else _select(table, args, need_by=need_by)
         out = compute(args, data, groups)
     except (CLIError, ValueError, TypeError) as exc:
         print(f"energystats {args.command}: error: {exc}", file=sys.stderr)
