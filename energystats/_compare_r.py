@@ -3,8 +3,8 @@
 :func:`compare_r` runs both on data sets with known groups and returns one agreement table:
 each row is one quantity R reports, the largest relative difference between energystats and R
 over its entries (for the permutation p-value: the absolute difference, allowed 4 binomial
-standard errors), whether it agrees, and R's time over ours. :func:`compare_kgroups` checks a
-clustering. Needs the optional extra ``r`` (rpy2) and R with ``energy``.
+standard errors), whether it agrees, and R's time over ours. Needs the optional extra ``r``
+(rpy2) and R with ``energy``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ._kgroups import KGroups
 from ._permutation import energy_test
 from ._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
 
-__all__ = ["battery", "compare_kgroups", "compare_r"]
+__all__ = ["battery", "compare_r"]
 
 RTOL = 1e-10
 
@@ -60,15 +60,12 @@ def _by_order(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return order, codes[order], np.bincount(codes)
 
 
-def compare_kgroups(X, k: int, start, *, name: str = "data") -> list[dict]:
-    """R's ``kgroups`` against ``KGroups`` on ``X`` from the 0-based labels ``start``.
+def _compare_kgroups(name, X, xr, k: int, start) -> list[dict]:
+    """R's ``kgroups`` against ``KGroups`` on ``X`` (``xr`` in R) from the 0-based labels ``start``.
 
     Two rows: the ``"r-kgroups"`` mode must give R's labels; the default exact Hartigan,
     started from R's result, a within-group dispersion W no larger than R's.
     """
-    X = np.asarray(X, dtype=float)
-    start = np.asarray(start)
-    xr = r_matrix(X)
     ours, t_es = _timed(lambda: KGroups(k, algorithm="r-kgroups", init=start).fit(X))
     kg, t_r = _timed(lambda: r_call("kgroups", xr, k, iter_max=100, cluster=start + 1))
     same = bool(np.array_equal(ours.labels_ + 1, to_numpy(r_field(kg, "cluster"))))
@@ -109,8 +106,9 @@ def compare_r(
 
     Compared: ``edist`` (pairwise statistics), ``disco`` (between S, within W, total T and the
     F ratio) for each exponent, ``eqdist.e``, the ``eqdist.etest`` statistic (to 1e-10) and
-    p-value (within Monte Carlo error: the random streams differ), and ``kgroups`` through
-    :func:`compare_kgroups` from a balanced random start. ``datasets`` defaults to
+    p-value (within Monte Carlo error: the random streams differ), and ``kgroups`` from a
+    balanced random start (the ``"r-kgroups"`` mode must give R's labels, exact Hartigan from
+    R's result a W no larger). ``datasets`` defaults to
     :func:`battery`. Group codes are integers 0..k-1. ``etest=False`` leaves out the test,
     whose p-value means nothing when the groups are clusters found from the same data.
     """
@@ -144,5 +142,5 @@ def compare_r(
             rows.extend(_compare_etest(name, X, codes, xr, sizes, n_resamples, seed))
         k = len(sizes)
         start = np.random.default_rng(seed).permutation(np.arange(len(codes)) % k)
-        rows.extend(compare_kgroups(X, k, start, name=name))
+        rows.extend(_compare_kgroups(name, X, xr, k, start))
     return pd.DataFrame(rows)
