@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -79,11 +80,6 @@ def kernel_kgroups(X, k, seed, **metric):
     return es.KGroups(k, n_init=5, random_state=seed, **metric).fit_predict(X)
 
 
-def at_random(fn):
-    """The kernel method ``fn`` started from uniformly random labels (Table 2 of the paper)."""
-    return lambda X, k, seed, **metric: fn(X, k, seed, init="random", **metric)
-
-
 def power_kmeans(X, k, seed):
     return es.PowerKMeans(k, s0=-3.0, n_init=5, random_state=seed).fit_predict(X)
 
@@ -105,10 +101,10 @@ EXPONENTIAL = {"metric": "exponential", "sigma": 1.0}
 EQ58 = {
     "k-means": kmeans,
     "GMM": gmm,
-    "spectral rho_1/2": lambda X, k, s: spectral(X, k, s, **RHO_HALF),
+    "spectral rho_1/2": partial(spectral, **RHO_HALF),
     "kernel k-groups rho_1": kernel_kgroups,
-    "kernel k-groups rho_1/2": lambda X, k, s: kernel_kgroups(X, k, s, **RHO_HALF),
-    "kernel k-groups exponential": lambda X, k, s: kernel_kgroups(X, k, s, **EXPONENTIAL),
+    "kernel k-groups rho_1/2": partial(kernel_kgroups, **RHO_HALF),
+    "kernel k-groups exponential": partial(kernel_kgroups, **EXPONENTIAL),
 }
 
 
@@ -248,11 +244,11 @@ def table2(reps, quick):
         methods = {
             "k-means": kmeans,
             "GMM": gmm,
-            "spectral": lambda X, k, s: spectral(X, k, s, **metric),
-            "kernel k-means": lambda X, k, s: at_random(kernel_kmeans)(X, k, s, **metric),
-            "kernel k-groups": lambda X, k, s: at_random(kernel_kgroups)(X, k, s, **metric),
-            "kernel k-groups rho_1": at_random(kernel_kgroups),
-            "kernel k-groups rho_1/2": lambda X, k, s: at_random(kernel_kgroups)(X, k, s, **RHO_HALF),
+            "spectral": partial(spectral, **metric),
+            "kernel k-means": partial(kernel_kmeans, init="random", **metric),
+            "kernel k-groups": partial(kernel_kgroups, init="random", **metric),
+            "kernel k-groups rho_1": partial(kernel_kgroups, init="random"),
+            "kernel k-groups rho_1/2": partial(kernel_kgroups, init="random", **RHO_HALF),
         }
         for run in range(reps):
             X, truth = generate(np.random.default_rng(9000 + run), 800)
@@ -275,11 +271,11 @@ def digits(reps, quick):
             methods = {
                 "k-means": kmeans,
                 "GMM": gmm,
-                "spectral Gaussian": lambda X, k, s: spectral(X, k, s, metric="gaussian", sigma=sigma),
+                "spectral Gaussian": partial(spectral, metric="gaussian", sigma=sigma),
                 "kernel k-groups rho_1": kernel_kgroups,
-                "kernel k-groups rho_1/2": lambda X, k, s: kernel_kgroups(X, k, s, **RHO_HALF),
-                "kernel k-groups exponential": lambda X, k, s: kernel_kgroups(X, k, s, metric="exponential", sigma=sigma),
-                "kernel k-groups Gaussian": lambda X, k, s: kernel_kgroups(X, k, s, metric="gaussian", sigma=sigma),
+                "kernel k-groups rho_1/2": partial(kernel_kgroups, **RHO_HALF),
+                "kernel k-groups exponential": partial(kernel_kgroups, metric="exponential", sigma=sigma),
+                "kernel k-groups Gaussian": partial(kernel_kgroups, metric="gaussian", sigma=sigma),
             }
             for method, fn in methods.items():
                 score(rows, fn(X, k, run), truth, classes=f"0..{k - 1}", method=method, run=run, sigma=sigma)
