@@ -253,7 +253,7 @@ def _spectral(G: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator) ->
     km = KMeans(k, n_init=1, random_state=int(rng.integers(2**31 - 1))).fit(vecs, sample_weight=w)
     labels = km.labels_
     if np.unique(labels).size < k:  # degenerate spectrum (e.g. duplicates): fall back to balanced labels
-        labels = rng.permutation(np.arange(n) % k)
+        labels = _random_labels(n, k, rng)
     return labels
 
 
