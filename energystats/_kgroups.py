@@ -40,6 +40,13 @@ _INITS = ("k-means++", "random", "spectral", "power-kmeans")
 GAIN_RTOL = 1e-12
 
 
+def _weighted_onehot(labels: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
+    """n x k matrix with w_i in column labels_i of row i (the weighted indicator of each group)."""
+    Zw = np.zeros((labels.shape[0], k))
+    Zw[np.arange(labels.shape[0]), labels] = w
+    return Zw
+
+
 class _State:
     """Sufficient statistics of a partition (eq. 41-42), updated in O(n) per move.
 
@@ -49,9 +56,7 @@ class _State:
     """
 
     def __init__(self, G: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int):
-        n = G.shape[0]
-        Zw = np.zeros((n, k))
-        Zw[np.arange(n), labels] = w
+        Zw = _weighted_onehot(labels, w, k)
         self.G, self.w, self.k = G, w, k
         self.labels = labels.copy()
         self.P = np.ascontiguousarray((G @ Zw).T)  # k x n
@@ -522,8 +527,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
         k = self.cluster_sizes_.shape[0]
         n = w.shape[0]
-        Zw = np.zeros((n, k))
-        Zw[np.arange(n), self.labels_] = w
+        Zw = _weighted_onehot(self.labels_, w, k)
         s = Zw.sum(axis=0)
         R = as_data(X, "X")
         if sm.precomputed:
@@ -542,8 +546,6 @@ class KGroups(ClusterMixin, BaseEstimator):
 
 def _within(G: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int) -> float:
     """W = sum_i w_i K_ii - sum_j Q_j / s_j (eq. 23), from the Gram matrix."""
-    n = labels.shape[0]
-    Zw = np.zeros((n, k))
-    Zw[np.arange(n), labels] = w
+    Zw = _weighted_onehot(labels, w, k)
     Q = np.einsum("nl,nl->l", G @ Zw, Zw)
     return float(w @ np.diag(G) - np.sum(Q / Zw.sum(axis=0)))
