@@ -343,8 +343,8 @@ class KGroups(ClusterMixin, BaseEstimator):
     >>> import energystats as es
     >>> iris = es.datasets.load_iris()
     >>> km = es.KGroups(3, random_state=0).fit(iris.iloc[:, :4])
-    >>> km.cluster_sizes_
-    array([62, 50, 38])
+    >>> sorted(km.cluster_sizes_.tolist())  # cluster numbering depends on the random stream
+    [38, 50, 62]
     >>> round(km.W_, 4), round(km.objective_, 4)  # W + Q = T = 189.5758 (Lemma 1)
     (67.5288, 122.047)
     """
