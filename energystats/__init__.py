@@ -6,6 +6,7 @@ negative type they are built on (Székely & Rizzo; França, Rizzo & Vogelstein).
 
 from . import datasets
 from ._cluster_test import ClusterTestResult, cluster_test
+from ._config import WorkingMemoryError, config_context, get_config, set_config
 from ._dispersion import DispersionResult, dispersion, energy_distance
 from ._kgroups import KGroups
 from ._onedim import Split1DResult, split_1d
@@ -27,15 +28,19 @@ __all__ = [
     "KGroups",
     "PowerKMeans",
     "Split1DResult",
+    "WorkingMemoryError",
     "cluster_test",
+    "config_context",
     "datasets",
     "dispersion",
     "energy_distance",
     "energy_test",
     "energy_test_samples",
+    "get_config",
     "is_negative_type",
     "kernel_matrix",
     "pairwise_energy_tests",
     "pairwise_semimetric",
+    "set_config",
     "split_1d",
 ]

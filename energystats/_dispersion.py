@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ._results import ResultMixin
-from ._semimetric import MetricLike, block_sums, prepare_points, resolve_semimetric
+from ._operator import indicator, semimetric_operator
+from ._semimetric import MetricLike, prepare_points, resolve_semimetric
 from ._validation import as_groups, as_weights
 
 __all__ = ["DispersionResult", "dispersion", "energy_distance"]
@@ -163,8 +164,9 @@ def energy_distance(
     * ``scipy.stats.energy_distance(u, v)`` (one dimension, exponent 1)
       returns :math:`\sqrt{\mathcal E}`.
 
-    Time O((n1 + n2)^2 d), memory O((n1 + n2) * tile): the distance matrix is
-    never held whole.
+    Time O((n1 + n2)^2 d), memory O(n1 + n2): one streamed pass of the
+    pairwise operator over tiles of the distance matrix, which is never held
+    whole (one-dimensional data with exponent 1: O(n log n) by sorting).
 
     Examples
     --------
@@ -195,7 +197,8 @@ def energy_distance(
         w = np.concatenate([wx, wy])
         s = np.array([wx.sum(), wy.sum()])
     codes = np.repeat(np.array([0, 1], dtype=np.intp), [n1, n2])
-    M = block_sums(np.vstack([x, y]), codes, 2, sm, w)
+    pooled = np.vstack([x, y])
+    M = semimetric_operator(pooled, sm, repeated=False).quadratic(indicator(codes, 2, w))
     return float(decompose(M, s).energy[0, 1])
 
 
@@ -242,7 +245,8 @@ def dispersion(
     (``pairwise * (n_i + n_j) / (2 N)``); ``eqdist.e(x, sizes)`` is the sum
     of the upper triangle of ``pairwise``.
 
-    Time O(N^2 (d + k)); memory O(N * tile + N k).
+    Time O(N^2 (d + k)); memory O(N k) beyond the data: one streamed pass of
+    the pairwise operator (O(N log N) for one-dimensional data with exponent 1).
 
     Examples
     --------
@@ -264,7 +268,7 @@ def dispersion(
     if np.any(s <= 0):
         empty = groups[s <= 0][0]
         raise ValueError(f"`sample_weight` gives group {empty.item()!r} zero total weight.")
-    M = block_sums(X, codes, k, sm, w)
+    M = semimetric_operator(X, sm, repeated=False).quadratic(indicator(codes, k, w))
     dec = decompose(M, s)
     total = s.sum()
     with np.errstate(divide="ignore", invalid="ignore"):

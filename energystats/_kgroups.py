@@ -18,19 +18,26 @@ from typing import Callable
 
 import numpy as np
 from scipy.linalg import eigh
+from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
-from ._power_kmeans import PowerKMeans
-from ._semimetric import (
-    block_sums,
-    kernel_matrix,
-    prepare_points,
-    resolve_semimetric,
-    semimetric_matrix,
+from ._config import memory_budget
+from ._operator import (
+    TILE,
+    CentredKernel,
+    DenseOperator,
+    PairwiseOperator,
+    check_fits,
+    dense_bytes,
+    indicator,
+    kernel_operator,
+    semimetric_operator,
 )
-from ._validation import as_data, as_weights, check_n_clusters, check_positive_int
+from ._power_kmeans import PowerKMeans
+from ._semimetric import prepare_points, resolve_semimetric
+from ._validation import as_data, as_weights, check_n_clusters, check_positive_int, check_symmetric
 
 __all__ = ["KGroups"]
 
@@ -40,30 +47,24 @@ _INITS = ("k-means++", "random", "spectral", "power-kmeans")
 GAIN_RTOL = 1e-12
 
 
-def _weighted_onehot(labels: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
-    """n x k matrix with w_i in column labels_i of row i (the weighted indicator of each group)."""
-    Zw = np.zeros((labels.shape[0], k))
-    Zw[np.arange(labels.shape[0]), labels] = w
-    return Zw
-
-
 class _State:
     """Sufficient statistics of a partition (eq. 41-42), updated in O(n) per move.
 
     ``P[l, i] = sum_{y in C_l} w(y) K(x_i, y)``, so that Q_l(x_i) = w_i P[l, i]
     (eq. 42); ``Q[l]`` (eq. 41), ``s[l]`` the group weights, ``counts[l]``
-    the number of points.
+    the number of points. ``G`` is the kernel's pairwise operator: P costs
+    one product with it, a move one of its rows (O(n), or O(n d) streamed).
     """
 
-    def __init__(self, G: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int):
-        Zw = _weighted_onehot(labels, w, k)
+    def __init__(self, G: PairwiseOperator, w: np.ndarray, labels: np.ndarray, k: int):
+        Zw = indicator(labels, k, w)
         self.G, self.w, self.k = G, w, k
         self.labels = labels.copy()
-        self.P = np.ascontiguousarray((G @ Zw).T)  # k x n
+        self.P = np.ascontiguousarray(G.matmat(Zw).T)  # k x n
         self.Q = np.einsum("ln,nl->l", self.P, Zw)
         self.s = Zw.sum(axis=0)
         self.counts = np.bincount(labels, minlength=k)
-        self.diag = w * w * np.diag(G)  # (W G W)_ii
+        self.diag = w * w * G.diagonal()  # (W G W)_ii
 
     def move(self, i: int, new: int) -> None:
         """Move point i to group ``new`` (eq. 48-49 for Q, O(n) for P)."""
@@ -71,7 +72,7 @@ class _State:
         wi = self.w[i]
         self.Q[old] += -2.0 * wi * self.P[old, i] + self.diag[i]
         self.Q[new] += 2.0 * wi * self.P[new, i] + self.diag[i]
-        column = wi * self.G[i]
+        column = wi * self.G.rows(i)
         self.P[old] -= column
         self.P[new] += column
         self.s[old] -= wi
@@ -122,7 +123,7 @@ def _lloyd_costs(st: _State) -> np.ndarray:
 
 
 def _fit_once(
-    G: np.ndarray,
+    G: PairwiseOperator,
     w: np.ndarray,
     labels: np.ndarray,
     k: int,
@@ -183,7 +184,7 @@ def _fit_once(
     return st, max_iter, False
 
 
-def _r_kgroups(D: np.ndarray, labels: np.ndarray, k: int, max_iter: int) -> tuple[np.ndarray, int, int, bool]:
+def _r_kgroups(D: PairwiseOperator, labels: np.ndarray, k: int, max_iter: int) -> tuple[np.ndarray, int, int, bool]:
     """R ``energy::kgroups``'s documented update rule, for unit weights.
 
     Points are visited in data order; a point alone in its cluster is skipped;
@@ -192,27 +193,34 @@ def _r_kgroups(D: np.ndarray, labels: np.ndarray, k: int, max_iter: int) -> tupl
     d) / n_J; the point moves to argmin_J e_J (lowest index on ties) and the
     pair sums and sizes are updated at once. Returns labels, iterations
     (passes including the last), count (moves in the last pass), converged.
+
+    A point's distances do not depend on the partition, so each pass reads
+    D in bands of consecutive rows (views of a dense D, or recomputed).
     """
     labels = labels.copy()
+    n = labels.shape[0]
     sizes = np.bincount(labels, minlength=k).astype(float)
-    pair_sums = np.array([D[np.ix_(labels == j, labels == j)].sum() / 2.0 for j in range(k)])
+    pair_sums = 0.5 * np.diag(D.quadratic(indicator(labels, k)))
+    step = max(1, min(n, TILE * TILE // n))
     count = 0
     for iteration in range(1, max_iter + 1):
         count = 0
-        for i in range(labels.shape[0]):
-            j = labels[i]
-            if sizes[j] == 1:
-                continue
-            r = np.bincount(labels, weights=D[i], minlength=k)
-            e = 2.0 / sizes * (r - pair_sums / sizes)
-            target = int(np.argmin(e))
-            if target != j:
-                pair_sums[j] -= r[j]
-                pair_sums[target] += r[target]
-                sizes[j] -= 1
-                sizes[target] += 1
-                labels[i] = target
-                count += 1
+        for a in range(0, n, step):
+            band = D.rows(slice(a, min(a + step, n)))
+            for i in range(a, min(a + step, n)):
+                j = labels[i]
+                if sizes[j] == 1:
+                    continue
+                r = np.bincount(labels, weights=band[i - a], minlength=k)
+                e = 2.0 / sizes * (r - pair_sums / sizes)
+                target = int(np.argmin(e))
+                if target != j:
+                    pair_sums[j] -= r[j]
+                    pair_sums[target] += r[target]
+                    sizes[j] -= 1
+                    sizes[target] += 1
+                    labels[i] = target
+                    count += 1
         if count == 0:
             return labels, iteration, count, True
     return labels, max_iter, count, False
@@ -221,14 +229,17 @@ def _r_kgroups(D: np.ndarray, labels: np.ndarray, k: int, max_iter: int) -> tupl
 # --- Initialisation ------------------------------------------------------------------
 
 
-def _kmeanspp(G: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Greedy k-means++ in the kernel's feature space (D^2 sampling, rho = ||phi_x - phi_y||^2)."""
-    n = G.shape[0]
-    diag = np.diag(G)
+def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Greedy k-means++ in the kernel's feature space (D^2 sampling, rho = ||phi_x - phi_y||^2).
+
+    Needs the kernel's diagonal and one row per candidate centre.
+    """
+    n = G.n
+    diag = G.diagonal()
     trials = 2 + int(np.log(k))
 
     def rho_to(idx):  # rho from every point to the points idx (n x len(idx))
-        return np.maximum(diag[:, None] + diag[idx][None, :] - 2.0 * G[:, idx], 0.0)
+        return np.maximum(diag[:, None] + diag[idx][None, :] - 2.0 * G.rows(np.asarray(idx)).T, 0.0)
 
     centres = [int(rng.choice(n, p=w / w.sum()))]
     closest = rho_to(centres)[:, 0]
@@ -250,11 +261,28 @@ def _kmeanspp(G: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator) ->
     return labels
 
 
-def _spectral(G: np.ndarray, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Top-k eigenvectors of W^1/2 G W^1/2 (eq. 29), then k-means on the rows."""
-    n = G.shape[0]
+def _spectral(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Top-k eigenvectors of W^1/2 G W^1/2 (eq. 29), then k-means on the rows.
+
+    A dense G whose weighted copy fits the memory budget is decomposed
+    directly (LAPACK); otherwise the eigenvectors come from Lanczos
+    iterations (ARPACK ``eigsh``) on the operator, one product with G per
+    iteration and no n x n array.
+    """
+    n = G.n
     root = np.sqrt(w)
-    _, vecs = eigh(root[:, None] * G * root[None, :], subset_by_index=[n - k, n - 1])
+    if k >= n - 1:  # Lanczos needs k < n - 1; so few points need no spectrum
+        return _random_labels(n, k, rng)
+    if isinstance(G, DenseOperator) and G.index is None and 2 * dense_bytes(n) <= memory_budget():
+        _, vecs = eigh(root[:, None] * G.A * root[None, :], subset_by_index=[n - k, n - 1])
+    else:
+        A = LinearOperator(
+            (n, n),
+            matvec=lambda v: root * G.matmat((root * np.ravel(v))[:, None])[:, 0],
+            matmat=lambda V: root[:, None] * G.matmat(root[:, None] * V),
+            dtype=np.float64,
+        )
+        _, vecs = eigsh(A, k=k, which="LA", v0=rng.standard_normal(n))
     km = KMeans(k, n_init=1, random_state=int(rng.integers(2**31 - 1))).fit(vecs, sample_weight=w)
     labels = km.labels_
     if np.unique(labels).size < k:  # degenerate spectrum (e.g. duplicates): fall back to balanced labels
@@ -383,17 +411,15 @@ class KGroups(ClusterMixin, BaseEstimator):
         if kernel_given:
             if self.exponent != 1.0 or self.sigma is not None:
                 raise ValueError("`exponent` and `sigma` do not apply to metric='precomputed_kernel'.")
-            G = as_data(X, "X")
-            if G.shape[0] != G.shape[1]:
-                raise ValueError(f"`X` must be a square Gram matrix for metric='precomputed_kernel', got shape {G.shape}.")
-            if np.abs(G - G.T).max() > 1e-12 * max(np.abs(G).max(), 1e-300):
-                raise ValueError("`X` must be symmetric for metric='precomputed_kernel'.")
-            sm, points = None, None
+            points = as_data(X, "X")  # the Gram matrix, used as given
+            if points.shape[0] != points.shape[1]:
+                raise ValueError(f"`X` must be a square Gram matrix for metric='precomputed_kernel', got shape {points.shape}.")
+            check_symmetric(points, "X", "metric='precomputed_kernel'")
+            sm = None
         else:
-            G = None  # built in fit, centred with the weights
             sm = resolve_semimetric(self.metric, self.exponent, self.sigma)
             points = prepare_points(X, sm, "X")
-        n = (G if kernel_given else points).shape[0]
+        n = points.shape[0]
         k = check_n_clusters(self.n_clusters, n)
         w = as_weights(sample_weight, n, "sample_weight")
         if w is not None and (w <= 0).any():
@@ -419,7 +445,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             if empty.size:
                 raise ValueError(f"`init` labels leave cluster {int(empty[0])} empty.")
             start = start.astype(np.intp)
-        return k, n_init, max_iter, sm, points, G, w, start
+        return k, n_init, max_iter, sm, points, w, start
 
     # fitting -----------------------------------------------------------------------
 
@@ -437,37 +463,44 @@ class KGroups(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        k, n_init, max_iter, sm, points, G, w, start = self._validate(X, sample_weight)
-        n = points.shape[0] if points is not None else G.shape[0]
+        k, n_init, max_iter, sm, points, w, start = self._validate(X, sample_weight)
+        n = points.shape[0]
         unit = w is None
         w = np.ones(n) if unit else w
-        if G is None:  # points or a distance matrix; kernel_matrix handles both
-            G = kernel_matrix(points, metric=sm.metric, exponent=sm.exponent, sigma=sm.sigma, sample_weight=None if unit else w)
         rng = np.random.default_rng(self.random_state)
-        T = float(w @ np.diag(G))
-        tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+        reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix
         if self.algorithm == "r-kgroups":
-            D = points if sm.precomputed else semimetric_matrix(points, sm)
+            D = semimetric_operator(points, sm, repeated=True, reserve=reserve)
+            G = None if start is not None or self.init == "random" else CentredKernel(D)
             starts = [start] if start is not None else [self._initial_labels(points, G, w, k, s) for s in rng.spawn(n_init)]
             best = None
             for labels0 in starts:
                 labels, iterations, count, converged = _r_kgroups(D, labels0, k, max_iter)
-                W = _within(G, w, labels, k)
-                if best is None or W < best[0]:
-                    best = (W, labels, iterations, count, converged)
-            W, labels, iterations, count, converged = best
+                M = D.quadratic(np.hstack([indicator(labels, k), np.ones((n, 1))]))
+                W = float(np.sum(np.diag(M)[:k] / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
+                # a later start must be better by more than rounding (equal optima keep the first)
+                if best is None or W < best[0] - GAIN_RTOL * abs(best[0]):
+                    best = (W, labels, iterations, count, converged, M)
+            W, labels, iterations, count, converged, M = best
+            T = M[k, k] / (2.0 * n)  # eq. (18)
+            within = np.diag(M)[:k] / np.bincount(labels, minlength=k) ** 2  # g(C_l, C_l), eq. (13)
             self.count_ = count
         else:
+            G = kernel_operator(points, sm, None if unit else w, reserve=reserve)
+            diag = G.diagonal()
+            T = float(w @ diag)
+            tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
             streams = rng.spawn(1 if start is not None else n_init)
             best = None
             for stream in streams:
                 labels0 = start if start is not None else self._initial_labels(points, G, w, k, stream)
                 st, iterations, converged = _fit_once(G, w, labels0, k, self.algorithm, max_iter, stream, tol)
                 objective = st.objective()
-                if best is None or objective > best[0]:
+                # a later start must be better by more than rounding (equal optima keep the first)
+                if best is None or objective > best[0] + tol:
                     best = (objective, st.labels, iterations, converged)
             _, labels, iterations, converged = best
-            W = _within(G, w, labels, k)
+            W, within = _within(G, diag, w, labels, k)
         if not converged:
             warnings.warn(
                 f"KGroups did not converge within max_iter={max_iter} sweeps; increase `max_iter`.",
@@ -480,12 +513,13 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.n_iter_ = int(iterations)
         self.converged_ = bool(converged)
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
-        self._fit_data = (sm, points, w)  # for predict; the n x n Gram matrix is not kept
+        # for predict: the points and g(C_l, C_l); no n x n array is kept
+        self._fit_data = (sm, points if sm is not None and not sm.precomputed else None, w, within)
         return self
 
     def _initial_labels(self, points, G, w, k, rng):
         if self.init == "random":
-            return _random_labels(G.shape[0], k, rng)
+            return _random_labels(points.shape[0], k, rng)
         if self.init == "spectral":
             return _spectral(G, w, k, rng)
         if self.init == "power-kmeans":
@@ -518,34 +552,44 @@ class KGroups(ClusterMixin, BaseEstimator):
 
         Notes
         -----
-        Time O(m n d + n^2 d); memory O(m n) for the semimetric values.
+        Time O(m n d); memory O(n) per new point, in blocks: the semimetric
+        values of a block of new points to the training points, never the
+        m x n matrix (a precomputed ``X`` is that matrix already).
         """
         if not hasattr(self, "labels_"):
             raise ValueError("This KGroups instance is not fitted yet; call `fit` first.")
-        sm, points, w = self._fit_data
+        sm, points, w, within = self._fit_data
         if sm is None:
             raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
         k = self.cluster_sizes_.shape[0]
         n = w.shape[0]
-        Zw = _weighted_onehot(self.labels_, w, k)
+        Zw = indicator(self.labels_, k, w)
         s = Zw.sum(axis=0)
         R = as_data(X, "X")
         if sm.precomputed:
             if R.shape[1] != n:
                 raise ValueError(f"`X` must hold semimetric values to the {n} training points, got {R.shape[1]} columns.")
-            if (R < 0).any():
+            if R.min() < 0:
                 raise ValueError("`X` must be non-negative for metric='precomputed'.")
-        else:
-            if R.shape[1] != points.shape[1]:
-                raise ValueError(f"`X` must have {points.shape[1]} features, got {R.shape[1]}.")
-            R = sm(R, points)
-        within = np.diag(block_sums(points, self.labels_, k, sm, w)) / s**2  # g(C_l, C_l), eq. (13)
-        cost = s / (s + 1.0) * (R @ Zw / s - 0.5 * within)
-        return np.argmin(cost, axis=1)
+        elif R.shape[1] != points.shape[1]:
+            raise ValueError(f"`X` must have {points.shape[1]} features, got {R.shape[1]}.")
+        m = R.shape[0]
+        step = m if sm.precomputed else max(1, min(m, TILE * TILE // n))
+        check_fits(f"predict on {m} points ({step} x {n} semimetric values at a time)", 8 * (step * n + m * k))
+        labels = np.empty(m, dtype=np.intp)
+        for a in range(0, m, step):
+            block = R[a : a + step] if sm.precomputed else sm(R[a : a + step], points)
+            cost = s / (s + 1.0) * (block @ Zw / s - 0.5 * within)
+            labels[a : a + step] = np.argmin(cost, axis=1)
+        return labels
 
 
-def _within(G: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int) -> float:
-    """W = sum_i w_i K_ii - sum_j Q_j / s_j (eq. 23), from the Gram matrix."""
-    Zw = _weighted_onehot(labels, w, k)
-    Q = np.einsum("nl,nl->l", G @ Zw, Zw)
-    return float(w @ np.diag(G) - np.sum(Q / Zw.sum(axis=0)))
+def _within(G: PairwiseOperator, diag: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int) -> tuple[float, np.ndarray]:
+    """W = sum_i w_i K_ii - sum_j Q_j / s_j (eq. 23) from one product with the kernel, and
+    g(C_l, C_l) = 2 (d_l - Q_l / s_l) / s_l with d_l = sum_{i in C_l} w_i K_ii (eq. 13 in
+    kernel form: rho(x, y) = K(x, x) + K(y, y) - 2 K(x, y))."""
+    Zw = indicator(labels, k, w)
+    Q = np.diag(G.quadratic(Zw))
+    s = Zw.sum(axis=0)
+    d = np.bincount(labels, weights=w * diag, minlength=k)
+    return float(w @ diag - np.sum(Q / s)), 2.0 * (d - Q / s) / s

@@ -1,4 +1,7 @@
-"""Exact O(n log n) energy statistics in one dimension with rho(x, y) = |x - y|.
+"""The exact O(n log n) two-group energy split in one dimension, rho(x, y) = |x - y|.
+
+(The other one-dimensional statistics are products of the pairwise operator's
+sorted implementation, :class:`energystats._operator.SortedOperator`.)
 
 For a sorted sample the pair sum is linear in the order statistics,
 França, Rizzo & Vogelstein (2020), Appendix, eq. (62):
@@ -20,39 +23,7 @@ import numpy as np
 from ._results import ResultMixin
 from ._validation import as_data, as_weights
 
-__all__ = ["Split1DResult", "block_sums_1d", "split_1d"]
-
-
-def block_sums_1d(x: np.ndarray, codes: np.ndarray, n_groups: int, weights: np.ndarray | None = None) -> np.ndarray:
-    r"""Block sums :math:`M_{ij} = \sum_{x \in C_i, y \in C_j} w(x) w(y) |x - y|` in O(n log n + n k).
-
-    After one sort, the sum of w(y)|x - y| over the members y of group j is
-
-    .. math::
-
-        x (2 B^W_j - S^W_j) + S^P_j - 2 B^P_j,
-
-    with :math:`B^W_j, B^P_j` the weight and weighted sum of group j's
-    points sorted before x and :math:`S^W_j, S^P_j` their totals (eq. 60:
-    |x - y| is x - y or y - x by the order of x and y). Data are centred
-    first, so an offset of the data costs no precision. Memory O(n k).
-    """
-    x = x[:, 0]
-    order = np.argsort(x)  # ties need no order: their distances are 0
-    xs = x[order]
-    xs = xs - xs.mean()
-    n = xs.shape[0]
-    Z = np.zeros((n, n_groups))
-    Z[np.arange(n), codes[order]] = 1.0 if weights is None else weights[order]
-    ZP = Z * xs[:, None]
-    BW = np.cumsum(Z, axis=0)
-    BP = np.cumsum(ZP, axis=0)
-    SW, SP = BW[-1].copy(), BP[-1].copy()
-    BW -= Z  # exclusive: points sorted strictly before (ties contribute 0 either way)
-    BP -= ZP
-    R = xs[:, None] * (2.0 * BW - SW) + (SP - 2.0 * BP)
-    M = Z.T @ R
-    return 0.5 * (M + M.T)
+__all__ = ["Split1DResult", "split_1d"]
 
 
 @dataclass(frozen=True, repr=False)

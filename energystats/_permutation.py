@@ -4,12 +4,15 @@ H0: P_1 = ... = P_k against the alternative that at least two differ
 (Székely & Rizzo 2004; Rizzo & Székely 2010; França, Rizzo & Vogelstein 2020,
 eq. 12/16).
 
-Permutations relabel the points; the semimetric matrix is computed once and
-never copied or permuted. For a batch of B relabelings the within-group sums
-of all of them come from one matrix product D Z with the stacked one-hot
-label matrices Z (n x (k-1)B, BLAS-3), plus column-wise product-sums; the
-sums of the last group follow from the row totals. One-dimensional data with
-exponent 1 are sorted once and each relabeling costs O(n k).
+Permutations relabel the points; the semimetric matrix is never copied or
+permuted. For a batch of B relabelings the within-group sums of all of them
+come from one product of the pairwise operator with the stacked one-hot
+label matrices (n x (k-1)B, BLAS-3), plus column-wise product-sums; the sums
+of the last group follow from the row totals
+(:meth:`~energystats._operator.PairwiseOperator.group_sums`). The operator is
+dense when the matrix fits the memory budget and more than one pass is
+needed, streamed otherwise (one pass over tiles of D serves a whole batch),
+and sorted for one-dimensional data with exponent 1 (O(n k) per relabeling).
 """
 
 from __future__ import annotations
@@ -22,13 +25,10 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
+from ._config import memory_budget, memory_error
+from ._operator import PairwiseOperator, StreamedOperator, semimetric_operator
 from ._results import ResultMixin
-from ._semimetric import (
-    MetricLike,
-    prepare_points,
-    resolve_semimetric,
-    semimetric_matrix,
-)
+from ._semimetric import MetricLike, prepare_points, resolve_semimetric
 from ._validation import as_data, as_groups, check_positive_int
 
 __all__ = [
@@ -46,8 +46,6 @@ _STAT_NAMES = {
 }
 #: Largest number of relabelings enumerated when ``exact=True``.
 MAX_EXACT = 10**6
-#: Memory allowed for the one-hot and product blocks of one batch.
-BATCH_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True, repr=False)
@@ -92,67 +90,6 @@ class EnergyTestResult(ResultMixin):
         kind = "exact (all distinct relabelings)" if self.exact else "Monte Carlo"
         q = np.quantile(self.null_distribution, [0.5, 0.95])
         return [f"{kind} null: median {q[0]:.6g}, 95th percentile {q[1]:.6g}"]
-
-
-# --- Engines: within- and cross-group sums for a batch of relabelings ---------------
-
-
-class _DenseEngine:
-    """Group sums from the full semimetric matrix D (memory n^2)."""
-
-    def __init__(self, D: np.ndarray):
-        self.D = D
-        self.rows = D.sum(axis=1)
-        self.total = self.rows.sum()
-
-    def sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
-        """M[b, i, j] = sum over group i x group j of relabeling b (B x k x k)."""
-        B, n = codes.shape
-        Z = np.equal(codes.T[:, :, None], np.arange(k - 1)).astype(float)  # one-hot, n x B x (k-1)
-        DZ = (self.D @ Z.reshape(n, B * (k - 1))).reshape(n, B, k - 1)
-        M = np.empty((B, k, k))
-        pairs = [(i, j) for i in range(k - 1) for j in range(i, k - 1)] if (cross or k > 2) else [(0, 0)]
-        for i, j in pairs:  # column-wise product-sums: M_ij = Z_i' D Z_j
-            M[:, i, j] = M[:, j, i] = np.einsum("nb,nb->b", Z[:, :, i], DZ[:, :, j])
-        # row totals close the last group: sum_j M_ij = Z_i' D 1
-        R = np.einsum("nbi,n->bi", Z, self.rows)
-        M[:, : k - 1, k - 1] = R - M[:, : k - 1, : k - 1].sum(axis=2)
-        M[:, k - 1, : k - 1] = M[:, : k - 1, k - 1]
-        M[:, k - 1, k - 1] = (self.total - R.sum(axis=1)) - M[:, : k - 1, k - 1].sum(axis=1)
-        return M
-
-
-class _SortedEngine:
-    """Exact O(n k) group sums per relabeling for 1-D data with rho = |x - y|.
-
-    For a group occupying sorted positions l with within-group ranks r_l,
-    sum_{x, y} |x - y| = 2 sum_l x_(l) (2 r_l - 1 - n_j) (França et al. eq. 62).
-    """
-
-    def __init__(self, x: np.ndarray):
-        self.order = np.argsort(x)  # ties need no order: their distances are 0
-        xs = x[self.order]
-        self.xs = xs - xs.mean()
-        n = xs.shape[0]
-        self.total = 2.0 * float(np.dot(2.0 * np.arange(1, n + 1) - 1.0 - n, self.xs))  # eq. (62)
-
-    def _pair_sum(self, mask: np.ndarray) -> np.ndarray:
-        rank = np.cumsum(mask, axis=1)
-        m = rank[:, -1]
-        weighted = np.where(mask, self.xs, 0.0)
-        return 2.0 * (2.0 * np.einsum("bn,bn->b", weighted, rank) - (1.0 + m) * weighted.sum(axis=1))
-
-    def sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
-        sorted_codes = codes[:, self.order]
-        masks = [sorted_codes == j for j in range(k)]
-        M = np.zeros((codes.shape[0], k, k))
-        for j in range(k):
-            M[:, j, j] = self._pair_sum(masks[j])
-        if cross:
-            for i, j in combinations(range(k), 2):
-                both = self._pair_sum(masks[i] | masks[j])
-                M[:, i, j] = M[:, j, i] = 0.5 * (both - M[:, i, i] - M[:, j, j])
-        return M
 
 
 def _statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np.ndarray:
@@ -218,6 +155,19 @@ def _progress(iterable, total: int, enabled: bool):
 # --- Public API ----------------------------------------------------------------------
 
 
+_TEST_DEFAULTS = {
+    "statistic": "S",
+    "n_resamples": 999,
+    "exponent": 1.0,
+    "metric": "euclidean",
+    "sigma": None,
+    "exact": "auto",
+    "batch": None,
+    "progress": False,
+    "ties": "tolerant",
+}
+
+
 def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties):
     if statistic not in _STATISTICS:
         raise ValueError(f"`statistic` must be one of {_STATISTICS}, got {statistic!r}.")
@@ -280,8 +230,10 @@ def energy_test(
         most ``n_resamples`` of them; ``True`` always does (up to 10**6);
         ``False`` never does.
     batch : int, default=None
-        Relabelings evaluated per matrix product; ``None`` picks the largest
-        batch within 64 MiB. The result does not depend on it.
+        Relabelings evaluated per product of the pairwise operator; ``None``
+        picks the largest batch within the memory budget
+        (``working_memory``, :func:`set_config`). The result does not depend
+        on it; a batch that cannot fit raises :class:`WorkingMemoryError`.
     progress : bool, default=False
         Show a progress bar (tqdm) over batches.
     ties : {"tolerant", "strict"}, default="tolerant"
@@ -306,8 +258,12 @@ def energy_test(
     energystats does not reproduce that.
 
     Time O(N^2 d) for the semimetric, then O(N^2 k) per relabeling in BLAS-3
-    (O(N k) for one-dimensional data with exponent 1). Memory O(N^2) for the
-    semimetric matrix plus O(N * batch * k).
+    (O(N k) for one-dimensional data with exponent 1). Memory stays within
+    ``working_memory`` (:func:`set_config`, default 1 GiB): when every
+    relabeling fits one batch, or the N x N matrix does not fit, the
+    semimetric is recomputed in tiles once per batch (memory O(N * batch *
+    k)); otherwise the matrix (8 N^2 bytes) is held and batches reuse it.
+    The results are the same either way.
 
     These p-values are valid for groups fixed before seeing the data, or
     for clusters compared on variables not used to form them. Labels found
@@ -335,59 +291,117 @@ def energy_test(
     n_resamples, batch = _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties)
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm, "X")
-    n = X.shape[0]
-    codes, groups, sizes = as_groups(labels, n)
-    k = len(groups)
-    if sm.is_abs_difference(X):
-        engine = _SortedEngine(X[:, 0])
-    else:
-        engine = _DenseEngine(X if sm.precomputed else semimetric_matrix(X, sm))
-    cross = statistic == "E"
+    codes, groups, sizes = as_groups(labels, X.shape[0])
+    use_exact = _use_exact(sizes, n_resamples, exact)
+    labelings = _count_relabelings(sizes) if use_exact else n_resamples + 1
+    op = _test_operator(X, sm, len(groups), labelings, batch)
+    return _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use_exact, batch, progress, ties)
 
-    def evaluate(batch_codes: np.ndarray) -> np.ndarray:
-        return _statistics(engine.sums(batch_codes, k, cross), engine.total, sizes, statistic)
 
-    observed = float(evaluate(codes[None, :])[0])
-    if not np.isfinite(observed):
-        raise ValueError("`statistic`='F' is undefined when every group is constant (W = 0); use 'S' or 'E'.")
+def _use_exact(sizes: np.ndarray, n_resamples: int, exact) -> bool:
+    """Whether to enumerate every distinct relabeling (see ``exact`` of :func:`energy_test`)."""
     count = _count_relabelings(sizes)
     use_exact = count <= n_resamples if exact == "auto" else bool(exact)
     if use_exact and count > MAX_EXACT:
         raise ValueError(f"`exact`=True needs {count} relabelings, more than {MAX_EXACT}; use exact='auto' or False.")
-    step = batch or max(1, BATCH_BYTES // (16 * n * k))
+    return use_exact
+
+
+def _test_operator(X: np.ndarray, sm, k: int, labelings: int, batch: int | None) -> PairwiseOperator:
+    """Streamed when every labeling fits one pass over the tiles, else dense when the
+    matrix fits the budget beside a batch, else streamed with one pass per batch."""
+    op = semimetric_operator(X, sm, repeated=False)
+    if isinstance(op, StreamedOperator):
+        per = op.group_sums_bytes(k)
+        step = batch or (memory_budget() - op.nbytes) // per
+        if step < labelings:
+            op = semimetric_operator(X, sm, repeated=True, reserve=per * (batch or 1))
+    return op
+
+
+def _batch_size(op: PairwiseOperator, k: int, labelings: int, batch: int | None) -> int:
+    """Labelings per product: ``batch``, or as many as the memory budget holds."""
+    per = op.group_sums_bytes(k)
+    free = memory_budget() - op.nbytes
+    if batch is not None:
+        if per * batch > free:
+            raise memory_error(
+                f"energy_test with `batch`={batch} (n = {op.n}, k = {k}, {op.kind} operator)",
+                op.nbytes + per * batch,
+                "a smaller `batch` (or batch=None, which fits the budget)",
+            )
+        return batch
+    if per > free:
+        raise memory_error(f"energy_test with n = {op.n}, k = {k} (one relabeling, {op.kind} operator)", op.nbytes + per)
+    step = min(labelings, free // per)
+    if op.batch_cap is not None:
+        step = min(step, max(1, op.batch_cap // per))
+    return int(step)
+
+
+def _random_batches(codes: np.ndarray, n_resamples: int, step: int, gen: np.random.Generator):
+    """The observed labeling, then ``n_resamples`` random relabelings, in blocks of ``step``.
+
+    The relabelings are the same whatever ``step`` is: ``Generator.permuted``
+    shuffles the rows of a block one after another from the same stream.
+    """
+    todo, first = n_resamples + 1, True
+    while todo > 0:
+        size = min(step, todo)
+        block = gen.permuted(np.tile(codes, (size - first, 1)), axis=1)
+        yield np.vstack([codes, block]) if first else block
+        todo -= size
+        first = False
+
+
+def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use_exact, batch, progress, ties):
+    """The test on a pairwise operator of the pooled data (see :func:`energy_test`)."""
+    k = len(groups)
+    cross = statistic == "E"
+    labelings = _count_relabelings(sizes) if use_exact else n_resamples + 1
+    step = _batch_size(op, k, labelings, batch)
+
+    def evaluate(block: np.ndarray) -> np.ndarray:
+        M = op.group_sums(block, k, cross)
+        return _statistics(M, op.row_sums().sum(), sizes, statistic)
+
+    def undefined() -> ValueError:
+        return ValueError("`statistic`='F' is undefined when every group is constant (W = 0); use 'S' or 'E'.")
+
+    n_batches = -(-labelings // step)
     if use_exact:
         relabelings = _all_relabelings(sizes)
-        chunks = [relabelings[a : a + step] for a in range(0, count, step)]
-        null = np.concatenate([evaluate(c) for c in _progress(chunks, len(chunks), progress)])
-        total = count
+        chunks = (relabelings[a : a + step] for a in range(0, labelings, step))
+        null = np.concatenate([evaluate(c) for c in _progress(chunks, n_batches, progress)])
+        # the observed labeling's own value in the enumeration: a separate evaluation
+        # could round differently and count it twice
+        mine = int(np.flatnonzero((relabelings == codes).all(axis=1))[0])
+        observed = float(null[mine])
+        if not np.isfinite(observed):
+            raise undefined()
     else:
-        gen = np.random.default_rng(rng)
-        starts = range(0, n_resamples, step)
-        null = np.empty(n_resamples)
-        for a in _progress(starts, len(starts), progress):
-            b = min(a + step, n_resamples)
-            null[a:b] = evaluate(gen.permuted(np.tile(codes, (b - a, 1)), axis=1))
-        total = n_resamples
+        blocks = _random_batches(codes, n_resamples, step, np.random.default_rng(rng))
+        values = []
+        for block in _progress(blocks, n_batches, progress):
+            values.append(evaluate(block))
+            if len(values) == 1 and not np.isfinite(values[0][0]):
+                raise undefined()
+        values = np.concatenate(values)
+        observed, null = float(values[0]), values[1:]
     if ties == "strict":
-        # the observed labelling counts once, as itself: (1 + #{t* > t}) / (B + 1), or / M when exact
-        if use_exact:
-            # compare with the observed labelling's own value in the enumeration, so that a
-            # difference in rounding between the two evaluations cannot count it twice
-            mine = np.flatnonzero((relabelings == codes).all(axis=1))[0]
-            hits = int(np.count_nonzero(null > null[mine]))
-        else:
-            hits = int(np.count_nonzero(null > observed))
-        pvalue = (hits + 1) / (total if use_exact else total + 1)
+        # the observed labeling counts once, as itself: (1 + #{t* > t}) / (B + 1), or / M when exact
+        hits = int(np.count_nonzero(null > observed))
+        pvalue = ((hits + 1) / labelings) if use_exact else (hits + 1) / (n_resamples + 1)
     else:
         gamma = 100 * np.finfo(float).eps * abs(observed)
         hits = int(np.count_nonzero(null >= observed - gamma))
-        # exact: the observed labelling is among the M relabelings and counted in hits
-        pvalue = hits / total if use_exact else (hits + 1) / (total + 1)
+        # exact: the observed labeling is among the M relabelings and counted in hits
+        pvalue = hits / labelings if use_exact else (hits + 1) / (n_resamples + 1)
     return EnergyTestResult(
         statistic=observed,
         pvalue=float(pvalue),
         null_distribution=null,
-        n_resamples=int(total),
+        n_resamples=int(labelings if use_exact else n_resamples),
         exact=bool(use_exact),
         statistic_name=statistic,
         sizes=sizes,
@@ -454,7 +468,8 @@ def pairwise_energy_tests(
         Each pair gets an independent stream spawned from it.
     **options
         Keyword options of :func:`energy_test` (``statistic``,
-        ``n_resamples``, ``exponent``, ``metric``, ...).
+        ``n_resamples``, ``exponent``, ``metric``, ``sigma``, ``exact``,
+        ``batch``, ``progress``, ``ties``).
 
     Returns
     -------
@@ -483,16 +498,28 @@ def pairwise_energy_tests(
     """
     from statsmodels.stats.multitest import multipletests
 
-    sm = resolve_semimetric(options.get("metric", "euclidean"), options.get("exponent", 1.0), options.get("sigma"))
+    opts = dict(_TEST_DEFAULTS)
+    unknown = sorted(set(options) - set(opts))
+    if unknown:
+        raise TypeError(f"pairwise_energy_tests() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}.")
+    opts.update(options)
+    n_resamples, batch = _energy_test_iv(opts["statistic"], opts["n_resamples"], opts["exact"], opts["batch"], opts["progress"], opts["ties"])
+    sm = resolve_semimetric(opts["metric"], opts["exponent"], opts["sigma"])
     X = prepare_points(X, sm, "X")
     codes, groups, _ = as_groups(labels, X.shape[0])
     pairs = list(combinations(range(len(groups)), 2))
     streams = np.random.default_rng(rng).spawn(len(pairs))
+    full = semimetric_operator(X, sm, repeated=len(pairs) > 1)  # dense when it fits: shared by all pairs
     rows = []
     for (i, j), stream in zip(pairs, streams):
-        keep = (codes == i) | (codes == j)
-        data = X[np.ix_(keep, keep)] if sm.precomputed else X[keep]
-        res = energy_test(data, codes[keep], rng=stream, **options)
+        keep = np.flatnonzero((codes == i) | (codes == j))
+        pair_codes = (codes[keep] == j).astype(np.intp)
+        sizes = np.bincount(pair_codes, minlength=2)
+        use_exact = _use_exact(sizes, n_resamples, opts["exact"])
+        res = _permutation_test(
+            full.restrict(keep), pair_codes, groups[[i, j]], sizes, opts["statistic"], n_resamples,
+            stream, use_exact, batch, opts["progress"], opts["ties"],
+        )
         rows.append(
             {
                 "group_a": groups[i],

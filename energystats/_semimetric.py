@@ -1,8 +1,9 @@
-"""Semimetrics of negative type, the kernels they generate, and block sums.
+"""Semimetrics of negative type and the kernels they generate.
 
-This is the one place in the package that evaluates pairwise semimetrics.
-Every statistic calls :func:`block_sums`, which never holds more than a
-band of ``tile`` rows of the N x N semimetric matrix (memory O(N * tile)).
+:class:`Semimetric` evaluates rho on two sets of points; the pairwise
+operator (:mod:`energystats._operator`) is the one place that applies it to
+all pairs of a sample. The public functions here return full matrices by
+definition, so they check the memory budget first.
 
 References
 ----------
@@ -12,7 +13,6 @@ Method", IEEE TPAMI (2020). Equations (7), (13), (52)-(54).
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from numbers import Real
 from typing import Callable, Union
@@ -20,27 +20,20 @@ from typing import Callable, Union
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ._onedim import block_sums_1d
-from ._validation import as_data, as_weights, check_exponent
+from ._operator import centre_in_place, check_fits, dense_bytes, semimetric_matrix
+from ._validation import as_data, as_weights, check_exponent, check_symmetric
 
 __all__ = [
     "Semimetric",
-    "block_sums",
     "is_negative_type",
     "kernel_matrix",
     "pairwise_semimetric",
     "resolve_semimetric",
-    "semimetric_matrix",
 ]
 
 MetricLike = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
 
 _METRICS = ("euclidean", "exponential", "gaussian", "precomputed")
-
-#: Bytes allowed for one band of the semimetric matrix in :func:`block_sums`.
-TILE_BYTES = 32 * 2**20
-#: Threads for filling and centring full n x n matrices.
-THREADS = 2
 
 
 @dataclass(frozen=True)
@@ -75,33 +68,37 @@ class Semimetric:
         """Whether rho(x, y) = |x - y| on the (validated) points X: the O(n log n) 1-D case."""
         return self.is_euclidean_power and self.exponent == 1.0 and X.shape[1] == 1
 
-    def __call__(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        """Matrix of rho(a, b) for rows a of ``A`` and b of ``B`` (float64)."""
+    def __call__(self, A: np.ndarray, B: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Matrix of rho(a, b) for rows a of ``A`` and b of ``B`` (float64), written into
+        ``out`` (C-contiguous, len(A) x len(B)) when given."""
         metric = self.metric
         if callable(metric):
-            out = np.asarray(metric(A, B), dtype=np.float64)
-            if out.shape != (A.shape[0], B.shape[0]):
+            values = np.asarray(metric(A, B), dtype=np.float64)
+            if values.shape != (A.shape[0], B.shape[0]):
                 raise ValueError(
                     f"`metric` callable must return an array of shape "
-                    f"{(A.shape[0], B.shape[0])}, got {out.shape}."
+                    f"{(A.shape[0], B.shape[0])}, got {values.shape}."
                 )
-            if not np.isfinite(out).all():
+            if not np.isfinite(values).all():
                 raise ValueError("`metric` callable returned NaN or infinite values.")
+            if out is None:
+                return values
+            out[...] = values
             return out
         if metric == "euclidean":
             alpha = self.exponent
             if alpha == 1.0:
-                return cdist(A, B, "euclidean")
-            out = cdist(A, B, "sqeuclidean")
+                return cdist(A, B, "euclidean", out=out)
+            out = cdist(A, B, "sqeuclidean", out=out)
             if alpha != 2.0:
                 np.power(out, alpha / 2.0, out=out)
             return out
         if metric == "exponential":
             # eq. (53): 2 - 2 exp(-||x - y|| / (2 sigma)), via expm1 for accuracy
-            out = cdist(A, B, "euclidean")
+            out = cdist(A, B, "euclidean", out=out)
             out *= -1.0 / (2.0 * self.sigma)
         else:  # gaussian, eq. (54): 2 - 2 exp(-||x - y||^2 / (2 sigma^2))
-            out = cdist(A, B, "sqeuclidean")
+            out = cdist(A, B, "sqeuclidean", out=out)
             out *= -1.0 / (2.0 * self.sigma**2)
         np.expm1(out, out=out)
         out *= -2.0
@@ -135,18 +132,19 @@ def resolve_semimetric(metric: MetricLike = "euclidean", exponent=1.0, sigma=Non
 
 
 def as_precomputed(D, name: str = "X") -> np.ndarray:
-    """Validate a square, symmetric, zero-diagonal, non-negative matrix."""
+    """Validate a square, symmetric, zero-diagonal, non-negative matrix (used as given, not copied).
+
+    The checks run in bands of rows, so they need no n x n temporary.
+    """
     D = as_data(D, name)
     n, m = D.shape
     if n != m:
         raise ValueError(f"`{name}` must be a square distance matrix for metric='precomputed', got shape {D.shape}.")
-    if (D < 0).any():
+    if D.min() < 0:
         raise ValueError(f"`{name}` must be non-negative for metric='precomputed'.")
     if np.any(np.diag(D) != 0):
         raise ValueError(f"`{name}` must have a zero diagonal for metric='precomputed'.")
-    scale = np.abs(D).max()
-    if np.abs(D - D.T).max() > 1e-12 * scale:
-        raise ValueError(f"`{name}` must be symmetric for metric='precomputed'.")
+    check_symmetric(D, name, "metric='precomputed'")
     return D
 
 
@@ -158,114 +156,6 @@ def prepare_points(X, semimetric: Semimetric, name: str = "X", *, min_samples: i
             raise ValueError(f"`{name}` must hold at least {min_samples} sample(s), got {D.shape[0]}.")
         return D
     return as_data(X, name, min_samples=min_samples)
-
-
-def _tile_rows(n: int, tile_bytes: int) -> int:
-    return int(max(1, min(n, tile_bytes // (8 * max(n, 1)))))
-
-
-def _band(X: np.ndarray, a: int, b: int, semimetric: Semimetric) -> np.ndarray:
-    """Rows a:b, columns a:N of the semimetric matrix (upper band)."""
-    if semimetric.precomputed:
-        return X[a:b, a:]
-    return semimetric(X[a:b], X[a:])
-
-
-def block_sums(
-    X: np.ndarray,
-    codes: np.ndarray,
-    n_groups: int,
-    semimetric: Semimetric,
-    weights: np.ndarray | None = None,
-    *,
-    tile_bytes: int = TILE_BYTES,
-    fast_1d: bool = True,
-) -> np.ndarray:
-    r"""Weighted sums of the semimetric over every pair of groups.
-
-    .. math::
-
-        M_{ij} = \sum_{x \in C_i} \sum_{y \in C_j} w(x) w(y) \rho(x, y),
-
-    the numerator of França et al. eq. (13): :math:`g(C_i, C_j) = M_{ij} /
-    (s_i s_j)`.
-
-    Parameters
-    ----------
-    X : ndarray of shape (N, d), or (N, N) when precomputed
-        Validated float64 data.
-    codes : ndarray of int, shape (N,)
-        Group of each point, in ``0..n_groups-1``.
-    n_groups : int
-        Number of groups k.
-    semimetric : Semimetric
-    weights : ndarray of shape (N,), optional
-        Point weights w(x); unit weights when ``None``.
-    tile_bytes : int
-        Memory allowed for one band of the semimetric matrix.
-    fast_1d : bool
-        For one-dimensional data with rho = |x - y| use the exact
-        O(N log N + N k) sums of :func:`energystats._onedim.block_sums_1d`.
-
-    Returns
-    -------
-    M : ndarray of shape (k, k)
-        Symmetric matrix of block sums.
-
-    Notes
-    -----
-    Only the upper band ``rows a:b, columns a:N`` is evaluated for each tile,
-    so every unordered pair is computed once (a precomputed matrix is read
-    in its upper triangle). Time O(N^2 (d + k)); memory O(N * tile + N k).
-    One-dimensional data with exponent 1 take the O(N log N) path.
-    """
-    if fast_1d and semimetric.is_abs_difference(X):
-        return block_sums_1d(X, codes, n_groups, weights)
-    n = codes.shape[0]
-    Z = np.zeros((n, n_groups))
-    Z[np.arange(n), codes] = 1.0 if weights is None else weights
-    M = np.zeros((n_groups, n_groups))
-    step = _tile_rows(n, tile_bytes)
-    for a in range(0, n, step):
-        b = min(a + step, n)
-        band = _band(X, a, b, semimetric)
-        Za = Z[a:b]
-        M += Za.T @ (band[:, : b - a] @ Za)
-        if b < n:
-            off = Za.T @ (band[:, b - a :] @ Z[b:])
-            M += off + off.T
-    return 0.5 * (M + M.T)  # exact symmetry; the diagonal tiles are symmetric only to rounding
-
-
-def _run_bands(n: int, work: Callable[[int, int], None], tile_bytes: int = TILE_BYTES) -> None:
-    """Call ``work(a, b)`` on row bands of an n x n matrix, on two threads
-    (scipy's cdist and numpy's elementwise operations release the GIL)."""
-    step = _tile_rows(n, tile_bytes)
-    bands = [(a, min(a + step, n)) for a in range(0, n, step)]
-    if len(bands) == 1:
-        work(*bands[0])
-        return
-    with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for future in [pool.submit(work, a, b) for a, b in bands]:
-            future.result()
-
-
-def semimetric_matrix(X: np.ndarray, semimetric: Semimetric) -> np.ndarray:
-    """The full symmetric N x N semimetric matrix of validated points (memory N^2).
-
-    Evaluates the upper band of each block of rows once and mirrors it, so
-    the matrix is exactly symmetric and each pair is computed once.
-    """
-    n = X.shape[0]
-    D = np.empty((n, n))
-
-    def fill(a: int, b: int) -> None:
-        band = semimetric(X[a:b], X[a:])
-        D[a:b, a:] = band
-        D[a:, a:b] = band.T
-
-    _run_bands(n, fill, tile_bytes=TILE_BYTES // 4)
-    return D
 
 
 def pairwise_semimetric(X, Y=None, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None) -> np.ndarray:
@@ -291,8 +181,9 @@ def pairwise_semimetric(X, Y=None, *, metric: MetricLike = "euclidean", exponent
 
     Notes
     -----
-    Memory O(n m): this returns the full matrix. Statistics never call it on
-    the whole sample; they use tiled block sums.
+    Memory 8 n m bytes: this returns the full matrix, so it must fit
+    ``working_memory`` (:func:`set_config`), else :class:`WorkingMemoryError`.
+    Statistics never call it; they use the pairwise operator, which streams.
 
     Examples
     --------
@@ -313,6 +204,7 @@ def pairwise_semimetric(X, Y=None, *, metric: MetricLike = "euclidean", exponent
         raise ValueError(
             f"`X` and `Y` must have the same number of features, got {X.shape[1]} and {Y.shape[1]}."
         )
+    check_fits(f"the {X.shape[0]} x {Y.shape[0]} semimetric matrix", 8 * X.shape[0] * Y.shape[0])
     return sm(X, Y)
 
 
@@ -349,7 +241,12 @@ def kernel_matrix(
     Every choice of x0 generates the same rho, so no clustering decision
     depends on it; but with x0 = 0 and data far from the origin the entries
     are huge and rho is recovered only through catastrophic cancellation.
-    The centred form has entries of the size of rho itself. Memory O(n^2).
+    The centred form has entries of the size of rho itself.
+
+    Memory 8 n^2 bytes: the matrix is returned, so it must fit
+    ``working_memory`` (:func:`set_config`), else
+    :class:`WorkingMemoryError`. The estimators and tests never call this;
+    they use the pairwise operator, which streams.
 
     Examples
     --------
@@ -363,21 +260,14 @@ def kernel_matrix(
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm)
     n = X.shape[0]
-    D = X.copy() if sm.precomputed else semimetric_matrix(X, sm)
     if x0 is None:
         w = as_weights(sample_weight, n, "sample_weight")
-        p = np.full(n, 1.0 / n) if w is None else w / w.sum()
-        r = D @ p
-        c = p @ r
-
-        def centre(a: int, b: int) -> None:
-            band = D[a:b]
-            band -= r[a:b, None] + r[None, :]  # r_i + r_j keeps G exactly symmetric
-            band += c
-            band *= -0.5
-
-        _run_bands(n, centre, tile_bytes=2**20)  # bands that stay in cache
-        return D
+        if sm.precomputed:
+            check_fits(f"the {n} x {n} kernel matrix", dense_bytes(n))
+            D = X.copy()
+        else:
+            D = semimetric_matrix(X, sm)
+        return centre_in_place(D, w)
     if sm.precomputed:
         raise ValueError("`x0` cannot be used with metric='precomputed'; use the centred form (x0=None).")
     if sample_weight is not None:
@@ -386,7 +276,7 @@ def kernel_matrix(
     if x0.shape != (1, X.shape[1]):
         raise ValueError(f"`x0` must be a single point with {X.shape[1]} coordinates, got shape {x0.shape}.")
     r0 = sm(X, x0)[:, 0]
-    G = D
+    G = semimetric_matrix(X, sm)
     G *= -1.0
     G += r0[:, None] + r0[None, :]
     G *= 0.5
@@ -423,6 +313,8 @@ def is_negative_type(D, *, tol: float = 1e-10) -> bool:
     if isinstance(tol, bool) or not isinstance(tol, Real) or not tol >= 0:
         raise ValueError(f"`tol` must be a non-negative number, got {tol!r}.")
     D = as_precomputed(D, "D")
+    n = D.shape[0]
+    check_fits(f"the eigenvalues of the {n} x {n} kernel (two n x n arrays)", 2 * dense_bytes(n))
     G = kernel_matrix(D, metric="precomputed")
     eig = np.linalg.eigvalsh(G)
     scale = max(1.0, float(np.abs(eig).max()))

@@ -19,6 +19,7 @@ __all__ = [
     "as_weights",
     "check_exponent",
     "check_positive_int",
+    "check_symmetric",
 ]
 
 
@@ -58,7 +59,8 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
     if arr.shape[1] == 0:
         raise ValueError(f"`{name}` must have at least one feature (column).")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    if not np.isfinite(arr).all():
+    # a finite sum proves every entry finite without an n x d temporary; else look closer
+    if not np.isfinite(arr.sum()) and not np.isfinite(arr).all():
         raise ValueError(f"`{name}` contains NaN or infinite values.")
     return arr
 
@@ -142,3 +144,14 @@ def check_n_clusters(value, n_samples: int, *, minimum: int = 1) -> int:
     if k > n_samples:
         raise ValueError(f"`n_clusters` must be at most n_samples ({n_samples}), got {k}.")
     return k
+
+
+def check_symmetric(A: np.ndarray, name: str, context: str) -> None:
+    """Check that the square matrix ``A`` is symmetric to 1e-12 of its largest entry,
+    in bands of rows (no n x n temporary)."""
+    n = A.shape[0]
+    tol = 1e-12 * max(A.max(), -A.min(), 1e-300)  # largest |entry|, without a temporary
+    step = max(1, 2**16 // n)
+    for a in range(0, n, step):
+        if np.abs(A[a : a + step] - A[:, a : a + step].T).max() > tol:
+            raise ValueError(f"`{name}` must be symmetric for {context}.")

@@ -14,6 +14,7 @@ from sklearn.preprocessing import StandardScaler
 
 import energystats as es
 from energystats._kgroups import _fit_once, _hartigan_gains, _State
+from energystats._operator import DenseOperator
 
 
 def blobs(rng, sizes=(20, 25, 15), d=2, sep=3.0):
@@ -43,7 +44,7 @@ def test_W_and_objective_are_the_dispersion_decomposition(rng, algorithm, weight
 def test_hartigan_never_decreases_Q_and_stops_at_a_local_optimum(rng):
     X, _ = blobs(rng, sizes=(12, 9, 14), sep=1.0)
     w = rng.uniform(0.5, 2.0, size=len(X))
-    G = es.kernel_matrix(X, sample_weight=w)
+    G = DenseOperator(es.kernel_matrix(X, sample_weight=w))
     history = []
 
     def callback(event, st):
@@ -69,7 +70,7 @@ def test_hartigan_never_decreases_Q_and_stops_at_a_local_optimum(rng):
 
 def test_lloyd_keeps_q_exact_after_every_sweep(rng):
     X, _ = blobs(rng, sep=1.5)
-    G = es.kernel_matrix(X)
+    G = DenseOperator(es.kernel_matrix(X))
     checked = []
 
     def callback(event, st):
@@ -95,8 +96,8 @@ def test_weight_two_acts_like_a_duplicate(rng):
     Xd = np.vstack([X, X[p]])
     ld = np.r_[labels, labels[p]]
     # same centring in both: weighted mean of the weighted data = mean of the duplicated data
-    st_w = _State(es.kernel_matrix(X, sample_weight=w), w, labels, 3)
-    st_d = _State(es.kernel_matrix(Xd), np.ones(len(Xd)), ld, 3)
+    st_w = _State(DenseOperator(es.kernel_matrix(X, sample_weight=w)), w, labels, 3)
+    st_d = _State(DenseOperator(es.kernel_matrix(Xd)), np.ones(len(Xd)), ld, 3)
     np.testing.assert_allclose(st_w.Q / st_w.s, st_d.Q / st_d.s, rtol=1e-12)
     gains_w, _ = _hartigan_gains(st_w)
     gains_d, _ = _hartigan_gains(st_d)

@@ -1,4 +1,4 @@
-"""One-dimensional O(n log n) statistics and the two-class splitter (energystats._onedim)."""
+"""The exact two-class splitter and the one-dimensional O(n log n) statistics (energystats._onedim)."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,6 @@ from hypothesis.extra.numpy import arrays
 from sklearn.cluster import KMeans
 
 import energystats as es
-from energystats._semimetric import block_sums, resolve_semimetric
 
 
 def eq63(xs_lower, xs_upper):
@@ -93,25 +92,6 @@ def test_integer_weights_equal_duplication(rng):
     assert a.threshold == b.threshold
     assert a.W == pytest.approx(b.W, rel=1e-12)
     np.testing.assert_allclose(a.W_curve, b.W_curve, rtol=1e-11)
-
-
-@settings(max_examples=80, deadline=None)
-@given(
-    data=st.data(),
-    n=st.integers(1, 40),
-    k=st.integers(1, 4),
-    weighted=st.booleans(),
-)
-def test_fast_block_sums_equal_quadratic_path(data, n, k, weighted):
-    x = data.draw(arrays(np.float64, (n, 1), elements=st.integers(-3, 3).map(float) | st.floats(-1e3, 1e3)))
-    codes = data.draw(arrays(np.intp, n, elements=st.integers(0, k - 1)))
-    w = data.draw(arrays(np.float64, n, elements=st.floats(0, 4))) if weighted else None
-    sm = resolve_semimetric("euclidean", 1.0)
-    fast = block_sums(x, codes, k, sm, w)
-    slow = block_sums(x, codes, k, sm, w, fast_1d=False)
-    scale = max(1.0, np.abs(slow).max())
-    np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-11 * scale)
-    np.testing.assert_array_equal(fast, fast.T)
 
 
 def test_large_one_dimensional_energy_distance_equals_scipy(rng):

@@ -1,4 +1,4 @@
-"""Semimetrics, kernels and tiled block sums (energystats._semimetric)."""
+"""Semimetrics and the kernels they generate (energystats._semimetric)."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import energystats as es
-from energystats._semimetric import block_sums, resolve_semimetric
 
 METRICS = [
     ("euclidean", 1.0, None),
@@ -85,49 +84,6 @@ def test_bad_precomputed_matrix(D, match):
         es.is_negative_type(D)
     with pytest.raises(ValueError, match=f"`X` {match}"):
         es.dispersion(D, [0, 1], metric="precomputed")
-
-
-def _brute_block_sums(X, codes, k, w, **kw):
-    R = brute_rho(X, X, **kw)
-    Z = np.zeros((len(codes), k))
-    Z[np.arange(len(codes)), codes] = w
-    return Z.T @ R @ Z
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    data=st.data(),
-    n=st.integers(2, 25),
-    k=st.integers(1, 4),
-    d=st.integers(1, 3),
-    tile_rows=st.integers(1, 30),
-    mi=st.sampled_from(range(len(METRICS))),
-)
-def test_block_sums_tiled_equals_brute_force(data, n, k, d, tile_rows, mi):
-    metric, exponent, sigma = METRICS[mi]
-    X = data.draw(arrays(np.float64, (n, d), elements=st.floats(-50, 50)))
-    codes = data.draw(arrays(np.intp, n, elements=st.integers(0, k - 1)))
-    w = data.draw(arrays(np.float64, n, elements=st.floats(0.0, 5.0)))
-    sm = resolve_semimetric(metric, exponent, sigma)
-    tiled = block_sums(X, codes, k, sm, w, tile_bytes=8 * n * tile_rows)
-    untiled = block_sums(X, codes, k, sm, w, tile_bytes=2**40)
-    want = _brute_block_sums(X, codes, k, w, exponent=exponent, metric=metric, sigma=sigma)
-    scale = max(1.0, np.abs(want).max())
-    np.testing.assert_allclose(tiled, untiled, rtol=1e-12, atol=1e-12 * scale)
-    np.testing.assert_allclose(tiled, want, rtol=1e-10, atol=1e-10 * scale)
-    np.testing.assert_array_equal(tiled, tiled.T)
-
-
-def test_block_sums_precomputed_reads_the_matrix(rng):
-    X = rng.normal(size=(30, 2))
-    D = brute_rho(X, X)
-    codes = rng.integers(0, 3, size=30)
-    sm = resolve_semimetric("precomputed")
-    np.testing.assert_allclose(
-        block_sums(D, codes, 3, sm, tile_bytes=8 * 30 * 4),
-        _brute_block_sums(X, codes, 3, np.ones(30)),
-        rtol=1e-12,
-    )
 
 
 @pytest.mark.parametrize("metric,exponent,sigma", METRICS)

@@ -1,0 +1,151 @@
+"""Package configuration: the memory budget that every pairwise computation keeps to.
+
+Modelled on scikit-learn's ``set_config(working_memory=...)``: one user-visible
+number, in MiB, bounds the temporary arrays of every statistic, test and
+clustering algorithm. The pairwise operator (:mod:`energystats._operator`)
+holds the n x n matrix only when it fits this budget and streams it
+otherwise; a computation that cannot fit even streamed raises
+:class:`WorkingMemoryError` before allocating anything.
+
+The configuration is held in a :class:`contextvars.ContextVar`, so
+``config_context`` in one thread does not change another thread's setting.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+from contextlib import contextmanager
+from numbers import Real
+
+__all__ = [
+    "WorkingMemoryError",
+    "config_context",
+    "get_config",
+    "memory_budget",
+    "set_config",
+]
+
+_DEFAULTS = {"working_memory": 1024}
+_config: contextvars.ContextVar[dict] = contextvars.ContextVar("energystats_config", default=_DEFAULTS)
+
+MiB = 2**20
+
+
+class WorkingMemoryError(MemoryError):
+    """A computation needs more memory than ``working_memory`` (or the machine) allows.
+
+    Raised before anything large is allocated, so the process and whatever
+    else it holds (a Jupyter session) survive. The message says how much was
+    needed and what to change.
+    """
+
+
+def _check_working_memory(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"`working_memory` must be a positive number of MiB, got {value!r}.")
+    return float(value)
+
+
+def get_config() -> dict:
+    """Current configuration of energystats.
+
+    Returns
+    -------
+    dict
+        ``{"working_memory": MiB}``; a copy, changing it changes nothing.
+
+    Examples
+    --------
+    >>> import energystats as es
+    >>> es.get_config()["working_memory"]
+    1024
+    """
+    return dict(_config.get())
+
+
+def set_config(working_memory=None) -> None:
+    """Set energystats' configuration (``None`` leaves a setting unchanged).
+
+    Parameters
+    ----------
+    working_memory : float, default=None
+        Memory budget in MiB for the temporary arrays of one computation,
+        as scikit-learn's option of the same name (default 1024). The n x n
+        semimetric or kernel matrix is held only when it fits; otherwise it
+        is recomputed in tiles from the data, with the same results. The
+        budget is also capped by the memory the operating system reports
+        as available when a computation starts.
+
+    See Also
+    --------
+    config_context : the same, restored on exit.
+    """
+    config = dict(_config.get())
+    if working_memory is not None:
+        config["working_memory"] = _check_working_memory(working_memory)
+    _config.set(config)
+
+
+@contextmanager
+def config_context(*, working_memory=None):
+    """Context manager for :func:`set_config`; the previous configuration is restored on exit,
+    also when the block raises.
+
+    Examples
+    --------
+    >>> import numpy as np, energystats as es
+    >>> x = np.random.default_rng(0).normal(size=(500, 3))
+    >>> with es.config_context(working_memory=1):  # 1 MiB: the matrix is streamed in tiles
+    ...     streamed = es.energy_test(x, np.arange(500) % 2, rng=0)
+    >>> dense = es.energy_test(x, np.arange(500) % 2, rng=0)
+    >>> streamed.pvalue == dense.pvalue
+    True
+    """
+    old = _config.get()
+    set_config(working_memory=working_memory)
+    try:
+        yield
+    finally:
+        _config.set(old)
+
+
+def _available_bytes() -> int | None:
+    """Memory the kernel reports as available to new allocations (Linux MemAvailable), or None."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def memory_budget() -> int:
+    """Bytes one computation may use: ``working_memory``, capped by the available memory."""
+    budget = int(_config.get()["working_memory"] * MiB)
+    available = _available_bytes()
+    return budget if available is None else min(budget, available)
+
+
+def format_bytes(nbytes: float) -> str:
+    """``1.5 GiB``, ``12.0 MiB``: a size for error messages."""
+    for unit, size in (("GiB", 2**30), ("MiB", MiB), ("KiB", 2**10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.1f} {unit}"
+    return f"{int(nbytes)} bytes"
+
+
+def memory_error(what: str, needed: float, hint: str = "") -> WorkingMemoryError:
+    """A :class:`WorkingMemoryError` saying what needed how much, against the budget, and what to set."""
+    budget = memory_budget()
+    configured = _config.get()["working_memory"] * MiB
+    cap = "" if budget >= configured else f" (capped by the {format_bytes(budget)} the system reports available)"
+    wanted = math.ceil(needed / MiB) + 1
+    return WorkingMemoryError(
+        f"{what} needs {format_bytes(needed)}, more than the working memory of {format_bytes(budget)}{cap}. "
+        f"Set energystats.set_config(working_memory={wanted}) (MiB) or use energystats.config_context"
+        + (f", or {hint}" if hint else "")
+        + "."
+    )

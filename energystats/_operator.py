@@ -1,0 +1,574 @@
+r"""The pairwise operator: the n x n semimetric matrix D, or the centred kernel G
+it generates, known only by what it does.
+
+Every statistic, test and clustering algorithm of energystats reduces to
+products of that matrix with tall matrices (França, Rizzo & Vogelstein 2020):
+
+* block sums :math:`Z^\top D Z` with the weighted group indicator Z give
+  g(C_i, C_j) of eq. (13), hence W, S, T (eq. 15, 16, 18) and the energy
+  distance (eq. 4);
+* :math:`D Z` for a batch of relabelings gives the permutation null;
+* :math:`G Z` and single rows of G drive Hartigan's moves (eq. 48-50),
+  Lloyd's steps (eq. 44), k-means++ in feature space and ``predict``.
+
+So, as every solver in :mod:`scipy.sparse.linalg` is written against a
+``LinearOperator``, every algorithm here asks a :class:`PairwiseOperator` for
+``matmat(Z)``, ``rows(idx)``, ``row_sums()`` and ``diagonal()``, never for the
+array. Implementations:
+
+:class:`DenseOperator`
+    holds the matrix (computed once from the points, or the user's
+    ``metric="precomputed"`` matrix, never copied).
+:class:`StreamedOperator`
+    recomputes square tiles of D from the points on every product; each
+    unordered pair is evaluated once per product and used for both of its
+    entries. Memory O(n m + tile^2) for an n x m right-hand side.
+:class:`SortedOperator`
+    :math:`\rho(x, y) = |x - y|` on the line: products by prefix sums of the
+    sorted data (eq. 60-62), O(n m) after one O(n log n) sort.
+:class:`CentredKernel`
+    :math:`G = -\tfrac12 J D J^\top`, :math:`J = I - \mathbf 1 p^\top`, the
+    kernel of eq. (7) with the weighted mean as reference point, on top of
+    any D operator.
+
+Which one a computation gets is decided here (:func:`semimetric_operator`,
+:func:`kernel_operator`) from the memory budget of
+``energystats.set_config(working_memory=...)``: dense when the matrix fits and
+will be used more than once, streamed otherwise. Every allocation that grows
+with n is checked against the budget first; what cannot fit raises
+:class:`~energystats.WorkingMemoryError` before allocating.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+from threadpoolctl import threadpool_limits
+
+from ._config import memory_budget, memory_error
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._semimetric import Semimetric
+
+__all__ = [
+    "CentredKernel",
+    "DenseOperator",
+    "PairwiseOperator",
+    "SortedOperator",
+    "StreamedOperator",
+    "check_fits",
+    "indicator",
+    "kernel_operator",
+    "semimetric_matrix",
+    "semimetric_operator",
+]
+
+#: Side of the square tiles of a streamed product (2 MiB per tile): a streamed product then
+#: runs at 80-90% of numpy's matrix-product rate on this package's benchmark machine
+#: (benchmarks/bench_operator.py).
+TILE = 512
+#: Threads for streamed products and for filling and centring full n x n matrices
+#: (cdist and BLAS release the GIL): the cores this process may run on, at most 8.
+THREADS = max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))
+#: Bytes of a streamed product's temporaries per tile entry: the tile and the
+#: semimetric's own temporaries (cdist's output, a power or an exponential).
+_TILE_ENTRY_BYTES = 8 * 3
+
+
+def indicator(codes: np.ndarray, k: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """n x k matrix with w_i (1 without weights) in column codes_i of row i: the weighted
+    indicator Z of the groups, so that Z' D Z holds the block sums of eq. (13)."""
+    Z = np.zeros((codes.shape[0], k))
+    Z[np.arange(codes.shape[0]), codes] = 1.0 if weights is None else weights
+    return Z
+
+
+def check_fits(what: str, needed: float, hint: str = "") -> None:
+    """Raise :class:`WorkingMemoryError` when ``needed`` bytes exceed the memory budget."""
+    if needed > memory_budget():
+        raise memory_error(what, needed, hint)
+
+
+def _scalar(idx) -> bool:
+    """Whether a row index selects one row (an integer) rather than several (slice or array)."""
+    return isinstance(idx, (int, np.integer))
+
+
+class PairwiseOperator:
+    """A symmetric n x n matrix A known by its products (the semimetric D or a kernel G).
+
+    Subclasses implement :meth:`matmat` and :meth:`rows`; the rest follows.
+    Returned arrays are new unless documented; rows of a dense operator may be
+    read-only views.
+    """
+
+    #: number of points n
+    n: int
+    #: bytes the operator itself holds beyond the data (the matrix, for dense)
+    nbytes: int = 0
+    #: "dense", "streamed", "sorted" or "centred(...)": for messages and tests
+    kind: str = ""
+    #: bytes of labelings per :meth:`group_sums` call beyond which larger batches gain
+    #: nothing (they leave the cache); ``None``: as many as the budget holds
+    batch_cap: int | None = 256 * 2**20
+    _row_sums: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.n)
+
+    # -- what every operator provides ------------------------------------------------
+
+    def matmat(self, Z: np.ndarray) -> np.ndarray:
+        """A @ Z for Z of shape (n, m)."""
+        raise NotImplementedError
+
+    def rows(self, idx) -> np.ndarray:
+        """A[idx]: one row (1-D) for an integer, else len(idx) x n."""
+        raise NotImplementedError
+
+    def diagonal(self) -> np.ndarray:
+        """diag(A): zero for a semimetric."""
+        return np.zeros(self.n)
+
+    def product_bytes(self, m: int) -> int:
+        """Memory of one product with m columns: its output plus the operator's temporaries."""
+        return 8 * self.n * m
+
+    # -- derived ---------------------------------------------------------------------
+
+    def row_sums(self) -> np.ndarray:
+        """A @ 1, computed once."""
+        if self._row_sums is None:
+            self._row_sums = self._product(np.ones((self.n, 1)), "the row sums")[:, 0]
+        return self._row_sums
+
+    def quadratic(self, Z: np.ndarray) -> np.ndarray:
+        """Z' A Z (m x m), exactly symmetric: for a weighted group indicator Z the block
+        sums M_ij of França et al. eq. (13), g(C_i, C_j) = M_ij / (s_i s_j)."""
+        M = Z.T @ self._product(Z, "a block sum")
+        return 0.5 * (M + M.T)
+
+    def group_sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
+        """Block sums of B labelings at once: ``M[b, i, j] = sum_{x in C_i, y in C_j} A(x, y)``
+        under labeling ``codes[b]`` (B x n, values 0..k-1). The diagonal is always
+        computed; the off-diagonal blocks are meaningful only when ``cross``.
+
+        One product with the stacked one-hot indicators of the first k - 1 groups
+        (n x B(k-1), BLAS-3) and column-wise product-sums; the row sums close the
+        last group (sum_j M_ij = z_i' A 1). A streamed operator collects the row
+        sums during its first product, so it makes one pass per call.
+        """
+        B, n = codes.shape
+        Z = np.equal(codes.T[:, :, None], np.arange(k - 1)).astype(float)  # n x B x (k-1)
+        AZ = self._product(Z.reshape(n, B * (k - 1)), "the permutation batch").reshape(n, B, k - 1)
+        rows = self.row_sums()
+        total = rows.sum()
+        M = np.empty((B, k, k))
+        pairs = [(i, j) for i in range(k - 1) for j in range(i, k - 1)] if (cross or k > 2) else [(0, 0)]
+        for i, j in pairs:  # M_ij = Z_i' A Z_j
+            M[:, i, j] = M[:, j, i] = np.einsum("nb,nb->b", Z[:, :, i], AZ[:, :, j])
+        R = np.einsum("nbi,n->bi", Z, rows)
+        M[:, : k - 1, k - 1] = R - M[:, : k - 1, : k - 1].sum(axis=2)
+        M[:, k - 1, : k - 1] = M[:, : k - 1, k - 1]
+        M[:, k - 1, k - 1] = (total - R.sum(axis=1)) - M[:, : k - 1, k - 1].sum(axis=1)
+        return M
+
+    def group_sums_bytes(self, k: int) -> int:
+        """Memory :meth:`group_sums` needs per labeling (codes, one-hot, product, temporaries)."""
+        return 8 * self.n + self.n * (k - 1) * 9 + self.product_bytes(k - 1) + 64 * k * k
+
+    def restrict(self, idx: np.ndarray) -> PairwiseOperator:
+        """The operator of the submatrix A[idx][:, idx]."""
+        raise NotImplementedError
+
+    def aslinearoperator(self) -> LinearOperator:
+        """A :class:`scipy.sparse.linalg.LinearOperator` view (for iterative eigensolvers)."""
+        return LinearOperator(
+            self.shape,
+            matvec=lambda v: self._product(np.asarray(v, float).reshape(-1, 1), "a product")[:, 0],
+            matmat=lambda V: self._product(np.asarray(V, float), "a product"),
+            dtype=np.float64,
+        )
+
+    def _product(self, Z: np.ndarray, what: str) -> np.ndarray:
+        """matmat, after checking that its output and temporaries fit the budget."""
+        check_fits(f"{what} ({self.kind} {self.n} x {self.n} operator times {Z.shape[1]} columns)",
+                   self.nbytes + self.product_bytes(Z.shape[1]))
+        return self.matmat(Z)
+
+
+# --- Dense ---------------------------------------------------------------------------
+
+
+class DenseOperator(PairwiseOperator):
+    """The matrix held in memory (optionally restricted to the rows and columns ``index``).
+
+    ``A`` is used as given, never copied or modified: a user's precomputed
+    matrix costs no extra memory. With ``index``, products read
+    ``A[index][:, index]`` in bands of rows.
+    """
+
+    kind = "dense"
+
+    def __init__(self, A: np.ndarray, index: np.ndarray | None = None, *, owned: bool = False, nbytes: int | None = None):
+        self.A = A
+        self.index = index
+        self.n = A.shape[0] if index is None else index.shape[0]
+        self.nbytes = nbytes if nbytes is not None else (A.nbytes if owned else 0)
+        self.band = max(1, min(self.n, TILE * TILE // max(self.n, 1)))  # rows per read of A[index][:, index]
+
+    def matmat(self, Z):
+        if self.index is None:
+            return self.A @ Z
+        out = np.empty((self.n, Z.shape[1]))
+        for a in range(0, self.n, self.band):
+            out[a : a + self.band] = self.A[np.ix_(self.index[a : a + self.band], self.index)] @ Z
+        return out
+
+    def rows(self, idx):
+        if self.index is None:
+            return self.A[idx]
+        return np.take(self.A[self.index[idx]], self.index, axis=-1)
+
+    def diagonal(self):
+        return np.diag(self.A).copy() if self.index is None else self.A[self.index, self.index]
+
+    def row_sums(self):
+        if self._row_sums is None and self.index is None:
+            self._row_sums = self.A.sum(axis=1)
+        return super().row_sums()
+
+    def product_bytes(self, m):
+        return 8 * self.n * m + (8 * self.band * (self.n + m) if self.index is not None else 0)
+
+    def restrict(self, idx):
+        index = idx if self.index is None else self.index[idx]
+        return DenseOperator(self.A, index, nbytes=self.nbytes)  # the whole matrix stays held
+
+
+# --- Streamed ------------------------------------------------------------------------
+
+
+class StreamedOperator(PairwiseOperator):
+    r"""D recomputed from the points in square tiles for every product.
+
+    A product :math:`D Z` visits the tiles on and above the diagonal once:
+    tile (I, J) with I < J adds :math:`T Z_J` to rows I and :math:`T^\top Z_I`
+    to rows J, so each unordered pair is evaluated once and all GEMMs have an
+    inner dimension of a whole tile. The tiles are shared among ``threads``
+    threads in a fixed round-robin, each with its own output and
+    single-threaded BLAS; the outputs are added in a fixed order, so a
+    product is the same on every run. Memory: ``threads`` outputs (n x m)
+    and tiles; time per product O(n^2 (d + m)).
+    """
+
+    kind = "streamed"
+    batch_cap = None  # every batch is a pass over the tiles: the fewer, the better
+
+    def __init__(self, X: np.ndarray, semimetric: Semimetric, tile: int = TILE, threads: int | None = None):
+        self.X = X
+        self.semimetric = semimetric
+        self.n = X.shape[0]
+        self.tile = max(1, min(tile, self.n))
+        self.threads = THREADS if threads is None else threads
+        self.nbytes = _TILE_ENTRY_BYTES * self.tile**2 * self.threads
+
+    def matmat(self, Z):
+        n, t, X, rho = self.n, self.tile, self.X, self.semimetric
+        tiles = [(a, min(a + t, n), c, min(c + t, n)) for a in range(0, n, t) for c in range(a, n, t)]
+        threads = max(1, min(self.threads, len(tiles)))
+        want_rows = self._row_sums is None  # collected on the first pass
+        outs = [np.zeros((n, Z.shape[1])) for _ in range(threads)]
+        rows = [np.zeros(n) for _ in range(threads)] if want_rows else None
+
+        def work(r: int) -> None:
+            out = outs[r]
+            for a, b, c, e in tiles[r::threads]:  # a fixed share: the sums do not depend on timing
+                T = rho(X[a:b], X[c:e])
+                out[a:b] += T @ Z[c:e]
+                if want_rows:
+                    rows[r][a:b] += T.sum(axis=1)
+                if c != a:
+                    out[c:e] += T.T @ Z[a:b]
+                    if want_rows:
+                        rows[r][c:e] += T.sum(axis=0)
+
+        if threads == 1:
+            work(0)
+        else:
+            # each thread evaluates its own tiles and multiplies them with one-thread BLAS:
+            # the semimetric and the products both use every core, and no BLAS thread spins
+            # while the semimetric is evaluated
+            with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(threads) as pool:
+                list(pool.map(work, range(threads)))
+        for other in outs[1:]:
+            outs[0] += other
+        if want_rows:
+            self._row_sums = np.sum(rows, axis=0)
+        return outs[0]
+
+    def rows(self, idx):
+        if _scalar(idx):
+            return self.semimetric(self.X[idx][None, :], self.X)[0]
+        return self.semimetric(self.X[idx], self.X)
+
+    def product_bytes(self, m):
+        return self.threads * 8 * (self.n * m + 2 * self.tile * m)
+
+    def restrict(self, idx):
+        return StreamedOperator(self.X[idx], self.semimetric, self.tile, self.threads)
+
+
+# --- Sorted (one dimension, |x - y|) --------------------------------------------------
+
+
+class SortedOperator(PairwiseOperator):
+    r"""D with :math:`\rho(x, y) = |x - y|` on the line, by prefix sums after one sort.
+
+    For a column z, with :math:`B_i, B^P_i` the sums of :math:`z_j` and
+    :math:`z_j x_j` over the points sorted before :math:`x_i` and
+    :math:`S, S^P` their totals (França et al. eq. 60: |x - y| is x - y or
+    y - x by the order of x and y),
+
+    .. math::
+
+        (D z)_i = x_i (2 B_i - S) + S^P - 2 B^P_i .
+
+    Ties need no order (their distances are 0). The data are centred first,
+    so an offset costs no precision. Time O(n m) per product after an
+    O(n log n) sort; memory O(n m).
+    """
+
+    kind = "sorted"
+    batch_cap = 64 * 2**20
+
+    def __init__(self, x: np.ndarray):
+        self.x = x
+        self.n = x.shape[0]
+        self.order = np.argsort(x)  # unstable is fine: ties contribute zero
+        xs = x[self.order]
+        self.xs = xs - xs.mean()
+
+    def matmat(self, Z):
+        Zs = Z[self.order]
+        ZP = Zs * self.xs[:, None]
+        B = np.cumsum(Zs, axis=0)
+        BP = np.cumsum(ZP, axis=0)
+        S, SP = B[-1].copy(), BP[-1].copy()
+        B -= Zs  # exclusive: the points sorted strictly before
+        BP -= ZP
+        B *= 2.0
+        B -= S
+        B *= self.xs[:, None]
+        BP *= -2.0
+        BP += SP
+        B += BP
+        out = np.empty_like(B)
+        out[self.order] = B
+        return out
+
+    def rows(self, idx):
+        if _scalar(idx):
+            return np.abs(self.x[idx] - self.x)
+        return np.abs(self.x[idx][:, None] - self.x[None, :])
+
+    def product_bytes(self, m):
+        return 8 * self.n * m * 5
+
+    def row_sums(self):
+        if self._row_sums is None:  # eq. (62) with every point in one group: O(n)
+            self._row_sums = self.matmat(np.ones((self.n, 1)))[:, 0]
+        return self._row_sums
+
+    def _pair_sums(self, mask: np.ndarray) -> np.ndarray:
+        """sum_{x, y in C} |x - y| for the group C = mask (B x n, sorted order) of each
+        labeling: 2 sum_l x_(l) (2 r_l - 1 - m) over its members, r_l their ranks
+        within C and m = |C| (França et al. eq. 62)."""
+        rank = np.cumsum(mask, axis=1)
+        m = rank[:, -1]
+        weighted = np.where(mask, self.xs, 0.0)
+        return 2.0 * (2.0 * np.einsum("bn,bn->b", weighted, rank) - (1.0 + m) * weighted.sum(axis=1))
+
+    def group_sums(self, codes, k, cross):
+        """As :meth:`PairwiseOperator.group_sums`, by eq. (62) on the sorted data: O(n k)
+        per labeling without forming any product (cross sums from the unions of groups)."""
+        sorted_codes = codes[:, self.order]
+        masks = [sorted_codes == j for j in range(k)]
+        M = np.zeros((codes.shape[0], k, k))
+        for j in range(k):
+            M[:, j, j] = self._pair_sums(masks[j])
+        if cross:
+            for i in range(k):
+                for j in range(i + 1, k):
+                    both = self._pair_sums(masks[i] | masks[j])
+                    M[:, i, j] = M[:, j, i] = 0.5 * (both - M[:, i, i] - M[:, j, j])
+        return M
+
+    def group_sums_bytes(self, k):
+        return self.n * (8 + 2 * k + 8 * 3) + 64 * k * k
+
+    def restrict(self, idx):
+        return SortedOperator(self.x[idx])
+
+
+# --- Centred kernel --------------------------------------------------------------------
+
+
+class CentredKernel(PairwiseOperator):
+    r"""The centred kernel :math:`G = -\tfrac12 J D J^\top`, :math:`J = I - \mathbf 1 p^\top`,
+    :math:`p = w / s`, on top of a semimetric operator D.
+
+    It is the Gram matrix of eq. (7) with the weighted mean in feature space as
+    reference point: :math:`G_{ij} = -\tfrac12 (D_{ij} - r_i - r_j + c)` with
+    :math:`r = D p` and :math:`c = p^\top r`, and
+    :math:`G_{ii} + G_{jj} - 2 G_{ij} = D_{ij}`. Products and rows are formed
+    from D's, so the kernel costs no memory beyond D's operator and two
+    n-vectors; r costs one product with D.
+    """
+
+    def __init__(self, D: PairwiseOperator, weights: np.ndarray | None = None):
+        self.D = D
+        self.n = D.n
+        self.nbytes = D.nbytes
+        self.kind = f"centred {D.kind}"
+        self.p = np.full(self.n, 1.0 / self.n) if weights is None else weights / weights.sum()
+        self.r = D._product(self.p[:, None], "the kernel's centring")[:, 0]
+        self.c = float(self.p @ self.r)
+
+    def matmat(self, Z):
+        DZ = self.D.matmat(Z)
+        col = Z.sum(axis=0)
+        DZ -= np.outer(self.r, col)
+        DZ -= self.r @ Z
+        DZ += self.c * col
+        DZ *= -0.5
+        return DZ
+
+    def rows(self, idx):
+        R = np.array(self.D.rows(idx), dtype=float)  # a copy: dense rows may be views
+        R -= (self.r[idx] if _scalar(idx) else self.r[idx][:, None]) + self.r
+        R += self.c
+        R *= -0.5
+        return R
+
+    def diagonal(self):
+        return self.r - 0.5 * self.c
+
+    def product_bytes(self, m):
+        return self.D.product_bytes(m) + 8 * self.n * m
+
+    def restrict(self, idx):
+        raise NotImplementedError("restrict the semimetric operator, then centre it")
+
+
+# --- Full matrices (for the dense operator and the functions that return one) --------
+
+
+def _run_bands(n: int, work: Callable[[int, int], None], rows_per_band: int) -> None:
+    """Call ``work(a, b)`` on row bands of an n x n matrix, on two threads
+    (scipy's cdist and numpy's elementwise operations release the GIL)."""
+    bands = [(a, min(a + rows_per_band, n)) for a in range(0, n, rows_per_band)]
+    if len(bands) == 1:
+        work(*bands[0])
+        return
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        for future in [pool.submit(work, a, b) for a, b in bands]:
+            future.result()
+
+
+def dense_bytes(n: int) -> int:
+    """Memory of one n x n float64 matrix."""
+    return 8 * n * n
+
+
+def semimetric_matrix(X: np.ndarray, semimetric: Semimetric) -> np.ndarray:
+    """The full symmetric n x n semimetric matrix of validated points (memory 8 n^2, checked).
+
+    Evaluates the upper band of each block of rows once and mirrors it, so
+    the matrix is exactly symmetric and each pair is computed once.
+    """
+    n = X.shape[0]
+    check_fits(f"the {n} x {n} semimetric matrix", dense_bytes(n))
+    D = np.empty((n, n))
+
+    def fill(a: int, b: int) -> None:
+        band = semimetric(X[a:b], X[a:])
+        D[a:b, a:] = band
+        D[a:, a:b] = band.T
+
+    _run_bands(n, fill, max(1, TILE * TILE // max(n, 1)))
+    return D
+
+
+def centre_in_place(D: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """Turn an owned semimetric matrix into the centred kernel G (same formula as
+    :class:`CentredKernel`, elementwise: r_i + r_j first, so G is exactly symmetric)."""
+    n = D.shape[0]
+    p = np.full(n, 1.0 / n) if weights is None else weights / weights.sum()
+    r = D @ p
+    c = p @ r
+
+    def centre(a: int, b: int) -> None:
+        band = D[a:b]
+        band -= r[a:b, None] + r[None, :]
+        band += c
+        band *= -0.5
+
+    _run_bands(n, centre, max(1, 2**17 // max(n, 1)))  # bands that stay in cache
+    return D
+
+
+# --- Choosing an implementation ------------------------------------------------------
+
+
+def _streamed(X: np.ndarray, semimetric: Semimetric) -> StreamedOperator:
+    """A streamed operator whose tiles take at most a quarter of the budget."""
+    tile = min(TILE, max(1, math.isqrt(memory_budget() // (4 * _TILE_ENTRY_BYTES * THREADS))))
+    return StreamedOperator(X, semimetric, tile)
+
+
+def semimetric_operator(X: np.ndarray, semimetric: Semimetric, *, repeated: bool, reserve: int = 0) -> PairwiseOperator:
+    """The operator of D for validated data (points, or the matrix when precomputed).
+
+    Parameters
+    ----------
+    repeated : bool
+        Whether the caller will use D more than once (several products, or
+        rows). Only then is the matrix computed and held, and only when it
+        fits the budget together with ``reserve`` bytes of the caller's own.
+        A single product is streamed (it evaluates each pair once, in tiles
+        that stay in cache, faster than filling the matrix) unless the
+        matrix is at most four tiles.
+    """
+    if semimetric.precomputed:
+        return DenseOperator(X)
+    if semimetric.is_abs_difference(X):
+        return SortedOperator(X[:, 0])
+    n = X.shape[0]
+    # a matrix of at most four tiles is one BLAS call, faster than tiling it
+    if (repeated or n <= 2 * TILE) and dense_bytes(n) + reserve <= memory_budget():
+        return DenseOperator(semimetric_matrix(X, semimetric), owned=True)
+    return _streamed(X, semimetric)
+
+
+def kernel_operator(X: np.ndarray, semimetric: Semimetric | None, weights: np.ndarray | None, *, reserve: int = 0) -> PairwiseOperator:
+    """The centred kernel G (eq. 7, reference point the weighted mean) of validated data.
+
+    ``semimetric=None`` means ``X`` is a Gram matrix already (used as given).
+    Points whose matrix fits the budget get G computed and centred in place
+    (one n x n array); a precomputed D is wrapped without a copy; otherwise
+    G is formed from a streamed or sorted D.
+    """
+    if semimetric is None:
+        return DenseOperator(X)
+    n = X.shape[0]
+    if not semimetric.precomputed and not semimetric.is_abs_difference(X) and dense_bytes(n) + reserve <= memory_budget():
+        G = centre_in_place(semimetric_matrix(X, semimetric), weights)
+        return DenseOperator(G, owned=True)
+    return CentredKernel(semimetric_operator(X, semimetric, repeated=False), weights)
