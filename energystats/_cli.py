@@ -12,7 +12,9 @@ Subcommands read a CSV file with a header row (or an embedded example with
 * ``compare-r``: energystats and R's ``energy`` side by side, on a battery of data sets or, with
   a CSV and ``--by``, on the user's groups (needs the extra ``r``).
 
-Every subcommand takes ``--columns`` and ``--json``.
+Every subcommand takes ``--columns``, ``--json`` and ``--working-memory MiB`` (the
+memory budget of :func:`energystats.set_config`; a computation that cannot fit it
+stops with a message saying what to set, instead of exhausting the machine).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
 from ._cluster_test import cluster_test
+from ._config import WorkingMemoryError, config_context
 from ._dispersion import dispersion, energy_distance
 from ._kgroups import KGroups
 from ._metrics import accuracy
@@ -322,6 +325,12 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--by", help=by_help)
         p.add_argument("--columns", nargs="+", help="numeric columns to use (default: all numeric ones)")
         p.add_argument("--json", action="store_true", help="print JSON instead of a report")
+        p.add_argument(
+            "--working-memory",
+            type=float,
+            metavar="MiB",
+            help="memory budget in MiB (default 1024): larger n x n matrices are streamed in tiles",
+        )
         return p
 
     def exponent(p):
@@ -363,10 +372,11 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(args, "progress"):
         args.progress = bool(args.progress and not args.json and sys.stderr.isatty())
     try:
-        table = _read_table(args)
-        data, groups = (None, None) if table is None else _select(table, args, need_by=need_by)
-        out = compute(args, data, groups)
-    except (CLIError, ValueError, TypeError) as exc:
+        with config_context(working_memory=args.working_memory):
+            table = _read_table(args)
+            data, groups = (None, None) if table is None else _select(table, args, need_by=need_by)
+            out = compute(args, data, groups)
+    except (CLIError, ValueError, TypeError, WorkingMemoryError) as exc:
         print(f"energystats {args.command}: error: {exc}", file=sys.stderr)
         return 2
     columns = None if data is None else [str(c) for c in data.columns]

@@ -70,6 +70,27 @@ def test_test_subcommand_json(capsys):
     assert out["exact"] is False and out["n_resamples"] == 99
 
 
+def test_working_memory_option_streams_and_reports_what_cannot_fit(capsys, monkeypatch):
+    from energystats._operator import StreamedOperator
+
+    argv = ["test", "--example", "iris", "--by", "Species", "--n-resamples", "99", "--seed", "1", "--json"]
+    assert main(argv) == 0
+    dense = json.loads(capsys.readouterr().out)
+    products = []
+    original = StreamedOperator.matmat
+    monkeypatch.setattr(StreamedOperator, "matmat", lambda self, Z: products.append(1) or original(self, Z))
+    assert main(argv + ["--working-memory", "0.1"]) == 0
+    streamed = json.loads(capsys.readouterr().out)
+    assert products and streamed["pvalue"] == dense["pvalue"]
+    assert streamed["statistic"] == pytest.approx(dense["statistic"], rel=1e-12)
+    assert es.get_config()["working_memory"] == 1024  # restored
+    assert main(argv + ["--working-memory", "0.001"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("energystats test: error: energy_test with n = 150, k = 3") and "set_config(working_memory=" in err
+    assert main(argv + ["--working-memory", "-5"]) == 2
+    assert "`working_memory` must be a positive number of MiB" in capsys.readouterr().err
+
+
 def test_cluster_subcommand_report_and_json(capsys):
     assert main(["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0"]) == 0
     text = capsys.readouterr().out
