@@ -18,7 +18,8 @@ from typing import Callable
 
 import numpy as np
 from scipy.linalg import eigh
-from scipy.sparse.linalg import LinearOperator, eigsh
+from scipy.sparse import diags
+from scipy.sparse.linalg import aslinearoperator, eigsh
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
@@ -276,13 +277,8 @@ def _spectral(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generat
     if isinstance(G, DenseOperator) and G.index is None and 2 * dense_bytes(n) <= memory_budget():
         _, vecs = eigh(root[:, None] * G.A * root[None, :], subset_by_index=[n - k, n - 1])
     else:
-        A = LinearOperator(
-            (n, n),
-            matvec=lambda v: root * G.matmat((root * np.ravel(v))[:, None])[:, 0],
-            matmat=lambda V: root[:, None] * G.matmat(root[:, None] * V),
-            dtype=np.float64,
-        )
-        _, vecs = eigsh(A, k=k, which="LA", v0=rng.standard_normal(n))
+        R = aslinearoperator(diags(root))
+        _, vecs = eigsh(R @ G.aslinearoperator() @ R, k=k, which="LA", v0=rng.standard_normal(n))
     km = KMeans(k, n_init=1, random_state=int(rng.integers(2**31 - 1))).fit(vecs, sample_weight=w)
     labels = km.labels_
     if np.unique(labels).size < k:  # degenerate spectrum (e.g. duplicates): fall back to balanced labels

@@ -102,7 +102,7 @@ def _scalar(idx) -> bool:
 class PairwiseOperator:
     """A symmetric n x n matrix A known by its products (the semimetric D or a kernel G).
 
-    Subclasses implement :meth:`matmat` and :meth:`rows`; the rest follows.
+    Subclasses implement ``_matmat`` and :meth:`rows`; the rest follows.
     Returned arrays are new unless documented; rows of a dense operator may be
     read-only views.
     """
@@ -124,9 +124,17 @@ class PairwiseOperator:
 
     # -- what every operator provides ------------------------------------------------
 
-    def matmat(self, Z: np.ndarray) -> np.ndarray:
-        """A @ Z for Z of shape (n, m)."""
-        raise NotImplementedError
+    def matmat(self, Z: np.ndarray, what: str = "a product") -> np.ndarray:
+        """A @ Z for Z of shape (n, m), after checking that the output and the operator's
+        temporaries fit the memory budget (``what`` names the product in the error)."""
+        check_fits(
+            f"{what} ({self.kind} {self.n} x {self.n} operator times {Z.shape[1]} columns)",
+            self.nbytes + self.product_bytes(Z.shape[1]),
+        )
+        return self._matmat(Z)
+
+    def _matmat(self, Z: np.ndarray) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover
 
     def rows(self, idx) -> np.ndarray:
         """A[idx]: one row (1-D) for an integer, else len(idx) x n."""
@@ -145,13 +153,13 @@ class PairwiseOperator:
     def row_sums(self) -> np.ndarray:
         """A @ 1, computed once."""
         if self._row_sums is None:
-            self._row_sums = self._product(np.ones((self.n, 1)), "the row sums")[:, 0]
+            self._row_sums = self.matmat(np.ones((self.n, 1)), "the row sums")[:, 0]
         return self._row_sums
 
     def quadratic(self, Z: np.ndarray) -> np.ndarray:
         """Z' A Z (m x m), exactly symmetric: for a weighted group indicator Z the block
         sums M_ij of França et al. eq. (13), g(C_i, C_j) = M_ij / (s_i s_j)."""
-        M = Z.T @ self._product(Z, "a block sum")
+        M = Z.T @ self.matmat(Z, "a block sum")
         return 0.5 * (M + M.T)
 
     def group_sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
@@ -166,7 +174,7 @@ class PairwiseOperator:
         """
         B, n = codes.shape
         Z = np.equal(codes.T[:, :, None], np.arange(k - 1)).astype(float)  # n x B x (k-1)
-        AZ = self._product(Z.reshape(n, B * (k - 1)), "the permutation batch").reshape(n, B, k - 1)
+        AZ = self.matmat(Z.reshape(n, B * (k - 1)), "the permutation batch").reshape(n, B, k - 1)
         rows = self.row_sums()
         total = rows.sum()
         M = np.empty((B, k, k))
@@ -191,16 +199,10 @@ class PairwiseOperator:
         """A :class:`scipy.sparse.linalg.LinearOperator` view (for iterative eigensolvers)."""
         return LinearOperator(
             self.shape,
-            matvec=lambda v: self._product(np.asarray(v, float).reshape(-1, 1), "a product")[:, 0],
-            matmat=lambda V: self._product(np.asarray(V, float), "a product"),
+            matvec=lambda v: self.matmat(np.asarray(v, float).reshape(-1, 1))[:, 0],
+            matmat=lambda V: self.matmat(np.asarray(V, float)),
             dtype=np.float64,
         )
-
-    def _product(self, Z: np.ndarray, what: str) -> np.ndarray:
-        """matmat, after checking that its output and temporaries fit the budget."""
-        check_fits(f"{what} ({self.kind} {self.n} x {self.n} operator times {Z.shape[1]} columns)",
-                   self.nbytes + self.product_bytes(Z.shape[1]))
-        return self.matmat(Z)
 
 
 # --- Dense ---------------------------------------------------------------------------
@@ -223,7 +225,7 @@ class DenseOperator(PairwiseOperator):
         self.nbytes = nbytes if nbytes is not None else (A.nbytes if owned else 0)
         self.band = max(1, min(self.n, TILE * TILE // max(self.n, 1)))  # rows per read of A[index][:, index]
 
-    def matmat(self, Z):
+    def _matmat(self, Z):
         if self.index is None:
             return self.A @ Z
         out = np.empty((self.n, Z.shape[1]))
@@ -279,7 +281,7 @@ class StreamedOperator(PairwiseOperator):
         self.threads = THREADS if threads is None else threads
         self.nbytes = _TILE_ENTRY_BYTES * self.tile**2 * self.threads
 
-    def matmat(self, Z):
+    def _matmat(self, Z):
         n, t, X, rho = self.n, self.tile, self.X, self.semimetric
         tiles = [(a, min(a + t, n), c, min(c + t, n)) for a in range(0, n, t) for c in range(a, n, t)]
         threads = max(1, min(self.threads, len(tiles)))
@@ -355,7 +357,7 @@ class SortedOperator(PairwiseOperator):
         xs = x[self.order]
         self.xs = xs - xs.mean()
 
-    def matmat(self, Z):
+    def _matmat(self, Z):
         Zs = Z[self.order]
         ZP = Zs * self.xs[:, None]
         B = np.cumsum(Zs, axis=0)
@@ -383,7 +385,7 @@ class SortedOperator(PairwiseOperator):
 
     def row_sums(self):
         if self._row_sums is None:  # eq. (62) with every point in one group: O(n)
-            self._row_sums = self.matmat(np.ones((self.n, 1)))[:, 0]
+            self._row_sums = self._matmat(np.ones((self.n, 1)))[:, 0]
         return self._row_sums
 
     def _pair_sums(self, mask: np.ndarray) -> np.ndarray:
@@ -438,11 +440,11 @@ class CentredKernel(PairwiseOperator):
         self.nbytes = D.nbytes
         self.kind = f"centred {D.kind}"
         self.p = np.full(self.n, 1.0 / self.n) if weights is None else weights / weights.sum()
-        self.r = D._product(self.p[:, None], "the kernel's centring")[:, 0]
+        self.r = D.matmat(self.p[:, None], "the kernel's centring")[:, 0]
         self.c = float(self.p @ self.r)
 
-    def matmat(self, Z):
-        DZ = self.D.matmat(Z)
+    def _matmat(self, Z):
+        DZ = self.D._matmat(Z)  # the budget was checked for this operator's product
         col = Z.sum(axis=0)
         DZ -= np.outer(self.r, col)
         DZ -= self.r @ Z

@@ -260,13 +260,13 @@ def test_streamed_paths_hold_no_n_by_n_array():
 def count_streamed(monkeypatch):
     """Counts the products of streamed operators, to prove a run did stream."""
     calls = []
-    original = StreamedOperator.matmat
+    original = StreamedOperator._matmat
 
     def counting(self, Z):
         calls.append(Z.shape[1])
         return original(self, Z)
 
-    monkeypatch.setattr(StreamedOperator, "matmat", counting)
+    monkeypatch.setattr(StreamedOperator, "_matmat", counting)
     return calls
 
 

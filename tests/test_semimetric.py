@@ -3,9 +3,6 @@
 import numpy as np
 import pytest
 from conftest import brute_rho
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 import energystats as es
 
