@@ -99,6 +99,27 @@ def _scalar(idx) -> bool:
     return isinstance(idx, (int, np.integer))
 
 
+def _upper_tiles(n: int, t: int) -> list[tuple[int, int, int, int]]:
+    """The tiles (a, b, c, e) = rows a:b, columns c:e on and above the diagonal, side t."""
+    return [(a, min(a + t, n), c, min(c + t, n)) for a in range(0, n, t) for c in range(a, n, t)]
+
+
+def _run_tiles(work: Callable[[list], object], tiles: list, threads: int) -> list:
+    """``[work(share) for share in shares]`` over ``threads`` fixed round-robin shares of
+    ``tiles``, one thread each, results in share order.
+
+    Each thread multiplies with one-thread BLAS: the semimetric and the products both use
+    every core, and no BLAS thread spins while a tile's semimetric is evaluated. The shares
+    and the order of the results do not depend on timing, so sums of the results in order
+    are the same on every run.
+    """
+    threads = max(1, min(threads, len(tiles)))
+    if threads == 1:
+        return [work(tiles)]
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(work, [tiles[r::threads] for r in range(threads)]))
+
+
 class PairwiseOperator:
     """A symmetric n x n matrix A known by its products (the semimetric D or a kernel G).
 
@@ -116,6 +137,9 @@ class PairwiseOperator:
     #: bytes of labelings per :meth:`group_sums` call beyond which larger batches gain
     #: nothing (they leave the cache); ``None``: as many as the budget holds
     batch_cap: int | None = 256 * 2**20
+    #: tile side and threads of the tiled products
+    tile: int = 512
+    threads: int = 1
     _row_sums: np.ndarray | None = None
 
     @property
@@ -163,33 +187,80 @@ class PairwiseOperator:
         return 0.5 * (M + M.T)
 
     def group_sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
-        """Block sums of B labelings at once: ``M[b, i, j] = sum_{x in C_i, y in C_j} A(x, y)``
+        r"""Block sums of B labelings at once: ``M[b, i, j] = sum_{x in C_i, y in C_j} A(x, y)``
         under labeling ``codes[b]`` (B x n, values 0..k-1). The diagonal is always
         computed; the off-diagonal blocks are meaningful only when ``cross``.
 
-        One product with the stacked one-hot indicators of the first k - 1 groups
-        (n x B(k-1), BLAS-3) and column-wise product-sums; the row sums close the
-        last group (sum_j M_ij = z_i' A 1). A streamed operator collects the row
-        sums during its first product, so it makes one pass per call.
+        Only quadratic forms :math:`z_i^\top A z_j` of the one-hot indicators of
+        groups 0..k-2 are needed, and A is symmetric, so each tile on or above the
+        diagonal takes one product: tile (I, J) gives :math:`Y = A_{IJ} Z_J` and the
+        column-wise sums of :math:`Z_I \odot Y`; the tiles below the diagonal are the
+        transposes. Half the flops of forming :math:`A Z`, and no n x B(k-1)
+        output. The row sums close the last group (sum_j M_ij = z_i' A 1).
         """
         B, n = codes.shape
-        Z = np.equal(codes.T[:, :, None], np.arange(k - 1)).astype(float)  # n x B x (k-1)
-        AZ = self.matmat(Z.reshape(n, B * (k - 1)), "the permutation batch").reshape(n, B, k - 1)
+        K = k - 1
+        codes_t = np.ascontiguousarray(codes.T)  # n x B
+        Z = np.empty((n, K, B))  # one-hot of groups 0..k-2, each group's B columns contiguous
+        for j in range(K):
+            np.equal(codes_t, j, out=Z[:, j, :], casting="unsafe")
+        Zf = Z.reshape(n, K * B)
+        t = self._group_tile()
+        tiles = _upper_tiles(n, t)
+        check_fits(
+            f"the permutation batch ({self.kind} {n} x {n} operator, {B} labelings)",
+            self.nbytes + self.group_sums_bytes(k) * B,
+        )
+        want_rows = self._row_sums is None
+
+        def work(mine):
+            diag, off = np.zeros((K, K, B)), np.zeros((K, K, B))
+            rows = np.zeros(n) if want_rows else None
+            for a, b, c, e in mine:
+                T = self._tile(a, b, c, e)
+                Y = (T @ Zf[c:e]).reshape(b - a, K, B)
+                if K == 1:
+                    part = np.einsum("nb,nb->b", Z[a:b, 0, :], Y[:, 0, :])[None, None, :]
+                else:
+                    part = np.einsum("nib,njb->ijb", Z[a:b], Y)
+                (diag if a == c else off)[...] += part
+                if want_rows:
+                    rows[a:b] += T.sum(axis=1)
+                    if c != a:
+                        rows[c:e] += T.sum(axis=0)
+            return diag, off, rows
+
+        shares = _run_tiles(work, tiles, self._threads_for(K * B))
+        P = sum(d + o + o.transpose(1, 0, 2) for d, o, _ in shares)  # K x K x B: z_i' A z_j
+        if want_rows:
+            self._row_sums = np.sum([r for _, _, r in shares], axis=0)
         rows = self.row_sums()
-        total = rows.sum()
         M = np.empty((B, k, k))
-        pairs = [(i, j) for i in range(k - 1) for j in range(i, k - 1)] if (cross or k > 2) else [(0, 0)]
-        for i, j in pairs:  # M_ij = Z_i' A Z_j
-            M[:, i, j] = M[:, j, i] = np.einsum("nb,nb->b", Z[:, :, i], AZ[:, :, j])
-        R = np.einsum("nbi,n->bi", Z, rows)
-        M[:, : k - 1, k - 1] = R - M[:, : k - 1, : k - 1].sum(axis=2)
-        M[:, k - 1, : k - 1] = M[:, : k - 1, k - 1]
-        M[:, k - 1, k - 1] = (total - R.sum(axis=1)) - M[:, : k - 1, k - 1].sum(axis=1)
+        M[:, :K, :K] = P.transpose(2, 0, 1)
+        R = (rows @ Zf).reshape(K, B).T  # z_i' A 1, B x (k-1)
+        M[:, :K, K] = R - M[:, :K, :K].sum(axis=2)
+        M[:, K, :K] = M[:, :K, K]
+        M[:, K, K] = (rows.sum() - R.sum(axis=1)) - M[:, :K, K].sum(axis=1)
         return M
 
     def group_sums_bytes(self, k: int) -> int:
-        """Memory :meth:`group_sums` needs per labeling (codes, one-hot, product, temporaries)."""
-        return 8 * self.n + self.n * (k - 1) * 9 + self.product_bytes(k - 1) + 64 * k * k
+        """Memory :meth:`group_sums` needs per labeling: codes, one-hot, and per thread a
+        tile's product and the accumulated sums."""
+        t = self._group_tile()
+        return 2 * self.n + 8 * (k - 1) * (self.n + self.threads * 2 * t) + 32 * self.threads * k * k
+
+    def _threads_for(self, m: int) -> int:
+        """Threads sharing the tiles of a product with m columns (see ``_run_tiles``)."""
+        return self.threads
+
+    def _group_tile(self) -> int:
+        """Tile side for :meth:`group_sums`: small enough that the upper triangle is most of
+        the work (at least four tiles a side), large enough for efficient products."""
+        return max(1, min(self.tile, max(128, -(-self.n // 4))))
+
+    def _tile(self, a: int, b: int, c: int, e: int) -> np.ndarray:
+        """The block A[a:b, c:e] (a view when the matrix is held)."""
+        raise NotImplementedError  # pragma: no cover
 
     def restrict(self, idx: np.ndarray) -> PairwiseOperator:
         """The operator of the submatrix A[idx][:, idx]."""
@@ -224,6 +295,13 @@ class DenseOperator(PairwiseOperator):
         self.n = A.shape[0] if index is None else index.shape[0]
         self.nbytes = nbytes if nbytes is not None else (A.nbytes if owned else 0)
         self.band = max(1, min(self.n, TILE * TILE // max(self.n, 1)))  # rows per read of A[index][:, index]
+        self.tile = TILE
+        self.threads = 1  # tiles are views, nothing to evaluate: one multi-threaded BLAS product at a time
+
+    def _tile(self, a, b, c, e):
+        if self.index is None:
+            return self.A[a:b, c:e]
+        return self.A[np.ix_(self.index[a:b], self.index[c:e])]
 
     def _matmat(self, Z):
         if self.index is None:
@@ -263,11 +341,12 @@ class StreamedOperator(PairwiseOperator):
     A product :math:`D Z` visits the tiles on and above the diagonal once:
     tile (I, J) with I < J adds :math:`T Z_J` to rows I and :math:`T^\top Z_I`
     to rows J, so each unordered pair is evaluated once and all GEMMs have an
-    inner dimension of a whole tile. The tiles are shared among ``threads``
-    threads in a fixed round-robin, each with its own output and
-    single-threaded BLAS; the outputs are added in a fixed order, so a
-    product is the same on every run. Memory: ``threads`` outputs (n x m)
-    and tiles; time per product O(n^2 (d + m)).
+    inner dimension of a whole tile. From 16 tiles a side, the tiles are
+    shared among ``threads`` threads in a fixed round-robin, each with its
+    own output and single-threaded BLAS (the semimetric is then evaluated on
+    every core too); the outputs are added in a fixed order, so a product is
+    the same on every run. Memory: ``threads`` outputs (n x m) and tiles;
+    time per product O(n^2 (d + m)).
     """
 
     kind = "streamed"
@@ -281,39 +360,42 @@ class StreamedOperator(PairwiseOperator):
         self.threads = THREADS if threads is None else threads
         self.nbytes = _TILE_ENTRY_BYTES * self.tile**2 * self.threads
 
-    def _matmat(self, Z):
-        n, t, X, rho = self.n, self.tile, self.X, self.semimetric
-        tiles = [(a, min(a + t, n), c, min(c + t, n)) for a in range(0, n, t) for c in range(a, n, t)]
-        threads = max(1, min(self.threads, len(tiles)))
-        want_rows = self._row_sums is None  # collected on the first pass
-        outs = [np.zeros((n, Z.shape[1])) for _ in range(threads)]
-        rows = [np.zeros(n) for _ in range(threads)] if want_rows else None
+    def _threads_for(self, m: int) -> int:
+        """Threads for a product with m columns. Sharing the tiles among threads pays when the
+        semimetric is a large part of a tile's work and there are many tiles: measured on the
+        benchmark machine, from 8 tiles a side for a few columns (k-groups, statistics) and from
+        16 for hundreds (permutation batches); below, one multi-threaded BLAS product at a time
+        is faster."""
+        return self.threads if self.n >= (8 if m <= 32 else 16) * self.tile else 1
 
-        def work(r: int) -> None:
-            out = outs[r]
-            for a, b, c, e in tiles[r::threads]:  # a fixed share: the sums do not depend on timing
-                T = rho(X[a:b], X[c:e])
+    def _tile(self, a, b, c, e):
+        return self.semimetric(self.X[a:b], self.X[c:e])
+
+    def _matmat(self, Z):
+        n = self.n
+        want_rows = self._row_sums is None  # collected on the first pass
+
+        def work(mine):
+            out = np.zeros((n, Z.shape[1]))
+            rows = np.zeros(n) if want_rows else None
+            for a, b, c, e in mine:
+                T = self._tile(a, b, c, e)
                 out[a:b] += T @ Z[c:e]
                 if want_rows:
-                    rows[r][a:b] += T.sum(axis=1)
+                    rows[a:b] += T.sum(axis=1)
                 if c != a:
                     out[c:e] += T.T @ Z[a:b]
                     if want_rows:
-                        rows[r][c:e] += T.sum(axis=0)
+                        rows[c:e] += T.sum(axis=0)
+            return out, rows
 
-        if threads == 1:
-            work(0)
-        else:
-            # each thread evaluates its own tiles and multiplies them with one-thread BLAS:
-            # the semimetric and the products both use every core, and no BLAS thread spins
-            # while the semimetric is evaluated
-            with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(threads) as pool:
-                list(pool.map(work, range(threads)))
-        for other in outs[1:]:
-            outs[0] += other
+        shares = _run_tiles(work, _upper_tiles(n, self.tile), self._threads_for(Z.shape[1]))
+        out = shares[0][0]
+        for other, _ in shares[1:]:
+            out += other
         if want_rows:
-            self._row_sums = np.sum(rows, axis=0)
-        return outs[0]
+            self._row_sums = np.sum([rows for _, rows in shares], axis=0)
+        return out
 
     def rows(self, idx):
         if _scalar(idx):
@@ -380,6 +462,9 @@ class SortedOperator(PairwiseOperator):
             return np.abs(self.x[idx] - self.x)
         return np.abs(self.x[idx][:, None] - self.x[None, :])
 
+    def _tile(self, a, b, c, e):
+        return np.abs(self.x[a:b, None] - self.x[None, c:e])
+
     def product_bytes(self, m):
         return 8 * self.n * m * 5
 
@@ -413,7 +498,7 @@ class SortedOperator(PairwiseOperator):
         return M
 
     def group_sums_bytes(self, k):
-        return self.n * (8 + 2 * k + 8 * 3) + 64 * k * k
+        return self.n * (2 + 2 * k + 8 * 3) + 64 * k * k
 
     def restrict(self, idx):
         return SortedOperator(self.x[idx])
@@ -438,6 +523,7 @@ class CentredKernel(PairwiseOperator):
         self.D = D
         self.n = D.n
         self.nbytes = D.nbytes
+        self.tile, self.threads = D.tile, D.threads
         self.kind = f"centred {D.kind}"
         self.p = np.full(self.n, 1.0 / self.n) if weights is None else weights / weights.sum()
         self.r = D.matmat(self.p[:, None], "the kernel's centring")[:, 0]
@@ -461,6 +547,13 @@ class CentredKernel(PairwiseOperator):
 
     def diagonal(self):
         return self.r - 0.5 * self.c
+
+    def _tile(self, a, b, c, e):
+        T = np.array(self.D._tile(a, b, c, e), dtype=float)  # a copy: dense tiles are views
+        T -= self.r[a:b, None] + self.r[None, c:e]
+        T += self.c
+        T *= -0.5
+        return T
 
     def product_bytes(self, m):
         return self.D.product_bytes(m) + 8 * self.n * m

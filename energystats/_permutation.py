@@ -345,6 +345,7 @@ def _random_batches(codes: np.ndarray, n_resamples: int, step: int, gen: np.rand
     The relabelings are the same whatever ``step`` is: ``Generator.permuted``
     shuffles the rows of a block one after another from the same stream.
     """
+    codes = codes.astype(np.int8 if codes.max() < 127 else np.int16)  # same permutations, less memory
     todo, first = n_resamples + 1, True
     while todo > 0:
         size = min(step, todo)

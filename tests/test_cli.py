@@ -77,8 +77,8 @@ def test_working_memory_option_streams_and_reports_what_cannot_fit(capsys, monke
     assert main(argv) == 0
     dense = json.loads(capsys.readouterr().out)
     products = []
-    original = StreamedOperator._matmat
-    monkeypatch.setattr(StreamedOperator, "_matmat", lambda self, Z: products.append(1) or original(self, Z))
+    original = StreamedOperator._tile
+    monkeypatch.setattr(StreamedOperator, "_tile", lambda self, *tile: products.append(tile) or original(self, *tile))
     assert main(argv + ["--working-memory", "0.1"]) == 0
     streamed = json.loads(capsys.readouterr().out)
     assert products and streamed["pvalue"] == dense["pvalue"]
