@@ -134,7 +134,7 @@ def cluster_test(X, n_clusters: int, *, n_resamples: int = 199, rng=None, progre
     >>> two = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(0, 1, (30, 2)) + [4.0, 0.0]]
     >>> res = es.cluster_test(two, 2, n_resamples=39, rng=1)
     >>> res.pvalue, res.model.cluster_sizes_.tolist()
-    (0.025, [29, 31])
+    (0.025, [31, 29])
 
     The clusters may then be compared validly on an outcome that was not
     used to form them (here unrelated to the clusters):

@@ -23,6 +23,7 @@ from scipy.sparse.linalg import aslinearoperator, eigsh
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._config import memory_budget
 from ._operator import (
@@ -37,8 +38,8 @@ from ._operator import (
     semimetric_operator,
 )
 from ._power_kmeans import PowerKMeans
-from ._semimetric import prepare_points, resolve_semimetric
-from ._validation import as_data, as_weights, check_n_clusters, check_positive_int, check_symmetric
+from ._semimetric import Scaling, prepare_points, resolve_semimetric
+from ._validation import as_weights, check_n_clusters, check_positive_int, check_symmetric
 
 __all__ = ["KGroups"]
 
@@ -333,7 +334,10 @@ class KGroups(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Group of each point, 0..k-1.
+        Group of each point, 0..k-1. Groups are numbered by size (total
+        weight), largest first; ties by the within-group mean semimetric
+        g(C_l, C_l), smallest first. So a partition gets the same labels
+        whatever the start; ``"r-kgroups"`` keeps R's numbering.
     W_ : float
         Within dispersion of ``labels_`` (eq. 15), in R's scaling:
         equals ``dispersion(X, labels_).W`` and R ``sum(kgroups(...)$W)``.
@@ -367,8 +371,8 @@ class KGroups(ClusterMixin, BaseEstimator):
     >>> import energystats as es
     >>> iris = es.datasets.load_iris()
     >>> km = es.KGroups(3, random_state=0).fit(iris.iloc[:, :4])
-    >>> sorted(km.cluster_sizes_.tolist())  # cluster numbering depends on the random stream
-    [38, 50, 62]
+    >>> km.cluster_sizes_  # groups are numbered by size
+    array([62, 50, 38])
     >>> round(km.W_, 4), round(km.objective_, 4)  # W + Q = T = 189.5758 (Lemma 1)
     (67.5288, 122.047)
     """
@@ -398,7 +402,13 @@ class KGroups(ClusterMixin, BaseEstimator):
 
     # validation --------------------------------------------------------------------
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
+        return tags
+
     def _validate(self, X, sample_weight):
+        """Check the parameters and the data; X has passed scikit-learn's ``validate_data``."""
         if self.algorithm not in _ALGORITHMS:
             raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {self.algorithm!r}.")
         n_init = check_positive_int(self.n_init, "n_init")
@@ -407,19 +417,17 @@ class KGroups(ClusterMixin, BaseEstimator):
         if kernel_given:
             if self.exponent != 1.0 or self.sigma is not None:
                 raise ValueError("`exponent` and `sigma` do not apply to metric='precomputed_kernel'.")
-            points = as_data(X, "X")  # the Gram matrix, used as given
-            if points.shape[0] != points.shape[1]:
-                raise ValueError(f"`X` must be a square Gram matrix for metric='precomputed_kernel', got shape {points.shape}.")
-            check_symmetric(points, "X", "metric='precomputed_kernel'")
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"`X` must be a square Gram matrix for metric='precomputed_kernel', got shape {X.shape}.")
+            check_symmetric(X, "X", "metric='precomputed_kernel'")
             sm = None
         else:
             sm = resolve_semimetric(self.metric, self.exponent, self.sigma)
-            points = prepare_points(X, sm, "X")
-        n = points.shape[0]
-        k = check_n_clusters(self.n_clusters, n)
+            X = prepare_points(X, sm, "X")
+        n = X.shape[0]
         w = as_weights(sample_weight, n, "sample_weight")
-        if w is not None and (w <= 0).any():
-            raise ValueError("`sample_weight` must be positive.")
+        kept = None if w is None or (w > 0).all() else np.flatnonzero(w > 0)
+        k = check_n_clusters(self.n_clusters, n if kept is None else kept.size)
         if self.algorithm == "r-kgroups":
             if kernel_given or not (sm.is_euclidean_power or sm.precomputed) or sm.exponent != 1.0:
                 raise ValueError("`algorithm`='r-kgroups' needs metric='euclidean' with exponent=1 (or 'precomputed').")
@@ -437,11 +445,11 @@ class KGroups(ClusterMixin, BaseEstimator):
                 raise ValueError(f"`init` labels must have shape ({n},), got {start.shape}.")
             if not np.issubdtype(start.dtype, np.integer) or start.min() < 0 or start.max() >= k:
                 raise ValueError(f"`init` labels must be integers in 0..{k - 1}.")
+            start = start.astype(np.intp) if kept is None else start[kept].astype(np.intp)
             empty = np.flatnonzero(np.bincount(start, minlength=k) == 0)
             if empty.size:
-                raise ValueError(f"`init` labels leave cluster {int(empty[0])} empty.")
-            start = start.astype(np.intp)
-        return k, n_init, max_iter, sm, points, w, start
+                raise ValueError(f"`init` labels leave cluster {int(empty[0])} empty" + ("." if kept is None else " among the points of positive weight."))
+        return k, n_init, max_iter, sm, X, w, kept, start
 
     # fitting -----------------------------------------------------------------------
 
@@ -453,22 +461,76 @@ class KGroups(ClusterMixin, BaseEstimator):
         X : array_like of shape (n_samples, n_features) or (n_samples, n_samples)
         y : ignored
         sample_weight : array_like of shape (n_samples,), default=None
-            Positive point weights w(x) (eq. 13-15).
+            Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
+            left out of the clustering, exactly as if it were removed, and
+            then labelled by :meth:`predict`'s rule; integer weights act as
+            repetitions of the points.
 
         Returns
         -------
         self
         """
-        k, n_init, max_iter, sm, points, w, start = self._validate(X, sample_weight)
-        n = points.shape[0]
+        X = validate_data(self, X, dtype=np.float64)
+        k, n_init, max_iter, sm, data, w, kept, start = self._validate(X, sample_weight)
+        scaling = Scaling() if sm is None else Scaling.for_data(data, sm)
+        if sm is None:  # a Gram matrix scales like a precomputed distance matrix
+            scaling = Scaling.for_data(data, resolve_semimetric("precomputed"))
+        data, sm_fit = scaling.data(data), (None if sm is None else scaling.semimetric(sm))
+        full, fit_data, fit_w = data, data, w
+        if kept is not None:
+            fit_w = w[kept]
+            if sm is not None and not sm.precomputed:
+                fit_data = data[kept]
+            else:
+                check_fits(f"the {kept.size} x {kept.size} matrix of the points of positive weight", dense_bytes(kept.size))
+                fit_data = data[np.ix_(kept, kept)]
+        labels, W, T, within, iterations, converged, count = self._fit_kept(fit_data, sm_fit, fit_w, k, n_init, max_iter, start)
+        if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
+            order = _canonical_order(labels, fit_w, within, k)
+            labels, within = np.argsort(order)[labels], within[order]
+        if not converged:
+            warnings.warn(
+                f"KGroups did not converge within max_iter={max_iter} sweeps; increase `max_iter`.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        n = full.shape[0]
+        unit = fit_w is None
+        w_fit = np.ones(labels.shape[0]) if unit else fit_w
+        if kept is not None:  # the points of weight 0 go where predict would put them
+            dropped = np.setdiff1d(np.arange(n), kept)
+            all_labels = np.empty(n, dtype=np.intp)
+            all_labels[kept] = labels
+            if sm is None:
+                all_labels[dropped] = _kernel_assign(full[np.ix_(dropped, kept)], np.diag(full)[dropped], fit_data, labels, w_fit, k)
+            else:
+                values = full[np.ix_(dropped, kept)] if sm.precomputed else None
+                all_labels[dropped] = _assign(values, full[dropped], sm_fit, fit_data, labels, w_fit, within, k)
+            labels = all_labels
+        if self.algorithm == "r-kgroups":
+            self.count_ = count
+        self.labels_ = labels
+        self.W_ = scaling.result(W, "W_")
+        self.objective_ = scaling.result(T - W, "objective_")
+        self.n_iter_ = int(iterations)
+        self.converged_ = bool(converged)
+        self.cluster_sizes_ = np.bincount(labels, minlength=k)
+        # for predict: the scaling, the points of positive weight and g(C_l, C_l); no n x n array
+        self._fit_data = (sm_fit, scaling, None if sm is None or sm.precomputed else fit_data, kept, w_fit, labels if kept is None else labels[kept], within)
+        return self
+
+    def _fit_kept(self, data, sm, w, k, n_init, max_iter, start):
+        """Fit to the points of positive weight: labels, W, T, g(C_l, C_l), sweeps, converged, count."""
+        n = data.shape[0]
         unit = w is None
         w = np.ones(n) if unit else w
         rng = np.random.default_rng(self.random_state)
         reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix
+        count = None
         if self.algorithm == "r-kgroups":
-            D = semimetric_operator(points, sm, repeated=True, reserve=reserve)
+            D = semimetric_operator(data, sm, repeated=True, reserve=reserve)
             G = None if start is not None or self.init == "random" else CentredKernel(D)
-            starts = [start] if start is not None else [self._initial_labels(points, G, w, k, s) for s in rng.spawn(n_init)]
+            starts = [start] if start is not None else [self._initial_labels(data, G, w, k, s) for s in rng.spawn(n_init)]
             best = None
             for labels0 in starts:
                 labels, iterations, count, converged = _r_kgroups(D, labels0, k, max_iter)
@@ -480,38 +542,23 @@ class KGroups(ClusterMixin, BaseEstimator):
             W, labels, iterations, count, converged, M = best
             T = M[k, k] / (2.0 * n)  # eq. (18)
             within = np.diag(M)[:k] / np.bincount(labels, minlength=k) ** 2  # g(C_l, C_l), eq. (13)
-            self.count_ = count
-        else:
-            G = kernel_operator(points, sm, None if unit else w, reserve=reserve)
-            diag = G.diagonal()
-            T = float(w @ diag)
-            tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
-            streams = rng.spawn(1 if start is not None else n_init)
-            best = None
-            for stream in streams:
-                labels0 = start if start is not None else self._initial_labels(points, G, w, k, stream)
-                st, iterations, converged = _fit_once(G, w, labels0, k, self.algorithm, max_iter, stream, tol)
-                objective = st.objective()
-                # a later start must be better by more than rounding (equal optima keep the first)
-                if best is None or objective > best[0] + tol:
-                    best = (objective, st.labels, iterations, converged)
-            _, labels, iterations, converged = best
-            W, within = _within(G, diag, w, labels, k)
-        if not converged:
-            warnings.warn(
-                f"KGroups did not converge within max_iter={max_iter} sweeps; increase `max_iter`.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        self.labels_ = labels
-        self.W_ = W
-        self.objective_ = T - W
-        self.n_iter_ = int(iterations)
-        self.converged_ = bool(converged)
-        self.cluster_sizes_ = np.bincount(labels, minlength=k)
-        # for predict: the points and g(C_l, C_l); no n x n array is kept
-        self._fit_data = (sm, points if sm is not None and not sm.precomputed else None, w, within)
-        return self
+            return labels, W, T, within, iterations, converged, count
+        G = kernel_operator(data, sm, None if unit else w, reserve=reserve)
+        diag = G.diagonal()
+        T = float(w @ diag)
+        tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+        streams = rng.spawn(1 if start is not None else n_init)
+        best = None
+        for stream in streams:
+            labels0 = start if start is not None else self._initial_labels(data, G, w, k, stream)
+            st, iterations, converged = _fit_once(G, w, labels0, k, self.algorithm, max_iter, stream, tol)
+            objective = st.objective()
+            # a later start must be better by more than rounding (equal optima keep the first)
+            if best is None or objective > best[0] + tol:
+                best = (objective, st.labels, iterations, converged)
+        _, labels, iterations, converged = best
+        W, within = _within(G, diag, w, labels, k)
+        return labels, W, T, within, iterations, converged, count
 
     def _initial_labels(self, points, G, w, k, rng):
         if self.init == "random":
@@ -552,32 +599,54 @@ class KGroups(ClusterMixin, BaseEstimator):
         values of a block of new points to the training points, never the
         m x n matrix (a precomputed ``X`` is that matrix already).
         """
-        if not hasattr(self, "labels_"):
-            raise ValueError("This KGroups instance is not fitted yet; call `fit` first.")
-        sm, points, w, within = self._fit_data
+        check_is_fitted(self)
+        sm, scaling, points, kept, w, labels, within = self._fit_data
         if sm is None:
             raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
-        k = self.cluster_sizes_.shape[0]
-        n = w.shape[0]
-        Zw = indicator(self.labels_, k, w)
-        s = Zw.sum(axis=0)
-        R = as_data(X, "X")
+        X = scaling.data(validate_data(self, X, dtype=np.float64, reset=False))
+        values = None
         if sm.precomputed:
-            if R.shape[1] != n:
-                raise ValueError(f"`X` must hold semimetric values to the {n} training points, got {R.shape[1]} columns.")
-            if R.min() < 0:
+            if X.min() < 0:
                 raise ValueError("`X` must be non-negative for metric='precomputed'.")
-        elif R.shape[1] != points.shape[1]:
-            raise ValueError(f"`X` must have {points.shape[1]} features, got {R.shape[1]}.")
-        m = R.shape[0]
-        step = m if sm.precomputed else max(1, min(m, TILE * TILE // n))
-        check_fits(f"predict on {m} points ({step} x {n} semimetric values at a time)", 8 * (step * n + m * k))
-        labels = np.empty(m, dtype=np.intp)
-        for a in range(0, m, step):
-            block = R[a : a + step] if sm.precomputed else sm(R[a : a + step], points)
-            cost = s / (s + 1.0) * (block @ Zw / s - 0.5 * within)
-            labels[a : a + step] = np.argmin(cost, axis=1)
-        return labels
+            values = X if kept is None else X[:, kept]
+        k = self.cluster_sizes_.shape[0]
+        return _assign(values, X, sm, points, labels, w, within, k)
+
+
+def _canonical_order(labels: np.ndarray, w: np.ndarray | None, within: np.ndarray, k: int) -> np.ndarray:
+    """The clusters in canonical order: by total weight (size), largest first, then by
+    within-cluster mean semimetric g(C_l, C_l), smallest first, then by first member in
+    the data. A partition then gets the same labels whatever the start, the data's order,
+    or whether weights or repeated points express the same sample."""
+    s = np.bincount(labels, weights=w, minlength=k)
+    first = np.unique(labels, return_index=True)[1]
+    return np.lexsort((first, within, -s))
+
+
+def _assign(values, X, sm, points, labels, w, within, k) -> np.ndarray:
+    """:meth:`KGroups.predict`'s rule for new points: semimetric ``values`` to the training
+    points (precomputed), or the points ``X``, whose values are computed in blocks."""
+    Zw = indicator(labels, k, w)
+    s = Zw.sum(axis=0)
+    m, n = X.shape[0], labels.shape[0]
+    step = m if values is not None else max(1, min(m, TILE * TILE // n))
+    check_fits(f"predict on {m} points ({step} x {n} semimetric values at a time)", 8 * (step * n + m * k))
+    out = np.empty(m, dtype=np.intp)
+    for a in range(0, m, step):
+        block = values[a : a + step] if values is not None else sm(X[a : a + step], points)
+        cost = s / (s + 1.0) * (block @ Zw / s - 0.5 * within)
+        out[a : a + step] = np.argmin(cost, axis=1)
+    return out
+
+
+def _kernel_assign(Gx: np.ndarray, Gxx: np.ndarray, G: np.ndarray, labels, w, k) -> np.ndarray:
+    """The same rule from a Gram matrix: the squared feature-space distance of each new point
+    to each weighted centroid, K(x, x) - 2 g_l(x) / s_l + Q_l / s_l^2, times s_l / (s_l + 1)."""
+    Zw = indicator(labels, k, w)
+    s = Zw.sum(axis=0)
+    Q = np.diag(DenseOperator(G).quadratic(Zw))
+    cost = s / (s + 1.0) * (Gxx[:, None] - 2.0 * (Gx @ Zw) / s + Q / s**2)
+    return np.argmin(cost, axis=1)
 
 
 def _within(G: PairwiseOperator, diag: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int) -> tuple[float, np.ndarray]:

@@ -22,7 +22,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._semimetric import Scaling, resolve_semimetric
 from ._validation import as_data, check_n_clusters, check_positive_int
 
 __all__ = ["PowerKMeans"]
@@ -167,7 +169,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     def _validate(self, X):
-        X = as_data(X, "X")
+        X = validate_data(self, X, dtype=np.float64)
         n, d = X.shape
         k = check_n_clusters(self.n_clusters, n)
         for name, value in (("s0", self.s0), ("eta", self.eta), ("tol", self.tol)):
@@ -226,6 +228,11 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Fit power k-means to ``X`` (n_samples, n_features); returns self."""
         X, k, n_init, max_iter, start = self._validate(X)
+        # data far from 1 in magnitude are divided by a power of two (exact); centres and
+        # objectives are scaled back (Scaling)
+        scaling = Scaling.for_data(X, resolve_semimetric(exponent=2.0))
+        X = scaling.data(X)
+        start = None if start is None else scaling.data(start)
         mean = X.mean(axis=0)
         X = X - mean  # every distance is computed on centred data
         rng = np.random.default_rng(self.random_state)
@@ -240,20 +247,18 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         inertia, centres, labels, n_iter, s, path, converged = best
         if not converged:
             warnings.warn(f"PowerKMeans did not converge within max_iter={max_iter}; increase `max_iter`.", ConvergenceWarning, stacklevel=2)
-        self.cluster_centers_ = centres + mean
-        self._mean = mean
+        self.cluster_centers_ = np.ldexp(centres + mean, scaling.shift)  # exact: a power of two
+        self._centred = (scaling, mean, centres)
         self.labels_ = labels
-        self.inertia_ = inertia
+        self.inertia_ = scaling.result(inertia, "inertia_")
         self.n_iter_ = int(n_iter)
         self.s_ = float(s)
-        self.objective_path_ = path
+        self.objective_path_ = scaling.result(path, "objective_path_")
         return self
 
     def predict(self, X):
         """Nearest fitted centre of each row of ``X``."""
-        if not hasattr(self, "cluster_centers_"):
-            raise ValueError("This PowerKMeans instance is not fitted yet; call `fit` first.")
-        X = as_data(X, "X")
-        if X.shape[1] != self.cluster_centers_.shape[1]:
-            raise ValueError(f"`X` must have {self.cluster_centers_.shape[1]} features, got {X.shape[1]}.")
-        return np.argmin(_sq_dist(X - self._mean, self.cluster_centers_ - self._mean), axis=1)
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        scaling, mean, centres = self._centred
+        return np.argmin(_sq_dist(scaling.data(X) - mean, centres), axis=1)

@@ -24,6 +24,7 @@ from ._operator import centre_in_place, check_fits, dense_bytes, semimetric_matr
 from ._validation import as_data, as_weights, check_exponent, check_symmetric
 
 __all__ = [
+    "Scaling",
     "Semimetric",
     "is_negative_type",
     "kernel_matrix",
@@ -103,6 +104,84 @@ class Semimetric:
         np.expm1(out, out=out)
         out *= -2.0
         return out
+
+
+#: Data whose largest absolute value lies in [2^-LOG2_SAFE, 2^LOG2_SAFE] (points) or
+#: [2^-4 LOG2_SAFE, 2^4 LOG2_SAFE] (a precomputed matrix) are used as they are: squared
+#: differences and sums over all pairs stay far from overflow and underflow.
+LOG2_SAFE = 128
+
+
+@dataclass(frozen=True)
+class Scaling:
+    r"""Exact rescaling of data by a power of two, for data near the ends of float64.
+
+    Every Euclidean energy statistic is homogeneous: scaling the data by c
+    scales it by :math:`c^\alpha`. Data far from 1 in magnitude (1e-300 or
+    1e300: squared differences underflow or overflow) are divided by
+    :math:`2^e`, which is exact, the statistics are computed, and multiplied
+    back by :math:`2^{e\alpha}`. A precomputed matrix is divided by
+    :math:`2^e` and statistics multiplied by :math:`2^e`; the exponential and
+    Gaussian semimetrics divide ``sigma`` by :math:`2^e` too and need no
+    factor. A result that cannot be represented in float64 raises
+    ``OverflowError`` (or ``ValueError`` on underflow) instead of becoming
+    inf or 0.
+
+    Attributes
+    ----------
+    shift : int
+        e: the data are divided by 2^e (0: used as they are).
+    log2_factor : float
+        log2 of the factor the statistics are multiplied by.
+    """
+
+    shift: int = 0
+    log2_factor: float = 0.0
+
+    @classmethod
+    def for_data(cls, X: np.ndarray, semimetric: "Semimetric") -> "Scaling":
+        """The scaling of validated data (points, or the matrix when precomputed)."""
+        if callable(semimetric.metric) or X.size == 0:
+            return cls()
+        top = float(max(X.max(), -X.min()))
+        safe = LOG2_SAFE * (4 if semimetric.precomputed else 1)
+        if top == 0.0 or -safe <= np.log2(top) <= safe:
+            return cls()
+        shift = int(np.frexp(top)[1])  # top / 2^shift in [0.5, 1)
+        if semimetric.precomputed:
+            return cls(shift, float(shift))
+        return cls(shift, shift * semimetric.exponent if semimetric.is_euclidean_power else 0.0)
+
+    def data(self, X: np.ndarray) -> np.ndarray:
+        """X / 2^e (a new array; X itself when e = 0)."""
+        return X if self.shift == 0 else np.ldexp(X, -self.shift)
+
+    def semimetric(self, semimetric: "Semimetric") -> "Semimetric":
+        """The semimetric of the rescaled data: sigma / 2^e for the exponential and Gaussian."""
+        if self.shift == 0 or semimetric.sigma is None:
+            return semimetric
+        return Semimetric(semimetric.metric, semimetric.exponent, float(np.ldexp(semimetric.sigma, -self.shift)))
+
+    def result(self, value, what: str):
+        """A statistic of the rescaled data, multiplied back to the data's scale (checked)."""
+        if self.log2_factor == 0.0:
+            return value
+        whole = np.floor(self.log2_factor)
+        scaled = np.asarray(value, dtype=float)
+        with np.errstate(over="ignore", under="ignore"):
+            out = np.ldexp(scaled * 2.0 ** (self.log2_factor - whole), int(whole))
+        if not np.isfinite(out).all():
+            raise OverflowError(
+                f"{what} is about 2^{self.log2_factor + np.log2(np.abs(scaled).max()):.0f}, beyond float64 "
+                f"(largest about 2^1024): divide the data by a constant c and multiply {what} by c^exponent."
+            )
+        if np.any((out == 0) & (scaled != 0)):
+            raise ValueError(
+                f"{what} is about 2^{self.log2_factor + np.log2(np.abs(scaled[scaled != 0]).min()):.0f}, below "
+                f"float64's smallest number (about 2^-1074): multiply the data by a constant c and divide "
+                f"{what} by c^exponent."
+            )
+        return float(out) if np.ndim(value) == 0 else out
 
 
 def resolve_semimetric(metric: MetricLike = "euclidean", exponent=1.0, sigma=None) -> Semimetric:

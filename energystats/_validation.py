@@ -115,7 +115,7 @@ def as_weights(weights, n: int, name: str) -> np.ndarray | None:
     if (w < 0).any():
         raise ValueError(f"`{name}` must be non-negative.")
     if w.sum() <= 0:
-        raise ValueError(f"`{name}` must have a positive sum.")
+        raise ValueError(f"`{name}` is zero for every sample: at least one weight must be positive.")
     return w
 
 

@@ -211,7 +211,7 @@ def test_repr_is_readable(rng):
         (lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[1, -1]), ValueError, "`sample_weight` must be non-negative"),
         (lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[1]), ValueError, "`sample_weight` must be one-dimensional"),
         (lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[1, 0]), ValueError, "`sample_weight` gives group 1 zero total weight"),
-        (lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[0, 0]), ValueError, "`sample_weight` must have a positive sum"),
+        (lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[0, 0]), ValueError, "`sample_weight` is zero for every sample"),
         (lambda: es.dispersion(np.eye(2), [0, 1], exponent=3), ValueError, r"`exponent` must lie in \(0, 2\]"),
         (lambda: es.energy_distance(np.zeros((3, 2)), np.zeros((3, 3))), ValueError, "`x` and `y` must have the same number of features"),
         (lambda: es.energy_distance([], [1.0]), ValueError, "`x` must hold at least 1 sample"),

@@ -8,7 +8,7 @@ import pytest
 from conftest import brute_rho
 from sklearn.base import clone
 from sklearn.datasets import load_wine
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 
@@ -217,10 +217,12 @@ def test_convergence_warning(rng):
         (dict(n_clusters=0), None, None, ValueError, "`n_clusters` must be an integer >= 1"),
         (dict(n_clusters=2.5), None, None, TypeError, "`n_clusters` must be an integer"),
         (dict(n_clusters=11), None, None, ValueError, r"`n_clusters` must be at most n_samples \(10\)"),
-        (dict(n_clusters=2), np.full((10, 2), np.nan), None, ValueError, "`X` contains NaN"),
+        (dict(n_clusters=2), np.full((10, 2), np.nan), None, ValueError, "Input X contains NaN"),
+        (dict(n_clusters=2), np.ones(10), None, ValueError, "Expected a 2-dimensional container|Reshape your data"),
         (dict(n_clusters=2), None, -np.ones(10), ValueError, "`sample_weight` must be non-negative"),
-        (dict(n_clusters=2), None, np.zeros(10), ValueError, "`sample_weight` must have a positive sum"),
-        (dict(n_clusters=2), None, np.r_[np.zeros(1), np.ones(9)], ValueError, "`sample_weight` must be positive"),
+        (dict(n_clusters=2), None, np.zeros(10), ValueError, "`sample_weight` is zero for every sample"),
+        (dict(n_clusters=3), None, np.r_[np.zeros(8), np.ones(2)], ValueError, r"`n_clusters` must be at most n_samples \(2\)"),
+        (dict(n_clusters=2, init=np.r_[np.zeros(9, int), 1]), None, np.r_[np.ones(9), 0], ValueError, "leave cluster 1 empty among the points of positive weight"),
         (dict(n_clusters=2, init=np.zeros(9, int)), None, None, ValueError, r"`init` labels must have shape \(10,\)"),
         (dict(n_clusters=2, init=np.zeros(10, int)), None, None, ValueError, "`init` labels leave cluster 1 empty"),
         (dict(n_clusters=2, init=np.arange(10) % 3), None, None, ValueError, r"`init` labels must be integers in 0..1"),
@@ -242,10 +244,10 @@ def test_bad_input(params, X, weights, err, match):
 
 def test_predict_errors(rng):
     X, _ = blobs(rng)
-    with pytest.raises(ValueError, match="not fitted yet"):
+    with pytest.raises(NotFittedError, match="not fitted yet"):
         es.KGroups(2).predict(X)
     km = es.KGroups(2, n_init=1, random_state=0).fit(X)
-    with pytest.raises(ValueError, match="`X` must have 2 features, got 3"):
+    with pytest.raises(ValueError, match="X has 3 features, but KGroups is expecting 2 features"):
         km.predict(np.zeros((2, 3)))
     kern = es.KGroups(2, metric="precomputed_kernel", n_init=1, random_state=0).fit(es.kernel_matrix(X))
     with pytest.raises(ValueError, match="metric='precomputed_kernel' has none"):

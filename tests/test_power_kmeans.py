@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.cluster import KMeans, kmeans_plusplus
+from sklearn.exceptions import NotFittedError
 
 import energystats as es
 from energystats._power_kmeans import _sq_dist, mm_step, power_objective
@@ -96,7 +97,7 @@ def test_sklearn_conventions(rng):
         (dict(n_clusters=3, eta=np.nan), None, "`eta` must be a finite real number"),
         (dict(n_clusters=0), None, "`n_clusters` must be an integer >= 1"),
         (dict(n_clusters=11), None, r"`n_clusters` must be at most n_samples \(10\)"),
-        (dict(n_clusters=3), np.full((10, 2), np.nan), "`X` contains NaN"),
+        (dict(n_clusters=3), np.full((10, 2), np.nan), "Input X contains NaN"),
         (dict(n_clusters=3, init=np.zeros((2, 2))), None, r"`init` centres must have shape \(3, 2\)"),
         (dict(n_clusters=3, init="spectral"), None, "`init` must be 'k-means\\+\\+', 'random'"),
         (dict(n_clusters=3, tol=-1.0), None, "`tol` must be non-negative"),
@@ -109,10 +110,10 @@ def test_bad_input(params, X, match):
 
 
 def test_predict_errors(rng):
-    with pytest.raises(ValueError, match="not fitted yet"):
+    with pytest.raises(NotFittedError, match="not fitted yet"):
         es.PowerKMeans(2).predict(np.zeros((2, 2)))
     pkm = es.PowerKMeans(2, random_state=0).fit(rng.normal(size=(20, 2)))
-    with pytest.raises(ValueError, match="`X` must have 2 features, got 3"):
+    with pytest.raises(ValueError, match="X has 3 features, but PowerKMeans is expecting 2 features"):
         pkm.predict(np.zeros((2, 3)))
 
 
