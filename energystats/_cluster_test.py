@@ -16,6 +16,7 @@ from scipy.linalg import cholesky, solve_triangular
 
 from ._kgroups import KGroups
 from ._results import ResultMixin
+from ._semimetric import Scaling, resolve_semimetric
 from ._validation import as_data, check_n_clusters, check_positive_int
 
 __all__ = ["ClusterTestResult", "cluster_test"]
@@ -60,7 +61,11 @@ class ClusterTestResult(ResultMixin):
 
 
 def _whiten(X: np.ndarray) -> np.ndarray:
-    """(X - mean) L^-T with L L' the sample covariance: identity mean and covariance."""
+    """(X - mean) L^-T with L L' the sample covariance: identity mean and covariance.
+
+    Data near the ends of float64 are first divided by a power of two (exact; the whitened
+    data do not depend on the scale)."""
+    X = Scaling.for_data(X, resolve_semimetric()).data(X)
     centred = X - X.mean(axis=0)
     cov = centred.T @ centred / (X.shape[0] - 1)
     try:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ._results import ResultMixin
 from ._operator import indicator, semimetric_operator
-from ._semimetric import MetricLike, prepare_points, resolve_semimetric
+from ._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from ._validation import as_groups, as_weights
 
 __all__ = ["DispersionResult", "dispersion", "energy_distance"]
@@ -148,7 +148,8 @@ def energy_distance(
     sigma : float, default=None
         Scale of ``"exponential"`` and ``"gaussian"``.
     x_weights, y_weights : array_like, default=None
-        Non-negative point weights of each sample.
+        Non-negative point weights of each sample; a point of weight 0
+        counts as removed.
 
     Returns
     -------
@@ -163,6 +164,11 @@ def energy_distance(
       :math:`\frac{n_1 n_2}{n_1 + n_2} \mathcal E`, a test statistic;
     * ``scipy.stats.energy_distance(u, v)`` (one dimension, exponent 1)
       returns :math:`\sqrt{\mathcal E}`.
+
+    Data near the ends of float64 (1e-300, 1e300) are rescaled by a power
+    of two, exactly; a distance that cannot be represented raises
+    ``OverflowError`` (``ValueError`` on underflow) rather than returning
+    inf or 0.
 
     Time O((n1 + n2)^2 d), memory O(n1 + n2): one streamed pass of the
     pairwise operator over tiles of the distance matrix, which is never held
@@ -198,8 +204,9 @@ def energy_distance(
         s = np.array([wx.sum(), wy.sum()])
     codes = np.repeat(np.array([0, 1], dtype=np.intp), [n1, n2])
     pooled = np.vstack([x, y])
-    M = semimetric_operator(pooled, sm, repeated=False).quadratic(indicator(codes, 2, w))
-    return float(decompose(M, s).energy[0, 1])
+    scaling = Scaling.for_data(pooled, sm)
+    op = semimetric_operator(scaling.data(pooled), scaling.semimetric(sm), repeated=False)
+    return scaling.result(float(decompose(op.quadratic(indicator(codes, 2, w)), s).energy[0, 1]), "the energy distance")
 
 
 def dispersion(
@@ -230,7 +237,8 @@ def dispersion(
     sigma : float, default=None
         Scale of ``"exponential"`` and ``"gaussian"``.
     sample_weight : array_like of shape (N,), default=None
-        Non-negative point weights w(x) (eq. 13-16).
+        Non-negative point weights w(x) (eq. 13-16); a point of weight 0
+        counts as removed (also in ``sizes``).
 
     Returns
     -------
@@ -244,6 +252,9 @@ def dispersion(
     (the ``pairwise`` matrix) and ``edist(..., method="discoB")``
     (``pairwise * (n_i + n_j) / (2 N)``); ``eqdist.e(x, sizes)`` is the sum
     of the upper triangle of ``pairwise``.
+
+    Data near the ends of float64 are rescaled by a power of two, exactly
+    (see :func:`energy_distance`).
 
     Time O(N^2 (d + k)); memory O(N k) beyond the data: one streamed pass of
     the pairwise operator (O(N log N) for one-dimensional data with exponent 1).
@@ -264,24 +275,29 @@ def dispersion(
     codes, groups, sizes = as_groups(labels, n)
     k = len(groups)
     w = as_weights(sample_weight, n, "sample_weight")
-    s = sizes.astype(float) if w is None else np.bincount(codes, weights=w, minlength=k)
-    if np.any(s <= 0):
-        empty = groups[s <= 0][0]
-        raise ValueError(f"`sample_weight` gives group {empty.item()!r} zero total weight.")
-    M = semimetric_operator(X, sm, repeated=False).quadratic(indicator(codes, k, w))
-    dec = decompose(M, s)
+    if w is not None:
+        s = np.bincount(codes, weights=w, minlength=k)
+        if np.any(s <= 0):
+            empty = groups[s <= 0][0]
+            raise ValueError(f"`sample_weight` gives group {empty.item()!r} zero total weight.")
+        sizes = np.bincount(codes[w > 0], minlength=k)  # a point of weight 0 counts as removed
+    else:
+        s = sizes.astype(float)
+    scaling = Scaling.for_data(X, sm)
+    op = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=False)
+    dec = decompose(op.quadratic(indicator(codes, k, w)), s)
     total = s.sum()
     with np.errstate(divide="ignore", invalid="ignore"):
         F = (dec.S / (k - 1)) / (dec.W / (total - k)) if total > k else np.nan
     pairwise = np.outer(s, s) / (s[:, None] + s[None, :]) * dec.energy
     return DispersionResult(
-        W=dec.W,
-        S=dec.S,
-        T=dec.T,
+        W=scaling.result(dec.W, "W"),
+        S=scaling.result(dec.S, "S"),
+        T=scaling.result(dec.T, "T"),
         F=float(F),
-        within=dec.within,
+        within=scaling.result(dec.within, "the within-group dispersions"),
         sizes=sizes,
         weights=s,
-        pairwise=pairwise,
+        pairwise=scaling.result(pairwise, "the pairwise statistics"),
         groups=groups,
     )

@@ -341,6 +341,10 @@ class KGroups(ClusterMixin, BaseEstimator):
     W_ : float
         Within dispersion of ``labels_`` (eq. 15), in R's scaling:
         equals ``dispersion(X, labels_).W`` and R ``sum(kgroups(...)$W)``.
+        For data near the ends of float64 the fit runs on the data divided
+        by a power of two (exact) and W_ is scaled back; reading it raises
+        ``OverflowError`` (``ValueError`` on underflow) when it cannot be
+        represented, while ``labels_`` stay valid.
     objective_ : float
         Q = sum_j Q_j / s_j (eq. 41) of the centred kernel; it equals the
         between-sample statistic S (eq. 16), since Q + W = T (Lemma 1).
@@ -510,14 +514,27 @@ class KGroups(ClusterMixin, BaseEstimator):
         if self.algorithm == "r-kgroups":
             self.count_ = count
         self.labels_ = labels
-        self.W_ = scaling.result(W, "W_")
-        self.objective_ = scaling.result(T - W, "objective_")
+        self._statistics = (scaling, W, T - W)
         self.n_iter_ = int(iterations)
         self.converged_ = bool(converged)
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
         # for predict: the scaling, the points of positive weight and g(C_l, C_l); no n x n array
         self._fit_data = (sm_fit, scaling, None if sm is None or sm.precomputed else fit_data, kept, w_fit, labels if kept is None else labels[kept], within)
         return self
+
+    @property
+    def W_(self) -> float:
+        """Within dispersion of ``labels_`` (eq. 15); see the class's Attributes."""
+        check_is_fitted(self)
+        scaling, W, _ = self._statistics
+        return scaling.result(W, "W_")
+
+    @property
+    def objective_(self) -> float:
+        """Q = S of ``labels_`` (eq. 41, 16); see the class's Attributes."""
+        check_is_fitted(self)
+        scaling, _, S = self._statistics
+        return scaling.result(S, "objective_")
 
     def _fit_kept(self, data, sm, w, k, n_init, max_iter, start):
         """Fit to the points of positive weight: labels, W, T, g(C_l, C_l), sweeps, converged, count."""

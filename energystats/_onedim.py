@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._results import ResultMixin
+from ._semimetric import Scaling, resolve_semimetric
 from ._validation import as_data, as_weights
 
 __all__ = ["Split1DResult", "split_1d"]
@@ -42,8 +43,8 @@ class Split1DResult(ResultMixin):
     S : float
         Between-sample statistic (eq. 16) at the optimum; ``S + W = T``.
     split_index : int
-        Number of points in the lower group (the sorted position where the
-        upper group starts).
+        Number of points (of positive weight) in the lower group: the sorted
+        position where the upper group starts.
     W_curve : ndarray of shape (m,)
         W for every admissible split (between distinct consecutive sorted
         values), in sorted order.
@@ -140,7 +141,8 @@ def split_1d(x, *, sample_weight=None) -> Split1DResult:
     x : array_like of shape (n,) or (n, 1)
         Data on the line.
     sample_weight : array_like of shape (n,), default=None
-        Positive point weights w(x) (eq. 13-15).
+        Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
+        left out of the split, as if removed, and labelled by the threshold.
 
     Returns
     -------
@@ -174,13 +176,14 @@ def split_1d(x, *, sample_weight=None) -> Split1DResult:
     x = as_data(x, "x")
     if x.shape[1] != 1:
         raise ValueError(f"`x` must be one-dimensional, got {x.shape[1]} columns.")
-    x = x[:, 0]
+    w = as_weights(sample_weight, x.shape[0], "sample_weight")
+    full = x[:, 0]
+    scaling = Scaling.for_data(x, resolve_semimetric())
+    x = scaling.data(full if w is None else full[w > 0])  # a point of weight 0 counts as removed
+    w = None if w is None else w[w > 0]
     n = x.shape[0]
-    w = as_weights(sample_weight, n, "sample_weight")
-    if w is not None and (w <= 0).any():
-        raise ValueError("`sample_weight` must be positive for split_1d.")
     if n < 2:
-        raise ValueError("`x` must hold at least two distinct values.")
+        raise ValueError("`x` must hold at least two distinct values" + ("." if w is None else " of positive weight."))
     if w is None:
         xs, ws = np.sort(x), None
         centre = xs.mean()
@@ -198,16 +201,16 @@ def split_1d(x, *, sample_weight=None) -> Split1DResult:
         W_curve, thresholds = W_curve[positions], thresholds[positions]
     best = int(np.argmin(W_curve))
     split_index = best + 1 if positions is None else int(positions[best]) + 1
-    threshold = float(thresholds[best])
-    labels = np.empty(n, dtype=np.intp)
-    np.greater(x, threshold, out=labels, casting="unsafe")
+    threshold = float(np.ldexp(thresholds[best], scaling.shift))  # exact: a power of two
+    labels = np.empty(full.shape[0], dtype=np.intp)
+    np.greater(full, threshold, out=labels, casting="unsafe")
     W = float(W_curve[best])
     return Split1DResult(
         threshold=threshold,
         labels=labels,
-        W=W,
-        S=float(T - W),
+        W=scaling.result(W, "W"),
+        S=scaling.result(float(T - W), "S"),
         split_index=split_index,
-        W_curve=W_curve,
-        curve_thresholds=thresholds,
+        W_curve=scaling.result(W_curve, "the W curve"),
+        curve_thresholds=np.ldexp(thresholds, scaling.shift),
     )

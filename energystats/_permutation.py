@@ -18,7 +18,7 @@ and sorted for one-dimensional data with exponent 1 (O(n k) per relabeling).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from numbers import Integral
 
@@ -28,7 +28,7 @@ import pandas as pd
 from ._config import memory_budget, memory_error
 from ._operator import PairwiseOperator, StreamedOperator, semimetric_operator
 from ._results import ResultMixin
-from ._semimetric import MetricLike, prepare_points, resolve_semimetric
+from ._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from ._validation import as_data, as_groups, check_positive_int
 
 __all__ = [
@@ -294,8 +294,21 @@ def energy_test(
     codes, groups, sizes = as_groups(labels, X.shape[0])
     use_exact = _use_exact(sizes, n_resamples, exact)
     labelings = _count_relabelings(sizes) if use_exact else n_resamples + 1
-    op = _test_operator(X, sm, len(groups), labelings, batch)
-    return _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use_exact, batch, progress, ties)
+    scaling = Scaling.for_data(X, sm)
+    op = _test_operator(scaling.data(X), scaling.semimetric(sm), len(groups), labelings, batch)
+    res = _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use_exact, batch, progress, ties)
+    return _rescaled(res, scaling)
+
+
+def _rescaled(res: EnergyTestResult, scaling: Scaling) -> EnergyTestResult:
+    """The result for data that were rescaled by a power of two: S and E scale back, F is a ratio."""
+    if scaling.log2_factor == 0.0 or res.statistic_name == "F":
+        return res
+    return replace(
+        res,
+        statistic=scaling.result(res.statistic, "the statistic"),
+        null_distribution=scaling.result(res.null_distribution, "the null distribution"),
+    )
 
 
 def _use_exact(sizes: np.ndarray, n_resamples: int, exact) -> bool:
@@ -510,16 +523,21 @@ def pairwise_energy_tests(
     codes, groups, _ = as_groups(labels, X.shape[0])
     pairs = list(combinations(range(len(groups)), 2))
     streams = np.random.default_rng(rng).spawn(len(pairs))
-    full = semimetric_operator(X, sm, repeated=len(pairs) > 1)  # dense when it fits: shared by all pairs
+    scaling = Scaling.for_data(X, sm)
+    # dense when it fits: shared by all pairs
+    full = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=len(pairs) > 1)
     rows = []
     for (i, j), stream in zip(pairs, streams):
         keep = np.flatnonzero((codes == i) | (codes == j))
         pair_codes = (codes[keep] == j).astype(np.intp)
         sizes = np.bincount(pair_codes, minlength=2)
         use_exact = _use_exact(sizes, n_resamples, opts["exact"])
-        res = _permutation_test(
-            full.restrict(keep), pair_codes, groups[[i, j]], sizes, opts["statistic"], n_resamples,
-            stream, use_exact, batch, opts["progress"], opts["ties"],
+        res = _rescaled(
+            _permutation_test(
+                full.restrict(keep), pair_codes, groups[[i, j]], sizes, opts["statistic"], n_resamples,
+                stream, use_exact, batch, opts["progress"], opts["ties"],
+            ),
+            scaling,
         )
         rows.append(
             {

@@ -131,7 +131,11 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     labels_ : ndarray of shape (n_samples,)
         Nearest final centre.
     inertia_ : float
-        The k-means objective sum_i min_j ||x_i - theta_j||^2.
+        The k-means objective sum_i min_j ||x_i - theta_j||^2. Data near the
+        ends of float64 are fitted divided by a power of two (exact); reading
+        ``inertia_`` raises ``OverflowError`` (``ValueError`` on underflow)
+        when it cannot be represented (data around 1e300), while the labels
+        and centres stay valid.
     n_iter_ : int
         MM iterations of the best run (the Lloyd finish not counted).
     s_ : float
@@ -250,11 +254,24 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         self.cluster_centers_ = np.ldexp(centres + mean, scaling.shift)  # exact: a power of two
         self._centred = (scaling, mean, centres)
         self.labels_ = labels
-        self.inertia_ = scaling.result(inertia, "inertia_")
+        self._objectives = (scaling, inertia, path)
         self.n_iter_ = int(n_iter)
         self.s_ = float(s)
-        self.objective_path_ = scaling.result(path, "objective_path_")
         return self
+
+    @property
+    def inertia_(self) -> float:
+        """The k-means objective; see the class's Attributes."""
+        check_is_fitted(self)
+        scaling, inertia, _ = self._objectives
+        return scaling.result(inertia, "inertia_")
+
+    @property
+    def objective_path_(self) -> np.ndarray:
+        """f_{s_m}(Theta_m) along the MM iterations; see the class's Attributes."""
+        check_is_fitted(self)
+        scaling, _, path = self._objectives
+        return scaling.result(path, "objective_path_")
 
     def predict(self, X):
         """Nearest fitted centre of each row of ``X``."""

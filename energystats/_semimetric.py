@@ -139,11 +139,12 @@ class Scaling:
     log2_factor: float = 0.0
 
     @classmethod
-    def for_data(cls, X: np.ndarray, semimetric: "Semimetric") -> "Scaling":
-        """The scaling of validated data (points, or the matrix when precomputed)."""
+    def for_data(cls, X: np.ndarray, semimetric: "Semimetric", *more: np.ndarray) -> "Scaling":
+        """The scaling of validated data (points, or the matrix when precomputed), shared
+        with the arrays ``more`` (other points in the same space)."""
         if callable(semimetric.metric) or X.size == 0:
             return cls()
-        top = float(max(X.max(), -X.min()))
+        top = float(max(max(A.max(), -A.min()) for A in (X, *more)))
         safe = LOG2_SAFE * (4 if semimetric.precomputed else 1)
         if top == 0.0 or -safe <= np.log2(top) <= safe:
             return cls()
@@ -162,26 +163,40 @@ class Scaling:
             return semimetric
         return Semimetric(semimetric.metric, semimetric.exponent, float(np.ldexp(semimetric.sigma, -self.shift)))
 
-    def result(self, value, what: str):
-        """A statistic of the rescaled data, multiplied back to the data's scale (checked)."""
+    def result(self, value, what: str, *, inplace: bool = False):
+        """A statistic of the rescaled data, multiplied back to the data's scale; raises when the
+        result cannot be represented. ``inplace`` overwrites the array ``value`` (n x n matrices)."""
         if self.log2_factor == 0.0:
             return value
-        whole = np.floor(self.log2_factor)
-        scaled = np.asarray(value, dtype=float)
-        with np.errstate(over="ignore", under="ignore"):
-            out = np.ldexp(scaled * 2.0 ** (self.log2_factor - whole), int(whole))
-        if not np.isfinite(out).all():
+        arr = np.asarray(value, dtype=float)
+        big, small = _magnitudes(arr)
+        if big > 0 and np.log2(big) + self.log2_factor >= 1024:
             raise OverflowError(
-                f"{what} is about 2^{self.log2_factor + np.log2(np.abs(scaled).max()):.0f}, beyond float64 "
-                f"(largest about 2^1024): divide the data by a constant c and multiply {what} by c^exponent."
+                f"{what} is about 2^{np.log2(big) + self.log2_factor:.0f}, beyond float64 (largest about "
+                f"2^1024): divide the data by a constant c and multiply {what} by c^exponent."
             )
-        if np.any((out == 0) & (scaled != 0)):
+        if small > 0 and np.log2(small) + self.log2_factor < -1074:
             raise ValueError(
-                f"{what} is about 2^{self.log2_factor + np.log2(np.abs(scaled[scaled != 0]).min()):.0f}, below "
-                f"float64's smallest number (about 2^-1074): multiply the data by a constant c and divide "
-                f"{what} by c^exponent."
+                f"{what} is about 2^{np.log2(small) + self.log2_factor:.0f}, below float64's smallest number "
+                f"(about 2^-1074): multiply the data by a constant c and divide {what} by c^exponent."
             )
+        whole = int(np.floor(self.log2_factor))
+        out = arr if inplace else arr.copy()
+        out *= 2.0 ** (self.log2_factor - whole)
+        np.ldexp(out, whole, out=out)
         return float(out) if np.ndim(value) == 0 else out
+
+
+def _magnitudes(A: np.ndarray) -> tuple[float, float]:
+    """Largest |a| and smallest nonzero |a| of an array, in bands of rows (no full temporary)."""
+    flat = A.reshape(A.shape[0], -1) if A.ndim > 1 else A.reshape(-1, 1)
+    big, small = 0.0, np.inf
+    step = max(1, 2**16 // max(flat.shape[1], 1))
+    for a in range(0, flat.shape[0], step):
+        band = np.abs(flat[a : a + step])
+        big = max(big, float(band.max(initial=0.0)))
+        small = min(small, float(band.min(initial=np.inf, where=band > 0)))
+    return big, (0.0 if small == np.inf else small)
 
 
 def resolve_semimetric(metric: MetricLike = "euclidean", exponent=1.0, sigma=None) -> Semimetric:
@@ -284,7 +299,9 @@ def pairwise_semimetric(X, Y=None, *, metric: MetricLike = "euclidean", exponent
             f"`X` and `Y` must have the same number of features, got {X.shape[1]} and {Y.shape[1]}."
         )
     check_fits(f"the {X.shape[0]} x {Y.shape[0]} semimetric matrix", 8 * X.shape[0] * Y.shape[0])
-    return sm(X, Y)
+    scaling = Scaling.for_data(X, sm, Y)
+    rho = scaling.semimetric(sm)
+    return scaling.result(rho(scaling.data(X), scaling.data(Y)), "the semimetric matrix", inplace=True)
 
 
 def kernel_matrix(
@@ -341,12 +358,13 @@ def kernel_matrix(
     n = X.shape[0]
     if x0 is None:
         w = as_weights(sample_weight, n, "sample_weight")
+        scaling = Scaling.for_data(X, sm)
         if sm.precomputed:
             check_fits(f"the {n} x {n} kernel matrix", dense_bytes(n))
-            D = X.copy()
+            D = scaling.data(X) if scaling.shift else X.copy()
         else:
-            D = semimetric_matrix(X, sm)
-        return centre_in_place(D, w)
+            D = semimetric_matrix(scaling.data(X), scaling.semimetric(sm))
+        return scaling.result(centre_in_place(D, w), "the kernel matrix", inplace=True)
     if sm.precomputed:
         raise ValueError("`x0` cannot be used with metric='precomputed'; use the centred form (x0=None).")
     if sample_weight is not None:
@@ -354,12 +372,14 @@ def kernel_matrix(
     x0 = as_data(np.atleast_2d(np.asarray(x0, dtype=float)), "x0")
     if x0.shape != (1, X.shape[1]):
         raise ValueError(f"`x0` must be a single point with {X.shape[1]} coordinates, got shape {x0.shape}.")
-    r0 = sm(X, x0)[:, 0]
-    G = semimetric_matrix(X, sm)
+    scaling = Scaling.for_data(X, sm, x0)
+    X, x0, rho = scaling.data(X), scaling.data(x0), scaling.semimetric(sm)
+    r0 = rho(X, x0)[:, 0]
+    G = semimetric_matrix(X, rho)
     G *= -1.0
     G += r0[:, None] + r0[None, :]
     G *= 0.5
-    return G
+    return scaling.result(G, "the kernel matrix", inplace=True)
 
 
 def is_negative_type(D, *, tol: float = 1e-10) -> bool:
@@ -394,7 +414,8 @@ def is_negative_type(D, *, tol: float = 1e-10) -> bool:
     D = as_precomputed(D, "D")
     n = D.shape[0]
     check_fits(f"the eigenvalues of the {n} x {n} kernel (two n x n arrays)", 2 * dense_bytes(n))
-    G = kernel_matrix(D, metric="precomputed")
+    scaled = Scaling.for_data(D, resolve_semimetric("precomputed")).data(D)  # the signs are scale-free
+    G = centre_in_place(scaled.copy() if scaled is D else scaled, None)
     eig = np.linalg.eigvalsh(G)
     scale = max(1.0, float(np.abs(eig).max()))
     return bool(eig.min() >= -tol * scale)

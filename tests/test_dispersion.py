@@ -101,7 +101,9 @@ def test_dispersion_brute_force(rng, kw, weighted):
 )
 def test_decomposition_identities(data, n, k, kwi):
     kw = OPTIONS[kwi]
-    X = data.draw(arrays(np.float64, (n, 2), elements=st.floats(-1e3, 1e3)))
+    # values below 1e-100 would make statistics with exponent 2 unrepresentable (a ValueError,
+    # tested with the numeric range)
+    X = data.draw(arrays(np.float64, (n, 2), elements=st.floats(-1e3, 1e3).filter(lambda v: v == 0 or abs(v) > 1e-100)))
     codes = np.arange(n) % k
     res = es.dispersion(X, codes, **kw)
     scale = max(1e-300, res.T)
@@ -291,3 +293,25 @@ def test_two_sample_energy_distance_equals_r_edist(rng):
         e = es.energy_distance(x, y, exponent=exponent)
         r = to_numpy(r_call("edist", r_matrix(np.vstack([x, y])), np.array([33, 21]), alpha=exponent))[0]
         assert 33 * 21 / 54 * e == pytest.approx(r, rel=1e-10)
+
+
+def test_zero_weights_are_removed_points(rng):
+    X = rng.normal(size=(40, 3))
+    labels = rng.integers(0, 3, size=40)
+    w = rng.uniform(0.5, 2.0, size=40)
+    w[[3, 7, 8, 20]] = 0.0
+    keep = w > 0
+    a = es.dispersion(X, labels, sample_weight=w)
+    b = es.dispersion(X[keep], labels[keep], sample_weight=w[keep])
+    for field in ("W", "S", "T", "F"):
+        assert getattr(a, field) == pytest.approx(getattr(b, field), rel=1e-12)
+    np.testing.assert_array_equal(a.sizes, b.sizes)
+    np.testing.assert_allclose(a.pairwise, b.pairwise, rtol=1e-12)
+    x, y, wx = X[:15], X[15:], w[:15]
+    assert es.energy_distance(x, y, x_weights=wx, y_weights=w[15:]) == pytest.approx(
+        es.energy_distance(x[wx > 0], y[keep[15:]], x_weights=wx[wx > 0], y_weights=w[15:][keep[15:]]), rel=1e-12
+    )
+    with pytest.raises(ValueError, match="`sample_weight` gives group 1 zero total weight"):
+        es.dispersion(X, labels, sample_weight=np.where(labels == 1, 0.0, 1.0))
+    with pytest.raises(ValueError, match="`x_weights` is zero for every sample"):
+        es.energy_distance(x, y, x_weights=np.zeros(15))

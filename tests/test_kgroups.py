@@ -288,3 +288,26 @@ def test_r_kgroups_mode_equals_r(name, X, k):
         r_labels = ours.labels_
         h = es.KGroups(k, init=r_labels).fit(X)
         assert h.W_ <= ours.W_ * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
+def test_zero_weights_are_removed_points_and_integer_weights_repetitions(rng, algorithm):
+    X, _ = blobs(rng, sep=2.0)
+    w = rng.integers(0, 4, size=len(X)).astype(float)
+    keep = w > 0
+    a = es.KGroups(3, algorithm=algorithm, random_state=1).fit(X, sample_weight=w)
+    b = es.KGroups(3, algorithm=algorithm, random_state=1).fit(X[keep], sample_weight=w[keep])
+    np.testing.assert_array_equal(a.labels_[keep], b.labels_)
+    np.testing.assert_array_equal(a.labels_[~keep], b.predict(X[~keep]))
+    assert a.W_ == pytest.approx(b.W_, rel=1e-12) and a.objective_ == pytest.approx(b.objective_, rel=1e-12)
+    np.testing.assert_array_equal(a.cluster_sizes_, np.bincount(a.labels_, minlength=3))
+    repeated = es.KGroups(3, algorithm=algorithm, random_state=1).fit(X.repeat(w.astype(int), axis=0))
+    assert repeated.W_ == pytest.approx(a.W_, rel=1e-9)
+    np.testing.assert_array_equal(repeated.predict(X), a.predict(X))  # the same partition, the same numbering
+    D = brute_rho(X, X)
+    pre = es.KGroups(3, algorithm=algorithm, metric="precomputed", random_state=1).fit(D, sample_weight=w)
+    assert pre.W_ == pytest.approx(a.W_, rel=1e-9)
+    np.testing.assert_array_equal(pre.labels_, a.labels_)
+    G = es.kernel_matrix(X, sample_weight=w)
+    kern = es.KGroups(3, algorithm=algorithm, metric="precomputed_kernel", random_state=1).fit(G, sample_weight=w)
+    np.testing.assert_array_equal(kern.labels_, a.labels_)

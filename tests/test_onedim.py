@@ -145,7 +145,8 @@ def test_inputs_not_modified_and_containers(rng):
         (dict(x=[1.0]), "`x` must hold at least two distinct values"),
         (dict(x=np.zeros((4, 2))), "`x` must be one-dimensional, got 2 columns"),
         (dict(x=[0.0, np.nan]), "`x` contains NaN"),
-        (dict(x=[0.0, 1.0], sample_weight=[1.0, 0.0]), "`sample_weight` must be positive"),
+        (dict(x=[0.0, 1.0, 2.0], sample_weight=[1.0, 0.0, 0.0]), "at least two distinct values of positive weight"),
+        (dict(x=[0.0, 1.0], sample_weight=[0.0, 0.0]), "`sample_weight` is zero for every sample"),
         (dict(x=[0.0, 1.0], sample_weight=[1.0]), "`sample_weight` must be one-dimensional"),
     ],
 )
@@ -197,3 +198,16 @@ def test_r_kgroups_from_the_split_finds_no_lower_W(seed):
     r_labels = np.asarray(to_numpy(r_field(out, "cluster")), dtype=int) - 1
     r_W = es.dispersion(data, r_labels).W
     assert r_W >= res.W * (1 - 1e-12)
+
+
+def test_zero_weights_are_removed_points(rng):
+    x = np.r_[rng.normal(0, 1, 30), rng.normal(5, 1, 30)]
+    w = rng.uniform(0.5, 2.0, size=60)
+    w[[0, 31, 45]] = 0.0
+    a = es.split_1d(x, sample_weight=w)
+    b = es.split_1d(x[w > 0], sample_weight=w[w > 0])
+    assert a.threshold == b.threshold and a.split_index == b.split_index
+    assert a.W == pytest.approx(b.W, rel=1e-12) and a.S == pytest.approx(b.S, rel=1e-12)
+    np.testing.assert_array_equal(a.labels[w > 0], b.labels)
+    np.testing.assert_array_equal(a.labels, (x > a.threshold).astype(int))
+    np.testing.assert_allclose(a.W_curve, b.W_curve, rtol=1e-12)
