@@ -41,14 +41,16 @@ with n is checked against the budget first; what cannot fit raises
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._config import memory_budget, memory_error
 
@@ -114,10 +116,32 @@ def _run_tiles(work: Callable[[list], object], tiles: list, threads: int) -> lis
     are the same on every run.
     """
     threads = max(1, min(threads, len(tiles)))
-    if threads == 1:
+    if threads == 1 or getattr(_in_pool, "active", False):  # one level of threads only
         return [work(tiles)]
-    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(threads) as pool:
-        return list(pool.map(work, [tiles[r::threads] for r in range(threads)]))
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        return list(_pool().map(_pooled, [work] * threads, [tiles[r::threads] for r in range(threads)]))
+
+
+_in_pool = threading.local()
+
+
+def _pooled(work, share):
+    """Run ``work(share)`` on a pool thread, marked so that it does not wait on the pool itself."""
+    _in_pool.active = True
+    return work(share)
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    """The package's worker threads, started once (starting threads costs about a millisecond)."""
+    return ThreadPoolExecutor(THREADS, thread_name_prefix="energystats")
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    """threadpoolctl's view of the loaded BLAS libraries, found once (finding them reads the
+    process's maps: milliseconds per call)."""
+    return ThreadpoolController()
 
 
 class PairwiseOperator:
@@ -566,15 +590,10 @@ class CentredKernel(PairwiseOperator):
 
 
 def _run_bands(n: int, work: Callable[[int, int], None], rows_per_band: int) -> None:
-    """Call ``work(a, b)`` on row bands of an n x n matrix, on two threads
+    """Call ``work(a, b)`` on row bands of an n x n matrix, shared among the cores
     (scipy's cdist and numpy's elementwise operations release the GIL)."""
     bands = [(a, min(a + rows_per_band, n)) for a in range(0, n, rows_per_band)]
-    if len(bands) == 1:
-        work(*bands[0])
-        return
-    with ThreadPoolExecutor(max_workers=THREADS) as pool:
-        for future in [pool.submit(work, a, b) for a, b in bands]:
-            future.result()
+    _run_tiles(lambda mine: [work(a, b) for a, b in mine], bands, THREADS)
 
 
 def dense_bytes(n: int) -> int:

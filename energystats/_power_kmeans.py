@@ -15,6 +15,7 @@ Reference: J. Xu and K. Lange, "Power k-Means Clustering", ICML 2019.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from numbers import Real
 
@@ -24,83 +25,170 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._operator import THREADS, _run_tiles
 from ._semimetric import Scaling, resolve_semimetric
 from ._validation import as_data, check_n_clusters, check_positive_int
 
 __all__ = ["PowerKMeans"]
 
-#: Squared distances are floored here before logarithms: a point on a centre gets weight 1 there.
+#: Squared distances are floored here: a point on a centre gets weight 1 there.
 _TINY = np.finfo(float).tiny
+#: exp(-708) is float64's smallest normal exponential: below it exp leaves its fast path.
+_EXP_ARG_FLOOR = -708.0
+_EXP_FLOOR = float(np.exp(_EXP_ARG_FLOOR))
+#: Entries of a block's k x rows arrays: small enough to stay in cache, large enough that the
+#: numpy operations on a block are long (threads sharing short ones contend for the GIL).
+BLOCK = 2**17
+
+
+class _Points:
+    """Centred points in blocks of rows, and their transpose extended by a row of ones and a
+    row of squared norms (computed once per fit): one product of it with the extended
+    centres :meth:`augment` gives the squared distances."""
+
+    def __init__(self, X: np.ndarray, k: int = 1):
+        self.X = X
+        n = X.shape[0]
+        self.extended = np.empty((X.shape[1] + 2, n))
+        self.extended[:-2] = X.T
+        self.extended[-2] = 1.0
+        self.extended[-1] = np.einsum("ij,ij->i", X, X)
+        rows = max(256, BLOCK // max(k, 1))
+        self.blocks = [(a, min(a + rows, n)) for a in range(0, n, rows)]
+        self._scratch = threading.local()
+
+    def scratch(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """Two work arrays of ``shape`` for the calling thread, allocated once per fit: fresh
+        arrays of a block's size would be mapped anew, page by page, on every step."""
+        mine = self._scratch
+        if getattr(mine, "shape", None) != shape:
+            mine.shape, mine.arrays = shape, (np.empty(shape), np.empty(shape))
+        return mine.arrays
+
+    @staticmethod
+    def augment(centres: np.ndarray) -> np.ndarray:
+        """[-2 c, ||c||^2, 1] for every centre c."""
+        return np.hstack([-2.0 * centres, np.einsum("ij,ij->i", centres, centres)[:, None], np.ones((centres.shape[0], 1))])
+
+    def map(self, work):
+        """``[work(a, b) for each block]``, in block order; with at least two blocks per core
+        the blocks are shared among the cores (fixed shares: the same sums on every run)."""
+        if len(self.blocks) < 2 * THREADS:
+            return [work(a, b) for a, b in self.blocks]
+        shares = _run_tiles(lambda mine: [work(a, b) for a, b in mine], self.blocks, THREADS)
+        done = [iter(share) for share in shares]
+        return [next(done[i % len(shares)]) for i in range(len(self.blocks))]
+
+
+def _distances(P: _Points, a: int, b: int, augmented: np.ndarray, floor: float = 0.0, out=None) -> np.ndarray:
+    """Squared distances of the centres to rows a:b (k x (b - a): the reductions over the
+    centres then run along contiguous rows): ||x||^2 + ||c||^2 - 2 x.c in one product,
+    floored at ``floor`` (the data are centred at their mean, so the expansion loses no
+    precision to an offset)."""
+    d = np.matmul(augmented, P.extended[:, a:b], out=out)
+    return np.maximum(d, floor, out=d)
 
 
 def _sq_dist(X: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distances (n x k) by BLAS, ||x||^2 + ||c||^2 - 2 x.c, floored at 0.
+    """Squared Euclidean distances (n x k) of centred data to the centres."""
+    return _distances(_Points(X), 0, X.shape[0], _Points.augment(centres)).T
 
-    Callers pass data centred at their mean, so the expansion loses no precision to an offset.
+
+def _mm_block(P: _Points, a: int, b: int, augmented, s: float):
+    r"""One block's share of an MM step (Algorithm 1, steps 3-4) with power s.
+
+    With :math:`\delta_i = \min_j d_{ij}` and :math:`E_{ij} = (d_{ij}/\delta_i)^s \in [0, 1]`
+    (exactly 1 at the nearest centre), :math:`\sum_l d_{il}^s = \delta_i^s R_i` with
+    :math:`R_i = \sum_l E_{il}`, so the weights are
+    :math:`w_{ij} = (\sum_l d_{il}^s)^{1/s - 1} d_{ij}^{s - 1} = R_i^{1/s - 1} E_{ij} \delta_i / d_{ij}
+    \in [0, 1]`, which cannot overflow for any s < 0, and the power mean is
+    :math:`M_s(d_i) = \delta_i (R_i / k)^{1/s}` (Xu & Lange eq. 8). One logarithm and one
+    exponential per entry; an exponential below float64's normal range is 0
+    (:func:`_exp_normal`). Returns the weighted sums of the points and the weights per
+    centre, the block's part of f_s, and the largest R_i: 1.0 exactly when every point's
+    weights off its nearest centre are below float64's resolution there (hard weights).
     """
-    d = X @ centres.T
-    d *= -2.0
-    d += np.einsum("ij,ij->i", X, X)[:, None]
-    d += np.einsum("ij,ij->i", centres, centres)[None, :]
-    return np.maximum(d, 0.0, out=d)
+    k = augmented.shape[0]
+    d, E = P.scratch((k, b - a))
+    _distances(P, a, b, augmented, _TINY, out=d)
+    dmin = d.min(axis=0)
+    np.log(d, out=E)
+    E -= np.log(dmin)  # log(d_ij / dmin_i) >= 0, 0 at the nearest
+    E *= s
+    _exp_normal(E)
+    R = E.sum(axis=0)
+    log_r = np.log(R)
+    objective = float(dmin @ np.exp((log_r - np.log(k)) / s))
+    np.divide(dmin * np.exp((1.0 / s - 1.0) * log_r), d, out=d)
+    E *= d
+    return E @ P.X[a:b], E.sum(axis=1), objective, float(R.max())
 
 
-def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
-    """log sum_j exp(a_ij) per row, shifted by the row maximum (finite rows only)."""
-    top = a.max(axis=1)
-    return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
+def _exp_normal(A: np.ndarray) -> np.ndarray:
+    """exp(A) in place, with results below float64's normal range (arguments below -708) set
+    to exactly 0: exp keeps its fast path and nothing downstream computes with subnormals."""
+    np.maximum(A, _EXP_ARG_FLOOR, out=A)
+    np.exp(A, out=A)
+    A -= _EXP_FLOOR
+    return A
 
 
-def _log_power_terms(d: np.ndarray, s: float) -> np.ndarray:
-    """log sum_l d_il^s for every point, in log space (finite for s of -100 and far below)."""
-    return _logsumexp_rows(s * np.log(np.maximum(d, _TINY)))
+def _mm_step(P: _Points, centres: np.ndarray, s: float):
+    """An MM step: the new centres, f_s of the old ones, and whether the weights are hard.
+    A centre whose weights all underflow (the nearest of no point, with |s| in the hundreds)
+    stays, as an empty cluster does in Lloyd's algorithm."""
+    augmented = P.augment(centres)
+    parts = P.map(lambda a, b: _mm_block(P, a, b, augmented, s))
+    sums = sum(p[0] for p in parts)
+    weights = sum(p[1] for p in parts)
+    new = centres.copy()
+    moved = weights > 0
+    new[moved] = sums[moved] / weights[moved, None]
+    return new, sum(p[2] for p in parts), max(p[3] for p in parts) == 1.0
 
 
-def _objective_from_lse(lse: np.ndarray, s: float, k: int) -> float:
-    """f_s = sum_i M_s(d_i1, ..., d_ik), M_s(y) = ((1/k) sum y^s)^(1/s) (Xu & Lange eq. 8),
-    from lse_i = log sum_l d_il^s."""
-    return float(np.exp((lse - np.log(k)) / s).sum())
-
-
-def power_objective(d: np.ndarray, s: float) -> float:
-    """f_s(Theta) from the squared distances d (n x k)."""
-    return _objective_from_lse(_log_power_terms(d, s), s, d.shape[1])
+def _nearest(P: _Points, centres: np.ndarray) -> np.ndarray:
+    """The nearest centre of every point."""
+    augmented = P.augment(centres)
+    return np.concatenate(P.map(lambda a, b: _distances(P, a, b, augmented).argmin(axis=0)))
 
 
 def mm_step(X: np.ndarray, centres: np.ndarray, s: float) -> np.ndarray:
-    """One MM update of Algorithm 1 (steps 3-4) from the centres ``centres``."""
-    logd = np.log(np.maximum(_sq_dist(X, centres), _TINY))
-    return _mm_update(X, logd, _logsumexp_rows(s * logd), s)
+    """One MM update of Algorithm 1 (steps 3-4) from the centres ``centres`` (centred data)."""
+    return _mm_step(_Points(X), centres, s)[0]
 
 
-def _mm_update(X: np.ndarray, logd: np.ndarray, lse: np.ndarray, s: float) -> np.ndarray:
-    """Weights, then weighted means, from log d_ij and lse_i = log sum_l d_il^s.
-
-    log w_ij = (1/s - 1) lse_i + (s - 1) log d_ij; each column is shifted by
-    its maximum before exponentiating, which leaves the weighted means
-    unchanged and keeps the weights finite.
-    """
-    logw = (1.0 / s - 1.0) * lse[:, None] + (s - 1.0) * logd
-    logw -= logw.max(axis=0, keepdims=True)
-    w = np.exp(logw)
-    return (w.T @ X) / w.sum(axis=0)[:, None]
+def power_objective(d: np.ndarray, s: float) -> float:
+    """f_s(Theta) = sum_i ((1/k) sum_j d_ij^s)^(1/s) from the squared distances d (n x k)."""
+    dmin = np.maximum(d.min(axis=1), _TINY)
+    R = (np.maximum(d, _TINY) / dmin[:, None]) ** s
+    return float(dmin @ (R.sum(axis=1) / d.shape[1]) ** (1.0 / s))
 
 
-def _lloyd(X: np.ndarray, centres: np.ndarray, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Lloyd steps to a k-means local minimum (an emptied cluster keeps its centre)."""
-    labels = np.argmin(_sq_dist(X, centres), axis=1)
-    for it in range(1, max_iter + 1):
-        counts = np.bincount(labels, minlength=centres.shape[0])
-        sums = np.zeros_like(centres)
-        np.add.at(sums, labels, X)
-        filled = counts > 0
-        centres = centres.copy()
-        centres[filled] = sums[filled] / counts[filled, None]
-        new = np.argmin(_sq_dist(X, centres), axis=1)
-        if np.array_equal(new, labels):
-            return centres, labels, it
+def _lloyd_block(P: _Points, a: int, b: int, augmented):
+    d = _distances(P, a, b, augmented)
+    labels = d.argmin(axis=0)
+    Z = np.zeros((augmented.shape[0], b - a))
+    Z[labels, np.arange(b - a)] = 1.0
+    return Z @ P.X[a:b], Z.sum(axis=1), labels, float(d[labels, np.arange(b - a)].sum())
+
+
+def _lloyd(P: _Points, centres: np.ndarray, max_iter: int) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """Lloyd steps to a k-means local minimum (an emptied cluster keeps its centre): the
+    centres, labels, inertia and the number of centre updates."""
+    labels = None
+    for it in range(max_iter + 1):
+        augmented = P.augment(centres)
+        parts = P.map(lambda a, b: _lloyd_block(P, a, b, augmented))
+        new = np.concatenate([p[2] for p in parts])
+        if labels is not None and np.array_equal(new, labels) or it == max_iter:
+            return centres, new, sum(p[3] for p in parts), it
         labels = new
-    return centres, labels, max_iter
+        sums, counts = sum(p[0] for p in parts), sum(p[1] for p in parts)
+        centres = centres.copy()
+        filled = counts > 0
+        centres[filled] = sums[filled] / counts[filled, None]
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 class PowerKMeans(ClusterMixin, BaseEstimator):
@@ -138,6 +226,8 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         and centres stay valid.
     n_iter_ : int
         MM iterations of the best run (the Lloyd finish not counted).
+    n_lloyd_iter_ : int
+        Lloyd centre updates after the MM stage.
     s_ : float
         The final power.
     objective_path_ : ndarray
@@ -146,11 +236,20 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Each MM iteration costs O(n k d) like a Lloyd step. Weights are computed
-    in log space, so they stay finite for powers s in the hundreds below zero, where the
-    naive formula overflows; a point on a centre gets weight 1 there and 0
-    elsewhere (the limit). After the MM stage, Lloyd steps finish at a
-    k-means local minimum.
+    Each MM iteration costs O(n k d) like a Lloyd step: one product for the
+    distances, one logarithm and one exponential per point and centre, in
+    blocks of rows that stay in cache, shared among the cores for large n.
+    The weights
+    are formed relative to each point's nearest centre, so they lie in
+    [0, 1] for every s < 0, where the naive formula overflows (s of -300);
+    a point on a centre gets weight 1 there and 0 elsewhere (the limit).
+
+    Annealing stops as soon as the weights are hard: for every point, the
+    weights off its nearest centre sum to less than half a unit in the last
+    place of its weight there (their sum with it rounds to exactly 1), so an
+    MM step equals a Lloyd step to within float64's resolution and
+    continuing would change no label or centre (a test checks this). Lloyd
+    steps then finish at a k-means local minimum.
 
     Examples
     --------
@@ -204,30 +303,24 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         centres, _ = kmeans_plusplus(X, k, random_state=int(rng.integers(2**31 - 1)))
         return centres
 
-    def _run(self, X, centres, max_iter):
+    def _anneal(self, P: _Points, centres: np.ndarray, max_iter: int, stop_when_hard: bool = True):
+        """The MM iterations of Algorithm 1 with s_{m+1} = eta s_m, until the weights are hard
+        (``stop_when_hard``; an MM step is then a Lloyd step) or f_s and the nearest centres
+        settle. Returns the centres, the number of MM updates, the final power, the path
+        f_{s_m}(Theta_m) and whether it stopped before ``max_iter``."""
         s = float(self.s0)
-        k = centres.shape[0]
-        d = _sq_dist(X, centres)
-        labels = np.argmin(d, axis=1)
-        path = []
-        converged = stable = False
-        for _ in range(max_iter):
-            logd = np.log(np.maximum(d, _TINY))
-            lse = _logsumexp_rows(s * logd)
-            path.append(_objective_from_lse(lse, s, k))  # f_{s_m}(Theta_m), eq. (8)
-            if len(path) > 1:
-                change = abs(path[-2] - path[-1]) / max(abs(path[-2]), _TINY)
-                if change < self.tol and stable:
-                    converged = True
-                    break
-            centres = _mm_update(X, logd, lse, s)
+        path, previous = [], None
+        for updates in range(max_iter):
+            new, f, hard = _mm_step(P, centres, s)
+            path.append(f)  # f_{s_m}(Theta_m), eq. (8)
+            if stop_when_hard and hard:
+                return centres, updates, s, np.array(path), True
+            if previous is not None and abs(path[-2] - path[-1]) < self.tol * max(abs(path[-2]), _TINY):
+                if np.array_equal(_nearest(P, centres), _nearest(P, previous)):  # rarely reached: computed then
+                    return centres, updates, s, np.array(path), True
+            previous, centres = centres, new
             s *= self.eta  # Algorithm 1, step 5
-            d = _sq_dist(X, centres)
-            new = np.argmin(d, axis=1)
-            stable = np.array_equal(new, labels)
-            labels = new
-        it = len(path) - 1
-        return centres, it, s, np.array(path), converged
+        return centres, max_iter, s, np.array(path), False
 
     def fit(self, X, y=None):
         """Fit power k-means to ``X`` (n_samples, n_features); returns self."""
@@ -238,17 +331,16 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         X = scaling.data(X)
         start = None if start is None else scaling.data(start)
         mean = X.mean(axis=0)
-        X = X - mean  # every distance is computed on centred data
+        P = _Points(X - mean, k)  # every distance is computed on centred data
         rng = np.random.default_rng(self.random_state)
         best = None
         for _ in range(n_init):
-            centres = start - mean if start is not None else self._initial_centres(X, k, rng)
-            centres, n_iter, s, path, converged = self._run(X, centres, max_iter)
-            centres, labels, _ = _lloyd(X, centres, max_iter)
-            inertia = float(_sq_dist(X, centres).min(axis=1).sum())
+            centres = start - mean if start is not None else self._initial_centres(P.X, k, rng)
+            centres, n_iter, s, path, converged = self._anneal(P, centres, max_iter)
+            centres, labels, inertia, n_lloyd = _lloyd(P, centres, max_iter)
             if best is None or inertia < best[0]:
-                best = (inertia, centres, labels, n_iter, s, path, converged)
-        inertia, centres, labels, n_iter, s, path, converged = best
+                best = (inertia, centres, labels, n_iter, n_lloyd, s, path, converged)
+        inertia, centres, labels, n_iter, n_lloyd, s, path, converged = best
         if not converged:
             warnings.warn(f"PowerKMeans did not converge within max_iter={max_iter}; increase `max_iter`.", ConvergenceWarning, stacklevel=2)
         self.cluster_centers_ = np.ldexp(centres + mean, scaling.shift)  # exact: a power of two
@@ -256,6 +348,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         self.labels_ = labels
         self._objectives = (scaling, inertia, path)
         self.n_iter_ = int(n_iter)
+        self.n_lloyd_iter_ = int(n_lloyd)
         self.s_ = float(s)
         return self
 
