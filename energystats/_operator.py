@@ -106,6 +106,55 @@ def _upper_tiles(n: int, t: int) -> list[tuple[int, int, int, int]]:
     return [(a, min(a + t, n), c, min(c + t, n)) for a in range(0, n, t) for c in range(a, n, t)]
 
 
+def _one_hot(codes_t: np.ndarray, k: int) -> np.ndarray:
+    """One-hot indicators of groups 0..k-2 from transposed codes (rows x B): rows x (k-1) x B,
+    each group's B columns contiguous."""
+    Z = np.empty((codes_t.shape[0], k - 1, codes_t.shape[1]))
+    for j in range(k - 1):
+        np.equal(codes_t, j, out=Z[:, j, :], casting="unsafe")
+    return Z
+
+
+def _upper_tile_sums(tile: Callable, tiles: list, codes_t: np.ndarray, k: int, want_rows: bool, Z: np.ndarray | None = None):
+    r"""The quadratic forms :math:`z_i^\top A z_j` of the one-hot indicators of groups
+    0..k-2 under B labelings (``codes_t``: n x B, the codes transposed) from the given tiles
+    on or above the diagonal: tile (I, J) takes one product, :math:`Y = A_{IJ} Z_J`, and the
+    column-wise sums of :math:`Z_I \odot Y`. The indicators ``Z`` of all n points (n x K x
+    B, K = k - 1) are used when given; otherwise they are formed per block of rows, in memory
+    O(tile B k) rather than O(n B k). Returns the sums of the diagonal tiles and of the others
+    (K x K x B each; the tiles below the diagonal are the transposes of the latter) and, when
+    ``want_rows``, A's row sums over these tiles."""
+    n, B = codes_t.shape
+    K = k - 1
+    diag, off = np.zeros((K, K, B)), np.zeros((K, K, B))
+    rows = np.zeros(n) if want_rows else None
+    block = {}  # the one-hot rows of the current row band, and of a column band
+
+    def one_hot(a: int, b: int) -> np.ndarray:
+        if Z is not None:
+            return Z[a:b]
+        if (a, b) not in block:
+            if len(block) > 1:
+                block.clear()
+            block[(a, b)] = _one_hot(codes_t[a:b], k)
+        return block[(a, b)]
+
+    for a, b, c, e in tiles:
+        T = tile(a, b, c, e)
+        Y = (T @ one_hot(c, e).reshape(e - c, K * B)).reshape(b - a, K, B)
+        Zi = one_hot(a, b)
+        if K == 1:
+            part = np.einsum("nb,nb->b", Zi[:, 0, :], Y[:, 0, :])[None, None, :]
+        else:
+            part = np.einsum("nib,njb->ijb", Zi, Y)
+        (diag if a == c else off)[...] += part
+        if want_rows:
+            rows[a:b] += T.sum(axis=1)
+            if c != a:
+                rows[c:e] += T.sum(axis=0)
+    return diag, off, rows
+
+
 def _run_tiles(work: Callable[[list], object], tiles: list, threads: int) -> list:
     """``[work(share) for share in shares]`` over ``threads`` fixed round-robin shares of
     ``tiles``, one thread each, results in share order.
@@ -224,54 +273,47 @@ class PairwiseOperator:
         """
         B, n = codes.shape
         K = k - 1
-        codes_t = np.ascontiguousarray(codes.T)  # n x B
-        Z = np.empty((n, K, B))  # one-hot of groups 0..k-2, each group's B columns contiguous
-        for j in range(K):
-            np.equal(codes_t, j, out=Z[:, j, :], casting="unsafe")
-        Zf = Z.reshape(n, K * B)
-        t = self._group_tile()
-        tiles = _upper_tiles(n, t)
         check_fits(
             f"the permutation batch ({self.kind} {n} x {n} operator, {B} labelings)",
             self.nbytes + self.group_sums_bytes(k) * B,
         )
         want_rows = self._row_sums is None
-
-        def work(mine):
-            diag, off = np.zeros((K, K, B)), np.zeros((K, K, B))
-            rows = np.zeros(n) if want_rows else None
-            for a, b, c, e in mine:
-                T = self._tile(a, b, c, e)
-                Y = (T @ Zf[c:e]).reshape(b - a, K, B)
-                if K == 1:
-                    part = np.einsum("nb,nb->b", Z[a:b, 0, :], Y[:, 0, :])[None, None, :]
-                else:
-                    part = np.einsum("nib,njb->ijb", Z[a:b], Y)
-                (diag if a == c else off)[...] += part
-                if want_rows:
-                    rows[a:b] += T.sum(axis=1)
-                    if c != a:
-                        rows[c:e] += T.sum(axis=0)
-            return diag, off, rows
-
-        shares = _run_tiles(work, tiles, self._threads_for(K * B))
+        codes_t = np.ascontiguousarray(codes.T)
+        # all the indicators at once when they fit beside the batch (fewer, larger arrays)
+        fits = self.nbytes + (self.group_sums_bytes(k) + 8 * n * K) * B <= memory_budget()
+        Z = _one_hot(codes_t, k) if fits else None
+        shares = self._upper_shares(codes_t, k, want_rows, Z)
         P = sum(d + o + o.transpose(1, 0, 2) for d, o, _ in shares)  # K x K x B: z_i' A z_j
         if want_rows:
             self._row_sums = np.sum([r for _, _, r in shares], axis=0)
         rows = self.row_sums()
         M = np.empty((B, k, k))
         M[:, :K, :K] = P.transpose(2, 0, 1)
-        R = (rows @ Zf).reshape(K, B).T  # z_i' A 1, B x (k-1)
+        R = np.zeros((K, B))  # z_i' A 1
+        step = n if Z is not None else self._group_tile()
+        for a in range(0, n, step):
+            R += np.einsum("n,nkb->kb", rows[a : a + step], Z[a : a + step] if Z is not None else _one_hot(codes_t[a : a + step], k))
+        R = R.T
         M[:, :K, K] = R - M[:, :K, :K].sum(axis=2)
         M[:, K, :K] = M[:, :K, K]
         M[:, K, K] = (rows.sum() - R.sum(axis=1)) - M[:, :K, K].sum(axis=1)
         return M
 
+    def _upper_shares(self, codes_t: np.ndarray, k: int, want_rows: bool, Z: np.ndarray | None) -> list:
+        """:func:`_upper_tile_sums` of the tiles on and above the diagonal, in shares among
+        the threads: a list of (diag, off, rows) to be added."""
+        tiles = _upper_tiles(self.n, self._group_tile())
+        return _run_tiles(
+            lambda mine: _upper_tile_sums(self._tile, mine, codes_t, k, want_rows, Z),
+            tiles,
+            self._threads_for((k - 1) * codes_t.shape[1]),
+        )
+
     def group_sums_bytes(self, k: int) -> int:
-        """Memory :meth:`group_sums` needs per labeling: codes, one-hot, and per thread a
-        tile's product and the accumulated sums."""
+        """Memory :meth:`group_sums` needs per labeling: its codes, and per thread the
+        one-hot indicators of two blocks of rows, a tile's product and the sums."""
         t = self._group_tile()
-        return 2 * self.n + 8 * (k - 1) * (self.n + self.threads * 2 * t) + 32 * self.threads * k * k
+        return 2 * self.n + self.threads * (8 * (k - 1) * 4 * t + 32 * k * k)
 
     def _threads_for(self, m: int) -> int:
         """Threads sharing the tiles of a product with m columns (see ``_run_tiles``)."""
