@@ -9,12 +9,14 @@ energy statistic in place of the 2-means index, and with an exact null.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import cholesky, solve_triangular
 
 from ._kgroups import KGroups
+from ._parallel import check_n_jobs, n_workers, run_tasks
 from ._results import ResultMixin
 from ._semimetric import Scaling, resolve_semimetric
 from ._validation import as_data, check_n_clusters, check_positive_int
@@ -80,7 +82,14 @@ def _share(X: np.ndarray, n_clusters: int, seed: np.random.Generator, options: d
     return model.objective_ / (model.objective_ + model.W_), model
 
 
-def cluster_test(X, n_clusters: int, *, n_resamples: int = 199, rng=None, progress: bool = False, **kgroups_options) -> ClusterTestResult:
+def _null_shares(streams, n: int, d: int, k: int, options: dict) -> np.ndarray:
+    """S / T of the procedure on one sample of N(0, I_d) of size n per stream (a joblib task)."""
+    return np.array([_share(s.standard_normal((n, d)), k, s, options)[0] for s in streams])
+
+
+def cluster_test(
+    X, n_clusters: int, *, n_resamples: int = 199, rng=None, progress: bool = False, n_jobs=None, **kgroups_options
+) -> ClusterTestResult:
     r"""Test whether data hold more cluster structure than one Gaussian would show.
 
     Whitens the data by its own sample mean and covariance, clusters it with
@@ -100,6 +109,11 @@ def cluster_test(X, n_clusters: int, *, n_resamples: int = 199, rng=None, progre
         Seeds the clustering of X and every Gaussian sample and its clustering.
     progress : bool, default=False
         Show a progress bar (tqdm).
+    n_jobs : int, default=None
+        joblib's ``n_jobs``: the Gaussian resamples, independent fits each with
+        its own random stream, run as joblib tasks (on a Dask cluster inside
+        ``joblib.parallel_config(backend="dask")``); the result is the same
+        whatever ``n_jobs``.
     **kgroups_options
         Options of :class:`KGroups` (``algorithm``, ``exponent``, ``metric``
         among "euclidean", "exponential", "gaussian", ``sigma``, ``init``,
@@ -161,14 +175,23 @@ def cluster_test(X, n_clusters: int, *, n_resamples: int = 199, rng=None, progre
     for name in ("random_state", "n_clusters"):
         if name in kgroups_options:
             raise ValueError(f"`{name}` is set by cluster_test; use `rng` for the seed.")
+    n_jobs = check_n_jobs(n_jobs)
     streams = np.random.default_rng(rng).spawn(B + 1)
     statistic, model = _share(X, k, streams[0], kgroups_options)
-    iterator = streams[1:]
-    if progress:
-        from tqdm.auto import tqdm
+    jobs = n_workers(n_jobs)
+    chunks = np.array_split(np.arange(1, B + 1), min(B, 4 * jobs)) if jobs > 1 else [[i] for i in range(1, B + 1)]
+    tasks = [{"streams": [streams[i] for i in chunk]} for chunk in chunks]
+    null_shares = functools.partial(_null_shares, n=n, d=d, k=k, options=kgroups_options)
+    description = "Gaussian resamples" if progress else None
+    if jobs > 1:
+        parts = run_tasks(null_shares, tasks, n_jobs, progress=description)
+    else:
+        if progress:
+            from tqdm.auto import tqdm
 
-        iterator = tqdm(iterator, total=B, desc="Gaussian resamples")
-    null = np.array([_share(s.standard_normal((n, d)), k, s, kgroups_options)[0] for s in iterator])
+            tasks = tqdm(tasks, total=B, desc=description)
+        parts = [null_shares(**task) for task in tasks]
+    null = np.concatenate(parts)
     pvalue = (1 + np.count_nonzero(null >= statistic)) / (B + 1)
     return ClusterTestResult(
         statistic=float(statistic),

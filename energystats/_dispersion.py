@@ -17,6 +17,7 @@ import pandas as pd
 
 from ._results import ResultMixin
 from ._operator import indicator, semimetric_operator
+from ._parallel import check_n_jobs
 from ._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from ._validation import as_groups, as_weights
 
@@ -124,6 +125,7 @@ def energy_distance(
     sigma=None,
     x_weights=None,
     y_weights=None,
+    n_jobs=None,
 ) -> float:
     r"""Energy distance between two samples (V-statistic).
 
@@ -150,6 +152,9 @@ def energy_distance(
     x_weights, y_weights : array_like, default=None
         Non-negative point weights of each sample; a point of weight 0
         counts as removed.
+    n_jobs : int, default=None
+        joblib's ``n_jobs``: bands of the distance matrix as joblib tasks (on
+        a Dask cluster inside ``joblib.parallel_config(backend="dask")``).
 
     Returns
     -------
@@ -205,7 +210,7 @@ def energy_distance(
     codes = np.repeat(np.array([0, 1], dtype=np.intp), [n1, n2])
     pooled = np.vstack([x, y])
     scaling = Scaling.for_data(pooled, sm)
-    op = semimetric_operator(scaling.data(pooled), scaling.semimetric(sm), repeated=False)
+    op = semimetric_operator(scaling.data(pooled), scaling.semimetric(sm), repeated=False, n_jobs=check_n_jobs(n_jobs))
     return scaling.result(float(decompose(op.quadratic(indicator(codes, 2, w)), s).energy[0, 1]), "the energy distance")
 
 
@@ -217,6 +222,7 @@ def dispersion(
     metric: MetricLike = "euclidean",
     sigma=None,
     sample_weight=None,
+    n_jobs=None,
 ) -> DispersionResult:
     r"""Within, between and total energy dispersion of grouped data.
 
@@ -239,6 +245,9 @@ def dispersion(
     sample_weight : array_like of shape (N,), default=None
         Non-negative point weights w(x) (eq. 13-16); a point of weight 0
         counts as removed (also in ``sizes``).
+    n_jobs : int, default=None
+        joblib's ``n_jobs``: bands of the semimetric matrix as joblib tasks
+        (on a Dask cluster inside ``joblib.parallel_config(backend="dask")``).
 
     Returns
     -------
@@ -284,7 +293,7 @@ def dispersion(
     else:
         s = sizes.astype(float)
     scaling = Scaling.for_data(X, sm)
-    op = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=False)
+    op = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=False, n_jobs=check_n_jobs(n_jobs))
     dec = decompose(op.quadratic(indicator(codes, k, w)), s)
     total = s.sum()
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -13,6 +13,7 @@ Method", IEEE TPAMI (2020), Section 4, Algorithms 1 and 2, eq. (41)-(50).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Callable
 
@@ -37,6 +38,7 @@ from ._operator import (
     kernel_operator,
     semimetric_operator,
 )
+from ._parallel import check_n_jobs, n_workers, run_tasks
 from ._power_kmeans import PowerKMeans
 from ._semimetric import Scaling, prepare_points, resolve_semimetric
 from ._validation import as_weights, check_n_clusters, check_positive_int, check_symmetric
@@ -291,6 +293,57 @@ def _random_labels(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
     return rng.permutation(np.arange(n) % k)
 
 
+def _initial_labels(init: str, points, G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """The starting labels of one run (``init`` of :class:`KGroups`)."""
+    if init == "random":
+        return _random_labels(points.shape[0], k, rng)
+    if init == "spectral":
+        return _spectral(G, w, k, rng)
+    if init == "power-kmeans":
+        labels = PowerKMeans(k, random_state=rng).fit(points).labels_
+        if np.unique(labels).size == k:
+            return labels
+        # power k-means left a cluster empty (duplicated points): k-means++ instead
+    return _kmeanspp(G, w, k, rng)
+
+
+def _restart_operator(data, semimetric, weights, algorithm: str, reserve: int, n_jobs) -> PairwiseOperator:
+    """The operator a fit works on: D for R's rule, else the centred kernel G."""
+    if algorithm == "r-kgroups":
+        return semimetric_operator(data, semimetric, repeated=True, reserve=reserve, n_jobs=n_jobs)
+    return kernel_operator(data, semimetric, weights, reserve=reserve, n_jobs=n_jobs)
+
+
+def _restarts(data, semimetric, weights, k, algorithm, init, max_iter, reserve, streams, operator=None) -> list:
+    """Run one start per stream (a joblib task when ``operator`` is None: it builds its own).
+
+    Returns, per start, (objective Q, labels, sweeps, converged), or for R's rule
+    (W, labels, iterations, count, converged).
+    """
+    op = operator if operator is not None else _restart_operator(data, semimetric, weights, algorithm, reserve, None)
+    n = data.shape[0]
+    w = np.ones(n) if weights is None else weights
+    given = not isinstance(init, str)
+    if algorithm == "r-kgroups":
+        G = None if given or init == "random" else CentredKernel(op)
+        out = []
+        for stream in streams:
+            labels0 = init if given else _initial_labels(init, data, G, w, k, stream)
+            labels, iterations, count, converged = _r_kgroups(op, labels0, k, max_iter)
+            M = op.quadratic(indicator(labels, k))
+            W = float(np.sum(np.diag(M) / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
+            out.append((W, labels, iterations, count, converged))
+        return out
+    T = float(w @ op.diagonal())
+    tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+    out = []
+    for stream in streams:
+        labels0 = init if given else _initial_labels(init, data, op, w, k, stream)
+        st, iterations, converged = _fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
+        out.append((st.objective(), st.labels, iterations, converged))
+    return out
+
+
 # --- Estimator -----------------------------------------------------------------------
 
 
@@ -330,6 +383,12 @@ class KGroups(ClusterMixin, BaseEstimator):
     max_iter : int, default=300
         Maximum number of sweeps per run.
     random_state : int, numpy.random.Generator or None, default=None
+    n_jobs : int, default=None
+        joblib's ``n_jobs``: the restarts run as joblib tasks (on a Dask
+        cluster inside ``joblib.parallel_config(backend="dask")``), each with
+        its own random stream, so the result is the same whatever ``n_jobs``;
+        a single start spreads the passes of a streamed operator over the
+        workers instead.
 
     Attributes
     ----------
@@ -393,6 +452,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         n_init: int = 10,
         max_iter: int = 300,
         random_state=None,
+        n_jobs=None,
     ):
         self.n_clusters = n_clusters
         self.algorithm = algorithm
@@ -403,6 +463,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.n_init = n_init
         self.max_iter = max_iter
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # validation --------------------------------------------------------------------
 
@@ -417,6 +478,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {self.algorithm!r}.")
         n_init = check_positive_int(self.n_init, "n_init")
         max_iter = check_positive_int(self.max_iter, "max_iter")
+        check_n_jobs(self.n_jobs)
         kernel_given = isinstance(self.metric, str) and self.metric == "precomputed_kernel"
         if kernel_given:
             if self.exponent != 1.0 or self.sigma is not None:
@@ -537,57 +599,48 @@ class KGroups(ClusterMixin, BaseEstimator):
         return scaling.result(S, "objective_")
 
     def _fit_kept(self, data, sm, w, k, n_init, max_iter, start):
-        """Fit to the points of positive weight: labels, W, T, g(C_l, C_l), sweeps, converged, count."""
+        """Fit to the points of positive weight: labels, W, T, g(C_l, C_l), sweeps, converged, count.
+
+        Every start has its own random stream (spawned from ``random_state``), so the
+        restarts can run as joblib tasks (``n_jobs``), each building its own pairwise
+        operator, with the same results as in order here; the best start is chosen in start
+        order, a later one only when better by more than rounding.
+        """
         n = data.shape[0]
-        unit = w is None
-        w = np.ones(n) if unit else w
-        rng = np.random.default_rng(self.random_state)
+        streams = np.random.default_rng(self.random_state).spawn(1 if start is not None else n_init)
         reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix
-        count = None
+        options = dict(semimetric=sm, weights=w, k=k, algorithm=self.algorithm, init=self.init if start is None else start, max_iter=max_iter, reserve=reserve)
+        jobs = n_workers(self.n_jobs)
+        if jobs > 1 and len(streams) > 1:
+            chunks = np.array_split(np.arange(len(streams)), min(jobs, len(streams)))
+            parts = run_tasks(functools.partial(_restarts, **options), [{"streams": [streams[i] for i in c]} for c in chunks], self.n_jobs, shared={"data": data})
+            results = [r for part in parts for r in part]
+            op = _restart_operator(data, sm, w, self.algorithm, reserve, None)
+        else:  # one start may still spread its passes over the workers
+            op = _restart_operator(data, sm, w, self.algorithm, reserve, self.n_jobs if jobs > 1 else None)
+            results = _restarts(data, streams=streams, operator=op, **options)
+        unit_w = np.ones(n) if w is None else w
         if self.algorithm == "r-kgroups":
-            D = semimetric_operator(data, sm, repeated=True, reserve=reserve)
-            G = None if start is not None or self.init == "random" else CentredKernel(D)
-            starts = [start] if start is not None else [self._initial_labels(data, G, w, k, s) for s in rng.spawn(n_init)]
-            best = None
-            for labels0 in starts:
-                labels, iterations, count, converged = _r_kgroups(D, labels0, k, max_iter)
-                M = D.quadratic(np.hstack([indicator(labels, k), np.ones((n, 1))]))
-                W = float(np.sum(np.diag(M)[:k] / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
-                # a later start must be better by more than rounding (equal optima keep the first)
-                if best is None or W < best[0] - GAIN_RTOL * abs(best[0]):
-                    best = (W, labels, iterations, count, converged, M)
-            W, labels, iterations, count, converged, M = best
+            best = results[0]
+            for r in results[1:]:  # a later start must be better by more than rounding
+                if r[0] < best[0] - GAIN_RTOL * abs(best[0]):
+                    best = r
+            _, labels, iterations, count, converged = best
+            M = op.quadratic(np.hstack([indicator(labels, k), np.ones((n, 1))]))
+            W = float(np.sum(np.diag(M)[:k] / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
             T = M[k, k] / (2.0 * n)  # eq. (18)
             within = np.diag(M)[:k] / np.bincount(labels, minlength=k) ** 2  # g(C_l, C_l), eq. (13)
             return labels, W, T, within, iterations, converged, count
-        G = kernel_operator(data, sm, None if unit else w, reserve=reserve)
-        diag = G.diagonal()
-        T = float(w @ diag)
+        diag = op.diagonal()
+        T = float(unit_w @ diag)
         tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
-        streams = rng.spawn(1 if start is not None else n_init)
-        best = None
-        for stream in streams:
-            labels0 = start if start is not None else self._initial_labels(data, G, w, k, stream)
-            st, iterations, converged = _fit_once(G, w, labels0, k, self.algorithm, max_iter, stream, tol)
-            objective = st.objective()
-            # a later start must be better by more than rounding (equal optima keep the first)
-            if best is None or objective > best[0] + tol:
-                best = (objective, st.labels, iterations, converged)
+        best = results[0]
+        for r in results[1:]:  # a later start must be better by more than rounding
+            if r[0] > best[0] + tol:
+                best = r
         _, labels, iterations, converged = best
-        W, within = _within(G, diag, w, labels, k)
-        return labels, W, T, within, iterations, converged, count
-
-    def _initial_labels(self, points, G, w, k, rng):
-        if self.init == "random":
-            return _random_labels(points.shape[0], k, rng)
-        if self.init == "spectral":
-            return _spectral(G, w, k, rng)
-        if self.init == "power-kmeans":
-            labels = PowerKMeans(k, random_state=rng).fit(points).labels_
-            if np.unique(labels).size == k:
-                return labels
-            # power k-means left a cluster empty (duplicated points): k-means++ instead
-        return _kmeanspp(G, w, k, rng)
+        W, within = _within(op, diag, unit_w, labels, k)
+        return labels, W, T, within, iterations, converged, None
 
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit and return ``labels_``."""

@@ -61,6 +61,7 @@ __all__ = [
     "CentredKernel",
     "DenseOperator",
     "PairwiseOperator",
+    "ParallelOperator",
     "SortedOperator",
     "StreamedOperator",
     "check_fits",
@@ -128,21 +129,35 @@ def _upper_tile_sums(tile: Callable, tiles: list, codes_t: np.ndarray, k: int, w
     K = k - 1
     diag, off = np.zeros((K, K, B)), np.zeros((K, K, B))
     rows = np.zeros(n) if want_rows else None
-    block = {}  # the one-hot rows of the current row band, and of a column band
+    bands = {}  # the one-hot rows of the current row band
+    columns = None  # a reused buffer for those of the current column band (no fresh pages per tile)
 
-    def one_hot(a: int, b: int) -> np.ndarray:
+    def one_hot(a: int, b: int, row_band: bool) -> np.ndarray:
+        nonlocal columns
         if Z is not None:
             return Z[a:b]
-        if (a, b) not in block:
-            if len(block) > 1:
-                block.clear()
-            block[(a, b)] = _one_hot(codes_t[a:b], k)
-        return block[(a, b)]
+        if row_band:
+            if (a, b) not in bands:
+                bands.clear()
+                bands[(a, b)] = _one_hot(codes_t[a:b], k)
+            return bands[(a, b)]
+        if columns is None or columns.shape[0] < b - a:
+            columns = np.empty((b - a, K, B))
+        out = columns[: b - a]
+        for j in range(K):
+            np.equal(codes_t[a:b], j, out=out[:, j, :], casting="unsafe")
+        return out
 
+    # work arrays reused from tile to tile: fresh ones would be mapped anew, page by page
+    # (glibc returns large blocks to the system; Dask's workers make it do so early)
+    side = max(max(b - a, e - c) for a, b, c, e in tiles) if tiles else 0
+    tile_buffer, product_buffer = np.empty(side * side), np.empty(side * K * B)
     for a, b, c, e in tiles:
-        T = tile(a, b, c, e)
-        Y = (T @ one_hot(c, e).reshape(e - c, K * B)).reshape(b - a, K, B)
-        Zi = one_hot(a, b)
+        T = tile(a, b, c, e, tile_buffer[: (b - a) * (e - c)].reshape(b - a, e - c))
+        Y = product_buffer[: (b - a) * K * B].reshape(b - a, K * B)
+        np.matmul(T, one_hot(c, e, False).reshape(e - c, K * B), out=Y)
+        Y = Y.reshape(b - a, K, B)
+        Zi = one_hot(a, b, True)
         if K == 1:
             part = np.einsum("nb,nb->b", Zi[:, 0, :], Y[:, 0, :])[None, None, :]
         else:
@@ -213,6 +228,8 @@ class PairwiseOperator:
     #: tile side and threads of the tiled products
     tile: int = 512
     threads: int = 1
+    #: whether products run in this process (False: in joblib tasks)
+    local: bool = True
     _row_sums: np.ndarray | None = None
 
     @property
@@ -281,7 +298,7 @@ class PairwiseOperator:
         codes_t = np.ascontiguousarray(codes.T)
         # all the indicators at once when they fit beside the batch (fewer, larger arrays)
         fits = self.nbytes + (self.group_sums_bytes(k) + 8 * n * K) * B <= memory_budget()
-        Z = _one_hot(codes_t, k) if fits else None
+        Z = _one_hot(codes_t, k) if fits and self.local else None
         shares = self._upper_shares(codes_t, k, want_rows, Z)
         P = sum(d + o + o.transpose(1, 0, 2) for d, o, _ in shares)  # K x K x B: z_i' A z_j
         if want_rows:
@@ -324,8 +341,9 @@ class PairwiseOperator:
         the work (at least four tiles a side), large enough for efficient products."""
         return max(1, min(self.tile, max(128, -(-self.n // 4))))
 
-    def _tile(self, a: int, b: int, c: int, e: int) -> np.ndarray:
-        """The block A[a:b, c:e] (a view when the matrix is held)."""
+    def _tile(self, a: int, b: int, c: int, e: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The block A[a:b, c:e]: a view when the matrix is held, else computed, into ``out``
+        (a C-contiguous (b - a) x (e - c) array) when given."""
         raise NotImplementedError  # pragma: no cover
 
     def restrict(self, idx: np.ndarray) -> PairwiseOperator:
@@ -364,7 +382,7 @@ class DenseOperator(PairwiseOperator):
         self.tile = TILE
         self.threads = 1  # tiles are views, nothing to evaluate: one multi-threaded BLAS product at a time
 
-    def _tile(self, a, b, c, e):
+    def _tile(self, a, b, c, e, out=None):
         if self.index is None:
             return self.A[a:b, c:e]
         return self.A[np.ix_(self.index[a:b], self.index[c:e])]
@@ -434,8 +452,8 @@ class StreamedOperator(PairwiseOperator):
         is faster."""
         return self.threads if self.n >= (8 if m <= 32 else 16) * self.tile else 1
 
-    def _tile(self, a, b, c, e):
-        return self.semimetric(self.X[a:b], self.X[c:e])
+    def _tile(self, a, b, c, e, out=None):
+        return self.semimetric(self.X[a:b], self.X[c:e], out=out)
 
     def _matmat(self, Z):
         n = self.n
@@ -473,6 +491,119 @@ class StreamedOperator(PairwiseOperator):
 
     def restrict(self, idx):
         return StreamedOperator(self.X[idx], self.semimetric, self.tile, self.threads)
+
+
+# --- Parallel: the same products as joblib tasks (Dask under parallel_config) ----------
+
+#: Work of one task, in semimetric evaluations plus multiply-adds (about a quarter of a second
+#: on one core of the benchmark machine): the scheduler's cost per task, milliseconds, stays a
+#: few per cent (benchmarks/bench_dask.py).
+TASK_WORK = 2**33
+#: At least this many tasks per product, so that small problems still spread over workers.
+MIN_TASKS = 8
+
+
+class ParallelOperator(StreamedOperator):
+    r"""D recomputed from the points by joblib tasks: the streamed operator's products, shared
+    among ``n_jobs`` workers (on a Dask cluster inside ``joblib.parallel_config(backend="dask")``).
+
+    The unit of work is a group of tiles with a batch of right-hand-side columns. A
+    product :math:`D Z` is split into bands of rows, each task returning its band of the
+    result (n_band x m); the permutation null's quadratic forms are split into groups of
+    tiles on or above the diagonal, each task returning K x K x B partial sums and partial
+    row sums. The data go to every worker once per product (scattered explicitly on
+    Dask); the labelings of a batch travel as int8 codes, and each task forms its one-hot
+    indicators block by block. Tasks are sized to :data:`TASK_WORK` (at least
+    :data:`MIN_TASKS` per product) independently of ``n_jobs``, and their results are added
+    in task order, so a product is the same whatever ``n_jobs`` and backend.
+    """
+
+    kind = "parallel"
+    local = False
+
+    def __init__(self, X: np.ndarray, semimetric: Semimetric, n_jobs: int | None, tile: int = TILE):
+        tile = max(1, min(tile, -(-X.shape[0] // 4)))  # at least four bands: tasks for every worker
+        super().__init__(X, semimetric, tile, threads=1)
+        self.n_jobs = n_jobs
+
+    def _groups(self, items: list, work_per_item: float) -> list[list]:
+        """``items`` in consecutive groups of about :data:`TASK_WORK` (at least :data:`MIN_TASKS`)."""
+        count = max(MIN_TASKS, int(np.ceil(len(items) * work_per_item / TASK_WORK)))
+        return [list(part) for part in np.array_split(np.asarray(items, dtype=object), min(count, len(items)))]
+
+    def _matmat(self, Z):
+        from ._parallel import run_tasks
+
+        n, m = self.n, Z.shape[1]
+        want_rows = self._row_sums is None
+        bands = [(a, min(a + self.tile, n)) for a in range(0, n, self.tile)]
+        groups = self._groups(bands, self.tile * n * (m + self.X.shape[1]))
+        parts = run_tasks(
+            functools.partial(_band_products, semimetric=self.semimetric, tile=self.tile, want_rows=want_rows),
+            [{"bands": g} for g in groups],
+            self.n_jobs,
+            shared={"X": self.X, "Z": Z},
+        )
+        out = np.empty((n, m))
+        rows = np.empty(n)
+        for group, results in zip(groups, parts):
+            for (a, b), (block, block_rows) in zip(group, results):
+                out[a:b] = block
+                if want_rows:
+                    rows[a:b] = block_rows
+        if want_rows:
+            self._row_sums = rows
+        return out
+
+    def _upper_shares(self, codes_t, k, want_rows, Z):
+        from ._parallel import run_tasks
+
+        t = self._group_tile()
+        tiles = _upper_tiles(self.n, t)
+        # tasks of whole row bands (a band's indicators are formed once), long and short
+        # bands paired (band I has one tile per band J >= I)
+        bands = sorted({a for a, *_ in tiles})
+        order = [band for pair in zip(bands, bands[::-1]) for band in pair][: len(bands)]
+        groups = self._groups(order, t * self.n / 2 * ((k - 1) * codes_t.shape[1] + self.X.shape[1]))
+        groups = [[tile for tile in tiles if tile[0] in set(group)] for group in groups]
+        return run_tasks(
+            functools.partial(_tile_group_sums, semimetric=self.semimetric, k=k, want_rows=want_rows),
+            [{"tiles": g} for g in groups],
+            self.n_jobs,
+            shared={"X": self.X, "codes_t": codes_t},
+        )
+
+    def group_sums_bytes(self, k):
+        return 2 * self.n + 8 * (k - 1) * 4 * self._group_tile() + 32 * k * k
+
+    def restrict(self, idx):
+        return ParallelOperator(self.X[idx], self.semimetric, self.n_jobs, self.tile)
+
+
+def _band_products(X, Z, bands, semimetric, tile, want_rows):
+    """A task of :meth:`ParallelOperator._matmat`: (D[a:b] @ Z, D[a:b] @ 1) for each band,
+    the columns in tiles."""
+    n = X.shape[0]
+    out = []
+    for a, b in bands:
+        block = np.zeros((b - a, Z.shape[1]))
+        rows = np.zeros(b - a) if want_rows else None
+        for c in range(0, n, tile):
+            T = semimetric(X[a:b], X[c : c + tile])
+            block += T @ Z[c : c + tile]
+            if want_rows:
+                rows += T.sum(axis=1)
+        out.append((block, rows))
+    return out
+
+
+def _tile_group_sums(X, codes_t, tiles, semimetric, k, want_rows):
+    """A task of :meth:`ParallelOperator.group_sums`: :func:`_upper_tile_sums` of a group of tiles,
+    with all the one-hot indicators formed at once when they fit the memory budget."""
+    n, B = codes_t.shape
+    Z = _one_hot(codes_t, k) if 8 * n * (k - 1) * B <= memory_budget() // 2 else None
+    tile = StreamedOperator(X, semimetric, threads=1)._tile
+    return _upper_tile_sums(tile, tiles, codes_t, k, want_rows, Z)
 
 
 # --- Sorted (one dimension, |x - y|) --------------------------------------------------
@@ -528,8 +659,8 @@ class SortedOperator(PairwiseOperator):
             return np.abs(self.x[idx] - self.x)
         return np.abs(self.x[idx][:, None] - self.x[None, :])
 
-    def _tile(self, a, b, c, e):
-        return np.abs(self.x[a:b, None] - self.x[None, c:e])
+    def _tile(self, a, b, c, e, out=None):
+        return np.abs(np.subtract(self.x[a:b, None], self.x[None, c:e], out=out), out=out)
 
     def product_bytes(self, m):
         return 8 * self.n * m * 5
@@ -614,8 +745,10 @@ class CentredKernel(PairwiseOperator):
     def diagonal(self):
         return self.r - 0.5 * self.c
 
-    def _tile(self, a, b, c, e):
-        T = np.array(self.D._tile(a, b, c, e), dtype=float)  # a copy: dense tiles are views
+    def _tile(self, a, b, c, e, out=None):
+        T = self.D._tile(a, b, c, e, out)
+        if isinstance(self.D, DenseOperator):  # a view of a held matrix: centre a copy
+            T = np.array(T, dtype=float)
         T -= self.r[a:b, None] + self.r[None, c:e]
         T += self.c
         T *= -0.5
@@ -689,7 +822,9 @@ def _streamed(X: np.ndarray, semimetric: Semimetric) -> StreamedOperator:
     return StreamedOperator(X, semimetric, tile)
 
 
-def semimetric_operator(X: np.ndarray, semimetric: Semimetric, *, repeated: bool, reserve: int = 0) -> PairwiseOperator:
+def semimetric_operator(
+    X: np.ndarray, semimetric: Semimetric, *, repeated: bool, reserve: int = 0, n_jobs: int | None = None
+) -> PairwiseOperator:
     """The operator of D for validated data (points, or the matrix when precomputed).
 
     Parameters
@@ -701,11 +836,19 @@ def semimetric_operator(X: np.ndarray, semimetric: Semimetric, *, repeated: bool
         A single product is streamed (it evaluates each pair once, in tiles
         that stay in cache, faster than filling the matrix) unless the
         matrix is at most four tiles.
+    n_jobs : int or None
+        joblib's ``n_jobs``: with more than one worker, points get a
+        :class:`ParallelOperator` (a precomputed matrix and one-dimensional
+        data with exponent 1 stay in this process: O(n^2) read or O(n log n)).
     """
+    from ._parallel import n_workers
+
     if semimetric.precomputed:
         return DenseOperator(X)
     if semimetric.is_abs_difference(X):
         return SortedOperator(X[:, 0])
+    if n_workers(n_jobs) > 1:
+        return ParallelOperator(X, semimetric, n_jobs)
     n = X.shape[0]
     # a matrix of at most four tiles is one BLAS call, faster than tiling it
     if (repeated or n <= 2 * TILE) and dense_bytes(n) + reserve <= memory_budget():
@@ -713,13 +856,15 @@ def semimetric_operator(X: np.ndarray, semimetric: Semimetric, *, repeated: bool
     return _streamed(X, semimetric)
 
 
-def kernel_operator(X: np.ndarray, semimetric: Semimetric | None, weights: np.ndarray | None, *, reserve: int = 0) -> PairwiseOperator:
+def kernel_operator(
+    X: np.ndarray, semimetric: Semimetric | None, weights: np.ndarray | None, *, reserve: int = 0, n_jobs: int | None = None
+) -> PairwiseOperator:
     """The centred kernel G (eq. 7, reference point the weighted mean) of validated data.
 
     ``semimetric=None`` means ``X`` is a Gram matrix already (used as given).
     Points whose matrix fits the budget get G computed and centred in place
     (one n x n array); a precomputed D is wrapped without a copy; otherwise
-    G is formed from a streamed or sorted D.
+    G is formed from a streamed (with ``n_jobs``: parallel) or sorted D.
     """
     if semimetric is None:
         return DenseOperator(X)
@@ -727,4 +872,4 @@ def kernel_operator(X: np.ndarray, semimetric: Semimetric | None, weights: np.nd
     if not semimetric.precomputed and not semimetric.is_abs_difference(X) and dense_bytes(n) + reserve <= memory_budget():
         G = centre_in_place(semimetric_matrix(X, semimetric), weights)
         return DenseOperator(G, owned=True)
-    return CentredKernel(semimetric_operator(X, semimetric, repeated=False), weights)
+    return CentredKernel(semimetric_operator(X, semimetric, repeated=False, n_jobs=n_jobs), weights)

@@ -27,6 +27,7 @@ import pandas as pd
 
 from ._config import memory_budget, memory_error
 from ._operator import PairwiseOperator, StreamedOperator, semimetric_operator
+from ._parallel import check_n_jobs
 from ._results import ResultMixin
 from ._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from ._validation import as_data, as_groups, check_positive_int
@@ -165,6 +166,7 @@ _TEST_DEFAULTS = {
     "batch": None,
     "progress": False,
     "ties": "tolerant",
+    "n_jobs": None,
 }
 
 
@@ -200,6 +202,7 @@ def energy_test(
     batch: int | None = None,
     progress: bool = False,
     ties: str = "tolerant",
+    n_jobs: int | None = None,
 ) -> EnergyTestResult:
     r"""Permutation test of equal distributions for k samples (energy statistics).
 
@@ -238,6 +241,13 @@ def energy_test(
         Show a progress bar (tqdm) over batches.
     ties : {"tolerant", "strict"}, default="tolerant"
         How null values equal to the observed statistic count; see Notes.
+    n_jobs : int, default=None
+        joblib's ``n_jobs``: the products over the pairwise operator run as
+        joblib tasks (tiles times a batch of relabelings), on a Dask cluster
+        inside ``joblib.parallel_config(backend="dask")``. The relabelings are
+        drawn here, so the result is the same whatever ``n_jobs`` (null values
+        to rounding). One-dimensional data with exponent 1 and precomputed
+        matrices are computed in this process.
 
     Returns
     -------
@@ -289,13 +299,14 @@ def energy_test(
     0.3333333333333333
     """
     n_resamples, batch = _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties)
+    n_jobs = check_n_jobs(n_jobs)
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm, "X")
     codes, groups, sizes = as_groups(labels, X.shape[0])
     use_exact = _use_exact(sizes, n_resamples, exact)
     labelings = _count_relabelings(sizes) if use_exact else n_resamples + 1
     scaling = Scaling.for_data(X, sm)
-    op = _test_operator(scaling.data(X), scaling.semimetric(sm), len(groups), labelings, batch)
+    op = _test_operator(scaling.data(X), scaling.semimetric(sm), len(groups), labelings, batch, n_jobs)
     res = _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use_exact, batch, progress, ties)
     return _rescaled(res, scaling)
 
@@ -320,11 +331,12 @@ def _use_exact(sizes: np.ndarray, n_resamples: int, exact) -> bool:
     return use_exact
 
 
-def _test_operator(X: np.ndarray, sm, k: int, labelings: int, batch: int | None) -> PairwiseOperator:
+def _test_operator(X: np.ndarray, sm, k: int, labelings: int, batch: int | None, n_jobs: int | None) -> PairwiseOperator:
     """Streamed when every labeling fits one pass over the tiles, else dense when the
-    matrix fits the budget beside a batch, else streamed with one pass per batch."""
-    op = semimetric_operator(X, sm, repeated=False)
-    if isinstance(op, StreamedOperator):
+    matrix fits the budget beside a batch, else streamed with one pass per batch; joblib
+    tasks with more than one worker (``n_jobs``)."""
+    op = semimetric_operator(X, sm, repeated=False, n_jobs=n_jobs)
+    if type(op) is StreamedOperator:
         per = op.group_sums_bytes(k)
         step = batch or (memory_budget() - op.nbytes) // per
         if step < labelings:
@@ -483,7 +495,7 @@ def pairwise_energy_tests(
     **options
         Keyword options of :func:`energy_test` (``statistic``,
         ``n_resamples``, ``exponent``, ``metric``, ``sigma``, ``exact``,
-        ``batch``, ``progress``, ``ties``).
+        ``batch``, ``progress``, ``ties``, ``n_jobs``).
 
     Returns
     -------
@@ -518,6 +530,7 @@ def pairwise_energy_tests(
         raise TypeError(f"pairwise_energy_tests() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}.")
     opts.update(options)
     n_resamples, batch = _energy_test_iv(opts["statistic"], opts["n_resamples"], opts["exact"], opts["batch"], opts["progress"], opts["ties"])
+    n_jobs = check_n_jobs(opts["n_jobs"])
     sm = resolve_semimetric(opts["metric"], opts["exponent"], opts["sigma"])
     X = prepare_points(X, sm, "X")
     codes, groups, _ = as_groups(labels, X.shape[0])
@@ -525,7 +538,7 @@ def pairwise_energy_tests(
     streams = np.random.default_rng(rng).spawn(len(pairs))
     scaling = Scaling.for_data(X, sm)
     # dense when it fits: shared by all pairs
-    full = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=len(pairs) > 1)
+    full = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=len(pairs) > 1, n_jobs=n_jobs)
     rows = []
     for (i, j), stream in zip(pairs, streams):
         keep = np.flatnonzero((codes == i) | (codes == j))

@@ -15,6 +15,7 @@ Reference: J. Xu and K. Lange, "Power k-Means Clustering", ICML 2019.
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 from numbers import Real
@@ -26,6 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._operator import THREADS, _run_tiles
+from ._parallel import check_n_jobs, n_workers, run_tasks
 from ._semimetric import Scaling, resolve_semimetric
 from ._validation import as_data, check_n_clusters, check_positive_int
 
@@ -191,6 +193,20 @@ def _lloyd(P: _Points, centres: np.ndarray, max_iter: int) -> tuple[np.ndarray, 
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _power_restarts(X, estimator, k, max_iter, streams, starts, P=None) -> list:
+    """Power k-means from each start (centres, or None for ``init``'s rule with that stream),
+    each finished by Lloyd: (inertia, centres, labels, MM iterations, Lloyd iterations, s, path,
+    converged) per start. A joblib task when ``P`` is None (it prepares the centred points)."""
+    P = P if P is not None else _Points(X, k)
+    out = []
+    for stream, start in zip(streams, starts):
+        centres = start if start is not None else estimator._initial_centres(P.X, k, stream)
+        centres, n_iter, s, path, converged = estimator._anneal(P, centres, max_iter)
+        centres, labels, inertia, n_lloyd = _lloyd(P, centres, max_iter)
+        out.append((inertia, centres, labels, n_iter, n_lloyd, s, path, converged))
+    return out
+
+
 class PowerKMeans(ClusterMixin, BaseEstimator):
     """Power k-means clustering (Xu & Lange 2019), a Euclidean baseline and initialiser.
 
@@ -212,6 +228,11 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         Stop when the relative change of the power-mean objective is below
         ``tol`` and the nearest-centre labels did not change.
     random_state : int, numpy.random.Generator or None, default=None
+        Each restart has its own stream spawned from it.
+    n_jobs : int, default=None
+        joblib's ``n_jobs``: restarts as joblib tasks (on a Dask cluster inside
+        ``joblib.parallel_config(backend="dask")``), with the same result
+        whatever ``n_jobs``.
 
     Attributes
     ----------
@@ -261,7 +282,19 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     ([50, 50], True)
     """
 
-    def __init__(self, n_clusters: int, *, s0: float = -1.0, eta: float = 1.05, init="k-means++", n_init: int = 1, max_iter: int = 1000, tol: float = 1e-6, random_state=None):
+    def __init__(
+        self,
+        n_clusters: int,
+        *,
+        s0: float = -1.0,
+        eta: float = 1.05,
+        init="k-means++",
+        n_init: int = 1,
+        max_iter: int = 1000,
+        tol: float = 1e-6,
+        random_state=None,
+        n_jobs=None,
+    ):
         self.n_clusters = n_clusters
         self.s0 = s0
         self.eta = eta
@@ -270,6 +303,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _validate(self, X):
         X = validate_data(self, X, dtype=np.float64)
@@ -286,6 +320,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
             raise ValueError(f"`tol` must be non-negative, got {self.tol}.")
         n_init = check_positive_int(self.n_init, "n_init")
         max_iter = check_positive_int(self.max_iter, "max_iter")
+        check_n_jobs(self.n_jobs)
         if isinstance(self.init, str):
             if self.init not in ("k-means++", "random"):
                 raise ValueError(f"`init` must be 'k-means++', 'random' or an array of centres, got {self.init!r}.")
@@ -297,7 +332,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
             n_init = 1
         return X, k, n_init, max_iter, start
 
-    def _initial_centres(self, X, k, rng):
+    def _initial_centres(self, X, k, rng: np.random.Generator):
         if self.init == "random":
             return X[rng.choice(X.shape[0], size=k, replace=False)].copy()
         centres, _ = kmeans_plusplus(X, k, random_state=int(rng.integers(2**31 - 1)))
@@ -332,14 +367,24 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         start = None if start is None else scaling.data(start)
         mean = X.mean(axis=0)
         P = _Points(X - mean, k)  # every distance is computed on centred data
-        rng = np.random.default_rng(self.random_state)
-        best = None
-        for _ in range(n_init):
-            centres = start - mean if start is not None else self._initial_centres(P.X, k, rng)
-            centres, n_iter, s, path, converged = self._anneal(P, centres, max_iter)
-            centres, labels, inertia, n_lloyd = _lloyd(P, centres, max_iter)
-            if best is None or inertia < best[0]:
-                best = (inertia, centres, labels, n_iter, n_lloyd, s, path, converged)
+        streams = np.random.default_rng(self.random_state).spawn(n_init)
+        starts = [None] * n_init if start is None else [start - mean]
+        jobs = n_workers(self.n_jobs)
+        if jobs > 1 and n_init > 1:
+            chunks = np.array_split(np.arange(n_init), min(jobs, n_init))
+            parts = run_tasks(
+                functools.partial(_power_restarts, estimator=self, k=k, max_iter=max_iter),
+                [{"streams": [streams[i] for i in c], "starts": [starts[i] for i in c]} for c in chunks],
+                self.n_jobs,
+                shared={"X": P.X},
+            )
+            runs = [r for part in parts for r in part]
+        else:
+            runs = _power_restarts(P.X, self, k, max_iter, streams, starts, P)
+        best = runs[0]
+        for run in runs[1:]:  # restarts in order: a later one only when strictly better
+            if run[0] < best[0]:
+                best = run
         inertia, centres, labels, n_iter, n_lloyd, s, path, converged = best
         if not converged:
             warnings.warn(f"PowerKMeans did not converge within max_iter={max_iter}; increase `max_iter`.", ConvergenceWarning, stacklevel=2)

@@ -1,0 +1,128 @@
+"""The exact energy test on a Dask cluster: what distribution costs here, and what a real
+cluster would take at n = 10^6.
+
+Run: .venv/bin/python benchmarks/bench_dask.py [--quick]
+
+On this 2-core machine numpy's BLAS already uses both cores, so a cluster cannot be faster;
+what is measured is its overhead:
+
+* n = 20,000, d = 10, k = 2, 199 relabelings: the serial test (both cores, threads) against
+  the same test on a LocalCluster of two single-threaded worker processes, through
+  ``joblib.parallel_config(backend="dask")``, in the same run (best of two each);
+* the scheduler's cost per task (empty tasks through the same joblib backend), and the time
+  to send the data and the relabelings to the workers (``client.scatter(broadcast=True)``);
+* the compute rate of one task on one core (semimetric evaluations plus multiply-adds per
+  second), from which the wall time of the n = 10^6, d = 10, B = 199 test on 16, 64 and 256
+  workers is projected, with the model printed beside the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import joblib
+import numpy as np
+
+import energystats as es
+from energystats import _operator
+from energystats._operator import TASK_WORK, _blas_controller, _tile_group_sums, _upper_tiles
+from energystats._parallel import run_tasks
+from energystats._semimetric import resolve_semimetric
+
+
+def _empty(index):
+    return index
+
+
+def best_of(fn, repeat):
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def task_rate(n: int, d: int, B: int) -> float:
+    """Work units (tile entries times (columns + features)) per second of one task on one core."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, d))
+    codes_t = np.ascontiguousarray(rng.integers(0, 2, size=(B, n)).astype(np.int8).T)
+    tiles = _upper_tiles(n, _operator.TILE)
+    units = sum((b - a) * (e - c) for a, b, c, e in tiles) * (B + d)
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        seconds, _ = best_of(lambda: _tile_group_sums(X, codes_t, tiles, resolve_semimetric(), 2, False), 2)
+    return units / seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="n = 6,000 instead of 20,000")
+    args = parser.parse_args()
+    from distributed import Client, LocalCluster
+
+    n, d, B = (6_000 if args.quick else 20_000), 10, 199
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n, d))
+    labels = np.arange(n) % 2
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(cluster)
+    try:
+        t_serial, serial = best_of(lambda: es.energy_test(X, labels, n_resamples=B, rng=0), 2)
+        with joblib.parallel_config(backend="dask"):
+            t_dask, dask = best_of(lambda: es.energy_test(X, labels, n_resamples=B, rng=0, n_jobs=-1), 2)
+            tasks = 200
+            t_empty, _ = best_of(lambda: run_tasks(_empty, [{"index": i} for i in range(tasks)], -1), 2)
+        codes = np.tile(labels.astype(np.int8), (B + 1, 1))
+        t_scatter, _ = best_of(lambda: client.scatter([X, codes], broadcast=True, hash=False), 2)
+        same = serial.pvalue == dask.pvalue and np.allclose(serial.null_distribution, dask.null_distribution, rtol=1e-10)
+        print(f"numpy {np.__version__}, dask {__import__('dask').__version__}, joblib {joblib.__version__}")
+        print(
+            f"n = {n:,}, d = {d}, k = 2, B = {B}: serial {t_serial:.2f} s; LocalCluster of 2 single-threaded "
+            f"workers {t_dask:.2f} s; ratio {t_dask / t_serial:.2f}; same p-value and null: {same}"
+        )
+        per_task = t_empty / tasks
+        print(
+            f"scheduler cost per task (empty tasks through joblib's dask backend): {per_task * 1e3:.1f} ms; "
+            f"sending the data and the relabelings to both workers: {t_scatter * 1e3:.0f} ms "
+            f"= {t_scatter / t_dask:.1%} of the distributed test"
+        )
+    finally:
+        client.close()
+        cluster.close()
+
+    # --- projection: the exact test at n = 10^6 on a real cluster --------------------------
+    rate = task_rate(4096, d, B)
+    N, transfer_bw = 10**6, 1.25e9  # bytes per second out of the client (10 Gbit/s)
+    units = N * N / 2 * (B + d)
+    n_tasks = max(_operator.MIN_TASKS, int(np.ceil(units / TASK_WORK)))
+    t_draw, _ = best_of(lambda: np.random.default_rng(0).permuted(np.tile(np.arange(N, dtype=np.int8) % 2, (20, 1)), axis=1), 1)
+    draw = t_draw / 20 * B
+    per_worker_bytes = N * d * 8 + (B + 1) * N
+    print(
+        f"\none task on one core: {rate / 1e9:.2f} G work units/s (a unit is one semimetric value times one "
+        f"column or feature); tasks of {TASK_WORK / rate:.2f} s"
+    )
+    print(
+        f"projection, n = {N:,}, d = {d}, k = 2, B = {B} ({units:.2e} units, {n_tasks:,} tasks of "
+        f"{TASK_WORK:.1e} units):"
+    )
+    print(f"{'workers':>8} {'compute s':>10} {'transfer s':>11} {'scheduler s':>12} {'draws s':>8} {'wall s':>8} {'wall':>8}")
+    for workers in (16, 64, 256):
+        compute = units / rate / workers
+        transfer = workers * per_worker_bytes / transfer_bw
+        scheduler = n_tasks * per_task
+        wall = compute + transfer + scheduler + draw
+        print(f"{workers:>8} {compute:>10.0f} {transfer:>11.0f} {scheduler:>12.1f} {draw:>8.1f} {wall:>8.0f} {wall / 60:>6.1f} min")
+    print(
+        "model: wall = units / (rate x workers) [compute, measured rate of one task on one core]\n"
+        f"       + workers x ({N * d * 8 / 1e6:.0f} MB data + {(B + 1) * N / 1e6:.0f} MB int8 relabelings) / 10 Gbit/s "
+        "[the client sends both to every worker]\n"
+        f"       + tasks x {per_task * 1e3:.1f} ms [scheduler, measured here; conservative: counted serially]\n"
+        f"       + drawing the relabelings on the client ({draw:.1f} s, measured)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""n_jobs through joblib, locally and on a Dask cluster (energystats._parallel, ParallelOperator).
+
+Every heavy function gives the serial result whatever n_jobs and backend: p-values and
+labels identical, statistics, null values and W equal to 1e-10.
+"""
+
+import subprocess
+import sys
+import textwrap
+
+import joblib
+import numpy as np
+import pytest
+
+import energystats as es
+
+BAD_N_JOBS = [0, 1.5, "2", True]
+
+
+def blobs(seed, n=120, d=3):
+    rng = np.random.default_rng(seed)
+    labels = np.repeat([0, 1, 2], n // 3)
+    return rng.normal(size=(n, d)) + 1.5 * labels[:, None], labels
+
+
+def same_test(a, b):
+    assert a.pvalue == b.pvalue and a.exact == b.exact
+    assert a.statistic == pytest.approx(b.statistic, rel=1e-10)
+    np.testing.assert_allclose(a.null_distribution, b.null_distribution, rtol=1e-10)
+
+
+def same_fit(a, b):
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.W_ == pytest.approx(b.W_, rel=1e-10) and a.n_iter_ == b.n_iter_
+
+
+def every_function(n_jobs):
+    """Each heavy function on small data, with ``n_jobs``."""
+    X, labels = blobs(0)
+    with es.config_context(working_memory=0.05):  # a single KGroups start streams: its passes are tasks
+        single = es.KGroups(3, n_init=1, random_state=2, n_jobs=n_jobs).fit(X)
+    return {
+        "energy_test": es.energy_test(X, labels, statistic="E", n_resamples=59, rng=1, n_jobs=n_jobs),
+        "energy_test_samples": es.energy_test_samples(X[:40], X[40:90], n_resamples=29, rng=2, n_jobs=n_jobs),
+        "pairwise": es.pairwise_energy_tests(X, labels, n_resamples=39, rng=3, n_jobs=n_jobs),
+        "dispersion": es.dispersion(X, labels, exponent=0.5, n_jobs=n_jobs),
+        "energy_distance": es.energy_distance(X[:50], X[50:], n_jobs=n_jobs),
+        "kgroups": es.KGroups(3, n_init=4, random_state=1, n_jobs=n_jobs).fit(X),
+        "kgroups_lloyd": es.KGroups(3, algorithm="lloyd", n_init=3, random_state=4, n_jobs=n_jobs).fit(X),
+        "r_kgroups": es.KGroups(3, algorithm="r-kgroups", n_init=3, random_state=5, n_jobs=n_jobs).fit(X),
+        "kgroups_single": single,
+        "cluster_test": es.cluster_test(X[:60], 2, n_resamples=9, rng=6, n_init=2, n_jobs=n_jobs),
+        "power_kmeans": es.PowerKMeans(3, n_init=3, random_state=7, n_jobs=n_jobs).fit(X),
+    }
+
+
+def assert_same(a, b):
+    same_test(a["energy_test"], b["energy_test"])
+    same_test(a["energy_test_samples"], b["energy_test_samples"])
+    np.testing.assert_array_equal(a["pairwise"]["pvalue"], b["pairwise"]["pvalue"])
+    np.testing.assert_allclose(a["pairwise"]["statistic"], b["pairwise"]["statistic"], rtol=1e-10)
+    for field in ("W", "S", "T", "F"):
+        assert getattr(a["dispersion"], field) == pytest.approx(getattr(b["dispersion"], field), rel=1e-10)
+    assert a["energy_distance"] == pytest.approx(b["energy_distance"], rel=1e-10)
+    for name in ("kgroups", "kgroups_lloyd", "r_kgroups", "kgroups_single"):
+        same_fit(a[name], b[name])
+    assert a["cluster_test"].pvalue == b["cluster_test"].pvalue
+    np.testing.assert_allclose(a["cluster_test"].null_distribution, b["cluster_test"].null_distribution, rtol=1e-10)
+    np.testing.assert_array_equal(a["power_kmeans"].labels_, b["power_kmeans"].labels_)
+    np.testing.assert_allclose(a["power_kmeans"].cluster_centers_, b["power_kmeans"].cluster_centers_, rtol=1e-10)
+
+
+@pytest.fixture(scope="module")
+def serial():
+    return every_function(None)
+
+
+def test_joblib_processes_give_the_serial_results(serial):
+    assert_same(every_function(2), serial)
+    assert_same(every_function(-1), serial)
+
+
+def test_threads_give_the_serial_results(serial):
+    with joblib.parallel_config(backend="threading"):
+        assert_same(every_function(2), serial)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    import distributed  # the extra [dask], installed by `make test`
+
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_client):
+    from distributed import get_task_stream
+
+    with joblib.parallel_config(backend="dask"), get_task_stream(dask_client) as stream:
+        results = every_function(None)  # n_jobs=None: all the cluster's workers, as in scikit-learn
+    assert_same(results, serial)
+    workers = {task["worker"] for task in stream.data}
+    assert len(workers) == 2, workers
+
+
+def test_progress_follows_remote_tasks(dask_client, capsys):
+    X, _ = blobs(1)
+    with joblib.parallel_config(backend="dask"):
+        res = es.cluster_test(X[:45], 2, n_resamples=7, rng=0, n_init=1, progress=True)
+    err = capsys.readouterr().err
+    assert "Gaussian resamples" in err and "100%" in err
+    assert res.null_distribution.shape == (7,)
+
+
+@pytest.mark.parametrize("bad", BAD_N_JOBS)
+def test_bad_n_jobs_is_a_value_error_naming_it(bad):
+    X, labels = blobs(2, n=30)
+    match = "`n_jobs` must be None or a non-zero integer"
+    for call in (
+        lambda: es.energy_test(X, labels, n_jobs=bad),
+        lambda: es.pairwise_energy_tests(X, labels, n_jobs=bad),
+        lambda: es.dispersion(X, labels, n_jobs=bad),
+        lambda: es.energy_distance(X[:10], X[10:], n_jobs=bad),
+        lambda: es.cluster_test(X, 2, n_jobs=bad),
+        lambda: es.KGroups(2, n_jobs=bad).fit(X),
+        lambda: es.PowerKMeans(2, n_jobs=bad).fit(X),
+    ):
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
+def test_n_jobs_works_without_dask(tmp_path):
+    script = tmp_path / "no_dask.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            sys.modules["dask"] = sys.modules["distributed"] = None  # importing either now fails
+            import numpy as np
+            import energystats as es
+
+            if __name__ == "__main__":
+                rng = np.random.default_rng(0)
+                X = rng.normal(size=(90, 2))
+                labels = np.arange(90) % 3
+                a = es.energy_test(X, labels, n_resamples=19, rng=1)
+                b = es.energy_test(X, labels, n_resamples=19, rng=1, n_jobs=2)
+                assert a.pvalue == b.pvalue
+                fit = es.KGroups(3, n_init=2, random_state=0, n_jobs=2).fit(X)
+                assert fit.labels_.shape == (90,)
+                print("ok")
+            """
+        )
+    )
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
