@@ -8,6 +8,7 @@ rpy2 3.6 does not load against R 4.2 (undefined symbol ``R_getVar``); the
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 import numpy as np
@@ -35,14 +36,28 @@ class RNotAvailableError(RuntimeError):
     """R, its ``energy`` package or rpy2 cannot be loaded."""
 
 
+#: Environment variables that starting R through rpy2 sets for this process. They are put
+#: back afterwards: R's libraries are loaded by then, and a LD_LIBRARY_PATH pointing at the
+#: system's libraries would make every child process (joblib's and Dask's workers) load
+#: them in place of its own Python's.
+_R_ENVIRONMENT = ("LD_LIBRARY_PATH", "KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK")
+
+
 @functools.lru_cache(maxsize=1)
 def _load():
+    saved = {name: os.environ.get(name) for name in _R_ENVIRONMENT}
     try:
         import rpy2.rinterface_lib.callbacks as callbacks
         import rpy2.robjects as ro
         from rpy2.robjects.packages import importr
     except Exception as exc:  # ImportError, or rpy2 failing to find libR
         raise RNotAvailableError(f"rpy2 cannot be imported ({exc}). {INSTALL_HINT}") from exc
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     callbacks.consolewrite_warnerror = lambda _msg: None  # keep R's start-up chatter off stderr
     try:
         energy = importr("energy")

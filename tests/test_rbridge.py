@@ -35,3 +35,18 @@ def test_factor_and_keyword_names():
     # iter_max is passed as iter.max
     out = _rbridge.r_call("kgroups", _rbridge.r_matrix(np.arange(6.0)), 2, iter_max=5, cluster=np.array([1, 1, 1, 2, 2, 2]))
     assert list(_rbridge.r_field(out, "cluster")) == [1, 1, 1, 2, 2, 2]
+
+
+@pytest.mark.r
+def test_starting_r_leaves_child_processes_their_own_libraries():
+    """rpy2 sets LD_LIBRARY_PATH to the system's libraries while R starts; left in place, every
+    child process (joblib's and Dask's workers) would load them in place of its own Python's."""
+    import os
+    import subprocess
+    import sys
+
+    before = os.environ.get("LD_LIBRARY_PATH")
+    _rbridge.r_versions()
+    assert os.environ.get("LD_LIBRARY_PATH") == before
+    assert float(_rbridge.to_numpy(_rbridge.r_call("sum", _rbridge.r_matrix([1.0, 2.0])))[0]) == 3.0  # R still works
+    subprocess.run([sys.executable, "-c", "import ssl, numpy"], check=True)
