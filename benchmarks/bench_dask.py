@@ -26,7 +26,7 @@ import numpy as np
 
 import energystats as es
 from energystats import _operator
-from energystats._operator import TASK_WORK, _blas_controller, _tile_group_sums, _upper_tiles
+from energystats._operator import TASK_WORK, StreamedOperator, _blas_controller, _upper_tiles
 from energystats._parallel import run_tasks
 from energystats._semimetric import resolve_semimetric
 
@@ -52,7 +52,8 @@ def task_rate(n: int, d: int, B: int) -> float:
     tiles = _upper_tiles(n, _operator.TILE)
     units = sum((b - a) * (e - c) for a, b, c, e in tiles) * (B + d)
     with _blas_controller().limit(limits=1, user_api="blas"):
-        seconds, _ = best_of(lambda: _tile_group_sums(X, codes_t, tiles, resolve_semimetric(), 2, False), 2)
+        op = StreamedOperator(X, resolve_semimetric(), threads=1)
+        seconds, _ = best_of(lambda: op._tile_group_sums(tiles, codes_t, 2, False, None, True), 2)
     return units / seconds
 
 

@@ -41,6 +41,7 @@ with n is checked against the budget first; what cannot fit raises
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import os
@@ -61,7 +62,6 @@ __all__ = [
     "CentredKernel",
     "DenseOperator",
     "PairwiseOperator",
-    "ParallelOperator",
     "SortedOperator",
     "StreamedOperator",
     "check_fits",
@@ -228,13 +228,62 @@ class PairwiseOperator:
     #: tile side and threads of the tiled products
     tile: int = 512
     threads: int = 1
-    #: whether products run in this process (False: in joblib tasks)
-    local: bool = True
+    #: joblib's ``n_jobs`` for the products: more than one worker runs their shards as
+    #: joblib tasks (on Dask inside ``joblib.parallel_config(backend="dask")``)
+    n_jobs: int | None = None
     _row_sums: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
         return (self.n, self.n)
+
+    def with_jobs(self, n_jobs: int | None) -> PairwiseOperator:
+        """The same operator whose products run as joblib tasks with ``n_jobs``."""
+        op = copy.copy(self)
+        op.n_jobs = n_jobs
+        return op
+
+    def _distributed(self) -> bool:
+        """Whether products run as joblib tasks (``n_jobs`` gives more than one worker)."""
+        from ._parallel import n_workers
+
+        return self.n_jobs is not None and n_workers(self.n_jobs) > 1
+
+    def _map(self, method: str, shards: list, **arguments) -> list:
+        """``[self.<method>(shard, **arguments) for shard in shards]``, results in shard order:
+        as joblib tasks when distributed (the operator and the array arguments are sent to
+        each worker once), else on this process's threads (one BLAS thread each).
+
+        Every implementation splits its products into independent shards (groups of tiles,
+        bands of rows, groups of projections); this is the one place that decides where the
+        shards run, so a back-end applies to every implementation alike.
+        """
+        if self._distributed():
+            from ._parallel import run_tasks
+
+            arrays = {name: value for name, value in arguments.items() if isinstance(value, np.ndarray)}
+            small = {name: value for name, value in arguments.items() if name not in arrays}
+            return run_tasks(
+                functools.partial(_operator_task, method=method, **small),
+                [{"shard": shard} for shard in shards],
+                self.n_jobs,
+                shared={"operator": self, **arrays},
+            )
+        work = getattr(self, method)
+        if len(shards) <= 1 or getattr(_in_pool, "active", False):
+            return [work(shard, **arguments) for shard in shards]
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            return list(_pool().map(_pooled, [lambda shard: work(shard, **arguments)] * len(shards), shards))
+
+    def _shards(self, items: list, work_per_item: float, columns: int) -> list[list]:
+        """``items`` (tiles, bands, projections) in shards: round-robin among this process's
+        threads, or, when distributed, consecutive groups of about :data:`TASK_WORK` (at least
+        :data:`MIN_TASKS`), independent of ``n_jobs`` so that sums come out the same."""
+        if self._distributed():
+            count = max(MIN_TASKS, int(np.ceil(len(items) * work_per_item / TASK_WORK)))
+            return [list(part) for part in np.array_split(np.asarray(items, dtype=object), min(count, len(items)))]
+        threads = max(1, min(self._threads_for(columns), len(items)))
+        return [items[r::threads] for r in range(threads)]
 
     # -- what every operator provides ------------------------------------------------
 
@@ -296,10 +345,20 @@ class PairwiseOperator:
         )
         want_rows = self._row_sums is None
         codes_t = np.ascontiguousarray(codes.T)
-        # all the indicators at once when they fit beside the batch (fewer, larger arrays)
+        # all the indicators at once when they fit beside the batch (fewer, larger arrays);
+        # distributed tasks form their own
         fits = self.nbytes + (self.group_sums_bytes(k) + 8 * n * K) * B <= memory_budget()
-        Z = _one_hot(codes_t, k) if fits and self.local else None
-        shares = self._upper_shares(codes_t, k, want_rows, Z)
+        Z = _one_hot(codes_t, k) if fits and not self._distributed() else None
+        t = self._group_tile()
+        tiles = _upper_tiles(n, t)
+        if self._distributed():  # tasks of whole row bands (their indicators formed once),
+            bands = sorted({a for a, *_ in tiles})  # long and short bands paired
+            order = [band for pair in zip(bands, bands[::-1]) for band in pair][: len(bands)]
+            groups = self._shards(order, t * n / 2 * (K * B + self.tile), K * B)
+            shards = [[tile for tile in tiles if tile[0] in set(group)] for group in groups]
+        else:
+            shards = self._shards(tiles, t * t * K * B, K * B)
+        shares = self._map("_tile_group_sums", shards, codes_t=codes_t, k=k, want_rows=want_rows, Z=Z, form=self._distributed())
         P = sum(d + o + o.transpose(1, 0, 2) for d, o, _ in shares)  # K x K x B: z_i' A z_j
         if want_rows:
             self._row_sums = np.sum([r for _, _, r in shares], axis=0)
@@ -316,15 +375,13 @@ class PairwiseOperator:
         M[:, K, K] = (rows.sum() - R.sum(axis=1)) - M[:, :K, K].sum(axis=1)
         return M
 
-    def _upper_shares(self, codes_t: np.ndarray, k: int, want_rows: bool, Z: np.ndarray | None) -> list:
-        """:func:`_upper_tile_sums` of the tiles on and above the diagonal, in shares among
-        the threads: a list of (diag, off, rows) to be added."""
-        tiles = _upper_tiles(self.n, self._group_tile())
-        return _run_tiles(
-            lambda mine: _upper_tile_sums(self._tile, mine, codes_t, k, want_rows, Z),
-            tiles,
-            self._threads_for((k - 1) * codes_t.shape[1]),
-        )
+    def _tile_group_sums(self, tiles: list, codes_t: np.ndarray, k: int, want_rows: bool, Z: np.ndarray | None, form: bool):
+        """One shard of :meth:`group_sums`: :func:`_upper_tile_sums` of a group of tiles; a task
+        (``form``) forms all the indicators at once when they fit its process's budget."""
+        n, B = codes_t.shape
+        if form and 8 * n * (k - 1) * B <= memory_budget() // 2:
+            Z = _one_hot(codes_t, k)
+        return _upper_tile_sums(self._tile, tiles, codes_t, k, want_rows, Z)
 
     def group_sums_bytes(self, k: int) -> int:
         """Memory :meth:`group_sums` needs per labeling: its codes, and per thread the
@@ -456,29 +513,57 @@ class StreamedOperator(PairwiseOperator):
         return self.semimetric(self.X[a:b], self.X[c:e], out=out)
 
     def _matmat(self, Z):
-        n = self.n
+        n, m = self.n, Z.shape[1]
         want_rows = self._row_sums is None  # collected on the first pass
-
-        def work(mine):
-            out = np.zeros((n, Z.shape[1]))
-            rows = np.zeros(n) if want_rows else None
-            for a, b, c, e in mine:
-                T = self._tile(a, b, c, e)
-                out[a:b] += T @ Z[c:e]
-                if want_rows:
-                    rows[a:b] += T.sum(axis=1)
-                if c != a:
-                    out[c:e] += T.T @ Z[a:b]
+        if self._distributed():  # tasks of row bands, each returning its band of the product
+            bands = [(a, min(a + self.tile, n)) for a in range(0, n, self.tile)]
+            groups = self._shards(bands, self.tile * n * (m + self.X.shape[1]), m)
+            out, rows = np.empty((n, m)), np.empty(n)
+            for group, results in zip(groups, self._map("_band_products", groups, Z=Z, want_rows=want_rows)):
+                for (a, b), (block, block_rows) in zip(group, results):
+                    out[a:b] = block
                     if want_rows:
-                        rows[c:e] += T.sum(axis=0)
-            return out, rows
-
-        shares = _run_tiles(work, _upper_tiles(n, self.tile), self._threads_for(Z.shape[1]))
-        out = shares[0][0]
-        for other, _ in shares[1:]:
-            out += other
+                        rows[a:b] = block_rows
+        else:  # shares of the tiles on and above the diagonal, one per thread
+            tiles = _upper_tiles(n, self.tile)
+            shares = self._map("_symmetric_products", self._shards(tiles, self.tile**2 * m, m), Z=Z, want_rows=want_rows)
+            out = shares[0][0]
+            for other, _ in shares[1:]:
+                out += other
+            rows = np.sum([r for _, r in shares], axis=0) if want_rows else None
         if want_rows:
-            self._row_sums = np.sum([rows for _, rows in shares], axis=0)
+            self._row_sums = rows
+        return out
+
+    def _symmetric_products(self, tiles: list, Z: np.ndarray, want_rows: bool):
+        """One share of a product: tile (I, J) adds T Z_J to rows I and T' Z_I to rows J."""
+        out = np.zeros((self.n, Z.shape[1]))
+        rows = np.zeros(self.n) if want_rows else None
+        for a, b, c, e in tiles:
+            T = self._tile(a, b, c, e)
+            out[a:b] += T @ Z[c:e]
+            if want_rows:
+                rows[a:b] += T.sum(axis=1)
+            if c != a:
+                out[c:e] += T.T @ Z[a:b]
+                if want_rows:
+                    rows[c:e] += T.sum(axis=0)
+        return out, rows
+
+    def _band_products(self, bands: list, Z: np.ndarray, want_rows: bool):
+        """One task of a distributed product: (D[a:b] @ Z, D[a:b] @ 1) for each band, the
+        columns in tiles (twice the semimetric work of the symmetric shares, for results of
+        the band's size)."""
+        out = []
+        for a, b in bands:
+            block = np.zeros((b - a, Z.shape[1]))
+            rows = np.zeros(b - a) if want_rows else None
+            for c in range(0, self.n, self.tile):
+                T = self._tile(a, b, c, min(c + self.tile, self.n))
+                block += T @ Z[c : c + self.tile]
+                if want_rows:
+                    rows += T.sum(axis=1)
+            out.append((block, rows))
         return out
 
     def rows(self, idx):
@@ -503,107 +588,9 @@ TASK_WORK = 2**33
 MIN_TASKS = 8
 
 
-class ParallelOperator(StreamedOperator):
-    r"""D recomputed from the points by joblib tasks: the streamed operator's products, shared
-    among ``n_jobs`` workers (on a Dask cluster inside ``joblib.parallel_config(backend="dask")``).
-
-    The unit of work is a group of tiles with a batch of right-hand-side columns. A
-    product :math:`D Z` is split into bands of rows, each task returning its band of the
-    result (n_band x m); the permutation null's quadratic forms are split into groups of
-    tiles on or above the diagonal, each task returning K x K x B partial sums and partial
-    row sums. The data go to every worker once per product (scattered explicitly on
-    Dask); the labelings of a batch travel as int8 codes, and each task forms its one-hot
-    indicators block by block. Tasks are sized to :data:`TASK_WORK` (at least
-    :data:`MIN_TASKS` per product) independently of ``n_jobs``, and their results are added
-    in task order, so a product is the same whatever ``n_jobs`` and backend.
-    """
-
-    kind = "parallel"
-    local = False
-
-    def __init__(self, X: np.ndarray, semimetric: Semimetric, n_jobs: int | None, tile: int = TILE):
-        tile = max(1, min(tile, -(-X.shape[0] // 4)))  # at least four bands: tasks for every worker
-        super().__init__(X, semimetric, tile, threads=1)
-        self.n_jobs = n_jobs
-
-    def _groups(self, items: list, work_per_item: float) -> list[list]:
-        """``items`` in consecutive groups of about :data:`TASK_WORK` (at least :data:`MIN_TASKS`)."""
-        count = max(MIN_TASKS, int(np.ceil(len(items) * work_per_item / TASK_WORK)))
-        return [list(part) for part in np.array_split(np.asarray(items, dtype=object), min(count, len(items)))]
-
-    def _matmat(self, Z):
-        from ._parallel import run_tasks
-
-        n, m = self.n, Z.shape[1]
-        want_rows = self._row_sums is None
-        bands = [(a, min(a + self.tile, n)) for a in range(0, n, self.tile)]
-        groups = self._groups(bands, self.tile * n * (m + self.X.shape[1]))
-        parts = run_tasks(
-            functools.partial(_band_products, semimetric=self.semimetric, tile=self.tile, want_rows=want_rows),
-            [{"bands": g} for g in groups],
-            self.n_jobs,
-            shared={"X": self.X, "Z": Z},
-        )
-        out = np.empty((n, m))
-        rows = np.empty(n)
-        for group, results in zip(groups, parts):
-            for (a, b), (block, block_rows) in zip(group, results):
-                out[a:b] = block
-                if want_rows:
-                    rows[a:b] = block_rows
-        if want_rows:
-            self._row_sums = rows
-        return out
-
-    def _upper_shares(self, codes_t, k, want_rows, Z):
-        from ._parallel import run_tasks
-
-        t = self._group_tile()
-        tiles = _upper_tiles(self.n, t)
-        # tasks of whole row bands (a band's indicators are formed once), long and short
-        # bands paired (band I has one tile per band J >= I)
-        bands = sorted({a for a, *_ in tiles})
-        order = [band for pair in zip(bands, bands[::-1]) for band in pair][: len(bands)]
-        groups = self._groups(order, t * self.n / 2 * ((k - 1) * codes_t.shape[1] + self.X.shape[1]))
-        groups = [[tile for tile in tiles if tile[0] in set(group)] for group in groups]
-        return run_tasks(
-            functools.partial(_tile_group_sums, semimetric=self.semimetric, k=k, want_rows=want_rows),
-            [{"tiles": g} for g in groups],
-            self.n_jobs,
-            shared={"X": self.X, "codes_t": codes_t},
-        )
-
-    def group_sums_bytes(self, k):
-        return 2 * self.n + 8 * (k - 1) * 4 * self._group_tile() + 32 * k * k
-
-    def restrict(self, idx):
-        return ParallelOperator(self.X[idx], self.semimetric, self.n_jobs, self.tile)
-
-
-def _band_products(X, Z, bands, semimetric, tile, want_rows):
-    """A task of :meth:`ParallelOperator._matmat`: (D[a:b] @ Z, D[a:b] @ 1) for each band,
-    the columns in tiles."""
-    n = X.shape[0]
-    out = []
-    for a, b in bands:
-        block = np.zeros((b - a, Z.shape[1]))
-        rows = np.zeros(b - a) if want_rows else None
-        for c in range(0, n, tile):
-            T = semimetric(X[a:b], X[c : c + tile])
-            block += T @ Z[c : c + tile]
-            if want_rows:
-                rows += T.sum(axis=1)
-        out.append((block, rows))
-    return out
-
-
-def _tile_group_sums(X, codes_t, tiles, semimetric, k, want_rows):
-    """A task of :meth:`ParallelOperator.group_sums`: :func:`_upper_tile_sums` of a group of tiles,
-    with all the one-hot indicators formed at once when they fit the memory budget."""
-    n, B = codes_t.shape
-    Z = _one_hot(codes_t, k) if 8 * n * (k - 1) * B <= memory_budget() // 2 else None
-    tile = StreamedOperator(X, semimetric, threads=1)._tile
-    return _upper_tile_sums(tile, tiles, codes_t, k, want_rows, Z)
+def _operator_task(operator: PairwiseOperator, shard, method: str, **arguments):
+    """A joblib task: one shard of a product, on the worker's copy of the operator."""
+    return getattr(operator, method)(shard, **arguments)
 
 
 # --- Sorted (one dimension, |x - y|) --------------------------------------------------
@@ -837,9 +824,10 @@ def semimetric_operator(
         that stay in cache, faster than filling the matrix) unless the
         matrix is at most four tiles.
     n_jobs : int or None
-        joblib's ``n_jobs``: with more than one worker, points get a
-        :class:`ParallelOperator` (a precomputed matrix and one-dimensional
-        data with exponent 1 stay in this process: O(n^2) read or O(n log n)).
+        joblib's ``n_jobs``: with more than one worker, points get a streamed
+        operator whose products run as joblib tasks (a precomputed matrix and
+        one-dimensional data with exponent 1 stay in this process: O(n^2) read
+        or O(n log n)).
     """
     from ._parallel import n_workers
 
@@ -847,8 +835,8 @@ def semimetric_operator(
         return DenseOperator(X)
     if semimetric.is_abs_difference(X):
         return SortedOperator(X[:, 0])
-    if n_workers(n_jobs) > 1:
-        return ParallelOperator(X, semimetric, n_jobs)
+    if n_workers(n_jobs) > 1:  # tiles at most a quarter of the data a side: work for every worker
+        return StreamedOperator(X, semimetric, min(TILE, max(1, -(-X.shape[0] // 4))), threads=1).with_jobs(n_jobs)
     n = X.shape[0]
     # a matrix of at most four tiles is one BLAS call, faster than tiling it
     if (repeated or n <= 2 * TILE) and dense_bytes(n) + reserve <= memory_budget():
