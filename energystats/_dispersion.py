@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._results import ResultMixin
-from ._operator import indicator, semimetric_operator
+from ._operator import indicator, projection_operator, semimetric_operator
 from ._parallel import check_n_jobs
 from ._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from ._validation import as_groups, as_weights
@@ -126,6 +126,9 @@ def energy_distance(
     x_weights=None,
     y_weights=None,
     n_jobs=None,
+    approximation: str | None = None,
+    n_projections: int = 50,
+    rng=None,
 ) -> float:
     r"""Energy distance between two samples (V-statistic).
 
@@ -155,6 +158,13 @@ def energy_distance(
     n_jobs : int, default=None
         joblib's ``n_jobs``: bands of the distance matrix as joblib tasks (on
         a Dask cluster inside ``joblib.parallel_config(backend="dask")``).
+    approximation : {None, "projection"}, default=None
+        ``"projection"``: the unbiased random-projection estimate of E (Euclidean
+        distance, exponent 1; see :func:`energy_test`), in O(L n log n).
+    n_projections : int, default=50
+        L, for ``approximation="projection"``.
+    rng : int, numpy.random.Generator or None, default=None
+        Draws the directions of ``approximation="projection"``.
 
     Returns
     -------
@@ -210,7 +220,10 @@ def energy_distance(
     codes = np.repeat(np.array([0, 1], dtype=np.intp), [n1, n2])
     pooled = np.vstack([x, y])
     scaling = Scaling.for_data(pooled, sm)
-    op = semimetric_operator(scaling.data(pooled), scaling.semimetric(sm), repeated=False, n_jobs=check_n_jobs(n_jobs))
+    n_jobs = check_n_jobs(n_jobs)
+    op = projection_operator(scaling.data(pooled), sm, approximation, n_projections, np.random.default_rng(rng), n_jobs)
+    if op is None:
+        op = semimetric_operator(scaling.data(pooled), scaling.semimetric(sm), repeated=False, n_jobs=n_jobs)
     return scaling.result(float(decompose(op.quadratic(indicator(codes, 2, w)), s).energy[0, 1]), "the energy distance")
 
 
@@ -223,6 +236,9 @@ def dispersion(
     sigma=None,
     sample_weight=None,
     n_jobs=None,
+    approximation: str | None = None,
+    n_projections: int = 50,
+    rng=None,
 ) -> DispersionResult:
     r"""Within, between and total energy dispersion of grouped data.
 
@@ -248,6 +264,13 @@ def dispersion(
     n_jobs : int, default=None
         joblib's ``n_jobs``: bands of the semimetric matrix as joblib tasks
         (on a Dask cluster inside ``joblib.parallel_config(backend="dask")``).
+    approximation : {None, "projection"}, default=None
+        ``"projection"``: W, S, T from the unbiased random-projection estimate of
+        the Euclidean distance (exponent 1; see :func:`energy_test`).
+    n_projections : int, default=50
+        L, for ``approximation="projection"``.
+    rng : int, numpy.random.Generator or None, default=None
+        Draws the directions of ``approximation="projection"``.
 
     Returns
     -------
@@ -293,7 +316,10 @@ def dispersion(
     else:
         s = sizes.astype(float)
     scaling = Scaling.for_data(X, sm)
-    op = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=False, n_jobs=check_n_jobs(n_jobs))
+    n_jobs = check_n_jobs(n_jobs)
+    op = projection_operator(scaling.data(X), sm, approximation, n_projections, np.random.default_rng(rng), n_jobs)
+    if op is None:
+        op = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=False, n_jobs=n_jobs)
     dec = decompose(op.quadratic(indicator(codes, k, w)), s)
     total = s.sum()
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
+from scipy.special import gammaln
 from threadpoolctl import ThreadpoolController
 
 from ._config import memory_budget, memory_error
@@ -62,13 +63,17 @@ __all__ = [
     "CentredKernel",
     "DenseOperator",
     "PairwiseOperator",
+    "ProjectionOperator",
     "SortedOperator",
     "StreamedOperator",
     "check_fits",
     "indicator",
     "kernel_operator",
+    "projection_operator",
+    "random_directions",
     "semimetric_matrix",
     "semimetric_operator",
+    "sphere_constant",
 ]
 
 #: Side of the square tiles of a streamed product (2 MiB per tile): a streamed product then
@@ -622,6 +627,7 @@ class SortedOperator(PairwiseOperator):
         self.order = np.argsort(x)  # unstable is fine: ties contribute zero
         xs = x[self.order]
         self.xs = xs - xs.mean()
+        self._ranks = np.arange(1.0, self.n + 1.0)  # t = 1..n, for eq. (62)
 
     def _matmat(self, Z):
         Zs = Z[self.order]
@@ -657,35 +663,159 @@ class SortedOperator(PairwiseOperator):
             self._row_sums = self._matmat(np.ones((self.n, 1)))[:, 0]
         return self._row_sums
 
-    def _pair_sums(self, mask: np.ndarray) -> np.ndarray:
-        """sum_{x, y in C} |x - y| for the group C = mask (B x n, sorted order) of each
-        labeling: 2 sum_l x_(l) (2 r_l - 1 - m) over its members, r_l their ranks
-        within C and m = |C| (França et al. eq. 62)."""
-        rank = np.cumsum(mask, axis=1)
-        m = rank[:, -1]
-        weighted = np.where(mask, self.xs, 0.0)
-        return 2.0 * (2.0 * np.einsum("bn,bn->b", weighted, rank) - (1.0 + m) * weighted.sum(axis=1))
+    def _pair_sum(self, members: np.ndarray) -> float:
+        """sum_{x, y in C} |x - y| for the group C whose sorted positions are ``members``
+        (increasing): 2 sum_t x_(t) (2 t - 1 - m) over its m members in order
+        (França et al. eq. 62)."""
+        m = members.size
+        values = self.xs[members]
+        return 2.0 * (2.0 * float(values @ self._ranks[:m]) - (1.0 + m) * float(values.sum()))
 
     def group_sums(self, codes, k, cross):
-        """As :meth:`PairwiseOperator.group_sums`, by eq. (62) on the sorted data: O(n k)
-        per labeling without forming any product (cross sums from the unions of groups)."""
-        sorted_codes = codes[:, self.order]
-        masks = [sorted_codes == j for j in range(k)]
-        M = np.zeros((codes.shape[0], k, k))
-        for j in range(k):
-            M[:, j, j] = self._pair_sums(masks[j])
-        if cross:
-            for i in range(k):
-                for j in range(i + 1, k):
-                    both = self._pair_sums(masks[i] | masks[j])
-                    M[:, i, j] = M[:, j, i] = 0.5 * (both - M[:, i, i] - M[:, j, j])
+        """As :meth:`PairwiseOperator.group_sums`, by eq. (62) on the sorted data, O(n k) per
+        labeling without a product: each group's members are taken in sorted order (the
+        nonzero positions of its indicator in that order), so no cumulative sum is needed;
+        cross sums come from the unions of groups."""
+        B = codes.shape[0]
+        M = np.zeros((B, k, k))
+        for b in range(B):
+            ordered = np.take(codes[b], self.order)
+            for j in range(k):
+                M[b, j, j] = self._pair_sum(np.flatnonzero(ordered == j))
+            if cross:
+                for i in range(k):
+                    for j in range(i + 1, k):
+                        both = self._pair_sum(np.flatnonzero((ordered == i) | (ordered == j)))
+                        M[b, i, j] = M[b, j, i] = 0.5 * (both - M[b, i, i] - M[b, j, j])
         return M
 
     def group_sums_bytes(self, k):
-        return self.n * (2 + 2 * k + 8 * 3) + 64 * k * k
+        return self.n * 2 + 64 * k * k
 
     def restrict(self, idx):
         return SortedOperator(self.x[idx])
+
+
+# --- Random projections: the Euclidean distance averaged over directions ----------------
+
+
+def sphere_constant(d: int) -> float:
+    r"""C_d = sqrt(pi) Gamma((d + 1)/2) / Gamma(d/2): :math:`\|x\| = C_d E_u |u^\top x|` for u
+    uniform on the unit sphere of R^d (C_1 = 1, C_2 = pi/2, C_3 = 2)."""
+    return float(np.sqrt(np.pi) * np.exp(gammaln((d + 1) / 2.0) - gammaln(d / 2.0)))
+
+
+def random_directions(L: int, d: int, rng: np.random.Generator) -> np.ndarray:
+    """L directions uniform on the unit sphere of R^d (normalised Gaussian vectors), L x d."""
+    U = rng.standard_normal((L, d))
+    U /= np.linalg.norm(U, axis=1, keepdims=True)
+    return U
+
+
+class ProjectionOperator(PairwiseOperator):
+    r"""The random-projection estimate of the Euclidean distance matrix,
+    :math:`\hat D_{ij} = \frac{C_d}{L} \sum_{l=1}^L |u_l^\top x_i - u_l^\top x_j|`.
+
+    For u uniform on the unit sphere, :math:`E_u |u^\top (x - y)| = \|x - y\| / C_d`
+    (Huang & Huo 2017), so :math:`\hat D` is an unbiased estimate of D, entry by entry,
+    and every statistic linear in D (block sums, W, S, T, the energy distance) is the
+    average of its one-dimensional values over the projections, times C_d. Each
+    projection is a :class:`SortedOperator`: one O(n log n) sort, then O(n k) per
+    labeling. :math:`\hat D` is a sum of one-dimensional distance matrices, so it is a
+    semimetric of negative type itself: statistics built on it keep their properties
+    (E >= 0, S + W = T), and a permutation test on it is exact in level for any L.
+    The projections are shared among the threads, or among joblib tasks with ``n_jobs``;
+    each shard projects and sorts its own directions. Memory O(n) per thread.
+    """
+
+    kind = "projection"
+    batch_cap = None  # each call sorts every projection once: as few calls as the budget allows
+
+    def __init__(self, X: np.ndarray, directions: np.ndarray):
+        self.X, self.directions = X, directions
+        self.n = X.shape[0]
+        self.scale = sphere_constant(X.shape[1]) / directions.shape[0]
+        self.threads = THREADS
+
+    def _projection(self, l: int) -> SortedOperator:
+        return SortedOperator(self.X @ self.directions[l])
+
+    def _projection_shards(self, columns: int) -> list[list[int]]:
+        L = self.directions.shape[0]
+        return self._shards(list(range(L)), self.n * (np.log2(max(self.n, 2)) + columns), columns)
+
+    def _matmat(self, Z):
+        parts = self._map("_projection_products", self._projection_shards(Z.shape[1]), Z=Z)
+        out = parts[0]
+        for other in parts[1:]:
+            out += other
+        out *= self.scale
+        return out
+
+    def _projection_products(self, projections: list[int], Z: np.ndarray) -> np.ndarray:
+        out = np.zeros((self.n, Z.shape[1]))
+        for l in projections:
+            out += self._projection(l)._matmat(Z)
+        return out
+
+    def group_sums(self, codes, k, cross):
+        check_fits(
+            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {codes.shape[0]} labelings)",
+            self.group_sums_bytes(k) * codes.shape[0],
+        )
+        parts = self._map("_projection_group_sums", self._projection_shards(k), codes=codes, k=k, cross=cross)
+        M = sum(parts)
+        M *= self.scale
+        return M
+
+    def _projection_group_sums(self, projections: list[int], codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
+        return sum(self._projection(l).group_sums(codes, k, cross) for l in projections)
+
+    def group_sums_bytes(self, k):
+        return 2 * self.n + 64 * k * k
+
+    def rows(self, idx):
+        single = _scalar(idx)
+        rows = np.atleast_1d(np.arange(self.n)[idx])
+        out = np.zeros((rows.size, self.n))
+        for u in self.directions:
+            y = self.X @ u  # the projections of the sorted operators, so that the diagonal is 0
+            out += np.abs(y[rows, None] - y[None, :])
+        out *= self.scale
+        return out[0] if single else out
+
+    def _tile(self, a, b, c, e, out=None):
+        T = np.zeros((b - a, e - c)) if out is None else out
+        T[...] = 0.0
+        for u in self.directions:
+            y = self.X @ u
+            T += np.abs(y[a:b, None] - y[None, c:e])
+        T *= self.scale
+        return T
+
+    def product_bytes(self, m):
+        return self.threads * 8 * self.n * (5 * m + 3)
+
+    def restrict(self, idx):
+        return ProjectionOperator(self.X[idx], self.directions)
+
+
+def projection_operator(X: np.ndarray, semimetric: Semimetric, approximation, n_projections, rng, n_jobs=None) -> ProjectionOperator | None:
+    """The :class:`ProjectionOperator` for ``approximation="projection"`` (``None`` for
+    ``approximation=None``), after checking the arguments; directions drawn from ``rng``."""
+    from ._validation import check_positive_int
+
+    if approximation is None:
+        return None
+    if approximation != "projection":
+        raise ValueError(f"`approximation` must be None or 'projection', got {approximation!r}.")
+    if not (semimetric.is_euclidean_power and semimetric.exponent == 1.0):
+        raise ValueError(
+            "`approximation`='projection' estimates the Euclidean distance: it needs metric='euclidean' "
+            f"with exponent=1, got metric={semimetric.metric!r}, exponent={semimetric.exponent:g}."
+        )
+    L = check_positive_int(n_projections, "n_projections")
+    return ProjectionOperator(X, random_directions(L, X.shape[1], rng)).with_jobs(n_jobs)
 
 
 # --- Centred kernel --------------------------------------------------------------------

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ._config import memory_budget, memory_error
-from ._operator import PairwiseOperator, StreamedOperator, semimetric_operator
+from ._operator import PairwiseOperator, StreamedOperator, projection_operator, semimetric_operator
 from ._parallel import check_n_jobs
 from ._results import ResultMixin
 from ._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
@@ -72,6 +72,11 @@ class EnergyTestResult(ResultMixin):
         Group sizes, in sorted label order.
     groups : ndarray of shape (k,)
         Group labels, in sorted order.
+    approximation : str
+        ``"exact"``, or ``"projection"``: the statistic and its null were computed
+        on the random-projection estimate of the distance.
+    n_projections : int or None
+        The number of directions L of ``"projection"``.
     """
 
     statistic: float
@@ -82,6 +87,8 @@ class EnergyTestResult(ResultMixin):
     statistic_name: str
     sizes: np.ndarray
     groups: np.ndarray
+    approximation: str = "exact"
+    n_projections: int | None = None
 
     @property
     def _title(self) -> str:
@@ -90,7 +97,10 @@ class EnergyTestResult(ResultMixin):
     def _extra_lines(self) -> list[str]:
         kind = "exact (all distinct relabelings)" if self.exact else "Monte Carlo"
         q = np.quantile(self.null_distribution, [0.5, 0.95])
-        return [f"{kind} null: median {q[0]:.6g}, 95th percentile {q[1]:.6g}"]
+        lines = [f"{kind} null: median {q[0]:.6g}, 95th percentile {q[1]:.6g}"]
+        if self.approximation == "projection":
+            lines.append(f"distance estimated from {self.n_projections} random projections (the test's level is exact)")
+        return lines
 
 
 def _statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np.ndarray:
@@ -167,6 +177,8 @@ _TEST_DEFAULTS = {
     "progress": False,
     "ties": "tolerant",
     "n_jobs": None,
+    "approximation": None,
+    "n_projections": 50,
 }
 
 
@@ -203,6 +215,8 @@ def energy_test(
     progress: bool = False,
     ties: str = "tolerant",
     n_jobs: int | None = None,
+    approximation: str | None = None,
+    n_projections: int = 50,
 ) -> EnergyTestResult:
     r"""Permutation test of equal distributions for k samples (energy statistics).
 
@@ -248,6 +262,17 @@ def energy_test(
         drawn here, so the result is the same whatever ``n_jobs`` (null values
         to rounding). One-dimensional data with exponent 1 and precomputed
         matrices are computed in this process.
+    approximation : {None, "projection"}, default=None
+        ``"projection"``: the random-projection statistic of Huang & Huo
+        (2017), for the Euclidean distance with exponent 1 only. The
+        distance is replaced by :math:`\hat D = \frac{C_d}{L}\sum_l
+        |u_l^\top (x - y)|` over ``n_projections`` directions drawn from
+        ``rng``, an unbiased estimate of it; every relabeling uses the same
+        directions, so the permutation test on the projected statistic has
+        exact level for any L, and only its power depends on L. Time O(L n
+        log n) for the sorts, then O(L n k) per relabeling; memory O(n).
+    n_projections : int, default=50
+        L, for ``approximation="projection"``.
 
     Returns
     -------
@@ -306,8 +331,14 @@ def energy_test(
     use_exact = _use_exact(sizes, n_resamples, exact)
     labelings = _count_relabelings(sizes) if use_exact else n_resamples + 1
     scaling = Scaling.for_data(X, sm)
-    op = _test_operator(scaling.data(X), scaling.semimetric(sm), len(groups), labelings, batch, n_jobs)
-    res = _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use_exact, batch, progress, ties)
+    gen = np.random.default_rng(rng)
+    # directions from a spawned stream: the relabelings are those of the exact test
+    op = projection_operator(scaling.data(X), sm, approximation, n_projections, gen.spawn(1)[0] if approximation else None, n_jobs)
+    if op is None:
+        op = _test_operator(scaling.data(X), scaling.semimetric(sm), len(groups), labelings, batch, n_jobs)
+    res = _permutation_test(op, codes, groups, sizes, statistic, n_resamples, gen, use_exact, batch, progress, ties)
+    if op.kind == "projection":
+        res = replace(res, approximation="projection", n_projections=int(n_projections))
     return _rescaled(res, scaling)
 
 
@@ -535,10 +566,12 @@ def pairwise_energy_tests(
     X = prepare_points(X, sm, "X")
     codes, groups, _ = as_groups(labels, X.shape[0])
     pairs = list(combinations(range(len(groups)), 2))
-    streams = np.random.default_rng(rng).spawn(len(pairs))
     scaling = Scaling.for_data(X, sm)
-    # dense when it fits: shared by all pairs
-    full = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=len(pairs) > 1, n_jobs=n_jobs)
+    gen = np.random.default_rng(rng)
+    streams = gen.spawn(len(pairs))
+    full = projection_operator(scaling.data(X), sm, opts["approximation"], opts["n_projections"], gen.spawn(1)[0] if opts["approximation"] else None, n_jobs)
+    if full is None:  # dense when it fits: shared by all pairs
+        full = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=len(pairs) > 1, n_jobs=n_jobs)
     rows = []
     for (i, j), stream in zip(pairs, streams):
         keep = np.flatnonzero((codes == i) | (codes == j))

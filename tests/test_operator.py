@@ -439,3 +439,110 @@ def test_a_batch_too_large_for_the_budget_says_so(rng):
     with es.config_context(working_memory=0.001):
         with pytest.raises(es.WorkingMemoryError, match=r"energy_test with n = 500, k = 2 \(one relabeling"):
             es.energy_test(X, labels)
+
+
+# --- random projections ----------------------------------------------------------------
+
+
+def test_sphere_constant_closed_form_and_monte_carlo():
+    from energystats._operator import random_directions, sphere_constant
+
+    assert sphere_constant(1) == pytest.approx(1.0, rel=1e-14)
+    assert sphere_constant(2) == pytest.approx(np.pi / 2, rel=1e-14)
+    assert sphere_constant(3) == pytest.approx(2.0, rel=1e-14)
+    for d in (2, 5, 10, 50):
+        U = random_directions(200_000, d, np.random.default_rng(d))
+        np.testing.assert_allclose(np.linalg.norm(U, axis=1), 1.0, rtol=1e-12)
+        x = np.random.default_rng(100 + d).normal(size=d)
+        a = np.abs(U @ x)  # ||x|| = C_d E|u'x|
+        assert sphere_constant(d) * a.mean() == pytest.approx(np.linalg.norm(x), abs=4 * sphere_constant(d) * a.std() / np.sqrt(a.size))
+
+
+def test_projection_operator_is_the_average_of_one_dimensional_distances(rng):
+    from energystats._operator import ProjectionOperator, random_directions, sphere_constant
+
+    X = rng.normal(size=(40, 4))
+    U = random_directions(7, 4, rng)
+    P = X @ U.T
+    D_hat = sphere_constant(4) / 7 * np.abs(P[:, None, :] - P[None, :, :]).sum(axis=2)
+    op = ProjectionOperator(X, U)
+    Z = rng.normal(size=(40, 3))
+    np.testing.assert_allclose(op.matmat(Z), D_hat @ Z, rtol=1e-11)
+    np.testing.assert_allclose(op.rows(3), D_hat[3], rtol=1e-12)
+    np.testing.assert_allclose(op.rows([1, 5]), D_hat[[1, 5]], rtol=1e-12)
+    np.testing.assert_allclose(op.row_sums(), D_hat.sum(axis=1), rtol=1e-11)
+    np.testing.assert_allclose(op._tile(3, 9, 20, 31), D_hat[3:9, 20:31], rtol=1e-12)
+    labelings = rng.integers(0, 3, size=(5, 40))
+    M = op.group_sums(labelings, 3, True)
+    for b in range(5):
+        np.testing.assert_allclose(M[b], DenseOperator(D_hat).quadratic(indicator(labelings[b], 3)), rtol=1e-11)
+    np.testing.assert_allclose(op.restrict(np.arange(10)).matmat(Z[:10]), D_hat[:10, :10] @ Z[:10], rtol=1e-11)
+    assert es.is_negative_type(D_hat)  # a sum of one-dimensional distance matrices
+
+
+def test_projection_statistics_are_unbiased(rng):
+    """Their mean over many draws of the directions is the exact statistic (4 standard errors)."""
+    X = rng.normal(size=(80, 6))
+    labels = np.repeat([0, 1, 2], [30, 25, 25])
+    X[labels == 2] += 0.4
+    exact_e = es.energy_distance(X[:30], X[30:])
+    exact = es.dispersion(X, labels)
+    draws = [es.dispersion(X, labels, approximation="projection", n_projections=5, rng=s) for s in range(300)]
+    e_draws = [es.energy_distance(X[:30], X[30:], approximation="projection", n_projections=5, rng=s) for s in range(300)]
+    for value, sample in ((exact_e, e_draws), (exact.S, [d.S for d in draws]), (exact.W, [d.W for d in draws])):
+        assert np.mean(sample) == pytest.approx(value, abs=4 * np.std(sample) / np.sqrt(len(sample)))
+    for d in draws[:20]:
+        assert d.S + d.W == pytest.approx(d.T, rel=1e-12)
+
+
+def test_projection_test_is_reproducible_and_uses_the_exact_tests_relabelings(rng):
+    X = rng.normal(size=(60, 3))
+    labels = np.arange(60) % 2
+    a = es.energy_test(X, labels, rng=3, n_resamples=49, approximation="projection", n_projections=20)
+    b = es.energy_test(X, labels, rng=3, n_resamples=49, approximation="projection", n_projections=20)
+    np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
+    assert a.pvalue == b.pvalue and a.approximation == "projection" and a.n_projections == 20
+    c = es.energy_test(X, labels, rng=4, n_resamples=49, approximation="projection", n_projections=20)
+    assert c.statistic != a.statistic  # other directions
+    # with one dimension the projection is exact: the same null as the exact test
+    x = X[:, :1]
+    np.testing.assert_allclose(
+        es.energy_test(x, labels, rng=3, n_resamples=49, approximation="projection", n_projections=3).null_distribution,
+        es.energy_test(x, labels, rng=3, n_resamples=49).null_distribution,
+        rtol=1e-10,
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(exponent=0.5), "needs metric='euclidean' with exponent=1"),
+        (dict(metric="gaussian", sigma=1.0), "needs metric='euclidean' with exponent=1"),
+        (dict(approximation="nystroem"), "`approximation` must be None or 'projection'"),
+        (dict(n_projections=0), "`n_projections` must be an integer >= 1"),
+    ],
+)
+def test_bad_projection_arguments(rng, kwargs, match):
+    X = rng.normal(size=(20, 2))
+    labels = np.arange(20) % 2
+    kwargs = {"approximation": "projection", **kwargs}
+    with pytest.raises(ValueError, match=match):
+        es.energy_test(X, labels, **kwargs)
+    with pytest.raises(ValueError, match=match):
+        es.dispersion(X, labels, **kwargs)
+    with pytest.raises(ValueError, match=match):
+        es.energy_distance(X[:10], X[10:], **kwargs)
+
+
+@pytest.mark.slow
+def test_projection_test_keeps_its_level_under_heavy_tails():
+    """300 data sets of t(3) in d = 8 under H0: rejections at 0.05 within the binomial 99% bound."""
+    from scipy.stats import binom
+
+    rejections = 0
+    for seed in range(300):
+        g = np.random.default_rng(seed)
+        X = g.standard_t(3, size=(80, 8))
+        res = es.energy_test(X, np.arange(80) % 2, n_resamples=99, rng=g, approximation="projection", n_projections=25)
+        rejections += res.pvalue <= 0.05
+    assert rejections <= binom.ppf(0.995, 300, 0.05)

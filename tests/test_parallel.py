@@ -42,6 +42,8 @@ def every_function(n_jobs):
     return {
         "energy_test": es.energy_test(X, labels, statistic="E", n_resamples=59, rng=1, n_jobs=n_jobs),
         "energy_test_samples": es.energy_test_samples(X[:40], X[40:90], n_resamples=29, rng=2, n_jobs=n_jobs),
+        # the random-projection operator: its shards (groups of directions) are tasks as well
+        "projection_test": es.energy_test(X, labels, n_resamples=39, rng=8, approximation="projection", n_projections=12, n_jobs=n_jobs),
         "pairwise": es.pairwise_energy_tests(X, labels, n_resamples=39, rng=3, n_jobs=n_jobs),
         "dispersion": es.dispersion(X, labels, exponent=0.5, n_jobs=n_jobs),
         "energy_distance": es.energy_distance(X[:50], X[50:], n_jobs=n_jobs),
@@ -57,6 +59,7 @@ def every_function(n_jobs):
 def assert_same(a, b):
     same_test(a["energy_test"], b["energy_test"])
     same_test(a["energy_test_samples"], b["energy_test_samples"])
+    same_test(a["projection_test"], b["projection_test"])
     np.testing.assert_array_equal(a["pairwise"]["pvalue"], b["pairwise"]["pvalue"])
     np.testing.assert_allclose(a["pairwise"]["statistic"], b["pairwise"]["statistic"], rtol=1e-10)
     for field in ("W", "S", "T", "F"):
