@@ -233,9 +233,10 @@ class PairwiseOperator:
     #: tile side and threads of the tiled products
     tile: int = 512
     threads: int = 1
-    #: joblib's ``n_jobs`` for the products: more than one worker runs their shards as
-    #: joblib tasks (on Dask inside ``joblib.parallel_config(backend="dask")``)
-    n_jobs: int | None = None
+    #: joblib's ``n_jobs`` for the products (:meth:`with_jobs`): more than one worker runs
+    #: their shards as joblib tasks (on Dask inside ``joblib.parallel_config(backend="dask")``,
+    #: where ``None`` means every worker); 1 (the default): in this process
+    n_jobs: int | None = 1
     _row_sums: np.ndarray | None = None
 
     @property
@@ -252,7 +253,7 @@ class PairwiseOperator:
         """Whether products run as joblib tasks (``n_jobs`` gives more than one worker)."""
         from ._parallel import n_workers
 
-        return self.n_jobs is not None and n_workers(self.n_jobs) > 1
+        return n_workers(self.n_jobs) > 1
 
     def _map(self, method: str, shards: list, **arguments) -> list:
         """``[self.<method>(shard, **arguments) for shard in shards]``, results in shard order:
@@ -580,7 +581,7 @@ class StreamedOperator(PairwiseOperator):
         return self.threads * 8 * (self.n * m + 2 * self.tile * m)
 
     def restrict(self, idx):
-        return StreamedOperator(self.X[idx], self.semimetric, self.tile, self.threads)
+        return StreamedOperator(self.X[idx], self.semimetric, self.tile, self.threads).with_jobs(self.n_jobs)
 
 
 # --- Parallel: the same products as joblib tasks (Dask under parallel_config) ----------
@@ -797,7 +798,7 @@ class ProjectionOperator(PairwiseOperator):
         return self.threads * 8 * self.n * (5 * m + 3)
 
     def restrict(self, idx):
-        return ProjectionOperator(self.X[idx], self.directions)
+        return ProjectionOperator(self.X[idx], self.directions).with_jobs(self.n_jobs)
 
 
 def projection_operator(X: np.ndarray, semimetric: Semimetric, approximation, n_projections, rng, n_jobs=None) -> ProjectionOperator | None:

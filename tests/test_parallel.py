@@ -109,6 +109,27 @@ def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_clie
     assert len(workers) == 2, workers
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda X, labels: es.energy_test(X, labels, n_resamples=19, rng=0),
+        lambda X, labels: es.energy_test(X, labels, n_resamples=19, rng=0, approximation="projection", n_projections=8),
+        lambda X, labels: es.dispersion(X, labels),
+        lambda X, labels: es.pairwise_energy_tests(X, labels, n_resamples=19, rng=0),
+        lambda X, labels: es.KGroups(3, n_init=4, random_state=0).fit(X),
+        lambda X, labels: es.cluster_test(X, 2, n_resamples=5, rng=0, n_init=1),
+    ],
+    ids=["energy_test", "projection_test", "dispersion", "pairwise", "kgroups", "cluster_test"],
+)
+def test_each_function_sends_its_tasks_to_the_cluster(dask_client, call):
+    from distributed import get_task_stream
+
+    X, labels = blobs(3, n=90)
+    with joblib.parallel_config(backend="dask"), get_task_stream(dask_client) as stream:
+        call(X, labels)
+    assert len(stream.data) >= 2 and len({task["worker"] for task in stream.data}) == 2
+
+
 def test_progress_follows_remote_tasks(dask_client, capsys):
     X, _ = blobs(1)
     with joblib.parallel_config(backend="dask"):
