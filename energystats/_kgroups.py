@@ -31,11 +31,14 @@ from ._operator import (
     TILE,
     CentredKernel,
     DenseOperator,
+    NystroemOperator,
     PairwiseOperator,
     check_fits,
     dense_bytes,
     indicator,
     kernel_operator,
+    nystroem_features,
+    nystroem_transform,
     semimetric_operator,
 )
 from ._parallel import check_n_jobs, n_workers, run_tasks
@@ -88,15 +91,59 @@ class _State:
     def objective(self) -> float:
         return float(np.sum(self.Q / self.s))
 
+    def column(self, i: int) -> np.ndarray:
+        """P[:, i]: point i's kernel sums to every group."""
+        return self.P[:, i]
+
+    def all(self) -> np.ndarray:
+        """P (k x n)."""
+        return self.P
+
+
+class _FeatureState(_State):
+    """The same statistics in a kernel's feature space (:class:`NystroemOperator`, G = Phi Phi'):
+    ``S[l] = sum_{y in C_l} w(y) phi(y)`` (an r-vector), ``Q[l] = ||S[l]||^2`` (eq. 41) and
+    P = S Phi' formed on demand, so a move costs O(r) and memory is O(k r) beyond Phi."""
+
+    def __init__(self, G: NystroemOperator, w: np.ndarray, labels: np.ndarray, k: int):
+        Zw = indicator(labels, k, w)
+        self.G, self.features, self.w, self.k = G, G.features, w, k
+        self.labels = labels.copy()
+        self.S = G.matmat_inner(Zw).T  # k x r
+        self.Q = np.einsum("lr,lr->l", self.S, self.S)
+        self.s = Zw.sum(axis=0)
+        self.counts = np.bincount(labels, minlength=k)
+        self.diag = w * w * G.diagonal()
+
+    def move(self, i: int, new: int) -> None:
+        old = self.labels[i]
+        v = self.w[i] * self.features[i]
+        self.S[old] -= v
+        self.S[new] += v
+        self.Q[old] = self.S[old] @ self.S[old]
+        self.Q[new] = self.S[new] @ self.S[new]
+        self.s[old] -= self.w[i]
+        self.s[new] += self.w[i]
+        self.counts[old] -= 1
+        self.counts[new] += 1
+        self.labels[i] = new
+
+    def column(self, i: int) -> np.ndarray:
+        return self.S @ self.features[i]
+
+    def all(self) -> np.ndarray:
+        return self.S @ self.features.T
+
 
 def _hartigan_gains(st: _State) -> tuple[np.ndarray, np.ndarray]:
     """Best gain and target group of every point at once, eq. (50) (O(n k))."""
     z, w, s, Q = st.labels, st.w, st.s, st.Q
     n = z.shape[0]
-    Pown = st.P[z, np.arange(n)]
+    P = st.all()
+    Pown = P[z, np.arange(n)]
     with np.errstate(divide="ignore", invalid="ignore"):
         own = (w / s[z] * Q[z] - 2.0 * w * Pown + st.diag) / (s[z] - w)
-        other = (w[:, None] / s * Q - 2.0 * w[:, None] * st.P.T - st.diag[:, None]) / (s + w[:, None])
+        other = (w[:, None] / s * Q - 2.0 * w[:, None] * P.T - st.diag[:, None]) / (s + w[:, None])
     gains = own[:, None] - other
     gains[np.arange(n), z] = -np.inf
     gains[st.counts[z] == 1] = -np.inf  # never empty a group
@@ -109,12 +156,12 @@ def _hartigan_point(st: _State, i: int) -> tuple[float, int]:
     j = st.labels[i]
     if st.counts[j] == 1:
         return -np.inf, j
-    wi, di, s, Q, P = st.w[i], st.diag[i], st.s, st.Q, st.P
-    own = (wi / s[j] * Q[j] - 2.0 * wi * P[j, i] + di) / (s[j] - wi)
+    wi, di, s, Q, P = st.w[i], st.diag[i], st.s, st.Q, st.column(i)
+    own = (wi / s[j] * Q[j] - 2.0 * wi * P[j] + di) / (s[j] - wi)
     best, target = -np.inf, j
     for l in range(st.k):
         if l != j:
-            gain = own - (wi / s[l] * Q[l] - 2.0 * wi * P[l, i] - di) / (s[l] + wi)
+            gain = own - (wi / s[l] * Q[l] - 2.0 * wi * P[l] - di) / (s[l] + wi)
             if gain > best:
                 best, target = gain, l
     return best, target
@@ -123,7 +170,7 @@ def _hartigan_point(st: _State, i: int) -> tuple[float, int]:
 def _lloyd_costs(st: _State) -> np.ndarray:
     """Squared feature-space distance of every point to every weighted centroid,
     ||phi(x_i) - m_l||^2 - K_ii = Q_l / s_l^2 - 2 P[l, i] / s_l (eq. 44 divided by w_i)."""
-    return (st.Q / st.s**2)[:, None] - 2.0 * st.P / st.s[:, None]
+    return (st.Q / st.s**2)[:, None] - 2.0 * st.all() / st.s[:, None]
 
 
 def _fit_once(
@@ -146,7 +193,7 @@ def _fit_once(
     ``callback(event, state)`` is called after every move ("move") and
     every sweep ("sweep") for tests.
     """
-    st = _State(G, w, labels, k)
+    st = (_FeatureState if isinstance(G, NystroemOperator) else _State)(G, w, labels, k)
     n = labels.shape[0]
     for sweep in range(1, max_iter + 1):
         if algorithm == "hartigan":
@@ -173,7 +220,7 @@ def _fit_once(
                 j = st.labels[i]
                 if st.counts[j] == 1:
                     continue
-                cost = st.Q / st.s**2 - 2.0 * st.P[:, i] / st.s
+                cost = st.Q / st.s**2 - 2.0 * st.column(i) / st.s
                 target = int(np.argmin(cost))
                 if target == j or cost[j] - cost[target] <= tol:
                     continue
@@ -308,7 +355,10 @@ def _initial_labels(init: str, points, G: PairwiseOperator, w: np.ndarray, k: in
 
 
 def _restart_operator(data, semimetric, weights, algorithm: str, reserve: int, n_jobs) -> PairwiseOperator:
-    """The operator a fit works on: D for R's rule, else the centred kernel G."""
+    """The operator a fit works on: D for R's rule, else the centred kernel G (from Nyström
+    features when ``semimetric == "features"``)."""
+    if isinstance(semimetric, str) and semimetric == "features":
+        return NystroemOperator(data).with_jobs(n_jobs)
     if algorithm == "r-kgroups":
         return semimetric_operator(data, semimetric, repeated=True, reserve=reserve, n_jobs=n_jobs)
     return kernel_operator(data, semimetric, weights, reserve=reserve, n_jobs=n_jobs)
@@ -453,6 +503,9 @@ class KGroups(ClusterMixin, BaseEstimator):
         max_iter: int = 300,
         random_state=None,
         n_jobs=None,
+        approximation: str | None = None,
+        n_components: int = 300,
+        landmarks: str = "d2",
     ):
         self.n_clusters = n_clusters
         self.algorithm = algorithm
@@ -464,6 +517,9 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.approximation = approximation
+        self.n_components = n_components
+        self.landmarks = landmarks
 
     # validation --------------------------------------------------------------------
 
@@ -479,6 +535,16 @@ class KGroups(ClusterMixin, BaseEstimator):
         n_init = check_positive_int(self.n_init, "n_init")
         max_iter = check_positive_int(self.max_iter, "max_iter")
         check_n_jobs(self.n_jobs)
+        if self.approximation not in (None, "nystroem"):
+            raise ValueError(f"`approximation` must be None or 'nystroem', got {self.approximation!r}.")
+        if self.approximation == "nystroem":
+            check_positive_int(self.n_components, "n_components")
+            if self.landmarks not in ("d2", "uniform"):
+                raise ValueError(f"`landmarks` must be 'd2' or 'uniform', got {self.landmarks!r}.")
+            if self.algorithm == "r-kgroups":
+                raise ValueError("`algorithm`='r-kgroups' is R's rule on the distances themselves: it takes no `approximation`.")
+            if isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel"):
+                raise ValueError("`approximation`='nystroem' needs the points: a precomputed matrix already holds every pair.")
         kernel_given = isinstance(self.metric, str) and self.metric == "precomputed_kernel"
         if kernel_given:
             if self.exponent != 1.0 or self.sigma is not None:
@@ -550,7 +616,13 @@ class KGroups(ClusterMixin, BaseEstimator):
             else:
                 check_fits(f"the {kept.size} x {kept.size} matrix of the points of positive weight", dense_bytes(kept.size))
                 fit_data = data[np.ix_(kept, kept)]
-        labels, W, T, within, iterations, converged, count = self._fit_kept(fit_data, sm_fit, fit_w, k, n_init, max_iter, start)
+        gen = np.random.default_rng(self.random_state)
+        nystroem = None
+        if self.approximation == "nystroem":  # the fit works on the features: G = Phi Phi'
+            Phi, nystroem = nystroem_features(fit_data, sm_fit, fit_w, self.n_components, gen.spawn(1)[0], self.landmarks)
+            labels, W, T, within, iterations, converged, count = self._fit_kept(Phi, "features", fit_w, k, n_init, max_iter, start, gen)
+        else:
+            labels, W, T, within, iterations, converged, count = self._fit_kept(fit_data, sm_fit, fit_w, k, n_init, max_iter, start, gen)
         if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
             order = _canonical_order(labels, fit_w, within, k)
             labels, within = np.argsort(order)[labels], within[order]
@@ -567,7 +639,9 @@ class KGroups(ClusterMixin, BaseEstimator):
             dropped = np.setdiff1d(np.arange(n), kept)
             all_labels = np.empty(n, dtype=np.intp)
             all_labels[kept] = labels
-            if sm is None:
+            if nystroem is not None:
+                all_labels[dropped] = _feature_assign(nystroem_transform(full[dropped], nystroem), Phi, labels, w_fit, k)
+            elif sm is None:
                 all_labels[dropped] = _kernel_assign(full[np.ix_(dropped, kept)], np.diag(full)[dropped], fit_data, labels, w_fit, k)
             else:
                 values = full[np.ix_(dropped, kept)] if sm.precomputed else None
@@ -580,8 +654,12 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.n_iter_ = int(iterations)
         self.converged_ = bool(converged)
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
-        # for predict: the scaling, the points of positive weight and g(C_l, C_l); no n x n array
-        self._fit_data = (sm_fit, scaling, None if sm is None or sm.precomputed else fit_data, kept, w_fit, labels if kept is None else labels[kept], within)
+        # for predict: the scaling, the points of positive weight and g(C_l, C_l) (or the
+        # Nyström map and the feature sums); no n x n array
+        fit_labels = labels if kept is None else labels[kept]
+        if nystroem is not None:
+            nystroem = (nystroem, *_feature_sums(Phi, fit_labels, w_fit, k))
+        self._fit_data = (sm_fit, scaling, None if sm is None or sm.precomputed else fit_data, kept, w_fit, fit_labels, within, nystroem)
         return self
 
     @property
@@ -598,7 +676,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         scaling, _, S = self._statistics
         return scaling.result(S, "objective_")
 
-    def _fit_kept(self, data, sm, w, k, n_init, max_iter, start):
+    def _fit_kept(self, data, sm, w, k, n_init, max_iter, start, gen):
         """Fit to the points of positive weight: labels, W, T, g(C_l, C_l), sweeps, converged, count.
 
         Every start has its own random stream (spawned from ``random_state``), so the
@@ -607,7 +685,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         order, a later one only when better by more than rounding.
         """
         n = data.shape[0]
-        streams = np.random.default_rng(self.random_state).spawn(1 if start is not None else n_init)
+        streams = gen.spawn(1 if start is not None else n_init)
         reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix
         options = dict(semimetric=sm, weights=w, k=k, algorithm=self.algorithm, init=self.init if start is None else start, max_iter=max_iter, reserve=reserve)
         jobs = n_workers(self.n_jobs)
@@ -670,7 +748,11 @@ class KGroups(ClusterMixin, BaseEstimator):
         m x n matrix (a precomputed ``X`` is that matrix already).
         """
         check_is_fitted(self)
-        sm, scaling, points, kept, w, labels, within = self._fit_data
+        sm, scaling, points, kept, w, labels, within, nystroem = self._fit_data
+        if nystroem is not None:
+            state, S, Q, s = nystroem
+            Phi = nystroem_transform(scaling.data(validate_data(self, X, dtype=np.float64, reset=False)), state)
+            return _feature_costs(Phi, S, Q, s).argmin(axis=1)
         if sm is None:
             raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
         X = scaling.data(validate_data(self, X, dtype=np.float64, reset=False))
@@ -717,6 +799,24 @@ def _kernel_assign(Gx: np.ndarray, Gxx: np.ndarray, G: np.ndarray, labels, w, k)
     Q = np.diag(DenseOperator(G).quadratic(Zw))
     cost = s / (s + 1.0) * (Gxx[:, None] - 2.0 * (Gx @ Zw) / s + Q / s**2)
     return np.argmin(cost, axis=1)
+
+
+def _feature_sums(Phi: np.ndarray, labels: np.ndarray, w: np.ndarray, k: int):
+    """S_l = sum_{y in C_l} w(y) phi(y), Q_l = ||S_l||^2 and s_l for the groups of ``labels``."""
+    Zw = indicator(labels, k, w)
+    S = Zw.T @ Phi
+    return S, np.einsum("lr,lr->l", S, S), Zw.sum(axis=0)
+
+
+def _feature_costs(Phi_new: np.ndarray, S: np.ndarray, Q: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """predict's rule in feature space: s_l / (s_l + 1) times the squared distance of each
+    new point to each weighted centroid, ||phi(x)||^2 - 2 phi(x).S_l / s_l + Q_l / s_l^2."""
+    norms = np.einsum("ij,ij->i", Phi_new, Phi_new)[:, None]
+    return s / (s + 1.0) * (norms - 2.0 * (Phi_new @ S.T) / s + Q / s**2)
+
+
+def _feature_assign(Phi_new, Phi, labels, w, k) -> np.ndarray:
+    return _feature_costs(Phi_new, *_feature_sums(Phi, labels, w, k)).argmin(axis=1)
 
 
 def _within(G: PairwiseOperator, diag: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int) -> tuple[float, np.ndarray]:

@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "CentredKernel",
     "DenseOperator",
+    "NystroemOperator",
     "PairwiseOperator",
     "ProjectionOperator",
     "SortedOperator",
@@ -69,6 +70,8 @@ __all__ = [
     "check_fits",
     "indicator",
     "kernel_operator",
+    "nystroem_features",
+    "nystroem_transform",
     "projection_operator",
     "random_directions",
     "semimetric_matrix",
@@ -817,6 +820,141 @@ def projection_operator(X: np.ndarray, semimetric: Semimetric, approximation, n_
         )
     L = check_positive_int(n_projections, "n_projections")
     return ProjectionOperator(X, random_directions(L, X.shape[1], rng)).with_jobs(n_jobs)
+
+
+# --- Nyström: a low-rank centred kernel -------------------------------------------------
+
+
+class NystroemOperator(PairwiseOperator):
+    r"""A centred kernel known through features: :math:`G \approx \Phi\Phi^\top`, Φ of n x r.
+
+    Products cost O(n r m), a row O(n r), the diagonal O(n r); memory O(n r). Built by
+    :func:`nystroem_features` (Wang, Gittens & Mahoney 2019). Products are shared among
+    the threads, or joblib tasks with ``n_jobs``, by bands of rows.
+    """
+
+    kind = "nystroem"
+
+    def __init__(self, features: np.ndarray):
+        self.features = features
+        self.n = features.shape[0]
+        self.nbytes = 0  # the features are the data
+        self.threads = THREADS
+
+    def _bands(self, columns: int) -> list:
+        step = max(1, 2**16 // max(1, self.features.shape[1]))
+        bands = [(a, min(a + step, self.n)) for a in range(0, self.n, step)]
+        return self._shards(bands, step * self.features.shape[1] * columns, columns)
+
+    def _matmat(self, Z):
+        parts = self._map("_band_inner", self._bands(Z.shape[1]), Z=Z)
+        inner = sum(parts)  # Phi' Z, r x m
+        return self.features @ inner
+
+    def _band_inner(self, bands: list, Z: np.ndarray) -> np.ndarray:
+        return sum(self.features[a:b].T @ Z[a:b] for a, b in bands)
+
+    def rows(self, idx):
+        return self.features[idx] @ self.features.T
+
+    def diagonal(self):
+        return np.einsum("ij,ij->i", self.features, self.features)
+
+    def quadratic(self, Z):
+        inner = self.matmat_inner(Z)
+        M = inner.T @ inner
+        return 0.5 * (M + M.T)
+
+    def matmat_inner(self, Z: np.ndarray) -> np.ndarray:
+        """Phi' Z (r x m): the sums of the features weighted by the columns of Z."""
+        return sum(self._map("_band_inner", self._bands(Z.shape[1]), Z=Z))
+
+    def _tile(self, a, b, c, e, out=None):
+        return np.matmul(self.features[a:b], self.features[c:e].T, out=out)
+
+    def product_bytes(self, m):
+        return 8 * self.n * m + 8 * self.features.shape[1] * m * (1 + self.threads)
+
+    def restrict(self, idx):
+        features = self.features[idx]
+        return NystroemOperator(features - features.mean(axis=0)).with_jobs(self.n_jobs)
+
+
+def _landmarks(X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None, m: int, rng: np.random.Generator, how: str) -> np.ndarray:
+    """m distinct landmark indices: drawn with probabilities proportional to the weights
+    ("uniform"), or by D^2 sampling, each next one with probability proportional to
+    w(x) times the semimetric to the nearest landmark so far (k-means++'s seeding in the
+    kernel's feature space, where rho is the squared distance; "d2")."""
+    n = X.shape[0]
+    w = np.ones(n) if weights is None else weights
+    if how == "uniform":
+        return np.sort(rng.choice(n, size=m, replace=False, p=w / w.sum()))
+    chosen = [int(rng.choice(n, p=w / w.sum()))]
+    nearest = semimetric(X, X[chosen])[:, 0]
+    for _ in range(1, m):
+        potential = w * nearest
+        potential[chosen] = 0.0
+        total = potential.sum()
+        if total <= 0:  # every point coincides with a landmark: the rest uniformly among the others
+            free = np.setdiff1d(np.arange(n), chosen)
+            chosen.extend(rng.choice(free, size=m - len(chosen), replace=False).tolist())
+            break
+        chosen.append(int(rng.choice(n, p=potential / total)))
+        np.minimum(nearest, semimetric(X, X[chosen[-1:]])[:, 0], out=nearest)
+    return np.sort(np.asarray(chosen))
+
+
+def nystroem_features(
+    X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None, m: int, rng: np.random.Generator, landmarks: str = "d2"
+) -> tuple[np.ndarray, dict]:
+    r"""Features Φ (n x r, r <= m) with :math:`\Phi\Phi^\top \approx G`, the centred kernel of
+    eq. (7), from m landmarks (Nyström; Wang, Gittens & Mahoney 2019).
+
+    With the landmarks' semimetric matrix :math:`\rho_{LL}` and the semimetric R from every
+    point to them, the kernel centred at the landmarks' mean in feature space is
+    :math:`K_{LL} = -\tfrac12 J \rho_{LL} J` and :math:`K_{XL} = -\tfrac12 (R - \bar r 1^\top -
+    1 \bar\rho^\top + c)` (row and column means over the landmarks). With
+    :math:`K_{LL} = V \Lambda V^\top` (eigenvalues above 1e-10 of the largest kept),
+    :math:`\Phi = K_{XL} V \Lambda^{-1/2}` reproduces :math:`K_{LL}` on the landmarks; centring Φ
+    by its weighted mean gives :math:`\Phi\Phi^\top \approx J K J^\top = G` (exact when every
+    point is a landmark). A semimetric of negative type makes :math:`K_{LL}` positive
+    semidefinite. Φ is built in bands of rows: memory O(n m). Returns Φ and what
+    :func:`nystroem_transform` needs for new points.
+    """
+    n = X.shape[0]
+    m = min(m, n)
+    idx = _landmarks(X, semimetric, weights, m, rng, landmarks)
+    L = X[idx]
+    rho_LL = semimetric(L, L)
+    rho_LL = 0.5 * (rho_LL + rho_LL.T)
+    col = rho_LL.mean(axis=0)
+    c = float(col.mean())
+    K_LL = -0.5 * (rho_LL - col[:, None] - col[None, :] + c)
+    lam, V = np.linalg.eigh(K_LL)
+    keep = lam > 1e-10 * max(lam.max(), np.finfo(float).tiny)
+    projection = V[:, keep] / np.sqrt(lam[keep])
+    state = {"landmarks": L, "col": col, "c": c, "projection": projection, "semimetric": semimetric}
+    Phi = nystroem_transform(X, state)
+    w = np.ones(n) if weights is None else weights
+    mean = (w @ Phi) / w.sum()
+    Phi -= mean
+    state["mean"] = mean
+    return Phi, state
+
+
+def nystroem_transform(X: np.ndarray, state: dict) -> np.ndarray:
+    """Features of points X with the landmarks of :func:`nystroem_features` (before its final
+    centring when ``state`` has no ``"mean"`` yet), in bands of rows."""
+    L, projection = state["landmarks"], state["projection"]
+    out = np.empty((X.shape[0], projection.shape[1]))
+    step = max(1, 2**17 // max(1, L.shape[0]))
+    for a in range(0, X.shape[0], step):
+        R = state["semimetric"](X[a : a + step], L)
+        K = -0.5 * (R - R.mean(axis=1, keepdims=True) - state["col"][None, :] + state["c"])
+        out[a : a + step] = K @ projection
+    if "mean" in state:
+        out -= state["mean"]
+    return out
 
 
 # --- Centred kernel --------------------------------------------------------------------
