@@ -617,12 +617,13 @@ class KGroups(ClusterMixin, BaseEstimator):
                 check_fits(f"the {kept.size} x {kept.size} matrix of the points of positive weight", dense_bytes(kept.size))
                 fit_data = data[np.ix_(kept, kept)]
         gen = np.random.default_rng(self.random_state)
+        streams = gen.spawn(1 if start is not None else n_init)  # one per start
         nystroem = None
         if self.approximation == "nystroem":  # the fit works on the features: G = Phi Phi'
             Phi, nystroem = nystroem_features(fit_data, sm_fit, fit_w, self.n_components, gen.spawn(1)[0], self.landmarks)
-            labels, W, T, within, iterations, converged, count = self._fit_kept(Phi, "features", fit_w, k, n_init, max_iter, start, gen)
+            labels, W, T, within, iterations, converged, count = self._fit_kept(Phi, "features", fit_w, k, max_iter, start, streams)
         else:
-            labels, W, T, within, iterations, converged, count = self._fit_kept(fit_data, sm_fit, fit_w, k, n_init, max_iter, start, gen)
+            labels, W, T, within, iterations, converged, count = self._fit_kept(fit_data, sm_fit, fit_w, k, max_iter, start, streams)
         if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
             order = _canonical_order(labels, fit_w, within, k)
             labels, within = np.argsort(order)[labels], within[order]
@@ -640,7 +641,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             all_labels = np.empty(n, dtype=np.intp)
             all_labels[kept] = labels
             if nystroem is not None:
-                all_labels[dropped] = _feature_assign(nystroem_transform(full[dropped], nystroem), Phi, labels, w_fit, k)
+                all_labels[dropped] = _feature_costs(*nystroem_transform(full[dropped], nystroem, residual=True), *_feature_sums(Phi, labels, w_fit, k)).argmin(axis=1)
             elif sm is None:
                 all_labels[dropped] = _kernel_assign(full[np.ix_(dropped, kept)], np.diag(full)[dropped], fit_data, labels, w_fit, k)
             else:
@@ -676,7 +677,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         scaling, _, S = self._statistics
         return scaling.result(S, "objective_")
 
-    def _fit_kept(self, data, sm, w, k, n_init, max_iter, start, gen):
+    def _fit_kept(self, data, sm, w, k, max_iter, start, streams):
         """Fit to the points of positive weight: labels, W, T, g(C_l, C_l), sweeps, converged, count.
 
         Every start has its own random stream (spawned from ``random_state``), so the
@@ -685,7 +686,6 @@ class KGroups(ClusterMixin, BaseEstimator):
         order, a later one only when better by more than rounding.
         """
         n = data.shape[0]
-        streams = gen.spawn(1 if start is not None else n_init)
         reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix
         options = dict(semimetric=sm, weights=w, k=k, algorithm=self.algorithm, init=self.init if start is None else start, max_iter=max_iter, reserve=reserve)
         jobs = n_workers(self.n_jobs)
@@ -751,8 +751,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         sm, scaling, points, kept, w, labels, within, nystroem = self._fit_data
         if nystroem is not None:
             state, S, Q, s = nystroem
-            Phi = nystroem_transform(scaling.data(validate_data(self, X, dtype=np.float64, reset=False)), state)
-            return _feature_costs(Phi, S, Q, s).argmin(axis=1)
+            Phi, residual = nystroem_transform(scaling.data(validate_data(self, X, dtype=np.float64, reset=False)), state, residual=True)
+            return _feature_costs(Phi, residual, S, Q, s).argmin(axis=1)
         if sm is None:
             raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
         X = scaling.data(validate_data(self, X, dtype=np.float64, reset=False))
@@ -808,15 +808,13 @@ def _feature_sums(Phi: np.ndarray, labels: np.ndarray, w: np.ndarray, k: int):
     return S, np.einsum("lr,lr->l", S, S), Zw.sum(axis=0)
 
 
-def _feature_costs(Phi_new: np.ndarray, S: np.ndarray, Q: np.ndarray, s: np.ndarray) -> np.ndarray:
+def _feature_costs(Phi_new: np.ndarray, residual: np.ndarray, S: np.ndarray, Q: np.ndarray, s: np.ndarray) -> np.ndarray:
     """predict's rule in feature space: s_l / (s_l + 1) times the squared distance of each
-    new point to each weighted centroid, ||phi(x)||^2 - 2 phi(x).S_l / s_l + Q_l / s_l^2."""
-    norms = np.einsum("ij,ij->i", Phi_new, Phi_new)[:, None]
-    return s / (s + 1.0) * (norms - 2.0 * (Phi_new @ S.T) / s + Q / s**2)
-
-
-def _feature_assign(Phi_new, Phi, labels, w, k) -> np.ndarray:
-    return _feature_costs(Phi_new, *_feature_sums(Phi, labels, w, k)).argmin(axis=1)
+    new point to each weighted centroid, ||phi(x)||^2 - 2 phi(x).S_l / s_l + Q_l / s_l^2, where
+    ||phi(x)||^2 includes the ``residual`` outside the landmarks' span (the centroids lie in
+    it), so that the rule is exact when every training point is a landmark."""
+    norms = np.einsum("ij,ij->i", Phi_new, Phi_new) + residual
+    return s / (s + 1.0) * (norms[:, None] - 2.0 * (Phi_new @ S.T) / s + Q / s**2)
 
 
 def _within(G: PairwiseOperator, diag: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int) -> tuple[float, np.ndarray]:

@@ -842,7 +842,7 @@ class NystroemOperator(PairwiseOperator):
         self.threads = THREADS
 
     def _bands(self, columns: int) -> list:
-        step = max(1, 2**16 // max(1, self.features.shape[1]))
+        step = max(1, min(2**16 // max(1, self.features.shape[1]), -(-self.n // MIN_TASKS)))
         bands = [(a, min(a + step, self.n)) for a in range(0, self.n, step)]
         return self._shards(bands, step * self.features.shape[1] * columns, columns)
 
@@ -942,19 +942,26 @@ def nystroem_features(
     return Phi, state
 
 
-def nystroem_transform(X: np.ndarray, state: dict) -> np.ndarray:
-    """Features of points X with the landmarks of :func:`nystroem_features` (before its final
-    centring when ``state`` has no ``"mean"`` yet), in bands of rows."""
+def nystroem_transform(X: np.ndarray, state: dict, residual: bool = False):
+    r"""Features of points X with the landmarks of :func:`nystroem_features` (before its final
+    centring when ``state`` has no ``"mean"`` yet), in bands of rows. With ``residual``,
+    also :math:`\|\phi_\perp(x)\|^2 = K(x, x) - \|\Phi_x\|^2`, the part of each point's
+    feature vector outside the landmarks' span (:math:`K(x, x) = \bar r_x - c/2` for the
+    kernel centred at the landmarks' mean), which the features leave out."""
     L, projection = state["landmarks"], state["projection"]
     out = np.empty((X.shape[0], projection.shape[1]))
+    rest = np.empty(X.shape[0])
     step = max(1, 2**17 // max(1, L.shape[0]))
     for a in range(0, X.shape[0], step):
         R = state["semimetric"](X[a : a + step], L)
-        K = -0.5 * (R - R.mean(axis=1, keepdims=True) - state["col"][None, :] + state["c"])
+        r = R.mean(axis=1, keepdims=True)
+        K = -0.5 * (R - r - state["col"][None, :] + state["c"])
         out[a : a + step] = K @ projection
+        if residual:
+            rest[a : a + step] = r[:, 0] - 0.5 * state["c"] - np.einsum("ij,ij->i", out[a : a + step], out[a : a + step])
     if "mean" in state:
         out -= state["mean"]
-    return out
+    return (out, np.maximum(rest, 0.0)) if residual else out
 
 
 # --- Centred kernel --------------------------------------------------------------------

@@ -311,3 +311,97 @@ def test_zero_weights_are_removed_points_and_integer_weights_repetitions(rng, al
     G = es.kernel_matrix(X, sample_weight=w)
     kern = es.KGroups(3, algorithm=algorithm, metric="precomputed_kernel", random_state=1).fit(G, sample_weight=w)
     np.testing.assert_array_equal(kern.labels_, a.labels_)
+
+
+# --- Nyström ------------------------------------------------------------------------------
+
+
+def test_nystroem_features_with_every_point_a_landmark_give_the_centred_kernel(rng):
+    from energystats._operator import NystroemOperator, nystroem_features
+    from energystats._semimetric import resolve_semimetric
+
+    X, _ = blobs(rng)
+    w = rng.uniform(0.5, 2.0, size=len(X))
+    for how in ("d2", "uniform"):
+        Phi, _ = nystroem_features(X, resolve_semimetric(exponent=0.5), w, len(X), np.random.default_rng(0), how)
+        G = es.kernel_matrix(X, exponent=0.5, sample_weight=w)
+        np.testing.assert_allclose(Phi @ Phi.T, G, rtol=1e-8, atol=1e-8 * np.abs(G).max())
+    op = NystroemOperator(Phi)
+    Z = rng.normal(size=(len(X), 3))
+    K = Phi @ Phi.T
+    np.testing.assert_allclose(op.matmat(Z), K @ Z, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(op.rows(4), K[4], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(op.diagonal(), np.diag(K), rtol=1e-12)
+    np.testing.assert_allclose(op.quadratic(Z), Z.T @ K @ Z, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
+def test_nystroem_with_every_point_a_landmark_is_the_exact_fit(rng, algorithm):
+    X, _ = blobs(rng, sep=1.5)
+    w = rng.uniform(0.5, 2.0, size=len(X))
+    start = np.random.default_rng(0).permutation(np.arange(len(X)) % 3)
+    exact = es.KGroups(3, algorithm=algorithm, init=start, random_state=1).fit(X, sample_weight=w)
+    nys = es.KGroups(3, algorithm=algorithm, init=start, random_state=1, approximation="nystroem", n_components=len(X)).fit(X, sample_weight=w)
+    np.testing.assert_array_equal(nys.labels_, exact.labels_)
+    assert nys.W_ == pytest.approx(exact.W_, rel=1e-8) and nys.n_iter_ == exact.n_iter_
+    new = rng.normal(size=(30, 2)) * 3
+    np.testing.assert_array_equal(nys.predict(new), exact.predict(new))
+
+
+def test_feature_state_keeps_its_sums_exact(rng):
+    from energystats._kgroups import _FeatureState
+    from energystats._operator import NystroemOperator, nystroem_features
+    from energystats._semimetric import resolve_semimetric
+
+    X, _ = blobs(rng, sep=1.0)
+    w = rng.uniform(0.5, 2.0, size=len(X))
+    Phi, _ = nystroem_features(X, resolve_semimetric(), w, 25, np.random.default_rng(3), "d2")
+    G = NystroemOperator(Phi)
+    checked = []
+
+    def callback(event, st):
+        if event == "move":
+            fresh = _FeatureState(G, w, st.labels, 3)
+            np.testing.assert_allclose(st.Q, fresh.Q, rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(st.all(), fresh.all(), rtol=1e-9, atol=1e-9)
+            checked.append(True)
+
+    start = np.random.default_rng(1).permutation(np.arange(len(X)) % 3)
+    st, _, converged = _fit_once(G, w, start, 3, "hartigan", 100, np.random.default_rng(2), 1e-12, callback)
+    assert converged and checked
+    # a local optimum of the Nyström kernel: no single move raises Q (eq. 50 on Phi Phi')
+    gains, _ = _hartigan_gains(st)
+    assert (gains <= 1e-9 * abs(st.objective())).all()
+
+
+def test_nystroem_is_close_to_the_exact_fit_and_reproducible(rng):
+    X, truth = blobs(rng, sizes=(300, 250, 350), d=3, sep=2.0)
+    exact = es.KGroups(3, random_state=0).fit(X)
+    a = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X)
+    b = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert adjusted_rand_score(a.labels_, exact.labels_) > 0.97
+    assert es.dispersion(X, a.labels_).W <= exact.W_ * 1.01
+    assert (a.predict(X) == a.labels_).mean() > 0.97
+    w = np.ones(len(X))
+    w[:50] = 0.0  # zero weights: removed points, labelled by predict's rule
+    c = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X, sample_weight=w)
+    d = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X[50:])
+    np.testing.assert_array_equal(c.labels_[50:], d.labels_)
+    np.testing.assert_array_equal(c.labels_[:50], d.predict(X[:50]))
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        (dict(approximation="projection"), "`approximation` must be None or 'nystroem'"),
+        (dict(approximation="nystroem", n_components=0), "`n_components` must be an integer >= 1"),
+        (dict(approximation="nystroem", landmarks="random"), "`landmarks` must be 'd2' or 'uniform'"),
+        (dict(approximation="nystroem", algorithm="r-kgroups"), "takes no `approximation`"),
+        (dict(approximation="nystroem", metric="precomputed"), "needs the points"),
+    ],
+)
+def test_bad_nystroem_arguments(params, match):
+    X = np.arange(20.0).reshape(10, 2)
+    with pytest.raises(ValueError, match=match):
+        es.KGroups(2, **params).fit(X)

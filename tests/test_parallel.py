@@ -51,6 +51,8 @@ def every_function(n_jobs):
         "kgroups_lloyd": es.KGroups(3, algorithm="lloyd", n_init=3, random_state=4, n_jobs=n_jobs).fit(X),
         "r_kgroups": es.KGroups(3, algorithm="r-kgroups", n_init=3, random_state=5, n_jobs=n_jobs).fit(X),
         "kgroups_single": single,
+        # the Nyström operator: restarts are tasks on the shared features
+        "nystroem": es.KGroups(3, n_init=3, random_state=9, approximation="nystroem", n_components=30, n_jobs=n_jobs).fit(X),
         "cluster_test": es.cluster_test(X[:60], 2, n_resamples=9, rng=6, n_init=2, n_jobs=n_jobs),
         "power_kmeans": es.PowerKMeans(3, n_init=3, random_state=7, n_jobs=n_jobs).fit(X),
     }
@@ -65,7 +67,7 @@ def assert_same(a, b):
     for field in ("W", "S", "T", "F"):
         assert getattr(a["dispersion"], field) == pytest.approx(getattr(b["dispersion"], field), rel=1e-10)
     assert a["energy_distance"] == pytest.approx(b["energy_distance"], rel=1e-10)
-    for name in ("kgroups", "kgroups_lloyd", "r_kgroups", "kgroups_single"):
+    for name in ("kgroups", "kgroups_lloyd", "r_kgroups", "kgroups_single", "nystroem"):
         same_fit(a[name], b[name])
     assert a["cluster_test"].pvalue == b["cluster_test"].pvalue
     np.testing.assert_allclose(a["cluster_test"].null_distribution, b["cluster_test"].null_distribution, rtol=1e-10)
@@ -118,8 +120,9 @@ def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_clie
         lambda X, labels: es.pairwise_energy_tests(X, labels, n_resamples=19, rng=0),
         lambda X, labels: es.KGroups(3, n_init=4, random_state=0).fit(X),
         lambda X, labels: es.cluster_test(X, 2, n_resamples=5, rng=0, n_init=1),
+        lambda X, labels: es.KGroups(3, n_init=1, random_state=0, approximation="nystroem", n_components=20).fit(X),
     ],
-    ids=["energy_test", "projection_test", "dispersion", "pairwise", "kgroups", "cluster_test"],
+    ids=["energy_test", "projection_test", "dispersion", "pairwise", "kgroups", "cluster_test", "nystroem_single"],
 )
 def test_each_function_sends_its_tasks_to_the_cluster(dask_client, call):
     from distributed import get_task_stream
