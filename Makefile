@@ -47,6 +47,7 @@ validate: $(STAMP)-test
 	$(PY) validation/power_kmeans_tables.py
 	$(PY) validation/cluster_test_power.py
 	$(PY) validation/paper_experiments.py
+	$(PY) validation/approximations.py
 
 # Every validation script in its --quick mode, writing outside the committed results (CI).
 validate-quick: $(STAMP)-test
@@ -55,6 +56,7 @@ validate-quick: $(STAMP)-test
 	$(PY) validation/power_kmeans_tables.py --quick --out .validate-quick
 	$(PY) validation/cluster_test_power.py --quick --out .validate-quick
 	$(PY) validation/paper_experiments.py --quick --out .validate-quick
+	$(PY) validation/approximations.py --quick --out .validate-quick
 
 clean:
 	rm -rf $(VENV) docs/_build docs/generated

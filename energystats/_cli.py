@@ -5,9 +5,11 @@ Subcommands read a CSV file with a header row (or an embedded example with
 
 * ``describe --by G``: energy distance between every pair of groups and the
   DISCO decomposition T = S + W;
-* ``test --by G``: the k-sample energy permutation test;
+* ``test --by G``: the k-sample energy permutation test (``--projections L``: the
+  random-projection test for large n);
 * ``cluster -k K``: kernel k-groups, optionally scored against ``--by`` and
   followed by the valid test of cluster structure (``--cluster-test``);
+  ``--nystroem M`` clusters Nyström features from M landmarks (large n);
 * ``split1d --columns X``: the exact two-group split of one variable;
 * ``compare-r``: energystats and R's ``energy`` side by side, on a battery of data sets or, with
   a CSV and ``--by``, on the user's groups (needs the extra ``r``).
@@ -157,6 +159,8 @@ def _test(args, data, groups) -> dict:
         exponent=args.exponent,
         rng=args.seed,
         progress=args.progress,
+        approximation=None if args.projections is None else "projection",
+        n_projections=50 if args.projections is None else args.projections,
     )
     return {
         "groups": {str(g): int(n) for g, n in zip(res.groups, res.sizes)},
@@ -165,6 +169,7 @@ def _test(args, data, groups) -> dict:
         "pvalue": res.pvalue,
         "n_resamples": res.n_resamples,
         "exact": res.exact,
+        "n_projections": res.n_projections,
     }
 
 
@@ -174,6 +179,8 @@ def _print_test(out: dict) -> None:
     kind = "exact, all distinct relabelings" if out["exact"] else "Monte Carlo"
     print(f"statistic {out['statistic_name']} = {out['statistic']:.6f}")
     print(f"p-value = {out['pvalue']:.4g}   ({out['n_resamples']} relabelings, {kind})")
+    if out["n_projections"] is not None:
+        print(f"distances estimated from {out['n_projections']} random projections (the test's level is exact)")
 
 
 def _agreement(labels, groups) -> dict:
@@ -188,12 +195,14 @@ def _print_agreement(out: dict) -> None:
 
 def _cluster(args, data, groups) -> dict:
     X = data.to_numpy(dtype=float)
+    nystroem = {} if args.nystroem is None else {"approximation": "nystroem", "n_components": args.nystroem}
     model = KGroups(
-        args.n_clusters, algorithm=args.algorithm, exponent=args.exponent, n_init=args.n_init, random_state=args.seed
+        args.n_clusters, algorithm=args.algorithm, exponent=args.exponent, n_init=args.n_init, random_state=args.seed, **nystroem
     ).fit(X)
     out = {
         "n_clusters": args.n_clusters,
         "algorithm": args.algorithm,
+        "n_components": args.nystroem,
         "labels": model.labels_.tolist(),
         "sizes": model.cluster_sizes_.tolist(),
         "W": model.W_,
@@ -233,6 +242,8 @@ def _r_agreement(X, labels, args) -> dict:
 def _print_cluster(out: dict) -> None:
     n = sum(out["sizes"])
     print(f"Kernel k-groups ({out['algorithm']}) of {n} points in {len(out['columns'])} variables into {out['n_clusters']} clusters")
+    if out["n_components"] is not None:
+        print(f"on Nystroem features from {out['n_components']} landmarks (W is an upper bound on the labels' exact W)")
     print(f"cluster sizes: {out['sizes']}")
     print(f"W (within, eq. 15) = {out['W']:.6f}   S (between, eq. 16) = {out['S']:.6f}   converged: {out['converged']}")
     _print_agreement(out)
@@ -345,11 +356,13 @@ def _parser() -> argparse.ArgumentParser:
     t = common(sub.add_parser("test", help="k-sample energy permutation test of equal distributions"), "column holding the groups (required)")
     exponent(t)
     t.add_argument("--statistic", choices=("S", "E", "F"), default="S", help="test statistic (default S)")
+    t.add_argument("--projections", type=int, metavar="L", help="estimate distances from L random projections (large n; the level stays exact)")
     resampling(t, 999)
     c = common(sub.add_parser("cluster", help="kernel k-groups clustering"), "column of known classes to score the clusters against")
     c.add_argument("-k", "--n-clusters", type=int, required=True, help="number of clusters")
     c.add_argument("--algorithm", choices=("hartigan", "lloyd", "r-kgroups"), default="hartigan")
     c.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
+    c.add_argument("--nystroem", type=int, metavar="M", help="cluster Nystroem features from M landmarks (large n)")
     c.add_argument("--cluster-test", action="store_true", help="also test for cluster structure against one Gaussian")
     c.add_argument("--compare-r", action="store_true", help="also compare with R's energy on the clusters found, when R is present")
     exponent(c)

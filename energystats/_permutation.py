@@ -405,8 +405,9 @@ def _random_batches(codes: np.ndarray, n_resamples: int, step: int, gen: np.rand
     todo, first = n_resamples + 1, True
     while todo > 0:
         size = min(step, todo)
-        block = gen.permuted(np.tile(codes, (size - first, 1)), axis=1)
-        yield np.vstack([codes, block]) if first else block
+        block = np.tile(codes, (size, 1))
+        gen.permuted(block[first:], axis=1, out=block[first:])  # in place: one copy per labeling
+        yield block
         todo -= size
         first = False
 
@@ -417,6 +418,7 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
     cross = statistic == "E"
     labelings = _count_relabelings(sizes) if use_exact else n_resamples + 1
     step = _batch_size(op, k, labelings, batch)
+    op.row_sums()  # needed by every batch: computed first, so that a failure comes before the work
 
     def evaluate(block: np.ndarray) -> np.ndarray:
         M = op.group_sums(block, k, cross)

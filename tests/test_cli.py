@@ -107,6 +107,26 @@ def test_cluster_subcommand_report_and_json(capsys):
     assert out["cluster_test"]["n_resamples"] == 9 and 0 < out["cluster_test"]["pvalue"] <= 1
 
 
+def test_large_data_options(capsys):
+    iris = es.datasets.load_iris()
+    argv = ["test", "--example", "iris", "--by", "Species", "--n-resamples", "99", "--seed", "1"]
+    assert main(argv + ["--projections", "20"]) == 0
+    assert "distances estimated from 20 random projections (the test's level is exact)" in capsys.readouterr().out
+    assert main(argv + ["--projections", "20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ref = es.energy_test(iris.iloc[:, :4], iris["Species"], n_resamples=99, rng=1, approximation="projection", n_projections=20)
+    assert out["statistic"] == pytest.approx(ref.statistic, rel=1e-15) and out["n_projections"] == 20
+    assert main(argv + ["--projections", "0"]) == 2
+    assert "`n_projections`" in capsys.readouterr().err
+    argv = ["cluster", "--example", "iris", "-k", "3", "--seed", "0", "--n-init", "2", "--nystroem", "40"]
+    assert main(argv) == 0
+    assert "on Nystroem features from 40 landmarks" in capsys.readouterr().out
+    assert main(argv + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    km = es.KGroups(3, n_init=2, random_state=0, approximation="nystroem", n_components=40).fit(iris.iloc[:, :4])
+    assert out["labels"] == km.labels_.tolist() and out["W"] == pytest.approx(km.W_, rel=1e-12)
+
+
 def test_split1d_subcommand(capsys):
     assert main(["split1d", "--example", "iris", "--columns", "Petal.Length", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

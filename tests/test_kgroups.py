@@ -323,7 +323,7 @@ def test_nystroem_features_with_every_point_a_landmark_give_the_centred_kernel(r
     X, _ = blobs(rng)
     w = rng.uniform(0.5, 2.0, size=len(X))
     for how in ("d2", "uniform"):
-        Phi, _ = nystroem_features(X, resolve_semimetric(exponent=0.5), w, len(X), np.random.default_rng(0), how)
+        Phi, _, _ = nystroem_features(X, resolve_semimetric(exponent=0.5), w, len(X), np.random.default_rng(0), how)
         G = es.kernel_matrix(X, exponent=0.5, sample_weight=w)
         np.testing.assert_allclose(Phi @ Phi.T, G, rtol=1e-8, atol=1e-8 * np.abs(G).max())
     op = NystroemOperator(Phi)
@@ -355,7 +355,7 @@ def test_feature_state_keeps_its_sums_exact(rng):
 
     X, _ = blobs(rng, sep=1.0)
     w = rng.uniform(0.5, 2.0, size=len(X))
-    Phi, _ = nystroem_features(X, resolve_semimetric(), w, 25, np.random.default_rng(3), "d2")
+    Phi, _, _ = nystroem_features(X, resolve_semimetric(), w, 25, np.random.default_rng(3), "d2")
     G = NystroemOperator(Phi)
     checked = []
 
@@ -389,6 +389,25 @@ def test_nystroem_is_close_to_the_exact_fit_and_reproducible(rng):
     d = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X[50:])
     np.testing.assert_array_equal(c.labels_[50:], d.labels_)
     np.testing.assert_array_equal(c.labels_[:50], d.predict(X[:50]))
+
+
+@pytest.mark.parametrize("exponent", [1.0, 0.5])
+def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
+    # W_hat <= W <= W_hat + sum w e: W_ is the upper bound; without the residuals it would be
+    # the lower bound, far below the exact W at these m.
+    from energystats._operator import nystroem_features
+    from energystats._semimetric import resolve_semimetric
+
+    X, _ = blobs(rng, sizes=(200, 150, 250), d=5, sep=1.5)
+    w = rng.uniform(0.5, 2.0, size=len(X))
+    for m, slack in ((20, 1.15), (100, 1.03)):
+        km = es.KGroups(3, random_state=2, exponent=exponent, approximation="nystroem", n_components=m).fit(X, sample_weight=w)
+        exact = es.dispersion(X, km.labels_, exponent=exponent, sample_weight=w)
+        landmark_stream = np.random.default_rng(2).spawn(11)[10]  # after the 10 starts' streams
+        _, _, residual = nystroem_features(X, resolve_semimetric(exponent=exponent), w, m, landmark_stream, "d2")
+        assert km.W_ - w @ residual <= exact.W * (1 + 1e-12) <= km.W_ * (1 + 1e-12)
+        assert km.W_ <= exact.W * slack
+    assert km.objective_ == pytest.approx(exact.S, rel=0.06)  # Q of the features, at m = 100
 
 
 @pytest.mark.parametrize(

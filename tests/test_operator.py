@@ -2,6 +2,7 @@
 and every public function giving the same answers on each."""
 
 import re
+import functools
 import tracemalloc
 from pathlib import Path
 
@@ -251,6 +252,25 @@ def test_streamed_paths_hold_no_n_by_n_array():
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
             assert peak < 20 * 2**20 < full / 6
+
+
+def test_projection_test_stays_within_the_budget():
+    """n = 100,000: the sorted projections (one thread), the row sums and each batch of
+    relabelings fit 8 MiB (the matrix would need 75 GiB); 6 MiB is refused before any work."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100_000, 3))
+    labels = rng.integers(0, 2, size=100_000)
+    run = functools.partial(es.energy_test, X, labels, n_resamples=19, rng=0, approximation="projection", n_projections=4)
+    with es.config_context(working_memory=8):
+        tracemalloc.start()
+        res = run()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peak < 8 * 2**20
+    with es.config_context(working_memory=64):
+        assert run().pvalue == res.pvalue
+    with es.config_context(working_memory=6), pytest.raises(es.WorkingMemoryError, match="the row sums"):
+        run()
 
 
 # --- every public function: the same answers dense and streamed --------------------
