@@ -34,8 +34,10 @@ from sklearn.metrics import adjusted_rand_score
 from ._cluster_test import cluster_test
 from ._config import WorkingMemoryError, config_context
 from ._dispersion import dispersion, energy_distance
+from ._hclust import significant_clusters
 from ._kgroups import KGroups
 from ._metrics import accuracy
+from ._normality import mvnorm_test
 from ._onedim import split_1d
 from ._permutation import energy_test
 from ._rbridge import r_available, r_versions
@@ -222,7 +224,13 @@ def _cluster(args, data, groups) -> dict:
             exponent=args.exponent,
             n_init=args.n_init,
         )
-        out["cluster_test"] = {"statistic": ct.statistic, "pvalue": ct.pvalue, "n_resamples": ct.n_resamples}
+        out["cluster_test"] = {
+            "statistic": ct.statistic,
+            "pvalue": ct.pvalue,
+            "n_resamples": ct.n_resamples,
+            "method": ct.method,
+            "n_components": ct.n_components,
+        }
     if args.compare_r:
         out["r_agreement"] = _r_agreement(X, model.labels_, args)
     return out
@@ -251,7 +259,8 @@ def _print_cluster(out: dict) -> None:
         ct = out["cluster_test"]
         print(
             f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.4f}, "
-            f"p-value = {ct['pvalue']:.4g} ({ct['n_resamples']} Gaussian resamples)"
+            f"p-value = {ct['pvalue']:.4g} ({ct['n_resamples']} Gaussian resamples; {ct['method']}, "
+            f"on {ct['n_components']} principal direction(s))"
         )
     if "r_agreement" in out:
         r = out["r_agreement"]
@@ -311,6 +320,60 @@ def _compare_header(out: dict) -> str:
     return f"energystats {__version__} vs R {out['R']}, energy {out['energy']} (rpy2 {out['rpy2']})"
 
 
+def _hclust(args, data, groups) -> dict:
+    res = significant_clusters(
+        data.to_numpy(dtype=float), alpha=args.alpha, n_resamples=args.n_resamples, exponent=args.exponent, rng=args.seed
+    )
+    out = {
+        "alpha": args.alpha,
+        "n_clusters": res.n_clusters,
+        "sizes": np.bincount(res.labels).tolist(),
+        "labels": res.labels.tolist(),
+        "nodes": res.nodes.to_dict(orient="records"),
+        "height": res.tree.height.tolist(),
+    }
+    if groups is not None:
+        out.update(_agreement(res.labels, groups))
+    if args.plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from .plotting import plot_dendrogram
+
+        ax = plot_dendrogram(res)
+        ax.set_title(f"energy dendrogram: {res.n_clusters} significant cluster(s) at FWER {args.alpha}")
+        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        out["plot"] = str(args.plot)
+    return out
+
+
+def _print_hclust(out: dict) -> None:
+    n = sum(out["sizes"])
+    print(f"Energy hierarchical clustering of {n} points in {len(out['columns'])} variables (exponent {out['exponent']})")
+    print(f"significant splits at family-wise error {out['alpha']} (cluster test at each node, level alpha * size / n):")
+    nodes = pd.DataFrame(out["nodes"])
+    if len(nodes):
+        print(nodes.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(f"{out['n_clusters']} cluster(s), sizes {out['sizes']}")
+    _print_agreement(out)
+    if "plot" in out:
+        print(f"dendrogram written to {out['plot']}")
+
+
+def _normality(args, data, groups) -> dict:
+    parts = [("all rows", data)] if groups is None else [(str(g), data[groups == g]) for g in pd.unique(groups)]
+    rows = []
+    for name, part in parts:
+        res = mvnorm_test(part.to_numpy(dtype=float), n_resamples=args.n_resamples, rng=args.seed, progress=args.progress)
+        rows.append({"group": name, "n": res.n_samples, "statistic": res.statistic, "pvalue": res.pvalue})
+    return {"n_resamples": args.n_resamples, "rows": rows}
+
+
+def _print_normality(out: dict) -> None:
+    print(f"Energy test of multivariate normality of {len(out['columns'])} variables ({out['n_resamples']} Gaussian samples)")
+    print(pd.DataFrame(out["rows"]).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+
+
 def _print_compare(out: dict) -> None:
     print(_compare_header(out))
     print(pd.DataFrame(out["rows"]).to_string(index=False))
@@ -323,6 +386,8 @@ _COMMANDS = {
     "cluster": (_cluster, _print_cluster, False),
     "split1d": (_split1d, _print_split1d, False),
     "compare-r": (_compare, _print_compare, True),
+    "hclust": (_hclust, _print_hclust, False),
+    "normality": (_normality, _print_normality, False),
 }
 
 
@@ -376,6 +441,16 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     r.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     r.add_argument("--out", type=Path, help="also write the table as markdown to this file")
+    h = common(
+        sub.add_parser("hclust", help="energy hierarchical clustering and its significant splits"),
+        "column of known classes to score the clusters against",
+    )
+    h.add_argument("--alpha", type=float, default=0.05, help="family-wise error rate (default 0.05)")
+    h.add_argument("--plot", type=Path, metavar="FILE", help="write the dendrogram (PNG, SVG or PDF)")
+    exponent(h)
+    resampling(h, 199)
+    m = common(sub.add_parser("normality", help="energy test of multivariate normality"), "column of groups, each tested on its own")
+    resampling(m, 999)
     return parser
 
 

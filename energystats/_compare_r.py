@@ -16,9 +16,13 @@ import numpy as np
 import pandas as pd
 
 from ._dispersion import dispersion
+from ._hclust import energy_hclust
 from ._kgroups import KGroups
+from ._normality import mvnorm_statistic, mvnorm_test
+from ._operator import condensed_semimetric
 from ._permutation import energy_test
 from ._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
+from ._semimetric import resolve_semimetric
 
 __all__ = ["battery", "compare_r"]
 
@@ -93,6 +97,48 @@ def _compare_etest(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
     ]
 
 
+def _has_tied_distances(X: np.ndarray) -> bool:
+    """Whether two pairs of rows of X are at the same Euclidean distance."""
+    values = np.sort(condensed_semimetric(X, resolve_semimetric(), copies=1))
+    return bool((np.diff(values) == 0).any())
+
+
+def _compare_hclust(name, X, xr, exponents) -> list[dict]:
+    """R's ``energy.hclust(dist(x), alpha)`` against :func:`energy_hclust`: merge and order
+    identical, heights to 1e-10 (data with tied distances may order equal merges differently)."""
+    rows = []
+    for a in exponents:
+        ours, t_es = _timed(lambda: energy_hclust(X, exponent=a))
+        tree, t_r = _timed(lambda: r_call("energy.hclust", r_call("dist", xr), alpha=a))
+        same = np.array_equal(ours.merge, to_numpy(r_field(tree, "merge"))) and np.array_equal(
+            ours.order, to_numpy(r_field(tree, "order"))
+        )
+        d = _rel(ours.height, to_numpy(r_field(tree, "height")))
+        if same:
+            rows.append(_row(name, a, "energy.hclust merge and order", "identical", True, t_r / t_es))
+        else:  # equal merge costs may be taken in either order: then the heights must still agree
+            tied = _has_tied_distances(X)
+            rows.append(_row(name, a, "energy.hclust merge and order",
+                             "differ (tied distances)" if tied else "differ", tied and d <= RTOL, t_r / t_es))
+        rows.append(_row(name, a, "energy.hclust height", f"{d:.1e}", d <= RTOL, t_r / t_es))
+    return rows
+
+
+def _compare_mvnorm(name, X, xr, n_resamples, seed) -> list[dict]:
+    """R's ``mvnorm.e`` (to 1e-10) and ``mvnorm.test`` p-value (4 binomial standard errors)."""
+    ours, t_es = _timed(lambda: mvnorm_statistic(X))
+    theirs, t_r = _timed(lambda: to_numpy(r_call("mvnorm.e", xr))[0])
+    d = _rel(ours, theirs)
+    rows = [_row(name, 1.0, "mvnorm.e", f"{d:.1e}", d <= RTOL, t_r / t_es)]
+    test, t_es = _timed(lambda: mvnorm_test(X, n_resamples=n_resamples, rng=seed))
+    r_test, t_r = _timed(lambda: r_call("mvnorm.test", xr, R=n_resamples))
+    r_p = to_numpy(r_field(r_test, "p.value"))[0]
+    allowed = 4 * np.sqrt(max(r_p * (1 - r_p), 1 / n_resamples) / n_resamples)
+    rows.append(_row(name, 1.0, f"mvnorm.test p ({test.pvalue:.3f} vs {r_p:.3f})", f"{abs(test.pvalue - r_p):.3f}",
+                     abs(test.pvalue - r_p) <= allowed, t_r / t_es))
+    return rows
+
+
 def compare_r(
     datasets: Iterable[tuple[str, np.ndarray, np.ndarray]] | None = None,
     *,
@@ -108,7 +154,9 @@ def compare_r(
     F ratio) for each exponent, ``eqdist.e``, the ``eqdist.etest`` statistic (to 1e-10) and
     p-value (within Monte Carlo error: the random streams differ), and ``kgroups`` from a
     balanced random start (the ``"r-kgroups"`` mode must give R's labels, exact Hartigan from
-    R's result a W no larger). ``datasets`` defaults to
+    R's result a W no larger), ``energy.hclust`` (merge and order identical, heights to 1e-10)
+    for each exponent, and ``mvnorm.e`` (to 1e-10) with the ``mvnorm.test`` p-value of the
+    pooled data (within Monte Carlo error). ``datasets`` defaults to
     :func:`battery`. Group codes are integers 0..k-1. ``etest=False`` leaves out the test,
     whose p-value means nothing when the groups are clusters found from the same data.
     """
@@ -143,4 +191,7 @@ def compare_r(
         k = len(sizes)
         start = np.random.default_rng(seed).permutation(np.arange(len(codes)) % k)
         rows.extend(_compare_kgroups(name, X, xr, k, start))
+        rows.extend(_compare_hclust(name, X, xr, exponents))
+        if etest:
+            rows.extend(_compare_mvnorm(name, X, xr, n_resamples, seed))
     return pd.DataFrame(rows)

@@ -50,6 +50,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+from scipy.spatial.distance import pdist, squareform
 from scipy.sparse.linalg import LinearOperator
 from scipy.special import gammaln
 from threadpoolctl import ThreadpoolController
@@ -68,6 +69,7 @@ __all__ = [
     "SortedOperator",
     "StreamedOperator",
     "check_fits",
+    "condensed_semimetric",
     "indicator",
     "kernel_operator",
     "nystroem_features",
@@ -1114,6 +1116,33 @@ def semimetric_matrix(X: np.ndarray, semimetric: Semimetric) -> np.ndarray:
 
     _run_bands(n, fill, max(1, TILE * TILE // max(n, 1)))
     return D
+
+
+def condensed_semimetric(X: np.ndarray, semimetric: Semimetric, copies: int = 2) -> np.ndarray:
+    """The semimetric of every pair i < j of validated points (or of a precomputed matrix),
+    in scipy's condensed order (that of ``pdist``): n (n - 1) / 2 values.
+
+    The budget is checked for ``copies`` such vectors: the caller's consumer may hold
+    a working copy (scipy's ``linkage`` does)."""
+    n = X.shape[0]
+    pairs = n * (n - 1) // 2
+    check_fits(
+        f"the {pairs} pairs of {n} points ({copies} condensed vector(s) of pairwise values)",
+        copies * 8 * pairs,
+        "cluster a subsample",
+    )
+    if semimetric.precomputed:
+        return squareform(X, checks=False)
+    if semimetric.is_euclidean_power:
+        # sum of squared differences (no cancellation), then the exponent alpha / 2
+        values = pdist(X, "sqeuclidean")
+        return np.sqrt(values, out=values) if semimetric.exponent == 1.0 else np.power(values, semimetric.exponent / 2.0, out=values)
+    values = np.empty(pairs)
+    start = 0
+    for i in range(n - 1):
+        values[start : start + n - 1 - i] = semimetric(X[i : i + 1], X[i + 1 :])[0]
+        start += n - 1 - i
+    return values
 
 
 def centre_in_place(D: np.ndarray, weights: np.ndarray | None) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._validation import as_data
 
-__all__ = ["plot_clusters", "plot_null_distribution", "plot_w_curve"]
+__all__ = ["plot_clusters", "plot_dendrogram", "plot_null_distribution", "plot_w_curve"]
 
 
 def _axes(ax):
@@ -77,4 +77,40 @@ def plot_null_distribution(result, ax=None, *, bins=40):
     ax.set_xlabel("statistic")
     ax.set_ylabel("count")
     ax.legend(frameon=False)
+    return ax
+
+
+def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
+    """Dendrogram of :func:`energy_hclust`, heights the energy merge costs.
+
+    ``result`` is an :class:`EnergyHClustResult` (branches coloured by the clusters of
+    ``labels(n_clusters)`` when ``n_clusters`` is given) or a
+    :class:`SignificantClustersResult` (coloured by its final clusters; the splits
+    found significant in grey). Further options go to
+    ``scipy.cluster.hierarchy.dendrogram``.
+    """
+    from scipy.cluster.hierarchy import dendrogram
+
+    tree = getattr(result, "tree", result)
+    if tree is not result:
+        labels = result.labels
+    elif n_clusters is not None:
+        labels = tree.labels(n_clusters)
+    else:
+        labels = np.zeros(tree.n_samples, dtype=int)
+    n = tree.n_samples
+    # the cluster holding all members of each merge, or -1 for a merge across clusters
+    owner = np.concatenate([labels, np.empty(n - 1, dtype=int)])
+    for step, (a, b) in enumerate(tree.linkage[:, :2].astype(int)):
+        owner[n + step] = owner[a] if owner[a] == owner[b] else -1
+    colours = [f"C{code % 10}" for code in range(labels.max() + 1)]
+
+    def colour(link: int) -> str:
+        return "0.4" if owner[link] < 0 or (tree is result and n_clusters is None) else colours[owner[link]]
+
+    ax = _axes(ax)
+    options = {"no_labels": n > 60, "link_color_func": colour}
+    options.update(dendrogram_options)
+    dendrogram(tree.linkage, ax=ax, **options)
+    ax.set_ylabel("merge cost (n_A n_B / (n_A + n_B)) E(A, B)")
     return ax

@@ -144,8 +144,8 @@ def test_compare_r_on_user_groups(tmp_path, capsys):
     md = tmp_path / "out" / "table.md"
     assert main(["compare-r", str(path), "--by", "Species", "--n-resamples", "99", "--json", "--out", str(md)]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["agree"] == out["total"] == 15
-    assert {row["R quantity"] for row in out["rows"]} >= {"edist", "disco between (S)", "eqdist.e", "kgroups labels (r-kgroups mode)"}
+    assert out["agree"] == out["total"] == 21
+    assert {row["R quantity"] for row in out["rows"]} >= {"edist", "disco between (S)", "eqdist.e", "kgroups labels (r-kgroups mode)", "energy.hclust height", "mvnorm.e"}
     assert md.read_text().startswith(f"# energystats {es.__version__} vs R {out['R']}, energy {out['energy']}")
 
 
@@ -153,7 +153,7 @@ def test_compare_r_on_user_groups(tmp_path, capsys):
 def test_cluster_reports_r_agreement_without_the_invalid_test(capsys):
     assert main(["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0", "--n-init", "2", "--compare-r"]) == 0
     text = capsys.readouterr().out
-    assert "on these clusters: 8 of 8 quantities agree" in text
+    assert "on these clusters: 10 of 10 quantities agree" in text
     assert "eqdist.etest" not in text  # a test of clusters found from the same data is not valid
 
 
@@ -169,3 +169,37 @@ def test_compare_r_errors(monkeypatch, capsys):
     assert capsys.readouterr().err == "energystats compare-r: error: R is not here\n"
     assert main(["cluster", "--example", "iris", "-k", "2", "--n-init", "1", "--compare-r"]) == 0
     assert "R agreement: not checked, R is not available (R is not here)" in capsys.readouterr().out
+
+
+def test_hclust_json_and_plot(tmp_path, capsys):
+    path = tmp_path / "blobs.csv"
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 1.0, size=(40, 2)) for c in ([0, 0], [8, 0], [0, 8])])
+    pd.DataFrame(X, columns=["x", "y"]).assign(truth=np.repeat(["a", "b", "c"], 40)).to_csv(path, index=False)
+    plot = tmp_path / "tree.png"
+    assert main(["hclust", str(path), "--by", "truth", "--seed", "1", "--n-resamples", "99", "--plot", str(plot), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_clusters"] == 3 and out["sizes"] == [40, 40, 40] and out["accuracy"] == 1.0
+    assert out["nodes"][0]["significant"] and plot.stat().st_size > 1000
+    assert main(["hclust", str(path), "--seed", "1", "--n-resamples", "99"]) == 0
+    report = capsys.readouterr().out
+    assert "3 cluster(s), sizes [40, 40, 40]" in report and "threshold" in report
+
+
+def test_normality_by_group(capsys):
+    assert main(["normality", "--example", "iris", "--by", "Species", "--n-resamples", "49", "--seed", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    iris = es.datasets.load_iris()
+    setosa = iris[iris["Species"] == "setosa"].iloc[:, :4]
+    assert [row["group"] for row in out["rows"]] == ["setosa", "versicolor", "virginica"]
+    assert out["rows"][0]["statistic"] == pytest.approx(es.mvnorm_statistic(setosa), rel=1e-12)
+    assert main(["normality", "--example", "iris", "--columns", "Sepal.Length", "--n-resamples", "9"]) == 0
+    assert "all rows" in capsys.readouterr().out
+
+
+def test_hclust_bad_alpha(capsys):
+    assert main(["hclust", "--example", "iris", "--alpha", "2"]) == 2
+    assert "`alpha`" in capsys.readouterr().err

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.spatial.distance import pdist
 
 import energystats as es
 
@@ -111,6 +112,49 @@ def test_kgroups_hartigan_from_rs_result_is_no_worse(name):
     ref = case["kgroups"]
     model = es.KGroups(len(case["sizes"]), init=np.asarray(ref["cluster"]) - 1).fit(X)
     assert model.W_ <= ref["W"] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("which", [0, 1, 2], ids=["alpha=0.5", "alpha=1", "alpha=1.5"])
+def test_energy_hclust_matches_r(name, which):
+    """merge, order and heights of energy.hclust; data with tied distances (iris; data rounded
+    to 4 decimals in 1-D or L1) may take equal merge costs in another order, and then only the
+    heights are compared."""
+    case = CASES[name]
+    X, _, metric = unpack(case)
+    ref = case["hclust"][which]
+    alpha = ref["alpha"]
+    tree = es.energy_hclust(X**alpha, **metric) if case["distance"] else es.energy_hclust(X, exponent=alpha)
+    np.testing.assert_allclose(tree.height, ref["height"], rtol=1e-10)
+    same = np.array_equal(tree.merge, ref["merge"]) and np.array_equal(tree.order, ref["order"])
+    distances = np.sort(X[np.triu_indices(len(X), 1)] if case["distance"] else pdist(X))
+    assert same or (np.diff(distances) == 0).any(), "merges differ from R's on data without tied distances"
+
+
+NORMALITY = {case["name"]: case for case in REFERENCE["normality"]}
+
+
+@functools.cache
+def our_mvnorm_test(name):
+    return es.mvnorm_test(np.asarray(NORMALITY[name]["x"], dtype=float), n_resamples=NORMALITY[name]["test"]["R"], rng=0)
+
+
+@pytest.mark.parametrize("name", NORMALITY)
+def test_mvnorm_statistic_matches_r(name):
+    case = NORMALITY[name]
+    X = np.asarray(case["x"], dtype=float)
+    np.testing.assert_allclose(es.mvnorm_statistic(X), case["mvnorm_e"], rtol=1e-10)
+    np.testing.assert_allclose(our_mvnorm_test(name).statistic, case["test"]["statistic"], rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", NORMALITY)
+def test_mvnorm_pvalue_within_monte_carlo_error(name):
+    """R's p-value is #{null >= t} / B, ours (1 + #{null >= t}) / (B + 1): within 4 binomial
+    standard errors of each, plus the one count."""
+    B = NORMALITY[name]["test"]["R"]
+    ours, theirs = our_mvnorm_test(name).pvalue, NORMALITY[name]["test"]["p_value"]
+    p = (ours + theirs) / 2
+    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / (B + 1)) + 2 / (B + 1)
 
 
 @pytest.mark.r

@@ -4,8 +4,10 @@
 #
 # Writes one JSON file holding, for each data set, the data themselves (rounded to 4 decimals,
 # so that R and Python read the same numbers), the group sizes, and what R computes from them:
-# edist, disco (R = 0), eqdist.e, the eqdist.etest statistic and p-value, and kgroups from a
-# stated start. The R, energy and jsonlite versions are recorded at the top.
+# edist, disco (R = 0), eqdist.e, the eqdist.etest statistic and p-value, kgroups from a
+# stated start, and energy.hclust (merge, height, order) for alpha = 0.5, 1, 1.5; then data sets
+# for mvnorm.e and mvnorm.test (d = 1, 2, 5; Gaussian and not). The R, energy and jsonlite
+# versions are recorded at the top.
 suppressMessages({
   library(energy)
   library(jsonlite)
@@ -37,6 +39,10 @@ make_case <- function(name, x, sizes, distance = FALSE, seed = 1) {
   case <- list(name = name, distance = distance, sizes = sizes, by_alpha = by_alpha,
                eqdist_e = unname(eqdist.e(x, sizes, distance = distance)),
                etest = list(R = 199, statistic = unname(etest$statistic), p_value = etest$p.value))
+  case$hclust <- lapply(c(0.5, 1, 1.5), function(a) {
+    h <- energy.hclust(if (distance) x else dist(x), alpha = a)
+    list(alpha = a, merge = h$merge, height = h$height, order = h$order)
+  })
   if (!distance) {
     start <- rep(seq_len(k), length.out = n)[sample(n)]
     kg <- kgroups(x, k, iter.max = 100, nstart = 1, cluster = start)
@@ -70,12 +76,32 @@ cases <- list(
             distance = TRUE)
 )
 
+normality_case <- function(name, x, seed = 1) {
+  set.seed(seed)
+  test <- mvnorm.test(x, R = 199)
+  list(name = name, x = as.matrix(x), mvnorm_e = unname(mvnorm.e(x)),
+       test = list(R = 199, statistic = unname(test$statistic), p_value = test$p.value))
+}
+
+set.seed(20261123)
+mixture <- matrix(rnorm(60 * 5), ncol = 5)
+mixture[1:20, 1] <- mixture[1:20, 1] + 4
+normality <- list(
+  normality_case("Gaussian d=1", round(matrix(rnorm(40), ncol = 1), 4)),
+  normality_case("Gaussian d=2", round(matrix(rnorm(50 * 2), ncol = 2), 4)),
+  normality_case("Gaussian d=5", round(matrix(rnorm(80 * 5), ncol = 5), 4)),
+  normality_case("exponential d=1", round(matrix(rexp(40), ncol = 1), 4)),
+  normality_case("t3 d=2", round(matrix(rt(50 * 2, df = 3), ncol = 2), 4)),
+  normality_case("mixture d=5", round(mixture, 4))
+)
+
 reference <- list(
   generated_by = "validation/r_reference.R",
   R = paste(R.version$major, R.version$minor, sep = "."),
   energy = as.character(packageVersion("energy")),
   jsonlite = as.character(packageVersion("jsonlite")),
-  cases = cases
+  cases = cases,
+  normality = normality
 )
 dir.create(dirname(out), showWarnings = FALSE, recursive = TRUE)
 writeLines(toJSON(reference, auto_unbox = TRUE, digits = NA, pretty = TRUE), out)

@@ -1,0 +1,180 @@
+"""The energy goodness-of-fit test of multivariate normality (Székely & Rizzo 2005)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import gammaln, hyp1f1, ndtr
+
+from ._operator import semimetric_operator
+from ._results import ResultMixin
+from ._semimetric import resolve_semimetric
+from ._validation import as_data, check_positive_int
+
+__all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
+
+
+@dataclass(frozen=True, repr=False)
+class NormalityTestResult(ResultMixin):
+    """Result of :func:`mvnorm_test` (R ``mvnorm.test``: ``statistic``, ``p.value``).
+
+    Attributes
+    ----------
+    statistic : float
+        n E_n of :func:`mvnorm_statistic` (R ``mvnorm.e``).
+    pvalue : float
+        (1 + #{null >= statistic}) / (n_resamples + 1).
+    null_distribution : ndarray of shape (n_resamples,)
+        The statistic of Gaussian samples of the same size and dimension.
+    n_resamples : int
+    n_samples, n_features : int
+    """
+
+    statistic: float
+    pvalue: float
+    null_distribution: np.ndarray = field(repr=False)
+    n_resamples: int
+    n_samples: int
+    n_features: int
+
+    _title = "energy test of multivariate normality"
+
+
+def _standardise(X: np.ndarray) -> np.ndarray:
+    """(x - mean) S^(-1/2), S the sample covariance (n - 1 denominator)."""
+    centred = X - X.mean(axis=0)
+    U, D, Vt = np.linalg.svd(centred, full_matrices=False)
+    if D[-1] <= D[0] * np.sqrt(X.shape[0]) * np.finfo(float).eps:
+        raise ValueError("`X` has a singular sample covariance (a column is constant or collinear with others).")
+    return np.sqrt(X.shape[0] - 1.0) * U @ Vt  # centred V D^-1 V' sqrt(n - 1): the symmetric root
+
+
+def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
+    """E||y - Z|| for each row y, Z ~ N(0, I_d) (Székely & Rizzo 2005, eq. 3.2):
+    sqrt(2) Gamma((d + 1) / 2) / Gamma(d / 2) 1F1(-1/2; d/2; -|y|^2 / 2); for d = 1 the
+    equal form 2 y Phi(y) + 2 phi(y) - y."""
+    d = Y.shape[1]
+    if d == 1:
+        y = Y[:, 0]
+        return 2.0 * y * ndtr(y) + 2.0 * np.exp(-0.5 * y * y) / np.sqrt(2.0 * np.pi) - y
+    r2 = np.einsum("ij,ij->i", Y, Y)
+    return np.sqrt(2.0) * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2)) * hyp1f1(-0.5, d / 2, -r2 / 2)
+
+
+def _statistic(X: np.ndarray) -> float:
+    n, d = X.shape
+    Y = _standardise(X)
+    # E||Z - Z'|| = sqrt(2) E||Z|| = 2 Gamma((d + 1) / 2) / Gamma(d / 2)
+    between_gaussians = 2.0 * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
+    within = semimetric_operator(Y, resolve_semimetric(), repeated=False).row_sums().sum()
+    return float(n * (2.0 * _mean_distance_to_gaussian(Y).mean() - between_gaussians - within / (n * n)))
+
+
+def _check(X) -> np.ndarray:
+    X = as_data(X, "X")
+    n, d = X.shape
+    if n <= d + 1:
+        raise ValueError(f"`X` needs more samples than features + 1 (n = {n}, d = {d}).")
+    return X
+
+
+def mvnorm_statistic(X) -> float:
+    r"""The energy statistic of multivariate normality, n E_n (R ``mvnorm.e``).
+
+    With :math:`y_j = S^{-1/2}(x_j - \bar x)` (sample covariance S, n - 1 denominator)
+    and Z, Z' independent N(0, I_d) (Székely & Rizzo 2005, eq. 3.1),
+
+    .. math::
+
+        n\mathcal E_n = n\Big(\frac 2n \sum_j E\|y_j - Z\| - E\|Z - Z'\|
+        - \frac 1{n^2} \sum_{j,k} \|y_j - y_k\|\Big),
+
+    :math:`E\|y - Z\| = \sqrt 2\,\Gamma(\frac{d+1}2)/\Gamma(\frac d2)\,
+    {}_1F_1(-\frac12; \frac d2; -\frac{\|y\|^2}2)` and :math:`E\|Z - Z'\| =
+    2\Gamma(\frac{d+1}2)/\Gamma(\frac d2)`. Affine invariant; zero only when the
+    standardised sample matches N(0, I) in energy. d = 1 is R's univariate case
+    (standardised by the sample standard deviation).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data; needs n > d + 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np, energystats as es
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> round(es.mvnorm_statistic(X), 4)
+    0.9404
+    """
+    return _statistic(_check(X))
+
+
+def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False) -> NormalityTestResult:
+    r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).
+
+    The statistic of :func:`mvnorm_statistic`, with its null distribution from a
+    parametric bootstrap: the statistic is affine invariant, so under H0 (the rows are
+    i.i.d. Gaussian, any mean and non-singular covariance) it is distributed as for
+    N(0, I_d) samples of the same size, which are drawn ``n_resamples`` times.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data; needs n > d + 1.
+    n_resamples : int, default=999
+        Gaussian samples (R's ``R``).
+    rng : int, numpy.random.Generator or None, default=None
+        Seeds the Gaussian samples.
+    progress : bool, default=False
+        Show a progress bar (tqdm).
+
+    Returns
+    -------
+    NormalityTestResult
+
+    Notes
+    -----
+    p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)`, exact for the Monte Carlo test
+    and never 0; R reports :math:`\#\{t^* \ge t\} / B`. The test is consistent against
+    every fixed non-Gaussian alternative with finite first moment (Székely & Rizzo
+    2005); it answers "is this sample (a cluster, residuals) Gaussian?".
+
+    References
+    ----------
+    G. J. Székely and M. L. Rizzo, "A new test for multivariate normality", J.
+    Multivariate Analysis 93 (2005).
+
+    Examples
+    --------
+    >>> import numpy as np, energystats as es
+    >>> rng = np.random.default_rng(0)
+    >>> bool(es.mvnorm_test(rng.normal(size=(60, 2)), rng=1).pvalue > 0.05)
+    True
+    >>> bool(es.mvnorm_test(rng.standard_t(2, size=(60, 2)), rng=1).pvalue < 0.05)
+    True
+    """
+    X = _check(X)
+    n, d = X.shape
+    B = check_positive_int(n_resamples, "n_resamples")
+    statistic = _statistic(X)
+    gen = np.random.default_rng(rng)
+    draws = range(B)
+    if progress:
+        from tqdm.auto import tqdm
+
+        draws = tqdm(draws, desc="Gaussian samples")
+    null = np.array([_statistic(gen.standard_normal((n, d))) for _ in draws])
+    return NormalityTestResult(
+        statistic=statistic,
+        pvalue=float((1 + np.count_nonzero(null >= statistic)) / (B + 1)),
+        null_distribution=null,
+        n_resamples=B,
+        n_samples=n,
+        n_features=d,
+    )
