@@ -32,10 +32,13 @@ test: $(STAMP)-test
 	scripts/ensure_r.sh
 	$(PY) -m pytest
 
-# The documentation, with Sphinx warnings as errors.
+# The documentation, with Sphinx warnings as errors (notebooks and gallery examples executed),
+# then opened offline in headless Chromium: no raw LaTeX, no broken image, three screenshots.
 docs: $(STAMP)-test
+	scripts/ensure_chromium.sh
 	$(PY) -m pip install -q -e '.[docs]'
 	$(VENV)/bin/sphinx-build -W -q -b html docs docs/_build/html
+	$(PY) docs/check_browser.py docs/_build/html
 
 bench: $(STAMP)-test
 	$(PY) -m pip install -q -e '.[bench]'
@@ -59,4 +62,4 @@ validate-quick: $(STAMP)-test
 	$(PY) validation/approximations.py --quick --out .validate-quick
 
 clean:
-	rm -rf $(VENV) docs/_build docs/generated
+	rm -rf $(VENV) docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst

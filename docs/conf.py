@@ -1,4 +1,10 @@
-"""Sphinx configuration: `make docs` builds HTML with warnings as errors."""
+"""Sphinx configuration: `make docs` builds HTML with warnings as errors.
+
+The pages are read offline: MathJax 3 is copied into the build from the
+``sphinx-mathjax-offline`` package (no CDN), the notebooks and the gallery examples
+are executed at every build (so their outputs cannot go stale), and
+``docs/check_browser.py`` then opens the pages in headless Chromium.
+"""
 
 import energystats
 
@@ -9,14 +15,41 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",
     "numpydoc",
-    "myst_parser",
+    "myst_nb",
+    "sphinx_gallery.gen_gallery",
 ]
-source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "notebooks", "**.ipynb_checkpoints"]
+myst_enable_extensions = ["dollarmath", "amsmath"]
+exclude_patterns = ["_build", "gallery", "examples", "**.ipynb_checkpoints", "auto_examples/*.ipynb"]
 autosummary_generate = True
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 autodoc_default_options = {"members": False}
-html_theme = "alabaster"
+
+# notebooks: executed in the build, any error fails it
+nb_execution_mode = "force"
+nb_execution_timeout = 900
+nb_execution_raise_on_error = True
+nb_merge_streams = True
+
+sphinx_gallery_conf = {
+    "examples_dirs": "gallery",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "image_scrapers": ("matplotlib",),
+    "abort_on_example_error": True,
+}
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"energystats {release}"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 6,
+}
+html_static_path = []
 root_doc = "contents"

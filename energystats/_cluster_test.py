@@ -225,7 +225,7 @@ def cluster_test(
         Options of :class:`KGroups` (``algorithm``, ``exponent``, ``metric``
         among "euclidean", "exponential", "gaussian", ``sigma``, ``init``,
         ``n_init``, ``max_iter``). Each resample is a full fit. With J = 1,
-        k = 2 and |x - y| the partition is the exact optimal split
+        k = 2 and :math:`|x - y|` the partition is the exact optimal split
         (:func:`split_1d`) instead.
 
     Returns

@@ -64,7 +64,7 @@ def _r_order(merge: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, repr=False)
 class EnergyHClustResult(ResultMixin):
-    """Result of :func:`energy_hclust`.
+    r"""Result of :func:`energy_hclust`.
 
     Attributes
     ----------
@@ -79,7 +79,7 @@ class EnergyHClustResult(ResultMixin):
     order : ndarray of shape (n,)
         R's ``order``: the observations (1-based) from left to right in the dendrogram.
     exponent : float
-        alpha of the Euclidean semimetric |x - y|^alpha (1 for other metrics).
+        alpha of the Euclidean semimetric :math:`|x - y|^\alpha` (1 for other metrics).
     metric : str
         The semimetric's name (``"callable"`` for a callable).
     n_samples : int
@@ -240,7 +240,7 @@ def significant_clusters(
     min_size : int, default=None
         Nodes with fewer points are not tested; ``None``: max(10, d + 2).
     exponent : float, default=1.0
-        alpha of the tree's semimetric |x - y|^alpha, and of the node tests.
+        alpha of the tree's semimetric :math:`|x - y|^\alpha`, and of the node tests.
     rng : int, numpy.random.Generator or None, default=None
         Seeds the node tests (one stream per node, by its merge step).
     n_jobs : int, default=None
