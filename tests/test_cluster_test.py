@@ -2,16 +2,12 @@
 
 import numpy as np
 import pytest
-from scipy.stats import binom, special_ortho_group
+from _calibration import rejection_interval
+from scipy.stats import special_ortho_group
 from sklearn.metrics import adjusted_rand_score
 
 import energystats as es
 from energystats._cluster_test import _whiten
-
-
-def _interval(reps, level=0.05, coverage=0.99):
-    lo, hi = binom.ppf([(1 - coverage) / 2, (1 + coverage) / 2], reps, level)
-    return lo / reps, hi / reps
 
 
 def two_groups(gen, n=60, d=2, gap=4.0):
@@ -160,7 +156,7 @@ def test_level_for_gaussian_data(d, covariance, method):
             elif covariance == "random":
                 X = X @ gen.normal(size=(d, d)).T + gen.normal(size=d) * 10
             rejections += es.cluster_test(X, 2, method=method, n_resamples=39, rng=gen, n_init=1).pvalue <= 0.05
-        lo, hi = _interval(reps)
+        lo, hi = rejection_interval(reps)
         assert lo <= rejections / reps <= hi, (n, rejections / reps, lo, hi)
 
 

@@ -6,8 +6,8 @@ R parity itself is in test_r_reference.py (committed values) and test_r_live.py.
 import matplotlib
 import numpy as np
 import pytest
+from _calibration import rejection_interval
 from scipy.cluster.hierarchy import dendrogram, fcluster
-from scipy.stats import binom
 from sklearn.metrics import adjusted_rand_score
 
 import energystats as es
@@ -199,7 +199,7 @@ def test_one_gaussian_gives_one_cluster():
     for _ in range(reps):
         X = rng.normal(size=(80, 3)) * [3.0, 1.0, 1.0]
         single += es.significant_clusters(X, n_resamples=99, rng=rng).n_clusters == 1
-    assert single / reps >= binom.ppf(0.005, reps, 0.95) / reps
+    assert single / reps >= rejection_interval(reps, level=0.95)[0]
 
 
 @pytest.mark.slow

@@ -5,10 +5,10 @@ R parity is in test_r_reference.py (committed values) and test_r_live.py."""
 
 import numpy as np
 import pytest
+from _calibration import rejection_interval
 from scipy import integrate
-from scipy.special import ellipe
 from scipy.spatial.distance import pdist
-from scipy.stats import binom
+from scipy.special import ellipe
 
 import energystats as es
 from energystats._normality import _mean_distance_to_gaussian, _standardise
@@ -95,7 +95,7 @@ def test_level_under_gaussian_data(d):
     for _ in range(reps):
         X = rng.normal(size=(40, d)) @ rng.normal(size=(d, d)) + rng.normal(size=d)
         rejections += es.mvnorm_test(X, n_resamples=39, rng=rng).pvalue <= 0.05
-    low, high = binom.ppf([0.005, 0.995], reps, 0.05) / reps
+    low, high = rejection_interval(reps)
     assert low <= rejections / reps <= high
 
 

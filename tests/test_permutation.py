@@ -5,8 +5,8 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from _calibration import rejection_interval
 from conftest import brute_rho
-from scipy.stats import binom
 from statsmodels.stats.multitest import multipletests
 
 import energystats as es
@@ -217,11 +217,6 @@ def test_pairwise_tests_table(rng):
 # --- Calibration and power (Monte Carlo; marked slow, run in CI) --------------------
 
 
-def _rejection_interval(reps, level=0.05, coverage=0.99):
-    lo, hi = binom.ppf([(1 - coverage) / 2, (1 + coverage) / 2], reps, level)
-    return lo / reps, hi / reps
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("distribution", ["normal", "t2"])
 def test_level_under_h0(distribution):
@@ -233,7 +228,7 @@ def test_level_under_h0(distribution):
     for _ in range(reps):
         X = gen.normal(size=(45, 2)) if distribution == "normal" else gen.standard_t(2, size=(45, 2))
         rejections += es.energy_test(X, labels, n_resamples=199, rng=gen).pvalue <= 0.05
-    lo, hi = _rejection_interval(reps)
+    lo, hi = rejection_interval(reps)
     assert lo <= rejections / reps <= hi, (rejections / reps, lo, hi)
 
 

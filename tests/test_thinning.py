@@ -3,16 +3,12 @@ covariance (Gaussian and Poisson), power for real clusters, and bad input."""
 
 import numpy as np
 import pytest
-from scipy.stats import binom
+from _calibration import rejection_interval
 
 import energystats as es
 from energystats._thinning import _thin
 
 SIGMA = np.array([[2.0, 0.8, 0.0], [0.8, 1.0, -0.3], [0.0, -0.3, 0.5]])
-
-
-def binomial_interval(p, trials, confidence=0.99):
-    return binom.ppf((1 - confidence) / 2, trials, p) / trials, binom.ppf((1 + confidence) / 2, trials, p) / trials
 
 
 @pytest.mark.parametrize("cov", [SIGMA, np.diag(SIGMA), 1.5])
@@ -120,7 +116,7 @@ def test_level_with_no_clusters(family):
             X = rng.poisson(6.0, size=(60, 3))
             res = es.thinned_cluster_comparison(X, 2, family="poisson", n_resamples=99, rng=rng)
         rejections += res.pvalue <= 0.05
-    low, high = binomial_interval(0.05, reps)
+    low, high = rejection_interval(reps)
     assert low <= rejections / reps <= high
 
 
