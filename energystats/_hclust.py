@@ -48,18 +48,18 @@ def _r_merge(Z: np.ndarray, n: int) -> np.ndarray:
     return merge
 
 
-def _r_order(merge: np.ndarray) -> np.ndarray:
-    """Leaf order of the dendrogram drawn with each merge's first entry on the left (R's
-    ``order``, 1-based)."""
-    order, stack = [], [merge.shape[0]]
+def _leaves(merge: np.ndarray, node: int) -> np.ndarray:
+    """The observations (0-based) under ``node`` of R's ``merge`` (a step s >= 1, or -j for
+    observation j), from left to right with each merge's first entry on the left."""
+    found, stack = [], [node]
     while stack:
         node = stack.pop()
         if node < 0:
-            order.append(-node)
+            found.append(-node - 1)
         else:
             left, right = merge[node - 1]
             stack += [right, left]
-    return np.array(order, dtype=np.int64)
+    return np.array(found, dtype=np.int64)
 
 
 @dataclass(frozen=True, repr=False)
@@ -168,7 +168,7 @@ def energy_hclust(X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=No
         linkage=Z,
         merge=merge,
         height=Z[:, 2].copy(),
-        order=_r_order(merge),
+        order=_leaves(merge, n - 1) + 1,  # R's order, 1-based
         exponent=semimetric.exponent,
         metric=name,
         n_samples=n,
@@ -289,13 +289,10 @@ def significant_clusters(
     n, d = X.shape
     minimum = max(10, d + 2) if min_size is None else check_positive_int(min_size, "min_size", minimum=d + 2)
     streams = np.random.default_rng(rng).spawn(n - 1)
-    members = {-(i + 1): np.array([i]) for i in range(n)}
-    for step, (a, b) in enumerate(tree.merge, start=1):
-        members[step] = np.concatenate([members[a], members[b]])
     rows, final, pending = [], [], [(n - 1, 0)]
     while pending:
         node, parent = pending.pop(0)
-        points = members[node]
+        points = np.sort(_leaves(tree.merge, node))
         if node < 0 or points.size < minimum:
             final.append(points)
             continue
