@@ -59,6 +59,20 @@ def test_conditional_statistic_is_invariant_to_rotation_translation_and_scale():
     assert a.statistic == pytest.approx(d.S / d.T, rel=1e-10)
 
 
+@pytest.mark.parametrize("method", ["conditional", "whitened"])
+def test_same_rng_same_result_and_input_untouched(method):
+    X = np.random.default_rng(6).normal(size=(40, 3))
+    copy = X.copy()
+    a = es.cluster_test(X, 2, method=method, n_resamples=19, rng=11, n_init=2)
+    b = es.cluster_test(X, 2, method=method, n_resamples=19, rng=11, n_init=2)
+    np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    assert a.statistic == b.statistic and a.pvalue == b.pvalue
+    np.testing.assert_array_equal(X, copy)
+    c = es.cluster_test(X, 2, method=method, n_resamples=19, rng=12, n_init=2)
+    assert not np.array_equal(a.null_distribution, c.null_distribution)
+
+
 def test_the_null_is_the_whitened_null_in_J_dimensions():
     """Conditionally on S the first J whitened scores are a uniform J-frame: the null of the
     conditional test is the whitened test's null in J dimensions, draw for draw."""
