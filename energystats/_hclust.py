@@ -26,6 +26,9 @@ from ._validation import check_n_clusters, check_positive_int
 
 __all__ = ["EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters"]
 
+#: Columns of :attr:`SignificantClustersResult.nodes`.
+_NODE_COLUMNS = ["node", "parent", "size", "statistic", "pvalue", "n_components", "threshold", "significant"]
+
 
 def _first_appearance(labels: np.ndarray) -> np.ndarray:
     """Relabel clusters 0, 1, ... in the order of their first member (R ``cutree``)."""
@@ -219,7 +222,7 @@ def significant_clusters(
     **cluster_test_options,
 ) -> SignificantClustersResult:
     r"""Which splits of the energy dendrogram are real: sequential cluster tests with
-    family-wise error control (Kimes, Liu, Neill, Perou & Marron 2017).
+    family-wise error control (Kimes, Liu, Hayes & Marron 2017).
 
     Builds :func:`energy_hclust` of X and walks it from the root. A node is tested
     only if its parent was significant (the root always is tested), with
@@ -325,6 +328,6 @@ def significant_clusters(
         labels=labels,
         n_clusters=len(final),
         alpha=float(alpha),
-        nodes=pd.DataFrame(rows),
+        nodes=pd.DataFrame(rows, columns=_NODE_COLUMNS),
         tree=tree,
     )

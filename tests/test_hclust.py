@@ -165,7 +165,8 @@ def test_three_blobs_give_three_clusters():
 def test_small_nodes_are_not_tested():
     X = three_blobs(np.random.default_rng(0), n=8)
     res = es.significant_clusters(X, n_resamples=99, rng=1, min_size=30)
-    assert res.n_clusters == 1 and len(res.nodes) == 0
+    assert res.n_clusters == 1 and len(res.nodes) == 0 and "significant" in res.nodes.columns
+    assert "cluster sizes: [24]" in repr(res)
 
 
 @pytest.mark.parametrize(
