@@ -26,7 +26,7 @@ import numpy as np
 
 import energystats as es
 from energystats import _operator
-from energystats._operator import TASK_WORK, StreamedOperator, _blas_controller, _upper_tiles
+from energystats._operator import StreamedOperator, _blas_controller, _upper_tiles, items_per_task
 from energystats._parallel import run_tasks
 from energystats._semimetric import resolve_semimetric
 
@@ -97,27 +97,31 @@ def main():
     rate = task_rate(4096, d, B)
     N, transfer_bw = 10**6, 1.25e9  # bytes per second out of the client (10 Gbit/s)
     units = N * N / 2 * (B + d)
-    n_tasks = max(_operator.MIN_TASKS, int(np.ceil(units / TASK_WORK)))
+    # the operator's tasks: pairs of row bands (a long one with a short one), grouped
+    pairs = (-(-N // _operator.TILE) + 1) // 2
+    per_pair = _operator.TILE * N * (B + d)
+    n_tasks = -(-pairs // items_per_task(pairs, per_pair))
+    task_seconds = units / n_tasks / rate
     t_draw, _ = best_of(lambda: np.random.default_rng(0).permuted(np.tile(np.arange(N, dtype=np.int8) % 2, (20, 1)), axis=1), 1)
     draw = t_draw / 20 * B
     per_worker_bytes = N * d * 8 + (B + 1) * N
     print(
         f"\none task on one core: {rate / 1e9:.2f} G work units/s (a unit is one semimetric value times one "
-        f"column or feature); tasks of {TASK_WORK / rate:.2f} s"
+        f"column or feature); tasks of {_operator.TASK_WORK / rate:.2f} s where bands allow"
     )
     print(
         f"projection, n = {N:,}, d = {d}, k = 2, B = {B} ({units:.2e} units, {n_tasks:,} tasks of "
-        f"{TASK_WORK:.1e} units):"
+        f"{units / n_tasks:.1e} units, {task_seconds:.1f} s each on one core):"
     )
     print(f"{'workers':>8} {'compute s':>10} {'transfer s':>11} {'scheduler s':>12} {'draws s':>8} {'wall s':>8} {'wall':>8}")
     for workers in (16, 64, 256):
-        compute = units / rate / workers
+        compute = -(-n_tasks // workers) * task_seconds  # rounds of tasks
         transfer = workers * per_worker_bytes / transfer_bw
         scheduler = n_tasks * per_task
         wall = compute + transfer + scheduler + draw
         print(f"{workers:>8} {compute:>10.0f} {transfer:>11.0f} {scheduler:>12.1f} {draw:>8.1f} {wall:>8.0f} {wall / 60:>6.1f} min")
     print(
-        "model: wall = units / (rate x workers) [compute, measured rate of one task on one core]\n"
+        "model: wall = ceil(tasks / workers) x task time [compute, rate of one task on one core measured here]\n"
         f"       + workers x ({N * d * 8 / 1e6:.0f} MB data + {(B + 1) * N / 1e6:.0f} MB int8 relabelings) / 10 Gbit/s "
         "[the client sends both to every worker]\n"
         f"       + tasks x {per_task * 1e3:.1f} ms [scheduler, measured here; conservative: counted serially]\n"

@@ -291,8 +291,8 @@ class PairwiseOperator:
         threads, or, when distributed, consecutive groups of about :data:`TASK_WORK` (at least
         :data:`MIN_TASKS`), independent of ``n_jobs`` so that sums come out the same."""
         if self._distributed():
-            count = max(MIN_TASKS, int(np.ceil(len(items) * work_per_item / TASK_WORK)))
-            return [list(part) for part in np.array_split(np.asarray(items, dtype=object), min(count, len(items)))]
+            per = items_per_task(len(items), work_per_item)
+            return [items[a : a + per] for a in range(0, len(items), per)]
         threads = max(1, min(self._threads_for(columns), len(items)))
         return [items[r::threads] for r in range(threads)]
 
@@ -362,11 +362,11 @@ class PairwiseOperator:
         Z = _one_hot(codes_t, k) if fits and not self._distributed() else None
         t = self._group_tile()
         tiles = _upper_tiles(n, t)
-        if self._distributed():  # tasks of whole row bands (their indicators formed once),
-            bands = sorted({a for a, *_ in tiles})  # long and short bands paired
-            order = [band for pair in zip(bands, bands[::-1]) for band in pair][: len(bands)]
-            groups = self._shards(order, t * n / 2 * (K * B + self.tile), K * B)
-            shards = [[tile for tile in tiles if tile[0] in set(group)] for group in groups]
+        if self._distributed():  # tasks of whole row bands (their indicators formed once), a
+            bands = sorted({a for a, *_ in tiles})  # long band with a short one: equal work
+            pairs = [{bands[i], bands[-1 - i]} for i in range((len(bands) + 1) // 2)]
+            groups = self._shards(pairs, t * n * (K * B + self.X.shape[1]), K * B)
+            shards = [[tile for tile in tiles if any(tile[0] in pair for pair in group)] for group in groups]
         else:
             shards = self._shards(tiles, t * t * K * B, K * B)
         shares = self._map("_tile_group_sums", shards, codes_t=codes_t, k=k, want_rows=want_rows, Z=Z, form=self._distributed())
@@ -597,6 +597,14 @@ class StreamedOperator(PairwiseOperator):
 TASK_WORK = 2**33
 #: At least this many tasks per product, so that small problems still spread over workers.
 MIN_TASKS = 8
+
+
+def items_per_task(items: int, work_per_item: float) -> int:
+    """Items (tiles, band pairs, projections) per distributed task: equal tasks of about
+    :data:`TASK_WORK` (the last one shorter), at least :data:`MIN_TASKS` of them, and never
+    less than one item (a band pair of a large problem is then one task)."""
+    count = max(MIN_TASKS, int(np.ceil(items * work_per_item / TASK_WORK)))
+    return max(1, items // count)
 
 
 def _operator_task(operator: PairwiseOperator, shard, method: str, **arguments):

@@ -84,7 +84,9 @@ def run_tasks(function: Callable, calls: list[dict], n_jobs, *, shared: dict | N
         futures = client.scatter([shared[name] for name in names], broadcast=True, hash=False)
         shared = dict(zip(names, futures))
     working_memory = get_config()["working_memory"]
-    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+    # the callers size their tasks (shards of about TASK_WORK, chunks of restarts or
+    # resamples): joblib's automatic batching would group them again, unevenly
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator", batch_size=1)
     results = parallel(joblib.delayed(_task)(function, shared, call, working_memory) for call in calls)
     if progress:
         from tqdm.auto import tqdm

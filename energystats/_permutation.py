@@ -418,7 +418,6 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
     cross = statistic == "E"
     labelings = _count_relabelings(sizes) if use_exact else n_resamples + 1
     step = _batch_size(op, k, labelings, batch)
-    op.row_sums()  # needed by every batch: computed first, so that a failure comes before the work
 
     def evaluate(block: np.ndarray) -> np.ndarray:
         M = op.group_sums(block, k, cross)
