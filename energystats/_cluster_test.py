@@ -23,7 +23,7 @@ from ._onedim import split_1d
 from ._parallel import check_n_jobs, n_workers, run_tasks
 from ._results import ResultMixin
 from ._semimetric import Scaling, resolve_semimetric
-from ._validation import as_data, check_n_clusters, check_positive_int
+from ._validation import as_data, centred_svd, check_n_clusters, check_positive_int
 
 __all__ = ["ClusterTestResult", "cluster_test", "signal_dimension"]
 
@@ -91,11 +91,7 @@ def _principal_scores(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the centred data U D V'. Data near the ends of float64 are first divided by a power
     of two (exact; the scores do not depend on the scale)."""
     n = X.shape[0]
-    X = Scaling.for_data(X, resolve_semimetric()).data(X)
-    centred = X - X.mean(axis=0)
-    U, D, _ = np.linalg.svd(centred, full_matrices=False)
-    if D[-1] <= D[0] * np.sqrt(n) * np.finfo(float).eps:
-        raise ValueError("`X` has a singular sample covariance (a column is constant or collinear with others).")
+    U, D, _ = centred_svd(Scaling.for_data(X, resolve_semimetric()).data(X))
     return U * np.sqrt(n - 1.0), D**2 / (n - 1.0)
 
 

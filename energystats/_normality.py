@@ -10,7 +10,7 @@ from scipy.special import gammaln, hyp1f1, ndtr
 from ._operator import semimetric_operator
 from ._results import ResultMixin
 from ._semimetric import resolve_semimetric
-from ._validation import as_data, check_positive_int
+from ._validation import as_data, centred_svd, check_positive_int
 
 __all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
 
@@ -43,10 +43,7 @@ class NormalityTestResult(ResultMixin):
 
 def _standardise(X: np.ndarray) -> np.ndarray:
     """(x - mean) S^(-1/2), S the sample covariance (n - 1 denominator)."""
-    centred = X - X.mean(axis=0)
-    U, D, Vt = np.linalg.svd(centred, full_matrices=False)
-    if D[-1] <= D[0] * np.sqrt(X.shape[0]) * np.finfo(float).eps:
-        raise ValueError("`X` has a singular sample covariance (a column is constant or collinear with others).")
+    U, _, Vt = centred_svd(X)
     return np.sqrt(X.shape[0] - 1.0) * U @ Vt  # centred V D^-1 V' sqrt(n - 1): the symmetric root
 
 
