@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp
 
-.PHONY: run test docs bench validate validate-quick clean
+.PHONY: run test check docs bench validate validate-quick clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,10 +16,14 @@ $(STAMP)-run: pyproject.toml | $(VENV)/bin/python
 	if command -v Rscript >/dev/null 2>&1; then $(PY) -m pip install -q -e '.[r]' || echo "rpy2 not installed: R agreement not shown" >&2; fi
 	touch $@
 
-# Test install: R (system packages) first, since rpy2 links against it.
-$(STAMP)-test: pyproject.toml scripts/ensure_r.sh | $(VENV)/bin/python
-	scripts/ensure_r.sh
+# Development install: the package and the test tools (no R).
+$(STAMP)-check: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+# Test install: R (system packages) first, since rpy2 links against it.
+$(STAMP)-test: pyproject.toml scripts/ensure_r.sh $(STAMP)-check
+	scripts/ensure_r.sh
 	$(PY) -m pip install -q -e '.[r]' || { echo "rpy2 could not be installed" >&2; [ "$${ENERGYSTATS_REQUIRE_R:-0}" != 1 ]; }
 	touch $@
 
@@ -28,9 +32,16 @@ $(STAMP)-test: pyproject.toml scripts/ensure_r.sh | $(VENV)/bin/python
 run: $(STAMP)-run
 	$(VENV)/bin/energystats cluster --example iris --by Species -k 3 --seed 0 --cluster-test --compare-r
 
+# Every test on all cores (pytest-xdist; one BLAS thread per worker, tests/conftest.py),
+# with the 15 slowest listed.
 test: $(STAMP)-test
 	scripts/ensure_r.sh
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --durations=15
+
+# The inner loop: the tests not marked slow, on all cores, without setting up R or the docs
+# (the R cross-checks run when R and rpy2 are installed, and skip otherwise).
+check: $(STAMP)-check
+	$(PY) -m pytest -n auto -m "not slow" -q tests energystats
 
 # The documentation, with Sphinx warnings as errors (notebooks and gallery examples executed),
 # then opened offline in headless Chromium: no raw LaTeX, no broken image, three screenshots.

@@ -25,9 +25,9 @@ import joblib
 import numpy as np
 
 import energystats as es
-from energystats import _operator
-from energystats._operator import StreamedOperator, _blas_controller, _upper_tiles, items_per_task
-from energystats._parallel import run_tasks
+from energystats._operator import TILE, StreamedOperator
+from energystats._operator._tiled import upper_tiles
+from energystats._parallel import TASK_WORK, blas_controller, items_per_task, run_tasks
 from energystats._semimetric import resolve_semimetric
 
 
@@ -49,9 +49,9 @@ def task_rate(n: int, d: int, B: int) -> float:
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, d))
     codes_t = np.ascontiguousarray(rng.integers(0, 2, size=(B, n)).astype(np.int8).T)
-    tiles = _upper_tiles(n, _operator.TILE)
+    tiles = upper_tiles(n, TILE)
     units = sum((b - a) * (e - c) for a, b, c, e in tiles) * (B + d)
-    with _blas_controller().limit(limits=1, user_api="blas"):
+    with blas_controller().limit(limits=1, user_api="blas"):
         op = StreamedOperator(X, resolve_semimetric(), threads=1)
         seconds, _ = best_of(lambda: op._tile_group_sums(tiles, codes_t, 2, False, None, True), 2)
     return units / seconds
@@ -98,8 +98,8 @@ def main():
     N, transfer_bw = 10**6, 1.25e9  # bytes per second out of the client (10 Gbit/s)
     units = N * N / 2 * (B + d)
     # the operator's tasks: pairs of row bands (a long one with a short one), grouped
-    pairs = (-(-N // _operator.TILE) + 1) // 2
-    per_pair = _operator.TILE * N * (B + d)
+    pairs = (-(-N // TILE) + 1) // 2
+    per_pair = TILE * N * (B + d)
     n_tasks = -(-pairs // items_per_task(pairs, per_pair))
     task_seconds = units / n_tasks / rate
     t_draw, _ = best_of(lambda: np.random.default_rng(0).permuted(np.tile(np.arange(N, dtype=np.int8) % 2, (20, 1)), axis=1), 1)
@@ -107,7 +107,7 @@ def main():
     per_worker_bytes = N * d * 8 + (B + 1) * N
     print(
         f"\none task on one core: {rate / 1e9:.2f} G work units/s (a unit is one semimetric value times one "
-        f"column or feature); tasks of {_operator.TASK_WORK / rate:.2f} s where bands allow"
+        f"column or feature); tasks of {TASK_WORK / rate:.2f} s where bands allow"
     )
     print(
         f"projection, n = {N:,}, d = {d}, k = 2, B = {B} ({units:.2e} units, {n_tasks:,} tasks of "

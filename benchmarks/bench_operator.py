@@ -45,9 +45,9 @@ def peak_mib():
 
 kind, n, working_memory, path = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 if path == "dense":  # hold the matrix even where one streamed pass would do
-    from energystats import _permutation
+    from energystats._homogeneity import permutation
     from energystats._operator import DenseOperator, semimetric_matrix
-    _permutation._test_operator = lambda X, sm, *args: DenseOperator(semimetric_matrix(X, sm), owned=True)
+    permutation.make_operator = lambda X, sm, **options: DenseOperator(semimetric_matrix(X, sm), owned=True)
 rng = np.random.default_rng(1)
 if kind == "test":
     X = rng.normal(size=(n, 10))

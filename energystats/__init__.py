@@ -5,27 +5,33 @@ negative type they are built on (Székely & Rizzo; França, Rizzo & Vogelstein).
 """
 
 from . import datasets
-from ._cluster_test import ClusterTestResult, cluster_test, signal_dimension
-from ._config import WorkingMemoryError, config_context, get_config, set_config
-from ._dispersion import DispersionResult, dispersion, energy_distance
-from ._hclust import (
+from ._cluster import (
+    ClusterTestResult,
     EnergyHClustResult,
+    KGroups,
+    PowerKMeans,
     SignificantClustersResult,
+    Split1DResult,
+    ThinnedComparisonResult,
+    cluster_test,
     energy_hclust,
+    signal_dimension,
     significant_clusters,
+    split_1d,
+    thinned_cluster_comparison,
 )
-from ._kgroups import KGroups
-from ._normality import NormalityTestResult, mvnorm_statistic, mvnorm_test
-from ._onedim import Split1DResult, split_1d
-from ._permutation import (
+from ._config import WorkingMemoryError, config_context, get_config, set_config
+from ._gof import NormalityTestResult, mvnorm_statistic, mvnorm_test
+from ._homogeneity import (
+    DispersionResult,
     EnergyTestResult,
+    dispersion,
+    energy_distance,
     energy_test,
     energy_test_samples,
     pairwise_energy_tests,
 )
-from ._power_kmeans import PowerKMeans
-from ._semimetric import is_negative_type, kernel_matrix, pairwise_semimetric
-from ._thinning import ThinnedComparisonResult, thinned_cluster_comparison
+from ._pairwise import is_negative_type, kernel_matrix, pairwise_semimetric
 
 __version__ = "0.1.0"
 

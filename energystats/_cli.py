@@ -31,16 +31,15 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
-from ._cluster_test import cluster_test
+from . import __version__
+from ._cluster import KGroups, cluster_test, significant_clusters, split_1d
+from ._compare_r import compare_r
 from ._config import WorkingMemoryError, config_context
-from ._dispersion import dispersion, energy_distance
-from ._hclust import significant_clusters
-from ._kgroups import KGroups
+from ._gof import mvnorm_test
+from ._homogeneity import dispersion, energy_distance, energy_test
 from ._metrics import accuracy
-from ._normality import mvnorm_test
-from ._onedim import split_1d
-from ._permutation import energy_test
 from ._rbridge import r_available, r_versions
+from .plotting import plot_dendrogram
 from .datasets import EXAMPLES, load_example
 
 __all__ = ["main"]
@@ -241,7 +240,6 @@ def _r_agreement(X, labels, args) -> dict:
     ok, reason = r_available()
     if not ok:
         return {"available": False, "reason": reason}
-    from ._compare_r import compare_r
 
     table = compare_r([("clusters", X, labels)], exponents=(args.exponent,), etest=False, seed=args.seed or 0)
     return {"available": True, **r_versions(), "rows": table.to_dict(orient="records")}
@@ -300,7 +298,6 @@ def _compare(args, data, groups) -> dict:
     ok, reason = r_available()
     if not ok:
         raise CLIError(reason)
-    from ._compare_r import compare_r
 
     datasets = None
     if data is not None:
@@ -315,7 +312,6 @@ def _compare(args, data, groups) -> dict:
 
 
 def _compare_header(out: dict) -> str:
-    from . import __version__
 
     return f"energystats {__version__} vs R {out['R']}, energy {out['energy']} (rpy2 {out['rpy2']})"
 
@@ -338,7 +334,6 @@ def _hclust(args, data, groups) -> dict:
         import matplotlib
 
         matplotlib.use("Agg")
-        from .plotting import plot_dendrogram
 
         ax = plot_dendrogram(res)
         ax.set_title(f"energy dendrogram: {res.n_clusters} significant cluster(s) at FWER {args.alpha}")

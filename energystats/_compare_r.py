@@ -15,12 +15,11 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from ._dispersion import dispersion
-from ._hclust import energy_hclust
-from ._kgroups import KGroups
-from ._normality import mvnorm_statistic, mvnorm_test
+from ._cluster import KGroups, energy_hclust
+from ._gof import mvnorm_statistic, mvnorm_test
+from ._homogeneity import dispersion, energy_test
 from ._operator import condensed_semimetric
-from ._permutation import energy_test
+from .datasets import load_iris
 from ._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
 from ._semimetric import resolve_semimetric
 
@@ -31,7 +30,6 @@ RTOL = 1e-10
 
 def battery() -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
     """Iris by species, then normal data with unequal groups for k = 2..5 (seeded)."""
-    from .datasets import load_iris
 
     iris = load_iris()
     yield "iris", iris.iloc[:, :4].to_numpy(), pd.factorize(iris["Species"])[0]

@@ -20,6 +20,7 @@ from numbers import Real
 
 __all__ = [
     "WorkingMemoryError",
+    "check_fits",
     "config_context",
     "get_config",
     "memory_budget",
@@ -127,6 +128,12 @@ def memory_budget() -> int:
     budget = int(_config.get()["working_memory"] * MiB)
     available = _available_bytes()
     return budget if available is None else min(budget, available)
+
+
+def check_fits(what: str, needed: float, hint: str = "") -> None:
+    """Raise :class:`WorkingMemoryError` when ``needed`` bytes exceed the memory budget."""
+    if needed > memory_budget():
+        raise memory_error(what, needed, hint)
 
 
 def format_bytes(nbytes: float) -> str:

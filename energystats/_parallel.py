@@ -1,35 +1,132 @@
-"""Independent tasks through joblib: ``n_jobs``, and Dask when the user configures it.
+"""All scheduling of energystats: this process's threads, and joblib tasks (Dask when the
+user configures it).
 
-energystats has no scheduler of its own. Work that splits into independent
-tasks (row bands or tiles of the pairwise operator, restarts of a clustering,
-resamples of a test) goes to ``joblib.Parallel(n_jobs=...)``, with joblib's
-meaning of ``n_jobs`` (``None``: 1 unless a ``joblib.parallel_config`` context
-says otherwise; ``-1``: all workers). Locally that is joblib's default backend
-(processes); inside ``joblib.parallel_config(backend="dask")`` with a
-``dask.distributed.Client`` the same tasks run on the Dask cluster, as for
-scikit-learn.
+Two levels, both decided here and nowhere else:
 
-Large arrays every task needs (the data) are sent to the workers once per call:
-on Dask they are scattered explicitly (``client.scatter(..., broadcast=True)``)
-and the tasks receive futures, rather than relying on joblib's automatic
-scattering of large arguments; joblib's process backend shares them by memory
-mapping. Each task runs on one core (one BLAS thread) with the caller's memory
-budget, and returns a small result that the caller combines in task order, so
-results do not depend on where or when tasks ran. Randomness is drawn by the
-caller or from streams spawned per task (``SeedSequence.spawn``), never from a
-worker's state.
+* **Threads** (:func:`run_threads`): independent shares of one computation (tiles of
+  the pairwise operator, blocks of points) run on one persistent pool of
+  :data:`THREADS` threads, each with one-thread BLAS, so that the semimetric's
+  evaluation (scipy's cdist, numpy's elementwise operations, which release the GIL)
+  and the products both use every core and no BLAS thread spins while a tile is
+  evaluated. Shares are fixed before they run and results come back in share order,
+  so sums of them are the same on every run.
+* **Tasks** (:func:`run_tasks`): work that splits into independent tasks (row bands
+  or tiles of the pairwise operator, restarts of a clustering, resamples of a test)
+  goes to ``joblib.Parallel(n_jobs=...)``, with joblib's meaning of ``n_jobs``
+  (``None``: 1 unless a ``joblib.parallel_config`` context says otherwise; ``-1``: all
+  workers). Locally that is joblib's default backend (processes); inside
+  ``joblib.parallel_config(backend="dask")`` with a ``dask.distributed.Client`` the same
+  tasks run on the Dask cluster, as for scikit-learn. energystats has no scheduler of
+  its own.
+
+Large arrays every task needs (the data) are sent to the workers once per call: on
+Dask they are scattered explicitly (``client.scatter(..., broadcast=True)``) and the
+tasks receive futures, rather than relying on joblib's automatic scattering of large
+arguments; joblib's process backend shares them by memory mapping. Each task runs on
+one core (one BLAS thread) with the caller's memory budget, and returns a small
+result that the caller combines in task order, so results do not depend on where or
+when tasks ran. Randomness is drawn by the caller or from streams spawned per task
+(``SeedSequence.spawn``), never from a worker's state. Tasks are sized by
+:func:`items_per_task`: about :data:`TASK_WORK` each, so that the scheduler's cost per
+task stays a few per cent.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral
-from typing import Callable
+from typing import Callable, Sequence
 
 import joblib
+import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from ._config import config_context, get_config
 
-__all__ = ["check_n_jobs", "n_workers", "run_tasks"]
+__all__ = [
+    "MIN_TASKS",
+    "TASK_WORK",
+    "THREADS",
+    "blas_controller",
+    "check_n_jobs",
+    "items_per_task",
+    "n_workers",
+    "round_robin",
+    "run_tasks",
+    "run_threads",
+]
+
+
+
+def _threads() -> int:
+    """The environment variable ``ENERGYSTATS_NUM_THREADS`` (a positive integer), else the
+    cores this process may run on, at most 8."""
+    setting = os.environ.get("ENERGYSTATS_NUM_THREADS")
+    if setting is not None:
+        if not setting.strip().isdigit() or int(setting) < 1:
+            raise ValueError(f"ENERGYSTATS_NUM_THREADS must be a positive integer, got {setting!r}.")
+        return int(setting)
+    return max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))
+
+
+#: Threads for shared computations (streamed products, filling and centring full n x n
+#: matrices, power k-means' blocks), fixed when energystats is imported: the cores this
+#: process may run on, at most 8, or ``ENERGYSTATS_NUM_THREADS`` (as ``OMP_NUM_THREADS``
+#: for BLAS; the test suite sets both to 1 in each of its parallel workers).
+THREADS = _threads()
+#: Work of one task, in semimetric evaluations plus multiply-adds (about a quarter of a second
+#: on one core of the benchmark machine): the scheduler's cost per task, milliseconds, stays a
+#: few per cent (benchmarks/bench_dask.py).
+TASK_WORK = 2**33
+#: At least this many tasks per product, so that small problems still spread over workers.
+MIN_TASKS = 8
+
+
+# --- threads -------------------------------------------------------------------------------
+
+
+_in_pool = threading.local()
+
+
+def _pooled(work, share):
+    """Run ``work(share)`` on a pool thread, marked so that it does not wait on the pool itself."""
+    _in_pool.active = True
+    return work(share)
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    """The package's worker threads, started once (starting threads costs about a millisecond)."""
+    return ThreadPoolExecutor(THREADS, thread_name_prefix="energystats")
+
+
+@functools.cache
+def blas_controller() -> ThreadpoolController:
+    """threadpoolctl's view of the loaded BLAS libraries, found once (finding them reads the
+    process's maps: milliseconds per call)."""
+    return ThreadpoolController()
+
+
+def round_robin(items: Sequence, parts: int) -> list:
+    """``items`` dealt into ``parts`` fixed shares (at least one, at most one per item)."""
+    parts = max(1, min(parts, len(items)))
+    return [items[r::parts] for r in range(parts)]
+
+
+def run_threads(work: Callable, shares: list) -> list:
+    """``[work(share) for share in shares]``, results in share order: on the pool's threads,
+    one share each, with one-thread BLAS; in order on the calling thread when there is one
+    share or the caller is a pool thread itself (one level of threads only)."""
+    if len(shares) <= 1 or getattr(_in_pool, "active", False):
+        return [work(share) for share in shares]
+    with blas_controller().limit(limits=1, user_api="blas"):
+        return list(_pool().map(_pooled, [work] * len(shares), shares))
+
+
+# --- joblib tasks ----------------------------------------------------------------------------
 
 
 def check_n_jobs(n_jobs) -> int | None:
@@ -46,6 +143,14 @@ def n_workers(n_jobs) -> int:
     return int(joblib.effective_n_jobs(n_jobs))
 
 
+def items_per_task(items: int, work_per_item: float) -> int:
+    """Items (tiles, band pairs, projections) per distributed task: equal tasks of about
+    :data:`TASK_WORK` (the last one shorter), at least :data:`MIN_TASKS` of them, and never
+    less than one item (a band pair of a large problem is then one task)."""
+    count = max(MIN_TASKS, int(np.ceil(items * work_per_item / TASK_WORK)))
+    return max(1, items // count)
+
+
 def _dask_client():
     """The Dask client of the active joblib backend, or None."""
     backend, _ = joblib.parallel.get_active_backend()
@@ -54,9 +159,7 @@ def _dask_client():
 
 def _task(function: Callable, shared: dict, call: dict, working_memory: float):
     """One task on a worker: one core (one BLAS thread), the caller's memory budget."""
-    from ._operator import _blas_controller
-
-    with config_context(working_memory=working_memory), _blas_controller().limit(limits=1, user_api="blas"):
+    with config_context(working_memory=working_memory), blas_controller().limit(limits=1, user_api="blas"):
         return function(**shared, **call)
 
 

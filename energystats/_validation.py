@@ -17,8 +17,8 @@ __all__ = [
     "as_groups",
     "as_labels",
     "as_weights",
-    "centred_svd",
     "check_exponent",
+    "check_n_clusters",
     "check_positive_int",
     "check_symmetric",
 ]
@@ -156,13 +156,3 @@ def check_symmetric(A: np.ndarray, name: str, context: str) -> None:
     for a in range(0, n, step):
         if np.abs(A[a : a + step] - A[:, a : a + step].T).max() > tol:
             raise ValueError(f"`{name}` must be symmetric for {context}.")
-
-
-def centred_svd(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The thin SVD U D V' of the centred data X - 1 mean', after checking that the sample
-    covariance V D^2 V' / (n - 1) is non-singular (a ``ValueError`` naming ``X`` if not)."""
-    centred = X - X.mean(axis=0)
-    U, D, Vt = np.linalg.svd(centred, full_matrices=False)
-    if D[-1] <= D[0] * np.sqrt(X.shape[0]) * np.finfo(float).eps:
-        raise ValueError("`X` has a singular sample covariance (a column is constant or collinear with others).")
-    return U, D, Vt

@@ -7,6 +7,7 @@ returns the axes, so plots compose in notebooks.
 from __future__ import annotations
 
 import numpy as np
+from scipy.cluster.hierarchy import dendrogram
 
 from ._validation import as_data
 
@@ -89,8 +90,6 @@ def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
     found significant in grey). Further options go to
     ``scipy.cluster.hierarchy.dendrogram``.
     """
-    from scipy.cluster.hierarchy import dendrogram
-
     tree = getattr(result, "tree", result)
     if tree is not result:
         labels = result.labels

@@ -10,7 +10,10 @@ pairwise operator moved into its subpackage::
 Each case returns a flat dict of named numbers or arrays (labels, statistics,
 p-values, null distributions). Integers (labels, sizes, counts) and p-values must
 match exactly; floating-point statistics to 1e-12 relative, which allows a
-different order of the same additions and nothing else.
+different order of the same additions and nothing else. The cases run with
+:data:`THREADS` threads (``ENERGYSTATS_NUM_THREADS``), the setting of the snapshot:
+streamed sums are added in shares per thread, so another thread count rounds
+differently.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import numpy as np
 import energystats as es
 
 SNAPSHOT = Path(__file__).parent / "data" / "api_snapshot.json"
+#: energystats' threads when the snapshot was recorded
+THREADS = 2
 CASES: dict = {}
 
 
@@ -223,6 +228,10 @@ def _jsonable(value):
 
 
 def write(path: Path = SNAPSHOT) -> None:
+    from energystats._parallel import THREADS as threads
+
+    if threads != THREADS:
+        raise RuntimeError(f"record the snapshot with ENERGYSTATS_NUM_THREADS={THREADS}")
     outputs = compute()
     path.write_text(json.dumps({c: {k: _jsonable(v) for k, v in fields.items()} for c, fields in outputs.items()}, indent=0) + "\n")
 
@@ -235,6 +244,11 @@ def load(path: Path = SNAPSHOT) -> dict:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="record the snapshot (only before a refactoring)")
-    if parser.parse_args().write:
+    parser.add_argument("--out", type=Path, help="write the outputs of today's code here (for the test)")
+    args = parser.parse_args()
+    if args.write:
         write()
         print(f"wrote {SNAPSHOT}")
+    elif args.out:
+        outputs = compute()
+        args.out.write_text(json.dumps({c: {k: _jsonable(v) for k, v in fields.items()} for c, fields in outputs.items()}))

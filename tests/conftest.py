@@ -8,6 +8,15 @@ import pytest
 REQUIRE_R = os.environ.get("ENERGYSTATS_REQUIRE_R") == "1"
 
 
+def pytest_configure(config):
+    """Under pytest-xdist (``-n 2``) the workers share the cores: one BLAS thread and one
+    energystats thread each, set here before the workers start and import numpy (threads
+    that outnumber the cores spin against each other and run many times slower)."""
+    if getattr(config.option, "numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "ENERGYSTATS_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
+
+
 def pytest_runtest_setup(item):
     if item.get_closest_marker("r") is None:
         return

@@ -1,4 +1,4 @@
-"""Kernel k-groups and weighted kernel k-means (energystats._kgroups)."""
+"""Kernel k-groups and weighted kernel k-means (energystats._cluster.kgroups and its _partition, _starts, _assignment)."""
 
 import warnings
 
@@ -13,7 +13,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 
 import energystats as es
-from energystats._kgroups import _fit_once, _hartigan_gains, _State
+from energystats._cluster._partition import _hartigan_gains, _State, fit_once as _fit_once
 from energystats._operator import DenseOperator
 
 
@@ -349,7 +349,7 @@ def test_nystroem_with_every_point_a_landmark_is_the_exact_fit(rng, algorithm):
 
 
 def test_feature_state_keeps_its_sums_exact(rng):
-    from energystats._kgroups import _FeatureState
+    from energystats._cluster._partition import _FeatureState
     from energystats._operator import NystroemOperator, nystroem_features
     from energystats._semimetric import resolve_semimetric
 

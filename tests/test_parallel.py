@@ -80,6 +80,7 @@ def serial():
     return every_function(None)
 
 
+@pytest.mark.slow  # starts worker processes
 def test_joblib_processes_give_the_serial_results(serial):
     assert_same(every_function(2), serial)
     assert_same(every_function(-1), serial)
@@ -101,6 +102,7 @@ def dask_client():
     cluster.close()
 
 
+@pytest.mark.slow  # starts worker processes
 def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_client):
     from distributed import get_task_stream
 
@@ -111,6 +113,7 @@ def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_clie
     assert len(workers) == 2, workers
 
 
+@pytest.mark.slow  # starts worker processes
 @pytest.mark.parametrize(
     "call",
     [
@@ -133,6 +136,7 @@ def test_each_function_sends_its_tasks_to_the_cluster(dask_client, call):
     assert len(stream.data) >= 2 and len({task["worker"] for task in stream.data}) == 2
 
 
+@pytest.mark.slow  # starts worker processes
 def test_progress_follows_remote_tasks(dask_client, capsys):
     X, _ = blobs(1)
     with joblib.parallel_config(backend="dask"):
@@ -159,6 +163,7 @@ def test_bad_n_jobs_is_a_value_error_naming_it(bad):
             call()
 
 
+@pytest.mark.slow  # starts worker processes
 def test_n_jobs_works_without_dask(tmp_path):
     script = tmp_path / "no_dask.py"
     script.write_text(
@@ -186,6 +191,7 @@ def test_n_jobs_works_without_dask(tmp_path):
     assert out.stdout.strip() == "ok"
 
 
+@pytest.mark.slow  # starts worker processes
 def test_the_documented_local_cluster_example_runs():
     from pathlib import Path
 

@@ -5,12 +5,12 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-from _calibration import rejection_interval
+from _calibration import LEVEL_REPS, rejection_interval
 from conftest import brute_rho
 from statsmodels.stats.multitest import multipletests
 
 import energystats as es
-from energystats._permutation import _all_relabelings, _count_relabelings
+from energystats._homogeneity.permutation import _all_relabelings, _count_relabelings
 
 
 def brute_statistic(X, labels, name, **kw):
@@ -220,14 +220,15 @@ def test_pairwise_tests_table(rng):
 @pytest.mark.slow
 @pytest.mark.parametrize("distribution", ["normal", "t2"])
 def test_level_under_h0(distribution):
-    """Under H0 the level-0.05 test rejects inside a binomial 99% interval around 0.05."""
-    reps = 300
+    """Under H0 the level-0.05 test rejects inside a binomial 99% interval around 0.05, over
+    420 data sets (LEVEL_REPS: the 99% interval then catches a true level of 0.10 with probability 0.92); B = 19, so that p <= 0.05 exactly when no relabeling reaches the observed statistic."""
+    reps = LEVEL_REPS
     gen = np.random.default_rng(2024 if distribution == "normal" else 2025)
     labels = np.repeat([0, 1, 2], [12, 15, 18])
     rejections = 0
     for _ in range(reps):
         X = gen.normal(size=(45, 2)) if distribution == "normal" else gen.standard_t(2, size=(45, 2))
-        rejections += es.energy_test(X, labels, n_resamples=199, rng=gen).pvalue <= 0.05
+        rejections += es.energy_test(X, labels, n_resamples=19, rng=gen).pvalue <= 0.05
     lo, hi = rejection_interval(reps)
     assert lo <= rejections / reps <= hi, (rejections / reps, lo, hi)
 

@@ -7,7 +7,7 @@ from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.exceptions import NotFittedError
 
 import energystats as es
-from energystats._power_kmeans import _sq_dist, mm_step, power_objective
+from energystats._cluster.power_kmeans import _sq_dist, mm_step, power_objective
 from energystats.datasets import make_power_kmeans_data
 
 
@@ -140,7 +140,7 @@ def test_power_beats_lloyd_from_matched_starts_for_d_at_least_10():
 def test_switching_to_lloyd_at_hard_weights_changes_no_label_or_centre(seed, n, k, d):
     """Annealing run to its own end and annealing stopped at hard weights, each finished by
     Lloyd: the same labels and bit-identical centres, from far fewer MM iterations."""
-    from energystats._power_kmeans import _lloyd, _Points
+    from energystats._cluster.power_kmeans import _lloyd, _Points
 
     rng = np.random.default_rng(seed)
     X, _ = paper_data(rng, n, k, d)

@@ -26,10 +26,9 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._operator import THREADS, _run_tiles
-from ._parallel import check_n_jobs, n_workers, run_tasks
-from ._semimetric import Scaling, resolve_semimetric
-from ._validation import as_data, check_n_clusters, check_positive_int
+from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
+from .._semimetric import Scaling, resolve_semimetric
+from .._validation import as_data, check_n_clusters, check_positive_int
 
 __all__ = ["PowerKMeans"]
 
@@ -77,7 +76,7 @@ class _Points:
         the blocks are shared among the cores (fixed shares: the same sums on every run)."""
         if len(self.blocks) < 2 * THREADS:
             return [work(a, b) for a, b in self.blocks]
-        shares = _run_tiles(lambda mine: [work(a, b) for a, b in mine], self.blocks, THREADS)
+        shares = run_threads(lambda mine: [work(a, b) for a, b in mine], round_robin(self.blocks, THREADS))
         done = [iter(share) for share in shares]
         return [next(done[i % len(shares)]) for i in range(len(self.blocks))]
 

@@ -1,7 +1,7 @@
 """The exact O(n log n) two-group energy split in one dimension, rho(x, y) = |x - y|.
 
 (The other one-dimensional statistics are products of the pairwise operator's
-sorted implementation, :class:`energystats._operator.SortedOperator`.)
+sorted back-end, :class:`energystats._operator.SortedOperator`.)
 
 For a sorted sample the pair sum is linear in the order statistics,
 França, Rizzo & Vogelstein (2020), Appendix, eq. (62):
@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._results import ResultMixin
-from ._semimetric import Scaling, resolve_semimetric
-from ._validation import as_data, as_weights
+from .._results import ResultMixin
+from .._semimetric import Scaling, resolve_semimetric
+from .._validation import as_data, as_weights
 
 __all__ = ["Split1DResult", "split_1d"]
 

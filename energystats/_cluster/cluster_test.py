@@ -15,15 +15,15 @@ import functools
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cholesky, solve_triangular
 from scipy.stats import chi2
 
-from ._kgroups import KGroups
-from ._onedim import split_1d
-from ._parallel import check_n_jobs, n_workers, run_tasks
-from ._results import ResultMixin
-from ._semimetric import Scaling, resolve_semimetric
-from ._validation import as_data, centred_svd, check_n_clusters, check_positive_int
+from .._linalg import centred_svd, whiten
+from .._parallel import check_n_jobs, n_workers, run_tasks
+from .._results import ResultMixin
+from .._semimetric import Scaling, resolve_semimetric
+from .._validation import as_data, check_n_clusters, check_positive_int
+from .kgroups import KGroups
+from .split1d import split_1d
 
 __all__ = ["ClusterTestResult", "cluster_test", "signal_dimension"]
 
@@ -129,18 +129,9 @@ def signal_dimension(eigenvalues: np.ndarray, n: int, minimum: int = 1, level: f
 
 
 def _whiten(X: np.ndarray) -> np.ndarray:
-    """(X - mean) L^-T with L L' the sample covariance: identity mean and covariance.
-
-    Data near the ends of float64 are first divided by a power of two (exact; the whitened
-    data do not depend on the scale)."""
-    X = Scaling.for_data(X, resolve_semimetric()).data(X)
-    centred = X - X.mean(axis=0)
-    cov = centred.T @ centred / (X.shape[0] - 1)
-    try:
-        L = cholesky(cov, lower=True)
-    except np.linalg.LinAlgError:
-        raise ValueError("`X` has a singular sample covariance (a column is constant or collinear with others).") from None
-    return solve_triangular(L, centred.T, lower=True).T
+    """:func:`~energystats._linalg.whiten`, after dividing data near the ends of float64 by a
+    power of two (exact; the whitened data do not depend on the scale)."""
+    return whiten(Scaling.for_data(X, resolve_semimetric()).data(X))
 
 
 def _exact_split(k: int, options: dict) -> bool:

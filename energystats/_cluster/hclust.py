@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 from scipy.cluster.hierarchy import cut_tree, linkage
 
-from ._cluster_test import cluster_test
-from ._operator import condensed_semimetric
-from ._results import ResultMixin
-from ._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from ._validation import check_n_clusters, check_positive_int
+from .._operator import condensed_semimetric
+from .._results import ResultMixin
+from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
+from .._validation import check_n_clusters, check_positive_int
+from .cluster_test import cluster_test
 
 __all__ = ["EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters"]
 

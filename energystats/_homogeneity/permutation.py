@@ -9,10 +9,11 @@ permuted. For a batch of B relabelings the within-group sums of all of them
 come from one product of the pairwise operator with the stacked one-hot
 label matrices (n x (k-1)B, BLAS-3), plus column-wise product-sums; the sums
 of the last group follow from the row totals
-(:meth:`~energystats._operator.PairwiseOperator.group_sums`). The operator is
-dense when the matrix fits the memory budget and more than one pass is
-needed, streamed otherwise (one pass over tiles of D serves a whole batch),
-and sorted for one-dimensional data with exponent 1 (O(n k) per relabeling).
+(:meth:`~energystats._operator.PairwiseOperator.group_sums`). The operator
+(:func:`~energystats._operator.make_operator`) is dense when the matrix fits the
+memory budget and more than one pass is needed, streamed otherwise (one pass over
+tiles of D serves a whole batch), and sorted for one-dimensional data with exponent
+1 (O(n k) per relabeling).
 """
 
 from __future__ import annotations
@@ -25,12 +26,12 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-from ._config import memory_budget, memory_error
-from ._operator import PairwiseOperator, StreamedOperator, projection_operator, semimetric_operator
-from ._parallel import check_n_jobs
-from ._results import ResultMixin
-from ._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from ._validation import as_data, as_groups, check_positive_int
+from .._config import memory_budget, memory_error
+from .._operator import PairwiseOperator, make_operator
+from .._parallel import check_n_jobs
+from .._results import ResultMixin
+from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
+from .._validation import as_data, as_groups, check_positive_int
 
 __all__ = [
     "EnergyTestResult",
@@ -333,12 +334,13 @@ def energy_test(
     scaling = Scaling.for_data(X, sm)
     gen = np.random.default_rng(rng)
     # directions from a spawned stream: the relabelings are those of the exact test
-    op = projection_operator(scaling.data(X), sm, approximation, n_projections, gen.spawn(1)[0] if approximation else None, n_jobs)
-    if op is None:
-        op = _test_operator(scaling.data(X), scaling.semimetric(sm), len(groups), labelings, batch, n_jobs)
+    op = make_operator(
+        scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
+        rng=gen.spawn(1)[0] if approximation else None, permutations=(len(groups), labelings, batch), n_jobs=n_jobs,
+    )
     res = _permutation_test(op, codes, groups, sizes, statistic, n_resamples, gen, use_exact, batch, progress, ties)
-    if op.kind == "projection":
-        res = replace(res, approximation="projection", n_projections=int(n_projections))
+    if not op.exact:
+        res = replace(res, approximation=op.approximation, n_projections=int(n_projections))
     return _rescaled(res, scaling)
 
 
@@ -360,19 +362,6 @@ def _use_exact(sizes: np.ndarray, n_resamples: int, exact) -> bool:
     if use_exact and count > MAX_EXACT:
         raise ValueError(f"`exact`=True needs {count} relabelings, more than {MAX_EXACT}; use exact='auto' or False.")
     return use_exact
-
-
-def _test_operator(X: np.ndarray, sm, k: int, labelings: int, batch: int | None, n_jobs: int | None) -> PairwiseOperator:
-    """Streamed when every labeling fits one pass over the tiles, else dense when the
-    matrix fits the budget beside a batch, else streamed with one pass per batch; joblib
-    tasks with more than one worker (``n_jobs``)."""
-    op = semimetric_operator(X, sm, repeated=False, n_jobs=n_jobs)
-    if type(op) is StreamedOperator:
-        per = op.group_sums_bytes(k)
-        step = batch or (memory_budget() - op.nbytes) // per
-        if step < labelings:
-            op = semimetric_operator(X, sm, repeated=True, reserve=per * (batch or 1))
-    return op
 
 
 def _batch_size(op: PairwiseOperator, k: int, labelings: int, batch: int | None) -> int:
@@ -570,9 +559,10 @@ def pairwise_energy_tests(
     scaling = Scaling.for_data(X, sm)
     gen = np.random.default_rng(rng)
     streams = gen.spawn(len(pairs))
-    full = projection_operator(scaling.data(X), sm, opts["approximation"], opts["n_projections"], gen.spawn(1)[0] if opts["approximation"] else None, n_jobs)
-    if full is None:  # dense when it fits: shared by all pairs
-        full = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=len(pairs) > 1, n_jobs=n_jobs)
+    full = make_operator(  # dense when it fits: shared by all pairs
+        scaling.data(X), scaling.semimetric(sm), approximation=opts["approximation"], n_projections=opts["n_projections"],
+        rng=gen.spawn(1)[0] if opts["approximation"] else None, repeated=len(pairs) > 1, n_jobs=n_jobs,
+    )
     rows = []
     for (i, j), stream in zip(pairs, streams):
         keep = np.flatnonzero((codes == i) | (codes == j))

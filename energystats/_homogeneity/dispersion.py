@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._results import ResultMixin
-from ._operator import indicator, projection_operator, semimetric_operator
-from ._parallel import check_n_jobs
-from ._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from ._validation import as_groups, as_weights
+from .._operator import indicator, make_operator
+from .._parallel import check_n_jobs
+from .._results import ResultMixin
+from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
+from .._validation import as_groups, as_weights
 
 __all__ = ["DispersionResult", "dispersion", "energy_distance"]
 
@@ -221,9 +221,10 @@ def energy_distance(
     pooled = np.vstack([x, y])
     scaling = Scaling.for_data(pooled, sm)
     n_jobs = check_n_jobs(n_jobs)
-    op = projection_operator(scaling.data(pooled), sm, approximation, n_projections, np.random.default_rng(rng), n_jobs)
-    if op is None:
-        op = semimetric_operator(scaling.data(pooled), scaling.semimetric(sm), repeated=False, n_jobs=n_jobs)
+    op = make_operator(
+        scaling.data(pooled), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
+        rng=np.random.default_rng(rng), n_jobs=n_jobs,
+    )
     return scaling.result(float(decompose(op.quadratic(indicator(codes, 2, w)), s).energy[0, 1]), "the energy distance")
 
 
@@ -317,9 +318,10 @@ def dispersion(
         s = sizes.astype(float)
     scaling = Scaling.for_data(X, sm)
     n_jobs = check_n_jobs(n_jobs)
-    op = projection_operator(scaling.data(X), sm, approximation, n_projections, np.random.default_rng(rng), n_jobs)
-    if op is None:
-        op = semimetric_operator(scaling.data(X), scaling.semimetric(sm), repeated=False, n_jobs=n_jobs)
+    op = make_operator(
+        scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
+        rng=np.random.default_rng(rng), n_jobs=n_jobs,
+    )
     dec = decompose(op.quadratic(indicator(codes, k, w)), s)
     total = s.sum()
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import gammaln, hyp1f1, ndtr
 
-from ._operator import semimetric_operator
-from ._results import ResultMixin
-from ._semimetric import resolve_semimetric
-from ._validation import as_data, centred_svd, check_positive_int
+from .._linalg import standardise
+from .._operator import make_operator
+from .._results import ResultMixin
+from .._semimetric import resolve_semimetric
+from .._validation import as_data, check_positive_int
 
 __all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
 
@@ -41,12 +42,6 @@ class NormalityTestResult(ResultMixin):
     _title = "energy test of multivariate normality"
 
 
-def _standardise(X: np.ndarray) -> np.ndarray:
-    """(x - mean) S^(-1/2), S the sample covariance (n - 1 denominator)."""
-    U, _, Vt = centred_svd(X)
-    return np.sqrt(X.shape[0] - 1.0) * U @ Vt  # centred V D^-1 V' sqrt(n - 1): the symmetric root
-
-
 def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
     """E||y - Z|| for each row y, Z ~ N(0, I_d) (Székely & Rizzo 2005, eq. 3.2):
     sqrt(2) Gamma((d + 1) / 2) / Gamma(d / 2) 1F1(-1/2; d/2; -|y|^2 / 2); for d = 1 the
@@ -61,10 +56,10 @@ def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
 
 def _statistic(X: np.ndarray) -> float:
     n, d = X.shape
-    Y = _standardise(X)
+    Y = standardise(X)
     # E||Z - Z'|| = sqrt(2) E||Z|| = 2 Gamma((d + 1) / 2) / Gamma(d / 2)
     between_gaussians = 2.0 * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
-    within = semimetric_operator(Y, resolve_semimetric(), repeated=False).row_sums().sum()
+    within = make_operator(Y, resolve_semimetric()).row_sums().sum()
     return float(n * (2.0 * _mean_distance_to_gaussian(Y).mean() - between_gaussians - within / (n * n)))
 
 

@@ -16,10 +16,10 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from ._kgroups import KGroups
-from ._permutation import EnergyTestResult, energy_test, pairwise_energy_tests
-from ._results import ResultMixin
-from ._validation import as_data, check_n_clusters, check_positive_int
+from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
+from .._results import ResultMixin
+from .._validation import as_data, check_n_clusters, check_positive_int
+from .kgroups import KGroups
 
 __all__ = ["ThinnedComparisonResult", "thinned_cluster_comparison"]
 

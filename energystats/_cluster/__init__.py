@@ -1,0 +1,25 @@
+"""Energy clustering: kernel k-groups, power k-means, the exact one-dimensional split,
+energy hierarchical clustering, and the valid tests of cluster structure."""
+
+from .cluster_test import ClusterTestResult, cluster_test, signal_dimension
+from .hclust import EnergyHClustResult, SignificantClustersResult, energy_hclust, significant_clusters
+from .kgroups import KGroups
+from .power_kmeans import PowerKMeans
+from .split1d import Split1DResult, split_1d
+from .thinning import ThinnedComparisonResult, thinned_cluster_comparison
+
+__all__ = [
+    "ClusterTestResult",
+    "EnergyHClustResult",
+    "KGroups",
+    "PowerKMeans",
+    "SignificantClustersResult",
+    "Split1DResult",
+    "ThinnedComparisonResult",
+    "cluster_test",
+    "energy_hclust",
+    "signal_dimension",
+    "significant_clusters",
+    "split_1d",
+    "thinned_cluster_comparison",
+]

@@ -1,0 +1,117 @@
+"""Where new points go: the rule of :meth:`KGroups.predict`, which also labels the points
+of weight 0 in ``fit``. One object per fitted model, built from the fit's pairwise
+operator: from semimetric values to the training points, from a Gram matrix, or in the
+feature space of a kernel known by features (Nyström)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._config import check_fits
+from .._operator import TILE, FeatureMap, PairwiseOperator, indicator
+from .._semimetric import Semimetric
+
+__all__ = ["Assignment", "make_assignment"]
+
+
+class Assignment:
+    r"""Each new point goes to the group whose energy grows least by adding it: the group l
+    that minimises :math:`\frac{s_l}{s_l + 1}\,\|\phi(x) - m_l\|^2`, the squared
+    feature-space distance to the weighted centroid scaled as in the Hartigan gain (eq. 50);
+    in semimetric form :math:`\frac{s_l}{s_l + 1}\,[g(x, C_l) - \tfrac12 g(C_l, C_l)]`."""
+
+    #: whether :meth:`KGroups.predict` can use it (a Gram matrix gives no values for new points)
+    predicts: bool = True
+
+    def __call__(self, new: np.ndarray, self_kernel: np.ndarray | None = None) -> np.ndarray:
+        """Labels of new points: ``new`` is what ``predict`` takes (points, or semimetric
+        values to every training point); for a Gram matrix, kernel values to every training
+        point and ``self_kernel`` K(x, x)."""
+        raise NotImplementedError  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class _SemimetricAssignment(Assignment):
+    """The rule from semimetric values to the training points (of positive weight,
+    ``kept``): given (precomputed), or computed from the ``points`` in blocks."""
+
+    semimetric: Semimetric
+    points: np.ndarray | None
+    kept: np.ndarray | None
+    Zw: np.ndarray
+    within: np.ndarray
+
+    def __call__(self, new, self_kernel=None):
+        s = self.Zw.sum(axis=0)
+        m, n = new.shape[0], self.Zw.shape[0]
+        k = self.Zw.shape[1]
+        values = None
+        if self.points is None:
+            values = new if self.kept is None else new[:, self.kept]
+        step = m if values is not None else max(1, min(m, TILE * TILE // n))
+        check_fits(f"predict on {m} points ({step} x {n} semimetric values at a time)", 8 * (step * n + m * k))
+        out = np.empty(m, dtype=np.intp)
+        for a in range(0, m, step):
+            block = values[a : a + step] if values is not None else self.semimetric(new[a : a + step], self.points)
+            cost = s / (s + 1.0) * (block @ self.Zw / s - 0.5 * self.within)
+            out[a : a + step] = np.argmin(cost, axis=1)
+        return out
+
+
+@dataclass(frozen=True)
+class _GramAssignment(Assignment):
+    """The rule from a Gram matrix: K(x, x) - 2 g_l(x) / s_l + Q_l / s_l^2, times s_l / (s_l + 1)."""
+
+    kept: np.ndarray | None
+    Zw: np.ndarray
+    Q: np.ndarray
+    predicts = False
+
+    def __call__(self, new, self_kernel=None):
+        Gx = new if self.kept is None else new[:, self.kept]
+        s = self.Zw.sum(axis=0)
+        cost = s / (s + 1.0) * (self_kernel[:, None] - 2.0 * (Gx @ self.Zw) / s + self.Q / s**2)
+        return np.argmin(cost, axis=1)
+
+
+@dataclass(frozen=True)
+class _FeatureAssignment(Assignment):
+    """The rule in feature space: ||phi(x)||^2 - 2 phi(x).S_l / s_l + Q_l / s_l^2 with the
+    group sums S_l of the features, where ||phi(x)||^2 includes the residual outside the
+    landmarks' span (the centroids lie in it), so that the rule is exact when every
+    training point is a landmark."""
+
+    feature_map: FeatureMap
+    S: np.ndarray
+    Q: np.ndarray
+    s: np.ndarray
+
+    def __call__(self, new, self_kernel=None):
+        Phi, residual = self.feature_map.transform(new, residual=True)
+        norms = np.einsum("ij,ij->i", Phi, Phi) + residual
+        s = self.s
+        return np.argmin(s / (s + 1.0) * (norms[:, None] - 2.0 * (Phi @ self.S.T) / s + self.Q / s**2), axis=1)
+
+
+def make_assignment(
+    op: PairwiseOperator,
+    semimetric: Semimetric | None,
+    points: np.ndarray,
+    kept: np.ndarray | None,
+    labels: np.ndarray,
+    w: np.ndarray,
+    within: np.ndarray,
+    k: int,
+) -> Assignment:
+    """The rule for a model fitted on the operator ``op`` (the kernel, or D for R's rule)
+    of ``points`` (the training points of positive weight, or their matrix), with groups
+    ``labels``, weights ``w`` and g(C_l, C_l) ``within``."""
+    Zw = indicator(labels, k, w)
+    if op.features is not None:
+        S = Zw.T @ op.features
+        return _FeatureAssignment(op.feature_map, S, np.einsum("lr,lr->l", S, S), Zw.sum(axis=0))
+    if semimetric is None:
+        return _GramAssignment(kept, Zw, np.diag(op.quadratic(Zw)))
+    return _SemimetricAssignment(semimetric, None if semimetric.precomputed else points, kept, Zw, within)

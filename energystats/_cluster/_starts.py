@@ -1,0 +1,91 @@
+"""Starting partitions of kernel k-groups: k-means++ in the kernel's feature space,
+balanced random labels, the spectral start (eq. 29), and power k-means on the points."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import eigh
+from scipy.sparse import diags
+from scipy.sparse.linalg import aslinearoperator, eigsh
+from sklearn.cluster import KMeans
+
+from .._config import memory_budget
+from .._operator import PairwiseOperator, dense_bytes
+from .power_kmeans import PowerKMeans
+
+__all__ = ["initial_labels"]
+
+
+def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Greedy k-means++ in the kernel's feature space (D^2 sampling, rho = ||phi_x - phi_y||^2).
+
+    Needs the kernel's diagonal and one row per candidate centre.
+    """
+    n = G.n
+    diag = G.diagonal()
+    trials = 2 + int(np.log(k))
+
+    def rho_to(idx):  # rho from every point to the points idx (n x len(idx))
+        return np.maximum(diag[:, None] + diag[idx][None, :] - 2.0 * G.rows(np.asarray(idx)).T, 0.0)
+
+    centres = [int(rng.choice(n, p=w / w.sum()))]
+    closest = rho_to(centres)[:, 0]
+    for _ in range(1, k):
+        potential = w @ closest
+        if potential > 0:
+            candidates = rng.choice(n, size=trials, p=w * closest / potential)
+        else:  # every point coincides with a centre: pick unused points
+            unused = np.setdiff1d(np.arange(n), centres)
+            candidates = rng.choice(unused, size=min(trials, unused.size), replace=False)
+        dist = np.minimum(closest[:, None], rho_to(candidates))
+        best = int(np.argmin(w @ dist))
+        if candidates[best] in centres:  # duplicate of a centre: take any unused point
+            candidates[best] = np.setdiff1d(np.arange(n), centres)[0]
+        centres.append(int(candidates[best]))
+        closest = dist[:, best]
+    labels = np.argmin(rho_to(centres), axis=1)
+    labels[centres] = np.arange(k)  # each centre in its own group: none is empty
+    return labels
+
+
+def _spectral(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Top-k eigenvectors of W^1/2 G W^1/2 (eq. 29), then k-means on the rows.
+
+    A dense G whose weighted copy fits the memory budget is decomposed
+    directly (LAPACK); otherwise the eigenvectors come from Lanczos
+    iterations (ARPACK ``eigsh``) on the operator, one product with G per
+    iteration and no n x n array.
+    """
+    n = G.n
+    root = np.sqrt(w)
+    if k >= n - 1:  # Lanczos needs k < n - 1; so few points need no spectrum
+        return _random_labels(n, k, rng)
+    held = G.held_matrix()
+    if held is not None and 2 * dense_bytes(n) <= memory_budget():
+        _, vecs = eigh(root[:, None] * held * root[None, :], subset_by_index=[n - k, n - 1])
+    else:
+        R = aslinearoperator(diags(root))
+        _, vecs = eigsh(R @ G.aslinearoperator() @ R, k=k, which="LA", v0=rng.standard_normal(n))
+    km = KMeans(k, n_init=1, random_state=int(rng.integers(2**31 - 1))).fit(vecs, sample_weight=w)
+    labels = km.labels_
+    if np.unique(labels).size < k:  # degenerate spectrum (e.g. duplicates): fall back to balanced labels
+        labels = _random_labels(n, k, rng)
+    return labels
+
+
+def _random_labels(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    return rng.permutation(np.arange(n) % k)
+
+
+def initial_labels(init: str, points, G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """The starting labels of one run (``init`` of :class:`KGroups`)."""
+    if init == "random":
+        return _random_labels(w.shape[0], k, rng)
+    if init == "spectral":
+        return _spectral(G, w, k, rng)
+    if init == "power-kmeans":
+        labels = PowerKMeans(k, random_state=rng).fit(points).labels_
+        if np.unique(labels).size == k:
+            return labels
+        # power k-means left a cluster empty (duplicated points): k-means++ instead
+    return _kmeanspp(G, w, k, rng)

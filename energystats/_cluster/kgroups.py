@@ -1,0 +1,500 @@
+"""Kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd) for energy clustering:
+the estimator. The partition and its moves are in :mod:`._partition`, the starts in
+:mod:`._starts`, the rule for new points in :mod:`._assignment`.
+
+Minimise the within dispersion W (eq. 15) over partitions into k groups, or
+equivalently maximise Q = sum_j Q_j / s_j with
+Q_j = sum_{x, y in C_j} w(x) w(y) K(x, y) (eq. 41), K the kernel that the
+semimetric generates (eq. 7).
+
+References
+----------
+G. França, M. L. Rizzo and J. T. Vogelstein, "Kernel k-Groups via Hartigan's
+Method", IEEE TPAMI (2020), Section 4, Algorithms 1 and 2, eq. (41)-(50).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._config import check_fits
+from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator, make_operator
+from .._parallel import check_n_jobs, n_workers, run_tasks
+from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
+from .._validation import as_weights, check_n_clusters, check_positive_int, check_symmetric
+from ._assignment import make_assignment
+from ._partition import fit_once, r_kgroups, within
+from ._starts import initial_labels
+
+__all__ = ["KGroups"]
+
+_ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
+_INITS = ("k-means++", "random", "spectral", "power-kmeans")
+#: Gains below this fraction of the total dispersion T count as zero (round-off loops).
+GAIN_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """A validated call of :meth:`KGroups.fit`.
+
+    Attributes
+    ----------
+    k, n_init, max_iter : int
+    semimetric : Semimetric or None
+        ``None`` for a Gram matrix (``metric="precomputed_kernel"``).
+    data : ndarray
+        The points, or the matrix when precomputed.
+    weights : ndarray or None
+    kept : ndarray or None
+        The points of positive weight, when some weights are 0.
+    start : ndarray or None
+        Starting labels of the points of positive weight (``init`` given as labels).
+    """
+
+    k: int
+    n_init: int
+    max_iter: int
+    semimetric: Semimetric | None
+    data: np.ndarray
+    weights: np.ndarray | None
+    kept: np.ndarray | None
+    start: np.ndarray | None
+
+
+def _restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorithm, init, max_iter, streams, operator=None) -> list:
+    """Run one start per stream on the operator (a joblib task when ``operator`` is None: it
+    builds its own with ``build``, the operator's recipe). ``points`` are the points
+    power k-means starts from (``init="power-kmeans"``).
+
+    Returns, per start, (objective Q, labels, sweeps, converged), or for R's rule
+    (W, labels, iterations, count, converged).
+    """
+    op = operator if operator is not None else build()
+    n = op.n
+    w = np.ones(n) if weights is None else weights
+    given = not isinstance(init, str)
+    if algorithm == "r-kgroups":
+        G = None if given or init == "random" else CentredKernel(op)
+        out = []
+        for stream in streams:
+            labels0 = init if given else initial_labels(init, points, G, w, k, stream)
+            labels, iterations, count, converged = r_kgroups(op, labels0, k, max_iter)
+            M = op.quadratic(indicator(labels, k))
+            W = float(np.sum(np.diag(M) / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
+            out.append((W, labels, iterations, count, converged))
+        return out
+    T = float(w @ op.diagonal())
+    tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+    out = []
+    for stream in streams:
+        labels0 = init if given else initial_labels(init, points, op, w, k, stream)
+        st, iterations, converged = fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
+        out.append((st.objective(), st.labels, iterations, converged))
+    return out
+
+
+# --- Estimator -----------------------------------------------------------------------
+
+
+class KGroups(ClusterMixin, BaseEstimator):
+    r"""Energy clustering: kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd).
+
+    Minimises the within-group energy dispersion W (eq. 15), equivalently
+    maximises Q = sum_j Q_j / s_j (eq. 41) in the feature space of the
+    kernel that the semimetric generates (eq. 7).
+
+    Parameters
+    ----------
+    n_clusters : int
+        Number of groups k.
+    algorithm : {"hartigan", "lloyd", "r-kgroups"}, default="hartigan"
+        ``"hartigan"``: kernel k-groups, Algorithm 2 with the exact gain of
+        eq. (50). ``"lloyd"``: weighted kernel k-means, Algorithm 1 with q
+        maintained exactly (eq. 48-49). ``"r-kgroups"``: R
+        ``energy::kgroups``'s update rule (Euclidean, exponent 1, unit
+        weights), which reproduces R's labels from the same start.
+    metric : {"euclidean", "exponential", "gaussian", "precomputed", "precomputed_kernel"} or callable, default="euclidean"
+        The semimetric (see :func:`pairwise_semimetric`); ``"precomputed"``
+        takes a distance matrix, ``"precomputed_kernel"`` a Gram matrix
+        (e.g. a graph's affinity matrix, eq. 34-35).
+    exponent : float, default=1.0
+        alpha in (0, 2] for ``"euclidean"`` (eq. 52).
+    sigma : float, default=None
+        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54).
+    init : {"k-means++", "random", "spectral", "power-kmeans"} or array of shape (n_samples,), default="k-means++"
+        Start: greedy k-means++ in feature space; balanced random labels;
+        spectral (top-k eigenvectors of the centred weighted Gram matrix,
+        eq. 29, then k-means); the labels of :class:`PowerKMeans` on the
+        points (Euclidean, unweighted); or starting labels in 0..k-1 (then
+        one run).
+    n_init : int, default=10
+        Restarts from independent random streams; the best objective is kept.
+    max_iter : int, default=300
+        Maximum number of sweeps per run.
+    random_state : int, numpy.random.Generator or None, default=None
+    n_jobs : int, default=None
+        joblib's ``n_jobs``: the restarts run as joblib tasks (on a Dask
+        cluster inside ``joblib.parallel_config(backend="dask")``), each with
+        its own random stream, so the result is the same whatever ``n_jobs``;
+        a single start spreads the passes of a streamed operator over the
+        workers instead.
+    approximation : {None, "nystroem"}, default=None
+        ``"nystroem"``: fit on Nyström features Φ (n x m) with
+        :math:`\Phi\Phi^\top \approx G` from ``n_components`` landmarks
+        (Wang, Gittens & Mahoney 2019), for n beyond what exact k-groups can
+        afford: memory O(n m), a Hartigan move O(m k). Needs the points (no
+        precomputed matrix) and ``algorithm`` "hartigan" or "lloyd".
+    n_components : int, default=300
+        m, the number of landmarks for ``approximation="nystroem"``
+        (capped at n). At 300 the accuracy was within 0.005 of exact k-groups
+        in every setting of ``docs/validation.md``; with every point a
+        landmark the fit is the exact one.
+    landmarks : {"d2", "uniform"}, default="d2"
+        How the landmarks are drawn from ``random_state``: k-means++-style D^2
+        sampling in the kernel's feature space, or uniformly. D^2 is steadier
+        at small m (measured; see ``docs/validation.md``).
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Group of each point, 0..k-1. Groups are numbered by size (total
+        weight), largest first; ties by the within-group mean semimetric
+        g(C_l, C_l), smallest first. So a partition gets the same labels
+        whatever the start; ``"r-kgroups"`` keeps R's numbering.
+    W_ : float
+        Within dispersion of ``labels_`` (eq. 15), in R's scaling:
+        equals ``dispersion(X, labels_).W`` and R ``sum(kgroups(...)$W)``.
+        For data near the ends of float64 the fit runs on the data divided
+        by a power of two (exact) and W_ is scaled back; reading it raises
+        ``OverflowError`` (``ValueError`` on underflow) when it cannot be
+        represented, while ``labels_`` stay valid. With
+        ``approximation="nystroem"`` it is :math:`\hat W + \sum_i w_i e_i`,
+        the features' W plus each point's residual outside the landmarks'
+        span: an upper bound on the exact W (the features' W is a lower
+        bound), measured within 0.6% of it at the default ``n_components``;
+        ``dispersion(X, labels_).W`` gives the exact value at O(n^2) cost.
+    objective_ : float
+        Q = sum_j Q_j / s_j (eq. 41) of the centred kernel; it equals the
+        between-sample statistic S (eq. 16), since Q + W = T (Lemma 1).
+        With ``approximation="nystroem"``, T is corrected by the same
+        residuals as ``W_``, so ``objective_`` is the features' Q.
+    n_iter_ : int
+        Sweeps of the best run (R's ``iterations`` in ``"r-kgroups"`` mode).
+    converged_ : bool
+        Whether the best run stopped with no improving move.
+    cluster_sizes_ : ndarray of shape (k,)
+        Number of points per group.
+    count_ : int
+        ``"r-kgroups"`` only: moves in the last pass (R's ``count``).
+
+    Notes
+    -----
+    The centred kernel is a pairwise operator (see the user guide, "Large
+    data"): held as an n x n matrix, shared by all restarts, when it fits the
+    working memory (:func:`set_config`), otherwise streamed, a move then
+    recomputing the two rows it needs. A run keeps the n x k matrix of
+    point-to-group kernel sums and updates two of its columns in O(n) per
+    move; every sweep starts with one vectorised O(n k) evaluation of all
+    gains and visits only the points that can improve, so a sweep costs
+    O(n k + n * moves) and Python-level work scales with the moves. With
+    Nyström features the group sums are k x m and a move costs O(m).
+
+    ``"r-kgroups"`` follows R's rule, which ignores the factors
+    n_j / (n_j - 1) and n_l / (n_l + 1) of the exact Hartigan gain
+    (eq. 50); from the same start ``"hartigan"`` can reach a lower W.
+
+    Examples
+    --------
+    >>> import energystats as es
+    >>> iris = es.datasets.load_iris()
+    >>> km = es.KGroups(3, random_state=0).fit(iris.iloc[:, :4])
+    >>> km.cluster_sizes_  # groups are numbered by size
+    array([62, 50, 38])
+    >>> round(km.W_, 4), round(km.objective_, 4)  # W + Q = T = 189.5758 (Lemma 1)
+    (67.5288, 122.047)
+    """
+
+    def __init__(
+        self,
+        n_clusters: int,
+        *,
+        algorithm: str = "hartigan",
+        metric="euclidean",
+        exponent: float = 1.0,
+        sigma: float | None = None,
+        init="k-means++",
+        n_init: int = 10,
+        max_iter: int = 300,
+        random_state=None,
+        n_jobs=None,
+        approximation: str | None = None,
+        n_components: int = 300,
+        landmarks: str = "d2",
+    ):
+        self.n_clusters = n_clusters
+        self.algorithm = algorithm
+        self.metric = metric
+        self.exponent = exponent
+        self.sigma = sigma
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.approximation = approximation
+        self.n_components = n_components
+        self.landmarks = landmarks
+
+    # validation --------------------------------------------------------------------
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
+        return tags
+
+    def _validate(self, X, sample_weight):
+        """Check the parameters and the data; X has passed scikit-learn's ``validate_data``."""
+        if self.algorithm not in _ALGORITHMS:
+            raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {self.algorithm!r}.")
+        n_init = check_positive_int(self.n_init, "n_init")
+        max_iter = check_positive_int(self.max_iter, "max_iter")
+        check_n_jobs(self.n_jobs)
+        if self.approximation not in (None, "nystroem"):
+            raise ValueError(f"`approximation` must be None or 'nystroem', got {self.approximation!r}.")
+        if self.approximation == "nystroem":
+            check_positive_int(self.n_components, "n_components")
+            if self.landmarks not in ("d2", "uniform"):
+                raise ValueError(f"`landmarks` must be 'd2' or 'uniform', got {self.landmarks!r}.")
+            if self.algorithm == "r-kgroups":
+                raise ValueError("`algorithm`='r-kgroups' is R's rule on the distances themselves: it takes no `approximation`.")
+            if isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel"):
+                raise ValueError("`approximation`='nystroem' needs the points: a precomputed matrix already holds every pair.")
+        kernel_given = isinstance(self.metric, str) and self.metric == "precomputed_kernel"
+        if kernel_given:
+            if self.exponent != 1.0 or self.sigma is not None:
+                raise ValueError("`exponent` and `sigma` do not apply to metric='precomputed_kernel'.")
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"`X` must be a square Gram matrix for metric='precomputed_kernel', got shape {X.shape}.")
+            check_symmetric(X, "X", "metric='precomputed_kernel'")
+            sm = None
+        else:
+            sm = resolve_semimetric(self.metric, self.exponent, self.sigma)
+            X = prepare_points(X, sm, "X")
+        n = X.shape[0]
+        w = as_weights(sample_weight, n, "sample_weight")
+        kept = None if w is None or (w > 0).all() else np.flatnonzero(w > 0)
+        k = check_n_clusters(self.n_clusters, n if kept is None else kept.size)
+        if self.algorithm == "r-kgroups":
+            if kernel_given or not (sm.is_euclidean_power or sm.precomputed) or sm.exponent != 1.0:
+                raise ValueError("`algorithm`='r-kgroups' needs metric='euclidean' with exponent=1 (or 'precomputed').")
+            if w is not None:
+                raise ValueError("`algorithm`='r-kgroups' takes no `sample_weight` (R's kgroups has none).")
+        start = None
+        if isinstance(self.init, str):
+            if self.init not in _INITS:
+                raise ValueError(f"`init` must be one of {_INITS} or an array of labels, got {self.init!r}.")
+            if self.init == "power-kmeans" and (kernel_given or sm.precomputed):
+                raise ValueError("`init`='power-kmeans' needs the points themselves, not a precomputed matrix.")
+        else:
+            start = np.asarray(self.init)
+            if start.shape != (n,):
+                raise ValueError(f"`init` labels must have shape ({n},), got {start.shape}.")
+            if not np.issubdtype(start.dtype, np.integer) or start.min() < 0 or start.max() >= k:
+                raise ValueError(f"`init` labels must be integers in 0..{k - 1}.")
+            start = start.astype(np.intp) if kept is None else start[kept].astype(np.intp)
+            empty = np.flatnonzero(np.bincount(start, minlength=k) == 0)
+            if empty.size:
+                raise ValueError(f"`init` labels leave cluster {int(empty[0])} empty" + ("." if kept is None else " among the points of positive weight."))
+        return _Problem(k, n_init, max_iter, sm, X, w, kept, start)
+
+    # fitting -----------------------------------------------------------------------
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Cluster ``X`` (points, a distance matrix or a Gram matrix, by ``metric``).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features) or (n_samples, n_samples)
+        y : ignored
+        sample_weight : array_like of shape (n_samples,), default=None
+            Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
+            left out of the clustering, exactly as if it were removed, and
+            then labelled by :meth:`predict`'s rule; integer weights act as
+            repetitions of the points.
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        problem = self._validate(X, sample_weight)
+        k, sm, kept = problem.k, problem.semimetric, problem.kept
+        # a Gram matrix scales like a precomputed distance matrix
+        scaling = Scaling.for_data(problem.data, sm if sm is not None else resolve_semimetric("precomputed"))
+        full, sm_fit = scaling.data(problem.data), (None if sm is None else scaling.semimetric(sm))
+        fit_data, fit_w = full, problem.weights
+        if kept is not None:
+            fit_w = fit_w[kept]
+            if sm is not None and not sm.precomputed:
+                fit_data = full[kept]
+            else:
+                check_fits(f"the {kept.size} x {kept.size} matrix of the points of positive weight", dense_bytes(kept.size))
+                fit_data = full[np.ix_(kept, kept)]
+        n = fit_data.shape[0]
+        gen = np.random.default_rng(self.random_state)
+        streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
+        distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
+        op = make_operator(
+            fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
+            approximation=self.approximation, n_components=self.n_components, landmarks=self.landmarks,
+            rng=gen.spawn(1)[0] if self.approximation else None,
+            repeated=True, reserve=8 * n * (4 * k + 8),  # partition state, indicators and products beside the matrix
+            n_jobs=None if distribute else self.n_jobs,  # else one start may still spread its passes over the workers
+        )
+        labels, W, T, within_, iterations, converged, count = self._fit_operator(op, fit_data, fit_w, problem, streams, distribute)
+        if op.features is not None:
+            # The features leave out each point's residual e_i = E_ii outside the landmarks'
+            # span (E = K - Phi Phi' is positive semidefinite). With D_il = K_ii + K_ll - 2 K_il,
+            # W = W_hat + sum_i w_i e_i - sum_j w_j' E_jj w_j / s_j, so W_hat <= W <= W_hat + sum w e:
+            # the upper bound, which drops only the residual's group means, is reported.
+            unit_w = np.ones(n) if fit_w is None else fit_w
+            extra = np.bincount(labels, weights=unit_w * op.residual, minlength=k)
+            W, T = W + extra.sum(), T + extra.sum()
+            within_ = within_ + 2.0 * extra / np.bincount(labels, weights=unit_w, minlength=k)
+        if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
+            order = _canonical_order(labels, fit_w, within_, k)
+            labels, within_ = np.argsort(order)[labels], within_[order]
+        if not converged:
+            warnings.warn(
+                f"KGroups did not converge within max_iter={problem.max_iter} sweeps; increase `max_iter`.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        # the rule for new points (predict's), which also places the points of weight 0;
+        # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
+        # feature sums: no n x n array
+        self._assignment = make_assignment(op, sm_fit, fit_data, kept, labels, np.ones(n) if fit_w is None else fit_w, within_, k)
+        if kept is not None:  # the points of weight 0 go where predict would put them
+            dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
+            all_labels = np.empty(full.shape[0], dtype=np.intp)
+            all_labels[kept] = labels
+            all_labels[dropped] = self._assignment(full[dropped], np.diag(full)[dropped] if sm is None else None)
+            labels = all_labels
+        if self.algorithm == "r-kgroups":
+            self.count_ = count
+        self.labels_ = labels
+        self._scaling, self._statistics = scaling, (W, T - W)
+        self.n_iter_ = int(iterations)
+        self.converged_ = bool(converged)
+        self.cluster_sizes_ = np.bincount(labels, minlength=k)
+        return self
+
+    @property
+    def W_(self) -> float:
+        """Within dispersion of ``labels_`` (eq. 15); see the class's Attributes."""
+        check_is_fitted(self)
+        return self._scaling.result(self._statistics[0], "W_")
+
+    @property
+    def objective_(self) -> float:
+        """Q = S of ``labels_`` (eq. 41, 16); see the class's Attributes."""
+        check_is_fitted(self)
+        return self._scaling.result(self._statistics[1], "objective_")
+
+    def _fit_operator(self, op: PairwiseOperator, points: np.ndarray, w, problem: _Problem, streams: list, distribute: bool):
+        """Fit to the points of positive weight on their operator ``op``: labels, W, T,
+        g(C_l, C_l), sweeps, converged, count.
+
+        Every start has its own random stream (spawned from ``random_state``), so the
+        restarts can run as joblib tasks (``distribute``), each building its own copy of
+        the operator from its recipe, with the same results as in order here; the best
+        start is chosen in start order, a later one only when better by more than rounding.
+        """
+        n, k = op.n, problem.k
+        init = self.init if problem.start is None else problem.start
+        # power k-means starts from the points (from the features of a kernel known by them)
+        points = (points if op.features is None else op.features) if isinstance(init, str) and init == "power-kmeans" else None
+        options = dict(weights=w, k=k, algorithm=self.algorithm, init=init, max_iter=problem.max_iter)
+        if distribute:
+            chunks = np.array_split(np.arange(len(streams)), min(n_workers(self.n_jobs), len(streams)))
+            calls = [{"streams": [streams[i] for i in c]} for c in chunks]
+            parts = run_tasks(functools.partial(_restarts, **options), calls, self.n_jobs, shared={"build": op.recipe, "points": points})
+            results = [r for part in parts for r in part]
+        else:
+            results = _restarts(op.recipe, points, streams=streams, operator=op, **options)
+        unit_w = np.ones(n) if w is None else w
+        if self.algorithm == "r-kgroups":
+            best = results[0]
+            for r in results[1:]:  # a later start must be better by more than rounding
+                if r[0] < best[0] - GAIN_RTOL * abs(best[0]):
+                    best = r
+            _, labels, iterations, count, converged = best
+            M = op.quadratic(np.hstack([indicator(labels, k), np.ones((n, 1))]))
+            W = float(np.sum(np.diag(M)[:k] / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
+            T = M[k, k] / (2.0 * n)  # eq. (18)
+            within_ = np.diag(M)[:k] / np.bincount(labels, minlength=k) ** 2  # g(C_l, C_l), eq. (13)
+            return labels, W, T, within_, iterations, converged, count
+        diag = op.diagonal()
+        T = float(unit_w @ diag)
+        tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+        best = results[0]
+        for r in results[1:]:  # a later start must be better by more than rounding
+            if r[0] > best[0] + tol:
+                best = r
+        _, labels, iterations, converged = best
+        W, within_ = within(op, diag, unit_w, labels, k)
+        return labels, W, T, within_, iterations, converged, None
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        """Fit and return ``labels_``."""
+        return self.fit(X, sample_weight=sample_weight).labels_
+
+    def predict(self, X):
+        r"""Assign new points to the group whose energy grows least by adding them.
+
+        Adding a point x of unit weight to group l raises W by
+        :math:`\frac{s_l}{s_l + 1}\,[g(x, C_l) - \tfrac12 g(C_l, C_l)]`,
+        the kernel form of the squared feature-space distance to the group's
+        centroid, scaled as in the Hartigan gain (eq. 50).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, n_features), or (m, n_samples) of
+            semimetric values to the training points when ``metric="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+
+        Notes
+        -----
+        Time O(m n d); memory O(n) per new point, in blocks: the semimetric
+        values of a block of new points to the training points, never the
+        m x n matrix (a precomputed ``X`` is that matrix already).
+        """
+        check_is_fitted(self)
+        if not self._assignment.predicts:
+            raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
+        X = self._scaling.data(validate_data(self, X, dtype=np.float64, reset=False))
+        if self.metric == "precomputed" and X.min() < 0:
+            raise ValueError("`X` must be non-negative for metric='precomputed'.")
+        return self._assignment(X)
+
+
+def _canonical_order(labels: np.ndarray, w: np.ndarray | None, within: np.ndarray, k: int) -> np.ndarray:
+    """The clusters in canonical order: by total weight (size), largest first, then by
+    within-cluster mean semimetric g(C_l, C_l), smallest first, then by first member in
+    the data. A partition then gets the same labels whatever the start, the data's order,
+    or whether weights or repeated points express the same sample."""
+    s = np.bincount(labels, weights=w, minlength=k)
+    first = np.unique(labels, return_index=True)[1]
+    return np.lexsort((first, within, -s))

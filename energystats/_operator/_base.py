@@ -1,0 +1,195 @@
+"""The interface every back-end of the pairwise operator implements, and what follows from it.
+
+A :class:`PairwiseOperator` is a symmetric n x n matrix A (the semimetric D, or a kernel
+G) known only by what it does, as a :class:`scipy.sparse.linalg.LinearOperator` is:
+products :meth:`~PairwiseOperator.matmat`, :meth:`~PairwiseOperator.rows`,
+:meth:`~PairwiseOperator.diagonal`, :meth:`~PairwiseOperator.row_sums`, block sums
+(:meth:`~PairwiseOperator.quadratic`) and the block sums of many labelings at once
+(:meth:`~PairwiseOperator.group_sums`). Callers ask it for these and for its
+capabilities (:attr:`~PairwiseOperator.approximation`, :attr:`~PairwiseOperator.exact`,
+:meth:`~PairwiseOperator.held_matrix`, :attr:`~PairwiseOperator.features`), never for
+its concrete type.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+
+import numpy as np
+from scipy.sparse.linalg import LinearOperator
+
+from .._config import check_fits
+from .._parallel import items_per_task, n_workers, round_robin, run_tasks, run_threads
+
+__all__ = ["PairwiseOperator", "indicator", "is_scalar"]
+
+
+def indicator(codes: np.ndarray, k: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """n x k matrix with w_i (1 without weights) in column codes_i of row i: the weighted
+    indicator Z of the groups, so that Z' D Z holds the block sums of eq. (13)."""
+    Z = np.zeros((codes.shape[0], k))
+    Z[np.arange(codes.shape[0]), codes] = 1.0 if weights is None else weights
+    return Z
+
+
+def is_scalar(idx) -> bool:
+    """Whether a row index selects one row (an integer) rather than several (slice or array)."""
+    return isinstance(idx, (int, np.integer))
+
+
+def _operator_task(operator: PairwiseOperator, shard, method: str, **arguments):
+    """A joblib task: one shard of a product, on the worker's copy of the operator."""
+    return getattr(operator, method)(shard, **arguments)
+
+
+class PairwiseOperator:
+    """A symmetric n x n matrix A known by its products (the semimetric D or a kernel G).
+
+    Implementations provide ``_matmat``, :meth:`rows`, :meth:`group_sums`,
+    :meth:`group_sums_bytes` and :meth:`restrict`; the rest follows. Returned arrays
+    are new unless documented; rows of a held matrix may be read-only views.
+
+    Every implementation splits its products into independent shards (groups of
+    tiles, bands of rows, groups of projections) and hands them to :meth:`_map`, the
+    one place that decides where shards run (this process's threads, or joblib tasks
+    with ``n_jobs``), so a scheduling back-end applies to every implementation alike.
+    """
+
+    #: number of points n
+    n: int
+    #: bytes the operator itself holds beyond the data (the matrix, for dense)
+    nbytes: int = 0
+    #: a short name for messages: "dense", "streamed", "sorted", "projection", ...
+    kind: str = ""
+    #: ``None`` for the exact matrix, else the approximation's name ("projection",
+    #: "nystroem"): statistics on it estimate those of the exact matrix
+    approximation: str | None = None
+    #: features Φ (n x r) with A = Φ Φ' when the operator is a Gram matrix known by
+    #: features (Nyström), else ``None``: a caller may then work in feature space
+    features: np.ndarray | None = None
+    #: bytes of labelings per :meth:`group_sums` call beyond which larger batches gain
+    #: nothing (they leave the cache); ``None``: as many as the budget holds
+    batch_cap: int | None = 256 * 2**20
+    #: threads that share this operator's products in this process
+    threads: int = 1
+    #: joblib's ``n_jobs`` for the products (:meth:`with_jobs`): more than one worker runs
+    #: their shards as joblib tasks (on Dask inside ``joblib.parallel_config(backend="dask")``,
+    #: where ``None`` means every worker); 1 (the default): in this process
+    n_jobs: int | None = 1
+    _row_sums: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.n)
+
+    @property
+    def exact(self) -> bool:
+        """Whether the operator is the matrix itself rather than an approximation of it."""
+        return self.approximation is None
+
+    def held_matrix(self) -> np.ndarray | None:
+        """The whole matrix when the operator holds it in memory (no copy), else ``None``."""
+        return None
+
+    def with_jobs(self, n_jobs: int | None) -> PairwiseOperator:
+        """The same operator whose products run as joblib tasks with ``n_jobs``."""
+        op = copy.copy(self)
+        op.n_jobs = n_jobs
+        return op
+
+    # -- where shards run -------------------------------------------------------------
+
+    def _distributed(self) -> bool:
+        """Whether products run as joblib tasks (``n_jobs`` gives more than one worker)."""
+        return n_workers(self.n_jobs) > 1
+
+    def _map(self, method: str, shards: list, **arguments) -> list:
+        """``[self.<method>(shard, **arguments) for shard in shards]``, results in shard order:
+        as joblib tasks when distributed (the operator and the array arguments are sent to
+        each worker once), else on this process's threads (one BLAS thread each)."""
+        if self._distributed():
+            arrays = {name: value for name, value in arguments.items() if isinstance(value, np.ndarray)}
+            small = {name: value for name, value in arguments.items() if name not in arrays}
+            return run_tasks(
+                functools.partial(_operator_task, method=method, **small),
+                [{"shard": shard} for shard in shards],
+                self.n_jobs,
+                shared={"operator": self, **arrays},
+            )
+        work = getattr(self, method)
+        return run_threads(lambda shard: work(shard, **arguments), shards)
+
+    def _shards(self, items: list, work_per_item: float, columns: int) -> list[list]:
+        """``items`` (tiles, bands, projections) in shards: round-robin among this process's
+        threads, or, when distributed, consecutive groups of about ``TASK_WORK`` (at least
+        ``MIN_TASKS``), independent of ``n_jobs`` so that sums come out the same."""
+        if self._distributed():
+            per = items_per_task(len(items), work_per_item)
+            return [items[a : a + per] for a in range(0, len(items), per)]
+        return round_robin(items, self._threads_for(columns))
+
+    def _threads_for(self, m: int) -> int:
+        """Threads sharing a product with m columns."""
+        return self.threads
+
+    # -- what every operator provides ------------------------------------------------
+
+    def matmat(self, Z: np.ndarray, what: str = "a product") -> np.ndarray:
+        """A @ Z for Z of shape (n, m), after checking that the output and the operator's
+        temporaries fit the memory budget (``what`` names the product in the error)."""
+        check_fits(
+            f"{what} ({self.kind} {self.n} x {self.n} operator times {Z.shape[1]} columns)",
+            self.nbytes + self.product_bytes(Z.shape[1]),
+        )
+        return self._matmat(Z)
+
+    def _matmat(self, Z: np.ndarray) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover
+
+    def rows(self, idx) -> np.ndarray:
+        """A[idx]: one row (1-D) for an integer, else len(idx) x n."""
+        raise NotImplementedError  # pragma: no cover
+
+    def diagonal(self) -> np.ndarray:
+        """diag(A): zero for a semimetric."""
+        return np.zeros(self.n)
+
+    def product_bytes(self, m: int) -> int:
+        """Memory of one product with m columns: its output plus the operator's temporaries."""
+        return 8 * self.n * m
+
+    def row_sums(self) -> np.ndarray:
+        """A @ 1, computed once."""
+        if self._row_sums is None:
+            self._row_sums = self.matmat(np.ones((self.n, 1)), "the row sums")[:, 0]
+        return self._row_sums
+
+    def quadratic(self, Z: np.ndarray) -> np.ndarray:
+        """Z' A Z (m x m), exactly symmetric: for a weighted group indicator Z the block
+        sums M_ij of França et al. eq. (13), g(C_i, C_j) = M_ij / (s_i s_j)."""
+        M = Z.T @ self.matmat(Z, "a block sum")
+        return 0.5 * (M + M.T)
+
+    def group_sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
+        """Block sums of B labelings at once: ``M[b, i, j] = sum_{x in C_i, y in C_j} A(x, y)``
+        under labeling ``codes[b]`` (B x n, values 0..k-1). The diagonal is always
+        computed; the off-diagonal blocks are meaningful only when ``cross``."""
+        raise NotImplementedError  # pragma: no cover
+
+    def group_sums_bytes(self, k: int) -> int:
+        """Memory :meth:`group_sums` needs per labeling."""
+        raise NotImplementedError  # pragma: no cover
+
+    def restrict(self, idx: np.ndarray) -> PairwiseOperator:
+        """The operator of the submatrix A[idx][:, idx]."""
+        raise NotImplementedError  # pragma: no cover
+
+    def aslinearoperator(self) -> LinearOperator:
+        """A :class:`scipy.sparse.linalg.LinearOperator` view (for iterative eigensolvers)."""
+        return LinearOperator(
+            self.shape,
+            matvec=lambda v: self.matmat(np.asarray(v, float).reshape(-1, 1))[:, 0],
+            matmat=lambda V: self.matmat(np.asarray(V, float)),
+            dtype=np.float64,
+        )
