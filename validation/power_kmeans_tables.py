@@ -7,10 +7,9 @@ The protocol of Section 4 of the paper, followed wherever the paper states it:
 - Data: n = 2,500 standard-normal points from k = 50 clusters whose centres are uniform in a
   hypercube of side r ~ U(30, 60) (``make_power_kmeans_data``), 50 data sets per dimension
   d in {2, 5, 10, 20, 50, 100, 200}. Cluster sizes: the paper does not say; we take 50 points
-  per cluster (``equal_sizes=True``): n = 2,500 "from k = 50 clusters" is exactly 50 each, the
-  benchmarks it says it is modelled after (Zhang 2001; Hamerly & Elkan 2002) use fixed numbers
-  of points per cluster, and the paper calls its setting "ideal conditions for Lloyd's
-  algorithm". Multinomial sizes are measured in ``power_kmeans_sensitivity.py``.
+  per cluster (``equal_sizes=True``): n = 2,500 "from k = 50 clusters" is exactly 50 each, and
+  the paper calls its setting "ideal conditions for Lloyd's algorithm". Multinomial sizes are
+  measured in ``power_kmeans_sensitivity.py``.
 - Methods, all from the same starting centres, plain k-means++ (one D^2 draw per centre):
   Lloyd's algorithm, k-harmonic means (KHM: Algorithm 1 with s = -1 held fixed) and power
   k-means (``PowerKMeans``: Algorithm 1 with s0 in {-1, -3, -9, -18}, eta = 1.05, finished by
