@@ -59,6 +59,7 @@ validate: $(STAMP)-test
 	Rscript validation/r_reference.R tests/data/r_reference.json
 	$(PY) validation/compare_r.py --out validation/results/compare_r.md
 	$(PY) validation/power_kmeans_tables.py
+	$(PY) validation/power_kmeans_sensitivity.py
 	$(PY) validation/cluster_test_power.py
 	$(PY) validation/paper_experiments.py
 	$(PY) validation/approximations.py
@@ -68,6 +69,7 @@ validate-quick: $(STAMP)-test
 	rm -rf .validate-quick
 	$(PY) validation/compare_r.py --out .validate-quick/compare_r.md
 	$(PY) validation/power_kmeans_tables.py --quick --out .validate-quick
+	$(PY) validation/power_kmeans_sensitivity.py --quick --out .validate-quick
 	$(PY) validation/cluster_test_power.py --quick --out .validate-quick
 	$(PY) validation/paper_experiments.py --quick --out .validate-quick
 	$(PY) validation/approximations.py --quick --out .validate-quick

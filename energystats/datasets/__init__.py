@@ -45,12 +45,13 @@ def load_example(name: str) -> pd.DataFrame:
     raise ValueError(f"`name` must be one of {EXAMPLES}, got {name!r}.")
 
 
-def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_state=None):
+def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_state=None, *, equal_sizes=False):
     """Xu & Lange's (2019) simulation: standard-normal clusters around uniform centres.
 
     A side r ~ U(30, 60) is drawn, then ``n_clusters`` centres uniform in the cube
-    [0, r]^``n_features``, then each point's cluster uniformly and the point as its centre plus
-    N(0, I) noise (Section 4 of the paper: n = 2,500, k = 50, d from 2 to 200).
+    [0, r]^``n_features``, then each point's cluster uniformly (or, with ``equal_sizes``, a
+    random order of n/k points per cluster) and the point as its centre plus N(0, I) noise
+    (Section 4 of the paper: n = 2,500, k = 50, d from 2 to 200).
 
     Parameters
     ----------
@@ -58,6 +59,9 @@ def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_s
         Number of points n, clusters k and dimension d.
     random_state : None, int or numpy.random.Generator
         Seed or generator (a generator is used, and advanced, in place).
+    equal_sizes : bool, default=False
+        Clusters of equal size (sizes differing by at most one when k does not divide n)
+        instead of multinomial sizes; r and the centres are the same for the same seed.
 
     Returns
     -------
@@ -75,8 +79,10 @@ def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_s
     n = check_positive_int(n_samples, "n_samples")
     k = check_positive_int(n_clusters, "n_clusters")
     d = check_positive_int(n_features, "n_features")
+    if not isinstance(equal_sizes, (bool, np.bool_)):
+        raise ValueError(f"`equal_sizes` must be True or False, got {equal_sizes!r}.")
     rng = np.random.default_rng(random_state)
     r = rng.uniform(30, 60)
     centres = rng.uniform(0, r, size=(k, d))
-    labels = rng.integers(0, k, size=n)
+    labels = rng.permutation(np.arange(n) % k) if equal_sizes else rng.integers(0, k, size=n)
     return centres[labels] + rng.normal(size=(n, d)), labels, centres
