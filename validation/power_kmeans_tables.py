@@ -45,7 +45,7 @@ from energystats._metrics import variation_of_information
 
 # Private helpers of the power k-means module, imported in this one place (one line to change
 # if the module moves).
-from energystats._power_kmeans import _sq_dist, mm_step, power_objective
+from energystats._cluster.power_kmeans import _sq_dist, mm_step, power_objective
 from energystats.datasets import make_power_kmeans_data
 
 N, K = 2500, 50
