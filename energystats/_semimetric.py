@@ -34,7 +34,7 @@ __all__ = [
 
 MetricLike = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
 
-_METRICS = ("euclidean", "exponential", "gaussian", "precomputed")
+_METRICS = ("euclidean", "exponential", "gaussian", "discrete", "precomputed")
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,10 @@ class Semimetric:
     Attributes
     ----------
     metric : str or callable
-        ``"euclidean"``, ``"exponential"``, ``"gaussian"``, ``"precomputed"``
-        or a callable ``f(A, B)`` returning the ``len(A) x len(B)`` matrix of
-        semimetric values.
+        ``"euclidean"``, ``"exponential"``, ``"gaussian"``, ``"discrete"`` (0 for
+        equal rows, 1 otherwise: the 0-1 distance R uses for factors),
+        ``"precomputed"`` or a callable ``f(A, B)`` returning the ``len(A) x
+        len(B)`` matrix of semimetric values.
     exponent : float
         Exponent alpha of ``"euclidean"`` (eq. 52); 1.0 otherwise.
     sigma : float or None
@@ -94,6 +95,9 @@ class Semimetric:
             if alpha != 2.0:
                 np.power(out, alpha / 2.0, out=out)
             return out
+        if metric == "discrete":  # 1[a != b]: half the squared distance of the categories' corners
+            out = cdist(A, B, "hamming", out=out)
+            return np.greater(out, 0.0, out=out, casting="unsafe")
         if metric == "exponential":
             # eq. (53): 2 - 2 exp(-||x - y|| / (2 sigma)), via expm1 for accuracy
             out = cdist(A, B, "euclidean", out=out)
@@ -142,7 +146,7 @@ class Scaling:
     def for_data(cls, X: np.ndarray, semimetric: "Semimetric", *more: np.ndarray) -> "Scaling":
         """The scaling of validated data (points, or the matrix when precomputed), shared
         with the arrays ``more`` (other points in the same space)."""
-        if callable(semimetric.metric) or X.size == 0:
+        if callable(semimetric.metric) or semimetric.metric == "discrete" or X.size == 0:
             return cls()
         top = float(max(max(A.max(), -A.min()) for A in (X, *more)))
         safe = LOG2_SAFE * (4 if semimetric.precomputed else 1)

@@ -54,12 +54,14 @@ from .centred import CentredKernel
 from .dense import DenseOperator
 from .matrices import centre_in_place, condensed_semimetric, dense_bytes, semimetric_matrix
 from .nystroem import FeatureMap, NystroemOperator, nystroem_features
+from .pairs import CentredGram, centred_gram
 from .projection import ProjectionOperator, random_directions, sphere_constant
 from .sorted import SortedOperator
 from .streamed import TILE_ENTRY_BYTES, StreamedOperator
 
 __all__ = [
     "TILE",
+    "CentredGram",
     "CentredKernel",
     "DenseOperator",
     "FeatureMap",
@@ -69,6 +71,7 @@ __all__ = [
     "SortedOperator",
     "StreamedOperator",
     "centre_in_place",
+    "centred_gram",
     "condensed_semimetric",
     "dense_bytes",
     "indicator",
@@ -96,6 +99,7 @@ def make_operator(
     repeated: bool = False,
     permutations: tuple[int, int, int | None] | None = None,
     reserve: int = 0,
+    sort: bool = True,
     n_jobs: int | None = None,
 ) -> PairwiseOperator:
     """The pairwise operator of validated data: the one place that picks a back-end.
@@ -125,6 +129,9 @@ def make_operator(
         ``batch`` at a time (``None``: as many as fit): streamed when every labeling
         fits one pass over the tiles, else the held matrix when it fits beside a batch,
         else streamed with one pass per batch.
+    sort : bool
+        Whether one-dimensional data with |x - y| get the sorted back-end (else the
+        matrix's, as any other data).
     n_jobs : int or None
         joblib's ``n_jobs``: with more than one worker, points get a streamed operator
         whose products run as joblib tasks (a precomputed matrix and one-dimensional
@@ -145,8 +152,10 @@ def make_operator(
     elif permutations is not None:
         op = _for_permutations(X, semimetric, *permutations, n_jobs)
     else:
-        op = _semimetric(X, semimetric, repeated, reserve, n_jobs)
-    op.recipe = functools.partial(make_operator, X, semimetric, kernel=kernel, weights=weights, repeated=repeated, permutations=permutations, reserve=reserve)
+        op = _semimetric(X, semimetric, repeated, reserve, n_jobs, sort)
+    op.recipe = functools.partial(
+        make_operator, X, semimetric, kernel=kernel, weights=weights, repeated=repeated, permutations=permutations, reserve=reserve, sort=sort
+    )
     return op
 
 
@@ -175,11 +184,11 @@ def _streamed(X: np.ndarray, semimetric: Semimetric) -> StreamedOperator:
     return StreamedOperator(X, semimetric, tile)
 
 
-def _semimetric(X, semimetric, repeated: bool, reserve: int, n_jobs) -> PairwiseOperator:
+def _semimetric(X, semimetric, repeated: bool, reserve: int, n_jobs, sort: bool = True) -> PairwiseOperator:
     """D: the user's matrix, sorted in one dimension, distributed, held, or streamed."""
     if semimetric.precomputed:
         return DenseOperator(X)
-    if semimetric.is_abs_difference(X):
+    if sort and semimetric.is_abs_difference(X):
         return SortedOperator(X[:, 0])
     if n_workers(n_jobs) > 1:  # tiles at most a quarter of the data a side: work for every worker
         return StreamedOperator(X, semimetric, min(TILE, max(1, -(-X.shape[0] // 4))), threads=1).with_jobs(n_jobs)

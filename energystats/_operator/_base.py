@@ -92,6 +92,19 @@ class PairwiseOperator:
         """The whole matrix when the operator holds it in memory (no copy), else ``None``."""
         return None
 
+    def dense(self, what: str = "the matrix") -> np.ndarray:
+        """The whole matrix: the held one (no copy, do not modify it), else assembled from
+        bands of rows after checking that 8 n^2 bytes fit the memory budget."""
+        held = self.held_matrix()
+        if held is not None:
+            return held
+        check_fits(f"{what} ({self.kind} {self.n} x {self.n} operator as an array)", self.nbytes + 8 * self.n * self.n)
+        out = np.empty((self.n, self.n))
+        step = max(1, 2**18 // max(self.n, 1))
+        for a in range(0, self.n, step):
+            out[a : a + step] = self.rows(slice(a, min(a + step, self.n)))
+        return out
+
     def with_jobs(self, n_jobs: int | None) -> PairwiseOperator:
         """The same operator whose products run as joblib tasks with ``n_jobs``."""
         op = copy.copy(self)

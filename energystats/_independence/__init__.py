@@ -1,0 +1,30 @@
+"""Independence: distance covariance and correlation (V and U statistics), their tests,
+partial distance correlation, mutual independence and the independence coefficient I_n
+(Székely, Rizzo & Bakirov 2007; Székely & Rizzo 2013, 2014; Bakirov, Rizzo & Székely 2006)."""
+
+from .centring import d_center, u_center, u_product
+from .dcov import DCovStatsResult, dcor, dcov, dcov_stats
+from .mutual import mutual_independence_test, mvi, mvi_test
+from .partial import pdcor, pdcor_test, pdcov, pdcov_test
+from .testing import IndependenceTestResult, dcor_test, dcor_ttest, dcov_test
+
+__all__ = [
+    "DCovStatsResult",
+    "IndependenceTestResult",
+    "d_center",
+    "dcor",
+    "dcor_test",
+    "dcor_ttest",
+    "dcov",
+    "dcov_stats",
+    "dcov_test",
+    "mutual_independence_test",
+    "mvi",
+    "mvi_test",
+    "pdcor",
+    "pdcor_test",
+    "pdcov",
+    "pdcov_test",
+    "u_center",
+    "u_product",
+]

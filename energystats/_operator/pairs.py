@@ -1,0 +1,147 @@
+r"""Inner products of the centred matrices of several pairwise operators on the same points:
+the sums every distance-covariance statistic is made of.
+
+For the matrices :math:`a^{(k)}` of m operators (distances of x, of y, of z, ...), with row
+sums :math:`a^{(k)}_{i\cdot}` and total :math:`a^{(k)}_{\cdot\cdot}`:
+
+* the double-centred matrix (Székely, Rizzo & Bakirov 2007, eq. 2.7)
+  :math:`A_{ij} = a_{ij} - a_{i\cdot}/n - a_{\cdot j}/n + a_{\cdot\cdot}/n^2`, and
+  :math:`V_{kl} = \sum_{i,j} A^{(k)}_{ij} A^{(l)}_{ij}` (so that :math:`V_{kl} / n^2` is the
+  V-statistic :math:`\mathcal V_n^2`, eq. 2.8);
+* the U-centred matrix (Székely & Rizzo 2014, eq. 3.1)
+  :math:`\tilde A_{ij} = a_{ij} - a_{i\cdot}/(n-2) - a_{\cdot j}/(n-2) +
+  a_{\cdot\cdot}/((n-1)(n-2))` for :math:`i \ne j`, 0 on the diagonal, and
+  :math:`U_{kl} = \sum_{i \ne j} \tilde A^{(k)}_{ij} \tilde A^{(l)}_{ij}` (so that
+  :math:`U_{kl} / (n(n-3))` is the inner product of the Hilbert space of U-centred
+  matrices, the unbiased estimator of :math:`\mathcal V^2`, eq. 3.2).
+
+Operators with tiles are centred tile by tile in a second pass over the tiles, after a
+first pass for the row sums (no n x n array); two one-dimensional |x - y| operators use
+the O(n log n) sum of :mod:`.concordance` and the expansion
+:math:`\sum_{ij} A_{ij} B_{ij} = \sum_{ij} a_{ij} b_{ij} - \frac2n \sum_i a_{i\cdot}
+b_{i\cdot} + \frac{a_{\cdot\cdot} b_{\cdot\cdot}}{n^2}` (and its U analogue with n - 2 and
+(n - 1)(n - 2); Huo & Székely 2016).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._config import check_fits
+from .._parallel import THREADS, n_workers, round_robin, run_tasks, run_threads
+from ._base import PairwiseOperator
+from ._tiled import TILE, upper_tiles
+from .concordance import abs_product_sum
+from .sorted import SortedOperator
+
+__all__ = ["CentredGram", "centred_gram"]
+
+
+@dataclass(frozen=True)
+class CentredGram:
+    """The sums of products of the centred matrices of m operators (see the module).
+
+    Attributes
+    ----------
+    n : int
+    V : ndarray of shape (m, m)
+        :math:`\\sum_{i,j} A^{(k)}_{ij} A^{(l)}_{ij}`, double-centred.
+    U : ndarray of shape (m, m)
+        :math:`\\sum_{i \\ne j} \\tilde A^{(k)}_{ij} \\tilde A^{(l)}_{ij}`, U-centred (NaN for n < 4).
+    """
+
+    n: int
+    V: np.ndarray
+    U: np.ndarray
+
+
+def _centring(rows: np.ndarray, n: int) -> tuple[np.ndarray, float, np.ndarray, float]:
+    """Row terms and constants of the double and the U centring, from the row sums."""
+    total = float(rows.sum())
+    if n < 4:
+        return rows / n, total / n**2, np.full(n, np.nan), np.nan
+    return rows / n, total / n**2, rows / (n - 2), total / ((n - 1) * (n - 2))
+
+
+def _tile_sums(tiles: list, ops: list, centrings: list) -> tuple[np.ndarray, np.ndarray]:
+    """V and U sums of the given tiles on or above the diagonal (those above count twice)."""
+    m = len(ops)
+    V, U = np.zeros((m, m)), np.zeros((m, m))
+    for a, b, c, e in tiles:
+        weight = 1.0 if a == c else 2.0
+        double, unbiased = [], []
+        for op, (rv, kv, ru, ku) in zip(ops, centrings):
+            T = np.array(op._tile(a, b, c, e), dtype=float)  # a copy: held tiles are views
+            D = T - rv[a:b, None]
+            D -= rv[None, c:e]
+            D += kv
+            T -= ru[a:b, None]
+            T -= ru[None, c:e]
+            T += ku
+            if a == c:
+                np.fill_diagonal(T, 0.0)
+            double.append(D)
+            unbiased.append(T)
+        for k in range(m):
+            for l in range(k, m):
+                V[k, l] += weight * float(np.vdot(double[k], double[l]))
+                U[k, l] += weight * float(np.vdot(unbiased[k], unbiased[l]))
+    return V, U
+
+
+def _gram_task(ops: list, centrings: list, shard: list) -> tuple[np.ndarray, np.ndarray]:
+    """A joblib task: the sums of one shard of tiles."""
+    return _tile_sums(shard, ops, centrings)
+
+
+def _symmetrise(M: np.ndarray) -> np.ndarray:
+    return np.triu(M) + np.triu(M, 1).T
+
+
+def _sorted_gram(ops: list[SortedOperator]) -> CentredGram:
+    """The sums for one-dimensional |x - y| operators in O(n log n): the expansion of the
+    module docstring, with sum_ij |x_i - x_j|^2 = 2 n sum x^2 - 2 (sum x)^2 on the diagonal."""
+    n, m = ops[0].n, len(ops)
+    rows = [op.row_sums() for op in ops]
+    totals = [float(r.sum()) for r in rows]
+    inner = np.empty((m, m))
+    for k in range(m):
+        x = ops[k].xs  # sorted and centred
+        inner[k, k] = 2.0 * n * float(x @ x) - 2.0 * float(x.sum()) ** 2
+        for l in range(k + 1, m):
+            inner[k, l] = inner[l, k] = abs_product_sum(ops[k].x, ops[l].x)
+    cross = np.array([[float(rows[k] @ rows[l]) for l in range(m)] for k in range(m)])
+    tot = np.outer(totals, totals)
+    V = inner - 2.0 / n * cross + tot / n**2
+    U = inner - 2.0 / (n - 2) * cross + tot / ((n - 1) * (n - 2)) if n >= 4 else np.full((m, m), np.nan)
+    return CentredGram(n, V, U)
+
+
+def centred_gram(ops: list[PairwiseOperator], n_jobs=None) -> CentredGram:
+    """The V and U sums of every pair of the operators ``ops`` (same n), in one pass over
+    the tiles after their row sums; O(n log n) when every operator is one-dimensional |x - y|.
+
+    Time O(n^2 (d + m^2)) for tiled operators, memory O(n + m tile^2) per thread; with
+    ``n_jobs`` (more than one joblib worker) the tiles run as joblib tasks."""
+    n = ops[0].n
+    if all(isinstance(op, SortedOperator) for op in ops):
+        return _sorted_gram(ops)
+    if any(not hasattr(op, "_tile") for op in ops):
+        raise ValueError("centred products need operators that give tiles (or one-dimensional data)")
+    m = len(ops)
+    check_fits(f"the centred products of {m} {n} x {n} operators", sum(op.nbytes for op in ops) + 8 * 2 * m * (TILE**2 + 4 * n) * THREADS)
+    centrings = [_centring(op.row_sums(), n) for op in ops]
+    tiles = upper_tiles(n, min(TILE, max(1, n)))
+    if n_workers(n_jobs) > 1:
+        shards = [tiles[a : a + max(1, len(tiles) // 16)] for a in range(0, len(tiles), max(1, len(tiles) // 16))]
+        parts = run_tasks(_gram_task, [{"shard": s} for s in shards], n_jobs, shared={"ops": ops, "centrings": centrings})
+    else:
+        parts = run_threads(functools.partial(_tile_sums, ops=ops, centrings=centrings), round_robin(tiles, THREADS))
+    V = _symmetrise(sum(p[0] for p in parts))
+    U = _symmetrise(sum(p[1] for p in parts))
+    if n < 4:
+        U[...] = np.nan
+    return CentredGram(n, V, U)
