@@ -8,7 +8,6 @@ import numpy as np
 
 from .._config import check_fits
 from .._parallel import check_n_jobs
-from .._semimetric import MetricLike
 from .._validation import as_data
 from ._data import as_variables
 from ._permute import GatherEngine, permutation_null, pvalue

@@ -84,6 +84,8 @@ def abs_product_sum(x: np.ndarray, y: np.ndarray, order: np.ndarray | None = Non
     0..n-1) may be given when already known, as in a permutation test where x's order is
     fixed and y's ranks are permuted."""
     n = x.shape[0]
+    if n < 2:
+        return 0.0
     xc = x - x.mean()
     yc = y - y.mean()
     if order is None:

@@ -26,11 +26,12 @@ b_{i\cdot} + \frac{a_{\cdot\cdot} b_{\cdot\cdot}}{n^2}` (and its U analogue with
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._config import check_fits
+from .._config import check_fits, memory_budget
 from .._parallel import THREADS, n_workers, round_robin, run_tasks, run_threads
 from ._base import PairwiseOperator
 from ._tiled import TILE, upper_tiles
@@ -132,9 +133,12 @@ def centred_gram(ops: list[PairwiseOperator], n_jobs=None) -> CentredGram:
     if any(not hasattr(op, "_tile") for op in ops):
         raise ValueError("centred products need operators that give tiles (or one-dimensional data)")
     m = len(ops)
-    check_fits(f"the centred products of {m} {n} x {n} operators", sum(op.nbytes for op in ops) + 8 * 2 * m * (TILE**2 + 4 * n) * THREADS)
+    held = sum(op.nbytes for op in ops) + 8 * 4 * m * n  # the operators, row sums and centring terms
+    # tiles whose copies (three per operator and thread) take at most half of what is left
+    side = min(TILE, n, max(1, math.isqrt(max(memory_budget() - held, 0) // (2 * 8 * 3 * m * THREADS))))
+    check_fits(f"the centred products of {m} {n} x {n} operators", held + 8 * 3 * m * side * side * THREADS)
     centrings = [_centring(op.row_sums(), n) for op in ops]
-    tiles = upper_tiles(n, min(TILE, max(1, n)))
+    tiles = upper_tiles(n, side)
     if n_workers(n_jobs) > 1:
         shards = [tiles[a : a + max(1, len(tiles) // 16)] for a in range(0, len(tiles), max(1, len(tiles) // 16))]
         parts = run_tasks(_gram_task, [{"shard": s} for s in shards], n_jobs, shared={"ops": ops, "centrings": centrings})
