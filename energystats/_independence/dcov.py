@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._operator import CentredGram, centred_gram
+from .._operator import CentredGram, PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 
-__all__ = ["DCovStatsResult", "dcor", "dcov", "dcov_stats", "gram_of", "stats_from_gram"]
+__all__ = ["DCovStatsResult", "dcor", "dcov", "dcov_stats", "gram_of", "operators", "stats_from_gram"]
 
 _ESTIMATORS = ("V", "U")
 _ALGORITHMS = ("auto", "sorted", "pairwise")
@@ -91,15 +91,19 @@ def _ratio(num: float, a: float, b: float) -> float:
     return float(num / np.sqrt(product)) if product > 0 else 0.0
 
 
-def gram_of(variables: list[Variable], algorithm: str = "auto", n_jobs=None) -> CentredGram:
-    """The centred sums of the variables' operators (``algorithm`` as in :func:`dcov`)."""
+def operators(variables: list[Variable], algorithm: str = "auto", n_jobs=None) -> list[PairwiseOperator]:
+    """The pairwise operators of the variables (``algorithm`` as in :func:`dcov`)."""
     if algorithm not in _ALGORITHMS:
         raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {algorithm!r}.")
     one_dimensional = all(v.semimetric.is_abs_difference(v.data) for v in variables)
     if algorithm == "sorted" and not one_dimensional:
         raise ValueError("`algorithm`='sorted' needs one-dimensional data with metric='euclidean' and exponent=1 for every variable.")
-    ops = [v.operator(sort=algorithm != "pairwise", n_jobs=n_jobs) for v in variables]
-    return centred_gram(ops, n_jobs=n_jobs)
+    return [v.operator(sort=algorithm != "pairwise", n_jobs=n_jobs) for v in variables]
+
+
+def gram_of(variables: list[Variable], algorithm: str = "auto", n_jobs=None) -> CentredGram:
+    """The centred sums of the variables' operators (``algorithm`` as in :func:`dcov`)."""
+    return centred_gram(operators(variables, algorithm, n_jobs), n_jobs=n_jobs)
 
 
 def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float] = (0.0, 0.0), k: int = 0, l: int = 1) -> DCovStatsResult:
@@ -107,7 +111,7 @@ def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float]
     n = G.n
     fx, fy = factors
     if estimator == "V":
-        v = G.V / n**2
+        v = np.where(np.abs(G.V) <= G.V_error, 0.0, G.V) / n**2  # zero to working precision
         vxy, vxx, vyy = max(v[k, l], 0.0), max(v[k, k], 0.0), max(v[l, l], 0.0)  # squares: rounding only
         return DCovStatsResult(
             dcov=Scaling(0, (fx + fy) / 2).result(float(np.sqrt(vxy)), "dCov"),
@@ -117,7 +121,7 @@ def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float]
             estimator="V",
             n=n,
         )
-    u = G.U / (n * (n - 3))
+    u = np.where(np.abs(G.U) <= G.U_error, 0.0, G.U) / (n * (n - 3))
     return DCovStatsResult(
         dcov=Scaling(0, fx + fy).result(float(u[k, l]), "dCovU"),
         dcor=_ratio(u[k, l], u[k, k], u[l, l]),

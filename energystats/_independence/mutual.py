@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits
+from .._operator import centred_gram
 from .._parallel import check_n_jobs
 from .._validation import as_data
 from ._data import as_variables
 from ._permute import GatherEngine, permutation_null, pvalue
-from .dcov import gram_of, stats_from_gram
+from .dcov import operators, stats_from_gram
 from .testing import IndependenceTestResult, check_test_options
 
 __all__ = ["mutual_independence_test", "mvi", "mvi_test"]
@@ -88,13 +89,13 @@ def mutual_independence_test(X, *, n_resamples: int = 999, exponent=1.0, rng=Non
     check_fits(f"mutual_independence_test's matrices (n = {n}, d = {d})", 2 * (d - 1) * 8 * n * n + GatherEngine.nbytes(n))
     engines, weights, terms = [], [], []
     for k in range(d - 1):
-        vk, rest = as_variables({"X_k": X[:, k], "X_rest": X[:, k + 1 :]}, "euclidean", exponent)
-        stats = stats_from_gram(gram_of([vk, rest]), "U")  # of the rescaled data, as the matrices below
+        variables = as_variables({"X_k": X[:, k], "X_rest": X[:, k + 1 :]}, "euclidean", exponent)
+        ops = operators(variables)
+        stats = stats_from_gram(centred_gram(ops), "U")  # of the rescaled data, as the matrices below
         terms.append(stats.dcor)
         if stats.dvar_x * stats.dvar_y <= 0:
             continue  # a constant column: its term is 0 for every permutation
-        Uk = _u_centred(vk.operator(repeated=True).dense())
-        Ur = _u_centred(rest.operator(repeated=True).dense())
+        Uk, Ur = (_u_centred(op.dense()) for op in ops)
         engines.append(GatherEngine(lambda a, b, M=Ur: M[a:b], Uk))
         weights.append(1.0 / (n * (n - 3) * np.sqrt(stats.dvar_x * stats.dvar_y)))
     if not engines:
@@ -137,7 +138,7 @@ class _MviEngine:
         n = self.n
         zd = 0.0
         for r in range(0, n, 64):
-            gathered = self.b2.take(p[r : r + 64], axis=0).take(p, axis=1)
+            gathered = self.b2.take(p[r : r + 64], axis=0, mode="wrap").take(p, axis=1, mode="wrap")  # in range
             gathered += self.a2[r : r + 64]
             zd += float(np.sqrt(gathered, out=gathered).sum())
         zd /= n**2

@@ -25,11 +25,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits
+from .._operator import PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 from ._permute import GatherEngine, permutation_null, pvalue
-from .dcov import gram_of
+from .dcov import gram_of, operators
 from .testing import IndependenceTestResult, check_test_options
 
 __all__ = ["pdcor", "pdcor_test", "pdcov", "pdcov_test"]
@@ -127,9 +128,9 @@ for _f in (pdcov, pdcor):
 del _f
 
 
-def _projection(v: Variable, z_matrix: np.ndarray, c: float) -> np.ndarray:
+def _projection(op: PairwiseOperator, z_matrix: np.ndarray, c: float) -> np.ndarray:
     """P(x) = U(x) - c U(z) as an n x n array (U-centred, zero diagonal)."""
-    D = v.operator(repeated=True).dense("the projection's distance matrix")
+    D = op.dense("the projection's distance matrix")
     n = D.shape[0]
     rows = D.sum(axis=1)
     P = D - rows[:, None] / (n - 2)
@@ -146,16 +147,16 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
     variables = _variables(x, y, z, metric, exponent, sigma)
     n = variables[0].n
     check_fits(f"the partial test's matrices (n = {n}: three n x n arrays)", 3 * 8 * n * n + GatherEngine.nbytes(n))
-    G = gram_of(variables, n_jobs=n_jobs)
-    U = G.U / (n * (n - 3))
+    ops = operators(variables, n_jobs=n_jobs)
+    U = centred_gram(ops, n_jobs=n_jobs).U / (n * (n - 3))
     xy, xx, yy = _partial(U)
     cx, cy = _coefficients(U)
-    Dz = variables[2].operator(repeated=True).dense("z's distance matrix")
+    Dz = ops[2].dense("z's distance matrix")
     rows = Dz.sum(axis=1)
     Cz = Dz - rows[:, None] / (n - 2) - rows[None, :] / (n - 2) + rows.sum() / ((n - 1) * (n - 2))
     np.fill_diagonal(Cz, 0.0)
-    Px = _projection(variables[0], Cz, cx)
-    Py = _projection(variables[1], Cz, cy)
+    Px = _projection(ops[0], Cz, cx)
+    Py = _projection(ops[1], Cz, cy)
     del Cz
     engine = GatherEngine(lambda a, b: Py[a:b], Px)
     observed, null, exact_used, count = permutation_null(engine, n, n_resamples, rng, exact, progress, n_jobs)

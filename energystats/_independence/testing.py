@@ -11,12 +11,13 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from .._config import check_fits
+from .._operator import PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
 from .._results import ResultMixin
 from .._semimetric import MetricLike
 from ._data import Variable, as_variables
 from ._permute import GatherEngine, SortedEngine, permutation_null, pvalue
-from .dcov import DCovStatsResult, gram_of, stats_from_gram
+from .dcov import DCovStatsResult, gram_of, operators, stats_from_gram
 
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "check_test_options"]
 
@@ -95,15 +96,14 @@ def check_test_options(n_resamples, exact, progress) -> int:
     return int(n_resamples)
 
 
-def engine_for(x: Variable, y: Variable):
-    """The permutation engine of :math:`\\sum_{ij} A_{ij} b_{\\pi(i)\\pi(j)}` for two variables:
-    O(n log n) per permutation for one-dimensional |x - y|, else gathers of y's matrix
-    (which must fit the memory budget beside x's centred pieces)."""
+def engine_for(x: Variable, y: Variable, op_x: PairwiseOperator, op_y: PairwiseOperator):
+    """The permutation engine of :math:`\\sum_{ij} A_{ij} b_{\\pi(i)\\pi(j)}` for two variables
+    and their operators: O(n log n) per permutation for one-dimensional |x - y|, else
+    gathers of y's matrix (which must fit the memory budget beside x's centred pieces)."""
     if x.semimetric.is_abs_difference(x.data) and y.semimetric.is_abs_difference(y.data):
         return SortedEngine(x.data[:, 0], y.data[:, 0])
     n = x.n
     check_fits(f"the permutation test's matrices (n = {n})", 8 * n * n + GatherEngine.nbytes(n))
-    op_x = x.operator(repeated=True)
     rows = op_x.row_sums()
     mean = rows / n
     grand = float(rows.sum()) / n**2
@@ -115,7 +115,7 @@ def engine_for(x: Variable, y: Variable):
         R += grand
         return R
 
-    return GatherEngine(centred_rows, y.operator(repeated=True).dense("y's distance matrix"))
+    return GatherEngine(centred_rows, op_y.dense("y's distance matrix"))
 
 
 def _permutation(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs) -> IndependenceTestResult:
@@ -124,9 +124,10 @@ def _permutation(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng
     vx, vy = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     n = vx.n
     factors = (vx.scaling.log2_factor, vy.scaling.log2_factor)
-    G = gram_of([vx, vy], n_jobs=n_jobs)
+    ops = operators([vx, vy], n_jobs=n_jobs)
+    G = centred_gram(ops, n_jobs=n_jobs)
     estimates = stats_from_gram(G, "V", factors)
-    engine = engine_for(vx, vy)
+    engine = engine_for(vx, vy, *ops)
     observed, null, exact_used, count = permutation_null(engine, n, n_resamples, rng, exact, progress, n_jobs)
     p = pvalue(observed, null, exact_used, n_resamples)
     if statistic == "nV^2":  # n V_n^2 = S / n, in the data's units

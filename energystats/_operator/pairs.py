@@ -57,6 +57,11 @@ class CentredGram:
     n: int
     V: np.ndarray
     U: np.ndarray
+    #: bounds on the rounding error of V and U (0 where they come from centred tiles, which
+    #: carry no cancellation; on the O(n log n) path, a multiple of eps times the expanded
+    #: terms): an entry within its bound is zero to working precision
+    V_error: np.ndarray | float = 0.0
+    U_error: np.ndarray | float = 0.0
 
 
 def _centring(rows: np.ndarray, n: int) -> tuple[np.ndarray, float, np.ndarray, float]:
@@ -118,7 +123,10 @@ def _sorted_gram(ops: list[SortedOperator]) -> CentredGram:
     tot = np.outer(totals, totals)
     V = inner - 2.0 / n * cross + tot / n**2
     U = inner - 2.0 / (n - 2) * cross + tot / ((n - 1) * (n - 2)) if n >= 4 else np.full((m, m), np.nan)
-    return CentredGram(n, V, U)
+    eps = 16 * n * np.finfo(float).eps  # sums of n^2 terms, in O(n) steps each
+    V_error = eps * (np.abs(inner) + 2.0 / n * np.abs(cross) + tot / n**2)
+    U_error = eps * (np.abs(inner) + 2.0 / max(n - 2, 1) * np.abs(cross) + tot / max((n - 1) * (n - 2), 1))
+    return CentredGram(n, V, U, V_error, U_error)
 
 
 def centred_gram(ops: list[PairwiseOperator], n_jobs=None) -> CentredGram:
