@@ -18,6 +18,7 @@ import pandas as pd
 from ._cluster import KGroups, energy_hclust
 from ._gof import mvnorm_statistic, mvnorm_test
 from ._homogeneity import dispersion, energy_test
+from ._independence import dcor, dcor_ttest, dcov, dcov_test, pdcor
 from ._operator import condensed_semimetric
 from .datasets import load_iris
 from ._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
@@ -137,6 +138,39 @@ def _compare_mvnorm(name, X, xr, n_resamples, seed) -> list[dict]:
     return rows
 
 
+def _compare_independence(name, X, codes, n_resamples, seed) -> list[dict]:
+    """The distance covariance family on the first two columns against the others (and against
+    the groups as an R factor): dcov, dcor (index 1 and 0.5), dcovU, bcdcor, dcorT, pdcor
+    removing the groups (to 1e-10), and the dcov.test p-value (within Monte Carlo error)."""
+    x, y = X[:, :2], X[:, 2:]
+    xr, yr, fac = r_matrix(x), r_matrix(y), r_factor(codes)
+    labels = np.asarray(codes).astype(str)
+    checks = [
+        ("dcov", lambda: dcov(x, y), lambda: r_call("dcov", xr, yr)),
+        ("dcor", lambda: dcor(x, y), lambda: r_call("dcor", xr, yr)),
+        ("dcor index 0.5", lambda: dcor(x, y, exponent=0.5), lambda: r_call("dcor", xr, yr, index=0.5)),
+        ("dcovU", lambda: dcov(x, y, estimator="U"), lambda: r_call("dcovU", xr, yr)),
+        ("bcdcor", lambda: dcor(x, y, estimator="U"), lambda: r_call("bcdcor", xr, yr)),
+        ("dcorT", lambda: dcor_ttest(x, y).statistic, lambda: r_call("dcorT", xr, yr)),
+        ("dcor with the groups (factor)", lambda: dcor(X, labels), lambda: r_call("dcor", r_matrix(X), fac)),
+        ("pdcor removing the groups", lambda: pdcor(x, y, labels), lambda: r_call("pdcor", xr, yr, fac)),
+    ]
+    rows = []
+    for what, ours, theirs in checks:
+        mine, t_es = _timed(ours)
+        value, t_r = _timed(lambda: to_numpy(theirs())[0])
+        d = _rel(mine, value)
+        rows.append(_row(name, 1.0, what, f"{d:.1e}", d <= RTOL, t_r / t_es))
+    test, t_es = _timed(lambda: dcov_test(x, y, n_resamples=n_resamples, rng=seed))
+    r_test, t_r = _timed(lambda: r_call("dcov.test", xr, yr, R=n_resamples))
+    r_p = to_numpy(r_field(r_test, "p.value"))[0]
+    p = (test.pvalue + r_p) / 2
+    tol = 4 * np.sqrt(2 * p * (1 - p) / (n_resamples + 1)) + 2 / (n_resamples + 1)
+    rows.append(_row(name, 1.0, f"dcov.test p ({test.pvalue:.3f} vs {r_p:.3f})", f"{abs(test.pvalue - r_p):.3f}",
+                     abs(test.pvalue - r_p) <= tol, t_r / t_es))
+    return rows
+
+
 def compare_r(
     datasets: Iterable[tuple[str, np.ndarray, np.ndarray]] | None = None,
     *,
@@ -153,8 +187,10 @@ def compare_r(
     p-value (within Monte Carlo error: the random streams differ), and ``kgroups`` from a
     balanced random start (the ``"r-kgroups"`` mode must give R's labels, exact Hartigan from
     R's result a W no larger), ``energy.hclust`` (merge and order identical, heights to 1e-10)
-    for each exponent, and ``mvnorm.e`` (to 1e-10) with the ``mvnorm.test`` p-value of the
-    pooled data (within Monte Carlo error). ``datasets`` defaults to
+    for each exponent, ``mvnorm.e`` (to 1e-10) with the ``mvnorm.test`` p-value of the
+    pooled data (within Monte Carlo error), and the distance covariance family (``dcov``,
+    ``dcor``, ``dcovU``, ``bcdcor``, ``dcorT``, ``dcor`` against the groups as a factor,
+    ``pdcor`` removing them, to 1e-10; the ``dcov.test`` p-value within Monte Carlo error). ``datasets`` defaults to
     :func:`battery`. Group codes are integers 0..k-1. ``etest=False`` leaves out the test,
     whose p-value means nothing when the groups are clusters found from the same data.
     """
@@ -192,4 +228,5 @@ def compare_r(
         rows.extend(_compare_hclust(name, X, xr, exponents))
         if etest:
             rows.extend(_compare_mvnorm(name, X, xr, n_resamples, seed))
+            rows.extend(_compare_independence(name, X, codes, n_resamples, seed))
     return pd.DataFrame(rows)
