@@ -29,6 +29,7 @@ from .._parallel import check_n_jobs
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
+from .projection import ProjectedStatistics, check_projection, project
 
 __all__ = ["DCovStatsResult", "dcor", "dcov", "dcov_stats", "gram_of", "operators", "stats_from_gram"]
 
@@ -132,11 +133,44 @@ def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float]
     )
 
 
-def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs) -> DCovStatsResult:
+def stats_from_projection(P: ProjectedStatistics, estimator: str, factors: tuple[float, float]) -> DCovStatsResult:
+    """The statistics of projected sums (:mod:`.projection`): averages over the directions,
+    times the sphere constants; dCor is clipped to 1 (a ratio of estimates can exceed it)."""
+    n = P.n
+    fx, fy = factors
+    norm = n**2 if estimator == "V" else n * (n - 3)
+    xy, xx, yy = (scale * float(np.mean(values)) / norm for scale, values in ((P.scale_xy, P.V_xy if estimator == "V" else P.U_xy),
+                  (P.scale_xx, P.V_xx if estimator == "V" else P.U_xx), (P.scale_yy, P.V_yy if estimator == "V" else P.U_yy)))
+    if estimator == "V":
+        xy, xx, yy = max(xy, 0.0), max(xx, 0.0), max(yy, 0.0)
+        return DCovStatsResult(
+            dcov=Scaling(0, (fx + fy) / 2).result(float(np.sqrt(xy)), "dCov"),
+            dcor=float(min(1.0, np.sqrt(_ratio(xy, xx, yy)))),
+            dvar_x=Scaling(0, fx).result(float(np.sqrt(xx)), "dVar(x)"),
+            dvar_y=Scaling(0, fy).result(float(np.sqrt(yy)), "dVar(y)"),
+            estimator="V",
+            n=n,
+        )
+    return DCovStatsResult(
+        dcov=Scaling(0, fx + fy).result(xy, "dCovU"),
+        dcor=float(min(1.0, _ratio(xy, xx, yy))),
+        dvar_x=Scaling(0, 2 * fx).result(xx, "dVarXU"),
+        dvar_y=Scaling(0, 2 * fy).result(yy, "dVarYU"),
+        estimator="U",
+        n=n,
+    )
+
+
+def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation=None, n_projections=50, rng=None) -> DCovStatsResult:
     variables = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     estimator = _check_estimator(estimator, variables[0].n)
-    G = gram_of(variables, algorithm, check_n_jobs(n_jobs))
-    return stats_from_gram(G, estimator, tuple(v.scaling.log2_factor for v in variables))
+    factors = tuple(v.scaling.log2_factor for v in variables)
+    if approximation is None:
+        return stats_from_gram(gram_of(variables, algorithm, check_n_jobs(n_jobs)), estimator, factors)
+    if approximation != "projection":
+        raise ValueError(f"`approximation` must be None or 'projection', got {approximation!r}.")
+    K = check_projection(variables, n_projections)
+    return stats_from_projection(project(*variables, K, np.random.default_rng(rng), variances=True), estimator, factors)
 
 
 _PARAMETERS = """
@@ -168,10 +202,33 @@ _PARAMETERS = """
     n_jobs : int, default=None
         joblib's ``n_jobs`` for the pass over the tiles (Dask inside
         ``joblib.parallel_config(backend="dask")``).
+    approximation : {None, "projection"}, default=None
+        ``"projection"``: the randomly projected distance covariance of Huang & Huo (2017),
+        the average of ``n_projections`` one-dimensional statistics along random directions
+        times the sphere constants (Euclidean distance, exponent 1): unbiased over the
+        directions, O(K n log n) time and O(n) memory, for n past what O(n^2) allows. The
+        distance variances use a second set of directions per sample; dCor is clipped to 1.
+    n_projections : int, default=50
+        K, for ``approximation="projection"``.
+    rng : int, numpy.random.Generator or None, default=None
+        Draws the directions of ``approximation="projection"``.
 """
 
 
-def dcov(x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, estimator: str = "V", algorithm: str = "auto", n_jobs=None) -> float:
+def dcov(
+    x,
+    y,
+    *,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    estimator: str = "V",
+    algorithm: str = "auto",
+    n_jobs=None,
+    approximation: str | None = None,
+    n_projections: int = 50,
+    rng=None,
+) -> float:
     r"""Distance covariance of two samples.
 
     ``estimator="V"`` gives :math:`\mathcal V_n(x, y)`, the square root of the
@@ -210,10 +267,23 @@ def dcov(x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=
     >>> round(es.dcov(x, y, estimator="U"), 6)   # R: dcovU(1:5, (1:5)^2)
     6.4
     """
-    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs).dcov
+    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).dcov
 
 
-def dcor(x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, estimator: str = "V", algorithm: str = "auto", n_jobs=None) -> float:
+def dcor(
+    x,
+    y,
+    *,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    estimator: str = "V",
+    algorithm: str = "auto",
+    n_jobs=None,
+    approximation: str | None = None,
+    n_projections: int = 50,
+    rng=None,
+) -> float:
     r"""Distance correlation of two samples.
 
     ``estimator="V"`` gives :math:`\mathcal R_n(x, y) \in [0, 1]`, the square root of
@@ -238,10 +308,23 @@ def dcor(x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=
     >>> round(es.dcor(x, x**2), 6), es.dcor(x, 3 * x - 1)   # R: dcor(1:5, (1:5)^2) 0.986916
     (0.986916, 1.0)
     """
-    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs).dcor
+    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).dcor
 
 
-def dcov_stats(x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, estimator: str = "V", algorithm: str = "auto", n_jobs=None) -> DCovStatsResult:
+def dcov_stats(
+    x,
+    y,
+    *,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    estimator: str = "V",
+    algorithm: str = "auto",
+    n_jobs=None,
+    approximation: str | None = None,
+    n_projections: int = 50,
+    rng=None,
+) -> DCovStatsResult:
     r"""Distance covariance, correlation and both distance variances at once.
 
     ``estimator="V"``: R ``DCOR(x, y, index)`` (``dCov``, ``dCor``, ``dVarX``,
@@ -260,7 +343,7 @@ def dcov_stats(x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", 
     >>> round(res.dcov, 6), round(res.dcor, 6), round(res.dvar_x, 6)   # R: DCOR(1:5, (1:5)^2)
     (2.701111, 0.986916, 1.102724)
     """
-    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs)
+    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng)
 
 
 for _f in (dcov, dcor, dcov_stats):

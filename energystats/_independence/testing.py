@@ -11,13 +11,15 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from .._config import check_fits
-from .._operator import PairwiseOperator, centred_gram
+from .._operator import PairwiseOperator, centred_gram, make_operator
 from .._parallel import check_n_jobs
 from .._results import ResultMixin
-from .._semimetric import MetricLike
+from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 from ._permute import GatherEngine, SortedEngine, permutation_null, pvalue
-from .dcov import DCovStatsResult, gram_of, operators, stats_from_gram
+from .dcov import DCovStatsResult, gram_of, operators, stats_from_gram, stats_from_projection
+from .gamma import SKEW_ROWS, gamma_pvalue, limit_skewness, permutation_moments
+from .projection import ProjectedEngine, check_projection, project, projection_gamma
 
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "check_test_options"]
 
@@ -118,34 +120,84 @@ def engine_for(x: Variable, y: Variable, op_x: PairwiseOperator, op_y: PairwiseO
     return GatherEngine(centred_rows, op_y.dense("y's distance matrix"))
 
 
-def _permutation(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs) -> IndependenceTestResult:
+_METHODS = ("permutation", "gamma")
+
+
+def _skewness(x: Variable, y: Variable, gen: np.random.Generator) -> float:
+    """The limit's skewness from at most SKEW_ROWS rows (all below, else drawn from ``gen``)."""
+    n = x.n
+    rows = np.arange(n) if n <= SKEW_ROWS else np.sort(gen.choice(n, size=SKEW_ROWS, replace=False))
+
+    def matrix(v: Variable) -> np.ndarray:
+        data = v.data[np.ix_(rows, rows)] if v.semimetric.precomputed else v.data[rows]
+        return make_operator(data, v.semimetric, repeated=True, sort=False).dense()
+
+    return limit_skewness(matrix(x), matrix(y))
+
+
+def _dcor_of(denominator: float):
+    """S -> dCor for dCor^2 = S / denominator (0 for a constant sample)."""
+    if denominator > 0:
+        return lambda s: np.sqrt(np.maximum(s, 0.0) / denominator)
+    return lambda s: np.zeros_like(np.asarray(s, float))
+
+
+def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections) -> IndependenceTestResult:
+    """:func:`dcov_test` and :func:`dcor_test`: every method, exact or projected."""
+    if method not in _METHODS:
+        raise ValueError(f"`method` must be 'permutation' or 'gamma', got {method!r}.")
+    if approximation not in (None, "projection"):
+        raise ValueError(f"`approximation` must be None or 'projection', got {approximation!r}.")
     n_resamples = check_test_options(n_resamples, exact, progress)
     n_jobs = check_n_jobs(n_jobs)
     vx, vy = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     n = vx.n
     factors = (vx.scaling.log2_factor, vy.scaling.log2_factor)
-    ops = operators([vx, vy], n_jobs=n_jobs)
-    G = centred_gram(ops, n_jobs=n_jobs)
-    estimates = stats_from_gram(G, "V", factors)
-    engine = engine_for(vx, vy, *ops)
-    observed, null, exact_used, count = permutation_null(engine, n, n_resamples, rng, exact, progress, n_jobs)
-    p = pvalue(observed, null, exact_used, n_resamples)
+    gen = np.random.default_rng(rng)
+    null, count, exact_used = None, 0, False
+    if approximation == "projection":
+        K = check_projection([vx, vy], n_projections)
+        P = project(vx, vy, K, gen.spawn(1)[0], variances=statistic == "dCor")  # directions from their own stream
+        estimates = stats_from_projection(P, "V", factors) if statistic == "dCor" else None
+        if method == "gamma":
+            observed, p = float(P.V_xy.sum()), projection_gamma(vx, vy, P, gen)[1]  # the engine's units: sum of S_k
+        else:
+            observed, null, exact_used, count = permutation_null(ProjectedEngine(vx, vy, P.directions), n, n_resamples, gen, exact, progress, n_jobs)
+            p = pvalue(observed, null, exact_used, n_resamples)
+        scale_xy = P.scale_xy / K
+        observed, null = observed * scale_xy, (None if null is None else null * scale_xy)
+        denominator = 0.0 if estimates is None else np.sqrt(P.scale_xx * P.scale_yy * np.mean(P.V_xx) * np.mean(P.V_yy))
+        estimate = float(np.sqrt(max(observed, 0.0)) / n) if estimates is None else estimates.dcor
+    else:
+        ops = operators([vx, vy], n_jobs=n_jobs)
+        G = centred_gram(ops, n_jobs=n_jobs, unbiased=False)
+        estimates = stats_from_gram(G, "V", factors)
+        if method == "gamma":
+            observed = float(G.V[0, 1])
+            mean, variance = permutation_moments(G.V[0, 0], ops[0].row_sums(), G.squares[1], ops[1].row_sums())
+            p = gamma_pvalue(observed, mean, variance, _skewness(vx, vy, gen))
+        else:
+            observed, null, exact_used, count = permutation_null(engine_for(vx, vy, *ops), n, n_resamples, gen, exact, progress, n_jobs)
+            p = pvalue(observed, null, exact_used, n_resamples)
+        denominator = np.sqrt(max(G.V[0, 0], 0.0) * max(G.V[1, 1], 0.0))  # dCor^2 = S / denominator
+        estimate = estimates.dcov if statistic == "nV^2" else estimates.dcor
     if statistic == "nV^2":  # n V_n^2 = S / n, in the data's units
         scale = 2.0 ** (factors[0] + factors[1]) / n
-        stat, values, estimate = observed * scale, null * scale, estimates.dcov
+        stat, values = observed * scale, (None if null is None else null * scale)
+        if approximation == "projection":
+            estimate = Scaling(0, (factors[0] + factors[1]) / 2).result(estimate, "dCov")
     else:  # dCor is a monotone function of S: the same p-value
-        denominator = np.sqrt(max(G.V[0, 0], 0.0) * max(G.V[1, 1], 0.0))  # dCor^2 = S / denominator
-        to_dcor = (lambda s: np.sqrt(np.maximum(s, 0.0) / denominator)) if denominator > 0 else (lambda s: np.zeros_like(np.asarray(s, float)))
-        stat, values, estimate = float(to_dcor(observed)), to_dcor(null), estimates.dcor
+        to_dcor = _dcor_of(denominator)
+        stat, values = float(min(to_dcor(observed), 1.0)), (None if null is None else to_dcor(null))
     return IndependenceTestResult(
         statistic=float(stat),
         pvalue=float(p),
-        null_distribution=np.asarray(values, dtype=float),
+        null_distribution=None if values is None else np.asarray(values, dtype=float),
         n_resamples=int(count),
         statistic_name=statistic,
         estimate=float(estimate),
         estimates=estimates,
-        method="permutation",
+        method=method,
         n=n,
         exact=exact_used,
     )
@@ -171,6 +223,19 @@ _TEST_PARAMETERS = """
         joblib's ``n_jobs``: blocks of permutations as joblib tasks (on Dask inside
         ``joblib.parallel_config(backend="dask")``); the permutations are drawn here, so
         the result is the same whatever ``n_jobs``.
+    method : {"permutation", "gamma"}, default="permutation"
+        ``"gamma"``: no permutations; the gamma distribution with the exact mean and
+        variance of the statistic over all n! permutations (closed forms, O(n) after the
+        statistic's pass over the tiles; Mantel 1967), the upper tail its p-value. Measured
+        against the permutation p-value in ``validation/independence_gamma.py``: use it for
+        large n or many tests. With ``approximation="projection"``: the asymptotic gamma of
+        Huang & Huo (2017) (see :func:`dcov`).
+    approximation : {None, "projection"}, default=None
+        ``"projection"``: the randomly projected statistic of :func:`dcov` (Euclidean
+        distance, exponent 1), O(K n log n) time and O(n) memory; with
+        ``method="permutation"`` each permutation costs O(K n log n).
+    n_projections : int, default=50
+        K, for ``approximation="projection"``.
 """
 
 _TEST_NOTES = """
@@ -186,7 +251,22 @@ _TEST_NOTES = """
 """
 
 
-def dcov_test(x, y, *, n_resamples: int = 999, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, rng=None, exact="auto", progress: bool = False, n_jobs=None) -> IndependenceTestResult:
+def dcov_test(
+    x,
+    y,
+    *,
+    n_resamples: int = 999,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    rng=None,
+    exact="auto",
+    progress: bool = False,
+    n_jobs=None,
+    method: str = "permutation",
+    approximation: str | None = None,
+    n_projections: int = 50,
+) -> IndependenceTestResult:
     r"""Distance covariance permutation test of independence (R ``dcov.test``).
 
     The statistic is :math:`n \mathcal V_n^2(x, y)` (R's ``nV^2``, Székely, Rizzo &
@@ -209,10 +289,25 @@ def dcov_test(x, y, *, n_resamples: int = 999, exponent=1.0, metric: MetricLike 
     >>> res.statistic_name, res.pvalue
     ('nV^2', 0.001)
     """
-    return _permutation(x, y, "nV^2", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs)
+    return _test(x, y, "nV^2", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections)
 
 
-def dcor_test(x, y, *, n_resamples: int = 999, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, rng=None, exact="auto", progress: bool = False, n_jobs=None) -> IndependenceTestResult:
+def dcor_test(
+    x,
+    y,
+    *,
+    n_resamples: int = 999,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    rng=None,
+    exact="auto",
+    progress: bool = False,
+    n_jobs=None,
+    method: str = "permutation",
+    approximation: str | None = None,
+    n_projections: int = 50,
+) -> IndependenceTestResult:
     r"""Distance correlation permutation test of independence (R ``dcor.test``).
 
     The statistic is :math:`\mathcal R_n(x, y)` (R's ``dCor``); the distance variances do
@@ -233,7 +328,7 @@ def dcor_test(x, y, *, n_resamples: int = 999, exponent=1.0, metric: MetricLike 
     >>> res.exact, res.n_resamples, round(res.pvalue, 4)   # the data's order and its reverse
     (True, 120, 0.0167)
     """
-    return _permutation(x, y, "dCor", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs)
+    return _test(x, y, "dCor", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections)
 
 
 for _f in (dcov_test, dcor_test):

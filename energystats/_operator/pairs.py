@@ -62,6 +62,8 @@ class CentredGram:
     #: terms): an entry within its bound is zero to working precision
     V_error: np.ndarray | float = 0.0
     U_error: np.ndarray | float = 0.0
+    #: sum_ij a_ij^2 of each operator's own matrix (raw, uncentred), shape (m,)
+    squares: np.ndarray | None = None
 
 
 def _centring(rows: np.ndarray, n: int) -> tuple[np.ndarray, float, np.ndarray, float]:
@@ -72,35 +74,39 @@ def _centring(rows: np.ndarray, n: int) -> tuple[np.ndarray, float, np.ndarray, 
     return rows / n, total / n**2, rows / (n - 2), total / ((n - 1) * (n - 2))
 
 
-def _tile_sums(tiles: list, ops: list, centrings: list) -> tuple[np.ndarray, np.ndarray]:
-    """V and U sums of the given tiles on or above the diagonal (those above count twice)."""
+def _tile_sums(tiles: list, ops: list, centrings: list, want_u: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """V and (with ``want_u``) U sums, and the raw sums of squares, of the given tiles on or
+    above the diagonal (those above count twice)."""
     m = len(ops)
-    V, U = np.zeros((m, m)), np.zeros((m, m))
+    V, U, squares = np.zeros((m, m)), np.zeros((m, m)), np.zeros(m)
     for a, b, c, e in tiles:
         weight = 1.0 if a == c else 2.0
         double, unbiased = [], []
-        for op, (rv, kv, ru, ku) in zip(ops, centrings):
+        for k, (op, (rv, kv, ru, ku)) in enumerate(zip(ops, centrings)):
             T = np.array(op._tile(a, b, c, e), dtype=float)  # a copy: held tiles are views
-            D = T - rv[a:b, None]
-            D -= rv[None, c:e]
+            squares[k] += weight * float(np.vdot(T, T))
+            D = T - rv[a:b, None] if want_u else T
+            D -= rv[None, c:e] if want_u else rv[a:b, None] + rv[None, c:e]
             D += kv
-            T -= ru[a:b, None]
-            T -= ru[None, c:e]
-            T += ku
-            if a == c:
-                np.fill_diagonal(T, 0.0)
             double.append(D)
-            unbiased.append(T)
+            if want_u:
+                T -= ru[a:b, None]
+                T -= ru[None, c:e]
+                T += ku
+                if a == c:
+                    np.fill_diagonal(T, 0.0)
+                unbiased.append(T)
         for k in range(m):
             for l in range(k, m):
                 V[k, l] += weight * float(np.vdot(double[k], double[l]))
-                U[k, l] += weight * float(np.vdot(unbiased[k], unbiased[l]))
-    return V, U
+                if want_u:
+                    U[k, l] += weight * float(np.vdot(unbiased[k], unbiased[l]))
+    return V, U, squares
 
 
-def _gram_task(ops: list, centrings: list, shard: list) -> tuple[np.ndarray, np.ndarray]:
+def _gram_task(ops: list, centrings: list, want_u: bool, shard: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A joblib task: the sums of one shard of tiles."""
-    return _tile_sums(shard, ops, centrings)
+    return _tile_sums(shard, ops, centrings, want_u)
 
 
 def _symmetrise(M: np.ndarray) -> np.ndarray:
@@ -114,11 +120,16 @@ def _sorted_gram(ops: list[SortedOperator]) -> CentredGram:
     rows = [op.row_sums() for op in ops]
     totals = [float(r.sum()) for r in rows]
     inner = np.empty((m, m))
+    ranks = []
+    for op in ops:  # each operator's ranks, from the order it sorted once
+        r = np.empty(n, dtype=np.intp)
+        r[op.order] = np.arange(n)
+        ranks.append(r)
     for k in range(m):
         x = ops[k].xs  # sorted and centred
         inner[k, k] = 2.0 * n * float(x @ x) - 2.0 * float(x.sum()) ** 2
         for l in range(k + 1, m):
-            inner[k, l] = inner[l, k] = abs_product_sum(ops[k].x, ops[l].x)
+            inner[k, l] = inner[l, k] = abs_product_sum(ops[k].x, ops[l].x, order=ops[k].order, ranks=ranks[l][ops[k].order])
     cross = np.array([[float(rows[k] @ rows[l]) for l in range(m)] for k in range(m)])
     tot = np.outer(totals, totals)
     V = inner - 2.0 / n * cross + tot / n**2
@@ -126,12 +137,13 @@ def _sorted_gram(ops: list[SortedOperator]) -> CentredGram:
     eps = 16 * n * np.finfo(float).eps  # sums of n^2 terms, in O(n) steps each
     V_error = eps * (np.abs(inner) + 2.0 / n * np.abs(cross) + tot / n**2)
     U_error = eps * (np.abs(inner) + 2.0 / max(n - 2, 1) * np.abs(cross) + tot / max((n - 1) * (n - 2), 1))
-    return CentredGram(n, V, U, V_error, U_error)
+    return CentredGram(n, V, U, V_error, U_error, np.diag(inner).copy())
 
 
-def centred_gram(ops: list[PairwiseOperator], n_jobs=None) -> CentredGram:
+def centred_gram(ops: list[PairwiseOperator], n_jobs=None, unbiased: bool = True) -> CentredGram:
     """The V and U sums of every pair of the operators ``ops`` (same n), in one pass over
     the tiles after their row sums; O(n log n) when every operator is one-dimensional |x - y|.
+    ``unbiased=False`` leaves out the U sums (NaN) on the tiles, for the callers that need V only.
 
     Time O(n^2 (d + m^2)) for tiled operators, memory O(n + m tile^2) per thread; with
     ``n_jobs`` (more than one joblib worker) the tiles run as joblib tasks."""
@@ -149,11 +161,11 @@ def centred_gram(ops: list[PairwiseOperator], n_jobs=None) -> CentredGram:
     tiles = upper_tiles(n, side)
     if n_workers(n_jobs) > 1:
         shards = [tiles[a : a + max(1, len(tiles) // 16)] for a in range(0, len(tiles), max(1, len(tiles) // 16))]
-        parts = run_tasks(_gram_task, [{"shard": s} for s in shards], n_jobs, shared={"ops": ops, "centrings": centrings})
+        parts = run_tasks(_gram_task, [{"shard": s} for s in shards], n_jobs, shared={"ops": ops, "centrings": centrings, "want_u": unbiased})
     else:
-        parts = run_threads(functools.partial(_tile_sums, ops=ops, centrings=centrings), round_robin(tiles, THREADS))
+        parts = run_threads(functools.partial(_tile_sums, ops=ops, centrings=centrings, want_u=unbiased), round_robin(tiles, THREADS))
     V = _symmetrise(sum(p[0] for p in parts))
     U = _symmetrise(sum(p[1] for p in parts))
-    if n < 4:
+    if n < 4 or not unbiased:
         U[...] = np.nan
-    return CentredGram(n, V, U)
+    return CentredGram(n, V, U, squares=sum(p[2] for p in parts))
