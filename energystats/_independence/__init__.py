@@ -5,12 +5,14 @@ partial distance correlation, mutual independence and the independence coefficie
 from .centring import d_center, u_center, u_product
 from .dcov import DCovStatsResult, dcor, dcov, dcov_stats
 from .mutual import mutual_independence_test, mvi, mvi_test
+from .pairwise import PairwiseDcorResult, pairwise_dcor
 from .partial import pdcor, pdcor_test, pdcov, pdcov_test
 from .testing import IndependenceTestResult, dcor_test, dcor_ttest, dcov_test
 
 __all__ = [
     "DCovStatsResult",
     "IndependenceTestResult",
+    "PairwiseDcorResult",
     "d_center",
     "dcor",
     "dcor_test",
@@ -21,6 +23,7 @@ __all__ = [
     "mutual_independence_test",
     "mvi",
     "mvi_test",
+    "pairwise_dcor",
     "pdcor",
     "pdcor_test",
     "pdcov",

@@ -103,9 +103,10 @@ class SortedEngine:
         """(sum_ij a_ij b_pi(i)pi(j), sum_i a_i. b_pi(i).)."""
         ys = self.y[p][self.order]
         ranks = self.rank_y[p][self.order]
-        everything = self.n * float(self.xs @ ys) - float(self.xs.sum()) * float(ys.sum())
+        # reductions rather than BLAS dot products: O(n) work that threads share badly
+        everything = self.n * float(np.multiply(self.xs, ys).sum()) - float(self.xs.sum()) * float(ys.sum())
         inner = 2.0 * (2.0 * concordant_sum(self.xs, ys, ranks) - everything)
-        return inner, float(self.rows_x @ self.rows_y[p])
+        return inner, float(np.multiply(self.rows_x, self.rows_y[p]).sum())
 
     def __call__(self, perms: np.ndarray, unbiased: bool = False) -> np.ndarray:
         n = self.n

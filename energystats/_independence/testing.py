@@ -18,7 +18,7 @@ from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 from ._permute import GatherEngine, SortedEngine, permutation_null, pvalue
 from .dcov import DCovStatsResult, gram_of, operators, stats_from_gram, stats_from_projection
-from .gamma import SKEW_ROWS, gamma_pvalue, limit_skewness, permutation_moments
+from .gamma import SKEW_ROWS, gamma_pvalue, permutation_moments, power_sums, skewness_of
 from .projection import ProjectedEngine, check_projection, project, projection_gamma
 
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "check_test_options"]
@@ -123,16 +123,21 @@ def engine_for(x: Variable, y: Variable, op_x: PairwiseOperator, op_y: PairwiseO
 _METHODS = ("permutation", "gamma")
 
 
+def skew_rows(n: int, gen: np.random.Generator) -> np.ndarray:
+    """The rows whose distance matrices give the limit's skewness: all below SKEW_ROWS, else
+    SKEW_ROWS of them drawn from ``gen``."""
+    return np.arange(n) if n <= SKEW_ROWS else np.sort(gen.choice(n, size=SKEW_ROWS, replace=False))
+
+
+def variable_power_sums(v: Variable, rows: np.ndarray) -> tuple[float, float]:
+    """:func:`~.gamma.power_sums` of the variable's distance matrix on ``rows``."""
+    data = v.data[np.ix_(rows, rows)] if v.semimetric.precomputed else v.data[rows]
+    return power_sums(make_operator(data, v.semimetric, repeated=True, sort=False).dense())
+
+
 def _skewness(x: Variable, y: Variable, gen: np.random.Generator) -> float:
-    """The limit's skewness from at most SKEW_ROWS rows (all below, else drawn from ``gen``)."""
-    n = x.n
-    rows = np.arange(n) if n <= SKEW_ROWS else np.sort(gen.choice(n, size=SKEW_ROWS, replace=False))
-
-    def matrix(v: Variable) -> np.ndarray:
-        data = v.data[np.ix_(rows, rows)] if v.semimetric.precomputed else v.data[rows]
-        return make_operator(data, v.semimetric, repeated=True, sort=False).dense()
-
-    return limit_skewness(matrix(x), matrix(y))
+    rows = skew_rows(x.n, gen)
+    return skewness_of(variable_power_sums(x, rows), variable_power_sums(y, rows))
 
 
 def _dcor_of(denominator: float):

@@ -34,46 +34,47 @@ def concordant_sum(xs: np.ndarray, ys: np.ndarray, ranks: np.ndarray) -> float:
     r""":math:`\sum_{q < p,\ r_q < r_p} (x_p - x_q)(y_p - y_q)` for points in increasing order
     of x (``xs``), with y values ``ys`` and ``ranks`` of y, a permutation of 0..n-1 (int).
 
-    Time O(n log n): one pass of O(n) vectorised operations per bit of n."""
+    Time O(n log n): one pass of O(n) vectorised operations per bit of n. The arrays are
+    laid out by column (x, y, xy), so that each level's group sums are one cumulative sum
+    along contiguous blocks; the counts are a fourth column of the same sum; the masked
+    sums are reductions, not BLAS dot products (which stall on threads under load)."""
     n = xs.shape[0]
     if n < 2:
         return 0.0
-    W = np.empty((n, 3))
-    W[:, 0], W[:, 1] = xs, ys
-    np.multiply(xs, ys, out=W[:, 2])
-    r = ranks
-    total = 0.0
+    bits = int(n - 1).bit_length()
+    W = np.empty((3, n))
+    W[0], W[1] = xs, ys
+    np.multiply(xs, ys, out=W[2])
+    r = np.asarray(ranks, dtype=np.intp)
     position = np.arange(n)
-    for b in range(int(n - 1).bit_length() - 1, -1, -1):
+    buffer = np.zeros((4, 1 << bits))  # the zero-masked (x, y, xy, 1) of a level, padded to whole groups
+    W_next, r_next = np.empty_like(W), np.empty_like(r)
+    total = 0.0
+    for b in range(bits - 1, -1, -1):
         size = 1 << (b + 1)  # the groups: ranks with equal r >> (b + 1), aligned blocks in this order
         groups = -(-n // size)
         padded = groups * size
         zero = (r & (1 << b)) == 0
-        Wz = np.zeros((padded, 3))
-        np.multiply(W, zero[:, None], out=Wz[:n])
-        zeros_before = np.zeros(padded)  # the count column, exclusive
-        zeros_before[:n] = zero
-        sums = np.cumsum(Wz.reshape(groups, size, 3), axis=1).reshape(padded, 3)[:n]
-        sums -= Wz[:n]  # exclusive: X, Y, XY over the zeros before each point in its group
-        count = np.cumsum(zeros_before.reshape(groups, size), axis=1).reshape(padded)[:n]
-        count -= zero
-        x, y = W[:, 0], W[:, 1]
+        Wz = buffer[:, :padded]
+        np.multiply(W, zero, out=Wz[:3, :n])
+        Wz[3, :n] = zero
+        Wz[:, n:] = 0.0
+        S = np.cumsum(Wz.reshape(4, groups, size), axis=2).reshape(4, padded)[:, :n]
+        S -= Wz[:, :n]  # exclusive: X, Y, XY and the count over the zeros before, in the group
         # (x_p - x_q)(y_p - y_q) summed over the zeros q before each point p with bit 1
-        terms = W[:, 2] * count
-        terms -= x * sums[:, 1]
-        terms -= y * sums[:, 0]
-        terms += sums[:, 2]
-        total += float(terms @ ~zero)
+        terms = W[2] * S[3]
+        terms -= W[0] * S[1]
+        terms -= W[1] * S[0]
+        terms += S[2]
+        total += float(terms[~zero].sum())
         # split each group stably: its zeros first (2^b of them in every full group)
+        count = S[3].astype(np.intp)
         within = position & (size - 1)
-        start = position - within
-        dest = np.where(zero, start + count, start + (1 << b) + (within - count).astype(np.intp))
-        dest = dest.astype(np.intp)
-        W_next = np.empty_like(W)
-        W_next[dest] = W
-        r_next = np.empty_like(r)
+        dest = position - within + np.where(zero, count, (1 << b) + within - count)
+        W_next[:, dest] = W
         r_next[dest] = r
-        W, r = W_next, r_next
+        W, W_next = W_next, W
+        r, r_next = r_next, r
     return total
 
 
