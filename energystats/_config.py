@@ -147,8 +147,10 @@ def format_bytes(nbytes: float) -> str:
 def memory_error(what: str, needed: float, hint: str = "") -> WorkingMemoryError:
     """A :class:`WorkingMemoryError` saying what needed how much, against the budget, and what to set."""
     budget = memory_budget()
-    configured = _config.get()["working_memory"] * MiB
-    cap = "" if budget >= configured else f" (capped by the {format_bytes(budget)} the system reports available)"
+    available = _available_bytes()
+    configured = int(_config.get()["working_memory"] * MiB)
+    capped = available is not None and available < configured
+    cap = f" (capped by the {format_bytes(budget)} the system reports available)" if capped else ""
     wanted = math.ceil(needed / MiB) + 1
     return WorkingMemoryError(
         f"{what} needs {format_bytes(needed)}, more than the working memory of {format_bytes(budget)}{cap}. "

@@ -11,7 +11,7 @@ from scipy.cluster.hierarchy import dendrogram
 
 from ._validation import as_data
 
-__all__ = ["plot_clusters", "plot_dendrogram", "plot_null_distribution", "plot_w_curve"]
+__all__ = ["plot_clusters", "plot_dcor_matrix", "plot_dendrogram", "plot_null_distribution", "plot_w_curve"]
 
 
 def _axes(ax):
@@ -112,4 +112,49 @@ def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
     options.update(dendrogram_options)
     dendrogram(tree.linkage, ax=ax, **options)
     ax.set_ylabel("merge cost (n_A n_B / (n_A + n_B)) E(A, B)")
+    return ax
+
+
+def plot_dcor_matrix(result, ax=None, *, annotate: bool | None = None, mark_rejected: bool = True):
+    """Heatmap of the distance correlations of :func:`pairwise_dcor` (a
+    :class:`PairwiseDcorResult`, or a square DataFrame of values in [0, 1]).
+
+    With ``mark_rejected`` the pairs whose corrected test rejects independence are marked
+    with a dot; ``annotate`` writes the values in the cells (default: at most 15 variables).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, pandas as pd, energystats as es
+    >>> from energystats.plotting import plot_dcor_matrix
+    >>> df = pd.DataFrame(np.random.default_rng(0).normal(size=(60, 3)), columns=list("abc"))
+    >>> ax = plot_dcor_matrix(es.pairwise_dcor(df))
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['a', 'b', 'c']
+    """
+    import matplotlib
+
+    ax = _axes(ax)
+    matrix = getattr(result, "matrix", result)
+    values = matrix.to_numpy(dtype=float)
+    names = [str(c) for c in matrix.columns]
+    shown = np.ma.masked_array(values, mask=np.eye(len(names), dtype=bool))  # the diagonal (1) in grey
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="0.85")
+    image = ax.imshow(shown, vmin=0.0, vmax=1.0, cmap=cmap)
+    ax.figure.colorbar(image, ax=ax, label="distance correlation")
+    ax.set_xticks(range(len(names)), names, rotation=90)
+    ax.set_yticks(range(len(names)), names)
+    if annotate if annotate is not None else len(names) <= 15:
+        for i in range(len(names)):
+            for j in range(len(names)):
+                if i != j:
+                    ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=7, color="w" if values[i, j] < 0.5 else "k")
+    table = getattr(result, "table", None)
+    if mark_rejected and table is not None:
+        index = {name: k for k, name in enumerate(names)}
+        for x, y in zip(table.loc[table["reject"], "x"], table.loc[table["reject"], "y"]):
+            for i, j in ((index[x], index[y]), (index[y], index[x])):
+                ax.plot(j, i + 0.3, marker=".", color="C3", markersize=6)
+    ax.set_title("distance correlation" + (" (dots: independence rejected)" if mark_rejected and table is not None else ""))
     return ax

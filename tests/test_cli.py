@@ -144,8 +144,8 @@ def test_compare_r_on_user_groups(tmp_path, capsys):
     md = tmp_path / "out" / "table.md"
     assert main(["compare-r", str(path), "--by", "Species", "--n-resamples", "99", "--json", "--out", str(md)]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["agree"] == out["total"] == 21
-    assert {row["R quantity"] for row in out["rows"]} >= {"edist", "disco between (S)", "eqdist.e", "kgroups labels (r-kgroups mode)", "energy.hclust height", "mvnorm.e"}
+    assert out["agree"] == out["total"] == 30
+    assert {row["R quantity"] for row in out["rows"]} >= {"edist", "disco between (S)", "eqdist.e", "kgroups labels (r-kgroups mode)", "energy.hclust height", "mvnorm.e", "dcov", "bcdcor", "pdcor removing the groups"}
     assert md.read_text().startswith(f"# energystats {es.__version__} vs R {out['R']}, energy {out['energy']}")
 
 

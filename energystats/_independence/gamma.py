@@ -31,8 +31,8 @@ the limit: under independence :math:`n \mathcal V_n^2 \to \sum_{jk} \mu_j \nu_k 
 with :math:`\mu, \nu` the eigenvalues of the two centred distance operators, whose skewness is
 :math:`\gamma = 8 \sum \mu^3 \sum \nu^3 / (2 \sum \mu^2 \sum \nu^2)^{3/2}`; the power sums
 are traces of powers of the double-centred distance matrices of at most 300 rows
-(:math:`\mathrm{tr} A^3 = \sum_{ij} (A^2)_{ij} A_{ij}`; all rows below 300, else rows drawn
-from ``rng``), a fixed O(300^3) cost. The Pearson type III distribution with the exact mean
+(:math:`\mathrm{tr} A^3 = \sum_{ij} (A^2)_{ij} A_{ij}`; all rows below 300, else 300 evenly
+spaced ones, so that the p-value is deterministic), a fixed O(300^3) cost. The Pearson type III distribution with the exact mean
 and variance and this skewness, :math:`c + \mathrm{Gamma}(4/\gamma^2, \sigma\gamma/2)`,
 gives the upper-tail p-value. Its calibration against the permutation p-value is measured in
 ``validation/independence_gamma.py``.

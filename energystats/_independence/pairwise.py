@@ -144,7 +144,7 @@ def pairwise_dcor(
     exponent : float, default=1.0
         alpha in (0, 2] of the Euclidean distances.
     rng : int, numpy.random.Generator or None, default=None
-        The rows of the skewness (when n > 300) and the permutations (one stream per pair).
+        The permutations of ``method="permutation"`` (one stream per pair).
     n_jobs : int, default=None
         joblib's ``n_jobs``: shares of the pairs as joblib tasks (Dask inside
         ``joblib.parallel_config(backend="dask")``), the data sent once; otherwise the pairs
@@ -184,7 +184,7 @@ def pairwise_dcor(
         raise ValueError(f"`X` must have at least two variables, got {len(variables)}.")
     n = variables[0].n
     gen = np.random.default_rng(rng)
-    rows = skew_rows(n, gen)
+    rows = skew_rows(n)
     sums = [variable_power_sums(v, rows) for v in variables] if method == "gamma" else [None] * len(variables)
     pairs = list(enumerate(combinations(range(len(variables)), 2)))
     streams = gen.spawn(len(pairs))
