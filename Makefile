@@ -64,6 +64,7 @@ validate: $(STAMP)-test
 	$(PY) validation/cluster_test_power.py
 	$(PY) validation/paper_experiments.py
 	$(PY) validation/approximations.py
+	$(PY) validation/independence_gamma.py
 
 # Every validation script in its --quick mode, writing outside the committed results (CI).
 validate-quick: $(STAMP)-test
@@ -74,6 +75,7 @@ validate-quick: $(STAMP)-test
 	$(PY) validation/cluster_test_power.py --quick --out .validate-quick
 	$(PY) validation/paper_experiments.py --quick --out .validate-quick
 	$(PY) validation/approximations.py --quick --out .validate-quick
+	$(PY) validation/independence_gamma.py --quick --out .validate-quick
 
 clean:
 	rm -rf $(VENV) docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst

@@ -22,9 +22,10 @@ and :math:`2 \sum_j \lambda_j^2 = 2 \big(\frac{C_p C_q}{K}\big)^2 \sum_{k,l}
 \mathcal V^2(u_k^\top X, u_l^\top X)\, \mathcal V^2(v_k^\top Y, v_l^\top Y)` (the kernel of the
 projected statistic is :math:`\frac1K \sum_k \tilde a_k \tilde b_k`; SRB 2007, Theorem 5); the
 gamma with that mean and variance gives the p-value (Huang & Huo 2017, Section 4). The mean
-distances come from all the data; the K(K + 1)/2 distance covariances between projections of
-the same sample from the unbiased statistics of at most 4,096 rows drawn from ``rng``
-(all rows below), O(K^2 m log m).
+distances and the K distance variances (k = l) come from all the data (O(K n log n)); the
+K(K - 1)/2 distance covariances between different projections of one sample are estimated
+without bias from 200 pairs drawn from ``rng``, each on at most 2,048 rows (unbiased
+U-statistics): a fixed cost, whatever n and K.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ from .gamma import gamma_pvalue
 __all__ = ["ProjectedEngine", "ProjectedStatistics", "check_projection", "project", "projection_gamma"]
 
 #: Rows on which the distance covariances between projections of one sample are estimated.
-CROSS_ROWS = 4096
+CROSS_ROWS = 2048
+#: Pairs of projections (of the K (K - 1) / 2) whose distance covariances are computed.
+CROSS_PAIRS = 200
 
 
 def check_projection(variables: list[Variable], n_projections) -> int:
@@ -121,31 +124,43 @@ def project(x: Variable, y: Variable, n_projections: int, rng: np.random.Generat
     return ProjectedStatistics(n, (Ux, Uy), sphere_constant(p) * sphere_constant(q), xy[:, 0], xy[:, 1], xy[:, 2], xy[:, 3], **extra)
 
 
-def _cross(Z: np.ndarray, directions: np.ndarray) -> np.ndarray:
-    """The unbiased distance covariances between every two projections of one sample (K x K)."""
-    K = directions.shape[0]
-    P = Z @ directions.T
+def _u_dvar(P: np.ndarray) -> np.ndarray:
+    """The unbiased distance variance of each column of P (n x K), O(n log n) each (no
+    concordance sum: sum_ij |a_i - a_j|^2 has a closed form)."""
     n = P.shape[0]
-    pairs = [(k, l) for k in range(K) for l in range(k, K)]
-    parts = run_threads(lambda share: [(k, l, _pair_sums(P[:, k], P[:, l])[1]) for k, l in share], round_robin(pairs, THREADS))
-    C = np.empty((K, K))
+    return np.array([_sorted_gram([SortedOperator(P[:, k])]).U[0, 0] for k in range(P.shape[1])]) / (n * (n - 3))
+
+
+def _u_dcov_pairs(P: np.ndarray, pairs: list) -> np.ndarray:
+    """The unbiased distance covariance of the columns (k, l) of P for each pair, on threads."""
+    n = P.shape[0]
+    parts = run_threads(lambda share: [(i, _pair_sums(P[:, k], P[:, l])[1]) for i, (k, l) in share], round_robin(list(enumerate(pairs)), THREADS))
+    out = np.empty(len(pairs))
     for part in parts:
-        for k, l, u in part:
-            C[k, l] = C[l, k] = u / (n * (n - 3))
-    return C
+        for i, u in part:
+            out[i] = u / (n * (n - 3))
+    return out
 
 
 def projection_gamma(x: Variable, y: Variable, stats: ProjectedStatistics, rng: np.random.Generator) -> tuple[float, float]:
-    """n times the projected V-statistic and its gamma p-value (see the module)."""
+    """n times the projected V-statistic and its gamma p-value (see the module): the K diagonal
+    terms of the variance from all rows, the K(K - 1)/2 others estimated without bias from at
+    most CROSS_PAIRS of them, drawn from ``rng``, on at most CROSS_ROWS rows."""
     n = stats.n
-    K = stats.V_xy.shape[0]
-    statistic = n * stats.scale_xy * stats.V_xy.mean() / n**2
-    mean = stats.scale_xy * float(np.mean(stats.mean_x * stats.mean_y))
     if n < 4:
         raise ValueError(f"the projection gamma test needs at least 4 samples, got {n}.")
-    rows = np.sort(rng.choice(n, size=min(n, CROSS_ROWS), replace=False))
-    Cx, Cy = _cross(x.data[rows], stats.directions[0]), _cross(y.data[rows], stats.directions[1])
-    variance = 2.0 * (stats.scale_xy / K) ** 2 * float(np.sum(Cx * Cy))
+    K = stats.V_xy.shape[0]
+    statistic = stats.scale_xy * stats.V_xy.mean() / n
+    mean = stats.scale_xy * float(np.mean(stats.mean_x * stats.mean_y))
+    Px, Py = x.data @ stats.directions[0].T, y.data @ stats.directions[1].T
+    total = float(np.sum(_u_dvar(Px) * _u_dvar(Py)))  # k = l
+    pairs = [(k, l) for k in range(K) for l in range(k + 1, K)]
+    if pairs:
+        chosen = [pairs[i] for i in np.sort(rng.choice(len(pairs), size=min(len(pairs), CROSS_PAIRS), replace=False))]
+        rows = np.sort(rng.choice(n, size=min(n, CROSS_ROWS), replace=False))
+        products = _u_dcov_pairs(Px[rows], chosen) * _u_dcov_pairs(Py[rows], chosen)
+        total += 2.0 * len(pairs) * float(products.mean())
+    variance = 2.0 * (stats.scale_xy / K) ** 2 * total
     return statistic, gamma_pvalue(statistic, mean, variance)
 
 
