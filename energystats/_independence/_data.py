@@ -42,9 +42,10 @@ class Variable:
     def n(self) -> int:
         return self.data.shape[0]
 
-    def operator(self, *, repeated: bool = True, sort: bool = True, n_jobs=None) -> PairwiseOperator:
-        """The pairwise operator of this variable's semimetric matrix."""
-        return make_operator(self.data, self.semimetric, repeated=repeated, sort=sort, n_jobs=n_jobs)
+    def operator(self, *, repeated: bool = True, sort: bool = True, reserve: int = 0, n_jobs=None) -> PairwiseOperator:
+        """The pairwise operator of this variable's semimetric matrix (held only when it fits
+        the budget beside ``reserve`` bytes: the other variables' operators)."""
+        return make_operator(self.data, self.semimetric, repeated=repeated, sort=sort, reserve=reserve, n_jobs=n_jobs)
 
 
 def _is_categorical(x) -> bool:

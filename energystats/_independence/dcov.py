@@ -99,12 +99,16 @@ def operators(variables: list[Variable], algorithm: str = "auto", n_jobs=None) -
     one_dimensional = all(v.semimetric.is_abs_difference(v.data) for v in variables)
     if algorithm == "sorted" and not one_dimensional:
         raise ValueError("`algorithm`='sorted' needs one-dimensional data with metric='euclidean' and exponent=1 for every variable.")
-    return [v.operator(sort=algorithm != "pairwise", n_jobs=n_jobs) for v in variables]
+    ops = []
+    for v in variables:  # each held matrix counts against the budget of the next ones
+        ops.append(v.operator(sort=algorithm != "pairwise", reserve=sum(op.nbytes for op in ops), n_jobs=n_jobs))
+    return ops
 
 
-def gram_of(variables: list[Variable], algorithm: str = "auto", n_jobs=None) -> CentredGram:
-    """The centred sums of the variables' operators (``algorithm`` as in :func:`dcov`)."""
-    return centred_gram(operators(variables, algorithm, n_jobs), n_jobs=n_jobs)
+def gram_of(variables: list[Variable], algorithm: str = "auto", n_jobs=None, unbiased: bool = True) -> CentredGram:
+    """The centred sums of the variables' operators (``algorithm`` as in :func:`dcov`; the U
+    sums only with ``unbiased``)."""
+    return centred_gram(operators(variables, algorithm, n_jobs), n_jobs=n_jobs, unbiased=unbiased)
 
 
 def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float] = (0.0, 0.0), k: int = 0, l: int = 1) -> DCovStatsResult:
@@ -166,7 +170,7 @@ def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approxima
     estimator = _check_estimator(estimator, variables[0].n)
     factors = tuple(v.scaling.log2_factor for v in variables)
     if approximation is None:
-        return stats_from_gram(gram_of(variables, algorithm, check_n_jobs(n_jobs)), estimator, factors)
+        return stats_from_gram(gram_of(variables, algorithm, check_n_jobs(n_jobs), unbiased=estimator == "U"), estimator, factors)
     if approximation != "projection":
         raise ValueError(f"`approximation` must be None or 'projection', got {approximation!r}.")
     K = check_projection(variables, n_projections)

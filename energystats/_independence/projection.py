@@ -78,6 +78,8 @@ class ProjectedStatistics:
     U_xy: np.ndarray  # per projection pair: sum over i != j of the U-centred products
     mean_x: np.ndarray  # per projection: mean distance of u'x over i != j
     mean_y: np.ndarray
+    dvar_x: np.ndarray  # per projection: the unbiased distance variance of u'x (U sum / n(n - 3))
+    dvar_y: np.ndarray
     V_xx: np.ndarray | None = None  # independent direction pairs, for the distance variances
     V_yy: np.ndarray | None = None
     U_xx: np.ndarray | None = None
@@ -86,22 +88,24 @@ class ProjectedStatistics:
     scale_yy: float = 1.0
 
 
-def _pair_sums(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float, float]:
-    """(V sum, U sum, mean distance of a, of b) of two one-dimensional samples."""
+def _pair_sums(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float, float, float, float]:
+    """(V sum, U sum, mean distance of a, of b, U sum of a with itself, of b) of two
+    one-dimensional samples."""
     ops = [SortedOperator(a), SortedOperator(b)]
     G = _sorted_gram(ops)
     n = a.shape[0]
     V = 0.0 if abs(G.V[0, 1]) <= G.V_error[0, 1] else G.V[0, 1]
     U = 0.0 if abs(G.U[0, 1]) <= G.U_error[0, 1] else G.U[0, 1]
-    return V, U, float(ops[0].row_sums().sum()) / (n * (n - 1)), float(ops[1].row_sums().sum()) / (n * (n - 1))
+    means = (float(op.row_sums().sum()) / (n * (n - 1)) for op in ops)
+    return (V, U, *means, float(G.U[0, 0]), float(G.U[1, 1]))
 
 
 def _sums(X: np.ndarray, Y: np.ndarray, Ux: np.ndarray, Uy: np.ndarray) -> np.ndarray:
-    """The sums of every projection pair k, shared among the threads: K x 4."""
+    """The sums of every projection pair k, shared among the threads: K x 6."""
     K = Ux.shape[0]
     shares = round_robin(list(range(K)), THREADS)
     parts = run_threads(lambda ks: [(k, _pair_sums(X @ Ux[k], Y @ Uy[k])) for k in ks], shares)
-    out = np.empty((K, 4))
+    out = np.empty((K, 6))
     for part in parts:
         for k, values in part:
             out[k] = values
@@ -121,14 +125,10 @@ def project(x: Variable, y: Variable, n_projections: int, rng: np.random.Generat
         xx, yy = _sums(x.data, x.data, Ux, Wx), _sums(y.data, y.data, Uy, Wy)
         cp, cq = sphere_constant(p), sphere_constant(q)
         extra = dict(V_xx=xx[:, 0], U_xx=xx[:, 1], V_yy=yy[:, 0], U_yy=yy[:, 1], scale_xx=cp * cp, scale_yy=cq * cq)
-    return ProjectedStatistics(n, (Ux, Uy), sphere_constant(p) * sphere_constant(q), xy[:, 0], xy[:, 1], xy[:, 2], xy[:, 3], **extra)
-
-
-def _u_dvar(P: np.ndarray) -> np.ndarray:
-    """The unbiased distance variance of each column of P (n x K), O(n log n) each (no
-    concordance sum: sum_ij |a_i - a_j|^2 has a closed form)."""
-    n = P.shape[0]
-    return np.array([_sorted_gram([SortedOperator(P[:, k])]).U[0, 0] for k in range(P.shape[1])]) / (n * (n - 3))
+    norm = n * (n - 3) if n > 3 else np.nan
+    return ProjectedStatistics(
+        n, (Ux, Uy), sphere_constant(p) * sphere_constant(q), xy[:, 0], xy[:, 1], xy[:, 2], xy[:, 3], xy[:, 4] / norm, xy[:, 5] / norm, **extra
+    )
 
 
 def _u_dcov_pairs(P: np.ndarray, pairs: list) -> np.ndarray:
@@ -152,13 +152,13 @@ def projection_gamma(x: Variable, y: Variable, stats: ProjectedStatistics, rng: 
     K = stats.V_xy.shape[0]
     statistic = stats.scale_xy * stats.V_xy.mean() / n
     mean = stats.scale_xy * float(np.mean(stats.mean_x * stats.mean_y))
-    Px, Py = x.data @ stats.directions[0].T, y.data @ stats.directions[1].T
-    total = float(np.sum(_u_dvar(Px) * _u_dvar(Py)))  # k = l
+    total = float(np.sum(stats.dvar_x * stats.dvar_y))  # k = l
     pairs = [(k, l) for k in range(K) for l in range(k + 1, K)]
     if pairs:
         chosen = [pairs[i] for i in np.sort(rng.choice(len(pairs), size=min(len(pairs), CROSS_PAIRS), replace=False))]
         rows = np.sort(rng.choice(n, size=min(n, CROSS_ROWS), replace=False))
-        products = _u_dcov_pairs(Px[rows], chosen) * _u_dcov_pairs(Py[rows], chosen)
+        Px, Py = x.data[rows] @ stats.directions[0].T, y.data[rows] @ stats.directions[1].T
+        products = _u_dcov_pairs(Px, chosen) * _u_dcov_pairs(Py, chosen)
         total += 2.0 * len(pairs) * float(products.mean())
     variance = 2.0 * (stats.scale_xy / K) ** 2 * total
     return statistic, gamma_pvalue(statistic, mean, variance)
