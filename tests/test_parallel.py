@@ -55,6 +55,11 @@ def every_function(n_jobs):
         "nystroem": es.KGroups(3, n_init=3, random_state=9, approximation="nystroem", n_components=30, n_jobs=n_jobs).fit(X),
         "cluster_test": es.cluster_test(X[:60], 2, n_resamples=9, rng=6, n_init=2, n_jobs=n_jobs),
         "power_kmeans": es.PowerKMeans(3, n_init=3, random_state=7, n_jobs=n_jobs).fit(X),
+        # independence: blocks of permutations, the tiles of the centred pass, pairs of columns
+        "dcov_test": es.dcov_test(X[:, :2], X[:, 2:], n_resamples=39, rng=10, n_jobs=n_jobs),
+        "dcov_test_1d": es.dcov_test(X[:, 0], X[:, 1], n_resamples=39, rng=11, n_jobs=n_jobs),
+        "dcor": es.dcor(X[:, :2], labels.astype(str), n_jobs=n_jobs),
+        "pairwise_dcor": es.pairwise_dcor(X, method="permutation", n_resamples=19, rng=12, n_jobs=n_jobs),
     }
 
 
@@ -73,6 +78,10 @@ def assert_same(a, b):
     np.testing.assert_allclose(a["cluster_test"].null_distribution, b["cluster_test"].null_distribution, rtol=1e-10)
     np.testing.assert_array_equal(a["power_kmeans"].labels_, b["power_kmeans"].labels_)
     np.testing.assert_allclose(a["power_kmeans"].cluster_centers_, b["power_kmeans"].cluster_centers_, rtol=1e-10)
+    same_test(a["dcov_test"], b["dcov_test"])
+    same_test(a["dcov_test_1d"], b["dcov_test_1d"])
+    assert a["dcor"] == pytest.approx(b["dcor"], rel=1e-10)
+    np.testing.assert_array_equal(a["pairwise_dcor"].table["pvalue"], b["pairwise_dcor"].table["pvalue"])
 
 
 @pytest.fixture(scope="module")
