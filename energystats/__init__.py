@@ -51,6 +51,7 @@ from ._homogeneity import (
     energy_distance,
     energy_test,
     energy_test_samples,
+    ksample_statistic,
     pairwise_energy_tests,
 )
 from ._pairwise import is_negative_type, kernel_matrix, pairwise_semimetric
@@ -90,6 +91,7 @@ __all__ = [
     "get_config",
     "is_negative_type",
     "kernel_matrix",
+    "ksample_statistic",
     "mutual_independence_test",
     "mvi",
     "mvi_test",
