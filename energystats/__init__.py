@@ -21,7 +21,7 @@ from ._cluster import (
     thinned_cluster_comparison,
 )
 from ._config import WorkingMemoryError, config_context, get_config, set_config
-from ._gof import NormalityTestResult, mvnorm_statistic, mvnorm_test
+from ._gof import NormalityTestResult, NormalTestResult, mvnorm_statistic, mvnorm_test, normal_statistic, normal_test
 from ._independence import (
     DCovStatsResult,
     IndependenceTestResult,
@@ -66,6 +66,7 @@ __all__ = [
     "EnergyTestResult",
     "IndependenceTestResult",
     "KGroups",
+    "NormalTestResult",
     "NormalityTestResult",
     "PairwiseDcorResult",
     "PowerKMeans",
@@ -97,6 +98,8 @@ __all__ = [
     "mvi_test",
     "mvnorm_statistic",
     "mvnorm_test",
+    "normal_statistic",
+    "normal_test",
     "pairwise_dcor",
     "pairwise_energy_tests",
     "pairwise_semimetric",
