@@ -21,7 +21,17 @@ from ._cluster import (
     thinned_cluster_comparison,
 )
 from ._config import WorkingMemoryError, config_context, get_config, set_config
-from ._gof import NormalityTestResult, NormalTestResult, mvnorm_statistic, mvnorm_test, normal_statistic, normal_test
+from ._gof import (
+    NormalityTestResult,
+    NormalTestResult,
+    PoissonTestResult,
+    mvnorm_statistic,
+    mvnorm_test,
+    normal_statistic,
+    normal_test,
+    poisson_statistic,
+    poisson_test,
+)
 from ._independence import (
     DCovStatsResult,
     IndependenceTestResult,
@@ -69,6 +79,7 @@ __all__ = [
     "NormalTestResult",
     "NormalityTestResult",
     "PairwiseDcorResult",
+    "PoissonTestResult",
     "PowerKMeans",
     "SignificantClustersResult",
     "Split1DResult",
@@ -107,6 +118,8 @@ __all__ = [
     "pdcor_test",
     "pdcov",
     "pdcov_test",
+    "poisson_statistic",
+    "poisson_test",
     "set_config",
     "signal_dimension",
     "significant_clusters",
