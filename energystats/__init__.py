@@ -22,9 +22,12 @@ from ._cluster import (
 )
 from ._config import WorkingMemoryError, config_context, get_config, set_config
 from ._gof import (
+    EnergyGofResult,
     NormalityTestResult,
     NormalTestResult,
     PoissonTestResult,
+    energy_gof,
+    energy_gof_statistic,
     mvnorm_statistic,
     mvnorm_test,
     normal_statistic,
@@ -72,6 +75,7 @@ __all__ = [
     "ClusterTestResult",
     "DCovStatsResult",
     "DispersionResult",
+    "EnergyGofResult",
     "EnergyHClustResult",
     "EnergyTestResult",
     "IndependenceTestResult",
@@ -97,6 +101,8 @@ __all__ = [
     "dcov_test",
     "dispersion",
     "energy_distance",
+    "energy_gof",
+    "energy_gof_statistic",
     "energy_hclust",
     "energy_test",
     "energy_test_samples",
