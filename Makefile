@@ -58,6 +58,7 @@ bench: $(STAMP)-test
 validate: $(STAMP)-test
 	Rscript validation/r_reference.R tests/data/r_reference.json
 	Rscript validation/r_reference_independence.R tests/data/r_reference_independence.json
+	Rscript validation/r_reference_gof.R tests/data/r_reference_gof.json
 	$(PY) validation/compare_r.py --out validation/results/compare_r.md
 	$(PY) validation/power_kmeans_tables.py
 	$(PY) validation/power_kmeans_sensitivity.py
