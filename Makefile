@@ -65,6 +65,7 @@ validate: $(STAMP)-test
 	$(PY) validation/cluster_test_power.py
 	$(PY) validation/paper_experiments.py
 	$(PY) validation/approximations.py
+	$(PY) validation/gof_power.py
 
 # Every validation script in its --quick mode, writing outside the committed results (CI).
 validate-quick: $(STAMP)-test
@@ -75,6 +76,7 @@ validate-quick: $(STAMP)-test
 	$(PY) validation/cluster_test_power.py --quick --out .validate-quick
 	$(PY) validation/paper_experiments.py --quick --out .validate-quick
 	$(PY) validation/approximations.py --quick --out .validate-quick
+	$(PY) validation/gof_power.py --quick --out .validate-quick
 
 clean:
 	rm -rf $(VENV) docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst
