@@ -151,7 +151,7 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
     Székely & Rizzo (2021) for estimated mean and variance are computed once per process
     (0.3 s) by a Rayleigh-Ritz method, the 150 largest kept to 1e-11 and the remaining ones
     entered by their exact total mean; the tail probability is Imhof's (1961) integral by
-    ``scipy.integrate.quad``. R's ``EVnormal`` table agrees with these eigenvalues to 1e-12
+    ``scipy.integrate.quad``. R's ``EVnormal`` table agrees with these eigenvalues to 4e-11
     for the first 15 and then falls below them (its 125 values sum to 0.3977, the operator's
     trace is :math:`3/(4\sqrt\pi) = 0.4231`, which the mean of simulated statistics
     confirms), so R's ``normal.test(x, method = "limit")`` p-values are smaller than these
