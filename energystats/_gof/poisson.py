@@ -138,10 +138,13 @@ def _m_statistics(X: np.ndarray, lam: np.ndarray, k: np.ndarray, cdf, pmf, sf) -
     rows = np.arange(X.shape[0])[:, None] * k.size
     counts = np.bincount((rows + X - k[0]).ravel(), minlength=X.shape[0] * k.size).reshape(X.shape[0], k.size)
     running = np.cumsum(np.cumsum(counts, axis=1), axis=1) / n  # sum_{i <= k} F_n(i); F_n = 0 below the grid
-    F_hat = np.empty_like(running)
-    previous = np.zeros(X.shape[0])  # F_hat is 0 below the smallest count
-    for j, kj in enumerate(k):  # capped at 1 as R does; once there it stays (see poisson_statistic)
-        previous = F_hat[:, j] = np.minimum((running[:, j] + lam * previous) / (kj + 1.0), 1.0)
+    F_hat = np.zeros_like(running)  # 0 below the smallest count
+    low, high = X.min() - k[0], X.max() - k[0]
+    previous = np.zeros(X.shape[0])
+    for j in range(low, high + 1):  # capped at 1 as R does; once there it stays (see poisson_statistic)
+        previous = F_hat[:, j] = np.minimum((running[:, j] + lam * previous) / (k[j] + 1.0), 1.0)
+    # above the largest count sum_{i <= k} F_n(i) = k + 1 - lambda, so 1 - F_hat(k) = lambda / (k + 1) (1 - F_hat(k - 1))
+    F_hat[:, high + 1 :] = 1.0 - (1.0 - previous[:, None]) * np.cumprod(lam[:, None] / (k[high + 1 :] + 1.0), axis=1)
     squares = (F_hat - cdf) ** 2 * pmf
     with np.errstate(divide="ignore", invalid="ignore"):
         anderson = np.where((cdf > 0) & (sf > 0), squares / (cdf * sf), 0.0)
