@@ -7,12 +7,11 @@ the script and checks the committed file is what it writes.
 """
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _r_reference import assert_script_writes
 
 import energystats as es
 from energystats._gof._limit import CASES, imhof_sf, normal_eigenvalues, normal_limit_sf, normal_trace
@@ -121,22 +120,4 @@ def test_ksample_statistic_matches_r(name):
 
 @pytest.mark.r
 def test_committed_reference_is_what_the_r_script_writes(tmp_path):
-    rscript = shutil.which("Rscript")
-    assert rscript is not None
-    out = tmp_path / "r_reference_gof.json"
-    subprocess.run([rscript, str(ROOT / "validation" / "r_reference_gof.R"), str(out)], check=True, capture_output=True)
-    fresh = json.loads(out.read_text())
-
-    def numbers(obj):
-        if isinstance(obj, dict):
-            return [v for key in sorted(obj) if key not in ("R", "energy", "jsonlite") for v in numbers(obj[key])]
-        if isinstance(obj, list):
-            return [v for item in obj for v in numbers(item)]
-        return [obj]
-
-    got, committed = numbers(fresh), numbers(REFERENCE)
-    assert [type(v) for v in got] == [type(v) for v in committed]
-    strings = [(a, b) for a, b in zip(got, committed) if isinstance(a, str)]
-    assert all(a == b for a, b in strings)
-    values = [(a, b) for a, b in zip(got, committed) if not isinstance(a, str)]
-    np.testing.assert_allclose(*zip(*values), rtol=1e-12)
+    assert_script_writes(ROOT / "validation" / "r_reference_gof.R", REFERENCE, tmp_path)
