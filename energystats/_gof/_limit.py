@@ -98,13 +98,17 @@ def _ritz_values(estimated: tuple[str, ...], degree: int, nodes: int, count: int
     return values[::-1].copy()
 
 
-@functools.cache
 def normal_eigenvalues(estimated: tuple[str, ...] = ("mean", "sd")) -> np.ndarray:
     r"""The largest :data:`KEPT` eigenvalues of the limit of :math:`n\mathcal E_n` for normal
     data with the ``estimated`` parameters (a subset of ``("mean", "sd")``), decreasing.
 
     Computed once per process (0.3 s) and cached; read-only.
     """
+    return _cached_eigenvalues(tuple(sorted(estimated)))
+
+
+@functools.cache
+def _cached_eigenvalues(estimated: tuple[str, ...]) -> np.ndarray:
     values = _ritz_values(estimated, _DEGREE, _NODES, KEPT)
     values.flags.writeable = False
     return values
