@@ -58,6 +58,7 @@ bench: $(STAMP)-test
 validate: $(STAMP)-test
 	Rscript validation/r_reference.R tests/data/r_reference.json
 	Rscript validation/r_reference_independence.R tests/data/r_reference_independence.json
+	Rscript validation/r_reference_gof.R tests/data/r_reference_gof.json
 	$(PY) validation/compare_r.py --out validation/results/compare_r.md
 	$(PY) validation/power_kmeans_tables.py
 	$(PY) validation/power_kmeans_sensitivity.py
@@ -65,6 +66,7 @@ validate: $(STAMP)-test
 	$(PY) validation/paper_experiments.py
 	$(PY) validation/approximations.py
 	$(PY) validation/independence_gamma.py
+	$(PY) validation/gof_power.py
 
 # Every validation script in its --quick mode, writing outside the committed results (CI).
 validate-quick: $(STAMP)-test
@@ -76,6 +78,7 @@ validate-quick: $(STAMP)-test
 	$(PY) validation/paper_experiments.py --quick --out .validate-quick
 	$(PY) validation/approximations.py --quick --out .validate-quick
 	$(PY) validation/independence_gamma.py --quick --out .validate-quick
+	$(PY) validation/gof_power.py --quick --out .validate-quick
 
 clean:
 	rm -rf $(VENV) docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst

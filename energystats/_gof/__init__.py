@@ -1,5 +1,21 @@
 """Goodness of fit: energy tests that a sample comes from a given family of distributions."""
 
+from .normal import NormalTestResult, normal_statistic, normal_test
 from .normality import NormalityTestResult, mvnorm_statistic, mvnorm_test
+from .poisson import PoissonTestResult, poisson_statistic, poisson_test
+from .scipy_gof import EnergyGofResult, energy_gof, energy_gof_statistic
 
-__all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
+__all__ = [
+    "EnergyGofResult",
+    "NormalTestResult",
+    "NormalityTestResult",
+    "PoissonTestResult",
+    "energy_gof",
+    "energy_gof_statistic",
+    "mvnorm_statistic",
+    "mvnorm_test",
+    "normal_statistic",
+    "normal_test",
+    "poisson_statistic",
+    "poisson_test",
+]

@@ -2,6 +2,7 @@
 the k-sample permutation test built on S (Székely & Rizzo; Rizzo & Székely 2010)."""
 
 from .dispersion import DispersionResult, dispersion, energy_distance
+from .ksample import ksample_statistic
 from .permutation import EnergyTestResult, energy_test, energy_test_samples, pairwise_energy_tests
 
 __all__ = [
@@ -11,5 +12,6 @@ __all__ = [
     "energy_distance",
     "energy_test",
     "energy_test_samples",
+    "ksample_statistic",
     "pairwise_energy_tests",
 ]

@@ -129,15 +129,28 @@ def energy_distance(
     approximation: str | None = None,
     n_projections: int = 50,
     rng=None,
+    estimator: str = "V",
 ) -> float:
-    r"""Energy distance between two samples (V-statistic).
+    r"""Energy distance between two samples (V-statistic, or the unbiased U-statistic).
 
     .. math::
 
         \mathcal E(X, Y) = 2 g(X, Y) - g(X, X) - g(Y, Y),
 
     with g the (weighted) mean of the semimetric over pairs, França et al.
-    eq. (1)/(4), weighted as eq. (13).
+    eq. (1)/(4), weighted as eq. (13). With ``estimator="U"`` the two
+    within-sample means leave out the pairs of a point with itself:
+
+    .. math::
+
+        \mathcal E_U(X, Y) = \frac{2}{n_1 n_2} \sum_{i, j} \rho(x_i, y_j)
+        - \frac{1}{n_1 (n_1 - 1)} \sum_{i \ne j} \rho(x_i, x_j)
+        - \frac{1}{n_2 (n_2 - 1)} \sum_{i \ne j} \rho(y_i, y_j),
+
+    the U-statistic of ``dcor.energy_distance(x, y,
+    estimation_stat="u_statistic")``: unbiased for
+    :math:`2E\rho(X, Y) - E\rho(X, X') - E\rho(Y, Y')`, and negative for
+    some samples of equal distributions.
 
     Parameters
     ----------
@@ -165,11 +178,18 @@ def energy_distance(
         L, for ``approximation="projection"``.
     rng : int, numpy.random.Generator or None, default=None
         Draws the directions of ``approximation="projection"``.
+    estimator : {"V", "U"}, default="V"
+        ``"V"``: the V-statistic (every pair, a point with itself included);
+        ``"U"``: the unbiased U-statistic above. Each sample needs at least two
+        points for ``"U"``, which takes no weights (a weighted U-statistic has
+        no single definition: frequency and probability weights give
+        different denominators).
 
     Returns
     -------
     float
-        :math:`\mathcal E \ge 0` for semimetrics of negative type.
+        :math:`\mathcal E \ge 0` for semimetrics of negative type (``"V"``);
+        :math:`\mathcal E_U` (``"U"``) can be negative.
 
     Notes
     -----
@@ -196,7 +216,13 @@ def energy_distance(
     3.0
     >>> es.energy_distance([[0, 0], [1, 1]], [[0, 0], [1, 1]])
     0.0
+    >>> es.energy_distance([0.0, 1.0], [2.0, 3.0], estimator="U")  # 2 * 2 - 1 - 1
+    2.0
     """
+    if estimator not in ("V", "U"):
+        raise ValueError(f"`estimator` must be 'V' or 'U', got {estimator!r}.")
+    if estimator == "U" and (x_weights is not None or y_weights is not None):
+        raise ValueError("`estimator`='U' takes no `x_weights` or `y_weights`: use the V-statistic for weighted samples.")
     sm = resolve_semimetric(metric, exponent, sigma)
     if sm.precomputed:
         raise ValueError(
@@ -207,6 +233,10 @@ def energy_distance(
     y = prepare_points(y, sm, "y")
     _check_same_features(x, y)
     n1, n2 = x.shape[0], y.shape[0]
+    if estimator == "U":
+        for name, size in (("x", n1), ("y", n2)):
+            if size < 2:
+                raise ValueError(f"`{name}` needs at least two points for `estimator`='U', got {size}.")
     wx = as_weights(x_weights, n1, "x_weights")
     wy = as_weights(y_weights, n2, "y_weights")
     if wx is None and wy is None:
@@ -225,7 +255,12 @@ def energy_distance(
         scaling.data(pooled), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
         rng=np.random.default_rng(rng), n_jobs=n_jobs,
     )
-    return scaling.result(float(decompose(op.quadratic(indicator(codes, 2, w)), s).energy[0, 1]), "the energy distance")
+    M = op.quadratic(indicator(codes, 2, w))
+    if estimator == "U":  # the diagonal of D is 0: only the denominators change
+        value = 2.0 * M[0, 1] / (n1 * n2) - M[0, 0] / (n1 * (n1 - 1.0)) - M[1, 1] / (n2 * (n2 - 1.0))
+    else:
+        value = decompose(M, s).energy[0, 1]
+    return scaling.result(float(value), "the energy distance")
 
 
 def dispersion(

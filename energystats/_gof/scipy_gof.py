@@ -1,0 +1,287 @@
+r"""The energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous distribution,
+parameters known or estimated, and its statistic as a callable for ``scipy.stats.goodness_of_fit``.
+
+For X with the hypothesised distribution (Székely & Rizzo 2013, sec. 5; 2005, eq. 3.1),
+
+.. math::
+
+    Q_n = n\Big(\frac2n\sum_i E|x_i - X| - E|X - X'| - \frac1{n^2}\sum_{i,j}|x_i - x_j|\Big),
+
+:math:`E|x - X| = x(2F(x) - 1) + \mu - 2E[X 1\{X \le x\}]` from the cdf F and the partial
+expectation, :math:`E|X - X'| = 2\int F(1 - F)`, in closed form for the common families and by
+quadrature otherwise (:mod:`._standard`), and the pair sum in O(n log n) from the sorted sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from .._config import memory_budget
+from .._operator.sorted import sorted_pair_sums
+from .._results import ResultMixin
+from .._validation import as_data, check_positive_int
+from ._fits import fitter, parameter_names
+from ._standard import mean_distances
+
+__all__ = ["EnergyGofResult", "energy_gof", "energy_gof_statistic"]
+
+
+@dataclass(frozen=True, repr=False)
+class EnergyGofResult(ResultMixin):
+    """Result of :func:`energy_gof`.
+
+    Attributes
+    ----------
+    statistic : float
+        :math:`Q_n` of :func:`energy_gof_statistic` against the null distribution.
+    pvalue : float
+        (1 + #{null >= statistic}) / (n_resamples + 1).
+    distribution : str
+        The scipy name of the family.
+    params : dict
+        The parameters of the null distribution (shapes, loc, scale): given, or estimated
+        from the data.
+    estimated : tuple of str
+        The names of the estimated parameters (empty for a fully specified distribution).
+    n_samples, n_resamples : int
+    null_distribution : ndarray of shape (n_resamples,)
+        The statistic of each sample drawn from the null distribution (parameters
+        re-estimated on each when they were estimated from the data).
+    """
+
+    statistic: float
+    pvalue: float
+    distribution: str
+    params: dict
+    estimated: tuple
+    n_samples: int
+    n_resamples: int
+    null_distribution: np.ndarray = field(repr=False)
+
+    @property
+    def _title(self) -> str:
+        kind = "estimated parameters, parametric bootstrap" if self.estimated else "known parameters, Monte Carlo"
+        return f"energy goodness-of-fit test of {self.distribution} ({kind})"
+
+
+def _split(frozen) -> tuple[object, tuple, object, object]:
+    """(family, shapes, loc, scale) of a frozen scipy distribution (array parameters kept;
+    scipy has checked at freezing that every shape is given)."""
+    family = frozen.dist
+    names = parameter_names(family)
+    values = dict(zip(names, frozen.args))
+    values.update(frozen.kwds)
+    return family, tuple(values[name] for name in names[:-2]), values.get("loc", 0.0), values.get("scale", 1.0)
+
+
+def _statistic(family, shapes: tuple, loc, scale, x: np.ndarray) -> np.ndarray:
+    """Q_n of each row of x (last axis) against loc + scale * (the standard member), in units of
+    scale (the statistic of z = (x - loc) / scale)."""
+    z = np.sort((x - loc) / scale, axis=-1)
+    n = z.shape[-1]
+    to_dist, between = mean_distances(family, shapes, z)
+    return n * (2.0 * to_dist.mean(axis=-1) - between - sorted_pair_sums(z) / (n * n))
+
+
+def energy_gof_statistic(dist, data, axis: int = -1):
+    r"""The energy goodness-of-fit statistic of ``data`` against a frozen distribution, in the
+    form ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls.
+
+    .. math::
+
+        Q_n = n\Big(\frac2n\sum_i E|z_i - Y| - E|Y - Y'| - \frac1{n^2}\sum_{i,j}|z_i - z_j|\Big),
+        \qquad z_i = \frac{x_i - \text{loc}}{\text{scale}},
+
+    Y, Y' independent with ``dist``'s family at loc 0, scale 1 (Székely & Rizzo 2005, eq. 3.1
+    in one dimension): the energy statistic of x against ``dist`` divided by its scale, hence
+    invariant under changes of location and scale of data and distribution together.
+
+    Parameters
+    ----------
+    dist : frozen scipy.stats continuous distribution
+        The hypothesised distribution, e.g. ``stats.gamma(2.0, scale=3.0)``; scipy's
+        ``goodness_of_fit`` passes the family fitted to each of its samples, with array
+        parameters (one per sample) broadcasting against ``data``.
+    data : array_like
+        Samples along ``axis``.
+    axis : int, default=-1
+        The axis of ``data`` along which a sample lies.
+
+    Returns
+    -------
+    float or ndarray
+        One statistic per sample (``data``'s shape without ``axis``).
+
+    Notes
+    -----
+    :math:`E|z - Y| = z(2F(z) - 1) + \mu - 2E[Y 1\{Y \le z\}]` and
+    :math:`E|Y - Y'| = 2\int F(1 - F)` are in closed form for ``norm``, ``expon``, ``uniform``,
+    ``gamma``, ``lognorm``, ``weibull_min``, ``logistic`` and ``laplace`` (O(n log n) per
+    sample), by quadrature of the cdf for every other family (tens of milliseconds per sample).
+    The family needs a finite mean. For ``norm`` with the sample mean and standard deviation
+    this is R's ``normal.e`` (:func:`normal_statistic`).
+
+    Examples
+    --------
+    >>> import numpy as np, energystats as es
+    >>> from scipy import stats
+    >>> x = np.random.default_rng(0).gamma(2.0, 3.0, size=50)
+    >>> round(es.energy_gof_statistic(stats.gamma(2.0, scale=3.0), x), 4)
+    0.5867
+    >>> res = stats.goodness_of_fit(stats.gamma, x, known_params={"loc": 0},
+    ...                             statistic=es.energy_gof_statistic, n_mc_samples=199, rng=1)
+    >>> round(float(res.statistic), 4), float(res.pvalue)
+    (0.3746, 0.77)
+    """
+    if not (hasattr(dist, "dist") and isinstance(dist.dist, stats.rv_continuous)):
+        raise TypeError("`dist` must be a frozen scipy.stats continuous distribution, e.g. stats.gamma(2.0).")
+    family, shapes, loc, scale = _split(dist)
+    mean = family.mean(*shapes)
+    if not np.all(np.isfinite(mean)):
+        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
+    # the parameters broadcast against the data as laid out, then every array's sample axis last
+    x, loc, scale, *shapes = (np.moveaxis(a, axis, -1) for a in np.broadcast_arrays(
+        np.asarray(data, dtype=float), loc, scale, *shapes))
+    value = _statistic(family, tuple(shapes), loc, scale, x)
+    return float(value) if value.ndim == 0 else value
+
+
+def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
+    X = as_data(x, "x")
+    if X.shape[1] != 1:
+        raise ValueError(f"`x` must be univariate (one column), got {X.shape[1]} columns.")
+    x = X[:, 0]
+    if x.size < 2:
+        raise ValueError(f"`x` must hold at least two values, got {x.size}.")
+    if x.min() == x.max():
+        raise ValueError("`x` is constant: a continuous distribution cannot be tested on it.")
+    B = check_positive_int(n_resamples, "n_resamples")
+    if isinstance(dist, stats.rv_continuous):
+        names = parameter_names(dist)
+        known = dict(known_params or {})
+        unknown = sorted(set(known) - set(names))
+        if unknown:
+            raise ValueError(f"`known_params` has {', '.join(unknown)}, not parameters of {dist.name} ({', '.join(names)}).")
+        if fit is not None and not callable(fit):
+            raise TypeError("`fit` must be a callable returning the parameters, or None.")
+        return x, dist, known, B
+    if hasattr(dist, "dist") and isinstance(dist.dist, stats.rv_continuous):
+        if known_params is not None or fit is not None:
+            raise ValueError("`known_params` and `fit` apply to a family (e.g. stats.gamma), not to a frozen distribution.")
+        return x, dist, None, B
+    raise TypeError("`dist` must be a scipy.stats continuous distribution: a family such as stats.gamma "
+                    "(parameters estimated) or a frozen one such as stats.gamma(2.0) (parameters known).")
+
+
+def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None) -> EnergyGofResult:
+    r"""Energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous distribution.
+
+    H0: the values are i.i.d. from ``dist``, with its parameters as given or as estimated.
+    The statistic is :func:`energy_gof_statistic`; its null distribution comes from samples
+    of size n drawn from the null distribution, with the parameters re-estimated on each
+    sample when they were estimated from the data (a parametric bootstrap, as
+    ``scipy.stats.goodness_of_fit`` does).
+
+    Parameters
+    ----------
+    x : array_like of shape (n,)
+        Univariate data, at least two values, not all equal.
+    dist : scipy.stats continuous distribution
+        A frozen distribution (``stats.weibull_min(1.5, scale=2.0)``): every parameter known,
+        a Monte Carlo test of a simple hypothesis. Or a family (``stats.weibull_min``): the
+        parameters not in ``known_params`` are estimated. The family needs a finite mean.
+    known_params : dict, default=None
+        Parameters of the family held fixed (``{"loc": 0}`` for the two-parameter gamma,
+        Weibull, lognormal); the rest are estimated.
+    fit : callable, default=None
+        ``fit(sample) -> (shapes..., loc, scale)``, the estimator applied to the data and to
+        every bootstrap sample; None means maximum likelihood (see Notes).
+    n_resamples : int, default=999
+        Samples drawn from the null distribution.
+    rng : int, numpy.random.Generator or None, default=None
+        Seeds the samples.
+
+    Returns
+    -------
+    EnergyGofResult
+
+    Notes
+    -----
+    p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)`. The statistic is invariant under changes
+    of location and scale, so for location-scale families with equivariant estimates (normal;
+    exponential, lognormal with the location known) the bootstrap is an exact Monte Carlo
+    test; for shape families it is approximate, as any parametric bootstrap.
+
+    Maximum likelihood: vectorised over the bootstrap samples for ``norm`` (mean and the
+    sample standard deviation, n - 1, as ``scipy.stats.goodness_of_fit`` and R's ``normal.e``
+    use), and for ``expon``, ``lognorm``, ``gamma`` and ``weibull_min`` with ``loc`` known
+    (closed forms, or Newton's method to machine precision: the gamma shape agrees with
+    ``stats.gamma.fit`` to 1e-14; ``stats.weibull_min.fit`` stops about 1e-5 short of the
+    maximum this one reaches); ``dist.fit`` on each sample otherwise (slower, and as reliable
+    as scipy's optimiser for that family).
+
+    Time: O(B n log n) for the closed-form families, vectorised over the samples in blocks
+    within the memory budget; the fits; and for other families the quadrature, tens of
+    milliseconds per sample.
+
+    References
+    ----------
+    G. J. Székely and M. L. Rizzo, "Energy statistics: A class of statistics based on
+    distances", J. Statistical Planning and Inference 143 (2013), sec. 5. G. J. Székely and
+    M. L. Rizzo, "A new test for multivariate normality", J. Multivariate Analysis 93 (2005).
+
+    Examples
+    --------
+    >>> import numpy as np, energystats as es
+    >>> from scipy import stats
+    >>> x = np.random.default_rng(0).weibull(1.5, size=60) * 2.0
+    >>> res = es.energy_gof(x, stats.weibull_min, known_params={"loc": 0}, n_resamples=199, rng=1)
+    >>> res.estimated, round(res.params["c"], 3), res.pvalue
+    (('c', 'scale'), 1.419, 0.825)
+    >>> es.energy_gof(x, stats.weibull_min(1.5, scale=2.0), n_resamples=199, rng=1).pvalue  # all known
+    0.935
+    >>> es.energy_gof(x, stats.lognorm, known_params={"loc": 0}, n_resamples=199, rng=1).pvalue
+    0.005
+    """
+    x, dist, known, B = _energy_gof_iv(x, dist, known_params, fit, n_resamples)
+    n = x.size
+    gen = np.random.default_rng(rng)
+    if known is None:  # a frozen distribution
+        family, shapes, loc, scale = _split(dist)
+        params, estimated, estimate = (*shapes, loc, scale), (), None
+        if any(np.ndim(p) for p in params):
+            raise ValueError("`dist` must have scalar parameters (one distribution).")
+    else:
+        family = dist
+        names = parameter_names(family)
+        estimated = tuple(name for name in names if name not in known)
+        if estimated:
+            estimate = fitter(family, known, fit)
+            params = tuple(p[0] for p in estimate(x[None, :]))
+        else:
+            params, estimate = tuple(float(known[name]) for name in names), None
+    if not np.isfinite(family.mean(*params[:-2])):
+        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
+    null_dist = family(*params)
+    statistic = float(_statistic(family, params[:-2], params[-2], params[-1], x[None, :])[0])
+    step = max(1, min(B, memory_budget() // (8 * n * 8)))
+    null = []
+    for a in range(0, B, step):
+        samples = null_dist.rvs(size=(min(step, B - a), n), random_state=gen)
+        p = [np.asarray(v)[:, None] for v in estimate(samples)] if estimate is not None else params
+        null.append(_statistic(family, tuple(p[:-2]), p[-2], p[-1], samples))
+    null = np.concatenate(null)
+    names = parameter_names(family)
+    return EnergyGofResult(
+        statistic=statistic,
+        pvalue=float((1 + np.count_nonzero(null >= statistic)) / (B + 1)),
+        distribution=family.name,
+        params={name: float(value) for name, value in zip(names, params)},
+        estimated=estimated,
+        n_samples=n,
+        n_resamples=B,
+        null_distribution=null,
+    )
