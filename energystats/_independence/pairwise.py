@@ -168,8 +168,9 @@ def pairwise_dcor(
     >>> df = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
     >>> df["e"] = df["a"] ** 2 + rng.normal(scale=0.3, size=200)
     >>> res = es.pairwise_dcor(df)
-    >>> res.table.iloc[0][["x", "y", "reject"]].tolist()
-    ['a', 'e', True]
+    >>> first = res.table.iloc[0]
+    >>> first["x"], first["y"], bool(first["reject"])
+    ('a', 'e', True)
     >>> int(res.table["reject"].sum())
     1
     """
