@@ -31,7 +31,12 @@ class ResultMixin:
     _title: str = ""
 
     def _rows(self) -> list[tuple[str, str]]:
-        return [(f.name, _format_value(getattr(self, f.name))) for f in fields(self) if f.repr]
+        # ``n_omitted`` (rows dropped for missing values) is shown only when rows were dropped
+        return [
+            (f.name, _format_value(getattr(self, f.name)))
+            for f in fields(self)
+            if f.repr and not (f.name == "n_omitted" and getattr(self, f.name) == 0)
+        ]
 
     def _extra_lines(self) -> list[str]:
         return []

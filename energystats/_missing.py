@@ -1,0 +1,237 @@
+"""Missing values the scipy way: ``nan_policy`` in {"raise", "omit", "propagate"}.
+
+A value is missing when it is NaN, ``None``, ``pandas.NA``/``NaT``, or masked in a
+``numpy.ma`` array (a mask means missing under every policy; a masked array
+without masked entries is its data). Infinite values are not missing: they stay
+errors. One rule for every function:
+
+* ``"raise"`` (default): a ``ValueError`` naming the argument and the number of
+  rows, and saying how to go on;
+* ``"omit"``: each row with a missing value in the data, its label or its weight
+  is dropped; for paired data (``x`` and ``y`` of a distance covariance) the row
+  of both. For a precomputed matrix a missing entry in row i drops point i (its
+  row and its column). Separate samples (``energy_distance``'s ``x`` and ``y``)
+  each lose their own rows. Results report the count in ``n_omitted``, and
+  per-row outputs (``labels``) keep one entry per input row, ``-1`` where a row
+  was dropped, so that they align with the caller's data frame;
+* ``"propagate"``: a statistic returned as a number is NaN when a value is
+  missing. Results with more structure (tests, clusterings, decompositions)
+  refuse it, since a NaN p-value or partition carries nothing the caller can use.
+
+Nothing the caller passed in is modified: rows are selected into new arrays
+(``.iloc`` for pandas objects, so column names and categorical levels stay).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+from typing import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["NAN_POLICIES", "check_nan_policy", "drop_missing", "expand_labels", "handles_missing", "with_omitted"]
+
+NAN_POLICIES = ("raise", "omit", "propagate")
+
+#: Names under which a precomputed matrix is requested.
+_MATRIX_METRICS = ("precomputed", "precomputed_kernel")
+
+
+def check_nan_policy(nan_policy, *, propagate: bool, where: str = "") -> str:
+    """Validate ``nan_policy``; ``propagate=False`` refuses ``"propagate"`` (results
+    that are not a number)."""
+    if not isinstance(nan_policy, str) or nan_policy not in NAN_POLICIES:
+        raise ValueError(f"`nan_policy` must be 'raise', 'omit' or 'propagate', got {nan_policy!r}.")
+    if nan_policy == "propagate" and not propagate:
+        raise ValueError(
+            f"`nan_policy`='propagate' is for statistics returned as a number; {where or 'this function'} "
+            "returns a result with no meaningful NaN form: use 'omit' (drop rows with missing values) or 'raise'."
+        )
+    return nan_policy
+
+
+def _missing_cells(obj) -> np.ndarray | None:
+    """Boolean array of the missing cells of ``obj`` (None when it cannot be read as an
+    array: the function's own validation then names the problem)."""
+    if isinstance(obj, (pd.DataFrame, pd.Series, pd.Index, pd.Categorical)):
+        return np.asarray(pd.isna(obj))
+    if np.ma.isMaskedArray(obj):
+        data = np.ma.getdata(obj)
+        cells = _missing_cells(data)
+        mask = np.ma.getmaskarray(obj)
+        return mask if cells is None else mask | cells
+    try:
+        arr = np.asarray(obj)
+    except (TypeError, ValueError):  # ragged nested lists
+        return None
+    if arr.dtype.kind in "fc":
+        return np.isnan(arr)
+    if arr.dtype.kind == "O":
+        return np.asarray(pd.isna(arr), dtype=bool)
+    if arr.dtype.kind == "M" or arr.dtype.kind == "m":
+        return np.isnat(arr)
+    return np.zeros(arr.shape, dtype=bool)
+
+
+def _missing_rows(obj, matrix: bool) -> np.ndarray | None:
+    cells = _missing_cells(obj)
+    if cells is None or cells.ndim == 0 or cells.ndim > 2:
+        return None
+    if cells.ndim == 1:
+        return cells
+    rows = cells.any(axis=1)
+    if matrix and cells.shape[0] == cells.shape[1]:
+        rows |= cells.any(axis=0)
+    return rows
+
+
+def _take(obj, keep: np.ndarray, matrix: bool):
+    if isinstance(obj, (pd.DataFrame, pd.Series)):
+        out = obj.iloc[keep]
+        return out.iloc[:, keep] if matrix and out.ndim == 2 else out
+    if isinstance(obj, (pd.Index, pd.Categorical)):
+        return obj[keep]
+    arr = np.ma.getdata(obj) if np.ma.isMaskedArray(obj) else np.asarray(obj)
+    out = arr[keep]
+    return out[:, keep] if matrix and out.ndim == 2 else out
+
+
+def drop_missing(nan_policy: str, group: dict, matrices: Iterable[str] = ()) -> tuple[dict, np.ndarray | None]:
+    """Apply a validated ``nan_policy`` to arguments whose rows belong together.
+
+    Parameters
+    ----------
+    nan_policy : {"raise", "omit", "propagate"}
+    group : dict
+        ``{name: value}`` of arguments with one row per observation (data, labels,
+        weights); ``None`` values are skipped.
+    matrices : iterable of str
+        Names in ``group`` that hold a precomputed square matrix.
+
+    Returns
+    -------
+    values : dict
+        The arguments with missing rows dropped (``"omit"``), masked arrays as their
+        data; unchanged objects otherwise.
+    keep : ndarray of bool or None
+        The rows kept when some were dropped (``"omit"``) or found missing
+        (``"propagate"``: the caller returns NaN); ``None`` when nothing is missing.
+    """
+    matrices = set(matrices)
+    rows = {name: _missing_rows(value, name in matrices) for name, value in group.items() if value is not None}
+    present = {name: r for name, r in rows.items() if r is not None}
+    unmasked = {
+        name: (np.ma.getdata(value) if np.ma.isMaskedArray(value) else value) for name, value in group.items()
+    }
+    if not any(r.any() for r in present.values()):
+        return unmasked, None  # nothing missing: the function's own checks see the arguments
+    if len({len(r) for r in present.values()}) > 1:
+        names, sizes = [f"`{n}`" for n in present], [str(len(r)) for r in present.values()]
+        raise ValueError(
+            f"{', '.join(names[:-1])} and {names[-1]} must have the same number of rows, "
+            f"got {', '.join(sizes[:-1])} and {sizes[-1]}."
+        )
+    missing = np.logical_or.reduce(list(present.values()))
+    if nan_policy == "raise":
+        names = [name for name, r in present.items() if r.any()]
+        count = int(missing.sum())
+        raise ValueError(
+            f"{', '.join(f'`{n}`' for n in names)} {'contains' if len(names) == 1 else 'contain'} missing values "
+            f"(NaN, None or masked) in {count} of {len(missing)} row(s): pass nan_policy='omit' to drop "
+            "those rows."
+        )
+    keep = ~missing
+    if nan_policy == "propagate":
+        return unmasked, keep
+    return {name: (None if value is None else _take(value, keep, name in matrices)) for name, value in group.items()}, keep
+
+
+def expand_labels(labels: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Per-row labels of the kept rows laid out on all rows, ``-1`` on dropped rows."""
+    out = np.full(keep.shape[0], -1, dtype=labels.dtype)
+    out[keep] = labels
+    return out
+
+
+def _is_matrix(metric, position: int) -> bool:
+    if isinstance(metric, (tuple, list)):
+        metric = metric[position] if position < len(metric) else None
+    return isinstance(metric, str) and metric in _MATRIX_METRICS
+
+
+def handles_missing(*groups: tuple[str, ...], data: tuple[str, ...] = (), propagate: bool = False) -> Callable:
+    """Give a public function scipy's ``nan_policy`` for its row arguments.
+
+    Parameters
+    ----------
+    *groups : tuple of str
+        Argument names whose rows are dropped together (``("X", "labels",
+        "sample_weight")``; paired ``("x", "y")``). ``"*samples"`` names a
+        var-positional argument whose items are separate samples.
+    data : tuple of str
+        The data arguments, in the order a tuple ``metric`` lists them; a data
+        argument whose metric is ``"precomputed"`` is a matrix (row and column
+        dropped together).
+    propagate : bool
+        The function returns a number: ``"propagate"`` returns NaN.
+
+    The function keeps ``nan_policy`` in its signature (for its documentation and
+    ``inspect``); this wrapper applies it. A result dataclass with an ``n_omitted``
+    field gets the count, and its ``labels`` (one per kept row) are laid out on all
+    rows with ``-1`` on dropped rows.
+    """
+
+    def decorate(func: Callable) -> Callable:
+        signature = inspect.signature(func)
+        if "nan_policy" not in signature.parameters:
+            raise TypeError(f"{func.__name__} must take `nan_policy`.")  # pragma: no cover
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = bound.arguments
+            policy = check_nan_policy(arguments["nan_policy"], propagate=propagate, where=f"{func.__name__}()")
+            metric = arguments.get("metric")
+            omitted = 0
+            layout = None
+            for names in groups:
+                if names == ("*samples",):
+                    samples = []
+                    for i, sample in enumerate(arguments["samples"]):
+                        values, keep = drop_missing(policy, {f"samples[{i}]": sample})
+                        samples.append(values[f"samples[{i}]"])
+                        omitted += 0 if keep is None else int((~keep).sum())
+                        if keep is not None and policy == "propagate":
+                            return np.nan
+                    arguments["samples"] = tuple(samples)
+                    continue
+                matrices = [name for name in names if name in data and _is_matrix(metric, data.index(name))]
+                values, keep = drop_missing(policy, {name: arguments.get(name) for name in names}, matrices)
+                if keep is not None and policy == "propagate":
+                    return np.nan
+                arguments.update({name: values[name] for name in names if name in arguments})
+                if keep is not None:
+                    omitted += int((~keep).sum())
+                    layout = keep if len(groups) == 1 else None
+            result = func(*bound.args, **bound.kwargs)
+            return with_omitted(result, omitted, layout)
+
+        return wrapper
+
+    return decorate
+
+
+def with_omitted(result, omitted: int, keep: np.ndarray | None):
+    """``result`` reporting ``omitted`` dropped rows (see :func:`handles_missing`)."""
+    if not omitted or not dataclasses.is_dataclass(result):
+        return result
+    names = {f.name for f in dataclasses.fields(result)}
+    changes = {"n_omitted": omitted} if "n_omitted" in names else {}
+    labels = getattr(result, "labels", None)
+    if keep is not None and isinstance(labels, np.ndarray) and labels.shape == (int(keep.sum()),):
+        changes["labels"] = expand_labels(labels, keep)
+    return dataclasses.replace(result, **changes)

@@ -1,0 +1,59 @@
+"""Randomness: one entry point turning what scipy and scikit-learn accept into a Generator.
+
+``rng`` (scipy's name) and ``random_state`` (scikit-learn's) take the same values:
+``None`` (fresh entropy), a non-negative integer or sequence of them, a
+``numpy.random.SeedSequence`` or ``BitGenerator``, a ``numpy.random.Generator`` or a
+legacy ``numpy.random.RandomState``. Work is split into independent streams with
+``Generator.spawn``, which needs a generator built on a ``SeedSequence``; a
+``RandomState`` (or a Generator around a bit generator seeded without one) seeds a
+new ``SeedSequence`` from 128 bits it draws, so that it advances as it would when
+used directly and the same state gives the same result.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+
+__all__ = ["as_generator"]
+
+
+def _refuse(value, name: str) -> TypeError:
+    return TypeError(
+        f"`{name}` must be None, a non-negative integer, a numpy Generator, RandomState, "
+        f"SeedSequence or BitGenerator, got {value!r}."
+    )
+
+
+def _spawnable(gen: np.random.Generator) -> bool:
+    return isinstance(gen.bit_generator.seed_seq, np.random.SeedSequence)
+
+
+def as_generator(value, name: str = "rng") -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` that can spawn streams, or raise naming ``name``.
+
+    A spawnable Generator is returned as it is (the caller's stream is used, not copied).
+    """
+    if value is None or isinstance(value, (np.random.SeedSequence, np.random.BitGenerator)):
+        gen = np.random.default_rng(value)
+    elif isinstance(value, np.random.Generator):
+        gen = value
+    elif isinstance(value, np.random.RandomState):
+        return np.random.default_rng(np.random.SeedSequence(value.randint(0, 2**32, size=4, dtype=np.uint64)))
+    elif isinstance(value, (bool, np.bool_)) or isinstance(value, (str, bytes, float)):
+        raise _refuse(value, name)
+    elif isinstance(value, Integral):
+        if value < 0:
+            raise ValueError(f"`{name}` must be a non-negative integer seed, got {value}.")
+        gen = np.random.default_rng(int(value))
+    else:
+        seeds = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+        if seeds is None or seeds.ndim != 1 or seeds.size == 0 or seeds.dtype.kind not in "iu":
+            raise _refuse(value, name)
+        if (seeds < 0).any():
+            raise ValueError(f"`{name}` must hold non-negative integer seeds, got {value!r}.")
+        gen = np.random.default_rng(seeds)
+    if _spawnable(gen):
+        return gen
+    return np.random.default_rng(np.random.SeedSequence(gen.integers(0, 2**32, size=4, dtype=np.uint64)))
