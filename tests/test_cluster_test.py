@@ -140,7 +140,7 @@ def test_result_repr():
         (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(metric="precomputed"), "rotation-invariant"),
         (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(random_state=1), "`random_state` is set by cluster_test"),
         (np.c_[np.zeros(20), np.arange(20.0)], 2, {}, "singular sample covariance"),
-        (np.full((20, 2), np.nan), 2, {}, "`X` contains NaN"),
+        (np.full((20, 2), np.nan), 2, {}, "`X` contains missing values .* in 20 of 20 row"),
     ],
 )
 def test_bad_input(X, k, kwargs, match):

@@ -160,12 +160,12 @@ def test_limit_sf_is_a_survival_function():
     [
         ([1.0], {}, ValueError, "`x` must hold at least two values, got 1"),
         ([2.0, 2.0, 2.0], {}, ValueError, "`x` is constant"),
-        ([1.0, np.nan, 2.0], {}, ValueError, "`x` contains NaN"),
+        ([1.0, np.nan, 2.0], {}, ValueError, "`x` contains missing values .* nan_policy=.omit."),
         (np.zeros((5, 2)) + np.arange(5)[:, None], {}, ValueError, "`x` must be univariate"),
         ([1.0, 2.0, 4.0], {"method": "asymptotic"}, ValueError, r"`method` must be one of \('mc', 'limit'\)"),
         ([1.0, 2.0, 4.0], {"method": "limit", "n_resamples": 99}, ValueError, "`n_resamples` applies to method='mc' only"),
-        ([1.0, 2.0, 4.0], {"n_resamples": 0}, ValueError, "`n_resamples` must be an integer >= 1"),
-        ([1.0, 2.0, 4.0], {"n_resamples": 9.5}, TypeError, "`n_resamples` must be an integer"),
+        ([1.0, 2.0, 4.0], {"n_resamples": 0}, ValueError, "`n_resamples` must be a positive integer, got 0"),
+        ([1.0, 2.0, 4.0], {"n_resamples": 9.5}, TypeError, "`n_resamples` must be a positive integer, got float"),
     ],
 )
 def test_bad_input(x, kwargs, err, match):

@@ -88,7 +88,7 @@ def test_bad_labels(grouped):
         es.ksample_statistic(X, np.zeros(len(X)))
     with pytest.raises(ValueError, match=r"`labels` must have one entry per sample \(34\)"):
         es.ksample_statistic(X, labels[:-1])
-    with pytest.raises(ValueError, match="`X` contains NaN"):
+    with pytest.raises(ValueError, match="`X` contains missing values"):
         es.ksample_statistic(np.where(labels[:, None] == 0, np.nan, X), labels)
 
 

@@ -133,10 +133,10 @@ def test_result_and_frame():
         ([1, 2.5, 3], {}, r"`x` must hold non-negative integers \(counts\), got 2.5"),
         ([3], {}, "`x` must hold at least two counts, got 1"),
         ([0, 0, 0], {}, "`x` is all zeros"),
-        ([1, np.nan], {}, "`x` contains NaN"),
+        ([1, np.nan], {}, "`x` contains missing values .* nan_policy=.omit."),
         ([[1, 2], [3, 4]], {}, "`x` must be one-dimensional counts"),
         ([1, 2, 3], {"test": "CvM"}, "`test` must be one of"),
-        ([1, 2, 3], {"n_resamples": 0}, "`n_resamples` must be an integer >= 1"),
+        ([1, 2, 3], {"n_resamples": 0}, "`n_resamples` must be a positive integer, got 0"),
     ],
 )
 def test_bad_input(x, kwargs, match):

@@ -97,7 +97,7 @@ def test_sklearn_conventions(rng):
         (dict(n_clusters=3, eta=np.nan), None, "`eta` must be a finite real number"),
         (dict(n_clusters=0), None, "`n_clusters` must be an integer >= 1"),
         (dict(n_clusters=11), None, r"`n_clusters` must be at most n_samples \(10\)"),
-        (dict(n_clusters=3), np.full((10, 2), np.nan), "Input X contains NaN"),
+        (dict(n_clusters=3), np.full((10, 2), np.nan), "`X` contains missing values .* nan_policy=.omit."),
         (dict(n_clusters=3, init=np.zeros((2, 2))), None, r"`init` centres must have shape \(3, 2\)"),
         (dict(n_clusters=3, init="spectral"), None, "`init` must be 'k-means\\+\\+', 'random'"),
         (dict(n_clusters=3, tol=-1.0), None, "`tol` must be non-negative"),

@@ -18,10 +18,12 @@ import numpy as np
 from scipy.stats import chi2
 
 from .._linalg import centred_svd, whiten
+from .._missing import handles_missing
 from .._parallel import check_n_jobs, n_workers, run_tasks
+from .._random import as_generator
 from .._results import ResultMixin
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_positive_int
+from .._validation import as_data, check_n_clusters, check_positive_int, check_resamples
 from .kgroups import KGroups
 from .split1d import split_1d
 
@@ -61,6 +63,8 @@ class ClusterTestResult(ResultMixin):
         The clusters of the data (``model.labels_``).
     model : KGroups
         The estimator fitted to the whitened scores (n x J).
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     statistic: float
@@ -73,6 +77,7 @@ class ClusterTestResult(ResultMixin):
     eigenvalues: np.ndarray = field(repr=False)
     labels: np.ndarray = field(repr=False)
     model: KGroups = field(repr=False)
+    n_omitted: int = 0
 
     _title = "energy test of cluster structure against one Gaussian"
 
@@ -161,6 +166,7 @@ def _null_shares(streams, n: int, d: int, k: int, options: dict) -> np.ndarray:
     return np.array([_share(s.standard_normal((n, d)), k, s, options) for s in streams])
 
 
+@handles_missing(("X",))
 def cluster_test(
     X,
     n_clusters: int,
@@ -171,6 +177,7 @@ def cluster_test(
     rng=None,
     progress: bool = False,
     n_jobs=None,
+    nan_policy: str = "raise",
     **kgroups_options,
 ) -> ClusterTestResult:
     r"""Test whether data hold more cluster structure than one Gaussian would show.
@@ -199,7 +206,7 @@ def cluster_test(
         ``"whitened"``). Fix it before looking at the data for the level to hold.
     n_resamples : int, default=199
         Number of Gaussian samples.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the clustering of X and every Gaussian sample and its clustering.
     progress : bool, default=False
         Show a progress bar (tqdm).
@@ -214,6 +221,9 @@ def cluster_test(
         ``n_init``, ``max_iter``). Each resample is a full fit. With J = 1,
         k = 2 and :math:`|x - y|` the partition is the exact optimal split
         (:func:`split_1d`) instead.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
+        ``"omit"`` drop them (``n_omitted`` counts them; ``labels`` is -1 on them).
 
     Returns
     -------
@@ -281,7 +291,7 @@ def cluster_test(
     X = as_data(X, "X")
     n, d = X.shape
     k = check_n_clusters(n_clusters, n, minimum=2)
-    B = check_positive_int(n_resamples, "n_resamples")
+    B = check_resamples(n_resamples)
     if method not in ("conditional", "whitened"):
         raise ValueError(f"`method` must be 'conditional' or 'whitened', got {method!r}.")
     if n <= d + 1:
@@ -303,7 +313,7 @@ def cluster_test(
     if n_components is None:
         n_components = d if method == "whitened" else signal_dimension(eigenvalues, n, minimum=k - 1)
     J = int(n_components)
-    streams = np.random.default_rng(rng).spawn(B + 1)
+    streams = as_generator(rng).spawn(B + 1)
     statistic, model = _share(scores[:, :J], k, streams[0], kgroups_options, model=True)
     jobs = n_workers(n_jobs)
     chunks = np.array_split(np.arange(1, B + 1), min(B, 4 * jobs)) if jobs > 1 else [[i] for i in range(1, B + 1)]

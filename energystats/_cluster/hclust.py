@@ -18,10 +18,12 @@ import numpy as np
 import pandas as pd
 from scipy.cluster.hierarchy import cut_tree, linkage
 
+from .._missing import handles_missing
 from .._operator import condensed_semimetric
+from .._random import as_generator
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import check_n_clusters, check_positive_int
+from .._validation import check_n_clusters, check_positive_int, check_resamples
 from .cluster_test import cluster_test
 
 __all__ = ["EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters"]
@@ -86,6 +88,8 @@ class EnergyHClustResult(ResultMixin):
     metric : str
         The semimetric's name (``"callable"`` for a callable).
     n_samples : int
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     linkage: np.ndarray = field(repr=False)
@@ -95,6 +99,7 @@ class EnergyHClustResult(ResultMixin):
     exponent: float
     metric: str
     n_samples: int
+    n_omitted: int = 0
 
     _title = "energy hierarchical clustering"
 
@@ -109,7 +114,8 @@ class EnergyHClustResult(ResultMixin):
         return [f"last merge heights: {np.array2string(self.height[-3:], precision=5)}"]
 
 
-def energy_hclust(X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=None) -> EnergyHClustResult:
+@handles_missing(("X",), data=("X",))
+def energy_hclust(X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=None, nan_policy: str = "raise") -> EnergyHClustResult:
     r"""Agglomerative clustering that merges the two clusters of smallest energy distance.
 
     At each step the pair of clusters A, B with the smallest merge cost
@@ -130,6 +136,10 @@ def energy_hclust(X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=No
         Data, or the matrix of semimetric values rho (R: ``dist(x)^alpha``).
     exponent, metric, sigma
         The semimetric, as in :func:`dispersion` (alpha in (0, 2]; R's ``alpha``).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
+        ``"omit"`` drop them (``n_omitted`` counts them; the leaves are the remaining rows,
+        numbered in order).
 
     Returns
     -------
@@ -195,6 +205,8 @@ class SignificantClustersResult(ResultMixin):
         ``n_components`` (J of the test), ``threshold`` (alpha * size / n) and
         ``significant``.
     tree : EnergyHClustResult
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     labels: np.ndarray = field(repr=False)
@@ -202,6 +214,7 @@ class SignificantClustersResult(ResultMixin):
     alpha: float
     nodes: pd.DataFrame = field(repr=False)
     tree: EnergyHClustResult = field(repr=False)
+    n_omitted: int = 0
 
     _title = "significant splits of the energy dendrogram"
 
@@ -210,6 +223,7 @@ class SignificantClustersResult(ResultMixin):
         return [f"cluster sizes: {sizes}", self.nodes.to_string(index=False, float_format=lambda v: f"{v:.4g}")]
 
 
+@handles_missing(("X",))
 def significant_clusters(
     X,
     *,
@@ -219,6 +233,7 @@ def significant_clusters(
     exponent=1.0,
     rng=None,
     n_jobs=None,
+    nan_policy: str = "raise",
     **cluster_test_options,
 ) -> SignificantClustersResult:
     r"""Which splits of the energy dendrogram are real: sequential cluster tests with
@@ -244,12 +259,15 @@ def significant_clusters(
         Nodes with fewer points are not tested; ``None``: max(10, d + 2).
     exponent : float, default=1.0
         alpha of the tree's semimetric :math:`|x - y|^\alpha`, and of the node tests.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the node tests (one stream per node, by its merge step).
     n_jobs : int, default=None
         joblib's ``n_jobs`` for each node test's Gaussian samples.
     **cluster_test_options
         Further options of :func:`cluster_test` (``method``, ``n_init``, ...).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
+        ``"omit"`` drop them (``n_omitted`` counts them; ``labels`` is -1 on them).
 
     Returns
     -------
@@ -283,7 +301,7 @@ def significant_clusters(
     """
     if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < alpha < 1.0:
         raise ValueError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}.")
-    B = check_positive_int(n_resamples, "n_resamples")
+    B = check_resamples(n_resamples)
     for name in ("metric", "n_clusters", "sigma"):
         if name in cluster_test_options:
             raise ValueError(f"`{name}` is fixed by significant_clusters (Euclidean, two clusters per node).")
@@ -291,7 +309,7 @@ def significant_clusters(
     X = prepare_points(X, resolve_semimetric(), min_samples=2)
     n, d = X.shape
     minimum = max(10, d + 2) if min_size is None else check_positive_int(min_size, "min_size", minimum=d + 2)
-    streams = np.random.default_rng(rng).spawn(n - 1)
+    streams = as_generator(rng).spawn(n - 1)
     rows, final, pending = [], [], [(n - 1, 0)]
     while pending:
         node, parent = pending.pop(0)

@@ -26,7 +26,9 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
+from .._random import as_generator
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, check_n_clusters, check_positive_int
 
@@ -226,18 +228,23 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     tol : float, default=1e-6
         Stop when the relative change of the power-mean objective is below
         ``tol`` and the nearest-centre labels did not change.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.Generator, RandomState or None, default=None
         Each restart has its own stream spawned from it.
     n_jobs : int, default=None
         joblib's ``n_jobs``: restarts as joblib tasks (on a Dask cluster inside
         ``joblib.parallel_config(backend="dask")``), with the same result
         whatever ``n_jobs``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Rows with a missing value (NaN, None, pandas NA, masked) in ``fit`` and
+        ``predict``: ``"raise"`` an error, ``"omit"`` leave them out (label -1).
 
     Attributes
     ----------
     cluster_centers_ : ndarray of shape (k, n_features)
     labels_ : ndarray of shape (n_samples,)
-        Nearest final centre.
+        Nearest final centre; -1 on rows left out for missing values.
+    n_omitted_ : int
+        Rows left out for missing values (``nan_policy="omit"``).
     inertia_ : float
         The k-means objective sum_i min_j ||x_i - theta_j||^2. Data near the
         ends of float64 are fitted divided by a power of two (exact); reading
@@ -293,6 +300,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         tol: float = 1e-6,
         random_state=None,
         n_jobs=None,
+        nan_policy: str = "raise",
     ):
         self.n_clusters = n_clusters
         self.s0 = s0
@@ -303,6 +311,13 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.nan_policy = nan_policy
+
+    def _complete(self, X):
+        """The rows of ``X`` without missing values (``nan_policy``) and which they are."""
+        policy = check_nan_policy(self.nan_policy, propagate=False, where="PowerKMeans")
+        values, keep = drop_missing(policy, {"X": X})
+        return values["X"], keep
 
     def _validate(self, X):
         X = validate_data(self, X, dtype=np.float64)
@@ -358,6 +373,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Fit power k-means to ``X`` (n_samples, n_features); returns self."""
+        X, keep = self._complete(X)
         X, k, n_init, max_iter, start = self._validate(X)
         # data far from 1 in magnitude are divided by a power of two (exact); centres and
         # objectives are scaled back (Scaling)
@@ -366,7 +382,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         start = None if start is None else scaling.data(start)
         mean = X.mean(axis=0)
         P = _Points(X - mean, k)  # every distance is computed on centred data
-        streams = np.random.default_rng(self.random_state).spawn(n_init)
+        streams = as_generator(self.random_state, "random_state").spawn(n_init)
         starts = [None] * n_init if start is None else [start - mean]
         jobs = n_workers(self.n_jobs)
         if jobs > 1 and n_init > 1:
@@ -388,8 +404,17 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         if not converged:
             warnings.warn(f"PowerKMeans did not converge within max_iter={max_iter}; increase `max_iter`.", ConvergenceWarning, stacklevel=2)
         self.cluster_centers_ = np.ldexp(centres + mean, scaling.shift)  # exact: a power of two
+        empty = k - np.unique(labels).size
+        if empty:
+            warnings.warn(
+                f"PowerKMeans left {empty} of the n_clusters={k} clusters empty (no point is nearest their "
+                f"centre; the data have {np.unique(X, axis=0).shape[0]} distinct rows): fit fewer clusters.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         self._centred = (scaling, mean, centres)
-        self.labels_ = labels
+        self.labels_ = labels if keep is None else expand_labels(labels, keep)
+        self.n_omitted_ = 0 if keep is None else int((~keep).sum())
         self._objectives = (scaling, inertia, path)
         self.n_iter_ = int(n_iter)
         self.n_lloyd_iter_ = int(n_lloyd)
@@ -413,6 +438,8 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     def predict(self, X):
         """Nearest fitted centre of each row of ``X``."""
         check_is_fitted(self)
+        X, keep = self._complete(X)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         scaling, mean, centres = self._centred
-        return np.argmin(_sq_dist(scaling.data(X) - mean, centres), axis=1)
+        labels = np.argmin(_sq_dist(scaling.data(X) - mean, centres), axis=1)
+        return labels if keep is None else expand_labels(labels, keep)

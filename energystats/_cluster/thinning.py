@@ -17,8 +17,10 @@ import numpy as np
 import pandas as pd
 
 from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
+from .._missing import handles_missing
+from .._random import as_generator
 from .._results import ResultMixin
-from .._validation import as_data, check_n_clusters, check_positive_int
+from .._validation import as_data, check_n_clusters, check_resamples
 from .kgroups import KGroups
 
 __all__ = ["ThinnedComparisonResult", "thinned_cluster_comparison"]
@@ -54,6 +56,8 @@ class ThinnedComparisonResult(ResultMixin):
         The estimator fitted to X1.
     fit_part, test_part : ndarray of shape (n, d)
         X1 and X2, with X1 + X2 = X.
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     statistic: float
@@ -67,6 +71,7 @@ class ThinnedComparisonResult(ResultMixin):
     model: KGroups = field(repr=False)
     fit_part: np.ndarray = field(repr=False)
     test_part: np.ndarray = field(repr=False)
+    n_omitted: int = 0
 
     _title = "clusters found on one thinned part, compared on the other"
 
@@ -120,6 +125,7 @@ def _thin(X: np.ndarray, family: str, cov, epsilon: float, rng: np.random.Genera
     return epsilon * X + np.sqrt(epsilon * (1.0 - epsilon)) * (rng.standard_normal(X.shape) @ root)
 
 
+@handles_missing(("X",))
 def thinned_cluster_comparison(
     X,
     n_clusters: int,
@@ -131,6 +137,7 @@ def thinned_cluster_comparison(
     n_resamples: int = 999,
     rng=None,
     n_jobs=None,
+    nan_policy: str = "raise",
     **kgroups_options,
 ) -> ThinnedComparisonResult:
     r"""Find clusters on one part of the data and compare them on an independent part.
@@ -161,7 +168,7 @@ def thinned_cluster_comparison(
         The energy test's statistic (see :func:`energy_test`).
     n_resamples : int, default=999
         Relabelings of the energy test.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the thinning, the clustering and the relabelings (three independent
         streams).
     n_jobs : int, default=None
@@ -169,6 +176,10 @@ def thinned_cluster_comparison(
     **kgroups_options
         Options of :class:`KGroups`; ``exponent``, ``metric`` and ``sigma`` are used
         by the energy test as well.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
+        ``"omit"`` drop them (``n_omitted`` counts them; ``labels`` is -1 on them, ``fit_part``
+        and ``test_part`` hold the other rows).
 
     Returns
     -------
@@ -230,11 +241,11 @@ def thinned_cluster_comparison(
             raise ValueError("`cov` is not used by family='poisson'; leave it None.")
         if (X < 0).any() or (X != np.round(X)).any():
             raise ValueError("`X` must hold non-negative integer counts for family='poisson'.")
-    check_positive_int(n_resamples, "n_resamples")
+    check_resamples(n_resamples)
     for name in ("random_state", "n_clusters"):
         if name in kgroups_options:
             raise ValueError(f"`{name}` is set by thinned_cluster_comparison; use `rng` for the seed.")
-    thinning, clustering, relabeling = np.random.default_rng(rng).spawn(3)
+    thinning, clustering, relabeling = as_generator(rng).spawn(3)
     fit_part = _thin(X, family, cov, epsilon, thinning)
     test_part = X - fit_part
     model = KGroups(k, random_state=clustering, n_jobs=n_jobs, **kgroups_options).fit(fit_part)

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._config import memory_budget
+from .._missing import handles_missing
 from .._operator.sorted import sorted_pair_sums
+from .._random import as_generator
 from .._results import ResultMixin
-from .._validation import as_data, check_positive_int
+from .._validation import as_data, check_resamples
 from ._limit import normal_limit_sf
 from .normality import _mean_distance_to_gaussian
 
@@ -40,6 +42,8 @@ class NormalTestResult(ResultMixin):
         Gaussian samples of the parametric bootstrap (``"mc"``); None for ``"limit"``.
     null_distribution : ndarray of shape (n_resamples,) or None
         The statistic of each Gaussian sample (``"mc"``); None for ``"limit"``.
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     statistic: float
@@ -50,6 +54,7 @@ class NormalTestResult(ResultMixin):
     n_samples: int
     n_resamples: int | None
     null_distribution: np.ndarray | None = field(repr=False)
+    n_omitted: int = 0
 
     @property
     def _title(self) -> str:
@@ -80,7 +85,8 @@ def _statistics(samples: np.ndarray) -> np.ndarray:
     return n * (2.0 * to_gaussian.mean(axis=-1) - _BETWEEN - sorted_pair_sums(y) / (n * n))
 
 
-def normal_statistic(x) -> float:
+@handles_missing(("x",), propagate=True)
+def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     r"""The energy statistic of univariate normality, :math:`n\mathcal E_n` (R ``normal.e``).
 
     With :math:`y_i = (x_i - \bar x)/s` (s the sample standard deviation, n - 1) and Z, Z'
@@ -99,6 +105,9 @@ def normal_statistic(x) -> float:
     ----------
     x : array_like of shape (n,)
         Univariate data, at least two values, not all equal.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
+        drop them, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -114,7 +123,8 @@ def normal_statistic(x) -> float:
     return float(_statistics(_check(x)[None, :])[0])
 
 
-def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=None) -> NormalTestResult:
+@handles_missing(("x",))
+def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=None, nan_policy: str = "raise") -> NormalTestResult:
     r"""Energy test of univariate normality with estimated mean and sd (R ``normal.test``).
 
     H0: the values are i.i.d. normal, mean and variance unknown (Case 4 of R's
@@ -133,8 +143,11 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
     n_resamples : int, default=None
         Gaussian samples for ``"mc"`` (R's ``R``); None means 999. Not accepted with
         ``"limit"``, which draws nothing.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the Gaussian samples (unused by ``"limit"``).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
+        drop them (``n_omitted`` counts them).
 
     Returns
     -------
@@ -187,8 +200,8 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
     if method == "limit":
         return NormalTestResult(statistic=statistic, pvalue=normal_limit_sf(statistic), method="limit",
                                 n_resamples=None, null_distribution=None, **estimates)
-    B = 999 if n_resamples is None else check_positive_int(n_resamples, "n_resamples")
-    gen = np.random.default_rng(rng)
+    B = 999 if n_resamples is None else check_resamples(n_resamples)
+    gen = as_generator(rng)
     step = max(1, min(B, memory_budget() // (8 * n * 6)))  # the draws and five temporaries of their size
     null = np.concatenate([_statistics(gen.standard_normal((min(step, B - a), n))) for a in range(0, B, step)])
     return NormalTestResult(statistic=statistic, pvalue=float((1 + np.count_nonzero(null >= statistic)) / (B + 1)),

@@ -8,10 +8,12 @@ import numpy as np
 from scipy.special import gammaln, hyp1f1, ndtr
 
 from .._linalg import standardise
+from .._missing import handles_missing
 from .._operator import make_operator
+from .._random import as_generator
 from .._results import ResultMixin
 from .._semimetric import resolve_semimetric
-from .._validation import as_data, check_positive_int
+from .._validation import as_data, check_resamples
 
 __all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
 
@@ -30,6 +32,8 @@ class NormalityTestResult(ResultMixin):
         The statistic of Gaussian samples of the same size and dimension.
     n_resamples : int
     n_samples, n_features : int
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     statistic: float
@@ -38,6 +42,7 @@ class NormalityTestResult(ResultMixin):
     n_resamples: int
     n_samples: int
     n_features: int
+    n_omitted: int = 0
 
     _title = "energy test of multivariate normality"
 
@@ -71,7 +76,8 @@ def _check(X) -> np.ndarray:
     return X
 
 
-def mvnorm_statistic(X) -> float:
+@handles_missing(("X",), propagate=True)
+def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     r"""The energy statistic of multivariate normality, n E_n (R ``mvnorm.e``).
 
     With :math:`y_j = S^{-1/2}(x_j - \bar x)` (sample covariance S, n - 1 denominator)
@@ -92,6 +98,9 @@ def mvnorm_statistic(X) -> float:
     ----------
     X : array_like of shape (n, d)
         Data; needs n > d + 1.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
+        drop the rows holding them, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -107,7 +116,8 @@ def mvnorm_statistic(X) -> float:
     return _statistic(_check(X))
 
 
-def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False) -> NormalityTestResult:
+@handles_missing(("X",))
+def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False, nan_policy: str = "raise") -> NormalityTestResult:
     r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).
 
     The statistic of :func:`mvnorm_statistic`, with its null distribution from a
@@ -121,10 +131,13 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False) 
         Data; needs n > d + 1.
     n_resamples : int, default=999
         Gaussian samples (R's ``R``).
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the Gaussian samples.
     progress : bool, default=False
         Show a progress bar (tqdm).
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
+        drop the rows holding them (``n_omitted`` counts them).
 
     Returns
     -------
@@ -153,9 +166,9 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False) 
     """
     X = _check(X)
     n, d = X.shape
-    B = check_positive_int(n_resamples, "n_resamples")
+    B = check_resamples(n_resamples)
     statistic = _statistic(X)
-    gen = np.random.default_rng(rng)
+    gen = as_generator(rng)
     draws = range(B)
     if progress:
         from tqdm.auto import tqdm

@@ -42,9 +42,11 @@ import pandas as pd
 from scipy import special, stats
 
 from .._config import memory_budget
+from .._missing import handles_missing
 from .._operator.sorted import sorted_pair_sums
+from .._random import as_generator
 from .._results import ResultMixin
-from .._validation import as_data, check_positive_int
+from .._validation import as_data, check_resamples
 
 __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
 
@@ -73,6 +75,8 @@ class PoissonTestResult(ResultMixin):
     n_resamples : int
     null_distribution : ndarray of shape (n_resamples, n_tests)
         The statistics of the Poisson(estimate) samples, all from the same samples.
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     tests: tuple
@@ -82,6 +86,7 @@ class PoissonTestResult(ResultMixin):
     n_samples: int
     n_resamples: int
     null_distribution: np.ndarray = field(repr=False)
+    n_omitted: int = 0
 
     _title = "goodness-of-fit tests of the Poisson distribution, parametric bootstrap"
 
@@ -180,7 +185,8 @@ def _statistics(X: np.ndarray, tests: tuple) -> np.ndarray:
     return np.column_stack([values[t] for t in tests])
 
 
-def poisson_statistic(x, *, test: str = "E") -> float:
+@handles_missing(("x",), propagate=True)
+def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float:
     r"""A Poisson goodness-of-fit statistic (R ``poisson.e``, ``poisson.m``).
 
     Parameters
@@ -192,6 +198,9 @@ def poisson_statistic(x, *, test: str = "E") -> float:
         ``"E"``: the energy statistic :math:`Q_n` (R ``poisson.e``); ``"M-CvM"`` and
         ``"M-AD"``: the mean distance statistics, R ``poisson.m``'s two values. Formulas
         in the Notes.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
+        drop them, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -238,7 +247,8 @@ def poisson_statistic(x, *, test: str = "E") -> float:
     return float(_statistics(_check(x)[None, :], (test,))[0, 0])
 
 
-def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None) -> PoissonTestResult:
+@handles_missing(("x",))
+def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> PoissonTestResult:
     r"""Goodness-of-fit tests of the Poisson distribution with estimated mean (R ``poisson.tests``).
 
     H0: the counts are i.i.d. Poisson, lambda unknown. Parametric bootstrap: ``n_resamples``
@@ -255,8 +265,11 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None) -> P
         statistics are those of :func:`poisson_statistic`.
     n_resamples : int, default=999
         Bootstrap samples (R's ``R``).
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the Poisson samples.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
+        drop them (``n_omitted`` counts them).
 
     Returns
     -------
@@ -295,12 +308,12 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None) -> P
     if test not in _TESTS:
         raise ValueError(f"`test` must be one of {tuple(_TESTS)}, got {test!r}.")
     x = _check(x)
-    B = check_positive_int(n_resamples, "n_resamples")
+    B = check_resamples(n_resamples)
     tests = _TESTS[test]
     n = x.size
     lam = float(x.mean())
     observed = _statistics(x[None, :], tests)[0]
-    gen = np.random.default_rng(rng)
+    gen = as_generator(rng)
     width = _grid(x[None, :], np.array([lam])).size + 2 * int(_SPAN_SD * np.sqrt(lam) + _SPAN_ADD)
     step = max(1, min(B, memory_budget() // (8 * 16 * (n + width))))  # 16 arrays of the samples' or the grid's size
     null = np.concatenate([_statistics(gen.poisson(lam, size=(min(step, B - a), n)), tests) for a in range(0, B, step)])

@@ -20,9 +20,11 @@ import numpy as np
 from scipy import stats
 
 from .._config import memory_budget
+from .._missing import handles_missing
 from .._operator.sorted import sorted_pair_sums
+from .._random import as_generator
 from .._results import ResultMixin
-from .._validation import as_data, check_positive_int
+from .._validation import as_data, check_resamples
 from ._fits import fitter, parameter_names
 from ._standard import mean_distances
 
@@ -50,6 +52,8 @@ class EnergyGofResult(ResultMixin):
     null_distribution : ndarray of shape (n_resamples,)
         The statistic of each sample drawn from the null distribution (parameters
         re-estimated on each when they were estimated from the data).
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     statistic: float
@@ -60,6 +64,7 @@ class EnergyGofResult(ResultMixin):
     n_samples: int
     n_resamples: int
     null_distribution: np.ndarray = field(repr=False)
+    n_omitted: int = 0
 
     @property
     def _title(self) -> str:
@@ -158,7 +163,7 @@ def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
         raise ValueError(f"`x` must hold at least two values, got {x.size}.")
     if x.min() == x.max():
         raise ValueError("`x` is constant: a continuous distribution cannot be tested on it.")
-    B = check_positive_int(n_resamples, "n_resamples")
+    B = check_resamples(n_resamples)
     if isinstance(dist, stats.rv_continuous):
         names = parameter_names(dist)
         known = dict(known_params or {})
@@ -176,7 +181,8 @@ def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
                     "(parameters estimated) or a frozen one such as stats.gamma(2.0) (parameters known).")
 
 
-def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None) -> EnergyGofResult:
+@handles_missing(("x",))
+def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> EnergyGofResult:
     r"""Energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous distribution.
 
     H0: the values are i.i.d. from ``dist``, with its parameters as given or as estimated.
@@ -201,8 +207,11 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
         every bootstrap sample; None means maximum likelihood (see Notes).
     n_resamples : int, default=999
         Samples drawn from the null distribution.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the samples.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
+        drop them (``n_omitted`` counts them).
 
     Returns
     -------
@@ -248,7 +257,7 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     """
     x, dist, known, B = _energy_gof_iv(x, dist, known_params, fit, n_resamples)
     n = x.size
-    gen = np.random.default_rng(rng)
+    gen = as_generator(rng)
     if known is None:  # a frozen distribution
         family, shapes, loc, scale = _split(dist)
         params, estimated, estimate = (*shapes, loc, scale), (), None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._missing import check_nan_policy, drop_missing
 from .._operator import make_operator
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, check_positive_int
@@ -50,6 +51,7 @@ def ksample_statistic(
     metric: MetricLike = "euclidean",
     sigma=None,
     batch: int | None = None,
+    nan_policy: str = "raise",
 ):
     r"""The k-sample energy statistic of a labeling, or of given permutations (R ``ksample.e``).
 
@@ -79,6 +81,10 @@ def ksample_statistic(
     batch : int, default=None
         Permutations per product of the pairwise operator; ``None`` fits the
         memory budget. The values do not depend on it.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked) in X or its label:
+        ``"raise"`` an error, ``"omit"`` drop it (not with ``permutations``, which index
+        the rows: drop the rows before drawing them), ``"propagate"`` NaN values.
 
     Returns
     -------
@@ -114,9 +120,19 @@ def ksample_statistic(
     array([8.4454, 4.4118, 8.8737])
     """
     sm = resolve_semimetric(metric, exponent, sigma)
-    X = prepare_points(X, sm, "X")
+    policy = check_nan_policy(nan_policy, propagate=True)
+    if policy == "omit" and permutations is not None:
+        raise ValueError(
+            "`nan_policy`='omit' cannot be combined with `permutations`, which index the rows of `X`: "
+            "drop the rows with missing values before drawing the permutations."
+        )
+    given, keep = drop_missing(policy, {"X": X, "labels": labels}, ["X"] if sm.precomputed else [])
+    if keep is not None and policy == "propagate":
+        perms, _ = _ksample_iv(statistic, permutations, len(keep), batch)
+        return np.nan if permutations is None or np.ndim(permutations) == 1 else np.full(len(perms), np.nan)
+    X = prepare_points(given["X"], sm, "X")
     n = X.shape[0]
-    codes, groups, sizes = as_groups(labels, n)
+    codes, groups, sizes = as_groups(given["labels"], n)
     perms, batch = _ksample_iv(statistic, permutations, n, batch)
     k = len(groups)
     labelings = np.empty(perms.shape, dtype=np.int8 if k < 127 else np.intp)

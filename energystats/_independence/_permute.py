@@ -33,6 +33,7 @@ from .._config import check_fits, memory_budget
 from .._operator.concordance import concordant_sum
 from .._operator.sorted import SortedOperator
 from .._parallel import THREADS, n_workers, round_robin, run_tasks, run_threads
+from .._random import as_generator
 
 __all__ = ["GatherEngine", "SortedEngine", "permutation_null"]
 
@@ -162,7 +163,7 @@ def permutation_null(engine, n: int, n_resamples: int, rng, exact, progress: boo
         orders = np.array(list(all_orders(range(n))), dtype=np.intp)
         blocks = (orders[a : a + step] for a in range(0, total, step))
     else:
-        blocks = _random_blocks(n, n_resamples, step, np.random.default_rng(rng))
+        blocks = _random_blocks(n, n_resamples, step, as_generator(rng))
     if n_workers(n_jobs) > 1:
         calls = [{"perms": b} for b in blocks]
         values = run_tasks(_task, calls, n_jobs, shared={"engine": engine}, progress="permutations" if progress else None)

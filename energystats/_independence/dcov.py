@@ -24,8 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._missing import handles_missing
 from .._operator import CentredGram, PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
+from .._random import as_generator
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
@@ -58,7 +60,9 @@ class DCovStatsResult(ResultMixin):
     estimator : str
         ``"V"`` or ``"U"``.
     n : int
-        Sample size.
+        Sample size (after dropping rows with missing values).
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     dcov: float
@@ -67,6 +71,7 @@ class DCovStatsResult(ResultMixin):
     dvar_y: float
     estimator: str
     n: int
+    n_omitted: int = 0
 
     @property
     def _title(self) -> str:
@@ -174,7 +179,7 @@ def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approxima
     if approximation != "projection":
         raise ValueError(f"`approximation` must be None or 'projection', got {approximation!r}.")
     K = check_projection(variables, n_projections)
-    return stats_from_projection(project(*variables, K, np.random.default_rng(rng), variances=True), estimator, factors)
+    return stats_from_projection(project(*variables, K, as_generator(rng), variances=True), estimator, factors)
 
 
 _PARAMETERS = """
@@ -214,11 +219,15 @@ _PARAMETERS = """
         distance variances use a second set of directions per sample; dCor is clipped to 1.
     n_projections : int, default=50
         K, for ``approximation="projection"``.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         Draws the directions of ``approximation="projection"``.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked) in x or y: ``"raise"`` an
+        error, ``"omit"`` drop the row of both, ``"propagate"`` {propagate}.
 """
 
 
+@handles_missing(("x", "y"), data=("x", "y"), propagate=True)
 def dcov(
     x,
     y,
@@ -232,6 +241,7 @@ def dcov(
     approximation: str | None = None,
     n_projections: int = 50,
     rng=None,
+    nan_policy: str = "raise",
 ) -> float:
     r"""Distance covariance of two samples.
 
@@ -274,6 +284,7 @@ def dcov(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).dcov
 
 
+@handles_missing(("x", "y"), data=("x", "y"), propagate=True)
 def dcor(
     x,
     y,
@@ -287,6 +298,7 @@ def dcor(
     approximation: str | None = None,
     n_projections: int = 50,
     rng=None,
+    nan_policy: str = "raise",
 ) -> float:
     r"""Distance correlation of two samples.
 
@@ -315,6 +327,7 @@ def dcor(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).dcor
 
 
+@handles_missing(("x", "y"), data=("x", "y"), propagate=False)
 def dcov_stats(
     x,
     y,
@@ -328,6 +341,7 @@ def dcov_stats(
     approximation: str | None = None,
     n_projections: int = 50,
     rng=None,
+    nan_policy: str = "raise",
 ) -> DCovStatsResult:
     r"""Distance covariance, correlation and both distance variances at once.
 
@@ -350,6 +364,6 @@ def dcov_stats(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng)
 
 
-for _f in (dcov, dcor, dcov_stats):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _PARAMETERS)
-del _f
+for _f, _propagate in ((dcov, "return NaN"), (dcor, "return NaN"), (dcov_stats, "is refused (use one of the others)")):
+    _f.__doc__ = _f.__doc__.replace("{parameters}", _PARAMETERS.replace("{propagate}", _propagate))
+del _f, _propagate

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits
+from .._missing import handles_missing
 from .._operator import centred_gram
 from .._parallel import check_n_jobs
 from .._validation import as_data
@@ -38,7 +39,10 @@ def _u_centred(D: np.ndarray) -> np.ndarray:
     return U
 
 
-def mutual_independence_test(X, *, n_resamples: int = 999, exponent=1.0, rng=None, exact="auto", progress: bool = False, n_jobs=None) -> IndependenceTestResult:
+@handles_missing(("X",))
+def mutual_independence_test(
+    X, *, n_resamples: int = 999, exponent=1.0, rng=None, exact="auto", progress: bool = False, n_jobs=None, nan_policy: str = "raise"
+) -> IndependenceTestResult:
     r"""Energy test of mutual independence of the d columns of X (R ``mutualIndep.test``).
 
     The population coefficient :math:`\sum_{k=1}^{d-1} \mathcal R^2(X_k, [X_{k+1}, \dots,
@@ -55,10 +59,13 @@ def mutual_independence_test(X, *, n_resamples: int = 999, exponent=1.0, rng=Non
     n_resamples : int, default=999
     exponent : float, default=1.0
         alpha in (0, 2] of the Euclidean distances.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
     exact : {"auto", True, False}, default="auto"
     progress : bool, default=False
     n_jobs : int, default=None
+    nan_policy : {"raise", "omit"}, default="raise"
+        Rows of X with a missing value (NaN, None, pandas NA, masked): an error, or dropped
+        (``n_omitted`` counts them).
 
     Returns
     -------
@@ -156,7 +163,8 @@ def _mvi_engine(x, y) -> _MviEngine:
     return _MviEngine(vx.operator(repeated=True, sort=False).dense(), vy.operator(repeated=True, sort=False).dense())
 
 
-def mvi(x, y) -> float:
+@handles_missing(("x", "y"), propagate=True)
+def mvi(x, y, *, nan_policy: str = "raise") -> float:
     r"""The independence coefficient :math:`\mathcal I_n` of Bakirov, Rizzo & Székely (2006):
     R ``mvI(x, y)``.
 
@@ -172,6 +180,8 @@ def mvi(x, y) -> float:
     ----------
     x : array_like of shape (n,) or (n, p)
     y : array_like of shape (n,) or (n, q)
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value in x or y: an error, the row of both dropped, or NaN.
 
     Returns
     -------
@@ -193,7 +203,10 @@ def mvi(x, y) -> float:
     return float(np.sqrt(max(engine.value(np.arange(engine.n)) / engine.n, 0.0)))
 
 
-def mvi_test(x, y, *, n_resamples: int = 999, rng=None, exact="auto", progress: bool = False, n_jobs=None) -> IndependenceTestResult:
+@handles_missing(("x", "y"))
+def mvi_test(
+    x, y, *, n_resamples: int = 999, rng=None, exact="auto", progress: bool = False, n_jobs=None, nan_policy: str = "raise"
+) -> IndependenceTestResult:
     r"""Energy test of independence with the coefficient :math:`\mathcal I_n` (R ``mvI.test``):
     the statistic :math:`n \mathcal I_n^2` under B permutations of y's rows.
 
@@ -202,10 +215,13 @@ def mvi_test(x, y, *, n_resamples: int = 999, rng=None, exact="auto", progress: 
     x : array_like of shape (n,) or (n, p)
     y : array_like of shape (n,) or (n, q)
     n_resamples : int, default=999
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
     exact : {"auto", True, False}, default="auto"
     progress : bool, default=False
     n_jobs : int, default=None
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value in x or y: an error, or the row of both dropped
+        (``n_omitted`` counts them).
 
     Returns
     -------

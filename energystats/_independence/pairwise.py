@@ -12,8 +12,17 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
+from .._missing import check_nan_policy, drop_missing
 from .._operator import centred_gram
-from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
+from .._parallel import (
+    THREADS,
+    check_n_jobs,
+    n_workers,
+    round_robin,
+    run_tasks,
+    run_threads,
+)
+from .._random import as_generator
 from .._results import ResultMixin
 from ._data import Variable, as_variables
 from ._permute import permutation_null, pvalue
@@ -43,7 +52,9 @@ class PairwiseDcorResult(ResultMixin):
     correction : str
     alpha : float
     n : int
-        Sample size.
+        Sample size (rows without a missing value in the columns used).
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -52,6 +63,7 @@ class PairwiseDcorResult(ResultMixin):
     correction: str
     alpha: float
     n: int
+    n_omitted: int = 0
 
     _title = "distance correlation of every pair of variables"
 
@@ -62,13 +74,15 @@ class PairwiseDcorResult(ResultMixin):
 
 def _variables_of(X, groups) -> dict:
     """``{name: data}`` from the columns of X (a DataFrame or an array) and ``groups``."""
+    if np.ma.isMaskedArray(X):  # a mask means missing
+        X = np.ma.filled(np.ma.asarray(X, dtype=float), np.nan)
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
     frame = frame.rename(columns=str)
     bad = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]))]
     if bad:
         raise ValueError(f"`X` must have numeric columns only; column(s) {', '.join(map(repr, bad))} are not numeric.")
     if groups is None:
-        return {name: frame[name].to_numpy(dtype=float) for name in frame.columns}
+        return {name: frame[name].to_numpy(dtype=float, na_value=np.nan) for name in frame.columns}
     if not isinstance(groups, dict) or not groups:
         raise TypeError("`groups` must be a non-empty dict {name: list of columns}.")
     out = {}
@@ -77,7 +91,7 @@ def _variables_of(X, groups) -> dict:
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise ValueError(f"`groups`[{name!r}] names column(s) not in `X`: {', '.join(missing)}.")
-        out[str(name)] = frame[columns].to_numpy(dtype=float)
+        out[str(name)] = frame[columns].to_numpy(dtype=float, na_value=np.nan)
     return out
 
 
@@ -119,6 +133,7 @@ def pairwise_dcor(
     exponent=1.0,
     rng=None,
     n_jobs=None,
+    nan_policy: str = "raise",
 ) -> PairwiseDcorResult:
     r"""Distance correlation and a test of independence for every pair of variables.
 
@@ -143,12 +158,16 @@ def pairwise_dcor(
         For ``method="permutation"``.
     exponent : float, default=1.0
         alpha in (0, 2] of the Euclidean distances.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         The permutations of ``method="permutation"`` (one stream per pair).
     n_jobs : int, default=None
         joblib's ``n_jobs``: shares of the pairs as joblib tasks (Dask inside
         ``joblib.parallel_config(backend="dask")``), the data sent once; otherwise the pairs
         are shared among this process's threads.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Rows with a missing value (NaN, pandas NA, masked) in a column used: an error, or
+        dropped for every pair (complete cases, so that all pairs describe the same rows
+        and the p-values are corrected as one family; ``n_omitted`` counts them).
 
     Returns
     -------
@@ -180,11 +199,12 @@ def pairwise_dcor(
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}.")
     n_resamples = check_test_options(n_resamples, "auto", False)
     n_jobs = check_n_jobs(n_jobs)
-    variables = as_variables(_variables_of(X, groups), "euclidean", exponent, min_samples=4)
+    columns, keep = drop_missing(check_nan_policy(nan_policy, propagate=False, where="pairwise_dcor()"), _variables_of(X, groups))
+    variables = as_variables(columns, "euclidean", exponent, min_samples=4)
     if len(variables) < 2:
         raise ValueError(f"`X` must have at least two variables, got {len(variables)}.")
     n = variables[0].n
-    gen = np.random.default_rng(rng)
+    gen = as_generator(rng)
     rows = skew_rows(n)
     sums = [variable_power_sums(v, rows) for v in variables] if method == "gamma" else [None] * len(variables)
     pairs = list(enumerate(combinations(range(len(variables)), 2)))
@@ -204,4 +224,7 @@ def pairwise_dcor(
     matrix = pd.DataFrame(np.eye(len(names)), index=names, columns=names)
     for x, y, value in zip(table["x"], table["y"], table["dcor"]):
         matrix.loc[x, y] = matrix.loc[y, x] = value
-    return PairwiseDcorResult(table=table, matrix=matrix, method=method, correction=correction, alpha=float(alpha), n=n)
+    omitted = 0 if keep is None else int((~keep).sum())
+    return PairwiseDcorResult(
+        table=table, matrix=matrix, method=method, correction=correction, alpha=float(alpha), n=n, n_omitted=omitted
+    )

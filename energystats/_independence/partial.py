@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits
+from .._missing import handles_missing
 from .._operator import PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
 from .._semimetric import MetricLike, Scaling
@@ -70,10 +71,16 @@ _PARAMETERS = """
         The semimetric of each sample, as in :func:`dcov` (one value, or three).
     n_jobs : int, default=None
         joblib's ``n_jobs`` for the pass over the tiles.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked) in x, y or z: ``"raise"``
+        an error, ``"omit"`` drop the row of all three, ``"propagate"`` return NaN.
 """
 
 
-def pdcov(x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None) -> float:
+@handles_missing(("x", "y", "z"), data=("x", "y", "z"), propagate=True)
+def pdcov(
+    x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
+) -> float:
     r"""Partial distance covariance of x and y removing z (R ``pdcov``): the U-centred inner
     product :math:`(P_{z^\perp}(x) \cdot P_{z^\perp}(y))` (Székely & Rizzo 2014, eq. 4.2),
     an unbiased-type statistic that can be negative.
@@ -103,7 +110,10 @@ def pdcov(x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", si
     return Scaling(0, fx + fy).result(float(xy), "pdcov")
 
 
-def pdcor(x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None) -> float:
+@handles_missing(("x", "y", "z"), data=("x", "y", "z"), propagate=True)
+def pdcor(
+    x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
+) -> float:
     r"""Partial distance correlation of x and y removing z (R ``pdcor``), in [-1, 1]
     (Székely & Rizzo 2014, eq. 4.3); 0 when a projection is 0.
     {parameters}
@@ -192,16 +202,34 @@ _TEST_PARAMETERS = """
         Number of random permutations.
     exponent, metric, sigma
         The semimetric of each sample, as in :func:`dcov`.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
     exact : {"auto", True, False}, default="auto"
         As in :func:`dcov_test`.
     progress : bool, default=False
     n_jobs : int, default=None
         joblib's ``n_jobs`` for blocks of permutations.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value in x, y or z: an error, or the row of all three dropped
+        (``n_omitted`` counts them).
 """
 
 
-def pdcov_test(x, y, z, *, n_resamples: int = 999, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, rng=None, exact="auto", progress: bool = False, n_jobs=None) -> IndependenceTestResult:
+@handles_missing(("x", "y", "z"), data=("x", "y", "z"))
+def pdcov_test(
+    x,
+    y,
+    z,
+    *,
+    n_resamples: int = 999,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    rng=None,
+    exact="auto",
+    progress: bool = False,
+    n_jobs=None,
+    nan_policy: str = "raise",
+) -> IndependenceTestResult:
     r"""Permutation test of zero partial distance covariance (R ``pdcov.test``).
 
     The statistic is :math:`n\,(P_{z^\perp}(x) \cdot P_{z^\perp}(y))` (R's ``n V^*``);
@@ -225,7 +253,22 @@ def pdcov_test(x, y, z, *, n_resamples: int = 999, exponent=1.0, metric: MetricL
     return _test(x, y, z, "n pdcov", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs)
 
 
-def pdcor_test(x, y, z, *, n_resamples: int = 999, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, rng=None, exact="auto", progress: bool = False, n_jobs=None) -> IndependenceTestResult:
+@handles_missing(("x", "y", "z"), data=("x", "y", "z"))
+def pdcor_test(
+    x,
+    y,
+    z,
+    *,
+    n_resamples: int = 999,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    rng=None,
+    exact="auto",
+    progress: bool = False,
+    n_jobs=None,
+    nan_policy: str = "raise",
+) -> IndependenceTestResult:
     r"""Permutation test of zero partial distance correlation (R ``pdcor.test``): the
     statistic pdCor(x, y; z), whose norms do not change under the permutations, so the
     p-value is :func:`pdcov_test`'s with the same ``rng``.

@@ -5,19 +5,27 @@ correlation t-test for high dimension (R ``dcorT.test``; Székely & Rizzo 2013).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Integral
 
 import numpy as np
 from scipy.stats import t as student_t
 
 from .._config import check_fits
+from .._missing import handles_missing
 from .._operator import PairwiseOperator, centred_gram, make_operator
 from .._parallel import check_n_jobs
+from .._random import as_generator
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
+from .._validation import check_resamples
 from ._data import Variable, as_variables
 from ._permute import GatherEngine, SortedEngine, permutation_null, pvalue
-from .dcov import DCovStatsResult, gram_of, operators, stats_from_gram, stats_from_projection
+from .dcov import (
+    DCovStatsResult,
+    gram_of,
+    operators,
+    stats_from_gram,
+    stats_from_projection,
+)
 from .gamma import SKEW_ROWS, gamma_pvalue, permutation_moments, power_sums, skewness_of
 from .projection import ProjectedEngine, check_projection, project, projection_gamma
 
@@ -48,11 +56,13 @@ class IndependenceTestResult(ResultMixin):
     method : str
         ``"permutation"`` or ``"t"``.
     n : int
-        Sample size.
+        Sample size (after dropping rows with missing values).
     exact : bool
         Whether every permutation was enumerated.
     df : float or None
         Degrees of freedom of the t-test.
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     statistic: float
@@ -66,6 +76,7 @@ class IndependenceTestResult(ResultMixin):
     n: int
     exact: bool = False
     df: float | None = None
+    n_omitted: int = 0
 
     _titles = {
         "nV^2": "distance covariance test of independence (R dcov.test)",
@@ -87,15 +98,12 @@ class IndependenceTestResult(ResultMixin):
 
 def check_test_options(n_resamples, exact, progress) -> int:
     """Validate the options every permutation test takes (messages name the argument)."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, Integral):
-        raise TypeError(f"`n_resamples` must be a positive integer, got {type(n_resamples).__name__}.")
-    if n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer, got {n_resamples}.")
+    n_resamples = check_resamples(n_resamples)
     if not (exact == "auto" or isinstance(exact, (bool, np.bool_))):
         raise ValueError(f"`exact` must be 'auto', True or False, got {exact!r}.")
     if not isinstance(progress, (bool, np.bool_)):
         raise TypeError("`progress` must be True or False.")
-    return int(n_resamples)
+    return n_resamples
 
 
 def engine_for(x: Variable, y: Variable, op_x: PairwiseOperator, op_y: PairwiseOperator):
@@ -160,7 +168,7 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
     vx, vy = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     n = vx.n
     factors = (vx.scaling.log2_factor, vy.scaling.log2_factor)
-    gen = np.random.default_rng(rng)
+    gen = as_generator(rng)
     null, count, exact_used = None, 0, False
     if approximation == "projection":
         K = check_projection([vx, vy], n_projections)
@@ -219,7 +227,7 @@ _TEST_PARAMETERS = """
         Number of random permutations (R's ``R``).
     exponent, metric, sigma
         The semimetric of each sample, as in :func:`dcov`.
-    rng : int, numpy.random.Generator or None, default=None
+    rng : int, numpy.random.Generator, RandomState or None, default=None
         Seed or generator for the permutations.
     exact : {"auto", True, False}, default="auto"
         ``"auto"`` enumerates all n! permutations when there are at most
@@ -243,6 +251,9 @@ _TEST_PARAMETERS = """
         ``method="permutation"`` each permutation costs O(K n log n).
     n_projections : int, default=50
         K, for ``approximation="projection"``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked) in x or y: ``"raise"`` an
+        error, ``"omit"`` drop the row of both (``n_omitted`` counts them).
 """
 
 _TEST_NOTES = """
@@ -258,6 +269,7 @@ _TEST_NOTES = """
 """
 
 
+@handles_missing(("x", "y"), data=("x", "y"))
 def dcov_test(
     x,
     y,
@@ -273,6 +285,7 @@ def dcov_test(
     method: str = "permutation",
     approximation: str | None = None,
     n_projections: int = 50,
+    nan_policy: str = "raise",
 ) -> IndependenceTestResult:
     r"""Distance covariance permutation test of independence (R ``dcov.test``).
 
@@ -299,6 +312,7 @@ def dcov_test(
     return _test(x, y, "nV^2", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections)
 
 
+@handles_missing(("x", "y"), data=("x", "y"))
 def dcor_test(
     x,
     y,
@@ -314,6 +328,7 @@ def dcor_test(
     method: str = "permutation",
     approximation: str | None = None,
     n_projections: int = 50,
+    nan_policy: str = "raise",
 ) -> IndependenceTestResult:
     r"""Distance correlation permutation test of independence (R ``dcor.test``).
 
@@ -343,7 +358,10 @@ for _f in (dcov_test, dcor_test):
 del _f
 
 
-def dcor_ttest(x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None) -> IndependenceTestResult:
+@handles_missing(("x", "y"), data=("x", "y"))
+def dcor_ttest(
+    x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
+) -> IndependenceTestResult:
     r"""Distance correlation t-test of independence in high dimension (R ``dcorT.test``).
 
     With :math:`\mathcal R^*_n` the bias-corrected squared distance correlation (R
@@ -366,6 +384,8 @@ def dcor_ttest(x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", 
         The semimetric of each sample, as in :func:`dcov`.
     n_jobs : int, default=None
         joblib's ``n_jobs`` for the pass over the tiles.
+    nan_policy : {"raise", "omit"}, default="raise"
+        Rows with a missing value in x or y: an error, or dropped (``n_omitted``).
 
     Returns
     -------
