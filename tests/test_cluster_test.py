@@ -205,3 +205,21 @@ def test_clusters_below_a_gaussian_spike_are_found():
         found += res.pvalue <= 0.05 and res.n_components == 2
         leading += es.cluster_test(X, 2, n_components=1, n_resamples=39, rng=gen).pvalue <= 0.05
     assert found >= 24 and leading <= 5
+
+
+@pytest.mark.parametrize(
+    "args,kwargs,error,match",
+    [
+        (([3.0, 1.0], 0), {}, ValueError, "`n` must be an integer >= 2, got 0"),
+        (([3.0, 1.0], 10.5), {}, TypeError, "`n` must be an integer"),
+        (([3.0, np.nan], 10), {}, ValueError, "`eigenvalues` must be finite and non-negative"),
+        (([3.0, -1.0], 10), {}, ValueError, "`eigenvalues` must be finite and non-negative"),
+        (([1.0, 3.0], 10), {}, ValueError, "`eigenvalues` must be in non-increasing order"),
+        (([], 10), {}, ValueError, "`eigenvalues` must be a non-empty 1-D array"),
+        (([3.0, 1.0], 10), {"level": 5}, ValueError, r"`level` must be a number in \(0, 1\), got 5"),
+        (([3.0, 1.0], 10), {"minimum": 0}, ValueError, "`minimum` must be an integer >= 1"),
+    ],
+)
+def test_signal_dimension_bad_input(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        es.signal_dimension(*args, **kwargs)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 from scipy.stats import chi2
@@ -100,6 +101,20 @@ def _principal_scores(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return U * np.sqrt(n - 1.0), D**2 / (n - 1.0)
 
 
+def _check_eigenvalues(eigenvalues) -> np.ndarray:
+    try:
+        lam = np.asarray(eigenvalues, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("`eigenvalues` must be an array of numbers.") from None
+    if lam.ndim != 1 or lam.size == 0:
+        raise ValueError(f"`eigenvalues` must be a non-empty 1-D array, got shape {lam.shape}.")
+    if not np.isfinite(lam).all() or (lam < 0).any():
+        raise ValueError("`eigenvalues` must be finite and non-negative (a covariance matrix's).")
+    if (np.diff(lam) > 0).any():
+        raise ValueError("`eigenvalues` must be in non-increasing order (the leading direction first).")
+    return lam
+
+
 def signal_dimension(eigenvalues: np.ndarray, n: int, minimum: int = 1, level: float = SPHERICITY_LEVEL) -> int:
     r"""J: how many leading principal directions stand out from a spherical noise floor.
 
@@ -117,9 +132,28 @@ def signal_dimension(eigenvalues: np.ndarray, n: int, minimum: int = 1, level: f
     :math:`\bar l` the mean of the last q, each step at ``level``. J is the first j not
     rejected, at least ``minimum``; when every step rejects, no noise floor is visible
     (e.g. d = 2) and J = d. J depends on the data only through the sample covariance.
+
+    Parameters
+    ----------
+    eigenvalues : array_like of shape (d,)
+        Eigenvalues of the sample covariance, non-negative, in non-increasing order.
+    n : int
+        Sample size, at least 2.
+    minimum : int, default=1
+        Smallest J returned (J is at most d).
+    level : float, default=0.05
+        Level of each sphericity test, in (0, 1).
+
+    Returns
+    -------
+    int
     """
-    lam = np.asarray(eigenvalues, dtype=float)
+    lam = _check_eigenvalues(eigenvalues)
     d = lam.size
+    n = check_positive_int(n, "n", minimum=2)
+    minimum = check_positive_int(minimum, "minimum")
+    if isinstance(level, bool) or not isinstance(level, Real) or not 0.0 < level < 1.0:
+        raise ValueError(f"`level` must be a number in (0, 1), got {level!r}.")
     for j in range(d - 1):
         q = d - j
         tail = lam[j:]
