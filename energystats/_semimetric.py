@@ -83,6 +83,11 @@ class Semimetric:
                 )
             if not np.isfinite(values).all():
                 raise ValueError("`metric` callable returned NaN or infinite values.")
+            if values.size and values.min() < 0:
+                raise ValueError(
+                    f"`metric` callable returned a negative value ({values.min():.6g}): a semimetric is "
+                    "non-negative (rho(x, y) >= 0, rho(x, x) = 0)."
+                )
             if out is None:
                 return values
             out[...] = values

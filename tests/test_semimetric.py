@@ -42,6 +42,19 @@ def test_callable_returning_wrong_shape_is_rejected(rng):
         es.pairwise_semimetric(x, metric=lambda a, b: np.full((len(a), len(b)), np.nan))
 
 
+def test_callable_returning_negative_values_is_rejected_everywhere_it_is_used(rng):
+    x = rng.normal(size=(8, 2))
+    signed = lambda a, b: a[:, None, 0] - b[None, :, 0]  # noqa: E731 (antisymmetric, negative below the diagonal)
+    for call in (
+        lambda: es.pairwise_semimetric(x, metric=signed),
+        lambda: es.energy_distance(x[:4], x[4:], metric=signed),
+        lambda: es.dispersion(x, np.repeat([0, 1], 4), metric=signed),
+        lambda: es.KGroups(2, metric=signed, random_state=0).fit(x),
+    ):
+        with pytest.raises(ValueError, match=r"`metric` callable returned a negative value \(-"):
+            call()
+
+
 @pytest.mark.parametrize(
     "kwargs,err,match",
     [
