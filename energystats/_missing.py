@@ -18,6 +18,9 @@ errors. One rule for every function:
   missing. Results with more structure (tests, clusterings, decompositions)
   refuse it, since a NaN p-value or partition carries nothing the caller can use.
 
+R objects handed over by rpy2 are read first (:func:`energystats._rbridge.from_r`): a
+factor is a categorical with R's levels, R's ``NA`` (also the integer one) is missing.
+
 Nothing the caller passed in is modified: rows are selected into new arrays
 (``.iloc`` for pandas objects, so column names and categorical levels stay).
 """
@@ -31,6 +34,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
+
+from ._rbridge import from_r
 
 __all__ = ["NAN_POLICIES", "check_nan_policy", "drop_missing", "expand_labels", "handles_missing", "with_omitted"]
 
@@ -121,6 +126,7 @@ def drop_missing(nan_policy: str, group: dict, matrices: Iterable[str] = ()) -> 
         (``"propagate"``: the caller returns NaN); ``None`` when nothing is missing.
     """
     matrices = set(matrices)
+    group = {name: from_r(value) for name, value in group.items()}  # R objects from rpy2 as Python data
     rows = {name: _missing_rows(value, name in matrices) for name, value in group.items() if value is not None}
     present = {name: r for name, r in rows.items() if r is not None}
     unmasked = {

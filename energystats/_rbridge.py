@@ -15,6 +15,8 @@ import numpy as np
 
 __all__ = [
     "RNotAvailableError",
+    "from_r",
+    "is_r_object",
     "r_available",
     "r_call",
     "r_dist",
@@ -152,3 +154,49 @@ def r_field(obj, name: str) -> Any:
     if name not in list(obj.names):
         raise KeyError(f"R object has no component {name!r} (it has {list(obj.names)}).")
     return obj.rx2(name)
+
+
+#: R's NA for integers and logicals, as rpy2 hands them to numpy.
+R_NA_INTEGER = np.iinfo(np.int32).min
+
+
+def is_r_object(obj) -> bool:
+    """Whether ``obj`` is an R object from rpy2 (checked without importing rpy2)."""
+    return type(obj).__module__.startswith("rpy2.")
+
+
+def from_r(obj):
+    """An R object from rpy2 as the Python data it holds, R's missing values as missing.
+
+    A factor becomes a ``pandas.Categorical`` with R's levels in R's order (ordered for an
+    ordered factor), a data frame a ``pandas.DataFrame`` of such columns, an integer or
+    logical vector (or matrix) with ``NA`` a float array with NaN there (R's NA integer is
+    -2147483648 in numpy), a character vector an object array with ``None`` for ``NA``, a
+    numeric vector or matrix its float64 array. Anything else is returned unchanged.
+    """
+    if not is_r_object(obj):
+        return obj
+    kind = type(obj).__name__
+    if kind == "DataFrame":
+        import pandas as pd
+
+        return pd.DataFrame({str(name): from_r(column) for name, column in zip(obj.names, obj)})
+    if kind == "FactorVector":
+        import pandas as pd
+
+        codes = np.asarray(obj).astype(np.int64)
+        codes = np.where(codes == R_NA_INTEGER, -1, codes - 1)
+        return pd.Categorical.from_codes(codes, categories=list(obj.levels), ordered="ordered" in list(obj.rclass))
+    if kind in ("IntVector", "BoolVector", "IntMatrix", "BoolMatrix"):
+        values = np.asarray(obj)
+        missing = values == R_NA_INTEGER
+        if missing.any():
+            return np.where(missing, np.nan, values.astype(np.float64))
+        return values.astype(bool) if kind.startswith("Bool") else values
+    if kind in ("StrVector", "StrMatrix"):
+        import rpy2.robjects as ro
+
+        return np.array([None if value is ro.NA_Character else str(value) for value in obj], dtype=object)
+    if kind in ("FloatVector", "FloatMatrix"):
+        return np.asarray(obj, dtype=np.float64)
+    return obj
