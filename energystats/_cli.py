@@ -49,6 +49,11 @@ from .plotting import plot_dendrogram
 __all__ = ["main"]
 
 
+def _num(value: float) -> str:
+    """A float in a text report: six significant digits, exponent notation when needed."""
+    return f"{value:.6g}"
+
+
 def _print_input(out: dict) -> None:
     """The data columns used, and the rows dropped by ``--dropna``."""
     columns = out["columns"]
@@ -101,14 +106,14 @@ def _print_describe(out: dict) -> None:
             "edist_statistic": "n1 n2/(n1+n2) E (R edist)",
         }
     )
-    print(pairs.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    print(pairs.to_string(index=False, float_format=_num))
     print()
     print("DISCO decomposition (R disco):")
-    print(f"  W (within)      {out['W']:.6f}")
-    print(f"  S (between)     {out['S']:.6f}")
-    print(f"  T = S + W       {out['T']:.6f}")
+    print(f"  W (within)      {out['W']:.6g}")
+    print(f"  S (between)     {out['S']:.6g}")
+    print(f"  T = S + W       {out['T']:.6g}")
     k = len(out["groups"])
-    print(f"  F = [S/(k-1)] / [W/(N-k)] = {out['F']:.6f}   (k = {k}, N = {n})")
+    print(f"  F = [S/(k-1)] / [W/(N-k)] = {out['F']:.6g}   (k = {k}, N = {n})")
 
 
 def _test(args, data, groups) -> dict:
@@ -139,8 +144,8 @@ def _print_test(out: dict) -> None:
     _print_input(out)
     print("group sizes: " + ", ".join(f"{g} {m}" for g, m in out["groups"].items()))
     kind = "exact, all distinct relabelings" if out["exact"] else "Monte Carlo"
-    print(f"statistic {out['statistic_name']} = {out['statistic']:.6f}")
-    print(f"p-value = {out['pvalue']:.4g}   ({out['n_resamples']} relabelings, {kind})")
+    print(f"statistic {out['statistic_name']} = {out['statistic']:.6g}")
+    print(f"p-value = {out['pvalue']:.6g}   ({out['n_resamples']} relabelings, {kind})")
     if out["n_projections"] is not None:
         print(f"distances estimated from {out['n_projections']} random projections (the test's level is exact)")
 
@@ -152,7 +157,7 @@ def _agreement(labels, groups) -> dict:
 
 def _print_agreement(out: dict) -> None:
     if "accuracy" in out:
-        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.4f}, adjusted Rand index {out['adjusted_rand_index']:.4f}")
+        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.6g}, adjusted Rand index {out['adjusted_rand_index']:.6g}")
 
 
 def _cluster(args, data, groups) -> dict:
@@ -213,13 +218,13 @@ def _print_cluster(out: dict) -> None:
     if out["n_components"] is not None:
         print(f"on Nystroem features from {out['n_components']} landmarks (W is an upper bound on the labels' exact W)")
     print(f"cluster sizes: {out['sizes']}")
-    print(f"W (within, eq. 15) = {out['W']:.6f}   S (between, eq. 16) = {out['S']:.6f}   converged: {out['converged']}")
+    print(f"W (within, eq. 15) = {out['W']:.6g}   S (between, eq. 16) = {out['S']:.6g}   converged: {out['converged']}")
     _print_agreement(out)
     if "cluster_test" in out:
         ct = out["cluster_test"]
         print(
-            f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.4f}, "
-            f"p-value = {ct['pvalue']:.4g} ({ct['n_resamples']} Gaussian resamples; {ct['method']}, "
+            f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.6g}, "
+            f"p-value = {ct['pvalue']:.6g} ({ct['n_resamples']} Gaussian resamples; {ct['method']}, "
             f"on {ct['n_components']} principal direction(s))"
         )
     if "r_agreement" in out:
@@ -229,7 +234,7 @@ def _print_cluster(out: dict) -> None:
             return
         rows = pd.DataFrame(r["rows"])
         print(f"\nR {r['R']}, energy {r['energy']} on these clusters: {rows['agree'].sum()} of {len(rows)} quantities agree")
-        print(rows.drop(columns="data").to_string(index=False))
+        print(rows.drop(columns="data").to_string(index=False, float_format=_num))
 
 
 def _split1d(args, data, groups) -> dict:
@@ -253,7 +258,7 @@ def _print_split1d(out: dict) -> None:
     print(f"Exact two-group energy split of {out['column']!r} (O(n log n))")
     _print_input(out)
     print(f"threshold = {out['threshold']:.6g}: sizes below/above {out['sizes']}")
-    print(f"W = {out['W']:.6f}   S = {out['S']:.6f}")
+    print(f"W = {out['W']:.6g}   S = {out['S']:.6g}")
     _print_agreement(out)
 
 
@@ -307,12 +312,12 @@ def _hclust(args, data, groups) -> dict:
 
 def _print_hclust(out: dict) -> None:
     n = sum(out["sizes"])
-    print(f"Energy hierarchical clustering of {n} points in {len(out['columns'])} variables (exponent {out['exponent']})")
+    print(f"Energy hierarchical clustering of {n} points in {len(out['columns'])} variables (exponent {out['exponent']:g})")
     _print_input(out)
     print(f"significant splits at family-wise error {out['alpha']} (cluster test at each node, level alpha * size / n):")
     nodes = pd.DataFrame(out["nodes"])
     if len(nodes):
-        print(nodes.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(nodes.to_string(index=False, float_format=_num))
     print(f"{out['n_clusters']} cluster(s), sizes {out['sizes']}")
     _print_agreement(out)
     if "plot" in out:
@@ -331,14 +336,14 @@ def _normality(args, data, groups) -> dict:
 def _print_normality(out: dict) -> None:
     print(f"Energy test of multivariate normality of {len(out['columns'])} variables ({out['n_resamples']} Gaussian samples)")
     _print_input(out)
-    print(pd.DataFrame(out["rows"]).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(pd.DataFrame(out["rows"]).to_string(index=False, float_format=_num))
 
 
 def _print_compare(out: dict) -> None:
     print(_compare_header(out))
     if out["columns"] is not None:
         _print_input(out)
-    print(pd.DataFrame(out["rows"]).to_string(index=False))
+    print(pd.DataFrame(out["rows"]).to_string(index=False, float_format=_num))
     print(f"\n{out['agree']} of {out['total']} comparisons agree")
 
 

@@ -35,10 +35,10 @@ def test_describe_iris_report(capsys):
     out = capsys.readouterr().out
     res = es.dispersion(es.datasets.load_iris().iloc[:, :4], es.datasets.load_iris()["Species"])
     assert "grouped by 'Species'" in out
-    assert f"W (within)      {res.W:.6f}" in out
-    assert f"S (between)     {res.S:.6f}" in out
-    assert f"T = S + W       {res.T:.6f}" in out
-    assert f"{res.F:.6f}" in out
+    assert f"W (within)      {res.W:.6g}" in out
+    assert f"S (between)     {res.S:.6g}" in out
+    assert f"T = S + W       {res.T:.6g}" in out
+    assert f"{res.F:.6g}" in out
     assert "setosa versicolor" in out
     assert "variables: Sepal.Length, Sepal.Width, Petal.Length, Petal.Width\n" in out and "dropped" not in out
 
@@ -324,3 +324,12 @@ def test_dash_reads_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("a;b;g\n1;2.5;x\n2;3;x\n3;4;y\n5;5;y\n"))
     assert main(["describe", "-", "--by", "g"]) == 0
     assert "Energy statistics of 4 points in 2 variables, grouped by 'g'\nvariables: a, b\n" in capsys.readouterr().out
+
+
+def test_numbers_print_with_six_significant_digits(tmp_path, capsys):
+    assert main(["describe", write(tmp_path, "x,g\n1e-9,a\n2e-9,a\n3e-9,b\n4e-9,b\n"), "--by", "g"]) == 0
+    text = capsys.readouterr().out
+    assert "W (within)      1e-09\n" in text and "S (between)     1.5e-09\n" in text and "0.000000" not in text
+    assert main(["split1d", write(tmp_path, "x\n1e299\n2e299\n3e299\n8e299\n9e299\n")]) == 0
+    text = capsys.readouterr().out
+    assert "threshold = 5.5e+299" in text and "W = 1.83333e+299   S = 6.96667e+299\n" in text
