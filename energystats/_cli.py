@@ -20,12 +20,16 @@ stops with a message saying what to set, instead of exhausting the machine).
 
 The file may be separated by commas, semicolons, tabs, ``|`` or spaces (sniffed; ``-`` reads
 stdin). Without ``--columns`` every column except ``--by`` is data and must be numeric.
+Exit status: 0; 1 when ``compare-r`` finds a disagreement or stdout closes early (``| head``);
+2 for bad input (one line on stderr, checked before computing where it can be); 130 on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from itertools import combinations
 from pathlib import Path
@@ -35,7 +39,7 @@ import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
 from . import __version__
-from ._cli_io import CLIError, read_table, select
+from ._cli_io import CLIError, check_output, read_table, select
 from ._cluster import KGroups, cluster_test, significant_clusters, split_1d
 from ._compare_r import compare_r
 from ._config import WorkingMemoryError, config_context
@@ -373,7 +377,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print JSON instead of a report")
         p.add_argument(
             "--working-memory",
-            type=float,
+            type=_mebibytes,
             metavar="MiB",
             help="memory budget in MiB (default 1024): larger n x n matrices are streamed in tiles",
         )
@@ -424,9 +428,38 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _mebibytes(text: str) -> float:
+    """``--working-memory``: a number of MiB whose bytes a float can hold (the library checks
+    that it is positive)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MiB") from None
+    if math.isfinite(value) and math.isinf(value * 2**20):
+        raise argparse.ArgumentTypeError(f"{text} MiB is more memory than any machine has")
+    return value
+
+
+def _check_outputs(args) -> None:
+    """The output files can be written, and matplotlib imported for a plot: checked before
+    anything is computed."""
+    if getattr(args, "out", None) is not None:
+        check_output(args.out, "--out", make_folders=True)
+    if getattr(args, "plot", None) is not None:
+        check_output(args.plot, "--plot")
+        try:
+            from matplotlib.backend_bases import FigureCanvasBase
+        except ImportError:
+            raise CLIError("--plot needs matplotlib (pip install matplotlib)") from None
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if args.plot.suffix.lower().lstrip(".") not in formats:
+            raise CLIError(f"--plot {args.plot}: name a file ending in one of {', '.join('.' + f for f in sorted(formats))}")
+
+
 def _run(args) -> int:
     compute, report, need_by = _COMMANDS[args.command]
     with config_context(working_memory=args.working_memory):
+        _check_outputs(args)
         table = read_table(args)
         chosen = None if table is None else select(table, args, need_by=need_by)
         out = compute(args, *((None, None) if chosen is None else (chosen.data, chosen.groups)))
@@ -446,20 +479,36 @@ def _run(args) -> int:
         print(json.dumps(out, indent=2, default=lambda v: v.item() if isinstance(v, np.generic) else str(v)))
     else:
         report(out)
+    sys.stdout.flush()  # a closed pipe shows here, inside main
     if args.command == "compare-r" and out["agree"] < out["total"]:
         return 1
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status.
+
+    0 on success; 1 if ``compare-r`` found a disagreement, or stdout was closed early (as by
+    ``| head``: the rest of the output is discarded quietly, as Python's documentation of
+    SIGPIPE advises); 2 for bad input, with one line on stderr; 130 on Ctrl-C.
+    """
     args = _parser().parse_args(argv)
     if hasattr(args, "progress"):
         args.progress = bool(args.progress and not args.json and sys.stderr.isatty())
     try:
         return _run(args)
     except (CLIError, ValueError, TypeError, WorkingMemoryError) as exc:
-        print(f"energystats {args.command}: error: {exc}", file=sys.stderr)
+        message = " ".join(str(exc).split("\n"))
+        print(f"energystats {args.command}: error: {message}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader is gone: send the output still buffered to devnull, so that the
+        # interpreter's last flush does not raise again (docs.python.org, signal, "Note on SIGPIPE")
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print(f"energystats {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

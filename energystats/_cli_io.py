@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ import pandas as pd
 
 from .datasets import load_example
 
-__all__ = ["CLIError", "Selection", "read_table", "select"]
+__all__ = ["CLIError", "Selection", "check_output", "read_table", "select"]
 
 #: characters of the file read to sniff its delimiter
 SNIFF_CHARS = 64 * 1024
@@ -180,3 +181,20 @@ def _numeric(table: pd.DataFrame, *, chosen: bool) -> pd.DataFrame:
         whys = "; ".join(f"{name!r}: {why}" for name, why in problems.items())
         raise CLIError(f"columns {names} are not numeric ({whys}){hint}")
     return pd.DataFrame(columns, index=table.index)
+
+
+def check_output(path: Path, option: str, *, make_folders: bool = False) -> None:
+    """Stop before any computation if ``path`` cannot be written: its folder must exist (with
+    ``make_folders``, the nearest existing ancestor, the rest is made when writing) and be
+    writable, and ``path`` must not be a folder."""
+    if path.is_dir():
+        raise CLIError(f"{option} {path} is a folder, not a file")
+    folder = path.parent
+    while make_folders and not folder.exists():
+        folder = folder.parent
+    if not folder.exists():
+        raise CLIError(f"{option} {path}: the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise CLIError(f"{option} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CLIError(f"{option} {path}: no permission to write there")

@@ -2,13 +2,17 @@
 
 import io
 import json
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import energystats as es
+from energystats import _cli
 from energystats._cli import main
 
 #: five variables of R's airquality, rows 1-8 (NA in Ozone and Solar.R as in R's data)
@@ -181,8 +185,6 @@ def test_cluster_reports_r_agreement_without_the_invalid_test(capsys):
 
 
 def test_compare_r_errors(monkeypatch, capsys):
-    from energystats import _cli
-
     assert main(["compare-r", "--columns", "a"]) == 2
     assert "--by and --columns need a CSV file or --example" in capsys.readouterr().err
     assert main(["compare-r", "--example", "iris"]) == 2
@@ -333,3 +335,83 @@ def test_numbers_print_with_six_significant_digits(tmp_path, capsys):
     assert main(["split1d", write(tmp_path, "x\n1e299\n2e299\n3e299\n8e299\n9e299\n")]) == 0
     text = capsys.readouterr().out
     assert "threshold = 5.5e+299" in text and "W = 1.83333e+299   S = 6.96667e+299\n" in text
+
+
+def test_library_errors_are_one_line_and_ctrl_c_exits_130(monkeypatch, capsys):
+    def compute(exc):
+        def raise_(args, data, groups):
+            raise exc
+
+        return raise_
+
+    for exc, status, err in [
+        (ValueError("`x` must be finite;\nsee the docs"), 2, "energystats describe: error: `x` must be finite; see the docs\n"),
+        (TypeError("`x` must be an array"), 2, "energystats describe: error: `x` must be an array\n"),
+        (KeyboardInterrupt(), 130, "energystats describe: interrupted\n"),
+    ]:
+        monkeypatch.setitem(_cli._COMMANDS, "describe", (compute(exc), None, True))
+        assert main(["describe", "--example", "iris", "--by", "Species"]) == status
+        assert capsys.readouterr() == ("", err)
+
+
+def test_a_closed_stdout_ends_quietly():
+    """`energystats ... | head -1`: no BrokenPipeError traceback, exit status 1."""
+    read, write_end = os.pipe()
+    os.close(read)  # the reader is gone before the command writes
+    env = {**os.environ, "PYTHONPATH": str(Path(es.__file__).parents[1])}
+    code = "import sys; from energystats._cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = [sys.executable, "-c", code, "describe", "--example", "iris", "--by", "Species"]
+    try:
+        proc = subprocess.run(argv, stdout=write_end, stderr=subprocess.PIPE, text=True, env=env, timeout=120, check=False)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (1, "")
+
+
+def test_working_memory_that_no_machine_has(capsys):
+    with pytest.raises(SystemExit, match="2"):
+        main(["test", "--example", "iris", "--by", "Species", "--working-memory", "1e308"])
+    assert "argument --working-memory: 1e308 MiB is more memory than any machine has" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="2"):
+        main(["test", "--example", "iris", "--by", "Species", "--working-memory", "lots"])
+    assert "argument --working-memory: 'lots' is not a number of MiB" in capsys.readouterr().err
+
+
+def no_computation(args, data, groups):
+    raise AssertionError("computed before checking the output path")
+
+
+@pytest.mark.parametrize(
+    "plot,message",
+    [
+        ("missing/tree.png", "--plot {tmp}/missing/tree.png: the folder {tmp}/missing does not exist"),
+        (".", "--plot {tmp} is a folder, not a file"),
+        ("file.csv/tree.png", "--plot {tmp}/file.csv/tree.png: {tmp}/file.csv is not a folder"),
+        ("tree.xyz", "--plot {tmp}/tree.xyz: name a file ending in one of ."),
+    ],
+)
+def test_the_plot_path_is_checked_before_computing(tmp_path, monkeypatch, capsys, plot, message):
+    monkeypatch.setitem(_cli._COMMANDS, "hclust", (no_computation, None, False))
+    (tmp_path / "file.csv").write_text("x\n1\n")
+    plot = os.path.normpath(tmp_path / plot)
+    assert main(["hclust", "--example", "iris", "--by", "Species", "--plot", plot]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("energystats hclust: error: " + message.format(tmp=tmp_path)) and err.count("\n") == 1
+
+
+def test_a_plot_needs_matplotlib(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(_cli._COMMANDS, "hclust", (no_computation, None, False))
+    monkeypatch.setitem(sys.modules, "matplotlib.backend_bases", None)  # import fails as if not installed
+    assert main(["hclust", "--example", "iris", "--by", "Species", "--plot", str(tmp_path / "tree.png")]) == 2
+    assert capsys.readouterr().err == "energystats hclust: error: --plot needs matplotlib (pip install matplotlib)\n"
+
+
+def test_the_compare_r_out_path_is_checked_before_r(tmp_path, monkeypatch, capsys):
+    (tmp_path / "file.md").write_text("")
+    assert main(["compare-r", "--out", str(tmp_path / "file.md" / "table.md")]) == 2
+    assert capsys.readouterr().err == f"energystats compare-r: error: --out {tmp_path}/file.md/table.md: {tmp_path}/file.md is not a folder\n"
+    # missing folders are made when the table is written, not before
+    monkeypatch.setattr(_cli, "r_available", lambda: (False, "R is not here"))
+    assert main(["compare-r", "--out", str(tmp_path / "new" / "folder" / "table.md")]) == 2
+    assert capsys.readouterr().err == "energystats compare-r: error: R is not here\n"
+    assert not (tmp_path / "new").exists()
