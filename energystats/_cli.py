@@ -14,15 +14,22 @@ Subcommands read a CSV file with a header row (or an embedded example with
 * ``compare-r``: energystats and R's ``energy`` side by side, on a battery of data sets or, with
   a CSV and ``--by``, on the user's groups (needs the extra ``r``).
 
-Every subcommand takes ``--columns``, ``--json`` and ``--working-memory MiB`` (the
-memory budget of :func:`energystats.set_config`; a computation that cannot fit it
+Every subcommand takes ``--columns``, ``--dropna``, ``--json`` and ``--working-memory MiB``
+(the memory budget of :func:`energystats.set_config`; a computation that cannot fit it
 stops with a message saying what to set, instead of exhausting the machine).
+
+The file may be separated by commas, semicolons, tabs, ``|`` or spaces (sniffed; ``-`` reads
+stdin). Without ``--columns`` every column except ``--by`` is data and must be numeric.
+Exit status: 0; 1 when ``compare-r`` finds a disagreement or stdout closes early (``| head``);
+2 for bad input (one line on stderr, checked before computing where it can be); 130 on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from itertools import combinations
 from pathlib import Path
@@ -32,6 +39,7 @@ import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
 from . import __version__
+from ._cli_io import CLIError, check_output, read_table, select
 from ._cluster import KGroups, cluster_test, significant_clusters, split_1d
 from ._compare_r import compare_r
 from ._config import WorkingMemoryError, config_context
@@ -39,64 +47,24 @@ from ._gof import mvnorm_test
 from ._homogeneity import dispersion, energy_distance, energy_test
 from ._metrics import accuracy
 from ._rbridge import r_available, r_versions
+from .datasets import EXAMPLES
 from .plotting import plot_dendrogram
-from .datasets import EXAMPLES, load_example
 
 __all__ = ["main"]
 
 
-class CLIError(Exception):
-    """A user error reported as one line on stderr with exit status 2."""
+def _num(value: float) -> str:
+    """A float in a text report: six significant digits, exponent notation when needed."""
+    return f"{value:.6g}"
 
 
-def _read_table(args) -> pd.DataFrame | None:
-    if args.example is not None and args.csv is not None:
-        raise CLIError("give either a CSV file or --example, not both")
-    if args.example is not None:
-        return load_example(args.example)
-    if args.csv is None:
-        if args.command == "compare-r":
-            if args.by is not None or args.columns:
-                raise CLIError("--by and --columns need a CSV file or --example")
-            return None  # the built-in battery of data sets
-        raise CLIError("give a CSV file or --example iris")
-    path = Path(args.csv)
-    if not path.is_file():
-        raise CLIError(f"file not found: {path}")
-    try:
-        return pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise CLIError(f"cannot read {path} as CSV: {exc}") from None
-
-
-def _select(table: pd.DataFrame, args, *, need_by: bool) -> tuple[pd.DataFrame, pd.Series | None]:
-    """The numeric data columns and, when ``--by`` is given, the group column."""
-    by = getattr(args, "by", None)
-    if need_by and by is None:
-        raise CLIError("--by is required")
-    groups = None
-    if by is not None:
-        if by not in table.columns:
-            raise CLIError(f"no column {by!r} in the data (columns: {', '.join(map(str, table.columns))})")
-        groups = table[by]
-        if groups.isna().any():
-            raise CLIError(f"column {by!r} has missing values")
-    if args.columns:
-        missing = [c for c in args.columns if c not in table.columns]
-        if missing:
-            raise CLIError(f"no column(s) {', '.join(map(repr, missing))} in the data")
-        data = table[args.columns]
-    else:
-        data = table.drop(columns=[by] if by is not None else []).select_dtypes(include="number")
-        if data.shape[1] == 0:
-            raise CLIError("the data have no numeric column" + (" besides the group column" if by else ""))
-    bad = [c for c in data.columns if not pd.api.types.is_numeric_dtype(data[c])]
-    if bad:
-        raise CLIError(f"column(s) {', '.join(map(repr, bad))} are not numeric")
-    if data.isna().any().any():
-        cols = [c for c in data.columns if data[c].isna().any()]
-        raise CLIError(f"column(s) {', '.join(map(repr, cols))} have missing values")
-    return data, groups
+def _print_input(out: dict) -> None:
+    """The data columns used, and the rows dropped by ``--dropna``."""
+    columns = out["columns"]
+    shown = columns if len(columns) <= 20 else [*columns[:19], f"... ({len(columns)} in all)"]
+    print(f"variables: {', '.join(shown)}")
+    if out["rows_dropped"]:
+        print(f"dropped {out['rows_dropped']} of {out['rows_read']} rows with missing values (--dropna)")
 
 
 # --- subcommands: each returns a JSON-able dict and prints a report -----------------
@@ -130,6 +98,7 @@ def _describe(args, data, groups) -> dict:
 def _print_describe(out: dict) -> None:
     n = sum(out["groups"].values())
     print(f"Energy statistics of {n} points in {len(out['columns'])} variables, grouped by {out['by']!r}")
+    _print_input(out)
     print(f"semimetric: |x - y|^{out['exponent']:g} (Euclidean)")
     print("group sizes: " + ", ".join(f"{g} {m}" for g, m in out["groups"].items()))
     print()
@@ -141,14 +110,14 @@ def _print_describe(out: dict) -> None:
             "edist_statistic": "n1 n2/(n1+n2) E (R edist)",
         }
     )
-    print(pairs.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    print(pairs.to_string(index=False, float_format=_num))
     print()
     print("DISCO decomposition (R disco):")
-    print(f"  W (within)      {out['W']:.6f}")
-    print(f"  S (between)     {out['S']:.6f}")
-    print(f"  T = S + W       {out['T']:.6f}")
+    print(f"  W (within)      {out['W']:.6g}")
+    print(f"  S (between)     {out['S']:.6g}")
+    print(f"  T = S + W       {out['T']:.6g}")
     k = len(out["groups"])
-    print(f"  F = [S/(k-1)] / [W/(N-k)] = {out['F']:.6f}   (k = {k}, N = {n})")
+    print(f"  F = [S/(k-1)] / [W/(N-k)] = {out['F']:.6g}   (k = {k}, N = {n})")
 
 
 def _test(args, data, groups) -> dict:
@@ -176,10 +145,11 @@ def _test(args, data, groups) -> dict:
 
 def _print_test(out: dict) -> None:
     print(f"k-sample energy test of equal distributions, grouped by {out['by']!r}")
+    _print_input(out)
     print("group sizes: " + ", ".join(f"{g} {m}" for g, m in out["groups"].items()))
     kind = "exact, all distinct relabelings" if out["exact"] else "Monte Carlo"
-    print(f"statistic {out['statistic_name']} = {out['statistic']:.6f}")
-    print(f"p-value = {out['pvalue']:.4g}   ({out['n_resamples']} relabelings, {kind})")
+    print(f"statistic {out['statistic_name']} = {out['statistic']:.6g}")
+    print(f"p-value = {out['pvalue']:.6g}   ({out['n_resamples']} relabelings, {kind})")
     if out["n_projections"] is not None:
         print(f"distances estimated from {out['n_projections']} random projections (the test's level is exact)")
 
@@ -191,7 +161,7 @@ def _agreement(labels, groups) -> dict:
 
 def _print_agreement(out: dict) -> None:
     if "accuracy" in out:
-        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.4f}, adjusted Rand index {out['adjusted_rand_index']:.4f}")
+        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.6g}, adjusted Rand index {out['adjusted_rand_index']:.6g}")
 
 
 def _cluster(args, data, groups) -> dict:
@@ -248,16 +218,17 @@ def _r_agreement(X, labels, args) -> dict:
 def _print_cluster(out: dict) -> None:
     n = sum(out["sizes"])
     print(f"Kernel k-groups ({out['algorithm']}) of {n} points in {len(out['columns'])} variables into {out['n_clusters']} clusters")
+    _print_input(out)
     if out["n_components"] is not None:
         print(f"on Nystroem features from {out['n_components']} landmarks (W is an upper bound on the labels' exact W)")
     print(f"cluster sizes: {out['sizes']}")
-    print(f"W (within, eq. 15) = {out['W']:.6f}   S (between, eq. 16) = {out['S']:.6f}   converged: {out['converged']}")
+    print(f"W (within, eq. 15) = {out['W']:.6g}   S (between, eq. 16) = {out['S']:.6g}   converged: {out['converged']}")
     _print_agreement(out)
     if "cluster_test" in out:
         ct = out["cluster_test"]
         print(
-            f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.4f}, "
-            f"p-value = {ct['pvalue']:.4g} ({ct['n_resamples']} Gaussian resamples; {ct['method']}, "
+            f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.6g}, "
+            f"p-value = {ct['pvalue']:.6g} ({ct['n_resamples']} Gaussian resamples; {ct['method']}, "
             f"on {ct['n_components']} principal direction(s))"
         )
     if "r_agreement" in out:
@@ -267,7 +238,7 @@ def _print_cluster(out: dict) -> None:
             return
         rows = pd.DataFrame(r["rows"])
         print(f"\nR {r['R']}, energy {r['energy']} on these clusters: {rows['agree'].sum()} of {len(rows)} quantities agree")
-        print(rows.drop(columns="data").to_string(index=False))
+        print(rows.drop(columns="data").to_string(index=False, float_format=_num))
 
 
 def _split1d(args, data, groups) -> dict:
@@ -289,8 +260,9 @@ def _split1d(args, data, groups) -> dict:
 
 def _print_split1d(out: dict) -> None:
     print(f"Exact two-group energy split of {out['column']!r} (O(n log n))")
+    _print_input(out)
     print(f"threshold = {out['threshold']:.6g}: sizes below/above {out['sizes']}")
-    print(f"W = {out['W']:.6f}   S = {out['S']:.6f}")
+    print(f"W = {out['W']:.6g}   S = {out['S']:.6g}")
     _print_agreement(out)
 
 
@@ -344,11 +316,12 @@ def _hclust(args, data, groups) -> dict:
 
 def _print_hclust(out: dict) -> None:
     n = sum(out["sizes"])
-    print(f"Energy hierarchical clustering of {n} points in {len(out['columns'])} variables (exponent {out['exponent']})")
+    print(f"Energy hierarchical clustering of {n} points in {len(out['columns'])} variables (exponent {out['exponent']:g})")
+    _print_input(out)
     print(f"significant splits at family-wise error {out['alpha']} (cluster test at each node, level alpha * size / n):")
     nodes = pd.DataFrame(out["nodes"])
     if len(nodes):
-        print(nodes.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(nodes.to_string(index=False, float_format=_num))
     print(f"{out['n_clusters']} cluster(s), sizes {out['sizes']}")
     _print_agreement(out)
     if "plot" in out:
@@ -366,12 +339,15 @@ def _normality(args, data, groups) -> dict:
 
 def _print_normality(out: dict) -> None:
     print(f"Energy test of multivariate normality of {len(out['columns'])} variables ({out['n_resamples']} Gaussian samples)")
-    print(pd.DataFrame(out["rows"]).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    _print_input(out)
+    print(pd.DataFrame(out["rows"]).to_string(index=False, float_format=_num))
 
 
 def _print_compare(out: dict) -> None:
     print(_compare_header(out))
-    print(pd.DataFrame(out["rows"]).to_string(index=False))
+    if out["columns"] is not None:
+        _print_input(out)
+    print(pd.DataFrame(out["rows"]).to_string(index=False, float_format=_num))
     print(f"\n{out['agree']} of {out['total']} comparisons agree")
 
 
@@ -391,14 +367,17 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p, by_help):
-        p.add_argument("csv", nargs="?", help="CSV file with a header row")
+        p.add_argument(
+            "csv", nargs="?", help="file with a header row, separated by commas, semicolons, tabs, | or spaces ('-': stdin)"
+        )
         p.add_argument("--example", choices=EXAMPLES, help="use an embedded data set instead of a file")
         p.add_argument("--by", help=by_help)
-        p.add_argument("--columns", nargs="+", help="numeric columns to use (default: all numeric ones)")
+        p.add_argument("--columns", nargs="+", help="numeric data columns (default: every column except --by; all must be numeric)")
+        p.add_argument("--dropna", action="store_true", help="drop the rows with a missing value in the data or --by columns")
         p.add_argument("--json", action="store_true", help="print JSON instead of a report")
         p.add_argument(
             "--working-memory",
-            type=float,
+            type=_mebibytes,
             metavar="MiB",
             help="memory budget in MiB (default 1024): larger n x n matrices are streamed in tiles",
         )
@@ -449,28 +428,87 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    compute, report, need_by = _COMMANDS[args.command]
-    if hasattr(args, "progress"):
-        args.progress = bool(args.progress and not args.json and sys.stderr.isatty())
+def _mebibytes(text: str) -> float:
+    """``--working-memory``: a number of MiB whose bytes a float can hold (the library checks
+    that it is positive)."""
     try:
-        with config_context(working_memory=args.working_memory):
-            table = _read_table(args)
-            data, groups = (None, None) if table is None else _select(table, args, need_by=need_by)
-            out = compute(args, data, groups)
-    except (CLIError, ValueError, TypeError, WorkingMemoryError) as exc:
-        print(f"energystats {args.command}: error: {exc}", file=sys.stderr)
-        return 2
-    columns = None if data is None else [str(c) for c in data.columns]
-    out = {"columns": columns, "by": args.by, **({"exponent": args.exponent} if hasattr(args, "exponent") else {}), **out}
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MiB") from None
+    if math.isfinite(value) and math.isinf(value * 2**20):
+        raise argparse.ArgumentTypeError(f"{text} MiB is more memory than any machine has")
+    return value
+
+
+def _check_outputs(args) -> None:
+    """The output files can be written, and matplotlib imported for a plot: checked before
+    anything is computed."""
+    if getattr(args, "out", None) is not None:
+        check_output(args.out, "--out", make_folders=True)
+    if getattr(args, "plot", None) is not None:
+        check_output(args.plot, "--plot")
+        try:
+            from matplotlib.backend_bases import FigureCanvasBase
+        except ImportError:
+            raise CLIError("--plot needs matplotlib (pip install matplotlib)") from None
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if args.plot.suffix.lower().lstrip(".") not in formats:
+            raise CLIError(f"--plot {args.plot}: name a file ending in one of {', '.join('.' + f for f in sorted(formats))}")
+
+
+def _run(args) -> int:
+    compute, report, need_by = _COMMANDS[args.command]
+    with config_context(working_memory=args.working_memory):
+        _check_outputs(args)
+        table = read_table(args)
+        chosen = None if table is None else select(table, args, need_by=need_by)
+        out = compute(args, *((None, None) if chosen is None else (chosen.data, chosen.groups)))
+    out = {
+        "columns": None if chosen is None else [str(c) for c in chosen.data.columns],
+        "by": args.by,
+        **({} if chosen is None else {"rows_read": chosen.rows_read, "rows_dropped": chosen.rows_dropped}),
+        **({"exponent": args.exponent} if hasattr(args, "exponent") else {}),
+        **out,
+    }
+    if chosen is not None and chosen.rows_dropped and "labels" in out:
+        labels = [None] * chosen.rows_read  # one per row read, null for a dropped row
+        for row, label in zip(np.flatnonzero(chosen.kept), out["labels"]):
+            labels[row] = label
+        out["labels"] = labels
     if args.json:
         print(json.dumps(out, indent=2, default=lambda v: v.item() if isinstance(v, np.generic) else str(v)))
     else:
         report(out)
+    sys.stdout.flush()  # a closed pipe shows here, inside main
     if args.command == "compare-r" and out["agree"] < out["total"]:
         return 1
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status.
+
+    0 on success; 1 if ``compare-r`` found a disagreement, or stdout was closed early (as by
+    ``| head``: the rest of the output is discarded quietly, as Python's documentation of
+    SIGPIPE advises); 2 for bad input, with one line on stderr; 130 on Ctrl-C.
+    """
+    args = _parser().parse_args(argv)
+    if hasattr(args, "progress"):
+        args.progress = bool(args.progress and not args.json and sys.stderr.isatty())
+    try:
+        return _run(args)
+    except (CLIError, ValueError, TypeError, WorkingMemoryError) as exc:
+        message = " ".join(str(exc).split("\n"))
+        print(f"energystats {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # the reader is gone: send the output still buffered to devnull, so that the
+        # interpreter's last flush does not raise again (docs.python.org, signal, "Note on SIGPIPE")
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print(f"energystats {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

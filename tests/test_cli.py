@@ -1,11 +1,37 @@
 """The command line (energystats._cli)."""
 
+import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import energystats as es
+from energystats import _cli
 from energystats._cli import main
+
+#: five variables of R's airquality, rows 1-8 (NA in Ozone and Solar.R as in R's data)
+AIRQUALITY = """Ozone,Solar.R,Wind,Temp,Month
+41,190,7.4,67,5
+36,118,8,72,5
+12,149,12.6,74,5
+18,313,11.5,62,6
+NA,NA,14.3,56,6
+28,NA,14.9,66,6
+23,299,8.6,65,7
+19,99,13.8,59,7
+"""
+
+
+def write(tmp_path, text, name="data.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
 
 
 def test_describe_iris_report(capsys):
@@ -13,11 +39,12 @@ def test_describe_iris_report(capsys):
     out = capsys.readouterr().out
     res = es.dispersion(es.datasets.load_iris().iloc[:, :4], es.datasets.load_iris()["Species"])
     assert "grouped by 'Species'" in out
-    assert f"W (within)      {res.W:.6f}" in out
-    assert f"S (between)     {res.S:.6f}" in out
-    assert f"T = S + W       {res.T:.6f}" in out
-    assert f"{res.F:.6f}" in out
+    assert f"W (within)      {res.W:.6g}" in out
+    assert f"S (between)     {res.S:.6g}" in out
+    assert f"T = S + W       {res.T:.6g}" in out
+    assert f"{res.F:.6g}" in out
     assert "setosa versicolor" in out
+    assert "variables: Sepal.Length, Sepal.Width, Petal.Length, Petal.Width\n" in out and "dropped" not in out
 
 
 def test_describe_json_and_csv(tmp_path, capsys):
@@ -41,7 +68,7 @@ def test_describe_json_and_csv(tmp_path, capsys):
         (None, ["describe", "missing.csv", "--by", "g"], "file not found"),
         ("a,g\n1,x\n2,y\n", ["describe", "{path}", "--by", "h"], "no column 'h'"),
         ("a,g\n1,x\n2,y\n", ["describe", "{path}", "--by", "g", "--columns", "b"], "no column(s) 'b'"),
-        ("a,b,g\n1,u,x\n2,v,y\n", ["describe", "{path}", "--by", "g", "--columns", "a", "b"], "'b' are not numeric"),
+        ("a,b,g\n1,u,x\n2,v,y\n", ["describe", "{path}", "--by", "g", "--columns", "a", "b"], "column 'b' is not numeric ('u' in row 1)\n"),
         ("a,g\n1,x\n,y\n3,y\n", ["describe", "{path}", "--by", "g"], "'a' have missing values"),
         ("a,g\n1,x\n2,x\n", ["describe", "{path}", "--by", "g"], "at least two groups"),
         (None, ["describe", "--by", "g"], "give a CSV file or --example iris"),
@@ -118,7 +145,7 @@ def test_large_data_options(capsys):
     assert out["statistic"] == pytest.approx(ref.statistic, rel=1e-15) and out["n_projections"] == 20
     assert main(argv + ["--projections", "0"]) == 2
     assert "`n_projections`" in capsys.readouterr().err
-    argv = ["cluster", "--example", "iris", "-k", "3", "--seed", "0", "--n-init", "2", "--nystroem", "40"]
+    argv = ["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0", "--n-init", "2", "--nystroem", "40"]
     assert main(argv) == 0
     assert "on Nystroem features from 40 landmarks" in capsys.readouterr().out
     assert main(argv + ["--json"]) == 0
@@ -132,7 +159,7 @@ def test_split1d_subcommand(capsys):
     out = json.loads(capsys.readouterr().out)
     res = es.split_1d(es.datasets.load_iris()["Petal.Length"])
     assert out["threshold"] == res.threshold and out["sizes"] == [51, 99]  # one versicolor has petal length 3.0
-    assert main(["split1d", "--example", "iris"]) == 2
+    assert main(["split1d", "--example", "iris", "--by", "Species"]) == 2
     assert "split1d needs exactly one column" in capsys.readouterr().err
 
 
@@ -158,8 +185,6 @@ def test_cluster_reports_r_agreement_without_the_invalid_test(capsys):
 
 
 def test_compare_r_errors(monkeypatch, capsys):
-    from energystats import _cli
-
     assert main(["compare-r", "--columns", "a"]) == 2
     assert "--by and --columns need a CSV file or --example" in capsys.readouterr().err
     assert main(["compare-r", "--example", "iris"]) == 2
@@ -167,7 +192,7 @@ def test_compare_r_errors(monkeypatch, capsys):
     monkeypatch.setattr(_cli, "r_available", lambda: (False, "R is not here"))
     assert main(["compare-r"]) == 2
     assert capsys.readouterr().err == "energystats compare-r: error: R is not here\n"
-    assert main(["cluster", "--example", "iris", "-k", "2", "--n-init", "1", "--compare-r"]) == 0
+    assert main(["cluster", "--example", "iris", "--by", "Species", "-k", "2", "--n-init", "1", "--compare-r"]) == 0
     assert "R agreement: not checked, R is not available (R is not here)" in capsys.readouterr().out
 
 
@@ -184,7 +209,7 @@ def test_hclust_json_and_plot(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["n_clusters"] == 3 and out["sizes"] == [40, 40, 40] and out["accuracy"] == 1.0
     assert out["nodes"][0]["significant"] and plot.stat().st_size > 1000
-    assert main(["hclust", str(path), "--seed", "1", "--n-resamples", "99"]) == 0
+    assert main(["hclust", str(path), "--columns", "x", "y", "--seed", "1", "--n-resamples", "99"]) == 0
     report = capsys.readouterr().out
     assert "3 cluster(s), sizes [40, 40, 40]" in report and "threshold" in report
 
@@ -201,5 +226,192 @@ def test_normality_by_group(capsys):
 
 
 def test_hclust_bad_alpha(capsys):
-    assert main(["hclust", "--example", "iris", "--alpha", "2"]) == 2
+    assert main(["hclust", "--example", "iris", "--by", "Species", "--alpha", "2"]) == 2
     assert "`alpha`" in capsys.readouterr().err
+
+
+def test_missing_values_stop_the_command_and_say_dropna(tmp_path, capsys):
+    path = write(tmp_path, AIRQUALITY)
+    assert main(["describe", path, "--by", "Month"]) == 2
+    assert capsys.readouterr().err == (
+        "energystats describe: error: column(s) 'Ozone', 'Solar.R' have missing values (in 2 of 8 rows); --dropna drops those rows\n"
+    )
+    assert main(["describe", write(tmp_path, "a,g\n1,x\n2,\n3,y\n4,y\n"), "--by", "g"]) == 2
+    assert "column(s) 'g' have missing values (in 1 of 4 rows); --dropna" in capsys.readouterr().err
+
+
+def test_dropna_drops_the_rows_with_a_missing_value_and_says_how_many(tmp_path, capsys):
+    path = write(tmp_path, AIRQUALITY.replace("19,99,13.8,59,7", "19,99,13.8,59,NA"))  # and one group missing
+    assert main(["describe", path, "--by", "Month", "--dropna", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    complete = pd.read_csv(path).dropna()
+    assert out["rows_read"] == 8 and out["rows_dropped"] == 3 and out["groups"] == {"5.0": 3, "6.0": 1, "7.0": 1}
+    assert out["W"] == pytest.approx(es.dispersion(complete.iloc[:, :4], complete["Month"]).W, rel=1e-15)
+    assert main(["describe", path, "--by", "Month", "--dropna"]) == 0
+    assert "\ndropped 3 of 8 rows with missing values (--dropna)\n" in capsys.readouterr().out
+    # only the columns used count: without Ozone and Solar.R, only the row without a Month goes
+    assert main(["describe", path, "--by", "Month", "--columns", "Wind", "Temp", "--dropna", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows_dropped"] == 1
+    assert main(["describe", "--example", "iris", "--by", "Species", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rows_read"] == 150 and out["rows_dropped"] == 0
+
+
+def test_dropna_labels_one_per_row_read(tmp_path, capsys):
+    path = write(tmp_path, AIRQUALITY)
+    assert main(["split1d", path, "--columns", "Ozone", "--dropna", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rows_dropped"] == 1 and out["sizes"] == [4, 3]
+    ref = es.split_1d(pd.read_csv(path)["Ozone"].dropna()).labels.tolist()
+    assert out["labels"] == ref[:4] + [None] + ref[4:]
+    assert main(["split1d", write(tmp_path, "x,y\nNA,1\n2,NA\n"), "--dropna"]) == 2
+    assert "no rows left: each of the 2 rows has a missing value in the columns used" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "text,args,message",
+    [
+        ("a,b,g\n1,2,x\n2,3,x\nabc,4,y\n4,5,y\n", [], "column 'a' is not numeric ('abc' in row 3); choose the data columns with --columns"),
+        ("a,b,g\n1,True,x\n2,False,x\n3,True,y\n4,False,y\n", [], "column 'b' is not numeric (True/False; write it as 0/1); choose"),
+        ("a,b,g\n1,True,x\n2,,x\n3,False,y\n4,True,y\n", [], "column 'b' is not numeric (True in row 1)"),
+        ("a,b,c,g\n1,2,u,x\n2,oops,v,x\n3,4,w,y\n4,5,z,y\n", [], "columns 'b', 'c' are not numeric ('b': 'oops' in row 2; 'c': 'u' in row 1)"),
+        ("a,b,g\n1,True,x\n2,False,x\n3,True,y\n4,False,y\n", ["--columns", "a", "b"], "column 'b' is not numeric (True/False; write it as 0/1)\n"),
+        ("a,b,g\n1,2,x\n2,3,y\n", ["--columns", "a", "a"], "--columns lists 'a' twice\n"),
+        ("a,b,g\n1,2,x\n2,3,y\n", ["--columns", "g", "a"], "--by column 'g' cannot also be a data column\n"),
+        ("g\nx\ny\n", [], "the data have no column besides the group column"),
+        ("a,b,g\n", [], "the data have no rows"),
+    ],
+)
+def test_every_data_column_must_be_numeric(tmp_path, capsys, text, args, message):
+    assert main(["test", write(tmp_path, text), "--by", "g", "--json", "--n-resamples", "9", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("energystats test: error: ") and message in err
+
+
+def test_a_label_column_needs_by_or_columns(capsys):
+    assert main(["cluster", "--example", "iris", "-k", "3"]) == 2
+    assert capsys.readouterr().err == (
+        "energystats cluster: error: column 'Species' is not numeric ('setosa' in row 1); "
+        "choose the data columns with --columns, or name a column of labels with --by\n"
+    )
+    assert main(["split1d", "--example", "iris", "--columns", "Petal.Width"]) == 0
+    assert "variables: Petal.Width\n" in capsys.readouterr().out
+
+
+SEPARATED = [
+    ("semicolon.csv", "a;b;g\n1;2.5;x\n2;3;x\n3;4;y\n5;5;y\n"),
+    ("tab.tsv", "a\tb\tg\n1\t2.5\tx\n2\t3\tx\n3\t4\ty\n5\t5\ty\n"),
+    ("tab.csv", "a\tb\tg\n1\t2.5\tx\n2\t3\tx\n3\t4\ty\n5\t5\ty\n"),
+    ("pipe.txt", "a|b|g\n1|2.5|x\n2|3|x\n3|4|y\n5|5|y\n"),
+    ("space.txt", "a b g\n1 2.5 x\n2 3 x\n3 4 y\n5 5 y\n"),
+    ("aligned.txt", "  a    b  g\n  1  2.5  x\n  2    3  x\n  3    4  y\n  5    5  y\n"),
+    ("quoted.csv", 'a,b,g\n1,2.5,"x, 1"\n2,3,"x, 1"\n3,4,y\n5,5,y\n'),
+]
+
+
+@pytest.mark.parametrize("name,text", SEPARATED, ids=[name for name, _ in SEPARATED])
+def test_the_delimiter_is_sniffed(tmp_path, capsys, name, text):
+    assert main(["describe", write(tmp_path, text, name), "--by", "g", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ref = es.dispersion(np.array([[1, 2.5], [2, 3], [3, 4], [5, 5]]), ["x", "x", "y", "y"])
+    assert out["columns"] == ["a", "b"] and out["W"] == pytest.approx(ref.W, rel=1e-15)
+
+
+def test_one_column_without_delimiter_reads_as_comma_separated(tmp_path, capsys):
+    assert main(["split1d", write(tmp_path, "my x\n1\n2\n10\n11\n"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["column"] == "my x"
+
+
+def test_dash_reads_stdin(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a;b;g\n1;2.5;x\n2;3;x\n3;4;y\n5;5;y\n"))
+    assert main(["describe", "-", "--by", "g"]) == 0
+    assert "Energy statistics of 4 points in 2 variables, grouped by 'g'\nvariables: a, b\n" in capsys.readouterr().out
+
+
+def test_numbers_print_with_six_significant_digits(tmp_path, capsys):
+    assert main(["describe", write(tmp_path, "x,g\n1e-9,a\n2e-9,a\n3e-9,b\n4e-9,b\n"), "--by", "g"]) == 0
+    text = capsys.readouterr().out
+    assert "W (within)      1e-09\n" in text and "S (between)     1.5e-09\n" in text and "0.000000" not in text
+    assert main(["split1d", write(tmp_path, "x\n1e299\n2e299\n3e299\n8e299\n9e299\n")]) == 0
+    text = capsys.readouterr().out
+    assert "threshold = 5.5e+299" in text and "W = 1.83333e+299   S = 6.96667e+299\n" in text
+
+
+def test_library_errors_are_one_line_and_ctrl_c_exits_130(monkeypatch, capsys):
+    def compute(exc):
+        def raise_(args, data, groups):
+            raise exc
+
+        return raise_
+
+    for exc, status, err in [
+        (ValueError("`x` must be finite;\nsee the docs"), 2, "energystats describe: error: `x` must be finite; see the docs\n"),
+        (TypeError("`x` must be an array"), 2, "energystats describe: error: `x` must be an array\n"),
+        (KeyboardInterrupt(), 130, "energystats describe: interrupted\n"),
+    ]:
+        monkeypatch.setitem(_cli._COMMANDS, "describe", (compute(exc), None, True))
+        assert main(["describe", "--example", "iris", "--by", "Species"]) == status
+        assert capsys.readouterr() == ("", err)
+
+
+def test_a_closed_stdout_ends_quietly():
+    """`energystats ... | head -1`: no BrokenPipeError traceback, exit status 1."""
+    read, write_end = os.pipe()
+    os.close(read)  # the reader is gone before the command writes
+    env = {**os.environ, "PYTHONPATH": str(Path(es.__file__).parents[1])}
+    code = "import sys; from energystats._cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = [sys.executable, "-c", code, "describe", "--example", "iris", "--by", "Species"]
+    try:
+        proc = subprocess.run(argv, stdout=write_end, stderr=subprocess.PIPE, text=True, env=env, timeout=120, check=False)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (1, "")
+
+
+def test_working_memory_that_no_machine_has(capsys):
+    with pytest.raises(SystemExit, match="2"):
+        main(["test", "--example", "iris", "--by", "Species", "--working-memory", "1e308"])
+    assert "argument --working-memory: 1e308 MiB is more memory than any machine has" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="2"):
+        main(["test", "--example", "iris", "--by", "Species", "--working-memory", "lots"])
+    assert "argument --working-memory: 'lots' is not a number of MiB" in capsys.readouterr().err
+
+
+def no_computation(args, data, groups):
+    raise AssertionError("computed before checking the output path")
+
+
+@pytest.mark.parametrize(
+    "plot,message",
+    [
+        ("missing/tree.png", "--plot {tmp}/missing/tree.png: the folder {tmp}/missing does not exist"),
+        (".", "--plot {tmp} is a folder, not a file"),
+        ("file.csv/tree.png", "--plot {tmp}/file.csv/tree.png: {tmp}/file.csv is not a folder"),
+        ("tree.xyz", "--plot {tmp}/tree.xyz: name a file ending in one of ."),
+    ],
+)
+def test_the_plot_path_is_checked_before_computing(tmp_path, monkeypatch, capsys, plot, message):
+    monkeypatch.setitem(_cli._COMMANDS, "hclust", (no_computation, None, False))
+    (tmp_path / "file.csv").write_text("x\n1\n")
+    plot = os.path.normpath(tmp_path / plot)
+    assert main(["hclust", "--example", "iris", "--by", "Species", "--plot", plot]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("energystats hclust: error: " + message.format(tmp=tmp_path)) and err.count("\n") == 1
+
+
+def test_a_plot_needs_matplotlib(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(_cli._COMMANDS, "hclust", (no_computation, None, False))
+    monkeypatch.setitem(sys.modules, "matplotlib.backend_bases", None)  # import fails as if not installed
+    assert main(["hclust", "--example", "iris", "--by", "Species", "--plot", str(tmp_path / "tree.png")]) == 2
+    assert capsys.readouterr().err == "energystats hclust: error: --plot needs matplotlib (pip install matplotlib)\n"
+
+
+def test_the_compare_r_out_path_is_checked_before_r(tmp_path, monkeypatch, capsys):
+    (tmp_path / "file.md").write_text("")
+    assert main(["compare-r", "--out", str(tmp_path / "file.md" / "table.md")]) == 2
+    assert capsys.readouterr().err == f"energystats compare-r: error: --out {tmp_path}/file.md/table.md: {tmp_path}/file.md is not a folder\n"
+    # missing folders are made when the table is written, not before
+    monkeypatch.setattr(_cli, "r_available", lambda: (False, "R is not here"))
+    assert main(["compare-r", "--out", str(tmp_path / "new" / "folder" / "table.md")]) == 2
+    assert capsys.readouterr().err == "energystats compare-r: error: R is not here\n"
+    assert not (tmp_path / "new").exists()

@@ -1,0 +1,200 @@
+"""The command line's input and output files: reading the table, choosing and checking its
+columns, and checking the output paths before anything is computed (``energystats._cli``).
+
+Every user error raises :class:`CLIError`, which the command prints as one line on stderr
+with exit status 2.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .datasets import load_example
+
+__all__ = ["CLIError", "Selection", "check_output", "read_table", "select"]
+
+#: characters of the file read to sniff its delimiter
+SNIFF_CHARS = 64 * 1024
+
+
+class CLIError(Exception):
+    """A user error reported as one line on stderr with exit status 2."""
+
+
+def read_table(args) -> pd.DataFrame | None:
+    """The table named on the command line: a file, ``-`` for stdin, or ``--example``.
+
+    ``None`` for ``compare-r`` without data (its built-in battery of data sets).
+    """
+    if args.example is not None and args.csv is not None:
+        raise CLIError("give either a CSV file or --example, not both")
+    if args.example is not None:
+        return load_example(args.example)
+    if args.csv is None:
+        if args.command == "compare-r":
+            if args.by is not None or args.columns:
+                raise CLIError("--by and --columns need a CSV file or --example")
+            return None  # the built-in battery of data sets
+        raise CLIError("give a CSV file or --example iris")
+    if args.csv == "-":
+        try:
+            text = sys.stdin.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CLIError(f"cannot read stdin: {exc}") from None
+        return _parse(io.StringIO(text), text[:SNIFF_CHARS], "stdin")
+    path = Path(args.csv)
+    if not path.is_file():
+        raise CLIError(f"file not found: {path}")
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as file:
+            sample = file.read(SNIFF_CHARS)
+    except OSError as exc:
+        raise CLIError(f"cannot read {path}: {exc.strerror}") from None
+    return _parse(path, sample, str(path))
+
+
+def _parse(source, sample: str, name: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(source, sep=_delimiter(sample, name))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
+        raise CLIError(f"cannot read {name} as CSV: {exc}") from None
+
+
+def _delimiter(sample: str, name: str) -> str:
+    """The field separator: a tab for ``.tsv`` and ``.tab`` files; otherwise the one of
+    ``, ; tab | space`` that :class:`csv.Sniffer` finds in the first lines (a space meaning
+    any run of whitespace); otherwise any run of whitespace if it splits every line of the
+    sample into the same number (> 1) of fields; otherwise a comma."""
+    if name.lower().endswith((".tsv", ".tab")):
+        return "\t"
+    if len(sample) == SNIFF_CHARS and "\n" in sample:
+        sample = sample[: sample.rindex("\n")]  # whole lines only
+    try:
+        separator = csv.Sniffer().sniff(sample, delimiters=",;\t| ").delimiter
+    except csv.Error:
+        widths = {len(line.split()) for line in sample.splitlines() if line.strip()}
+        return r"\s+" if len(widths) == 1 and widths.pop() > 1 else ","
+    return r"\s+" if separator == " " else separator
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The data and group columns the command works on.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame
+        The numeric data columns (as floats), rows with missing values dropped under ``--dropna``.
+    groups : pandas.Series or None
+        The ``--by`` column on the same rows.
+    kept : numpy.ndarray of bool
+        Which rows of the table were kept.
+    """
+
+    data: pd.DataFrame
+    groups: pd.Series | None
+    kept: np.ndarray
+
+    @property
+    def rows_read(self) -> int:
+        return len(self.kept)
+
+    @property
+    def rows_dropped(self) -> int:
+        return int(len(self.kept) - self.kept.sum())
+
+
+def select(table: pd.DataFrame, args, *, need_by: bool) -> Selection:
+    """The data columns (``--columns``, or every column except ``--by``; all must be numeric)
+    and the ``--by`` column, without the rows that have a missing value if ``--dropna``."""
+    by = args.by
+    if need_by and by is None:
+        raise CLIError("--by is required")
+    if by is not None and by not in table.columns:
+        raise CLIError(f"no column {by!r} in the data (columns: {', '.join(map(str, table.columns))})")
+    if args.columns:
+        twice = next((c for i, c in enumerate(args.columns) if c in args.columns[:i]), None)
+        if twice is not None:
+            raise CLIError(f"--columns lists {twice!r} twice")
+        missing = [c for c in args.columns if c not in table.columns]
+        if missing:
+            raise CLIError(f"no column(s) {', '.join(map(repr, missing))} in the data")
+        if by in args.columns:
+            raise CLIError(f"--by column {by!r} cannot also be a data column")
+        columns = list(args.columns)
+    else:
+        columns = [c for c in table.columns if c != by]
+        if not columns:
+            raise CLIError("the data have no column besides the group column")
+    if len(table) == 0:
+        raise CLIError("the data have no rows")
+    data = _numeric(table[columns], chosen=bool(args.columns))
+    groups = None if by is None else table[by]
+    used = data if groups is None else pd.concat([data, groups], axis=1)
+    missing = used.isna().to_numpy().any(axis=1)
+    if missing.any() and not args.dropna:
+        names = ", ".join(repr(c) for c in used.columns if used[c].isna().any())
+        raise CLIError(
+            f"column(s) {names} have missing values (in {missing.sum()} of {len(table)} rows); "
+            "--dropna drops those rows"
+        )
+    kept = ~missing
+    if not kept.any():
+        raise CLIError(f"no rows left: each of the {len(table)} rows has a missing value in the columns used")
+    return Selection(data[kept], None if groups is None else groups[kept], kept)
+
+
+def _numeric(table: pd.DataFrame, *, chosen: bool) -> pd.DataFrame:
+    """``table`` as floats, or a CLIError naming each column that is not numeric and its
+    first value that is not a number (booleans are refused: True/False is not a measurement)."""
+    columns, problems = {}, {}
+    for name, column in table.items():
+        if pd.api.types.is_bool_dtype(column):
+            problems[name] = "True/False; write it as 0/1"
+            continue
+        if pd.api.types.is_numeric_dtype(column):
+            columns[name] = column.astype(float)
+            continue
+        values = pd.to_numeric(column, errors="coerce")
+        bad = (values.isna() & column.notna()).to_numpy()
+        if column.dtype == object:  # True/False among missing values: to_numeric takes them for 1/0
+            bad = bad | column.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
+        if bad.any():
+            row = int(np.argmax(bad))
+            problems[name] = f"{column.iloc[row]!r} in row {row + 1}"
+        else:
+            columns[name] = values.astype(float)
+    if problems:
+        hint = "" if chosen else "; choose the data columns with --columns, or name a column of labels with --by"
+        if len(problems) == 1:
+            ((name, why),) = problems.items()
+            raise CLIError(f"column {name!r} is not numeric ({why}){hint}")
+        names = ", ".join(map(repr, problems))
+        whys = "; ".join(f"{name!r}: {why}" for name, why in problems.items())
+        raise CLIError(f"columns {names} are not numeric ({whys}){hint}")
+    return pd.DataFrame(columns, index=table.index)
+
+
+def check_output(path: Path, option: str, *, make_folders: bool = False) -> None:
+    """Stop before any computation if ``path`` cannot be written: its folder must exist (with
+    ``make_folders``, the nearest existing ancestor, the rest is made when writing) and be
+    writable, and ``path`` must not be a folder."""
+    if path.is_dir():
+        raise CLIError(f"{option} {path} is a folder, not a file")
+    folder = path.parent
+    while make_folders and not folder.exists():
+        folder = folder.parent
+    if not folder.exists():
+        raise CLIError(f"{option} {path}: the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise CLIError(f"{option} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CLIError(f"{option} {path}: no permission to write there")
