@@ -125,7 +125,7 @@ def _available_bytes() -> int | None:
 
 def memory_budget() -> int:
     """Bytes one computation may use: ``working_memory``, capped by the available memory."""
-    budget = int(_config.get()["working_memory"] * MiB)
+    budget = int(min(_config.get()["working_memory"] * MiB, 2.0**62))  # 4 EiB: more than any machine
     available = _available_bytes()
     return budget if available is None else min(budget, available)
 
@@ -148,7 +148,7 @@ def memory_error(what: str, needed: float, hint: str = "") -> WorkingMemoryError
     """A :class:`WorkingMemoryError` saying what needed how much, against the budget, and what to set."""
     budget = memory_budget()
     available = _available_bytes()
-    configured = int(_config.get()["working_memory"] * MiB)
+    configured = min(_config.get()["working_memory"] * MiB, 2.0**62)
     capped = available is not None and available < configured
     cap = f" (capped by the {format_bytes(budget)} the system reports available)" if capped else ""
     wanted = math.ceil(needed / MiB) + 1

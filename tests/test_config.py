@@ -99,3 +99,8 @@ def test_kernel_matrix_past_the_budget_is_a_clear_memory_error():
         with pytest.raises(es.WorkingMemoryError, match="the 600 x 600 semimetric matrix"):
             es.pairwise_semimetric(x)
     assert es.kernel_matrix(x).shape == (600, 600)
+
+
+def test_a_budget_beyond_any_machine_is_the_available_memory():
+    with es.config_context(working_memory=1e308):
+        assert es.energy_distance([0.0, 1.0], [2.0, 3.0]) == 3.0
