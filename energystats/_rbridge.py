@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "RNotAvailableError",
@@ -178,12 +179,8 @@ def from_r(obj):
         return obj
     kind = type(obj).__name__
     if kind == "DataFrame":
-        import pandas as pd
-
         return pd.DataFrame({str(name): from_r(column) for name, column in zip(obj.names, obj)})
     if kind == "FactorVector":
-        import pandas as pd
-
         codes = np.asarray(obj).astype(np.int64)
         codes = np.where(codes == R_NA_INTEGER, -1, codes - 1)
         return pd.Categorical.from_codes(codes, categories=list(obj.levels), ordered="ordered" in list(obj.rclass))
