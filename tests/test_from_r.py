@@ -1,5 +1,5 @@
 """R users calling energystats: ``tests/from_r.R`` run by Rscript through reticulate, checked
-against R's ``energy`` on the same data.
+against R's ``energy`` on the same data, and the documentation page that shows the script.
 
 Debian's reticulate (1.28) cannot convert numpy 2 arrays, nor turn pandas 3 DataFrames back into
 data frames, so the script embeds a second Python environment, ``.venv-r`` (numpy 1.26,
@@ -8,6 +8,7 @@ RETICULATE_PYTHON. It imports this checkout's energystats (PYTHONPATH).
 """
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,6 +19,7 @@ from conftest import r_missing
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tests" / "from_r.R"
+PAGE = ROOT / "docs" / "from_r.md"
 BUILD = (
     "build it with `make .venv-r/.stamp` (`make test` does), or set RETICULATE_PYTHON "
     "to a Python with numpy<2 and energystats' dependencies"
@@ -57,3 +59,16 @@ def test_r_session_gets_energys_numbers_from_energystats():
     assert run.returncode == 0, f"Rscript {SCRIPT.name} exited with status {run.returncode}:\n{run.stdout}\n{run.stderr}"
     assert "\nok " in run.stdout and "\nFAIL " not in run.stdout, run.stdout
 
+
+def test_the_page_shows_the_scripts_code():
+    """docs/from_r.md takes its R code from the script: the sections it includes exist, and
+    every call in its table of R and energystats calls is one the script makes."""
+    page, script = PAGE.read_text(), SCRIPT.read_text()
+    sections = re.findall(r'^:start-after: "# \[(.+)\]"\n:end-before: "# \[/\1\]"$', page, re.M)
+    assert page.count("```{literalinclude} ../tests/from_r.R") == len(sections) >= 6
+    for name in sections:
+        assert script.count(f"\n# [{name}]\n") == script.count(f"\n# [/{name}]\n") == 1, name
+    table = "\n".join(line for line in page.splitlines() if line.startswith("| `"))
+    calls = re.findall(r"`([^`]+)`", table)
+    assert len(calls) >= 20
+    assert [call for call in calls if call not in script] == []
