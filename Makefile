@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp
+# The Python that R's reticulate embeds for tests/from_r.R. Debian's reticulate 1.28 cannot convert
+# numpy 2 arrays, does not return pandas 3 DataFrames as data frames, and warns on pandas 2.2 and 2.3.
+VENV_R := .venv-r
 
 .PHONY: run test check docs bench validate validate-quick clean
 
@@ -21,10 +24,18 @@ $(STAMP)-check: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-# Test install: R (system packages) first, since rpy2 links against it.
+# Test install: R (system packages) first, since rpy2 links against it; then the environment
+# that R's reticulate embeds.
 $(STAMP)-test: pyproject.toml scripts/ensure_r.sh $(STAMP)-check
-	scripts/ensure_r.sh
+	PYTHON=$(PYTHON) scripts/ensure_r.sh
 	$(PY) -m pip install -q -e '.[r]' || { echo "rpy2 could not be installed" >&2; [ "$${ENERGYSTATS_REQUIRE_R:-0}" != 1 ]; }
+	touch $@
+
+$(VENV_R)/bin/python:
+	$(PYTHON) -m venv $(VENV_R)
+
+$(VENV_R)/.stamp: pyproject.toml | $(VENV_R)/bin/python
+	$(VENV_R)/bin/python -m pip install -q 'numpy==1.26.*' 'pandas<2.2' -e . || { echo "the environment for R's reticulate could not be built" >&2; [ "$${ENERGYSTATS_REQUIRE_R:-0}" != 1 ]; }
 	touch $@
 
 # The main job: kernel k-groups on iris, scored against the species, the valid cluster test,
@@ -34,8 +45,8 @@ run: $(STAMP)-run
 
 # Every test on all cores (pytest-xdist; one BLAS thread per worker, tests/conftest.py),
 # with the 15 slowest listed.
-test: $(STAMP)-test
-	scripts/ensure_r.sh
+test: $(STAMP)-test $(VENV_R)/.stamp
+	PYTHON=$(PYTHON) scripts/ensure_r.sh
 	$(PY) -m pytest -n auto --durations=15
 
 # The inner loop: the tests not marked slow, on all cores, without setting up R or the docs
@@ -81,4 +92,4 @@ validate-quick: $(STAMP)-test
 	$(PY) validation/gof_power.py --quick --out .validate-quick
 
 clean:
-	rm -rf $(VENV) docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst
+	rm -rf $(VENV) $(VENV_R) docs/_build docs/generated docs/auto_examples docs/sg_execution_times.rst

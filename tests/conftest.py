@@ -24,9 +24,14 @@ def pytest_runtest_setup(item):
 
     ok, reason = r_available()
     if not ok:
-        if REQUIRE_R:
-            pytest.fail(f"ENERGYSTATS_REQUIRE_R=1 but R is not usable: {reason}")
-        pytest.skip(reason)
+        r_missing(reason)
+
+
+def r_missing(reason: str):
+    """Skip the running test, or fail it when ENERGYSTATS_REQUIRE_R=1."""
+    if REQUIRE_R:
+        pytest.fail(f"ENERGYSTATS_REQUIRE_R=1 but R is not usable: {reason}")
+    pytest.skip(reason)
 
 
 @pytest.fixture

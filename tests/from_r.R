@@ -1,0 +1,126 @@
+# energystats called from R through reticulate, checked against R's energy on the same data.
+#
+# Run by tests/test_from_r.py as `Rscript tests/from_r.R`, with RETICULATE_PYTHON naming a
+# Python environment that has numpy < 2 and energystats (`make .venv-r/.stamp` builds one).
+# docs/from_r.md shows the parts between the "# [name]" and "# [/name]" lines.
+# Prints one line per check and exits with status 1 when one fails.
+
+# [setup]
+library(reticulate)
+library(energy)
+es <- import("energystats")
+# [/setup]
+
+cat(sprintf("R %s, energy %s, reticulate %s; Python %s, numpy %s, energystats %s from %s\n",
+            getRversion(), packageVersion("energy"), packageVersion("reticulate"),
+            py_config()$version, import("numpy")$`__version__`, es$`__version__`, es$`__file__`))
+
+failures <- character()
+
+report <- function(what, ok, detail) {
+  cat(sprintf("%-4s %-46s %s\n", if (ok) "ok" else "FAIL", what, detail))
+  if (!ok) failures <<- c(failures, what)
+}
+
+# energystats' numbers against energy's: the largest relative difference, entry by entry.
+agree <- function(what, ours, theirs, tolerance = 1e-12) {
+  ours <- as.numeric(ours)
+  theirs <- as.numeric(theirs)
+  difference <- if (length(ours) == length(theirs)) max(abs(ours - theirs) / pmax(abs(theirs), 1e-300)) else Inf
+  report(what, difference <= tolerance, sprintf("relative difference %.1e (tolerance %.0e)", difference, tolerance))
+}
+
+# [kgroups]
+x <- iris[, 1:4]
+km <- es$KGroups(3L, random_state = 0L)$fit(x)
+clusters <- km$labels_ + 1
+table(clusters, iris$Species)
+# [/kgroups]
+agree("KGroups W_ = disco within", km$W_, disco(x, factor(clusters), R = 0)$within)
+
+# [energy_test]
+test <- es$energy_test(x, iris$Species, n_resamples = 999L, rng = 0L)
+test$statistic
+test$pvalue
+# [/energy_test]
+agree("energy_test statistic = disco.between", test$statistic, disco.between(x, iris$Species, R = 0))
+report("the same seed, the same p-value", identical(es$energy_test(x, iris$Species, n_resamples = 999L, rng = 0L)$pvalue, test$pvalue), "")
+
+# [lists]
+result <- import("dataclasses")$asdict(test)
+str(result[c("statistic", "pvalue", "n_resamples", "groups")])
+groups <- es$dispersion(x, iris$Species)$to_frame()
+groups
+# [/lists]
+report("asdict gives an R list", is.list(result) && identical(result$pvalue, test$pvalue), "")
+report("to_frame gives a data.frame", is.data.frame(groups) && identical(rownames(groups), levels(iris$Species)), "")
+
+# [integers]
+refused <- tryCatch(es$energy_test(x, iris$Species, n_resamples = 999), error = conditionMessage)
+refused
+# [/integers]
+report("n_resamples = 999 is refused", grepl("`n_resamples` must be a positive integer, got float", refused), "")
+
+# The same calls on every data set: x sorted by group, as edist and eqdist.etest need
+# (they take group sizes, not labels); labels as they come from R.
+# [compare]
+compare <- function(name, x, labels) {
+  sizes <- as.vector(table(labels))
+  agree(paste(name, "edist"), es$dispersion(x, labels)$pairwise, as.matrix(edist(x, sizes)))
+  first <- labels == unique(labels)[1]
+  second <- labels == unique(labels)[2]
+  n1 <- sum(first)
+  n2 <- sum(second)
+  agree(paste(name, "edist of the first two groups"),
+        n1 * n2 / (n1 + n2) * es$energy_distance(x[first, ], x[second, ]),
+        edist(rbind(x[first, ], x[second, ]), c(n1, n2)))
+  for (a in c(0.5, 1, 1.5)) {
+    ours <- es$dispersion(x, labels, exponent = a)
+    theirs <- disco(x, factor(labels), index = a, R = 0)
+    agree(sprintf("%s disco W, S, T, F, index %g", name, a),
+          c(ours$W, ours$S, ours$T, ours$F),
+          c(theirs$within, theirs$between, theirs$total, theirs$statistic))
+  }
+  ours <- es$energy_test(x, labels, statistic = "E", n_resamples = 999L, ties = "strict", rng = 0L)
+  set.seed(0)
+  theirs <- eqdist.etest(x, sizes, R = 999)
+  agree(paste(name, "eqdist.etest statistic"), ours$statistic, theirs$statistic)
+  # Monte Carlo p-values from different random streams: within 4 binomial standard errors
+  p <- (ours$pvalue + theirs$p.value) / 2
+  allowed <- 4 * sqrt(2 * p * (1 - p) / 1000) + 2 / 1000
+  report(paste(name, "eqdist.etest p-value"), abs(ours$pvalue - theirs$p.value) <= allowed,
+         sprintf("%.3f vs %.3f (allowed difference %.3f)", ours$pvalue, theirs$p.value, allowed))
+  agree(paste(name, "mvnorm.e"), es$mvnorm_statistic(x), mvnorm.e(x))
+  x1 <- x[, 1]
+  y <- x[, -1]
+  for (a in c(0.5, 1, 1.5)) {
+    agree(sprintf("%s dcov, index %g", name, a), es$dcov(x1, y, exponent = a), dcov(x1, y, index = a))
+    agree(sprintf("%s dcor, index %g", name, a), es$dcor(x1, y, exponent = a), dcor(x1, y, index = a))
+  }
+}
+compare("iris", iris[, 1:4], iris$Species)
+complete <- na.omit(airquality)
+compare("airquality", complete[, 1:4], complete$Month)
+# [/compare]
+
+# [r-kgroups]
+start <- rep(1:3, length.out = nrow(x))
+fit <- kgroups(x, 3, iter.max = 100, cluster = start)
+km <- es$KGroups(3L, algorithm = "r-kgroups", init = start, max_iter = 100L)$fit(x)
+all(km$labels_ + 1 == fit$cluster)
+# [/r-kgroups]
+report("kgroups clusters", all(km$labels_ + 1 == fit$cluster), "identical")
+report("kgroups iterations", km$n_iter_ == fit$iterations, sprintf("%d vs %d", km$n_iter_, fit$iterations))
+agree("kgroups sizes", km$cluster_sizes_, fit$sizes, tolerance = 0)
+agree("kgroups W", km$W_, fit$W)
+# [hartigan]
+hartigan <- es$KGroups(3L, init = fit$cluster)$fit(x)
+hartigan$W_ <= fit$W
+# [/hartigan]
+report("Hartigan from R's clusters: W no larger", hartigan$W_ <= fit$W * (1 + 1e-12),
+       sprintf("%.6f vs R %.6f", hartigan$W_, fit$W))
+
+if (length(failures) > 0) {
+  cat("energystats differs from energy:", paste(failures, collapse = "; "), "\n")
+  quit(status = 1)
+}
