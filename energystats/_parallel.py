@@ -33,6 +33,7 @@ task stays a few per cent.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import os
 import threading
@@ -58,7 +59,6 @@ __all__ = [
     "run_tasks",
     "run_threads",
 ]
-
 
 
 def _threads() -> int:
@@ -118,12 +118,14 @@ def round_robin(items: Sequence, parts: int) -> list:
 
 def run_threads(work: Callable, shares: list) -> list:
     """``[work(share) for share in shares]``, results in share order: on the pool's threads,
-    one share each, with one-thread BLAS; in order on the calling thread when there is one
-    share or the caller is a pool thread itself (one level of threads only)."""
+    one share each, with one-thread BLAS and the caller's configuration (the memory budget
+    of its ``config_context``); in order on the calling thread when there is one share or
+    the caller is a pool thread itself (one level of threads only)."""
     if len(shares) <= 1 or getattr(_in_pool, "active", False):
         return [work(share) for share in shares]
+    contexts = [contextvars.copy_context() for _ in shares]  # a context is entered by one thread at a time
     with blas_controller().limit(limits=1, user_api="blas"):
-        return list(_pool().map(_pooled, [work] * len(shares), shares))
+        return list(_pool().map(lambda context, share: context.run(_pooled, work, share), contexts, shares))
 
 
 # --- joblib tasks ----------------------------------------------------------------------------
