@@ -10,7 +10,7 @@ from conftest import brute_rho
 from statsmodels.stats.multitest import multipletests
 
 import energystats as es
-from energystats._homogeneity._relabel import all_relabelings, count_relabelings
+from energystats._homogeneity._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
 
 
 def brute_statistic(X, labels, name, **kw):
@@ -63,6 +63,19 @@ def test_relabeling_enumeration():
     # above a cap the count is not formed: 10^6 points in two halves have 300,000 digits of them
     assert count_relabelings(sizes, cap=209) == 210 and count_relabelings(sizes, cap=100) == 101
     assert count_relabelings(np.array([500_000, 500_000]), cap=10**6) == 10**6 + 1
+
+
+def test_packed_relabelings_are_the_relabelings_as_bits(rng):
+    """The operators on the line take the relabelings packed as bits: the same relabelings,
+    drawn from the same stream, whatever the block size."""
+    codes = rng.integers(0, 3, size=50).astype(np.int8)
+    sizes = np.bincount(codes, minlength=3)
+    plain = np.vstack(list(random_batches(codes, 20, 8, np.random.default_rng(4))))
+    for step in (5, 21):
+        packed = list(packed_batches(codes, sizes, 20, step, np.random.default_rng(4)))
+        unpacked = np.vstack([block.codes_block(block.bits, 0, block.count, {}) for block in packed])
+        np.testing.assert_array_equal(unpacked, plain)
+        assert all((block.sizes == sizes).all() for block in packed)
 
 
 @pytest.mark.parametrize("name", ["S", "E", "F"])

@@ -1,5 +1,6 @@
 """The relabelings of the k-sample permutation test: how many there are, all of them, or a
-random stream of them in blocks."""
+random stream of them in blocks (as int8 codes, or packed as bits for the operators that
+want them so)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from itertools import combinations
 
 import numpy as np
 
-__all__ = ["all_relabelings", "count_relabelings", "random_batches"]
+from .._operator import PackedLabelings
+
+__all__ = ["all_relabelings", "count_relabelings", "packed_batches", "random_batches"]
 
 
 def count_relabelings(sizes: np.ndarray, cap: int | None = None) -> int:
@@ -55,6 +58,25 @@ def random_batches(codes: np.ndarray, n_resamples: int, step: int, gen: np.rando
         size = min(step, todo)
         block = np.tile(codes, (size, 1))
         gen.permuted(block[first:], axis=1, out=block[first:])  # in place: one copy per labeling
+        yield block
+        todo -= size
+        first = False
+
+
+def packed_batches(codes: np.ndarray, sizes: np.ndarray, n_resamples: int, step: int, gen: np.random.Generator):
+    """The labelings of :func:`random_batches` (the same relabelings), each block packed as
+    bits one relabeling at a time: memory the block's bits and one labeling, not step x n."""
+    codes = codes.astype(np.int8 if codes.max() < 127 else np.int16)
+    row = np.empty_like(codes)
+    todo, first = n_resamples + 1, True
+    while todo > 0:
+        size = min(step, todo)
+        block = PackedLabelings.empty(codes.shape[0], size, sizes.shape[0])
+        for b in range(size):
+            row[:] = codes
+            if not (first and b == 0):
+                gen.permuted(row, out=row)
+            block.put(b, row, sizes)
         yield block
         todo -= size
         first = False

@@ -31,7 +31,7 @@ from .._parallel import check_n_jobs
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_data, as_groups, check_positive_int
-from ._relabel import all_relabelings, count_relabelings, random_batches
+from ._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
 
 __all__ = [
     "EnergyTestResult",
@@ -362,9 +362,9 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
     labelings = count_relabelings(sizes) if use_exact else n_resamples + 1
     step = _batch_size(op, k, labelings, batch)
 
-    def evaluate(block: np.ndarray) -> np.ndarray:
+    def evaluate(block) -> np.ndarray:
         M = op.group_sums(block, k, cross)
-        return _statistics(M, op.row_sums().sum(), sizes, statistic)
+        return _statistics(M, op.total(), sizes, statistic)
 
     def undefined() -> ValueError:
         return ValueError("`statistic`='F' is undefined when every group is constant (W = 0); use 'S' or 'E'.")
@@ -381,7 +381,11 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
         if not np.isfinite(observed):
             raise undefined()
     else:
-        blocks = random_batches(codes, n_resamples, step, np.random.default_rng(rng))
+        gen = np.random.default_rng(rng)
+        if op.packed_labelings:
+            blocks = packed_batches(codes, sizes, n_resamples, step, gen)
+        else:
+            blocks = random_batches(codes, n_resamples, step, gen)
         values = []
         for block in _progress(blocks, n_batches, progress):
             values.append(evaluate(block))

@@ -49,6 +49,7 @@ from .._parallel import THREADS, n_workers
 from .._semimetric import Semimetric
 from .._validation import check_positive_int
 from ._base import PairwiseOperator, indicator
+from ._prefix import PackedLabelings
 from ._tiled import TILE
 from .centred import CentredKernel
 from .dense import DenseOperator
@@ -66,6 +67,7 @@ __all__ = [
     "DenseOperator",
     "FeatureMap",
     "NystroemOperator",
+    "PackedLabelings",
     "PairwiseOperator",
     "ProjectionOperator",
     "SortedOperator",
