@@ -131,6 +131,17 @@ def test_group_sums_are_the_block_sums_of_each_labeling(rng, k, cross):
                 np.testing.assert_allclose(M[b], want, rtol=1e-11, atol=1e-11, err_msg=name)
 
 
+def test_dense_group_sums_from_the_upper_triangle_keep_the_diagonal(rng):
+    """The held matrix's block sums come from one triangular product with its upper
+    triangle; a matrix with a diagonal (a Gram matrix) keeps its diagonal's share once."""
+    G = es.kernel_matrix(rng.normal(size=(30, 2)))
+    labelings = rng.integers(0, 3, size=(7, 30))
+    M = DenseOperator(G).group_sums(labelings, 3, True)
+    for b in range(7):
+        Z = indicator(labelings[b], 3)
+        np.testing.assert_allclose(M[b], Z.T @ G @ Z, rtol=1e-12, atol=1e-12 * np.abs(G).sum())
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_centred_kernel_on_every_implementation_equals_kernel_matrix(rng, weighted):
     X = rng.normal(size=(19, 1))
