@@ -54,7 +54,7 @@ from ._tiled import TILE
 from .centred import CentredKernel
 from .dense import DenseOperator
 from .matrices import centre_in_place, condensed_semimetric, dense_bytes, semimetric_matrix
-from .nystroem import FeatureMap, NystroemOperator, nystroem_features
+from .nystroem import FeatureMap, NystroemOperator, band_rows, nystroem_features, nystroem_map
 from .pairs import CentredGram, centred_gram
 from .projection import ProjectionOperator, random_directions, sphere_constant
 from .sorted import SortedOperator
@@ -72,6 +72,7 @@ __all__ = [
     "ProjectionOperator",
     "SortedOperator",
     "StreamedOperator",
+    "band_rows",
     "centre_in_place",
     "centred_gram",
     "condensed_semimetric",
@@ -79,6 +80,7 @@ __all__ = [
     "indicator",
     "make_operator",
     "nystroem_features",
+    "nystroem_map",
     "random_directions",
     "semimetric_matrix",
     "sphere_constant",
