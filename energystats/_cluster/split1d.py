@@ -129,6 +129,29 @@ def _split_curve(xs, ws, centre):
     return W, xs[: n - 1], (None if admissible.all() else admissible), T
 
 
+def _keep_admissible(admissible: np.ndarray, *curves: np.ndarray) -> int:
+    """Move the admissible entries of each curve to its front, in order, block by block in
+    place (a write never passes a read); returns their count."""
+    count = 0
+    for a in range(0, admissible.shape[0], _CHUNK):
+        keep = admissible[a : a + _CHUNK]
+        kept = int(keep.sum())
+        for curve in curves:
+            curve[count : count + kept] = curve[a : a + _CHUNK][keep]
+        count += kept
+    return count
+
+
+def _position(admissible: np.ndarray, i: int) -> int:
+    """The position of the i-th (from 0) admissible split, block by block."""
+    for a in range(0, admissible.shape[0], _CHUNK):
+        found = np.flatnonzero(admissible[a : a + _CHUNK])
+        if i < found.size:
+            return a + int(found[i])
+        i -= found.size
+    raise IndexError(i)
+
+
 def split_1d(x, *, sample_weight=None) -> Split1DResult:
     r"""Split one-dimensional data into the two groups of least within-dispersion W.
 
@@ -167,8 +190,8 @@ def split_1d(x, *, sample_weight=None) -> Split1DResult:
     sums, so an offset such as 1e9 costs no precision beyond the input's own
     rounding. Time O(n log n); memory 25 bytes a point beyond the data (the
     sorted copy, which becomes the thresholds, the W curve, the admissible
-    splits and the labels; with ties, 24 more a split between distinct
-    values), checked against ``working_memory``: n = 10^8 takes 2.3 GiB.
+    splits and the labels), checked against ``working_memory``: n = 10^8
+    takes 2.3 GiB.
 
     Examples
     --------
@@ -201,15 +224,15 @@ def split_1d(x, *, sample_weight=None) -> Split1DResult:
         centre = np.average(xs, weights=ws)
     W_curve, thresholds, admissible, T = _split_curve(xs, ws, centre)
     if admissible is None:
-        positions = None
+        best = int(np.argmin(W_curve))
+        split_index = best + 1
     else:
-        check_fits(f"split_1d of {n} points with ties (the splits between distinct values)", needed + 24 * int(admissible.sum()))
-        positions = np.flatnonzero(admissible)
-        if positions.size == 0:
+        count = _keep_admissible(admissible, W_curve, thresholds)
+        if count == 0:
             raise ValueError("`x` must hold at least two distinct values.")
-        W_curve, thresholds = W_curve[positions], thresholds[positions]
-    best = int(np.argmin(W_curve))
-    split_index = best + 1 if positions is None else int(positions[best]) + 1
+        W_curve, thresholds = W_curve[:count], thresholds[:count]
+        best = int(np.argmin(W_curve))
+        split_index = _position(admissible, best) + 1
     threshold = float(np.ldexp(thresholds[best], scaling.shift))  # exact: a power of two
     labels = np.empty(full.shape[0], dtype=np.intp)
     np.greater(full, threshold, out=labels, casting="unsafe")

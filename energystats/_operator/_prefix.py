@@ -36,9 +36,7 @@ __all__ = [
     "as_packed",
     "block_sums_on_line",
     "group_sums_on_line",
-    "index_bits",
     "labeling_bytes",
-    "sorted_keys",
     "sweep_bytes",
     "total_on_line",
 ]
@@ -49,7 +47,6 @@ __all__ = [
 BLOCK = 4096
 #: Labelings unpacked at once in a block (16 bytes of bits per point).
 CHUNK = 128
-_SIGN = np.uint64(1 << 63)
 
 
 class PackedLabelings:
@@ -168,54 +165,6 @@ def labeling_bytes(n: int, k: int) -> int:
     CHUNK of them at once)."""
     block = _planes(k) + 3 + 8 * (6 + 8 * (k - 1) + (8 if k > 2 else 0))
     return PackedLabelings.bytes_per_labeling(n, k) + 8 * (k * k + 4 * k) + BLOCK * block // 8
-
-
-def index_bits(n: int) -> int:
-    """Bits that hold a point's index in a sort key (at least one)."""
-    return max(1, (n - 1).bit_length())
-
-
-def sorted_keys(keys: np.ndarray, values: Callable[[np.ndarray], np.ndarray], contiguous: Callable[[int, int], np.ndarray]) -> np.ndarray:
-    r"""Sort n points by value in place in ``keys`` (uint64, length n): each key is the value's
-    IEEE bits made monotone, its low :func:`index_bits` bits replaced by the point's index.
-
-    One in-place sort of integers (no argsort, no index array beside it: twice as fast as
-    ``np.argsort`` at n = 10^7, in half its memory) then orders the points, except within
-    runs of keys whose leading 64 - bits bits agree (values within a relative 2^-(52 - bits)
-    of each other, about 1% of neighbours for 10^7 normal values); those runs are put in
-    order of the exact values ``values(idx)``, which must be the same numbers as
-    ``contiguous(a, b)`` gives for points a..b-1. Returns ``keys``; ``keys & (2^bits - 1)``
-    is the order of the points.
-    """
-    n = keys.shape[0]
-    shift = np.uint64(index_bits(n))
-    low = np.uint64((1 << int(shift)) - 1)
-    step = 1 << 16
-    for a in range(0, n, step):
-        b = min(a + step, n)
-        raw = contiguous(a, b).view(np.uint64)
-        part = keys[a:b]
-        np.right_shift(raw, np.uint64(63), out=part)  # 1 for negative values
-        np.multiply(part, np.uint64((1 << 63) - 1), out=part)
-        np.bitwise_or(part, _SIGN, out=part)  # all ones for negative, the sign bit for positive
-        np.bitwise_xor(part, raw, out=part)  # monotone in the value
-        np.bitwise_and(part, ~low, out=part)
-        np.bitwise_or(part, np.arange(a, b, dtype=np.uint64), out=part)
-    keys.sort()
-    # runs whose value bits agree: put them in order of the exact values
-    runs = []
-    for a in range(0, n - 1, step):
-        b = min(a + step, n - 1)
-        same = np.flatnonzero(((keys[a + 1 : b + 1] ^ keys[a:b]) >> shift) == 0)
-        if same.size:
-            runs.append(same + a)
-    if runs:
-        starts = np.concatenate(runs)
-        positions = np.union1d(starts, starts + 1)
-        chosen = keys[positions]
-        order = np.lexsort((values((chosen & low).astype(np.intp)), chosen >> shift))
-        keys[positions] = chosen[order]
-    return keys
 
 
 class _Sweep:

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._config import check_fits
 from ._base import PairwiseOperator, is_scalar
-from ._prefix import as_packed, block_sums_on_line, group_sums_on_line, index_bits, labeling_bytes, sorted_keys, sweep_bytes, total_on_line
+from ._prefix import as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes, total_on_line
 
 __all__ = ["SortedOperator"]
 
@@ -39,9 +39,7 @@ class SortedOperator(PairwiseOperator):
         self.x = x
         self.n = x.shape[0]
         check_fits(f"the sorted data ({self.n} points on the line: their order and sorted values)", 16 * self.n)
-        keys = sorted_keys(np.empty(self.n, dtype=np.uint64), lambda idx: x[idx], lambda a, b: x[a:b])
-        keys &= np.uint64((1 << index_bits(self.n)) - 1)
-        self.order = keys.view(np.intp)  # ties in any order: their distances are 0
+        self.order = np.argsort(x)  # ties in any order: their distances are 0
         self.xs = x[self.order]
         self.xs -= self.xs.mean()
         self.nbytes = 16 * self.n + sweep_bytes()
