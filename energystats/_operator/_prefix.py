@@ -63,13 +63,14 @@ class PackedLabelings:
         self.bits, self.sizes, self.k = bits, sizes, k
         self.n, self.count = bits.shape[0], sizes.shape[0]
         self.planes = _planes(k)
-        self.width = bits.shape[1] // self.planes
+        self.width = -(-self.count // 8)
         self._pending = None  # the byte being filled by put(), per plane
 
     @classmethod
     def empty(cls, n: int, count: int, k: int) -> PackedLabelings:
-        """Room for ``count`` labelings, filled by :meth:`put`."""
-        return cls(np.zeros((n, _planes(k) * -(-count // 8)), dtype=np.uint8), np.zeros((count, k), dtype=np.int64), k)
+        """Room for ``count`` labelings, filled by :meth:`put`; rows padded to a multiple of 8
+        bytes (a gather of random rows of 16 bytes takes half the time of 13)."""
+        return cls(np.zeros((n, _row_bytes(count, k)), dtype=np.uint8), np.zeros((count, k), dtype=np.int64), k)
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, k: int) -> PackedLabelings:
@@ -85,8 +86,8 @@ class PackedLabelings:
 
     @staticmethod
     def bytes_per_labeling(n: int, k: int) -> int:
-        """Bytes of one labeling's bits and sizes."""
-        return -(-n * _planes(k) // 8) + 8 * k
+        """Bytes of one labeling's bits (with the rows' padding) and sizes."""
+        return -(-n * _planes(k) // 8) + n // 8 + 8 * k
 
     @property
     def nbytes(self) -> int:
@@ -138,6 +139,11 @@ def _planes(k: int) -> int:
     return max(1, (k - 1).bit_length())
 
 
+def _row_bytes(count: int, k: int) -> int:
+    """Bytes of a point's row of bits: ``planes`` times ``count`` bits, padded to 8 bytes."""
+    return 8 * -(-_planes(k) * -(-count // 8) // 8)
+
+
 def as_packed(codes, k: int) -> PackedLabelings:
     """Labelings as bits: ``codes`` itself when packed, else the array (count x n) packed."""
     return codes if isinstance(codes, PackedLabelings) else PackedLabelings.from_codes(np.asarray(codes), k)
@@ -186,19 +192,18 @@ class _Sweep:
         gaps after them (s; 0 after the last point)."""
         s = gaps.shape[0]
         tau = np.arange(start + 1.0, start + s + 1.0)
-        weights = _buffer(self.buffers, "weights", (s, 2), np.float64)
-        weights[:, 0] = gaps
-        np.multiply(gaps, tau, out=weights[:, 1])
-        Gb, Gtb = float(gaps.sum()), float(weights[:, 1].sum())
+        weighted = _buffer(self.buffers, "weighted", (s,), np.float64)
+        np.multiply(gaps, tau, out=weighted)
+        Gb, Gtb = float(gaps.sum()), float(weighted.sum())
         self.G1 += Gtb
-        self.G2 += float(weights[:, 1] @ tau)
+        self.G2 += float(weighted @ tau)
         B, K = self.labelings.count, len(self.explicit)
         for first in range(0, B, CHUNK):
             last = min(first + CHUNK, B)
             codes = self.labelings.codes_block(rows, first, last, self.buffers)
             counts = _buffer(self.buffers, "counts", (last - first, s), np.int32)
             R = _buffer(self.buffers, "R", (K, last - first, s), np.float64)
-            lin = np.empty((K, last - first, 2))
+            lin = np.empty((K, 2, last - first))
             ends = np.empty((K, last - first))
             mask = _buffer(self.buffers, "mask", (last - first, s), np.bool_)
             for e, j in enumerate(self.explicit):
@@ -209,14 +214,15 @@ class _Sweep:
                 np.cumsum(indicator, axis=1, dtype=np.int32, out=counts)
                 ends[e] = counts[:, -1]
                 np.copyto(R[e], counts)
-                np.matmul(R[e], weights, out=lin[e])
+                np.matmul(R[e], gaps, out=lin[e, 0])  # two products with one vector each:
+                np.matmul(R[e], weighted, out=lin[e, 1])  # faster than one with both
             C = self.C[:, first:last]
-            self.a[:, first:last] += C * Gb + lin[:, :, 0]
-            self.c[:, first:last] += C * Gtb + lin[:, :, 1]
+            self.a[:, first:last] += C * Gb + lin[:, 0]
+            self.c[:, first:last] += C * Gtb + lin[:, 1]
             for e in range(K):  # R[e] is last needed for its square, taken in place
                 for f in (*range(e + 1, K), e):
                     product = np.square(R[e], out=R[e]) if f == e else R[e] * R[f]
-                    q = product @ gaps + C[e] * C[f] * Gb + C[e] * lin[f, :, 0] + C[f] * lin[e, :, 0]
+                    q = product @ gaps + C[e] * C[f] * Gb + C[e] * lin[f, 0] + C[f] * lin[e, 0]
                     self.A[e, f, first:last] += q
                     if f != e:
                         self.A[f, e, first:last] += q

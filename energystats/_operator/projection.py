@@ -108,7 +108,7 @@ class ProjectionOperator(PairwiseOperator):
         step = 2**16
         for a in range(0, self.n, step):
             pairs.real[a : a + step] = self._project(self.X[a : a + step], l)
-        pairs.imag = np.arange(self.n)
+            pairs.imag[a : a + step] = np.arange(a, min(a + step, self.n))
         pairs.sort()
 
         def positions(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
