@@ -1,17 +1,27 @@
-"""Past 10^6 points: the random-projection energy test and Nyström kernel k-groups.
+"""Past 10^6 points: the random-projection energy test and Nyström kernel k-groups, each
+figure beside the floor of this machine measured in the same run.
 
 Run: .venv/bin/python benchmarks/bench_approximations.py [--quick] [--ten-million] [--no-r]
 
-Each large case runs in a fresh process, which reports its time and peak resident set
-(VmHWM):
+First the floors of this machine: its memory read bandwidth, one ``np.argsort`` of n
+doubles, numpy's float64 matrix-product rate on every core. Then each large case runs in
+a fresh process, which reports its time, its peak resident set (VmHWM) and its resident
+set just before the call (the data and the imported modules), all with the default
+configuration (working memory 1 GiB) unless said:
 
-* the projection test (L = 50 directions, 99 relabelings) at n = 10^5 and 10^6, d = 10,
-  k = 2, and at n = 10^7 with ``--ten-million``, with the default working memory (1 GiB:
-  one thread, the relabelings in four batches, each sorting the projections again) and
-  with 4 GiB (otherwise its time is projected from the two measured sizes);
-* one Nyström k-groups start (m = 300, k-means++ in feature space) at n = 10^6, d = 5,
-  k = 4, its accuracy (eq. 55), and exact k-groups on a 20,000-point sample of the same
-  distribution for comparison;
+* the projection test (L = 50 directions, 99 relabelings, d = 10, k = 2) at n = 10^5 and
+  10^6, and 10^7 with ``--ten-million``. Its floor: one argsort of n doubles per
+  projection, on both cores, and per relabeling and projection one pass over n one-byte
+  labels at the measured bandwidth. The relabelings themselves (numpy's ``permuted``,
+  the same ones as before, so the same p-value) are drawn one after the other on one
+  core: their time is measured here too and printed beside the floor;
+* Nyström kernel k-groups (m = 300 landmarks, one start, k-means++) on a mixture of 5
+  Gaussians in d = 10 with known labels: at n = 10^6 held (Hartigan on the features,
+  which need 2.4 GB: working memory 4 GiB) and mini-batch (``algorithm="lloyd"``,
+  ``batch_size=10_000``, default working memory), and mini-batch at n = 10^7 with
+  ``--ten-million``. Floor of the mini-batch fit: each pass over all points forms the
+  kernel rows to the landmarks and their products with the centres, 2 n m (d + k) flops
+  at the matrix-product rate;
 * R energy's eqdist.etest at n = 10,000 beside the exact and the projection test at that
   size (R holds the n x n distance matrix: it cannot reach 10^6).
 
@@ -21,84 +31,107 @@ Each large case runs in a fresh process, which reports its time and peak residen
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
+import os
 import time
 
 import numpy as np
+from _timing import bandwidth, best_of, gemm_rate, load, run_fresh, sort_seconds
 
-CASE = r"""
+PROJECTION = r"""
+import json, sys, time
+import numpy as np
+import energystats as es
+n = int(sys.argv[1])
+rng = np.random.default_rng(1)
+X = rng.normal(size=(n, 10))
+labels = np.arange(n) % 2
+X[labels == 1, 0] += 0.01
+before = _rss_mib()
+t0 = time.perf_counter()
+res = es.energy_test(X, labels, n_resamples=99, rng=0, approximation="projection", n_projections=50)
+print(json.dumps({"seconds": time.perf_counter() - t0, "pvalue": res.pvalue, "peak_mib": _peak_mib(), "before_mib": before}))
+"""
+
+NYSTROEM = r"""
 import json, sys, time
 import numpy as np
 import energystats as es
 from energystats._metrics import accuracy
-
-def peak_mib():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 2**10
-
-kind, n, memory = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+n, batch, memory = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 es.set_config(working_memory=memory)
 rng = np.random.default_rng(1)
-if kind == "projection":
-    X = rng.normal(size=(n, 10))
-    labels = np.arange(n) % 2
-    X[labels == 1, 0] += 0.01
-    t0 = time.perf_counter()
-    res = es.energy_test(X, labels, n_resamples=99, rng=0, approximation="projection", n_projections=50)
-    out = {"seconds": time.perf_counter() - t0, "pvalue": res.pvalue}
-else:
-    centres = rng.normal(0, 1.5, (4, 5))
-    codes = rng.integers(0, 4, size=n)
-    X = rng.normal(size=(n, 5)) + centres[codes]
-    t0 = time.perf_counter()
-    km = es.KGroups(4, n_init=1, random_state=0, approximation="nystroem", n_components=300).fit(X)
-    out = {"seconds": time.perf_counter() - t0, "accuracy": accuracy(km.labels_, codes), "sweeps": km.n_iter_,
-           "peak_mib": peak_mib()}
-    sample = np.random.default_rng(2).integers(0, 4, size=20_000)
-    Y = np.random.default_rng(3).normal(size=(20_000, 5)) + centres[sample]
-    out["exact_sample_accuracy"] = accuracy(es.KGroups(4, n_init=1, random_state=0).fit(Y).labels_, sample)
-out.setdefault("peak_mib", peak_mib())
-print(json.dumps(out))
+centres = rng.normal(0, 1.0, (5, 10))
+codes = rng.integers(0, 5, size=n).astype(np.int8)
+X = rng.standard_normal((n, 10))
+for a in range(0, n, 2**20):
+    X[a : a + 2**20] += centres[codes[a : a + 2**20]]
+options = dict(algorithm="lloyd", batch_size=batch) if batch else {}
+before = _rss_mib()
+t0 = time.perf_counter()
+km = es.KGroups(5, n_init=1, random_state=0, approximation="nystroem", n_components=300, **options).fit(X)
+print(json.dumps({"seconds": time.perf_counter() - t0, "accuracy": accuracy(km.labels_, codes), "passes": km.n_iter_,
+                  "converged": km.converged_, "peak_mib": _peak_mib(), "before_mib": before}))
 """
 
 
-def run_case(kind: str, n: int, memory: int = 1024) -> dict:
-    out = subprocess.run([sys.executable, "-c", CASE, kind, str(n), str(memory)], capture_output=True, text=True)
-    if out.returncode:
-        raise SystemExit(f"the {kind} case at n = {n:,} failed:\n{out.stderr}")
-    return json.loads(out.stdout)
+def relabeling_seconds(n: int, count: int) -> float:
+    """Time to draw ``count`` relabelings of n int8 codes as the test does (one core)."""
+    codes = (np.arange(n) % 2).astype(np.int8)
+    gen = np.random.default_rng(0)
+    rows = min(count, 5)
+    t0 = time.perf_counter()
+    for _ in range(rows):
+        row = codes.copy()
+        gen.permuted(row, out=row)
+    return (time.perf_counter() - t0) * count / rows
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes divided by 10")
-    parser.add_argument("--ten-million", action="store_true", help="also run the projection test at n = 10^7")
+    parser.add_argument("--ten-million", action="store_true", help="also run n = 10^7")
     parser.add_argument("--no-r", action="store_true")
     args = parser.parse_args()
     scale = 10 if args.quick else 1
-    print(f"numpy {np.__version__}")
-    measured = {}
-    sizes = [10**5 // scale, 10**6 // scale]
-    runs = [(n, 1024) for n in sizes] + ([(10**7 // scale, 1024), (10**7 // scale, 4096)] if args.ten_million else [])
-    for n, memory in runs:
-        r = run_case("projection", n, memory)
-        measured[n] = r["seconds"]
-        print(f"projection test, n = {n:,}, d = 10, k = 2, L = 50, 99 relabelings, working memory {memory} MiB: "
-              f"{r['seconds']:.1f} s, peak RSS {r['peak_mib']:.0f} MiB, p = {r['pvalue']:.3f}")
-    if not args.ten_million:
-        a, b = sizes[0], sizes[1]
-        # fit t = c n log n over the two sizes (the sorts and the O(n) work per relabeling)
-        c = measured[b] / (b * np.log(b))
-        big = 10 * b
-        print(f"projected for n = {big:,}: {c * big * np.log(big):.0f} s (from t = c n log n fitted at n = {b:,}; "
-              f"n = {a:,} gives {measured[a] / (a * np.log(a)) / c:.2f} times that c)")
-    r = run_case("nystroem", 10**6 // scale)
-    print(f"Nystroem k-groups, n = {10**6 // scale:,}, d = 5, k = 4, m = 300, one start: {r['seconds']:.1f} s, "
-          f"{r['sweeps']} sweeps, peak RSS {r['peak_mib']:.0f} MiB, accuracy {r['accuracy']:.4f}; exact k-groups on "
-          f"a 20,000-point sample of the same distribution: {r['exact_sample_accuracy']:.4f}")
+    cores = os.cpu_count()
+    print(f"numpy {np.__version__}; {load()}")
+    bw = bandwidth()
+    rate = gemm_rate()
+    print(f"floors of this machine: memory read bandwidth {bw / 1e9:.1f} GB/s (one core); float64 matrix "
+          f"products {rate / 1e9:.0f} GFLOP/s (every core)")
+
+    L, B = 50, 99
+    sizes = [10**5 // scale, 10**6 // scale] + ([10**7 // scale] if args.ten_million else [])
+    for n in sizes:
+        t_sort = sort_seconds(n)
+        floor = L * t_sort / cores + L * (B + 1) * n / bw
+        t_rng = relabeling_seconds(n, B + 1)
+        r = run_fresh(PROJECTION, n)
+        print(f"projection test, n = {n:,}, d = 10, k = 2, L = {L}, {B} relabelings: {r['seconds']:.1f} s, p = {r['pvalue']:.3f}; "
+              f"peak RSS {r['peak_mib']:.0f} MiB ({r['peak_mib'] - r['before_mib']:.0f} MiB beyond the data and modules, "
+              f"{r['before_mib']:.0f} MiB); {r['load']}")
+        print(f"  floor {floor:.1f} s ({L} argsorts of {t_sort:.2f} s on {cores} cores, {L * (B + 1)} passes over "
+              f"{n / 2**20:.1f} MiB of labels); the relabelings alone {t_rng:.1f} s on one core; "
+              f"achieved / floor {r['seconds'] / floor:.1f}, / (floor + relabelings) {r['seconds'] / (floor + t_rng):.1f}")
+
+    m, d, k = 300, 10, 5
+    cases = [(10**6 // scale, 0, 4096), (10**6 // scale, 10_000 // scale, 1024)]
+    if args.ten_million:
+        cases.append((10**7 // scale, 10_000 // scale, 1024))
+    for n, batch, memory in cases:
+        r = run_fresh(NYSTROEM, n, batch, memory)
+        method = f"mini-batch (batches of {batch:,}, {r['passes']} passes over all points)" if batch else f"held features, Hartigan ({r['passes']} sweeps)"
+        line = (f"Nystroem k-groups, n = {n:,}, d = {d}, k = {k}, m = {m}, {method}, working memory {memory} MiB: "
+                f"{r['seconds']:.1f} s, accuracy {r['accuracy']:.4f}, peak RSS {r['peak_mib']:.0f} MiB "
+                f"({r['peak_mib'] - r['before_mib']:.0f} MiB beyond the data and modules); {r['load']}")
+        if batch:
+            floor = (r["passes"]) * 2.0 * n * m * (d + k) / rate
+            line += f"\n  floor of its passes {floor:.1f} s; achieved / floor {r['seconds'] / floor:.1f}"
+        else:
+            floor = 2.0 * n * m * (d + m) / rate
+            line += f"\n  floor of forming the features {floor:.1f} s; achieved / floor {r['seconds'] / floor:.1f}"
+        print(line)
+
     if not args.no_r:
         import energystats as es
         from energystats._rbridge import r_available, r_call, r_matrix
@@ -112,17 +145,11 @@ def main():
         X = rng.normal(size=(n, 10))
         labels = np.arange(n) % 2
         xr = r_matrix(X[np.argsort(labels, kind="stable")])
-        t0 = time.perf_counter()
-        r_call("eqdist.etest", xr, np.array([n // 2, n // 2]), R=99)
-        t_r = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        es.energy_test(X, labels, n_resamples=99, rng=0)
-        t_exact = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        es.energy_test(X, labels, n_resamples=99, rng=0, approximation="projection", n_projections=50)
-        t_proj = time.perf_counter() - t0
+        t_r, _ = best_of(lambda: r_call("eqdist.etest", xr, np.array([n // 2, n // 2]), R=99))
+        t_exact, _ = best_of(lambda: es.energy_test(X, labels, n_resamples=99, rng=0))
+        t_proj, _ = best_of(lambda: es.energy_test(X, labels, n_resamples=99, rng=0, approximation="projection", n_projections=50))
         print(f"n = {n:,}, 99 resamples: R eqdist.etest {t_r:.1f} s; energystats exact {t_exact:.2f} s "
-              f"(R / exact = {t_r / t_exact:.0f}); projection, L = 50: {t_proj:.2f} s (R / projection = {t_r / t_proj:.0f})")
+              f"(R / exact = {t_r / t_exact:.0f}); projection, L = 50: {t_proj:.2f} s (R / projection = {t_r / t_proj:.0f}); {load()}")
 
 
 if __name__ == "__main__":

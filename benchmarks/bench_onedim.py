@@ -1,8 +1,12 @@
 """One-dimensional benchmarks: split_1d and energy_distance with rho = |x - y|.
 
-Run: .venv/bin/python benchmarks/bench_onedim.py [--no-r]
+Run: .venv/bin/python benchmarks/bench_onedim.py [--no-r] [--hundred-million]
 
 * split_1d against numpy.sort of the same data (n = 1e5, 1e6, 1e7);
+* with ``--hundred-million``: split_1d and energy_distance at n = 1e8 (float64 data alone
+  800 MB), each in a fresh process with a 4 GiB working memory, with its time, peak
+  resident set and the floor measured in the same run (one np.sort of 1e8 doubles for
+  the split; one argsort for the energy distance);
 * split_1d against Algorithm 3 of França et al. (eq. 63 evaluated afresh for
   every split, O(n^2)) at n = 2,000 and 20,000;
 * energy_distance against scipy.stats.energy_distance (which returns sqrt(E))
@@ -14,10 +18,33 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from _timing import best_of
+from _timing import best_of, load, run_fresh, sort_seconds
 from scipy.stats import energy_distance as scipy_energy_distance
 
 import energystats as es
+
+HUNDRED_MILLION = r"""
+import json, sys, time
+import numpy as np
+import energystats as es
+kind, n = sys.argv[1], int(sys.argv[2])
+es.set_config(working_memory=4096)
+x = np.empty(n)
+rng = np.random.default_rng(1)
+for a in range(0, n, 2**22):  # a two-component mixture, drawn in blocks (no n-sized temporaries)
+    b = min(a + 2**22, n)
+    t = rng.integers(0, 2, size=b - a)
+    x[a:b] = np.where(t == 0, rng.normal(0, 1.5, b - a), rng.normal(1.5, 0.3, b - a))
+before = _rss_mib()
+t0 = time.perf_counter()
+if kind == "split":
+    res = es.split_1d(x)
+    out = {"value": res.threshold}
+else:
+    out = {"value": es.energy_distance(x[: n // 2], x[n // 2 :])}
+out.update(seconds=time.perf_counter() - t0, peak_mib=_peak_mib(), before_mib=before)
+print(json.dumps(out))
+"""
 
 
 def algorithm3(x):
@@ -39,7 +66,18 @@ def mixture(rng, n):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-r", action="store_true", help="skip the comparison with R")
+    parser.add_argument("--hundred-million", action="store_true", help="split_1d and energy_distance at n = 1e8")
     args = parser.parse_args()
+    if args.hundred_million:
+        n = 10**8
+        floors = {"split": sort_seconds(n, 1, arg=False), "energy": sort_seconds(n, 1)}
+        names = {"split": "split_1d", "energy": "energy_distance (two halves)"}
+        for kind in ("split", "energy"):
+            r = run_fresh(HUNDRED_MILLION, kind, n)
+            print(f"{names[kind]}, n = 1e8, working memory 4 GiB: {r['seconds']:.1f} s, peak RSS {r['peak_mib'] / 1024:.2f} GiB "
+                  f"({(r['peak_mib'] - r['before_mib']) / 1024:.2f} GiB beyond the data and modules); floor "
+                  f"({'np.sort' if kind == 'split' else 'np.argsort'} of 1e8 doubles) {floors[kind]:.1f} s, achieved / floor "
+                  f"{r['seconds'] / floors[kind]:.1f}; {r['load']}")
     rng = np.random.default_rng(1)
     print("split_1d vs numpy.sort")
     print(f"{'n':>10} {'split_1d s':>11} {'np.sort s':>10} {'ratio':>6}")

@@ -33,6 +33,7 @@ task stays a few per cent.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import os
 import threading
@@ -58,7 +59,6 @@ __all__ = [
     "run_tasks",
     "run_threads",
 ]
-
 
 
 def _threads() -> int:
@@ -116,14 +116,24 @@ def round_robin(items: Sequence, parts: int) -> list:
     return [items[r::parts] for r in range(parts)]
 
 
-def run_threads(work: Callable, shares: list) -> list:
+def run_threads(work: Callable, shares: list, blas: bool = True) -> list:
     """``[work(share) for share in shares]``, results in share order: on the pool's threads,
-    one share each, with one-thread BLAS; in order on the calling thread when there is one
-    share or the caller is a pool thread itself (one level of threads only)."""
+    one share each, with the caller's configuration (the memory budget of its
+    ``config_context``) and, when the shares call BLAS (``blas``), one-thread BLAS; in order
+    on the calling thread when there is one share or the caller is a pool thread itself
+    (one level of threads only). Shares without BLAS (semimetric evaluations, elementwise
+    work) skip the limit, whose first use finds the loaded libraries (tens of milliseconds)."""
     if len(shares) <= 1 or getattr(_in_pool, "active", False):
         return [work(share) for share in shares]
+    contexts = [contextvars.copy_context() for _ in shares]  # a context is entered by one thread at a time
+
+    def run() -> list:
+        return list(_pool().map(lambda context, share: context.run(_pooled, work, share), contexts, shares))
+
+    if not blas:
+        return run()
     with blas_controller().limit(limits=1, user_api="blas"):
-        return list(_pool().map(_pooled, [work] * len(shares), shares))
+        return run()
 
 
 # --- joblib tasks ----------------------------------------------------------------------------

@@ -84,11 +84,43 @@ def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndar
         raise ValueError(f"`{name}` must have one entry per sample ({n}), got {arr.shape[0]}.")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError(f"`{name}` contains NaN or infinite values.")
+    if arr.dtype.kind in "iub" and arr.size:
+        return _integer_labels(arr)
     try:
         levels, codes = np.unique(arr, return_inverse=True)
     except TypeError:
         raise ValueError(f"`{name}` must hold sortable values of a single type.") from None
-    return codes.astype(np.intp), levels
+    return codes.astype(_code_dtype(len(levels))), levels
+
+
+def _code_dtype(k: int) -> np.dtype:
+    """The smallest signed integer type of codes 0..k-1."""
+    return np.dtype(np.int8 if k <= 127 else np.int16 if k <= 32767 else np.int32 if k < 2**31 else np.int64)
+
+
+#: Labels per block when integer labels are counted rather than sorted.
+_LABEL_BLOCK = 2**20
+
+
+def _integer_labels(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and levels of integer (or boolean) labels: when their range is small, counted in
+    blocks and looked up in a table (no sorted copy, no n-sized temporaries: ten million
+    labels take their codes' memory only), else by ``np.unique``."""
+    values = arr.view(np.uint8) if arr.dtype == bool else arr
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo >= 2**16:
+        levels, codes = np.unique(arr, return_inverse=True)
+        return codes.astype(_code_dtype(len(levels))), levels
+    counts = np.zeros(hi - lo + 1, dtype=np.int64)
+    for a in range(0, values.shape[0], _LABEL_BLOCK):
+        counts += np.bincount(values[a : a + _LABEL_BLOCK].astype(np.intp) - lo, minlength=hi - lo + 1)
+    present = counts > 0
+    levels = (np.flatnonzero(present) + lo).astype(values.dtype)
+    table = (np.cumsum(present) - 1).astype(_code_dtype(len(levels)))
+    codes = np.empty(values.shape[0], dtype=table.dtype)
+    for a in range(0, values.shape[0], _LABEL_BLOCK):
+        np.take(table, values[a : a + _LABEL_BLOCK].astype(np.intp) - lo, out=codes[a : a + _LABEL_BLOCK])
+    return codes, levels.view(bool) if arr.dtype == bool else levels
 
 
 def as_groups(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndarray, np.ndarray]:

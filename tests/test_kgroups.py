@@ -418,9 +418,40 @@ def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
         (dict(approximation="nystroem", landmarks="random"), "`landmarks` must be 'd2' or 'uniform'"),
         (dict(approximation="nystroem", algorithm="r-kgroups"), "takes no `approximation`"),
         (dict(approximation="nystroem", metric="precomputed"), "needs the points"),
+        (dict(approximation="nystroem", algorithm="lloyd", batch_size=0), "`batch_size` must be an integer >= 1"),
+        (dict(approximation="nystroem", batch_size=5), "needs approximation='nystroem' and algorithm='lloyd'"),
+        (dict(algorithm="lloyd", batch_size=5), "needs approximation='nystroem' and algorithm='lloyd'"),
+        (dict(approximation="nystroem", algorithm="lloyd", batch_size=5, init=np.arange(10) % 2), "`init` must be a string"),
     ],
 )
 def test_bad_nystroem_arguments(params, match):
     X = np.arange(20.0).reshape(10, 2)
     with pytest.raises(ValueError, match=match):
         es.KGroups(2, **params).fit(X)
+
+
+def test_nystroem_features_that_do_not_fit_the_budget_say_so():
+    X = np.random.default_rng(0).normal(size=(2000, 3))
+    with es.config_context(working_memory=0.5), pytest.raises(es.WorkingMemoryError, match=r"the Nystroem features .* batch_size"):
+        es.KGroups(2, n_init=1, approximation="nystroem", n_components=50).fit(X)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_minibatch_nystroem_ends_at_a_lloyd_fixed_point_of_the_features(rng, weighted):
+    """Mini-batch steps, then Lloyd's passes over all points: the labels are a fixed point of
+    Lloyd's rule on the features of the same landmarks (the held features, started from them,
+    do not move), with the same W_; predict gives the training points their labels; points of
+    weight 0 are placed by predict's rule."""
+    X, _ = blobs(rng, sizes=(400, 300, 500), d=3, sep=2.0)
+    w = rng.uniform(0.5, 2.0, size=len(X)) if weighted else None
+    if weighted:
+        w[:7] = 0.0
+    options = dict(algorithm="lloyd", approximation="nystroem", n_components=60, random_state=3, n_init=1)
+    mini = es.KGroups(3, batch_size=100, **options).fit(X, sample_weight=w)
+    assert mini.converged_ and mini.n_iter_ >= 1
+    kept = slice(None) if w is None else w > 0
+    held = es.KGroups(3, init=mini.labels_, **options).fit(X, sample_weight=w)  # the same landmarks
+    np.testing.assert_array_equal(held.labels_[kept], mini.labels_[kept])
+    assert mini.W_ == pytest.approx(held.W_, rel=1e-10)
+    assert mini.objective_ == pytest.approx(held.objective_, rel=1e-9)
+    np.testing.assert_array_equal(mini.predict(X), mini.labels_)

@@ -211,3 +211,13 @@ def test_zero_weights_are_removed_points(rng):
     np.testing.assert_array_equal(a.labels[w > 0], b.labels)
     np.testing.assert_array_equal(a.labels, (x > a.threshold).astype(int))
     np.testing.assert_allclose(a.W_curve, b.W_curve, rtol=1e-12)
+
+
+def test_split_within_the_budget_or_refused_before_allocating(rng):
+    """split_1d holds 25 bytes a point beyond the data (sorted copy turned into the thresholds,
+    W curve, admissible splits, labels); a budget below that is refused with the sizes."""
+    x = rng.normal(size=50_000)
+    res = es.split_1d(x)
+    np.testing.assert_array_equal(res.curve_thresholds, 0.5 * np.sort(x)[:-1] + 0.5 * np.sort(x)[1:])
+    with es.config_context(working_memory=1), pytest.raises(es.WorkingMemoryError, match="split_1d of 50000 points"):
+        es.split_1d(x)

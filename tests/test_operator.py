@@ -131,6 +131,17 @@ def test_group_sums_are_the_block_sums_of_each_labeling(rng, k, cross):
                 np.testing.assert_allclose(M[b], want, rtol=1e-11, atol=1e-11, err_msg=name)
 
 
+def test_dense_group_sums_from_the_upper_triangle_keep_the_diagonal(rng):
+    """The held matrix's block sums come from one triangular product with its upper
+    triangle; a matrix with a diagonal (a Gram matrix) keeps its diagonal's share once."""
+    G = es.kernel_matrix(rng.normal(size=(30, 2)))
+    labelings = rng.integers(0, 3, size=(7, 30))
+    M = DenseOperator(G).group_sums(labelings, 3, True)
+    for b in range(7):
+        Z = indicator(labelings[b], 3)
+        np.testing.assert_allclose(M[b], Z.T @ G @ Z, rtol=1e-12, atol=1e-12 * np.abs(G).sum())
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_centred_kernel_on_every_implementation_equals_kernel_matrix(rng, weighted):
     X = rng.normal(size=(19, 1))
@@ -254,8 +265,9 @@ def test_streamed_paths_hold_no_n_by_n_array():
 
 
 def test_projection_test_stays_within_the_budget():
-    """n = 100,000: the sorted projections (one thread), the row sums and each batch of
-    relabelings fit 8 MiB (the matrix would need 75 GiB); 6 MiB is refused before any work."""
+    """n = 100,000: the sort keys of a projection (0.8 MiB a thread) and the relabelings as
+    bits fit 8 MiB (the matrix would need 75 GiB), and 2 MiB in several passes with the same
+    p-value; 0.5 MiB, less than one thread's sort keys, is refused before any work."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(100_000, 3))
     labels = rng.integers(0, 2, size=100_000)
@@ -266,9 +278,10 @@ def test_projection_test_stays_within_the_budget():
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     assert peak < 8 * 2**20
-    with es.config_context(working_memory=64):
-        assert run().pvalue == res.pvalue
-    with es.config_context(working_memory=6), pytest.raises(es.WorkingMemoryError, match="the row sums"):
+    for memory in (2, 64):
+        with es.config_context(working_memory=memory):
+            assert run().pvalue == res.pvalue
+    with es.config_context(working_memory=0.5), pytest.raises(es.WorkingMemoryError, match=r"n = 100000, k = 2 \(one relabeling"):
         run()
 
 

@@ -207,3 +207,14 @@ def test_the_documented_local_cluster_example_runs():
     script = Path(__file__).parent.parent / "docs" / "examples" / "dask_local_cluster.py"
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True, timeout=300)
     assert "same p-value as in this process: True" in out.stdout
+
+
+def test_threads_keep_the_callers_working_memory():
+    """Shares running on the pool's threads see the caller's ``config_context``, so that
+    their memory checks use the caller's budget."""
+    from energystats._config import memory_budget
+    from energystats._parallel import run_threads
+
+    with es.config_context(working_memory=3):
+        seen = run_threads(lambda share: memory_budget(), [0, 1, 2])
+    assert seen == [3 * 2**20] * 3

@@ -10,7 +10,7 @@ from conftest import brute_rho
 from statsmodels.stats.multitest import multipletests
 
 import energystats as es
-from energystats._homogeneity.permutation import _all_relabelings, _count_relabelings
+from energystats._homogeneity._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
 
 
 def brute_statistic(X, labels, name, **kw):
@@ -57,9 +57,25 @@ def test_other_semimetrics_and_precomputed(rng, metric, kw):
 
 def test_relabeling_enumeration():
     sizes = np.array([3, 2, 2])
-    rows = _all_relabelings(sizes)
-    assert _count_relabelings(sizes) == 210 == len(rows) == len({tuple(r) for r in rows})
+    rows = all_relabelings(sizes)
+    assert count_relabelings(sizes) == 210 == len(rows) == len({tuple(r) for r in rows})
     assert all(Counter(r) == {0: 3, 1: 2, 2: 2} for r in rows)
+    # above a cap the count is not formed: 10^6 points in two halves have 300,000 digits of them
+    assert count_relabelings(sizes, cap=209) == 210 and count_relabelings(sizes, cap=100) == 101
+    assert count_relabelings(np.array([500_000, 500_000]), cap=10**6) == 10**6 + 1
+
+
+def test_packed_relabelings_are_the_relabelings_as_bits(rng):
+    """The operators on the line take the relabelings packed as bits: the same relabelings,
+    drawn from the same stream, whatever the block size."""
+    codes = rng.integers(0, 3, size=50).astype(np.int8)
+    sizes = np.bincount(codes, minlength=3)
+    plain = np.vstack(list(random_batches(codes, 20, 8, np.random.default_rng(4))))
+    for step in (5, 21):
+        packed = list(packed_batches(codes, sizes, 20, step, np.random.default_rng(4)))
+        unpacked = np.vstack([block.codes_block(block.bits, 0, block.count, {}) for block in packed])
+        np.testing.assert_array_equal(unpacked, plain)
+        assert all((block.sizes == sizes).all() for block in packed)
 
 
 @pytest.mark.parametrize("name", ["S", "E", "F"])
@@ -68,7 +84,7 @@ def test_exact_test_is_the_full_permutation_distribution(rng, name):
     res = es.energy_test(X, labels, statistic=name, n_resamples=999, rng=0)
     assert res.exact and res.n_resamples == 210
     codes = np.unique(labels, return_inverse=True)[1]
-    want = np.array([brute_statistic(X, r, name) for r in _all_relabelings(np.bincount(codes))])
+    want = np.array([brute_statistic(X, r, name) for r in all_relabelings(np.bincount(codes))])
     np.testing.assert_allclose(np.sort(res.null_distribution), np.sort(want), rtol=1e-10)
     observed = brute_statistic(X, labels, name)
     assert res.pvalue == pytest.approx(np.mean(want >= observed * (1 - 1e-12)), abs=1e-15)

@@ -13,7 +13,7 @@ from .._config import check_fits
 from .._operator import TILE, FeatureMap, PairwiseOperator, indicator
 from .._semimetric import Semimetric
 
-__all__ = ["Assignment", "make_assignment"]
+__all__ = ["Assignment", "feature_assignment", "make_assignment"]
 
 
 class Assignment:
@@ -95,6 +95,12 @@ class _FeatureAssignment(Assignment):
         return np.argmin(s / (s + 1.0) * (norms[:, None] - 2.0 * (Phi @ self.S.T) / s + self.Q / s**2), axis=1)
 
 
+def feature_assignment(feature_map: FeatureMap, S: np.ndarray, s: np.ndarray) -> Assignment:
+    """The rule in feature space from the groups' feature sums S (k x r, centred by the map's
+    mean) and weights s."""
+    return _FeatureAssignment(feature_map, S, np.einsum("lr,lr->l", S, S), s)
+
+
 def make_assignment(
     op: PairwiseOperator,
     semimetric: Semimetric | None,
@@ -110,8 +116,7 @@ def make_assignment(
     ``labels``, weights ``w`` and g(C_l, C_l) ``within``."""
     Zw = indicator(labels, k, w)
     if op.features is not None:
-        S = Zw.T @ op.features
-        return _FeatureAssignment(op.feature_map, S, np.einsum("lr,lr->l", S, S), Zw.sum(axis=0))
+        return feature_assignment(op.feature_map, Zw.T @ op.features, Zw.sum(axis=0))
     if semimetric is None:
         return _GramAssignment(kept, Zw, np.diag(op.quadratic(Zw)))
     return _SemimetricAssignment(semimetric, None if semimetric.precomputed else points, kept, Zw, within)

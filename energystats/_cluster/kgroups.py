@@ -26,11 +26,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
-from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator, make_operator
+from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
 from .._validation import as_weights, check_n_clusters, check_positive_int, check_symmetric
-from ._assignment import make_assignment
+from ._assignment import feature_assignment, make_assignment
+from ._minibatch import minibatch_fit
 from ._partition import fit_once, r_kgroups, within
 from ._starts import initial_labels
 
@@ -162,6 +163,15 @@ class KGroups(ClusterMixin, BaseEstimator):
         How the landmarks are drawn from ``random_state``: k-means++-style D^2
         sampling in the kernel's feature space, or uniformly. D^2 is steadier
         at small m (measured; see ``docs/validation.md``).
+    batch_size : int, default=None
+        With ``approximation="nystroem"`` and ``algorithm="lloyd"``: mini-batch
+        steps of this many points (Sculley 2010), then Lloyd's steps on every
+        point, the features computed block by block from the landmarks and
+        never held (memory O(n) beyond the data instead of 8 n m bytes: for
+        samples whose features do not fit the memory budget). The ``n_init``
+        starts are compared on a sample of ``3 * batch_size`` points and only
+        the best is refined on all of them; ``max_iter`` bounds both the epochs
+        of mini-batch steps and the passes over all points.
 
     Attributes
     ----------
@@ -188,7 +198,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         With ``approximation="nystroem"``, T is corrected by the same
         residuals as ``W_``, so ``objective_`` is the features' Q.
     n_iter_ : int
-        Sweeps of the best run (R's ``iterations`` in ``"r-kgroups"`` mode).
+        Sweeps of the best run (R's ``iterations`` in ``"r-kgroups"`` mode; with
+        ``batch_size``, Lloyd's passes over all points).
     converged_ : bool
         Whether the best run stopped with no improving move.
     cluster_sizes_ : ndarray of shape (k,)
@@ -206,7 +217,10 @@ class KGroups(ClusterMixin, BaseEstimator):
     move; every sweep starts with one vectorised O(n k) evaluation of all
     gains and visits only the points that can improve, so a sweep costs
     O(n k + n * moves) and Python-level work scales with the moves. With
-    Nyström features the group sums are k x m and a move costs O(m).
+    Nyström features the group sums are k x m and a move costs O(m); the
+    features take 8 n m bytes (checked against the budget), and with
+    ``batch_size`` none are held: memory O(n + b m) beyond the data, O(n m d)
+    per pass over all points.
 
     ``"r-kgroups"`` follows R's rule, which ignores the factors
     n_j / (n_j - 1) and n_l / (n_l + 1) of the exact Hartigan gain
@@ -239,6 +253,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         approximation: str | None = None,
         n_components: int = 300,
         landmarks: str = "d2",
+        batch_size: int | None = None,
     ):
         self.n_clusters = n_clusters
         self.algorithm = algorithm
@@ -253,6 +268,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.approximation = approximation
         self.n_components = n_components
         self.landmarks = landmarks
+        self.batch_size = batch_size
 
     # validation --------------------------------------------------------------------
 
@@ -278,6 +294,12 @@ class KGroups(ClusterMixin, BaseEstimator):
                 raise ValueError("`algorithm`='r-kgroups' is R's rule on the distances themselves: it takes no `approximation`.")
             if isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel"):
                 raise ValueError("`approximation`='nystroem' needs the points: a precomputed matrix already holds every pair.")
+        if self.batch_size is not None:
+            check_positive_int(self.batch_size, "batch_size")
+            if self.approximation != "nystroem" or self.algorithm != "lloyd":
+                raise ValueError("`batch_size` runs mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem' and algorithm='lloyd'.")
+            if not isinstance(self.init, str):
+                raise ValueError("`batch_size` starts from `init` on a sample of the points: `init` must be a string, not labels.")
         kernel_given = isinstance(self.metric, str) and self.metric == "precomputed_kernel"
         if kernel_given:
             if self.exponent != 1.0 or self.sigma is not None:
@@ -352,6 +374,9 @@ class KGroups(ClusterMixin, BaseEstimator):
         n = fit_data.shape[0]
         gen = np.random.default_rng(self.random_state)
         streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
+        if self.batch_size is not None:
+            labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0])
+            return self._fitted(labels, W, T, passes, converged, scaling, k)
         distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
         op = make_operator(
             fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
@@ -373,12 +398,6 @@ class KGroups(ClusterMixin, BaseEstimator):
         if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
             order = _canonical_order(labels, fit_w, within_, k)
             labels, within_ = np.argsort(order)[labels], within_[order]
-        if not converged:
-            warnings.warn(
-                f"KGroups did not converge within max_iter={problem.max_iter} sweeps; increase `max_iter`.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
         # the rule for new points (predict's), which also places the points of weight 0;
         # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
         # feature sums: no n x n array
@@ -391,12 +410,40 @@ class KGroups(ClusterMixin, BaseEstimator):
             labels = all_labels
         if self.algorithm == "r-kgroups":
             self.count_ = count
+        return self._fitted(labels, W, T, iterations, converged, scaling, k)
+
+    def _fitted(self, labels, W, T, iterations, converged, scaling, k):
+        """Set the fitted attributes; returns self."""
+        if not converged:
+            warnings.warn(
+                f"KGroups did not converge within max_iter={self.max_iter} sweeps; increase `max_iter`.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         self.labels_ = labels
         self._scaling, self._statistics = scaling, (W, T - W)
         self.n_iter_ = int(iterations)
         self.converged_ = bool(converged)
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
         return self
+
+    def _fit_minibatch(self, full, points, sm, w, problem: _Problem, streams: list, stream):
+        """Mini-batch steps and Lloyd's passes on Nystroem features computed block by block
+        (``batch_size``; :mod:`._minibatch`): labels, W, T, passes, converged."""
+        k, kept = problem.k, problem.kept
+        feature_map = nystroem_map(points, sm, w, self.n_components, stream, self.landmarks)
+        fit = minibatch_fit(points, w, feature_map, k, self.init, self.batch_size, problem.max_iter, streams, stream)
+        order = _canonical_order(fit.labels, w, fit.within, k)
+        labels = np.argsort(order)[fit.labels]
+        s = np.bincount(labels, weights=w, minlength=k)
+        self._assignment = feature_assignment(fit.feature_map, fit.S[order], s)
+        if kept is not None:  # the points of weight 0 go where predict would put them
+            all_labels = np.empty(full.shape[0], dtype=np.intp)
+            all_labels[kept] = labels
+            dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
+            all_labels[dropped] = self._assignment(full[dropped])
+            labels = all_labels
+        return labels, fit.W, fit.T, fit.passes, fit.converged
 
     @property
     def W_(self) -> float:

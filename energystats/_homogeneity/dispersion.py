@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._operator import indicator, make_operator
+from .._operator import make_operator
 from .._parallel import check_n_jobs
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
@@ -247,7 +247,7 @@ def energy_distance(
         wy = np.ones(n2) if wy is None else wy
         w = np.concatenate([wx, wy])
         s = np.array([wx.sum(), wy.sum()])
-    codes = np.repeat(np.array([0, 1], dtype=np.intp), [n1, n2])
+    codes = np.repeat(np.array([0, 1], dtype=np.int8), [n1, n2])
     pooled = np.vstack([x, y])
     scaling = Scaling.for_data(pooled, sm)
     n_jobs = check_n_jobs(n_jobs)
@@ -255,7 +255,7 @@ def energy_distance(
         scaling.data(pooled), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
         rng=np.random.default_rng(rng), n_jobs=n_jobs,
     )
-    M = op.quadratic(indicator(codes, 2, w))
+    M = op.block_sums(codes, 2, w)
     if estimator == "U":  # the diagonal of D is 0: only the denominators change
         value = 2.0 * M[0, 1] / (n1 * n2) - M[0, 0] / (n1 * (n1 - 1.0)) - M[1, 1] / (n2 * (n2 - 1.0))
     else:
@@ -357,7 +357,7 @@ def dispersion(
         scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
         rng=np.random.default_rng(rng), n_jobs=n_jobs,
     )
-    dec = decompose(op.quadratic(indicator(codes, k, w)), s)
+    dec = decompose(op.block_sums(codes, k, w), s)
     total = s.sum()
     with np.errstate(divide="ignore", invalid="ignore"):
         F = (dec.S / (k - 1)) / (dec.W / (total - k)) if total > k else np.nan

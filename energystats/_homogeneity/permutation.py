@@ -18,7 +18,6 @@ tiles of D serves a whole batch), and sorted for one-dimensional data with expon
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from numbers import Integral
@@ -32,6 +31,7 @@ from .._parallel import check_n_jobs
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_data, as_groups, check_positive_int
+from ._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
 
 __all__ = [
     "EnergyTestResult",
@@ -125,35 +125,6 @@ def _statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np
         e_ij = 2.0 * M[:, i, j] / (ni * nj) - g_diag[:, i] - g_diag[:, j]
         E += ni * nj / (ni + nj) * e_ij
     return E
-
-
-# --- Relabelings ---------------------------------------------------------------------
-
-
-def _count_relabelings(sizes: np.ndarray) -> int:
-    """Multinomial coefficient N! / prod n_j!: the number of distinct relabelings."""
-    count, remaining = 1, int(sizes.sum())
-    for m in sizes[:-1]:
-        count *= math.comb(remaining, int(m))
-        remaining -= int(m)
-    return count
-
-
-def _all_relabelings(sizes: np.ndarray) -> np.ndarray:
-    """Every assignment of the labels 0..k-1 with the given sizes (count x n)."""
-    n = int(sizes.sum())
-    out = np.full((1, n), -1, dtype=np.intp)
-    for j, m in enumerate(sizes[:-1]):
-        rows = []
-        for row in out:
-            free = np.flatnonzero(row < 0)
-            for chosen in combinations(free, int(m)):
-                new = row.copy()
-                new[list(chosen)] = j
-                rows.append(new)
-        out = np.array(rows)
-    out[out < 0] = len(sizes) - 1
-    return out
 
 
 def _progress(iterable, total: int, enabled: bool):
@@ -330,7 +301,7 @@ def energy_test(
     X = prepare_points(X, sm, "X")
     codes, groups, sizes = as_groups(labels, X.shape[0])
     use_exact = _use_exact(sizes, n_resamples, exact)
-    labelings = _count_relabelings(sizes) if use_exact else n_resamples + 1
+    labelings = count_relabelings(sizes) if use_exact else n_resamples + 1
     scaling = Scaling.for_data(X, sm)
     gen = np.random.default_rng(rng)
     # directions from a spawned stream: the relabelings are those of the exact test
@@ -357,10 +328,10 @@ def _rescaled(res: EnergyTestResult, scaling: Scaling) -> EnergyTestResult:
 
 def _use_exact(sizes: np.ndarray, n_resamples: int, exact) -> bool:
     """Whether to enumerate every distinct relabeling (see ``exact`` of :func:`energy_test`)."""
-    count = _count_relabelings(sizes)
+    count = count_relabelings(sizes, MAX_EXACT)
     use_exact = count <= n_resamples if exact == "auto" else bool(exact)
     if use_exact and count > MAX_EXACT:
-        raise ValueError(f"`exact`=True needs {count} relabelings, more than {MAX_EXACT}; use exact='auto' or False.")
+        raise ValueError(f"`exact`=True needs more than {MAX_EXACT} relabelings; use exact='auto' or False.")
     return use_exact
 
 
@@ -384,40 +355,23 @@ def _batch_size(op: PairwiseOperator, k: int, labelings: int, batch: int | None)
     return int(step)
 
 
-def _random_batches(codes: np.ndarray, n_resamples: int, step: int, gen: np.random.Generator):
-    """The observed labeling, then ``n_resamples`` random relabelings, in blocks of ``step``.
-
-    The relabelings are the same whatever ``step`` is: ``Generator.permuted``
-    shuffles the rows of a block one after another from the same stream.
-    """
-    codes = codes.astype(np.int8 if codes.max() < 127 else np.int16)  # same permutations, less memory
-    todo, first = n_resamples + 1, True
-    while todo > 0:
-        size = min(step, todo)
-        block = np.tile(codes, (size, 1))
-        gen.permuted(block[first:], axis=1, out=block[first:])  # in place: one copy per labeling
-        yield block
-        todo -= size
-        first = False
-
-
 def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use_exact, batch, progress, ties):
     """The test on a pairwise operator of the pooled data (see :func:`energy_test`)."""
     k = len(groups)
     cross = statistic == "E"
-    labelings = _count_relabelings(sizes) if use_exact else n_resamples + 1
+    labelings = count_relabelings(sizes) if use_exact else n_resamples + 1
     step = _batch_size(op, k, labelings, batch)
 
-    def evaluate(block: np.ndarray) -> np.ndarray:
+    def evaluate(block) -> np.ndarray:
         M = op.group_sums(block, k, cross)
-        return _statistics(M, op.row_sums().sum(), sizes, statistic)
+        return _statistics(M, op.total(), sizes, statistic)
 
     def undefined() -> ValueError:
         return ValueError("`statistic`='F' is undefined when every group is constant (W = 0); use 'S' or 'E'.")
 
     n_batches = -(-labelings // step)
     if use_exact:
-        relabelings = _all_relabelings(sizes)
+        relabelings = all_relabelings(sizes)
         chunks = (relabelings[a : a + step] for a in range(0, labelings, step))
         null = np.concatenate([evaluate(c) for c in _progress(chunks, n_batches, progress)])
         # the observed labeling's own value in the enumeration: a separate evaluation
@@ -427,7 +381,11 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
         if not np.isfinite(observed):
             raise undefined()
     else:
-        blocks = _random_batches(codes, n_resamples, step, np.random.default_rng(rng))
+        gen = np.random.default_rng(rng)
+        if op.packed_labelings:
+            blocks = packed_batches(codes, sizes, n_resamples, step, gen)
+        else:
+            blocks = random_batches(codes, n_resamples, step, gen)
         values = []
         for block in _progress(blocks, n_batches, progress):
             values.append(evaluate(block))

@@ -49,11 +49,12 @@ from .._parallel import THREADS, n_workers
 from .._semimetric import Semimetric
 from .._validation import check_positive_int
 from ._base import PairwiseOperator, indicator
+from ._prefix import PackedLabelings
 from ._tiled import TILE
 from .centred import CentredKernel
 from .dense import DenseOperator
 from .matrices import centre_in_place, condensed_semimetric, dense_bytes, semimetric_matrix
-from .nystroem import FeatureMap, NystroemOperator, nystroem_features
+from .nystroem import FeatureMap, NystroemOperator, band_rows, nystroem_features, nystroem_map
 from .pairs import CentredGram, centred_gram
 from .projection import ProjectionOperator, random_directions, sphere_constant
 from .sorted import SortedOperator
@@ -66,10 +67,12 @@ __all__ = [
     "DenseOperator",
     "FeatureMap",
     "NystroemOperator",
+    "PackedLabelings",
     "PairwiseOperator",
     "ProjectionOperator",
     "SortedOperator",
     "StreamedOperator",
+    "band_rows",
     "centre_in_place",
     "centred_gram",
     "condensed_semimetric",
@@ -77,6 +80,7 @@ __all__ = [
     "indicator",
     "make_operator",
     "nystroem_features",
+    "nystroem_map",
     "random_directions",
     "semimetric_matrix",
     "sphere_constant",

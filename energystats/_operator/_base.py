@@ -71,6 +71,10 @@ class PairwiseOperator:
     #: bytes of labelings per :meth:`group_sums` call beyond which larger batches gain
     #: nothing (they leave the cache); ``None``: as many as the budget holds
     batch_cap: int | None = 256 * 2**20
+    #: whether :meth:`group_sums` prefers its labelings packed as bits
+    #: (:class:`~energystats._operator._prefix.PackedLabelings`), all in one call: the
+    #: operators on the line, whose cost per call is a sort
+    packed_labelings: bool = False
     #: threads that share this operator's products in this process
     threads: int = 1
     #: joblib's ``n_jobs`` for the products (:meth:`with_jobs`): more than one worker runs
@@ -177,6 +181,15 @@ class PairwiseOperator:
         if self._row_sums is None:
             self._row_sums = self.matmat(np.ones((self.n, 1)), "the row sums")[:, 0]
         return self._row_sums
+
+    def total(self) -> float:
+        """1' A 1: the sum over all ordered pairs."""
+        return float(self.row_sums().sum())
+
+    def block_sums(self, codes: np.ndarray, k: int, weights: np.ndarray | None = None) -> np.ndarray:
+        """Z' A Z (k x k, exactly symmetric) for the weighted indicator Z of ``codes`` (weights
+        w, or 1): the block sums M_ij of França et al. eq. (13)."""
+        return self.quadratic(indicator(codes, k, weights))
 
     def quadratic(self, Z: np.ndarray) -> np.ndarray:
         """Z' A Z (m x m), exactly symmetric: for a weighted group indicator Z the block

@@ -20,9 +20,9 @@ __all__ = ["centre_in_place", "condensed_semimetric", "dense_bytes", "semimetric
 
 def _run_bands(n: int, work: Callable[[int, int], None], rows_per_band: int) -> None:
     """Call ``work(a, b)`` on row bands of an n x n matrix, shared among the cores
-    (scipy's cdist and numpy's elementwise operations release the GIL)."""
+    (scipy's cdist and numpy's elementwise operations release the GIL; no BLAS)."""
     bands = [(a, min(a + rows_per_band, n)) for a in range(0, n, rows_per_band)]
-    run_threads(lambda mine: [work(a, b) for a, b in mine], round_robin(bands, THREADS))
+    run_threads(lambda mine: [work(a, b) for a, b in mine], round_robin(bands, THREADS), blas=False)
 
 
 def dense_bytes(n: int) -> int:

@@ -7,11 +7,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .._config import check_fits
 from .._parallel import MIN_TASKS, THREADS
 from .._semimetric import Semimetric
 from ._tiled import TiledOperator
 
-__all__ = ["FeatureMap", "NystroemOperator", "nystroem_features"]
+__all__ = ["FeatureMap", "NystroemOperator", "band_rows", "nystroem_features", "nystroem_map"]
 
 
 @dataclass(frozen=True)
@@ -43,25 +44,47 @@ class FeatureMap:
     semimetric: Semimetric
     mean: np.ndarray | None = None
 
+    @property
+    def metric(self) -> np.ndarray:
+        r""":math:`A = V \Lambda^{-1} V^\top` (m x m): the features' inner product in terms of the
+        kernel rows to the landmarks, :math:`\phi(x)^\top \phi(y) = K_{xL} A K_{yL}^\top`
+        (before the centring by ``mean``)."""
+        return self.projection @ self.projection.T
+
+    def kernel_rows(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        r"""The kernel centred at the landmarks' mean between points X and the landmarks,
+        :math:`K_{XL} = -\tfrac12 (R - \bar r 1^\top - 1 \bar\rho^\top + c)` (len(X) x m), and
+        each point's :math:`K(x, x) = \bar r_x - c/2`."""
+        K = self.semimetric(X, self.landmarks)
+        r = K.mean(axis=1, keepdims=True)
+        K -= r
+        K -= self.col[None, :]
+        K += self.c
+        K *= -0.5
+        return K, r[:, 0] - 0.5 * self.c
+
     def transform(self, X: np.ndarray, residual: bool = False):
         r"""Features of points X, in bands of rows. With ``residual``, also
         :math:`\|\phi_\perp(x)\|^2 = K(x, x) - \|\Phi_x\|^2`, the part of each point's feature
         vector outside the landmarks' span (:math:`K(x, x) = \bar r_x - c/2` for the kernel
         centred at the landmarks' mean), which the features leave out."""
-        L, projection = self.landmarks, self.projection
+        projection = self.projection
         out = np.empty((X.shape[0], projection.shape[1]))
         rest = np.empty(X.shape[0])
-        step = max(1, 2**17 // max(1, L.shape[0]))
+        step = band_rows(self.landmarks.shape[0])
         for a in range(0, X.shape[0], step):
-            R = self.semimetric(X[a : a + step], L)
-            r = R.mean(axis=1, keepdims=True)
-            K = -0.5 * (R - r - self.col[None, :] + self.c)
+            K, self_kernel = self.kernel_rows(X[a : a + step])
             out[a : a + step] = K @ projection
             if residual:
-                rest[a : a + step] = r[:, 0] - 0.5 * self.c - np.einsum("ij,ij->i", out[a : a + step], out[a : a + step])
+                rest[a : a + step] = self_kernel - np.einsum("ij,ij->i", out[a : a + step], out[a : a + step])
         if self.mean is not None:
             out -= self.mean
         return (out, np.maximum(rest, 0.0)) if residual else out
+
+
+def band_rows(m: int) -> int:
+    """Points per band of kernel rows to m landmarks (2^17 values: a band stays in cache)."""
+    return max(1, 2**17 // max(1, m))
 
 
 def _landmarks(X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None, m: int, rng: np.random.Generator, how: str) -> np.ndarray:
@@ -88,30 +111,20 @@ def _landmarks(X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None
     return np.sort(np.asarray(chosen))
 
 
-def nystroem_features(
+def nystroem_map(
     X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None, m: int, rng: np.random.Generator, landmarks: str = "d2"
-) -> tuple[np.ndarray, FeatureMap, np.ndarray]:
-    r"""Features Φ (n x r, r <= m) with :math:`\Phi\Phi^\top \approx G`, the centred kernel of
-    eq. (7), from m landmarks (Nyström; Wang, Gittens & Mahoney 2019).
-
-    With the landmarks' semimetric matrix :math:`\rho_{LL}` and the semimetric R from every
-    point to them, the kernel centred at the landmarks' mean in feature space is
-    :math:`K_{LL} = -\tfrac12 J \rho_{LL} J` and :math:`K_{XL} = -\tfrac12 (R - \bar r 1^\top -
-    1 \bar\rho^\top + c)` (row and column means over the landmarks). With
-    :math:`K_{LL} = V \Lambda V^\top` (eigenvalues above 1e-10 of the largest kept),
-    :math:`\Phi = K_{XL} V \Lambda^{-1/2}` reproduces :math:`K_{LL}` on the landmarks; centring Φ
-    by its weighted mean gives :math:`\Phi\Phi^\top \approx J K J^\top = G` (exact when every
-    point is a landmark). A semimetric of negative type makes :math:`K_{LL}` positive
-    semidefinite. Φ is built in bands of rows: memory O(n m). Returns Φ, the
-    :class:`FeatureMap` that gives new points their features, and each point's residual
-    :math:`K(x_i, x_i) - \|\Phi_i\|^2 \ge 0` (Φ before its centring; see
-    :meth:`FeatureMap.transform`), the squared length of its feature vector outside the
-    landmarks' span.
-    """
+) -> FeatureMap:
+    r"""The Nyström feature map of m landmarks of X (Wang, Gittens & Mahoney 2019), without
+    the features: with the landmarks' semimetric matrix :math:`\rho_{LL}`, the kernel centred
+    at the landmarks' mean is :math:`K_{LL} = -\tfrac12 J \rho_{LL} J`; with
+    :math:`K_{LL} = V \Lambda V^\top` (eigenvalues above 1e-10 of the largest kept), a point's
+    features are :math:`\phi(x) = K_{xL} V \Lambda^{-1/2}` (:meth:`FeatureMap.transform`),
+    which reproduce :math:`K_{LL}` on the landmarks. A semimetric of negative type makes
+    :math:`K_{LL}` positive semidefinite. Memory O(n) for the landmarks' draw, checked."""
     n = X.shape[0]
     m = min(m, n)
-    idx = _landmarks(X, semimetric, weights, m, rng, landmarks)
-    L = X[idx]
+    check_fits(f"the draw of {m} landmarks among {n} points", 40 * n)
+    L = X[_landmarks(X, semimetric, weights, m, rng, landmarks)]
     rho_LL = semimetric(L, L)
     rho_LL = 0.5 * (rho_LL + rho_LL.T)
     col = rho_LL.mean(axis=0)
@@ -119,7 +132,29 @@ def nystroem_features(
     K_LL = -0.5 * (rho_LL - col[:, None] - col[None, :] + c)
     lam, V = np.linalg.eigh(K_LL)
     keep = lam > 1e-10 * max(lam.max(), np.finfo(float).tiny)
-    feature_map = FeatureMap(L, col, c, V[:, keep] / np.sqrt(lam[keep]), semimetric)
+    return FeatureMap(L, col, c, V[:, keep] / np.sqrt(lam[keep]), semimetric)
+
+
+def nystroem_features(
+    X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None, m: int, rng: np.random.Generator, landmarks: str = "d2"
+) -> tuple[np.ndarray, FeatureMap, np.ndarray]:
+    r"""Features Φ (n x r, r <= m) with :math:`\Phi\Phi^\top \approx G`, the centred kernel of
+    eq. (7), from m landmarks (:func:`nystroem_map`). Centring Φ by its weighted mean gives
+    :math:`\Phi\Phi^\top \approx J K J^\top = G` (exact when every point is a landmark). Φ
+    is built in bands of rows: memory 8 n (r + 1) bytes, checked against the budget. Returns
+    Φ, the :class:`FeatureMap` that gives new points their features, and each point's
+    residual :math:`K(x_i, x_i) - \|\Phi_i\|^2 \ge 0` (Φ before its centring; see
+    :meth:`FeatureMap.transform`), the squared length of its feature vector outside the
+    landmarks' span.
+    """
+    n = X.shape[0]
+    feature_map = nystroem_map(X, semimetric, weights, m, rng, landmarks)
+    r = feature_map.projection.shape[1]
+    check_fits(
+        f"the Nystroem features ({n} points x {r} components)",
+        8 * n * (r + 1),
+        "KGroups(..., batch_size=...): mini-batch steps on features computed block by block",
+    )
     Phi, residual = feature_map.transform(X, residual=True)
     w = np.ones(n) if weights is None else weights
     mean = (w @ Phi) / w.sum()

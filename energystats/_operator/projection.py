@@ -9,6 +9,7 @@ from scipy.special import gammaln
 from .._config import check_fits, memory_budget
 from .._parallel import THREADS, round_robin
 from ._base import PairwiseOperator, is_scalar
+from ._prefix import PackedLabelings, as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes
 from .sorted import SortedOperator
 
 __all__ = ["ProjectionOperator", "random_directions", "sphere_constant"]
@@ -41,56 +42,96 @@ class ProjectionOperator(PairwiseOperator):
     For u uniform on the unit sphere, :math:`E_u |u^\top (x - y)| = \|x - y\| / C_d`
     (Huang & Huo 2017), so :math:`\hat D` is an unbiased estimate of D, entry by entry,
     and every statistic linear in D (block sums, W, S, T, the energy distance) is the
-    average of its one-dimensional values over the projections, times C_d. Each
-    projection is a :class:`SortedOperator`: one O(n log n) sort, then O(n k) per
-    labeling. :math:`\hat D` is a sum of one-dimensional distance matrices, so it is a
-    semimetric of negative type itself: statistics built on it keep their properties
-    (E >= 0, S + W = T), and a permutation test on it is exact in level for any L.
-    The projections are shared among the threads, or among joblib tasks with ``n_jobs``;
-    each shard projects and sorts its own directions. Memory O(n) per thread (its sorted
-    projection, 56 n bytes, as :attr:`nbytes`), O(n m) more per thread for a product with m
-    columns; as many threads run as the memory budget holds, at least one.
+    average of its one-dimensional values over the projections, times C_d. :math:`\hat D`
+    is a sum of one-dimensional distance matrices, so it is a semimetric of negative type
+    itself: statistics built on it keep their properties (E >= 0, S + W = T), and a
+    permutation test on it is exact in level for any L.
+
+    Each projection is sorted once per call, as (value, index) pairs in one complex array
+    sorted in place; block sums (:meth:`group_sums` for every labeling of a permutation
+    batch, packed as bits; :meth:`block_sums`) then come from the gaps between sorted values
+    and the labels' prefix counts (:mod:`._prefix`), O(n) per labeling and projection. The
+    projections are shared among the threads, or among joblib tasks with ``n_jobs``; each
+    shard projects and sorts its own directions, and the per-projection results are added
+    in the order of the projections, so results do not depend on the threads or ``n_jobs``.
+    Memory per thread: 16 n bytes for the block sums (a projection's sorted pairs),
+    16 n + 48 n m for a product with m columns; as many threads run as the memory budget
+    holds, at least one.
     """
 
     kind = "projection"
     approximation = "projection"
     batch_cap = None  # each call sorts every projection once: as few calls as the budget allows
+    packed_labelings = True
 
     def __init__(self, X: np.ndarray, directions: np.ndarray):
         self.X, self.directions = X, directions
         self.n = X.shape[0]
         self.scale = sphere_constant(X.shape[1]) / directions.shape[0]
         self.threads = THREADS
+        self._total = None
 
     @property
     def n_projections(self) -> int:
         return self.directions.shape[0]
 
-    def _threads_for(self, m: int) -> int:
-        """Threads for a product with m columns: each holds a sorted projection and its own
-        n x m output and temporaries; as many as the budget holds, at least one."""
-        per_thread = 56 * self.n + 40 * self.n * m
-        return max(1, min(self.threads, self.directions.shape[0], memory_budget() // per_thread))
+    def _sort_bytes(self) -> int:
+        """Memory of one thread's block sums beyond the labelings: a projection's values and
+        indices, and a sweep's fixed work arrays."""
+        return 16 * self.n + sweep_bytes(self.X.shape[1])
+
+    def _threads_for(self, m: int, free: int | None = None, per_thread: int | None = None) -> int:
+        """Threads for a product with m columns (or block sums of ``per_thread`` bytes each),
+        each with its own sort and output; as many as ``free`` bytes (the budget) hold, at
+        least one."""
+        if per_thread is None:
+            per_thread = 16 * self.n + 48 * self.n * m
+        free = memory_budget() if free is None else free
+        return max(1, min(self.threads, self.directions.shape[0], free // per_thread))
 
     @property
     def nbytes(self) -> int:
-        """The sorted projections the threads hold during a call (x, order, centred values,
-        ranks, the projection and a labeling's members)."""
-        return self._threads_for(0) * 56 * self.n
+        """The sorted projections and sweeps of the threads that run block sums, for one labeling."""
+        per_thread = self._sort_bytes()
+        return self._threads_for(0, per_thread=per_thread) * per_thread
 
-    def _projection(self, l: int) -> SortedOperator:
-        return SortedOperator(self.X @ self.directions[l])
+    def _project(self, rows: np.ndarray, l: int) -> np.ndarray:
+        """u_l' x for the given points: a dot product per row, so that a point's projection is
+        the same number in every method whatever the rows around it."""
+        return np.einsum("ij,j->i", rows, self.directions[l])
 
-    def _projection_shards(self, columns: int, held: int) -> list[list[int]]:
-        """The projections in shards, for work of ``columns`` per point and projection after
-        the sort, with ``held`` columns of output per thread."""
+    def _sorted(self, l: int, pairs: np.ndarray):
+        """Sort projection l: (value, index) pairs as complex numbers in ``pairs``, sorted in
+        place (lexicographically: by value, ties by index); returns its ``positions(a, b)``:
+        the points at sorted positions a..b-1 and their projected values with the next one's,
+        read in order, without gathers."""
+        step = 2**16
+        for a in range(0, self.n, step):
+            pairs.real[a : a + step] = self._project(self.X[a : a + step], l)
+            pairs.imag[a : a + step] = np.arange(a, min(a + step, self.n))
+        pairs.sort()
+
+        def positions(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+            return pairs.imag[a:b].astype(np.intp), pairs.real[a : b + 1]
+
+        return positions
+
+    def _projection_shards(self, work: float, columns: int, free: int | None = None, per_thread: int | None = None) -> list[list[int]]:
+        """The projections in shards: round-robin among the threads the budget holds (for
+        ``columns`` columns of output, or ``per_thread`` bytes each), or joblib tasks of
+        ``work`` per projection."""
         items = list(range(self.directions.shape[0]))
         if self._distributed():
-            return self._shards(items, self.n * (np.log2(max(self.n, 2)) + columns), columns)
-        return round_robin(items, self._threads_for(held))
+            return self._shards(items, self.n * np.log2(max(self.n, 2)) + work, columns)
+        return round_robin(items, self._threads_for(columns, free, per_thread))
+
+    def _in_order(self, shards: list[list[int]], parts: list[list]) -> list:
+        """Per-projection results from the shards, in the order of the projections."""
+        found = {l: part for shard, results in zip(shards, parts) for l, part in zip(shard, results)}
+        return [found[l] for l in range(self.directions.shape[0])]
 
     def _matmat(self, Z):
-        parts = self._map("_projection_products", self._projection_shards(Z.shape[1], Z.shape[1]), Z=Z)
+        parts = self._map("_projection_products", self._projection_shards(self.n * Z.shape[1], Z.shape[1]), Z=Z)
         out = parts[0]
         for other in parts[1:]:
             out += other
@@ -100,51 +141,87 @@ class ProjectionOperator(PairwiseOperator):
     def _projection_products(self, projections: list[int], Z: np.ndarray) -> np.ndarray:
         out = np.zeros((self.n, Z.shape[1]))
         for l in projections:
-            out += self._projection(l)._matmat(Z)
+            out += SortedOperator(self._project(self.X, l))._matmat(Z)
         return out
 
     def group_sums(self, codes, k, cross):
+        """As :meth:`PairwiseOperator.group_sums` (``codes`` may be packed labelings): every
+        projection sorted once, then the block sums of every labeling from its sweep."""
+        labelings = as_packed(codes, k)
+        held = self.group_sums_bytes(k) * labelings.count
+        per_thread = self._sort_bytes()
         check_fits(
-            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {codes.shape[0]} labelings)",
-            self.nbytes + self.group_sums_bytes(k) * codes.shape[0],
+            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {labelings.count} labelings)",
+            per_thread + held,
         )
-        parts = self._map("_projection_group_sums", self._projection_shards(codes.shape[0] * k, 0), codes=codes, k=k, cross=cross)
-        M = sum(parts)
+        shards = self._projection_shards(self.n * labelings.count * k, 0, memory_budget() - held, per_thread)
+        parts = self._map("_projection_group_sums", shards, bits=labelings.bits, sizes=labelings.sizes, k=k)
+        results = self._in_order(shards, parts)
+        M = results[0][0]
+        for other, _ in results[1:]:
+            M += other
         M *= self.scale
+        self._total = self.scale * sum(total for _, total in results)
         return M
 
-    def _projection_group_sums(self, projections: list[int], codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
-        return sum(self._projection(l).group_sums(codes, k, cross) for l in projections)
+    def _projection_group_sums(self, projections: list[int], bits: np.ndarray, sizes: np.ndarray, k: int) -> list:
+        labelings = PackedLabelings(bits, sizes, k)
+        pairs = np.empty(self.n, dtype=np.complex128)
+        return [group_sums_on_line(self.n, labelings, self._sorted(l, pairs)) for l in projections]
+
+    def group_sums_bytes(self, k):
+        """A labeling's bits, moments and share of a sweep's work arrays (counted per thread
+        that may run: each unpacks its own blocks), and its block sums per projection."""
+        sweep = labeling_bytes(self.n, k) - PackedLabelings.bytes_per_labeling(self.n, k)
+        return PackedLabelings.bytes_per_labeling(self.n, k) + self.threads * sweep + 8 * k * k * self.directions.shape[0]
+
+    def block_sums(self, codes, k, weights=None):
+        """Z' D Z for the weighted indicator of ``codes``: the sum over the projections of their
+        block sums on the line (no n x k product)."""
+        per_thread = self._sort_bytes()
+        check_fits(f"the block sums ({self.kind} {self.n} x {self.n} operator)", per_thread)
+        shards = self._projection_shards(self.n * k, 0, per_thread=per_thread)
+        parts = self._map("_projection_block_sums", shards, codes=codes, k=k, weights=weights)
+        M = sum(self._in_order(shards, parts))
+        return self.scale * M
+
+    def _projection_block_sums(self, projections: list[int], codes: np.ndarray, k: int, weights: np.ndarray | None) -> list:
+        pairs = np.empty(self.n, dtype=np.complex128)
+        return [block_sums_on_line(self.n, codes, weights, k, self._sorted(l, pairs)) for l in projections]
+
+    def total(self) -> float:
+        """The sum of the estimate over all ordered pairs (from the last :meth:`group_sums`,
+        else from the row sums)."""
+        if self._total is None:
+            self._total = float(self.row_sums().sum())
+        return self._total
 
     def row_sums(self):
         """The sum over the projections of their O(n) row sums (no n x 1 product)."""
         if self._row_sums is None:
-            check_fits(f"the row sums ({self.kind} {self.n} x {self.n} operator)", self.nbytes + 8 * self.n * self._threads_for(0))
-            self._row_sums = sum(self._map("_projection_row_sums", self._projection_shards(1, 0)))
+            check_fits(f"the row sums ({self.kind} {self.n} x {self.n} operator)", self._threads_for(1) * 48 * self.n)
+            self._row_sums = sum(self._map("_projection_row_sums", self._projection_shards(self.n, 1)))
             self._row_sums *= self.scale
         return self._row_sums
 
     def _projection_row_sums(self, projections: list[int]) -> np.ndarray:
         out = np.zeros(self.n)
         for l in projections:
-            out += self._projection(l).row_sums()
+            out += SortedOperator(self._project(self.X, l)).row_sums()
         return out
-
-    def group_sums_bytes(self, k):
-        return 2 * self.n + 64 * k * k
 
     def rows(self, idx):
         single = is_scalar(idx)
         rows = np.atleast_1d(np.arange(self.n)[idx])
         out = np.zeros((rows.size, self.n))
-        for u in self.directions:
-            y = self.X @ u  # the projections of the sorted operators, so that the diagonal is 0
+        for l in range(self.directions.shape[0]):
+            y = self._project(self.X, l)  # the projections of the sorted operators, so that the diagonal is 0
             out += np.abs(y[rows, None] - y[None, :])
         out *= self.scale
         return out[0] if single else out
 
     def product_bytes(self, m):
-        return self._threads_for(m) * 40 * self.n * m
+        return self._threads_for(m) * (16 * self.n + 48 * self.n * m)
 
     def restrict(self, idx):
         return ProjectionOperator(self.X[idx], self.directions).with_jobs(self.n_jobs)

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._config import memory_budget
+from .._config import check_fits
 from ._base import PairwiseOperator, is_scalar
+from ._prefix import as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes, total_on_line
 
 __all__ = ["SortedOperator"]
-
-#: Largest bytes of the temporaries of one block of labelings in
-#: :meth:`SortedOperator.group_sums` (10 bytes per labeling and point, 9 more per group for
-#: cross sums), at most an eighth of the memory budget: the block stays in the caches.
-_GROUP_BLOCK_BYTES = 2**25
 
 
 class SortedOperator(PairwiseOperator):
@@ -28,20 +24,30 @@ class SortedOperator(PairwiseOperator):
         (D z)_i = x_i (2 B_i - S) + S^P - 2 B^P_i .
 
     Ties need no order (their distances are 0). The data are centred first,
-    so an offset costs no precision. Time O(n m) per product after an
-    O(n log n) sort; memory O(n m).
+    so an offset costs no precision. Block sums of labelings (:meth:`group_sums`,
+    :meth:`block_sums`) come from the gaps between sorted values and the labels' prefix
+    counts (:mod:`._prefix`), in blocks of positions: no n x k product. Time O(n m) per
+    product after an O(n log n) sort; memory 16 n bytes (the order and the sorted values),
+    and O(n m) per product.
     """
 
     kind = "sorted"
     batch_cap = 64 * 2**20
+    packed_labelings = True
 
     def __init__(self, x: np.ndarray):
         self.x = x
         self.n = x.shape[0]
-        self.order = np.argsort(x)  # unstable is fine: ties contribute zero
-        xs = x[self.order]
-        self.xs = xs - xs.mean()
-        self._ranks = np.arange(1.0, self.n + 1.0)  # t = 1..n, for eq. (62)
+        check_fits(f"the sorted data ({self.n} points on the line: their order and sorted values)", 16 * self.n)
+        self.order = np.argsort(x)  # ties in any order: their distances are 0
+        self.xs = x[self.order]
+        self.xs -= self.xs.mean()
+        self.nbytes = 16 * self.n + sweep_bytes()
+        self._total = None
+
+    def _positions(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """The points at sorted positions a..b-1 and the sorted values there and at b."""
+        return self.order[a:b], self.xs[a : b + 1]
 
     def _matmat(self, Z):
         Zs = Z[self.order]
@@ -77,8 +83,8 @@ class SortedOperator(PairwiseOperator):
         in sorted order, x_(t) (2 (t - 1) - n) + sum_s x_(s) - 2 sum_{s < t} x_(s) (the
         product formula above with z = 1)."""
         if self._row_sums is None:
-            r = 2.0 * self._ranks
-            r -= 2.0 + self.n
+            check_fits(f"the row sums ({self.kind} {self.n} x {self.n} operator)", self.nbytes + 24 * self.n)
+            r = np.arange(-self.n, self.n, 2, dtype=np.float64)  # 2 (t - 1) - n
             r *= self.xs
             before = np.cumsum(self.xs)
             total = before[-1]
@@ -91,55 +97,32 @@ class SortedOperator(PairwiseOperator):
             self._row_sums[self.order] = r
         return self._row_sums
 
-    def group_sums(self, codes, k, cross):
-        r"""As :meth:`PairwiseOperator.group_sums`, by eq. (62) on the sorted data, O(n k) per
-        labeling without a product and without a loop over labelings.
+    def total(self) -> float:
+        """The sum over all ordered pairs, from the gaps between sorted values (O(n), in blocks)."""
+        if self._total is None:
+            self._total = total_on_line(self.n, self._positions)
+        return self._total
 
-        For a group C of m members, ranked :math:`r = 1..m` in sorted order,
-        :math:`\sum_{x, y \in C} |x - y| = 2 \sum_{x \in C} x\,(2 r_x - 1 - m)`: with the
-        group's indicator E in sorted order (one row per labeling) and its running count
-        R = cumsum(E), that is :math:`2 (2 (E R) x_s - (1 + m) E x_s)`, two matrix-vector
-        products per group for a whole block of labelings. Cross sums come from the
-        unions of groups (ranks in a union: :math:`R_i + R_j`). Labelings are taken in
-        blocks of about 32 MiB of temporaries."""
-        B, n = codes.shape
-        M = np.zeros((B, k, k))
-        per_point = 10 + (9 * k if cross else 0)  # codes, indicator, counts; those kept for unions
-        step = max(1, min(_GROUP_BLOCK_BYTES, memory_budget() // 8) // (n * per_point))
-        for a in range(0, B, step):
-            self._block_group_sums(np.take(codes[a : a + step], self.order, axis=1), k, cross, M[a : a + step])
+    def group_sums(self, codes, k, cross):
+        r"""As :meth:`PairwiseOperator.group_sums`, from the gaps between sorted values and the
+        labels' prefix counts (:mod:`._prefix`), O(n k) per labeling without a product.
+        ``codes`` may be :class:`PackedLabelings`; off-diagonal sums are always computed."""
+        labelings = as_packed(codes, k)
+        check_fits(
+            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {labelings.count} labelings)",
+            self.nbytes + self.group_sums_bytes(k) * labelings.count,
+        )
+        M, self._total = group_sums_on_line(self.n, labelings, self._positions)
         return M
 
-    def _block_group_sums(self, ordered: np.ndarray, k: int, cross: bool, M: np.ndarray) -> None:
-        """:meth:`group_sums` of a block of labelings whose codes are in sorted order, into M."""
-        xs = self.xs
-        counts, members, sums = [], [], []
-        for j in range(k):
-            E = ordered == j
-            R = np.cumsum(E, axis=1, dtype=np.float64)
-            m = R[:, -1].copy()
-            if cross:
-                counts.append(R.copy())
-                members.append(E)
-            R *= E
-            S1 = R @ xs
-            np.copyto(R, E)  # the indicator as floats, in R's memory
-            S0 = R @ xs
-            if cross:
-                sums.append(S0)
-            M[:, j, j] = 2.0 * (2.0 * S1 - (1.0 + m) * S0)
-        if cross:
-            for i in range(k):
-                for j in range(i + 1, k):
-                    E = members[i] | members[j]
-                    R = counts[i] + counts[j]
-                    m = R[:, -1].copy()
-                    R *= E
-                    both = 2.0 * (2.0 * (R @ xs) - (1.0 + m) * (sums[i] + sums[j]))
-                    M[:, i, j] = M[:, j, i] = 0.5 * (both - M[:, i, i] - M[:, j, j])
-
     def group_sums_bytes(self, k):
-        return self.n * 2 + 64 * k * k
+        """A labeling's bits, moments, block sums and share of a sweep's work arrays."""
+        return labeling_bytes(self.n, k)
+
+    def block_sums(self, codes, k, weights=None):
+        """Z' D Z for the weighted indicator of ``codes``, by weighted prefix sums in blocks of
+        sorted positions (no n x k array)."""
+        return block_sums_on_line(self.n, codes, weights, k, self._positions)
 
     def restrict(self, idx):
         return SortedOperator(self.x[idx])

@@ -1,0 +1,230 @@
+r"""Mini-batch kernel k-means in the Nyström feature space (Sculley 2010), then Lloyd's steps
+on every point, for samples whose features do not fit the memory budget
+(``KGroups(..., approximation="nystroem", algorithm="lloyd", batch_size=b)``).
+
+The features :math:`\phi(x) = K_{xL} V \Lambda^{-1/2}` of :func:`nystroem_map` are never held
+for all points. Mini-batch steps draw b points at a time, compute their features, assign them
+to the nearest centre and move each centre towards its points' weighted mean with a step of
+their weight over the centre's accumulated weight (Sculley 2010, Algorithm 1, one batch at
+once as scikit-learn's ``MiniBatchKMeans``). They stop when the smoothed cost of the batches
+has not improved for ten steps, or after ``max_iter`` epochs. Lloyd's steps on all points
+follow, each one pass over the data in bands: the kernel rows to the landmarks of a band,
+their inner products with the centres (:math:`\phi(x)^\top c_l = K_{xL} (V \Lambda^{-1/2} c_l)`,
+O(m k) per point, no features formed), the nearest centre, and the band's group sums of
+kernel rows, which give the next centres, the group sums of the features and W. They stop
+when no label changes (``converged``), or after ``max_iter`` passes.
+
+Memory: the data, the labels, a band of kernel rows per thread and a batch's features,
+O(n + b m + k m) beyond the data. Time O(n m (d + k)) per pass, O(b m (d + r)) per step.
+
+References
+----------
+D. Sculley, "Web-scale k-means clustering", WWW (2010). S. Wang, A. Gittens and M. W. Mahoney,
+"Scalable kernel k-means clustering with Nyström approximation", JMLR 20 (2019).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .._config import check_fits
+from .._operator import FeatureMap, NystroemOperator, band_rows
+from .._parallel import THREADS, round_robin, run_threads
+from ._starts import initial_labels
+
+__all__ = ["MiniBatchFit", "minibatch_fit"]
+
+#: Points per share of a pass over the data: the shares are fixed whatever the threads, so
+#: that their sums, added in order, are the same on every run.
+_SHARE = 2**16
+#: Steps without improvement of the smoothed batch cost after which the steps stop.
+_PATIENCE = 10
+
+
+@dataclass(frozen=True)
+class MiniBatchFit:
+    """The result of :func:`minibatch_fit`.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n,)
+    W, T : float
+        Upper bounds on the exact W and T of the labels, as for Nyström k-groups: the
+        features' values plus each point's residual outside the landmarks' span.
+    within : ndarray of shape (k,)
+        g(C_l, C_l) with the residuals.
+    S : ndarray of shape (k, r)
+        Group sums of the features centred by ``feature_map.mean``.
+    feature_map : FeatureMap
+        With ``mean`` the weighted mean of every point's features.
+    steps, passes : int
+        Mini-batch steps, and Lloyd's passes over all points.
+    converged : bool
+        Whether the last pass changed no label.
+    """
+
+    labels: np.ndarray
+    W: float
+    T: float
+    within: np.ndarray
+    S: np.ndarray
+    feature_map: FeatureMap
+    steps: int
+    passes: int
+    converged: bool
+
+
+def _features(feature_map: FeatureMap, X: np.ndarray) -> np.ndarray:
+    """Features of a few points (a batch or a sample), not centred."""
+    K, _ = feature_map.kernel_rows(X)
+    return K @ feature_map.projection
+
+
+def _group_sums(labels: np.ndarray, weights: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    """Sum of ``weights`` times ``rows`` per group (k x columns), by one product with the
+    weighted indicator."""
+    Z = np.zeros((k, labels.shape[0]))
+    Z[labels, np.arange(labels.shape[0])] = weights
+    return Z @ rows
+
+
+def _nearest(Phi: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest centre of each row of Phi and the squared distance to it."""
+    d2 = (Phi * Phi).sum(axis=1)[:, None] - 2.0 * Phi @ centres.T + (centres * centres).sum(axis=1)[None, :]
+    labels = np.argmin(d2, axis=1)
+    return labels, np.maximum(d2[np.arange(Phi.shape[0]), labels], 0.0)
+
+
+def _start(X, w, feature_map: FeatureMap, k: int, init: str, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Initial centres (k x r): ``init`` on the features of ``size`` points drawn uniformly,
+    each centre the weighted mean of its group there."""
+    idx = np.sort(rng.choice(X.shape[0], size=size, replace=False))
+    Phi = _features(feature_map, X[idx])
+    ws = np.ones(size) if w is None else w[idx]
+    centred = Phi - (ws @ Phi) / ws.sum()
+    labels = initial_labels(init, centred if init == "power-kmeans" else None, NystroemOperator(centred), ws, k, rng)
+    return _group_sums(labels, ws, Phi, k) / np.bincount(labels, weights=ws, minlength=k)[:, None]
+
+
+def _steps(X, w, feature_map: FeatureMap, centres: np.ndarray, batch: int, max_steps: int, rng: np.random.Generator):
+    """Mini-batch steps from ``centres`` (updated in place); returns the number of steps."""
+    n, k = X.shape[0], centres.shape[0]
+    counts = np.zeros(k)
+    alpha = min(1.0, 2.0 * batch / (n + 1))  # the smoothing of the batch cost, as scikit-learn's
+    smoothed = best = np.inf
+    stale = 0
+    for step in range(1, max_steps + 1):
+        idx = rng.integers(0, n, size=batch)
+        Phi = _features(feature_map, X[idx])
+        wb = np.ones(batch) if w is None else w[idx]
+        labels, d2 = _nearest(Phi, centres)
+        cost = float(wb @ d2) / float(wb.sum())
+        added = np.bincount(labels, weights=wb, minlength=k)
+        sums = _group_sums(labels, wb, Phi, k)
+        moved = added > 0
+        centres[moved] = (centres[moved] * counts[moved, None] + sums[moved]) / (counts[moved] + added[moved])[:, None]
+        counts += added
+        smoothed = cost if step == 1 else (1.0 - alpha) * smoothed + alpha * cost
+        if smoothed < best:
+            best, stale = smoothed, 0
+        else:
+            stale += 1
+            if stale >= _PATIENCE:
+                break
+    return step
+
+
+def _pass_share(X, w, feature_map: FeatureMap, C: np.ndarray, norms: np.ndarray, labels: np.ndarray, shares: list):
+    """One thread's part of a Lloyd pass: for each share (a, b) of points, their nearest centres
+    (written into ``labels``), the changes, and the share's group sums of kernel rows, of
+    weights and of K(x, x)."""
+    k, m = C.shape[1], C.shape[0]
+    out = []
+    for a, b in shares:
+        rows = np.zeros((k, m))
+        weights, self_sums, changed = np.zeros(k), np.zeros(k), 0
+        for c in range(a, b, band_rows(m)):
+            e = min(c + band_rows(m), b)
+            K, self_kernel = feature_map.kernel_rows(X[c:e])
+            new = np.argmin(norms[None, :] - 2.0 * K @ C, axis=1)
+            changed += int(np.count_nonzero(new != labels[c:e]))
+            labels[c:e] = new
+            wb = np.ones(e - c) if w is None else w[c:e]
+            weights += np.bincount(new, weights=wb, minlength=k)
+            self_sums += np.bincount(new, weights=wb * self_kernel, minlength=k)
+            rows += _group_sums(new, wb, K, k)
+        out.append((rows, weights, self_sums, changed))
+    return out
+
+
+def minibatch_fit(
+    X: np.ndarray,
+    w: np.ndarray | None,
+    feature_map: FeatureMap,
+    k: int,
+    init: str,
+    batch: int,
+    max_iter: int,
+    streams: list,
+    evaluation: np.random.Generator,
+) -> MiniBatchFit:
+    """Mini-batch steps from each start (one random stream each), the start of least cost on
+    one sample of points kept, then Lloyd's passes over all points (module docstring)."""
+    n = X.shape[0]
+    m, r = feature_map.projection.shape
+    size = min(n, max(3 * batch, 10 * k))
+    check_fits(
+        f"mini-batch k-groups ({n} points, batches of {batch}, {m} landmarks)",
+        8 * size * (m + r) + 8 * batch * (m + r + k) + 9 * n + THREADS * 8 * band_rows(m) * (m + k),
+    )
+    chosen = np.sort(evaluation.choice(n, size=size, replace=False))
+    sample_w = None if w is None else w[chosen]
+    sample_phi = _features(feature_map, X[chosen])
+    best = None
+    for stream in streams:
+        centres = _start(X, w, feature_map, k, init, size, stream)
+        steps = _steps(X, w, feature_map, centres, batch, max(1, max_iter * n // batch), stream)
+        _, d2 = _nearest(sample_phi, centres)
+        cost = float(d2.sum() if sample_w is None else sample_w @ d2)
+        if best is None or cost < best[0]:
+            best = (cost, centres, steps)
+    _, centres, steps = best
+    labels = np.full(n, -1, dtype=np.int8 if k < 128 else np.intp)
+    shares = [(a, min(a + _SHARE, n)) for a in range(0, n, _SHARE)]
+    for passes in range(1, max_iter + 1):
+        C = feature_map.projection @ centres.T  # m x k: phi(x)' c_l = K_x C_l
+        norms = (centres * centres).sum(axis=1)
+        parts = run_threads(
+            lambda mine: _pass_share(X, w, feature_map, C, norms, labels, mine), round_robin(shares, THREADS)
+        )
+        found = {share: part for mine, results in zip(round_robin(shares, THREADS), parts) for share, part in zip(mine, results)}
+        rows, weights, self_sums = np.zeros((k, m)), np.zeros(k), np.zeros(k)
+        changed = 0
+        for share in shares:  # in the order of the points, whatever the threads
+            part = found[share]
+            rows += part[0]
+            weights += part[1]
+            self_sums += part[2]
+            changed += part[3]
+        S = rows @ feature_map.projection  # group sums of the features
+        empty = weights == 0
+        if empty.any():  # a group lost every point: it restarts at the sampled points farthest from their centres
+            _, d2 = _nearest(sample_phi, centres)
+            centres[empty] = sample_phi[np.argsort(d2)[::-1][: int(empty.sum())]]
+            changed += 1
+        centres[~empty] = S[~empty] / weights[~empty, None]
+        if changed == 0:
+            break
+    total = weights.sum()
+    mean = S.sum(axis=0) / total
+    Q = (S * S).sum(axis=1) / weights  # ||S_l||^2 / s_l of the features before centring
+    W = float(self_sums.sum() - Q.sum())  # sum_i w_i K(x_i, x_i) - sum_l ||S_l||^2 / s_l: the residuals included
+    T = float(self_sums.sum() - total * (mean @ mean))
+    within = 2.0 * (self_sums - Q) / weights
+    return MiniBatchFit(
+        labels=labels.astype(np.intp), W=W, T=T, within=within, S=S - weights[:, None] * mean,
+        feature_map=replace(feature_map, mean=mean),
+        steps=steps, passes=passes, converged=changed == 0,
+    )
