@@ -223,9 +223,10 @@ def test_convergence_warning(rng):
         (dict(n_clusters=2), None, np.zeros(10), ValueError, "`sample_weight` is zero for every sample"),
         (dict(n_clusters=3), None, np.r_[np.zeros(8), np.ones(2)], ValueError, r"`n_clusters` must be at most n_samples \(2\)"),
         (dict(n_clusters=2, init=np.r_[np.zeros(9, int), 1]), None, np.r_[np.ones(9), 0], ValueError, "leave cluster 1 empty among the points of positive weight"),
-        (dict(n_clusters=2, init=np.zeros(9, int)), None, None, ValueError, r"`init` labels must have shape \(10,\)"),
-        (dict(n_clusters=2, init=np.zeros(10, int)), None, None, ValueError, "`init` labels leave cluster 1 empty"),
-        (dict(n_clusters=2, init=np.arange(10) % 3), None, None, ValueError, r"`init` labels must be integers in 0..1"),
+        (dict(n_clusters=2, init=np.zeros(9, int)), None, None, ValueError, r"`init` must have one entry per sample \(10\), got 9"),
+        (dict(n_clusters=2, init=np.zeros(10, int)), None, None, ValueError, "`init` labels must take k = 2 distinct values, got 1"),
+        (dict(n_clusters=2, init=np.arange(10) % 3), None, None, ValueError, "`init` labels must take k = 2 distinct values, got 3"),
+        (dict(n_clusters=2, init=np.r_[np.zeros(9), np.nan]), None, None, ValueError, "`init` contains NaN"),
         (dict(n_clusters=2, init="farthest"), None, None, ValueError, "`init` must be one of"),
         (dict(n_clusters=2, init="power-kmeans", metric="precomputed"), np.zeros((10, 10)), None, ValueError, "needs the points themselves"),
         (dict(n_clusters=2, algorithm="elkan"), None, None, ValueError, "`algorithm` must be one of"),
@@ -455,3 +456,13 @@ def test_minibatch_nystroem_ends_at_a_lloyd_fixed_point_of_the_features(rng, wei
     assert mini.W_ == pytest.approx(held.W_, rel=1e-10)
     assert mini.objective_ == pytest.approx(held.objective_, rel=1e-9)
     np.testing.assert_array_equal(mini.predict(X), mini.labels_)
+
+
+def test_init_labels_of_any_k_values_are_the_same_start(rng):
+    """R's 1-based clusters, integral floats and strings start where codes 0..k-1 do: the sorted
+    values become groups 0..k-1."""
+    X = rng.normal(size=(60, 2))
+    start = np.arange(60) % 3
+    base = es.KGroups(3, init=start, random_state=0).fit(X)
+    for other in (start + 1, (start + 1).astype(float), np.array(["a", "b", "c"])[start], 10 * start - 7):
+        np.testing.assert_array_equal(es.KGroups(3, init=other, random_state=0).fit(X).labels_, base.labels_)

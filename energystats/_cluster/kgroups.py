@@ -29,7 +29,7 @@ from .._config import check_fits
 from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
-from .._validation import as_weights, check_n_clusters, check_positive_int, check_symmetric
+from .._validation import as_labels, as_weights, check_n_clusters, check_positive_int, check_symmetric
 from ._assignment import feature_assignment, make_assignment
 from ._minibatch import minibatch_fit
 from ._partition import fit_once, r_kgroups, within
@@ -135,8 +135,10 @@ class KGroups(ClusterMixin, BaseEstimator):
         Start: greedy k-means++ in feature space; balanced random labels;
         spectral (top-k eigenvectors of the centred weighted Gram matrix,
         eq. 29, then k-means); the labels of :class:`PowerKMeans` on the
-        points (Euclidean, unweighted); or starting labels in 0..k-1 (then
-        one run).
+        points (Euclidean, unweighted); or starting labels (then one run):
+        any k distinct values, such as R's 1-based clusters, the sorted values
+        becoming groups 0..k-1 (so ``labels_ + 1`` compares with R's
+        ``cluster``).
     n_init : int, default=10
         Restarts from independent random streams; the best objective is kept.
     max_iter : int, default=300
@@ -327,11 +329,9 @@ class KGroups(ClusterMixin, BaseEstimator):
             if self.init == "power-kmeans" and (kernel_given or sm.precomputed):
                 raise ValueError("`init`='power-kmeans' needs the points themselves, not a precomputed matrix.")
         else:
-            start = np.asarray(self.init)
-            if start.shape != (n,):
-                raise ValueError(f"`init` labels must have shape ({n},), got {start.shape}.")
-            if not np.issubdtype(start.dtype, np.integer) or start.min() < 0 or start.max() >= k:
-                raise ValueError(f"`init` labels must be integers in 0..{k - 1}.")
+            start, levels = as_labels(self.init, n, "init")
+            if len(levels) != k:
+                raise ValueError(f"`init` labels must take k = {k} distinct values, got {len(levels)}.")
             start = start.astype(np.intp) if kept is None else start[kept].astype(np.intp)
             empty = np.flatnonzero(np.bincount(start, minlength=k) == 0)
             if empty.size:
