@@ -9,8 +9,10 @@ errors. One rule for every function:
   rows, and saying how to go on;
 * ``"omit"``: each row with a missing value in the data, its label or its weight
   is dropped; for paired data (``x`` and ``y`` of a distance covariance) the row
-  of both. For a precomputed matrix a missing entry in row i drops point i (its
-  row and its column). Separate samples (``energy_distance``'s ``x`` and ``y``)
+  of both. A precomputed matrix loses points (a point's row and column), one at
+  a time, the point with the most missing entries first (ties: the first), until
+  no missing entry is left among the kept points: a point whose distances are all
+  missing goes and its neighbours stay. Separate samples (``energy_distance``'s ``x`` and ``y``)
   each lose their own rows. Results report the count in ``n_omitted``, and
   per-row outputs (``labels``) keep one entry per input row, ``-1`` where a row
   was dropped, so that they align with the caller's data frame;
@@ -87,10 +89,23 @@ def _missing_rows(obj, matrix: bool) -> np.ndarray | None:
         return None
     if cells.ndim == 1:
         return cells
-    rows = cells.any(axis=1)
     if matrix and cells.shape[0] == cells.shape[1]:
-        rows |= cells.any(axis=0)
-    return rows
+        return _matrix_points(cells)
+    return cells.any(axis=1)
+
+
+def _matrix_points(cells: np.ndarray) -> np.ndarray:
+    """The points dropped from a square matrix with missing ``cells``: greedily the point in
+    the most missing entries (its row and its column) until none is left among the others."""
+    cells = cells | cells.T
+    counts = cells.sum(axis=1)
+    dropped = np.zeros(cells.shape[0], dtype=bool)
+    while counts.any():
+        i = int(np.argmax(counts))
+        dropped[i] = True
+        counts -= cells[i]
+        counts[i] = 0
+    return dropped
 
 
 def _take(obj, keep: np.ndarray, matrix: bool):

@@ -162,6 +162,10 @@ class Scaling:
             return cls(shift, float(shift))
         return cls(shift, shift * semimetric.exponent if semimetric.is_euclidean_power else 0.0)
 
+    def weighted(self, shift: int) -> "Scaling":
+        """The scaling of statistics linear in weights that were divided by 2^shift."""
+        return self if shift == 0 else Scaling(self.shift, self.log2_factor + shift)
+
     def data(self, X: np.ndarray) -> np.ndarray:
         """X / 2^e (a new array; X itself when e = 0)."""
         return X if self.shift == 0 else np.ldexp(X, -self.shift)
@@ -182,12 +186,14 @@ class Scaling:
         if big > 0 and np.log2(big) + self.log2_factor >= 1024:
             raise OverflowError(
                 f"{what} is about 2^{np.log2(big) + self.log2_factor:.0f}, beyond float64 (largest about "
-                f"2^1024): divide the data by a constant c and multiply {what} by c^exponent."
+                f"2^1024): divide the data by a constant c and multiply {what} by c^exponent (or, with "
+                f"weights, divide the weights by c and multiply {what} by c)."
             )
         if small > 0 and np.log2(small) + self.log2_factor < -1074:
             raise ValueError(
                 f"{what} is about 2^{np.log2(small) + self.log2_factor:.0f}, below float64's smallest number "
-                f"(about 2^-1074): multiply the data by a constant c and divide {what} by c^exponent."
+                f"(about 2^-1074): multiply the data by a constant c and divide {what} by c^exponent (or, "
+                f"with weights, multiply the weights by c and divide {what} by c)."
             )
         whole = int(np.floor(self.log2_factor))
         out = arr if inplace else arr.copy()

@@ -11,6 +11,8 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
+from scipy.linalg import LinAlgError, cholesky
 
 from ._config import check_fits
 
@@ -19,6 +21,7 @@ __all__ = [
     "as_groups",
     "as_labels",
     "as_weights",
+    "weight_scale",
     "check_exponent",
     "check_n_clusters",
     "check_positive_int",
@@ -31,8 +34,18 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 array of shape (n, d).
 
     One-dimensional input is read as n points in one dimension. Lists,
-    pandas DataFrames/Series and any real dtype are accepted.
+    pandas DataFrames/Series and any real dtype are accepted. A masked array with masked
+    entries is refused (a mask means missing: the functions with ``nan_policy`` drop
+    those rows before this check).
     """
+    if np.ma.isMaskedArray(X) and np.ma.getmaskarray(X).any():
+        rows = np.ma.getmaskarray(X).reshape(np.shape(X)[0], -1).any(axis=1) if np.ndim(X) else np.ones(1, bool)
+        raise ValueError(
+            f"`{name}` contains missing values (masked) in {int(rows.sum())} of {rows.size} row(s): "
+            "drop those rows (a masked value is never used)."
+        )
+    if np.ma.isMaskedArray(X):
+        X = np.ma.getdata(X)
     if hasattr(X, "to_numpy"):  # pandas DataFrame or Series
         X = X.to_numpy()
     try:
@@ -73,7 +86,8 @@ def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndar
     """Encode group labels as integer codes 0..k-1.
 
     Returns ``(codes, levels)`` where ``levels`` holds the distinct labels in
-    sorted order (the order used for every per-group output).
+    sorted order (the order used for every per-group output). Integral floats (R's
+    numeric vectors, ``c(1, 2, 1)``) are integer labels; NaN or None is refused.
     """
     if hasattr(labels, "to_numpy"):
         labels = labels.to_numpy()
@@ -84,6 +98,10 @@ def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndar
         raise ValueError(f"`{name}` must have one entry per sample ({n}), got {arr.shape[0]}.")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError(f"`{name}` contains NaN or infinite values.")
+    if arr.dtype.kind == "O" and pd.isna(arr).any():
+        raise ValueError(f"`{name}` contains missing values (NaN or None) in {int(pd.isna(arr).sum())} of {n} row(s).")
+    if arr.dtype.kind == "f" and arr.size and max(arr.max(), -arr.min()) < 2**53 and _integral(arr):
+        arr = arr.astype(np.int64)
     if arr.dtype.kind in "iub" and arr.size:
         return _integer_labels(arr)
     try:
@@ -91,6 +109,11 @@ def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndar
     except TypeError:
         raise ValueError(f"`{name}` must hold sortable values of a single type.") from None
     return codes.astype(_code_dtype(len(levels))), levels
+
+
+def _integral(arr: np.ndarray) -> bool:
+    """Whether every float of ``arr`` is an integer, in blocks (no n-sized temporary)."""
+    return all((block == np.round(block)).all() for block in (arr[a : a + _LABEL_BLOCK] for a in range(0, arr.shape[0], _LABEL_BLOCK)))
 
 
 def _code_dtype(k: int) -> np.dtype:
@@ -150,9 +173,27 @@ def as_weights(weights, n: int, name: str) -> np.ndarray | None:
         raise ValueError(f"`{name}` contains NaN or infinite values.")
     if (w < 0).any():
         raise ValueError(f"`{name}` must be non-negative.")
-    if w.sum() <= 0:
+    if not (w > 0).any():
         raise ValueError(f"`{name}` is zero for every sample: at least one weight must be positive.")
     return w
+
+
+#: Weights whose largest value lies beyond 2^±WEIGHT_LOG2_SAFE are divided by a power of two.
+WEIGHT_LOG2_SAFE = 64
+
+
+def weight_scale(w: np.ndarray | None) -> tuple[np.ndarray | None, int]:
+    """``(w / 2^e, e)``: weights near the ends of float64 (1e160, 1e-200) divided by a power
+    of two, which is exact, so that the sums of w_i w_j rho_ij neither overflow nor
+    underflow; ``e = 0`` (the weights as they are) for weights of ordinary size. Statistics
+    that are means are unchanged by it; those linear in the weights (W, S, T) are multiplied
+    back by 2^e."""
+    if w is None:
+        return None, 0
+    e = int(np.frexp(w.max())[1])
+    if abs(e) <= WEIGHT_LOG2_SAFE:
+        return w, 0
+    return np.ldexp(w, -e), e
 
 
 def check_exponent(exponent) -> float:
@@ -191,6 +232,44 @@ def check_symmetric(A: np.ndarray, name: str, context: str) -> None:
     for a in range(0, n, step):
         if np.abs(A[a : a + step] - A[:, a : a + step].T).max() > tol:
             raise ValueError(f"`{name}` must be symmetric for {context}.")
+
+
+#: Largest Gram matrix whose positive semidefiniteness is checked by a Cholesky factorisation
+#: (n^3 / 3 multiply-adds: 0.3 s at 4,096); larger ones get the O(n^2) necessary conditions.
+GRAM_CHOLESKY_MAX = 4096
+
+
+def check_gram(G: np.ndarray, name: str) -> None:
+    """Refuse a symmetric matrix that is not a Gram matrix (positive semidefinite): a
+    negative diagonal entry or a pair with G_ij^2 > G_ii G_jj (Cauchy-Schwarz), checked in
+    bands of rows; up to :data:`GRAM_CHOLESKY_MAX` points also a Cholesky factorisation of
+    G + delta I, delta = 1e-9 max G_ii, which fails when an eigenvalue lies below -delta."""
+    n = G.shape[0]
+    diag = np.diag(G).copy()
+    scale = max(float(np.abs(diag).max()) if n else 0.0, 1e-300)
+    if (diag < -1e-12 * scale).any():
+        i = int(np.argmin(diag))
+        raise ValueError(f"`{name}` is not positive semidefinite: its diagonal entry {i} is {diag[i]:.3g} < 0.")
+    d = np.maximum(diag, 0.0)
+    step = max(1, 2**16 // max(n, 1))
+    for a in range(0, n, step):
+        excess = G[a : a + step] ** 2 - np.outer(d[a : a + step], d) * (1.0 + 1e-9) - (1e-12 * scale) ** 2
+        if (excess > 0).any():
+            i, j = np.unravel_index(int(np.argmax(excess)), excess.shape)
+            raise ValueError(
+                f"`{name}` is not positive semidefinite: entry ({a + i}, {j}) breaks the Cauchy-Schwarz "
+                f"inequality G_ij^2 <= G_ii G_jj of a Gram matrix."
+            )
+    if n <= GRAM_CHOLESKY_MAX:
+        check_fits(f"the Cholesky check of the {n} x {n} Gram matrix", 8 * n * n)
+        try:
+            cholesky(G + 1e-9 * scale * np.eye(n), lower=True, check_finite=False, overwrite_a=True)
+        except LinAlgError:
+            raise ValueError(
+                f"`{name}` is not positive semidefinite (an eigenvalue below -1e-9 of its largest diagonal "
+                "entry): a kernel k-groups objective on it can be negative. Pass a Gram matrix, or a distance "
+                "matrix with metric='precomputed'."
+            ) from None
 
 
 #: The most resamples a Monte Carlo test draws. At 10**7 the standard error of a p-value

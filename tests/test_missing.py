@@ -59,10 +59,14 @@ def test_pandas_rows_keep_their_columns_and_levels():
 
 def test_a_missing_entry_of_a_precomputed_matrix_drops_its_point():
     D = np.abs(np.subtract.outer(np.arange(5.0), np.arange(5.0)))
-    D[1, 3] = np.nan  # row 1, column 3: both points' rows hold a missing entry
+    D[1, 3] = np.nan  # the pair (1, 3): dropping point 1 (the first of the tie) removes it
     values, keep = drop_missing("omit", {"D": D}, matrices=["D"])
-    np.testing.assert_array_equal(keep, [True, False, True, False, True])
-    np.testing.assert_array_equal(values["D"], D[np.ix_([0, 2, 4], [0, 2, 4])])
+    np.testing.assert_array_equal(keep, [True, False, True, True, True])
+    np.testing.assert_array_equal(values["D"], D[np.ix_([0, 2, 3, 4], [0, 2, 3, 4])])
+    D[2, :] = D[:, 2] = np.nan  # point 2 has every distance missing: it goes, its neighbours stay
+    D[1, 3] = 1.0
+    _, keep = drop_missing("omit", {"D": D}, matrices=["D"])
+    np.testing.assert_array_equal(keep, [True, True, False, True, True])
 
 
 def test_raise_names_the_arguments_and_the_way_on():

@@ -144,7 +144,7 @@ def test_inputs_not_modified_and_containers(rng):
         (dict(x=np.ones(5)), "`x` must hold at least two distinct values"),
         (dict(x=[1.0]), "`x` must hold at least two distinct values"),
         (dict(x=np.zeros((4, 2))), "`x` must be one-dimensional, got 2 columns"),
-        (dict(x=[0.0, np.nan]), "`x` contains NaN"),
+        (dict(x=[0.0, np.nan]), "`x` contains missing values"),
         (dict(x=[0.0, 1.0, 2.0], sample_weight=[1.0, 0.0, 0.0]), "at least two distinct values of positive weight"),
         (dict(x=[0.0, 1.0], sample_weight=[0.0, 0.0]), "`sample_weight` is zero for every sample"),
         (dict(x=[0.0, 1.0], sample_weight=[1.0]), "`sample_weight` must be one-dimensional"),

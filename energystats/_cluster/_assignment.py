@@ -20,7 +20,9 @@ class Assignment:
     r"""Each new point goes to the group whose energy grows least by adding it: the group l
     that minimises :math:`\frac{s_l}{s_l + 1}\,\|\phi(x) - m_l\|^2`, the squared
     feature-space distance to the weighted centroid scaled as in the Hartigan gain (eq. 50);
-    in semimetric form :math:`\frac{s_l}{s_l + 1}\,[g(x, C_l) - \tfrac12 g(C_l, C_l)]`."""
+    in semimetric form :math:`\frac{s_l}{s_l + 1}\,[g(x, C_l) - \tfrac12 g(C_l, C_l)]`.
+    A new point has unit weight: ``unit`` in the units of the fitted weights (which
+    :func:`weight_scale` may have divided by a power of two)."""
 
     #: whether :meth:`KGroups.predict` can use it (a Gram matrix gives no values for new points)
     predicts: bool = True
@@ -42,6 +44,7 @@ class _SemimetricAssignment(Assignment):
     kept: np.ndarray | None
     Zw: np.ndarray
     within: np.ndarray
+    unit: float = 1.0
 
     def __call__(self, new, self_kernel=None):
         s = self.Zw.sum(axis=0)
@@ -55,7 +58,7 @@ class _SemimetricAssignment(Assignment):
         out = np.empty(m, dtype=np.intp)
         for a in range(0, m, step):
             block = values[a : a + step] if values is not None else self.semimetric(new[a : a + step], self.points)
-            cost = s / (s + 1.0) * (block @ self.Zw / s - 0.5 * self.within)
+            cost = s / (s + self.unit) * (block @ self.Zw / s - 0.5 * self.within)
             out[a : a + step] = np.argmin(cost, axis=1)
         return out
 
@@ -67,12 +70,13 @@ class _GramAssignment(Assignment):
     kept: np.ndarray | None
     Zw: np.ndarray
     Q: np.ndarray
+    unit: float = 1.0
     predicts = False
 
     def __call__(self, new, self_kernel=None):
         Gx = new if self.kept is None else new[:, self.kept]
         s = self.Zw.sum(axis=0)
-        cost = s / (s + 1.0) * (self_kernel[:, None] - 2.0 * (Gx @ self.Zw) / s + self.Q / s**2)
+        cost = s / (s + self.unit) * (self_kernel[:, None] - 2.0 * (Gx @ self.Zw) / s + self.Q / s**2)
         return np.argmin(cost, axis=1)
 
 
@@ -87,18 +91,19 @@ class _FeatureAssignment(Assignment):
     S: np.ndarray
     Q: np.ndarray
     s: np.ndarray
+    unit: float = 1.0
 
     def __call__(self, new, self_kernel=None):
         Phi, residual = self.feature_map.transform(new, residual=True)
         norms = np.einsum("ij,ij->i", Phi, Phi) + residual
         s = self.s
-        return np.argmin(s / (s + 1.0) * (norms[:, None] - 2.0 * (Phi @ self.S.T) / s + self.Q / s**2), axis=1)
+        return np.argmin(s / (s + self.unit) * (norms[:, None] - 2.0 * (Phi @ self.S.T) / s + self.Q / s**2), axis=1)
 
 
-def feature_assignment(feature_map: FeatureMap, S: np.ndarray, s: np.ndarray) -> Assignment:
+def feature_assignment(feature_map: FeatureMap, S: np.ndarray, s: np.ndarray, unit: float = 1.0) -> Assignment:
     """The rule in feature space from the groups' feature sums S (k x r, centred by the map's
-    mean) and weights s."""
-    return _FeatureAssignment(feature_map, S, np.einsum("lr,lr->l", S, S), s)
+    mean) and weights s; ``unit``, a new point's weight."""
+    return _FeatureAssignment(feature_map, S, np.einsum("lr,lr->l", S, S), s, unit)
 
 
 def make_assignment(
@@ -110,13 +115,14 @@ def make_assignment(
     w: np.ndarray,
     within: np.ndarray,
     k: int,
+    unit: float = 1.0,
 ) -> Assignment:
     """The rule for a model fitted on the operator ``op`` (the kernel, or D for R's rule)
     of ``points`` (the training points of positive weight, or their matrix), with groups
-    ``labels``, weights ``w`` and g(C_l, C_l) ``within``."""
+    ``labels``, weights ``w`` and g(C_l, C_l) ``within``; ``unit``, a new point's weight."""
     Zw = indicator(labels, k, w)
     if op.features is not None:
-        return feature_assignment(op.feature_map, Zw.T @ op.features, Zw.sum(axis=0))
+        return feature_assignment(op.feature_map, Zw.T @ op.features, Zw.sum(axis=0), unit)
     if semimetric is None:
-        return _GramAssignment(kept, Zw, np.diag(op.quadratic(Zw)))
-    return _SemimetricAssignment(semimetric, None if semimetric.precomputed else points, kept, Zw, within)
+        return _GramAssignment(kept, Zw, np.diag(op.quadratic(Zw)), unit)
+    return _SemimetricAssignment(semimetric, None if semimetric.precomputed else points, kept, Zw, within, unit)

@@ -26,10 +26,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
+from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
+from .._random import as_generator
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
-from .._validation import as_labels, as_weights, check_n_clusters, check_positive_int, check_symmetric
+from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_positive_int, check_symmetric, weight_scale
 from ._assignment import feature_assignment, make_assignment
 from ._minibatch import minibatch_fit
 from ._partition import fit_once, r_kgroups, within
@@ -59,6 +61,10 @@ class _Problem:
         The points of positive weight, when some weights are 0.
     start : ndarray or None
         Starting labels of the points of positive weight (``init`` given as labels).
+    init : str or ndarray
+        ``init`` of the rows fitted.
+    weight_shift : int
+        The weights were divided by 2^weight_shift (:func:`weight_scale`).
     """
 
     k: int
@@ -69,6 +75,8 @@ class _Problem:
     weights: np.ndarray | None
     kept: np.ndarray | None
     start: np.ndarray | None
+    init: str | np.ndarray
+    weight_shift: int
 
 
 def _restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorithm, init, max_iter, streams, operator=None) -> list:
@@ -174,12 +182,17 @@ class KGroups(ClusterMixin, BaseEstimator):
         starts are compared on a sample of ``3 * batch_size`` points and only
         the best is refined on all of them; ``max_iter`` bounds both the epochs
         of mini-batch steps and the passes over all points.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked) in X, its weight
+        or its ``init`` label: ``"raise"`` an error, ``"omit"`` leave it out of the
+        fit (label -1 in ``labels_`` and from :meth:`predict`, counted in
+        ``n_omitted_``). A precomputed matrix loses the point's row and column.
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Group of each point, 0..k-1. Groups are numbered by size (total
-        weight), largest first; ties by the within-group mean semimetric
+        Group of each point, 0..k-1 (-1 for a row left out for a missing
+        value). Groups are numbered by size (total weight), largest first; ties by the within-group mean semimetric
         g(C_l, C_l), smallest first. So a partition gets the same labels
         whatever the start; ``"r-kgroups"`` keeps R's numbering.
     W_ : float
@@ -208,6 +221,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         Number of points per group.
     count_ : int
         ``"r-kgroups"`` only: moves in the last pass (R's ``count``).
+    n_omitted_ : int
+        Rows left out for missing values (``nan_policy="omit"``).
 
     Notes
     -----
@@ -256,6 +271,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         n_components: int = 300,
         landmarks: str = "d2",
         batch_size: int | None = None,
+        nan_policy: str = "raise",
     ):
         self.n_clusters = n_clusters
         self.algorithm = algorithm
@@ -271,6 +287,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.n_components = n_components
         self.landmarks = landmarks
         self.batch_size = batch_size
+        self.nan_policy = nan_policy
 
     # validation --------------------------------------------------------------------
 
@@ -279,7 +296,16 @@ class KGroups(ClusterMixin, BaseEstimator):
         tags.input_tags.pairwise = isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
         return tags
 
-    def _validate(self, X, sample_weight):
+    def _complete(self, X, sample_weight=None, init=None):
+        """The rows of ``X`` (with their weights and ``init`` labels) without missing values
+        (``nan_policy``), and which they are (``None`` when none is missing)."""
+        policy = check_nan_policy(self.nan_policy, propagate=False, where="KGroups")
+        matrix = isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
+        group = {"X": X, "sample_weight": sample_weight, "init": None if isinstance(init, str) else init}
+        values, keep = drop_missing(policy, group, ("X",) if matrix else ())
+        return values["X"], values["sample_weight"], (init if isinstance(init, str) else values["init"]), keep
+
+    def _validate(self, X, sample_weight, init):
         """Check the parameters and the data; X has passed scikit-learn's ``validate_data``."""
         if self.algorithm not in _ALGORITHMS:
             raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {self.algorithm!r}.")
@@ -300,7 +326,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             check_positive_int(self.batch_size, "batch_size")
             if self.approximation != "nystroem" or self.algorithm != "lloyd":
                 raise ValueError("`batch_size` runs mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem' and algorithm='lloyd'.")
-            if not isinstance(self.init, str):
+            if not isinstance(init, str):
                 raise ValueError("`batch_size` starts from `init` on a sample of the points: `init` must be a string, not labels.")
         kernel_given = isinstance(self.metric, str) and self.metric == "precomputed_kernel"
         if kernel_given:
@@ -309,12 +335,13 @@ class KGroups(ClusterMixin, BaseEstimator):
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"`X` must be a square Gram matrix for metric='precomputed_kernel', got shape {X.shape}.")
             check_symmetric(X, "X", "metric='precomputed_kernel'")
+            check_gram(X, "X")
             sm = None
         else:
             sm = resolve_semimetric(self.metric, self.exponent, self.sigma)
             X = prepare_points(X, sm, "X")
         n = X.shape[0]
-        w = as_weights(sample_weight, n, "sample_weight")
+        w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
         kept = None if w is None or (w > 0).all() else np.flatnonzero(w > 0)
         k = check_n_clusters(self.n_clusters, n if kept is None else kept.size)
         if self.algorithm == "r-kgroups":
@@ -323,20 +350,20 @@ class KGroups(ClusterMixin, BaseEstimator):
             if w is not None:
                 raise ValueError("`algorithm`='r-kgroups' takes no `sample_weight` (R's kgroups has none).")
         start = None
-        if isinstance(self.init, str):
-            if self.init not in _INITS:
-                raise ValueError(f"`init` must be one of {_INITS} or an array of labels, got {self.init!r}.")
-            if self.init == "power-kmeans" and (kernel_given or sm.precomputed):
+        if isinstance(init, str):
+            if init not in _INITS:
+                raise ValueError(f"`init` must be one of {_INITS} or an array of labels, got {init!r}.")
+            if init == "power-kmeans" and (kernel_given or sm.precomputed):
                 raise ValueError("`init`='power-kmeans' needs the points themselves, not a precomputed matrix.")
         else:
-            start, levels = as_labels(self.init, n, "init")
+            start, levels = as_labels(init, n, "init")
             if len(levels) != k:
                 raise ValueError(f"`init` labels must take k = {k} distinct values, got {len(levels)}.")
             start = start.astype(np.intp) if kept is None else start[kept].astype(np.intp)
             empty = np.flatnonzero(np.bincount(start, minlength=k) == 0)
             if empty.size:
                 raise ValueError(f"`init` labels leave cluster {int(empty[0])} empty" + ("." if kept is None else " among the points of positive weight."))
-        return _Problem(k, n_init, max_iter, sm, X, w, kept, start)
+        return _Problem(k, n_init, max_iter, sm, X, w, kept, start, init, w_shift)
 
     # fitting -----------------------------------------------------------------------
 
@@ -357,8 +384,16 @@ class KGroups(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, dtype=np.float64)
-        problem = self._validate(X, sample_weight)
+        X, sample_weight, init, keep = self._complete(X, sample_weight, self.init)
+        self._fit(validate_data(self, X, dtype=np.float64), sample_weight, init)
+        self.n_omitted_ = 0 if keep is None else int((~keep).sum())
+        if keep is not None:
+            self.labels_ = expand_labels(self.labels_, keep)
+        return self
+
+    def _fit(self, X, sample_weight, init):
+        """Fit to complete rows (see :meth:`fit`)."""
+        problem = self._validate(X, sample_weight, init)
         k, sm, kept = problem.k, problem.semimetric, problem.kept
         # a Gram matrix scales like a precomputed distance matrix
         scaling = Scaling.for_data(problem.data, sm if sm is not None else resolve_semimetric("precomputed"))
@@ -372,11 +407,11 @@ class KGroups(ClusterMixin, BaseEstimator):
                 check_fits(f"the {kept.size} x {kept.size} matrix of the points of positive weight", dense_bytes(kept.size))
                 fit_data = full[np.ix_(kept, kept)]
         n = fit_data.shape[0]
-        gen = np.random.default_rng(self.random_state)
+        gen = as_generator(self.random_state, "random_state")
         streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
         if self.batch_size is not None:
             labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0])
-            return self._fitted(labels, W, T, passes, converged, scaling, k)
+            return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k)
         distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
         op = make_operator(
             fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
@@ -401,7 +436,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         # the rule for new points (predict's), which also places the points of weight 0;
         # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
         # feature sums: no n x n array
-        self._assignment = make_assignment(op, sm_fit, fit_data, kept, labels, np.ones(n) if fit_w is None else fit_w, within_, k)
+        unit = float(np.ldexp(1.0, -problem.weight_shift))  # a new point's weight, as the fitted weights are scaled
+        self._assignment = make_assignment(op, sm_fit, fit_data, kept, labels, np.ones(n) if fit_w is None else fit_w, within_, k, unit)
         if kept is not None:  # the points of weight 0 go where predict would put them
             dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
             all_labels = np.empty(full.shape[0], dtype=np.intp)
@@ -410,7 +446,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             labels = all_labels
         if self.algorithm == "r-kgroups":
             self.count_ = count
-        return self._fitted(labels, W, T, iterations, converged, scaling, k)
+        return self._fitted(labels, W, T, iterations, converged, scaling.weighted(problem.weight_shift), k)
 
     def _fitted(self, labels, W, T, iterations, converged, scaling, k):
         """Set the fitted attributes; returns self."""
@@ -432,11 +468,11 @@ class KGroups(ClusterMixin, BaseEstimator):
         (``batch_size``; :mod:`._minibatch`): labels, W, T, passes, converged."""
         k, kept = problem.k, problem.kept
         feature_map = nystroem_map(points, sm, w, self.n_components, stream, self.landmarks)
-        fit = minibatch_fit(points, w, feature_map, k, self.init, self.batch_size, problem.max_iter, streams, stream)
+        fit = minibatch_fit(points, w, feature_map, k, problem.init, self.batch_size, problem.max_iter, streams, stream)
         order = _canonical_order(fit.labels, w, fit.within, k)
         labels = np.argsort(order)[fit.labels]
         s = np.bincount(labels, weights=w, minlength=k)
-        self._assignment = feature_assignment(fit.feature_map, fit.S[order], s)
+        self._assignment = feature_assignment(fit.feature_map, fit.S[order], s, float(np.ldexp(1.0, -problem.weight_shift)))
         if kept is not None:  # the points of weight 0 go where predict would put them
             all_labels = np.empty(full.shape[0], dtype=np.intp)
             all_labels[kept] = labels
@@ -467,7 +503,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         start is chosen in start order, a later one only when better by more than rounding.
         """
         n, k = op.n, problem.k
-        init = self.init if problem.start is None else problem.start
+        init = problem.init if problem.start is None else problem.start
         # power k-means starts from the points (from the features of a kernel known by them)
         points = (points if op.features is None else op.features) if isinstance(init, str) and init == "power-kmeans" else None
         options = dict(weights=w, k=k, algorithm=self.algorithm, init=init, max_iter=problem.max_iter)
@@ -521,6 +557,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m,)
+            The group of each row; -1 for a row with a missing value
+            (``nan_policy="omit"``).
 
         Notes
         -----
@@ -531,10 +569,13 @@ class KGroups(ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         if not self._assignment.predicts:
             raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
-        X = self._scaling.data(validate_data(self, X, dtype=np.float64, reset=False))
+        policy = check_nan_policy(self.nan_policy, propagate=False, where="KGroups")
+        values, keep = drop_missing(policy, {"X": X})
+        X = self._scaling.data(validate_data(self, values["X"], dtype=np.float64, reset=False))
         if self.metric == "precomputed" and X.min() < 0:
             raise ValueError("`X` must be non-negative for metric='precomputed'.")
-        return self._assignment(X)
+        labels = self._assignment(X)
+        return labels if keep is None else expand_labels(labels, keep)
 
 
 def _canonical_order(labels: np.ndarray, w: np.ndarray | None, within: np.ndarray, k: int) -> np.ndarray:

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._config import check_fits
+from .._missing import handles_missing
 from .._results import ResultMixin
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, as_weights
+from .._validation import as_data, as_weights, weight_scale
 
 __all__ = ["Split1DResult", "split_1d"]
 
@@ -51,6 +52,9 @@ class Split1DResult(ResultMixin):
         values), in sorted order.
     curve_thresholds : ndarray of shape (m,)
         The threshold of each split in ``W_curve`` (for plotting).
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``); their ``labels``
+        are -1.
     """
 
     threshold: float
@@ -60,6 +64,7 @@ class Split1DResult(ResultMixin):
     split_index: int
     W_curve: np.ndarray
     curve_thresholds: np.ndarray = field(repr=False)
+    n_omitted: int = 0
 
     _title = "exact two-group energy split in one dimension"
 
@@ -152,7 +157,8 @@ def _position(admissible: np.ndarray, i: int) -> int:
     raise IndexError(i)
 
 
-def split_1d(x, *, sample_weight=None) -> Split1DResult:
+@handles_missing(("x", "sample_weight"))
+def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResult:
     r"""Split one-dimensional data into the two groups of least within-dispersion W.
 
     Scans every split of the sorted data between distinct consecutive values
@@ -169,6 +175,10 @@ def split_1d(x, *, sample_weight=None) -> Split1DResult:
     sample_weight : array_like of shape (n,), default=None
         Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
         left out of the split, as if removed, and labelled by the threshold.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A point with a missing value (NaN, None, pandas NA, masked) or a missing
+        weight: ``"raise"`` an error, ``"omit"`` leave it out (label -1,
+        ``n_omitted`` counts them).
 
     Returns
     -------
@@ -205,9 +215,9 @@ def split_1d(x, *, sample_weight=None) -> Split1DResult:
     x = as_data(x, "x")
     if x.shape[1] != 1:
         raise ValueError(f"`x` must be one-dimensional, got {x.shape[1]} columns.")
-    w = as_weights(sample_weight, x.shape[0], "sample_weight")
+    w, w_shift = weight_scale(as_weights(sample_weight, x.shape[0], "sample_weight"))
     full = x[:, 0]
-    scaling = Scaling.for_data(x, resolve_semimetric())
+    scaling = Scaling.for_data(x, resolve_semimetric()).weighted(w_shift)  # W is linear in the weights
     x = scaling.data(full if w is None else full[w > 0])  # a point of weight 0 counts as removed
     w = None if w is None else w[w > 0]
     n = x.shape[0]

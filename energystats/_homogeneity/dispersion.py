@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._missing import handles_missing
 from .._operator import make_operator
 from .._parallel import check_n_jobs
+from .._random import as_generator
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_groups, as_weights
+from .._validation import as_groups, as_weights, weight_scale
 
 __all__ = ["DispersionResult", "dispersion", "energy_distance"]
 
@@ -78,6 +80,8 @@ class DispersionResult(ResultMixin):
         statistic of R ``edist(x, sizes)`` (method ``"cluster"``).
     groups : ndarray of shape (k,)
         Group labels, in the (sorted) order of every per-group field.
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     W: float
@@ -89,6 +93,7 @@ class DispersionResult(ResultMixin):
     weights: np.ndarray
     pairwise: np.ndarray = field(repr=False)
     groups: np.ndarray
+    n_omitted: int = 0
 
     _title = "energy dispersion decomposition T = S + W"
 
@@ -116,6 +121,7 @@ def _check_same_features(x: np.ndarray, y: np.ndarray) -> None:
         )
 
 
+@handles_missing(("x", "x_weights"), ("y", "y_weights"), propagate=True)
 def energy_distance(
     x,
     y,
@@ -130,6 +136,7 @@ def energy_distance(
     n_projections: int = 50,
     rng=None,
     estimator: str = "V",
+    nan_policy: str = "raise",
 ) -> float:
     r"""Energy distance between two samples (V-statistic, or the unbiased U-statistic).
 
@@ -184,6 +191,10 @@ def energy_distance(
         points for ``"U"``, which takes no weights (a weighted U-statistic has
         no single definition: frequency and probability weights give
         different denominators).
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked) in a sample or
+        its weight: ``"raise"`` an error, ``"omit"`` drop it from its own sample,
+        ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -237,8 +248,9 @@ def energy_distance(
         for name, size in (("x", n1), ("y", n2)):
             if size < 2:
                 raise ValueError(f"`{name}` needs at least two points for `estimator`='U', got {size}.")
-    wx = as_weights(x_weights, n1, "x_weights")
-    wy = as_weights(y_weights, n2, "y_weights")
+    # E is a difference of weighted means: each sample's weights are scale-free
+    wx, _ = weight_scale(as_weights(x_weights, n1, "x_weights"))
+    wy, _ = weight_scale(as_weights(y_weights, n2, "y_weights"))
     if wx is None and wy is None:
         w = None
         s = np.array([n1, n2], dtype=float)
@@ -253,7 +265,7 @@ def energy_distance(
     n_jobs = check_n_jobs(n_jobs)
     op = make_operator(
         scaling.data(pooled), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
-        rng=np.random.default_rng(rng), n_jobs=n_jobs,
+        rng=as_generator(rng), n_jobs=n_jobs,
     )
     M = op.block_sums(codes, 2, w)
     if estimator == "U":  # the diagonal of D is 0: only the denominators change
@@ -263,6 +275,7 @@ def energy_distance(
     return scaling.result(float(value), "the energy distance")
 
 
+@handles_missing(("X", "labels", "sample_weight"), data=("X",))
 def dispersion(
     X,
     labels,
@@ -275,6 +288,7 @@ def dispersion(
     approximation: str | None = None,
     n_projections: int = 50,
     rng=None,
+    nan_policy: str = "raise",
 ) -> DispersionResult:
     r"""Within, between and total energy dispersion of grouped data.
 
@@ -307,6 +321,10 @@ def dispersion(
         L, for ``approximation="projection"``.
     rng : int, numpy.random.Generator or None, default=None
         Draws the directions of ``approximation="projection"``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked) in X, its label or
+        its weight: ``"raise"`` an error, ``"omit"`` drop it (``n_omitted``; for a
+        precomputed matrix the point's row and column).
 
     Returns
     -------
@@ -342,7 +360,7 @@ def dispersion(
     n = X.shape[0]
     codes, groups, sizes = as_groups(labels, n)
     k = len(groups)
-    w = as_weights(sample_weight, n, "sample_weight")
+    w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
     if w is not None:
         s = np.bincount(codes, weights=w, minlength=k)
         if np.any(s <= 0):
@@ -355,21 +373,24 @@ def dispersion(
     n_jobs = check_n_jobs(n_jobs)
     op = make_operator(
         scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
-        rng=np.random.default_rng(rng), n_jobs=n_jobs,
+        rng=as_generator(rng), n_jobs=n_jobs,
     )
     dec = decompose(op.block_sums(codes, k, w), s)
     total = s.sum()
+    k_scaled = np.ldexp(float(k), -w_shift)  # k in the units of the rescaled weights
     with np.errstate(divide="ignore", invalid="ignore"):
-        F = (dec.S / (k - 1)) / (dec.W / (total - k)) if total > k else np.nan
+        F = (dec.S / (k - 1)) / (dec.W / (total - k_scaled)) if total > k_scaled else np.nan
+    by_weight = Scaling().weighted(w_shift)  # F and the group weights are linear in the weights
     pairwise = np.outer(s, s) / (s[:, None] + s[None, :]) * dec.energy
+    scaling = scaling.weighted(w_shift)
     return DispersionResult(
         W=scaling.result(dec.W, "W"),
         S=scaling.result(dec.S, "S"),
         T=scaling.result(dec.T, "T"),
-        F=float(F),
+        F=by_weight.result(float(F), "F") if np.isfinite(F) else float(F),
         within=scaling.result(dec.within, "the within-group dispersions"),
         sizes=sizes,
-        weights=s,
+        weights=by_weight.result(s, "the group weights"),
         pairwise=scaling.result(pairwise, "the pairwise statistics"),
         groups=groups,
     )

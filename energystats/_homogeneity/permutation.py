@@ -20,17 +20,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from numbers import Integral
 
 import numpy as np
 import pandas as pd
 
 from .._config import memory_budget, memory_error
+from .._missing import check_nan_policy, drop_missing, handles_missing
 from .._operator import PairwiseOperator, make_operator
 from .._parallel import check_n_jobs
+from .._random import as_generator
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_data, as_groups, check_positive_int
+from .._validation import as_data, as_groups, check_positive_int, check_resamples
 from ._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
 
 __all__ = [
@@ -78,6 +79,8 @@ class EnergyTestResult(ResultMixin):
         on the random-projection estimate of the distance.
     n_projections : int or None
         The number of directions L of ``"projection"``.
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     statistic: float
@@ -90,6 +93,7 @@ class EnergyTestResult(ResultMixin):
     groups: np.ndarray
     approximation: str = "exact"
     n_projections: int | None = None
+    n_omitted: int = 0
 
     @property
     def _title(self) -> str:
@@ -157,10 +161,7 @@ _TEST_DEFAULTS = {
 def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties):
     if statistic not in _STATISTICS:
         raise ValueError(f"`statistic` must be one of {_STATISTICS}, got {statistic!r}.")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, Integral):
-        raise TypeError(f"`n_resamples` must be a positive integer, got {type(n_resamples).__name__}.")
-    if n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer, got {n_resamples}.")
+    n_resamples = check_resamples(n_resamples)
     if not (exact == "auto" or isinstance(exact, (bool, np.bool_))):
         raise ValueError(f"`exact` must be 'auto', True or False, got {exact!r}.")
     if batch is not None:
@@ -169,9 +170,10 @@ def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties):
         raise TypeError("`progress` must be True or False.")
     if ties not in ("tolerant", "strict"):
         raise ValueError(f"`ties` must be 'tolerant' or 'strict', got {ties!r}.")
-    return int(n_resamples), batch
+    return n_resamples, batch
 
 
+@handles_missing(("X", "labels"), data=("X",))
 def energy_test(
     X,
     labels,
@@ -189,6 +191,7 @@ def energy_test(
     n_jobs: int | None = None,
     approximation: str | None = None,
     n_projections: int = 50,
+    nan_policy: str = "raise",
 ) -> EnergyTestResult:
     r"""Permutation test of equal distributions for k samples (energy statistics).
 
@@ -216,8 +219,8 @@ def energy_test(
         Seed or generator for the relabelings.
     exact : {"auto", True, False}, default="auto"
         ``"auto"`` enumerates every distinct relabeling when there are at
-        most ``n_resamples`` of them; ``True`` always does (up to 10**6);
-        ``False`` never does.
+        most ``n_resamples`` of them (and at most 10**6); ``True`` always
+        does (up to 10**6); ``False`` never does.
     batch : int, default=None
         Relabelings evaluated per product of the pairwise operator; ``None``
         picks the largest batch within the memory budget
@@ -245,6 +248,10 @@ def energy_test(
         log n) for the sorts, then O(L n k) per relabeling; memory O(n).
     n_projections : int, default=50
         L, for ``approximation="projection"``.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked) in X or its label:
+        ``"raise"`` an error, ``"omit"`` drop it (``n_omitted`` counts them; for a
+        precomputed matrix the point's row and column).
 
     Returns
     -------
@@ -303,7 +310,7 @@ def energy_test(
     use_exact = _use_exact(sizes, n_resamples, exact)
     labelings = count_relabelings(sizes) if use_exact else n_resamples + 1
     scaling = Scaling.for_data(X, sm)
-    gen = np.random.default_rng(rng)
+    gen = as_generator(rng)
     # directions from a spawned stream: the relabelings are those of the exact test
     op = make_operator(
         scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
@@ -329,7 +336,7 @@ def _rescaled(res: EnergyTestResult, scaling: Scaling) -> EnergyTestResult:
 def _use_exact(sizes: np.ndarray, n_resamples: int, exact) -> bool:
     """Whether to enumerate every distinct relabeling (see ``exact`` of :func:`energy_test`)."""
     count = count_relabelings(sizes, MAX_EXACT)
-    use_exact = count <= n_resamples if exact == "auto" else bool(exact)
+    use_exact = count <= min(n_resamples, MAX_EXACT) if exact == "auto" else bool(exact)
     if use_exact and count > MAX_EXACT:
         raise ValueError(f"`exact`=True needs more than {MAX_EXACT} relabelings; use exact='auto' or False.")
     return use_exact
@@ -414,7 +421,8 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
     )
 
 
-def energy_test_samples(*samples, **options) -> EnergyTestResult:
+@handles_missing(("*samples",))
+def energy_test_samples(*samples, nan_policy: str = "raise", **options) -> EnergyTestResult:
     """:func:`energy_test` for samples given as separate arrays.
 
     Parameters
@@ -422,6 +430,9 @@ def energy_test_samples(*samples, **options) -> EnergyTestResult:
     *samples : array_like
         Two or more samples with the same number of features; sample i gets
         label i.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value: an error, or dropped from its own sample
+        (``n_omitted`` counts them).
     **options
         Keyword options of :func:`energy_test`.
 
@@ -456,6 +467,7 @@ def pairwise_energy_tests(
     correction: str = "holm",
     alpha: float = 0.05,
     rng=None,
+    nan_policy: str = "raise",
     **options,
 ) -> pd.DataFrame:
     """Energy tests of every pair of groups, with a multiple-testing correction.
@@ -471,6 +483,9 @@ def pairwise_energy_tests(
         Family-wise level (or FDR) for the ``reject`` column.
     rng : int, numpy.random.Generator or None, default=None
         Each pair gets an independent stream spawned from it.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value in X or its label: an error, or dropped (the
+        count in ``table.attrs["n_omitted"]``).
     **options
         Keyword options of :func:`energy_test` (``statistic``,
         ``n_resamples``, ``exponent``, ``metric``, ``sigma``, ``exact``,
@@ -480,7 +495,8 @@ def pairwise_energy_tests(
     -------
     pandas.DataFrame
         One row per pair: ``group_a``, ``group_b``, ``n_a``, ``n_b``,
-        ``statistic``, ``pvalue``, ``pvalue_adjusted``, ``reject``.
+        ``statistic``, ``pvalue``, ``pvalue_adjusted``, ``reject``; with
+        ``nan_policy="omit"``, ``attrs["n_omitted"]`` counts the dropped rows.
 
     Notes
     -----
@@ -508,14 +524,17 @@ def pairwise_energy_tests(
     if unknown:
         raise TypeError(f"pairwise_energy_tests() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}.")
     opts.update(options)
+    policy = check_nan_policy(nan_policy, propagate=False, where="pairwise_energy_tests()")
+    sm = resolve_semimetric(opts["metric"], opts["exponent"], opts["sigma"])
+    values, kept = drop_missing(policy, {"X": X, "labels": labels}, ("X",) if sm.precomputed else ())
+    X, labels = values["X"], values["labels"]
     n_resamples, batch = _energy_test_iv(opts["statistic"], opts["n_resamples"], opts["exact"], opts["batch"], opts["progress"], opts["ties"])
     n_jobs = check_n_jobs(opts["n_jobs"])
-    sm = resolve_semimetric(opts["metric"], opts["exponent"], opts["sigma"])
     X = prepare_points(X, sm, "X")
     codes, groups, _ = as_groups(labels, X.shape[0])
     pairs = list(combinations(range(len(groups)), 2))
     scaling = Scaling.for_data(X, sm)
-    gen = np.random.default_rng(rng)
+    gen = as_generator(rng)
     streams = gen.spawn(len(pairs))
     full = make_operator(  # dense when it fits: shared by all pairs
         scaling.data(X), scaling.semimetric(sm), approximation=opts["approximation"], n_projections=opts["n_projections"],
@@ -548,4 +567,6 @@ def pairwise_energy_tests(
     reject, adjusted, _, _ = multipletests(table["pvalue"].to_numpy(), alpha=alpha, method=correction)
     table["pvalue_adjusted"] = adjusted
     table["reject"] = reject
+    if kept is not None:
+        table.attrs["n_omitted"] = int((~kept).sum())
     return table
