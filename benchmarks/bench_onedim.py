@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from _timing import best_of, load, run_fresh, sort_seconds
+from _timing import best_of, run_fresh, sort_seconds
 from scipy.stats import energy_distance as scipy_energy_distance
 
 import energystats as es

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ._rbridge import from_r
+from ._validation import _as_array
 
 __all__ = ["NAN_POLICIES", "check_nan_policy", "drop_missing", "expand_labels", "handles_missing", "with_omitted"]
 
@@ -71,7 +72,7 @@ def _missing_cells(obj) -> np.ndarray | None:
         mask = np.ma.getmaskarray(obj)
         return mask if cells is None else mask | cells
     try:
-        arr = np.asarray(obj)
+        arr = _as_array(obj)
     except (TypeError, ValueError):  # ragged nested lists
         return None
     if arr.dtype.kind in "fc":

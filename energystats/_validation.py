@@ -91,7 +91,7 @@ def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndar
     """
     if hasattr(labels, "to_numpy"):
         labels = labels.to_numpy()
-    arr = np.asarray(labels)
+    arr = _as_array(labels)
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be one-dimensional, got shape {arr.shape}.")
     if arr.shape[0] != n:
@@ -135,15 +135,26 @@ def _integer_labels(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         levels, codes = np.unique(arr, return_inverse=True)
         return codes.astype(_code_dtype(len(levels))), levels
     counts = np.zeros(hi - lo + 1, dtype=np.int64)
+    wide = np.uint64 if values.dtype.kind == "u" else np.int64  # offsets exact for any integer type
+    low = wide(lo)
     for a in range(0, values.shape[0], _LABEL_BLOCK):
-        counts += np.bincount(values[a : a + _LABEL_BLOCK].astype(np.intp) - lo, minlength=hi - lo + 1)
+        counts += np.bincount((values[a : a + _LABEL_BLOCK].astype(wide) - low).astype(np.intp), minlength=hi - lo + 1)
     present = counts > 0
-    levels = (np.flatnonzero(present) + lo).astype(values.dtype)
+    levels = (np.flatnonzero(present).astype(wide) + low).astype(values.dtype)
     table = (np.cumsum(present) - 1).astype(_code_dtype(len(levels)))
     codes = np.empty(values.shape[0], dtype=table.dtype)
     for a in range(0, values.shape[0], _LABEL_BLOCK):
-        np.take(table, values[a : a + _LABEL_BLOCK].astype(np.intp) - lo, out=codes[a : a + _LABEL_BLOCK])
+        np.take(table, (values[a : a + _LABEL_BLOCK].astype(wide) - low).astype(np.intp), out=codes[a : a + _LABEL_BLOCK])
     return codes, levels.view(bool) if arr.dtype == bool else levels
+
+
+def _as_array(values) -> np.ndarray:
+    """``np.asarray``, except that a list or tuple holding strings stays objects: numpy would
+    turn a NaN or None among them into the string "nan" or "None"."""
+    arr = np.asarray(values)
+    if isinstance(values, (list, tuple)) and arr.dtype.kind in "US":
+        arr = np.asarray(values, dtype=object)
+    return arr
 
 
 def as_groups(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -238,22 +249,34 @@ def check_symmetric(A: np.ndarray, name: str, context: str) -> None:
 #: (n^3 / 3 multiply-adds: 0.3 s at 4,096); larger ones get the O(n^2) necessary conditions.
 GRAM_CHOLESKY_MAX = 4096
 
+#: Violations of positive semidefiniteness up to this fraction of the largest diagonal entry
+#: pass: a centred kernel of rank < n has eigenvalues at the rounding level of the uncentred
+#: kernel it came from (-2e-8 of its diagonal for data offset by 1e3), which the matrix
+#: itself does not show; a matrix that is not a Gram matrix breaks it by far more.
+GRAM_RTOL = 1e-6
+
 
 def check_gram(G: np.ndarray, name: str) -> None:
-    """Refuse a symmetric matrix that is not a Gram matrix (positive semidefinite): a
-    negative diagonal entry or a pair with G_ij^2 > G_ii G_jj (Cauchy-Schwarz), checked in
-    bands of rows; up to :data:`GRAM_CHOLESKY_MAX` points also a Cholesky factorisation of
-    G + delta I, delta = 1e-9 max G_ii, which fails when an eigenvalue lies below -delta."""
+    """Refuse a symmetric matrix that is not a Gram matrix (positive semidefinite) beyond
+    rounding (:data:`GRAM_RTOL` of its largest diagonal entry, delta): a diagonal entry below
+    -delta, or a pair with G_ij^2 > (G_ii + delta)(G_jj + delta) (Cauchy-Schwarz), in bands of
+    rows of the matrix divided by a power of two (no overflow of the squares); up to
+    :data:`GRAM_CHOLESKY_MAX` points also a Cholesky factorisation of G + delta I, which fails
+    when an eigenvalue lies below -delta."""
     n = G.shape[0]
-    diag = np.diag(G).copy()
-    scale = max(float(np.abs(diag).max()) if n else 0.0, 1e-300)
-    if (diag < -1e-12 * scale).any():
+    if n == 0:
+        return
+    shift = int(np.frexp(max(float(np.abs(np.diag(G)).max()), float(np.abs(G).max()), 1e-300))[1])
+    diag = np.ldexp(np.diag(G), -shift)
+    delta = GRAM_RTOL * max(float(diag.max()), 0.0)
+    if (diag < -delta).any() or diag.max() <= 0 < np.abs(G).max():
         i = int(np.argmin(diag))
-        raise ValueError(f"`{name}` is not positive semidefinite: its diagonal entry {i} is {diag[i]:.3g} < 0.")
-    d = np.maximum(diag, 0.0)
-    step = max(1, 2**16 // max(n, 1))
+        raise ValueError(f"`{name}` is not positive semidefinite: its diagonal entry {i} is {np.diag(G)[i]:.3g} <= 0.")
+    d = np.maximum(diag, 0.0) + delta
+    step = max(1, 2**16 // n)
     for a in range(0, n, step):
-        excess = G[a : a + step] ** 2 - np.outer(d[a : a + step], d) * (1.0 + 1e-9) - (1e-12 * scale) ** 2
+        band = np.ldexp(G[a : a + step], -shift)
+        excess = band * band - np.outer(d[a : a + step], d)
         if (excess > 0).any():
             i, j = np.unravel_index(int(np.argmax(excess)), excess.shape)
             raise ValueError(
@@ -262,13 +285,15 @@ def check_gram(G: np.ndarray, name: str) -> None:
             )
     if n <= GRAM_CHOLESKY_MAX:
         check_fits(f"the Cholesky check of the {n} x {n} Gram matrix", 8 * n * n)
+        scaled = np.ldexp(G, -shift)
+        scaled[np.diag_indices(n)] += delta
         try:
-            cholesky(G + 1e-9 * scale * np.eye(n), lower=True, check_finite=False, overwrite_a=True)
+            cholesky(scaled, lower=True, check_finite=False, overwrite_a=True)
         except LinAlgError:
             raise ValueError(
-                f"`{name}` is not positive semidefinite (an eigenvalue below -1e-9 of its largest diagonal "
-                "entry): a kernel k-groups objective on it can be negative. Pass a Gram matrix, or a distance "
-                "matrix with metric='precomputed'."
+                f"`{name}` is not positive semidefinite (an eigenvalue below -{GRAM_RTOL:g} of its largest "
+                "diagonal entry): a kernel k-groups objective on it can be negative. Pass a Gram matrix, or a "
+                "distance matrix with metric='precomputed'."
             ) from None
 
 

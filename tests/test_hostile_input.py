@@ -74,7 +74,7 @@ def test_a_kernel_matrix_that_is_not_positive_semidefinite_is_refused(X):
     assert np.linalg.eigvalsh(A)[0] < 0
     with pytest.raises(ValueError, match="`X` is not positive semidefinite \\(an eigenvalue below"):
         es.KGroups(2, metric="precomputed_kernel").fit(A)
-    with pytest.raises(ValueError, match="its diagonal entry 2 is -1 < 0"):
+    with pytest.raises(ValueError, match="its diagonal entry 2 is -1 <= 0"):
         es.KGroups(2, metric="precomputed_kernel").fit(np.diag([1.0, 1.0, -1.0]))
     fit = es.KGroups(2, metric="precomputed_kernel", random_state=0).fit(G)  # a Gram matrix passes (rank 2 of 40)
     assert fit.W_ >= 0
@@ -106,3 +106,39 @@ def test_random_state_of_any_kind_scikit_learn_accepts(X):
                  lambda r: es.cluster_test(X, n_clusters=2, n_resamples=9, rng=r).pvalue):
         assert make(np.random.RandomState(0)) == make(np.random.RandomState(0))
         assert make(np.random.default_rng(3)) == make(3)
+
+
+def test_predict_on_a_precomputed_matrix_takes_distances_to_every_row_passed_to_fit(X):
+    D = es.pairwise_semimetric(X[:20])
+    Dm = D.copy()
+    Dm[3, :] = Dm[:, 3] = np.nan
+    fitted = es.KGroups(2, metric="precomputed", nan_policy="omit", random_state=0).fit(Dm)
+    keep = np.arange(20) != 3
+    ref = es.KGroups(2, metric="precomputed", random_state=0).fit(D[np.ix_(keep, keep)])
+    np.testing.assert_array_equal(fitted.predict(D), ref.predict(D[:, keep]))  # point 3's distances are known here
+    assert fitted.predict(Dm)[3] == -1
+    with pytest.raises(ValueError, match="`X` must hold distances to the 20 rows passed to fit, got 19 columns"):
+        fitted.predict(D[:, keep])
+
+
+def test_labels_of_every_kind_keep_their_groups(X):
+    labels = ["a"] * 5 + [np.nan] + ["b"] * 6  # numpy would read the NaN as the string "nan"
+    with pytest.raises(ValueError, match="`labels` contains missing values"):
+        es.dispersion(X[:12], labels)
+    res = es.dispersion(X[:12], labels, nan_policy="omit")
+    assert res.groups.tolist() == ["a", "b"] and res.n_omitted == 1
+    big = np.array([2**63 + 5] * 6 + [2**63 + 6] * 6, dtype=np.uint64)  # past int64
+    assert es.dispersion(X[:12], big).groups.tolist() == [2**63 + 5, 2**63 + 6]
+
+
+def test_gram_matrices_at_the_rounding_level_of_their_uncentred_kernel_pass():
+    """A centred kernel of rank 1 from data offset by 1e3 has eigenvalues of -2e-8 of its
+    diagonal (rounding of the 1e6-sized uncentred kernel); a Gaussian kernel with a large sigma
+    and one of entries near 1e200 are Gram matrices too."""
+    g = np.random.default_rng(1)
+    x = g.normal(size=(200, 1)) + 1e3
+    H = np.eye(200) - 1.0 / 200
+    G = H @ (x @ x.T) @ H
+    G = (G + G.T) / 2
+    for matrix in (G, es.kernel_matrix(g.normal(size=(200, 3)), metric="gaussian", sigma=1000.0), es.kernel_matrix(g.normal(size=(50, 2))) * 1e200):
+        assert es.KGroups(2, metric="precomputed_kernel", random_state=0).fit(matrix).labels_.shape == (matrix.shape[0],)

@@ -387,6 +387,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         X, sample_weight, init, keep = self._complete(X, sample_weight, self.init)
         self._fit(validate_data(self, X, dtype=np.float64), sample_weight, init)
         self.n_omitted_ = 0 if keep is None else int((~keep).sum())
+        # predict on a precomputed matrix takes distances to every row passed to fit
+        self._columns = keep if self.metric == "precomputed" else None
         if keep is not None:
             self.labels_ = expand_labels(self.labels_, keep)
         return self
@@ -570,6 +572,10 @@ class KGroups(ClusterMixin, BaseEstimator):
         if not self._assignment.predicts:
             raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
         policy = check_nan_policy(self.nan_policy, propagate=False, where="KGroups")
+        if self._columns is not None:  # the distances to the training rows that were kept
+            if np.shape(X)[-1] != self._columns.size:
+                raise ValueError(f"`X` must hold distances to the {self._columns.size} rows passed to fit, got {np.shape(X)[-1]} columns.")
+            X = X.iloc[:, self._columns] if hasattr(X, "iloc") else (X if np.ma.isMaskedArray(X) else np.asarray(X))[:, self._columns]
         values, keep = drop_missing(policy, {"X": X})
         X = self._scaling.data(validate_data(self, values["X"], dtype=np.float64, reset=False))
         if self.metric == "precomputed" and X.min() < 0:

@@ -400,12 +400,12 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
                 raise undefined()
         values = np.concatenate(values)
         observed, null = float(values[0]), values[1:]
+    gamma = _tie_tolerance(observed, op.total() / (2.0 * op.n), sizes, statistic)
     if ties == "strict":
         # the observed labeling counts once, as itself: (1 + #{t* > t}) / (B + 1), or / M when exact
-        hits = int(np.count_nonzero(null > observed))
+        hits = int(np.count_nonzero(null > observed + gamma))
         pvalue = ((hits + 1) / labelings) if use_exact else (hits + 1) / (n_resamples + 1)
     else:
-        gamma = 100 * np.finfo(float).eps * abs(observed)
         hits = int(np.count_nonzero(null >= observed - gamma))
         # exact: the observed labeling is among the M relabelings and counted in hits
         pvalue = hits / labelings if use_exact else (hits + 1) / (n_resamples + 1)
@@ -419,6 +419,23 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
         sizes=sizes,
         groups=groups,
     )
+
+
+def _tie_tolerance(observed: float, T: float, sizes: np.ndarray, statistic: str) -> float:
+    """How far apart two values of the statistic can be by rounding alone: 100 eps times the
+    size of what they are computed from. S = T - W and E are sums of block sums whose rounding
+    is relative to the total dispersion T (eq. 18), not to the statistic, which can be far
+    smaller (S = 3 beside T = 1,500 at n = 1,000); a labeling and its swap of two equal-sized
+    groups give the same statistic exactly, and must tie however the block sums were added
+    (one sort and prefix sums on the line, a BLAS product otherwise). F = (S/(k-1)) /
+    (W/(n-k)) inherits the error of S relative to W: with r = F (k-1)/(n-k) = S/W and
+    W = T/(1 + r), it is k (n-k)/(k-1) (1 + r)^2 eps."""
+    eps = np.finfo(float).eps
+    n, k = float(sizes.sum()), sizes.shape[0]
+    if statistic == "F":
+        r = abs(observed) * (k - 1) / (n - k)
+        return 100 * eps * max(abs(observed), k * (n - k) / (k - 1) * (1.0 + r) ** 2)
+    return 100 * eps * max(abs(observed), k * k * abs(T))
 
 
 @handles_missing(("*samples",))

@@ -31,7 +31,7 @@ from .._random import as_generator
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
-from .projection import ProjectedStatistics, check_projection, project
+from .projection import N_PROJECTIONS, ProjectedStatistics, check_projection, project
 
 __all__ = ["DCovStatsResult", "dcor", "dcov", "dcov_stats", "gram_of", "operators", "stats_from_gram"]
 
@@ -170,7 +170,7 @@ def stats_from_projection(P: ProjectedStatistics, estimator: str, factors: tuple
     )
 
 
-def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation=None, n_projections=50, rng=None) -> DCovStatsResult:
+def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation=None, n_projections=N_PROJECTIONS, rng=None) -> DCovStatsResult:
     variables = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     estimator = _check_estimator(estimator, variables[0].n)
     factors = tuple(v.scaling.log2_factor for v in variables)
@@ -217,8 +217,9 @@ _PARAMETERS = """
         times the sphere constants (Euclidean distance, exponent 1): unbiased over the
         directions, O(K n log n) time and O(n) memory, for n past what O(n^2) allows. The
         distance variances use a second set of directions per sample; dCor is clipped to 1.
-    n_projections : int, default=50
-        K, for ``approximation="projection"``.
+    n_projections : int, default=200
+        K, for ``approximation="projection"`` (200: see ``N_PROJECTIONS`` for the measured
+        power against the exact test).
     rng : int, numpy.random.Generator, RandomState or None, default=None
         Draws the directions of ``approximation="projection"``.
     nan_policy : {"raise", "omit", "propagate"}, default="raise"
@@ -239,7 +240,7 @@ def dcov(
     algorithm: str = "auto",
     n_jobs=None,
     approximation: str | None = None,
-    n_projections: int = 50,
+    n_projections: int = N_PROJECTIONS,
     rng=None,
     nan_policy: str = "raise",
 ) -> float:
@@ -296,7 +297,7 @@ def dcor(
     algorithm: str = "auto",
     n_jobs=None,
     approximation: str | None = None,
-    n_projections: int = 50,
+    n_projections: int = N_PROJECTIONS,
     rng=None,
     nan_policy: str = "raise",
 ) -> float:
@@ -339,7 +340,7 @@ def dcov_stats(
     algorithm: str = "auto",
     n_jobs=None,
     approximation: str | None = None,
-    n_projections: int = 50,
+    n_projections: int = N_PROJECTIONS,
     rng=None,
     nan_policy: str = "raise",
 ) -> DCovStatsResult:

@@ -43,7 +43,12 @@ from ._data import Variable
 from ._permute import SortedEngine
 from .gamma import gamma_pvalue
 
-__all__ = ["ProjectedEngine", "ProjectedStatistics", "check_projection", "project", "projection_gamma"]
+__all__ = ["N_PROJECTIONS", "ProjectedEngine", "ProjectedStatistics", "check_projection", "project", "projection_gamma"]
+
+#: The default K: at n = 2,000, d = 10 the projected gamma test kept 92-95% of the exact test's
+#: power with 200 directions (56-66% with 50), whether the dependence was spread over five
+#: coordinates or sat in one (docs/validation.md); the time grows with K, the memory does not.
+N_PROJECTIONS = 200
 
 #: Rows on which the distance covariances between projections of one sample are estimated.
 CROSS_ROWS = 2048

@@ -27,7 +27,7 @@ from .dcov import (
     stats_from_projection,
 )
 from .gamma import SKEW_ROWS, gamma_pvalue, permutation_moments, power_sums, skewness_of
-from .projection import ProjectedEngine, check_projection, project, projection_gamma
+from .projection import N_PROJECTIONS, ProjectedEngine, check_projection, project, projection_gamma
 
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "check_test_options"]
 
@@ -249,7 +249,7 @@ _TEST_PARAMETERS = """
         ``"projection"``: the randomly projected statistic of :func:`dcov` (Euclidean
         distance, exponent 1), O(K n log n) time and O(n) memory; with
         ``method="permutation"`` each permutation costs O(K n log n).
-    n_projections : int, default=50
+    n_projections : int, default=200
         K, for ``approximation="projection"``.
     nan_policy : {"raise", "omit"}, default="raise"
         A row with a missing value (NaN, None, pandas NA, masked) in x or y: ``"raise"`` an
@@ -284,7 +284,7 @@ def dcov_test(
     n_jobs=None,
     method: str = "permutation",
     approximation: str | None = None,
-    n_projections: int = 50,
+    n_projections: int = N_PROJECTIONS,
     nan_policy: str = "raise",
 ) -> IndependenceTestResult:
     r"""Distance covariance permutation test of independence (R ``dcov.test``).
@@ -327,7 +327,7 @@ def dcor_test(
     n_jobs=None,
     method: str = "permutation",
     approximation: str | None = None,
-    n_projections: int = 50,
+    n_projections: int = N_PROJECTIONS,
     nan_policy: str = "raise",
 ) -> IndependenceTestResult:
     r"""Distance correlation permutation test of independence (R ``dcor.test``).
