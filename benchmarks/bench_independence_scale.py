@@ -6,8 +6,8 @@ Run: .venv/bin/python benchmarks/bench_independence_scale.py [--quick]
 1. Exact dcor at n = 100,000, d = 10 (x and y), the default 1 GiB working memory: two
    passes over tiles of the two distance matrices (no n x n array); beside it, in the same
    run, the exact k-sample energy test at the same n (d = 10, k = 2, 199 relabelings).
-2. dcov_test with ``approximation="projection"`` (K = 50) and ``method="gamma"`` at n = 10^6,
-   d = 10 and 5.
+2. dcov_test with ``approximation="projection"`` (the default K = 200 directions) and
+   ``method="gamma"`` at n = 10^6, d = 10 and 5.
 3. The gamma p-value at n = 1,000, d = 5, against R's dcor.test(x, y, R = 999) in the same
    process (R through rpy2, data converted before timing).
 4. pairwise_dcor on 100 columns x 10,000 rows with gamma p-values and Holm's correction.
@@ -87,6 +87,8 @@ def gamma_against_r(n: int):
 
 
 def main():
+    from energystats._independence.projection import N_PROJECTIONS
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
@@ -97,7 +99,7 @@ def main():
           f"(before the call {d['before_mib']:.0f} MiB); exact energy_test at the same n (B = 199): {e['seconds']:.1f} s, "
           f"peak {e['peak_mib']:.0f} MiB; ratio dcor / energy_test {d['seconds'] / e['seconds']:.2f}", flush=True)
     p = fresh("projection", 10**6 // scale)
-    print(f"projection dcov_test (K = 50, gamma), n = {10**6 // scale:,}, d = 10 and 5: {p['seconds']:.1f} s, "
+    print(f"projection dcov_test (K = {N_PROJECTIONS}, gamma), n = {10**6 // scale:,}, d = 10 and 5: {p['seconds']:.1f} s, "
           f"peak {p['peak_mib']:.0f} MiB, p = {p['pvalue']:.3g}", flush=True)
     gamma_against_r(1000)
     w = fresh("pairwise", 10_000 // scale)
