@@ -229,7 +229,7 @@ def test_exact_p_values_on_the_line_count_the_ties_of_swapped_groups():
     the exact p-value on the line equals the dense path's for every statistic and tie rule
     (seed 21 lost 10 of 2,368 ties with a tolerance relative to the statistic)."""
     labels = np.repeat([0, 1], 7)  # 3,432 relabelings
-    for seed in (21, *range(12)):
+    for seed in (21, *range(4)):
         x = np.random.default_rng(seed).normal(size=14) * 10
         for statistic in "SEF":
             for ties in ("tolerant", "strict"):
