@@ -266,10 +266,11 @@ def check_gram(G: np.ndarray, name: str) -> None:
     n = G.shape[0]
     if n == 0:
         return
-    shift = int(np.frexp(max(float(np.abs(np.diag(G)).max()), float(np.abs(G).max()), 1e-300))[1])
+    top = max(float(G.max()), -float(G.min()))  # the largest |G_ij|, without an n x n temporary
+    shift = int(np.frexp(max(top, 1e-300))[1])
     diag = np.ldexp(np.diag(G), -shift)
     delta = GRAM_RTOL * max(float(diag.max()), 0.0)
-    if (diag < -delta).any() or diag.max() <= 0 < np.abs(G).max():
+    if (diag < -delta).any() or diag.max() <= 0 < top:
         i = int(np.argmin(diag))
         raise ValueError(f"`{name}` is not positive semidefinite: its diagonal entry {i} is {np.diag(G)[i]:.3g} <= 0.")
     d = np.maximum(diag, 0.0) + delta
