@@ -25,7 +25,6 @@ __all__ = [
     "check_exponent",
     "check_n_clusters",
     "check_positive_int",
-    "check_resamples",
     "check_symmetric",
 ]
 
@@ -296,29 +295,3 @@ def check_gram(G: np.ndarray, name: str) -> None:
                 "diagonal entry): a kernel k-groups objective on it can be negative. Pass a Gram matrix, or a "
                 "distance matrix with metric='precomputed'."
             ) from None
-
-
-#: The most resamples a Monte Carlo test draws. At 10**7 the standard error of a p-value
-#: near 0.05 is 7e-5 (near 0.001, 1e-5): finer than any decision needs; more only costs time.
-MAX_RESAMPLES = 10**7
-
-#: Bytes each resample holds until the p-value: its statistic in the null distribution,
-#: and the copy made when the blocks of statistics are joined.
-RESAMPLE_BYTES = 16
-
-
-def check_resamples(value, name: str = "n_resamples") -> int:
-    """Check a number of Monte Carlo resamples: an integer from 1 to :data:`MAX_RESAMPLES`
-    whose stored null distribution fits the memory budget (before anything is drawn)."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"`{name}` must be a positive integer, got {type(value).__name__}.")
-    if value < 1:
-        raise ValueError(f"`{name}` must be a positive integer, got {value}.")
-    B = int(value)
-    if B > MAX_RESAMPLES:
-        raise ValueError(
-            f"`{name}` must be at most {MAX_RESAMPLES:,} (the Monte Carlo standard error of a p-value "
-            f"is then below 1e-4; more changes no decision), got {B:,}."
-        )
-    check_fits(f"the null distribution of `{name}`={B:,} resamples", RESAMPLE_BYTES * B, f"a smaller `{name}`")
-    return B

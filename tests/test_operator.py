@@ -281,7 +281,7 @@ def test_projection_test_stays_within_the_budget():
     for memory in (2, 64):
         with es.config_context(working_memory=memory):
             assert run().pvalue == res.pvalue
-    with es.config_context(working_memory=0.5), pytest.raises(es.WorkingMemoryError, match=r"n = 100000, k = 2 \(one relabeling"):
+    with es.config_context(working_memory=0.5), pytest.raises(es.WorkingMemoryError, match=r"energy_test \(n = 100000, k = 2, projection operator\) \(one resample\)"):
         run()
 
 
@@ -465,10 +465,10 @@ def test_a_batch_too_large_for_the_budget_says_so(rng):
     X = rng.normal(size=(500, 2))
     labels = np.arange(500) % 2
     with es.config_context(working_memory=4):
-        with pytest.raises(es.WorkingMemoryError, match=r"energy_test with `batch`=100000 .* a smaller `batch`"):
+        with pytest.raises(es.WorkingMemoryError, match=r"energy_test \(n = 500, k = 2, dense operator\) with `batch`=100000 .* a smaller `batch`"):
             es.energy_test(X, labels, batch=100_000)
     with es.config_context(working_memory=0.001):
-        with pytest.raises(es.WorkingMemoryError, match=r"energy_test with n = 500, k = 2 \(one relabeling"):
+        with pytest.raises(es.WorkingMemoryError, match=r"energy_test \(n = 500, k = 2, \w+ operator\) \(one resample\)"):
             es.energy_test(X, labels, n_resamples=9)  # (a null distribution of 999 would not fit either)
 
 

@@ -22,9 +22,10 @@ from .._linalg import centred_svd, whiten
 from .._missing import handles_missing
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
+from .._resampling import check_observed, check_options, progress_bar, pvalue
 from .._results import ResultMixin
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_positive_int, check_resamples
+from .._validation import as_data, check_n_clusters, check_positive_int
 from .kgroups import KGroups
 from .split1d import split_1d
 
@@ -325,7 +326,8 @@ def cluster_test(
     X = as_data(X, "X")
     n, d = X.shape
     k = check_n_clusters(n_clusters, n, minimum=2)
-    B = check_resamples(n_resamples)
+    options = check_options(n_resamples, progress=progress)
+    B = options.n_resamples
     if method not in ("conditional", "whitened"):
         raise ValueError(f"`method` must be 'conditional' or 'whitened', got {method!r}.")
     if n <= d + 1:
@@ -353,20 +355,17 @@ def cluster_test(
     chunks = np.array_split(np.arange(1, B + 1), min(B, 4 * jobs)) if jobs > 1 else [[i] for i in range(1, B + 1)]
     tasks = [{"streams": [streams[i] for i in chunk]} for chunk in chunks]
     null_shares = functools.partial(_null_shares, n=n, d=J, k=k, options=kgroups_options)
-    description = "Gaussian resamples" if progress else None
     if jobs > 1:
-        parts = run_tasks(null_shares, tasks, n_jobs, progress=description)
+        parts = run_tasks(null_shares, tasks, n_jobs, progress="Gaussian resamples" if options.progress else None)
     else:
-        if progress:
-            from tqdm.auto import tqdm
-
-            tasks = tqdm(tasks, total=B, desc=description)
-        parts = [null_shares(**task) for task in tasks]
+        parts = [null_shares(**task) for task in progress_bar(tasks, len(tasks), options.progress, "Gaussian resamples")]
     null = np.concatenate(parts)
-    pvalue = (1 + np.count_nonzero(null >= statistic)) / (B + 1)
+    # S / T: a ratio of sums over the n^2 pairs, whose rounding grows with their count's
+    # square root, n (see pvalue)
+    check_observed(statistic, "the cluster test's statistic S / T")
     return ClusterTestResult(
         statistic=float(statistic),
-        pvalue=float(pvalue),
+        pvalue=pvalue(statistic, null, scale=float(n), what="the cluster test's statistic S / T"),
         null_distribution=null,
         n_resamples=B,
         n_clusters=k,

@@ -21,9 +21,10 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 from .._missing import handles_missing
 from .._operator import condensed_semimetric
 from .._random import as_generator
+from .._resampling import check_resamples
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import check_n_clusters, check_positive_int, check_resamples
+from .._validation import check_n_clusters, check_positive_int
 from .cluster_test import cluster_test
 
 __all__ = ["EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters"]

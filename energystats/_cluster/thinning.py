@@ -19,8 +19,9 @@ import pandas as pd
 from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
 from .._missing import handles_missing
 from .._random import as_generator
+from .._resampling import check_resamples
 from .._results import ResultMixin
-from .._validation import as_data, check_n_clusters, check_resamples
+from .._validation import as_data, check_n_clusters
 from .kgroups import KGroups
 
 __all__ = ["ThinnedComparisonResult", "thinned_cluster_comparison"]

@@ -10,9 +10,11 @@ from .._config import memory_budget
 from .._missing import handles_missing
 from .._operator.sorted import sorted_pair_sums
 from .._random import as_generator
+from .._resampling import check_observed, check_resamples, pvalue
 from .._results import ResultMixin
-from .._validation import as_data, check_resamples
+from .._validation import as_data
 from ._limit import normal_limit_sf
+from ._standard import tie_scale
 from .normality import _mean_distance_to_gaussian
 
 __all__ = ["NormalTestResult", "normal_statistic", "normal_test"]
@@ -195,7 +197,7 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
         raise ValueError("`n_resamples` applies to method='mc' only; method='limit' draws no samples.")
     x = _check(x)
     n = x.size
-    statistic = float(_statistics(x[None, :])[0])
+    statistic = float(check_observed(_statistics(x[None, :])[0], "the normality statistic"))
     estimates = {"mean": float(x.mean()), "sd": float(x.std(ddof=1)), "n_samples": n}
     if method == "limit":
         return NormalTestResult(statistic=statistic, pvalue=normal_limit_sf(statistic), method="limit",
@@ -204,5 +206,7 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
     gen = as_generator(rng)
     step = max(1, min(B, memory_budget() // (8 * n * 6)))  # the draws and five temporaries of their size
     null = np.concatenate([_statistics(gen.standard_normal((min(step, B - a), n))) for a in range(0, B, step)])
-    return NormalTestResult(statistic=statistic, pvalue=float((1 + np.count_nonzero(null >= statistic)) / (B + 1)),
+    # standardised with the n - 1 sd: var(y) = (n - 1)/n <= 1
+    scale = tie_scale(statistic, n, _BETWEEN, 1.0)
+    return NormalTestResult(statistic=statistic, pvalue=pvalue(statistic, null, scale=scale, what="the normality statistic"),
                             method="mc", n_resamples=B, null_distribution=null, **estimates)

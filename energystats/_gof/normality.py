@@ -11,9 +11,11 @@ from .._linalg import standardise
 from .._missing import handles_missing
 from .._operator import make_operator
 from .._random import as_generator
+from .._resampling import check_observed, check_options, progress_bar, pvalue
 from .._results import ResultMixin
 from .._semimetric import resolve_semimetric
-from .._validation import as_data, check_resamples
+from .._validation import as_data
+from ._standard import tie_scale
 
 __all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
 
@@ -166,18 +168,16 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False, 
     """
     X = _check(X)
     n, d = X.shape
-    B = check_resamples(n_resamples)
-    statistic = _statistic(X)
+    options = check_options(n_resamples, progress=progress)
+    B = options.n_resamples
+    statistic = check_observed(_statistic(X), "the multivariate normality statistic")
     gen = as_generator(rng)
-    draws = range(B)
-    if progress:
-        from tqdm.auto import tqdm
-
-        draws = tqdm(draws, desc="Gaussian samples")
-    null = np.array([_statistic(gen.standard_normal((n, d))) for _ in draws])
+    null = np.array([_statistic(gen.standard_normal((n, d))) for _ in progress_bar(range(B), B, options.progress, "Gaussian samples")])
+    # standardised: mean ||y_j - y_k||^2 = 2 tr(cov) <= 2d, so var(y) is at most d
+    between = 2.0 * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
     return NormalityTestResult(
         statistic=statistic,
-        pvalue=float((1 + np.count_nonzero(null >= statistic)) / (B + 1)),
+        pvalue=pvalue(statistic, null, scale=tie_scale(statistic, n, between, np.sqrt(d)), what="the multivariate normality statistic"),
         null_distribution=null,
         n_resamples=B,
         n_samples=n,

@@ -45,8 +45,10 @@ from .._config import memory_budget
 from .._missing import handles_missing
 from .._operator.sorted import sorted_pair_sums
 from .._random import as_generator
+from .._resampling import check_observed, check_resamples, pvalue
 from .._results import ResultMixin
-from .._validation import as_data, check_resamples
+from .._validation import as_data
+from ._standard import tie_scale
 
 __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
 
@@ -312,14 +314,17 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
     tests = _TESTS[test]
     n = x.size
     lam = float(x.mean())
-    observed = _statistics(x[None, :], tests)[0]
+    observed = check_observed(_statistics(x[None, :], tests)[0], "the Poisson statistic")
     gen = as_generator(rng)
     width = _grid(x[None, :], np.array([lam])).size + 2 * int(_SPAN_SD * np.sqrt(lam) + _SPAN_ADD)
     step = max(1, min(B, memory_budget() // (8 * 16 * (n + width))))  # 16 arrays of the samples' or the grid's size
     null = np.concatenate([_statistics(gen.poisson(lam, size=(min(step, B - a), n)), tests) for a in range(0, B, step)])
-    gamma = 100 * np.finfo(float).eps * np.abs(observed)
-    hits = np.count_nonzero(null >= observed - gamma, axis=0)
+    # the M statistics are n times sums of non-negative terms over the grid (their own size,
+    # times the square root of the grid's length); E is an energy statistic (tie_scale)
+    between = 2.0 * lam * (special.i0e(2.0 * lam) + special.i1e(2.0 * lam))
+    scale = np.array([tie_scale(t, n, between, float(x.std())) if name == "E" else np.sqrt(width) * abs(t) for name, t in zip(tests, observed)])
     return PoissonTestResult(
-        tests=tests, statistic=observed, pvalue=(1 + hits) / (B + 1), estimate=lam, n_samples=n, n_resamples=B,
+        tests=tests, statistic=observed, pvalue=pvalue(observed, null, scale=scale, what="the Poisson statistic"), estimate=lam,
+        n_samples=n, n_resamples=B,
         null_distribution=null,
     )

@@ -23,10 +23,11 @@ from .._config import memory_budget
 from .._missing import handles_missing
 from .._operator.sorted import sorted_pair_sums
 from .._random import as_generator
+from .._resampling import check_observed, check_resamples, pvalue
 from .._results import ResultMixin
-from .._validation import as_data, check_resamples
+from .._validation import as_data
 from ._fits import fitter, parameter_names
-from ._standard import mean_distances
+from ._standard import mean_distances, tie_scale
 
 __all__ = ["EnergyGofResult", "energy_gof", "energy_gof_statistic"]
 
@@ -89,6 +90,23 @@ def _statistic(family, shapes: tuple, loc, scale, x: np.ndarray) -> np.ndarray:
     n = z.shape[-1]
     to_dist, between = mean_distances(family, shapes, z)
     return n * (2.0 * to_dist.mean(axis=-1) - between - sorted_pair_sums(z) / (n * n))
+
+
+def _check_params(family, params: tuple, known: dict | None, fit) -> None:
+    """Refuse parameters that are not finite numbers or a scale that is not positive (the
+    statistic of z = (x - loc) / scale would be NaN or infinite), naming where they came from."""
+    names, values = parameter_names(family), np.asarray(params, dtype=float)
+    bad = [name for name, value in zip(names, values) if not np.isfinite(value) or (name == "scale" and value <= 0)]
+    if bad:
+        source = "`dist`" if known is None else "`known_params`" if bad[0] in known else "`fit`" if fit is not None else "the fit to `x`"
+        given = ", ".join(f"{name}={value:g}" for name, value in zip(names, values))
+        raise ValueError(f"{source} gave {family.name} parameters {given}: they must be finite, with scale > 0.")
+
+
+def _tie_scale(family, params: tuple, x: np.ndarray, statistic: float) -> float:
+    """:func:`~._standard.tie_scale` of the statistic of x against ``family(*params)``."""
+    between = float(mean_distances(family, tuple(np.atleast_1d(p) for p in params[:-2]), np.zeros((1, 1)))[1][0])
+    return tie_scale(statistic, x.size, between, float(np.std((x - params[-2]) / params[-1])))
 
 
 def energy_gof_statistic(dist, data, axis: int = -1):
@@ -272,10 +290,11 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
             params = tuple(p[0] for p in estimate(x[None, :]))
         else:
             params, estimate = tuple(float(known[name]) for name in names), None
+    _check_params(family, params, known, fit)
     if not np.isfinite(family.mean(*params[:-2])):
         raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
     null_dist = family(*params)
-    statistic = float(_statistic(family, params[:-2], params[-2], params[-1], x[None, :])[0])
+    statistic = float(check_observed(_statistic(family, params[:-2], params[-2], params[-1], x[None, :])[0], "the energy goodness-of-fit statistic"))
     step = max(1, min(B, memory_budget() // (8 * n * 8)))
     null = []
     for a in range(0, B, step):
@@ -286,7 +305,7 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     names = parameter_names(family)
     return EnergyGofResult(
         statistic=statistic,
-        pvalue=float((1 + np.count_nonzero(null >= statistic)) / (B + 1)),
+        pvalue=pvalue(statistic, null, scale=_tie_scale(family, params, x, statistic), what="the energy goodness-of-fit statistic"),
         distribution=family.name,
         params={name: float(value) for name, value in zip(names, params)},
         estimated=estimated,

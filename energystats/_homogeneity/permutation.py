@@ -24,14 +24,14 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .._config import memory_budget, memory_error
 from .._missing import check_nan_policy, drop_missing, handles_missing
 from .._operator import PairwiseOperator, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
+from .._resampling import MAX_EXACT, Options, batch_size, check_options, progress_bar, pvalue, use_exact
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_data, as_groups, check_positive_int, check_resamples
+from .._validation import as_data, as_groups
 from ._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
 
 __all__ = [
@@ -47,10 +47,6 @@ _STAT_NAMES = {
     "E": "sum of pairwise n_i n_j/(n_i+n_j) E_ij (R eqdist.etest)",
     "F": "DISCO F ratio (R disco)",
 }
-#: Largest number of relabelings enumerated when ``exact=True``.
-MAX_EXACT = 10**6
-
-
 @dataclass(frozen=True, repr=False)
 class EnergyTestResult(ResultMixin):
     """Result of a k-sample energy permutation test.
@@ -131,14 +127,6 @@ def _statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np
     return E
 
 
-def _progress(iterable, total: int, enabled: bool):
-    if not enabled:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, total=total, desc="permutations", unit="batch")
-
-
 # --- Public API ----------------------------------------------------------------------
 
 
@@ -158,19 +146,12 @@ _TEST_DEFAULTS = {
 }
 
 
-def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties):
+def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties) -> Options:
     if statistic not in _STATISTICS:
         raise ValueError(f"`statistic` must be one of {_STATISTICS}, got {statistic!r}.")
-    n_resamples = check_resamples(n_resamples)
-    if not (exact == "auto" or isinstance(exact, (bool, np.bool_))):
-        raise ValueError(f"`exact` must be 'auto', True or False, got {exact!r}.")
-    if batch is not None:
-        batch = check_positive_int(batch, "batch")
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError("`progress` must be True or False.")
     if ties not in ("tolerant", "strict"):
         raise ValueError(f"`ties` must be 'tolerant' or 'strict', got {ties!r}.")
-    return n_resamples, batch
+    return check_options(n_resamples, exact, batch, progress)
 
 
 @handles_missing(("X", "labels"), data=("X",))
@@ -302,21 +283,21 @@ def energy_test(
     >>> es.energy_test([0.0, 0.1, 5.0, 5.1], [0, 0, 1, 1]).pvalue  # exact: 6 relabelings
     0.3333333333333333
     """
-    n_resamples, batch = _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties)
+    options = _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties)
     n_jobs = check_n_jobs(n_jobs)
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm, "X")
     codes, groups, sizes = as_groups(labels, X.shape[0])
-    use_exact = _use_exact(sizes, n_resamples, exact)
-    labelings = count_relabelings(sizes) if use_exact else n_resamples + 1
+    exact_used = _use_exact(sizes, options)
+    labelings = count_relabelings(sizes) if exact_used else options.n_resamples + 1
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
     # directions from a spawned stream: the relabelings are those of the exact test
     op = make_operator(
         scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
-        rng=gen.spawn(1)[0] if approximation else None, permutations=(len(groups), labelings, batch), n_jobs=n_jobs,
+        rng=gen.spawn(1)[0] if approximation else None, permutations=(len(groups), labelings, options.batch), n_jobs=n_jobs,
     )
-    res = _permutation_test(op, codes, groups, sizes, statistic, n_resamples, gen, use_exact, batch, progress, ties)
+    res = _permutation_test(op, codes, groups, sizes, statistic, options, gen, exact_used, ties)
     if not op.exact:
         res = replace(res, approximation=op.approximation, n_projections=int(n_projections))
     return _rescaled(res, scaling)
@@ -333,41 +314,25 @@ def _rescaled(res: EnergyTestResult, scaling: Scaling) -> EnergyTestResult:
     )
 
 
-def _use_exact(sizes: np.ndarray, n_resamples: int, exact) -> bool:
+def _use_exact(sizes: np.ndarray, options: Options) -> bool:
     """Whether to enumerate every distinct relabeling (see ``exact`` of :func:`energy_test`)."""
-    count = count_relabelings(sizes, MAX_EXACT)
-    use_exact = count <= min(n_resamples, MAX_EXACT) if exact == "auto" else bool(exact)
-    if use_exact and count > MAX_EXACT:
-        raise ValueError(f"`exact`=True needs more than {MAX_EXACT} relabelings; use exact='auto' or False.")
-    return use_exact
+    return use_exact(count_relabelings(sizes, MAX_EXACT), options, "relabelings")
 
 
 def _batch_size(op: PairwiseOperator, k: int, labelings: int, batch: int | None) -> int:
-    """Labelings per product: ``batch``, or as many as the memory budget holds."""
+    """Labelings per product: ``batch``, or as many as the memory budget holds beside the
+    operator (at most its ``batch_cap``)."""
     per = op.group_sums_bytes(k)
-    free = memory_budget() - op.nbytes
-    if batch is not None:
-        if per * batch > free:
-            raise memory_error(
-                f"energy_test with `batch`={batch} (n = {op.n}, k = {k}, {op.kind} operator)",
-                op.nbytes + per * batch,
-                "a smaller `batch` (or batch=None, which fits the budget)",
-            )
-        return batch
-    if per > free:
-        raise memory_error(f"energy_test with n = {op.n}, k = {k} (one relabeling, {op.kind} operator)", op.nbytes + per)
-    step = min(labelings, free // per)
-    if op.batch_cap is not None:
-        step = min(step, max(1, op.batch_cap // per))
-    return int(step)
+    cap = None if op.batch_cap is None else max(1, op.batch_cap // per)
+    return batch_size(per, labelings, f"energy_test (n = {op.n}, k = {k}, {op.kind} operator)", held=op.nbytes, batch=batch, cap=cap)
 
 
-def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use_exact, batch, progress, ties):
+def _permutation_test(op: PairwiseOperator, codes, groups, sizes, statistic, options: Options, rng, exact: bool, ties):
     """The test on a pairwise operator of the pooled data (see :func:`energy_test`)."""
     k = len(groups)
     cross = statistic == "E"
-    labelings = count_relabelings(sizes) if use_exact else n_resamples + 1
-    step = _batch_size(op, k, labelings, batch)
+    labelings = count_relabelings(sizes) if exact else options.n_resamples + 1
+    step = _batch_size(op, k, labelings, options.batch)
 
     def evaluate(block) -> np.ndarray:
         M = op.group_sums(block, k, cross)
@@ -377,10 +342,10 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
         return ValueError("`statistic`='F' is undefined when every group is constant (W = 0); use 'S' or 'E'.")
 
     n_batches = -(-labelings // step)
-    if use_exact:
+    if exact:
         relabelings = all_relabelings(sizes)
         chunks = (relabelings[a : a + step] for a in range(0, labelings, step))
-        null = np.concatenate([evaluate(c) for c in _progress(chunks, n_batches, progress)])
+        null = np.concatenate([evaluate(c) for c in progress_bar(chunks, n_batches, options.progress, "permutations")])
         # the observed labeling's own value in the enumeration: a separate evaluation
         # could round differently and count it twice
         mine = int(np.flatnonzero((relabelings == codes).all(axis=1))[0])
@@ -390,52 +355,44 @@ def _permutation_test(op, codes, groups, sizes, statistic, n_resamples, rng, use
     else:
         gen = np.random.default_rng(rng)
         if op.packed_labelings:
-            blocks = packed_batches(codes, sizes, n_resamples, step, gen)
+            blocks = packed_batches(codes, sizes, options.n_resamples, step, gen)
         else:
-            blocks = random_batches(codes, n_resamples, step, gen)
+            blocks = random_batches(codes, options.n_resamples, step, gen)
         values = []
-        for block in _progress(blocks, n_batches, progress):
+        for block in progress_bar(blocks, n_batches, options.progress, "permutations"):
             values.append(evaluate(block))
             if len(values) == 1 and not np.isfinite(values[0][0]):
                 raise undefined()
         values = np.concatenate(values)
         observed, null = float(values[0]), values[1:]
-    gamma = _tie_tolerance(observed, op.total() / (2.0 * op.n), sizes, statistic)
-    if ties == "strict":
-        # the observed labeling counts once, as itself: (1 + #{t* > t}) / (B + 1), or / M when exact
-        hits = int(np.count_nonzero(null > observed + gamma))
-        pvalue = ((hits + 1) / labelings) if use_exact else (hits + 1) / (n_resamples + 1)
-    else:
-        hits = int(np.count_nonzero(null >= observed - gamma))
-        # exact: the observed labeling is among the M relabelings and counted in hits
-        pvalue = hits / labelings if use_exact else (hits + 1) / (n_resamples + 1)
+    p = pvalue(observed, null, exact=exact, scale=_tie_scale(observed, op.total() / (2.0 * op.n), sizes, statistic),
+               strict=ties == "strict", what=f"the energy statistic {statistic}")
     return EnergyTestResult(
         statistic=observed,
-        pvalue=float(pvalue),
+        pvalue=p,
         null_distribution=null,
-        n_resamples=int(labelings if use_exact else n_resamples),
-        exact=bool(use_exact),
+        n_resamples=int(labelings if exact else options.n_resamples),
+        exact=bool(exact),
         statistic_name=statistic,
         sizes=sizes,
         groups=groups,
     )
 
 
-def _tie_tolerance(observed: float, T: float, sizes: np.ndarray, statistic: str) -> float:
-    """How far apart two values of the statistic can be by rounding alone: 100 eps times the
-    size of what they are computed from. S = T - W and E are sums of block sums whose rounding
+def _tie_scale(observed: float, T: float, sizes: np.ndarray, statistic: str) -> float:
+    """The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance: the size of what
+    the statistic is computed from. S = T - W and E are sums of block sums whose rounding
     is relative to the total dispersion T (eq. 18), not to the statistic, which can be far
     smaller (S = 3 beside T = 1,500 at n = 1,000); a labeling and its swap of two equal-sized
     groups give the same statistic exactly, and must tie however the block sums were added
-    (one sort and prefix sums on the line, a BLAS product otherwise). F = (S/(k-1)) /
+    (one sort and prefix sums on the line, a BLAS product otherwise): s = k^2 T. F = (S/(k-1)) /
     (W/(n-k)) inherits the error of S relative to W: with r = F (k-1)/(n-k) = S/W and
-    W = T/(1 + r), it is k (n-k)/(k-1) (1 + r)^2 eps."""
-    eps = np.finfo(float).eps
+    W = T/(1 + r), s = k (n-k)/(k-1) (1 + r)^2."""
     n, k = float(sizes.sum()), sizes.shape[0]
     if statistic == "F":
         r = abs(observed) * (k - 1) / (n - k)
-        return 100 * eps * max(abs(observed), k * (n - k) / (k - 1) * (1.0 + r) ** 2)
-    return 100 * eps * max(abs(observed), k * k * abs(T))
+        return k * (n - k) / (k - 1) * (1.0 + r) ** 2
+    return k * k * abs(T)
 
 
 @handles_missing(("*samples",))
@@ -545,7 +502,8 @@ def pairwise_energy_tests(
     sm = resolve_semimetric(opts["metric"], opts["exponent"], opts["sigma"])
     values, kept = drop_missing(policy, {"X": X, "labels": labels}, ("X",) if sm.precomputed else ())
     X, labels = values["X"], values["labels"]
-    n_resamples, batch = _energy_test_iv(opts["statistic"], opts["n_resamples"], opts["exact"], opts["batch"], opts["progress"], opts["ties"])
+    resampling = _energy_test_iv(opts["statistic"], opts["n_resamples"], opts["exact"], opts["batch"], opts["progress"], opts["ties"])
+    per_pair = replace(resampling, progress=False)  # one bar for the call, over the pairs
     n_jobs = check_n_jobs(opts["n_jobs"])
     X = prepare_points(X, sm, "X")
     codes, groups, _ = as_groups(labels, X.shape[0])
@@ -558,15 +516,14 @@ def pairwise_energy_tests(
         rng=gen.spawn(1)[0] if opts["approximation"] else None, repeated=len(pairs) > 1, n_jobs=n_jobs,
     )
     rows = []
-    for (i, j), stream in zip(pairs, streams):
+    for (i, j), stream in progress_bar(list(zip(pairs, streams)), len(pairs), resampling.progress, "pairs of groups"):
         keep = np.flatnonzero((codes == i) | (codes == j))
         pair_codes = (codes[keep] == j).astype(np.intp)
         sizes = np.bincount(pair_codes, minlength=2)
-        use_exact = _use_exact(sizes, n_resamples, opts["exact"])
         res = _rescaled(
             _permutation_test(
-                full.restrict(keep), pair_codes, groups[[i, j]], sizes, opts["statistic"], n_resamples,
-                stream, use_exact, batch, opts["progress"], opts["ties"],
+                full.restrict(keep), pair_codes, groups[[i, j]], sizes, opts["statistic"], per_pair,
+                stream, _use_exact(sizes, per_pair), opts["ties"],
             ),
             scaling,
         )

@@ -10,11 +10,12 @@ from .._config import check_fits
 from .._missing import handles_missing
 from .._operator import centred_gram
 from .._parallel import check_n_jobs
+from .._resampling import check_observed, check_options, permutation_null, pvalue
 from .._validation import as_data
 from ._data import as_variables
-from ._permute import GatherEngine, permutation_null, pvalue
+from ._permute import GatherEngine
 from .dcov import operators, stats_from_gram
-from .testing import IndependenceTestResult, check_test_options
+from .testing import IndependenceTestResult, pairing_scale
 
 __all__ = ["mutual_independence_test", "mvi", "mvi_test"]
 
@@ -86,7 +87,7 @@ def mutual_independence_test(
     >>> es.mutual_independence_test(X, n_resamples=199, rng=1).pvalue
     0.005
     """
-    n_resamples = check_test_options(n_resamples, exact, progress)
+    options = check_options(n_resamples, exact, progress=progress)
     n_jobs = check_n_jobs(n_jobs)
     data = X.to_numpy() if hasattr(X, "to_numpy") else X
     X = as_data(data, "X", min_samples=4)
@@ -94,7 +95,7 @@ def mutual_independence_test(
     if d < 2:
         raise ValueError(f"`X` needs at least two columns (variables), got {d}.")
     check_fits(f"mutual_independence_test's matrices (n = {n}, d = {d})", 2 * (d - 1) * 8 * n * n + GatherEngine.nbytes(n))
-    engines, weights, terms = [], [], []
+    engines, weights, terms, scales = [], [], [], []
     for k in range(d - 1):
         variables = as_variables({"X_k": X[:, k], "X_rest": X[:, k + 1 :]}, "euclidean", exponent)
         ops = operators(variables)
@@ -105,13 +106,16 @@ def mutual_independence_test(
         Uk, Ur = (_u_centred(op.dense()) for op in ops)
         engines.append(GatherEngine(lambda a, b, M=Ur: M[a:b], Uk))
         weights.append(1.0 / (n * (n - 3) * np.sqrt(stats.dvar_x * stats.dvar_y)))
+        scales.append(weights[-1] * pairing_scale(n, np.vdot(Uk, Uk), np.vdot(Ur, Ur)))
+    check_observed(sum(terms), "the sum of the bias-corrected distance correlations")
     if not engines:
-        null = np.zeros(n_resamples)
-        return IndependenceTestResult(0.0, 1.0, null, n_resamples, "Sum(R*)", 0.0, np.array(terms), "permutation", n)
-    observed, null, exact_used, count = permutation_null(_SumEngine(engines, weights), n, n_resamples, rng, exact, progress, n_jobs)
+        null = np.zeros(options.n_resamples)
+        return IndependenceTestResult(0.0, 1.0, null, options.n_resamples, "Sum(R*)", 0.0, np.array(terms), "permutation", n)
+    res = permutation_null(_SumEngine(engines, weights), n, options, rng, n_jobs)
+    observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
     return IndependenceTestResult(
         statistic=float(sum(terms)),
-        pvalue=float(pvalue(observed, null, exact_used, n_resamples)),
+        pvalue=pvalue(observed, null, exact=exact_used, scale=sum(scales), what="the sum of the bias-corrected distance correlations"),
         null_distribution=null,
         n_resamples=int(count),
         statistic_name="Sum(R*)",
@@ -140,6 +144,17 @@ class _MviEngine:
         self.xbar, self.ybar = a.sum() / n**2, b.sum() / n**2
         self.z = self.Q.sum() / n**4
         self.rows = np.arange(n)
+
+    def scale(self) -> float:
+        """The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance: the three
+        means of n I^2 = n (2 zbar - zd - z) / (xbar + ybar - z) are non-negative, so its terms
+        sum in absolute value to n (2 zbar + zd + z) / |xbar + ybar - z| (at the identity: a
+        permutation changes zbar and zd little); zd sums n^2 roots in runs of 64 n: times
+        8 sqrt(n)."""
+        n = self.n
+        zd = float(np.sqrt(self.a2 + self.b2).sum()) / n**2
+        zbar = float(np.trace(self.Q)) / n**3
+        return 8.0 * np.sqrt(n) * n * (2.0 * zbar + zd + self.z) / abs(self.xbar + self.ybar - self.z)
 
     def value(self, p: np.ndarray) -> float:
         n = self.n
@@ -240,12 +255,13 @@ def mvi_test(
     >>> es.mvi_test(x, y, n_resamples=199, rng=0).pvalue
     0.005
     """
-    n_resamples = check_test_options(n_resamples, exact, progress)
+    options = check_options(n_resamples, exact, progress=progress)
     engine = _mvi_engine(x, y)
-    observed, null, exact_used, count = permutation_null(engine, engine.n, n_resamples, rng, exact, progress, check_n_jobs(n_jobs))
+    res = permutation_null(engine, engine.n, options, rng, check_n_jobs(n_jobs))
+    observed, null, exact_used, count = check_observed(res.observed, "n I^2"), res.values, res.exact, res.count
     return IndependenceTestResult(
         statistic=float(observed),
-        pvalue=float(pvalue(observed, null, exact_used, n_resamples)),
+        pvalue=pvalue(observed, null, exact=exact_used, scale=engine.scale(), what="n I^2"),
         null_distribution=null,
         n_resamples=int(count),
         statistic_name="n I^2",

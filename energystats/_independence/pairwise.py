@@ -23,12 +23,12 @@ from .._parallel import (
     run_threads,
 )
 from .._random import as_generator
+from .._resampling import Options, check_observed, check_options, permutation_null, pvalue
 from .._results import ResultMixin
 from ._data import Variable, as_variables
-from ._permute import permutation_null, pvalue
 from .dcov import operators
 from .gamma import gamma_pvalue, permutation_moments, skewness_of
-from .testing import check_test_options, engine_for, skew_rows, variable_power_sums
+from .testing import engine_for, pairing_scale, skew_rows, variable_power_sums
 
 __all__ = ["PairwiseDcorResult", "pairwise_dcor"]
 
@@ -95,7 +95,7 @@ def _variables_of(X, groups) -> dict:
     return out
 
 
-def _pair(i: int, j: int, variables: list[Variable], ops: list, sums: list, method: str, n_resamples: int, stream, t_df: float) -> dict:
+def _pair(i: int, j: int, variables: list[Variable], ops: list, sums: list, method: str, options: Options, stream, t_df: float) -> dict:
     """The statistics and the p-value of one pair of variables."""
     n = variables[i].n
     G = centred_gram([ops[i], ops[j]])
@@ -106,20 +106,20 @@ def _pair(i: int, j: int, variables: list[Variable], ops: list, sums: list, meth
     statistic = float(G.V[0, 1]) / n
     if method == "gamma":
         mean, variance = permutation_moments(G.V[0, 0], ops[i].row_sums(), G.squares[1], ops[j].row_sums())
-        p = gamma_pvalue(float(G.V[0, 1]), mean, variance, skewness_of(sums[i], sums[j]))
+        p = gamma_pvalue(check_observed(float(G.V[0, 1]), "the distance covariance"), mean, variance, skewness_of(sums[i], sums[j]))
     elif method == "t":
         statistic = np.inf if bcdcor >= 1 else float(np.sqrt(t_df) * bcdcor / np.sqrt(1 - bcdcor**2))
         p = float(student_t.sf(statistic, t_df))
     else:
-        observed, null, exact, _ = permutation_null(engine_for(variables[i], variables[j], ops[i], ops[j]), n, n_resamples, stream, "auto", False, None)
-        p = pvalue(observed, null, exact, n_resamples)
+        null = permutation_null(engine_for(variables[i], variables[j], ops[i], ops[j]), n, options, stream)
+        p = pvalue(null.observed, null.values, exact=null.exact, scale=pairing_scale(n, *G.squares), what="the distance covariance")
     return {"x": variables[i].name, "y": variables[j].name, "dcor": dcor, "bcdcor": bcdcor, "statistic": statistic, "pvalue": p}
 
 
-def _pairs_task(pairs: list, variables: list[Variable], method: str, n_resamples: int, t_df: float, sums: list, streams: list) -> list[dict]:
+def _pairs_task(pairs: list, variables: list[Variable], method: str, options: Options, t_df: float, sums: list, streams: list) -> list[dict]:
     """A share of the pairs (a thread's, or a joblib task's with the variables sent once)."""
     ops = operators(variables)
-    return [_pair(i, j, variables, ops, sums, method, n_resamples, streams[k], t_df) for k, (i, j) in pairs]
+    return [_pair(i, j, variables, ops, sums, method, options, streams[k], t_df) for k, (i, j) in pairs]
 
 
 def pairwise_dcor(
@@ -197,7 +197,7 @@ def pairwise_dcor(
 
     if method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}.")
-    n_resamples = check_test_options(n_resamples, "auto", False)
+    options = check_options(n_resamples)
     n_jobs = check_n_jobs(n_jobs)
     columns, keep = drop_missing(check_nan_policy(nan_policy, propagate=False, where="pairwise_dcor()"), _variables_of(X, groups))
     variables = as_variables(columns, "euclidean", exponent, min_samples=4)
@@ -210,7 +210,7 @@ def pairwise_dcor(
     pairs = list(enumerate(combinations(range(len(variables)), 2)))
     streams = gen.spawn(len(pairs))
     t_df = n * (n - 3) / 2.0 - 1.0
-    task = functools.partial(_pairs_task, method=method, n_resamples=n_resamples, t_df=t_df, sums=sums, streams=streams)
+    task = functools.partial(_pairs_task, method=method, options=options, t_df=t_df, sums=sums, streams=streams)
     if n_workers(n_jobs) > 1:
         chunks = [pairs[a : a + max(1, len(pairs) // 64)] for a in range(0, len(pairs), max(1, len(pairs) // 64))]
         parts = run_tasks(task, [{"pairs": c} for c in chunks], n_jobs, shared={"variables": variables})

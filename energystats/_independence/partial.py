@@ -28,11 +28,12 @@ from .._config import check_fits
 from .._missing import handles_missing
 from .._operator import PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
+from .._resampling import check_options, permutation_null, pvalue
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
-from ._permute import GatherEngine, permutation_null, pvalue
+from ._permute import GatherEngine
 from .dcov import gram_of, operators
-from .testing import IndependenceTestResult, check_test_options
+from .testing import IndependenceTestResult, pairing_scale
 
 __all__ = ["pdcor", "pdcor_test", "pdcov", "pdcov_test"]
 
@@ -152,7 +153,7 @@ def _projection(op: PairwiseOperator, z_matrix: np.ndarray, c: float) -> np.ndar
 
 
 def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs) -> IndependenceTestResult:
-    n_resamples = check_test_options(n_resamples, exact, progress)
+    options = check_options(n_resamples, exact, progress=progress)
     n_jobs = check_n_jobs(n_jobs)
     variables = _variables(x, y, z, metric, exponent, sigma)
     n = variables[0].n
@@ -169,8 +170,9 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
     Py = _projection(ops[1], Cz, cy)
     del Cz
     engine = GatherEngine(lambda a, b: Py[a:b], Px)
-    observed, null, exact_used, count = permutation_null(engine, n, n_resamples, rng, exact, progress, n_jobs)
-    p = pvalue(observed, null, exact_used, n_resamples)
+    res = permutation_null(engine, n, options, rng, n_jobs)
+    observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
+    p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, np.vdot(Px, Px), np.vdot(Py, Py)), what="the partial distance covariance")
     fx, fy = variables[0].scaling.log2_factor, variables[1].scaling.log2_factor
     if statistic == "n pdcov":  # R's statistic: n times the U-product
         scale = 2.0 ** (fx + fy) / (n - 3)

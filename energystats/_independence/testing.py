@@ -14,11 +14,11 @@ from .._missing import handles_missing
 from .._operator import PairwiseOperator, centred_gram, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
+from .._resampling import check_observed, check_options, permutation_null, pvalue
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
-from .._validation import check_resamples
 from ._data import Variable, as_variables
-from ._permute import GatherEngine, SortedEngine, permutation_null, pvalue
+from ._permute import GatherEngine, SortedEngine
 from .dcov import (
     DCovStatsResult,
     gram_of,
@@ -29,7 +29,7 @@ from .dcov import (
 from .gamma import SKEW_ROWS, gamma_pvalue, permutation_moments, power_sums, skewness_of
 from .projection import N_PROJECTIONS, ProjectedEngine, check_projection, project, projection_gamma
 
-__all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "check_test_options"]
+__all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "pairing_scale"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -96,14 +96,18 @@ class IndependenceTestResult(ResultMixin):
         return [f"{kind} permutation null: median {q[0]:.6g}, 95th percentile {q[1]:.6g}"]
 
 
-def check_test_options(n_resamples, exact, progress) -> int:
-    """Validate the options every permutation test takes (messages name the argument)."""
-    n_resamples = check_resamples(n_resamples)
-    if not (exact == "auto" or isinstance(exact, (bool, np.bool_))):
-        raise ValueError(f"`exact` must be 'auto', True or False, got {exact!r}.")
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError("`progress` must be True or False.")
-    return n_resamples
+def pairing_scale(n: int, squares_x, squares_y):
+    r"""The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance for
+    :math:`S(\pi) = \sum_{ij} A_{ij} b_{\pi(i)\pi(j)}`, from the raw sums of squares
+    :math:`\sum_{ij} a_{ij}^2` and :math:`\sum_{ij} b_{ij}^2` of the two matrices. The terms
+    sum in absolute value to at most :math:`\|A\|\,\|b\| \le \|a\|\,\|b\|` (Cauchy-Schwarz;
+    centring is a projection), and the O(n log n) expansion's three terms to at most
+    :math:`4\|a\|\,\|b\|` (:math:`\sum_i a_{i\cdot}^2 \le n \|a\|^2`,
+    :math:`a_{\cdot\cdot} \le n \|a\|`); the longest run of sequential additions is a gather's
+    block of 64 rows (a dot product of 64 n terms) or a cumulative sum of n: times
+    :math:`8\sqrt n`. Tied values of the statistic (permutations that give the same
+    contingency table of categorical data) then tie on every machine."""
+    return 32.0 * np.sqrt(n * np.asarray(squares_x, dtype=float) * np.asarray(squares_y, dtype=float))
 
 
 def engine_for(x: Variable, y: Variable, op_x: PairwiseOperator, op_y: PairwiseOperator):
@@ -157,13 +161,26 @@ def _dcor_of(denominator: float):
     return lambda s: np.zeros_like(np.asarray(s, float))
 
 
+def _projected_scale(x: Variable, y: Variable, directions: tuple[np.ndarray, np.ndarray]) -> float:
+    r""":func:`pairing_scale` summed over the projection pairs, with the raw sums of squares of
+    a projection's distances :math:`\sum_{ij} (u^\top x_i - u^\top x_j)^2 = 2n\, u^\top
+    X_c^\top X_c u` from the centred cross-products (no pass over the projections)."""
+    n = x.n
+
+    def squares(data: np.ndarray, U: np.ndarray) -> np.ndarray:
+        C = data - data.mean(axis=0)
+        return 2.0 * n * np.einsum("kd,de,ke->k", U, C.T @ C, U)
+
+    return float(pairing_scale(n, squares(x.data, directions[0]), squares(y.data, directions[1])).sum())
+
+
 def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections) -> IndependenceTestResult:
     """:func:`dcov_test` and :func:`dcor_test`: every method, exact or projected."""
     if method not in _METHODS:
         raise ValueError(f"`method` must be 'permutation' or 'gamma', got {method!r}.")
     if approximation not in (None, "projection"):
         raise ValueError(f"`approximation` must be None or 'projection', got {approximation!r}.")
-    n_resamples = check_test_options(n_resamples, exact, progress)
+    options = check_options(n_resamples, exact, progress=progress)
     n_jobs = check_n_jobs(n_jobs)
     vx, vy = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     n = vx.n
@@ -177,8 +194,9 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
         if method == "gamma":
             observed, p = float(P.V_xy.sum()), projection_gamma(vx, vy, P, gen)[1]  # the engine's units: sum of S_k
         else:
-            observed, null, exact_used, count = permutation_null(ProjectedEngine(vx, vy, P.directions), n, n_resamples, gen, exact, progress, n_jobs)
-            p = pvalue(observed, null, exact_used, n_resamples)
+            res = permutation_null(ProjectedEngine(vx, vy, P.directions), n, options, gen, n_jobs)
+            observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
+            p = pvalue(observed, null, exact=exact_used, scale=_projected_scale(vx, vy, P.directions), what="the projected distance covariance")
         scale_xy = P.scale_xy / K
         observed, null = observed * scale_xy, (None if null is None else null * scale_xy)
         denominator = 0.0 if estimates is None else np.sqrt(P.scale_xx * P.scale_yy * np.mean(P.V_xx) * np.mean(P.V_yy))
@@ -190,10 +208,11 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
         if method == "gamma":
             observed = float(G.V[0, 1])
             mean, variance = permutation_moments(G.V[0, 0], ops[0].row_sums(), G.squares[1], ops[1].row_sums())
-            p = gamma_pvalue(observed, mean, variance, _skewness(vx, vy))
+            p = gamma_pvalue(check_observed(observed, "the distance covariance"), mean, variance, _skewness(vx, vy))
         else:
-            observed, null, exact_used, count = permutation_null(engine_for(vx, vy, *ops), n, n_resamples, gen, exact, progress, n_jobs)
-            p = pvalue(observed, null, exact_used, n_resamples)
+            res = permutation_null(engine_for(vx, vy, *ops), n, options, gen, n_jobs)
+            observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
+            p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, *G.squares), what="the distance covariance")
         denominator = np.sqrt(max(G.V[0, 0], 0.0) * max(G.V[1, 1], 0.0))  # dCor^2 = S / denominator
         estimate = estimates.dcov if statistic == "nV^2" else estimates.dcor
     if statistic == "nV^2":  # n V_n^2 = S / n, in the data's units
@@ -413,7 +432,7 @@ def dcor_ttest(
     if n < 4:
         raise ValueError(f"the distance correlation t-test needs at least 4 samples (it divides by n(n - 3)), got {n}.")
     stats = stats_from_gram(gram_of([vx, vy], n_jobs=check_n_jobs(n_jobs)), "U", (vx.scaling.log2_factor, vy.scaling.log2_factor))
-    r = stats.dcor
+    r = check_observed(stats.dcor, "the bias-corrected distance correlation")
     df = n * (n - 3) / 2.0 - 1.0
     T = np.inf if r >= 1.0 else float(np.sqrt(df) * r / np.sqrt(1.0 - r * r))
     return IndependenceTestResult(

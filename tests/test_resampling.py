@@ -1,0 +1,182 @@
+"""The one resampling engine: validation, the exact-or-random choice, batches, progress, and
+the one p-value with its tie tolerance, used by every Monte Carlo test of the package."""
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import energystats as es
+from energystats import _resampling as rs
+
+PACKAGE = Path(es.__file__).parent
+
+
+# --- the p-value ---------------------------------------------------------------------------
+
+
+def test_pvalue_counts_the_observed_resample_once():
+    null = np.array([0.5, 1.0, 2.0, 3.0])
+    assert rs.pvalue(2.0, null) == 3 / 5  # 1 + #{2, 3}
+    assert rs.pvalue(10.0, null) == 1 / 5  # never 0
+    assert rs.pvalue(-1.0, null) == 1.0
+    assert rs.pvalue(2.0, null, strict=True) == 2 / 5  # 1 + #{3}
+    # exact: the observed value is among the M enumerated ones
+    assert rs.pvalue(2.0, null, exact=True) == 2 / 4
+    assert rs.pvalue(2.0, null, exact=True, strict=True) == 2 / 4  # 1 + #{3}
+
+
+def test_pvalue_of_several_statistics_sharing_their_resamples():
+    null = np.array([[1.0, 5.0], [2.0, 6.0], [3.0, 7.0]])
+    p = rs.pvalue(np.array([2.0, 8.0]), null)
+    np.testing.assert_array_equal(p, [3 / 4, 1 / 4])
+
+
+def test_a_value_equal_up_to_rounding_ties_and_one_beyond_the_tolerance_does_not():
+    """A planted tie: the same terms added in two orders round apart; the tolerance 100 eps s
+    counts the null value as equal, and nothing further away than that."""
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=5_000) * 1e3
+    terms = rng.permutation(np.r_[a, -a, 1.0])  # a small sum of large terms: exactly 1
+    forward, backward = float(np.sum(terms)), float(sum(terms[::-1].tolist()))
+    scale = float(np.abs(terms).sum()) * np.sqrt(terms.size)
+    low, high = sorted([forward, backward])
+    assert low != high  # rounding alone separates them
+    assert rs.pvalue(high, np.array([low]), scale=scale) == 1.0  # counted: a tie
+    assert rs.pvalue(high, np.array([low]), scale=0.0) == 0.5  # relative to t alone: missed
+    beyond = high - 2 * rs.TIE_RTOL * scale
+    assert rs.pvalue(high, np.array([beyond]), scale=scale) == 0.5
+
+
+@pytest.mark.parametrize("observed, word", [(np.nan, "NaN"), (np.inf, "infinite"), (-np.inf, "infinite")])
+def test_a_statistic_that_is_not_a_number_gets_no_pvalue(observed, word):
+    with pytest.raises(ValueError, match=f"the test statistic is {word}, so it has no p-value"):
+        rs.pvalue(observed, np.zeros(9))
+    with pytest.raises(ValueError, match=f"dCov is {word}"):
+        rs.pvalue(np.array([1.0, observed]), np.zeros((9, 2)), what="dCov")
+
+
+def test_a_null_value_that_is_nan_cannot_be_counted():
+    with pytest.raises(ValueError, match="NaN on 2 of the 5 resamples"):
+        rs.pvalue(1.0, np.array([0.0, np.nan, 2.0, np.nan, 1.0]))
+
+
+# --- options, the exact-or-random choice, batches, progress ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"n_resamples": 0}, ValueError, "`n_resamples` must be a positive integer, got 0"),
+        ({"n_resamples": 9.0}, TypeError, "`n_resamples` must be a positive integer, got float"),
+        ({"n_resamples": True}, TypeError, "`n_resamples` must be a positive integer, got bool"),
+        ({"n_resamples": 10**8}, ValueError, "`n_resamples` must be at most 10,000,000"),
+        ({"n_resamples": 9, "exact": "yes"}, ValueError, "`exact` must be 'auto', True or False, got 'yes'"),
+        ({"n_resamples": 9, "batch": 0}, ValueError, "`batch` must be an integer >= 1"),
+        ({"n_resamples": 9, "progress": "no"}, TypeError, "`progress` must be True or False, got 'no'"),
+    ],
+)
+def test_options_are_checked_with_messages_naming_the_argument(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        rs.check_options(**kwargs)
+
+
+def test_exact_auto_enumerates_only_what_is_no_more_work_than_the_draws(monkeypatch):
+    assert rs.use_exact(20, rs.check_options(20), "relabelings")
+    assert not rs.use_exact(21, rs.check_options(20), "relabelings")
+    assert not rs.use_exact(5, rs.check_options(20, exact=False), "relabelings")
+    assert rs.use_exact(5_000, rs.check_options(20, exact=True), "relabelings")
+    monkeypatch.setattr(rs, "MAX_EXACT", 100)
+    assert not rs.use_exact(101, rs.check_options(10**4), "relabelings")  # past the cap: drawn
+    with pytest.raises(ValueError, match="`exact`=True needs more than 100 permutations"):
+        rs.use_exact(101, rs.check_options(9, exact=True), "permutations")
+
+
+def test_batches_fit_the_working_memory_or_say_why_not():
+    with es.config_context(working_memory=1.0):  # MiB
+        assert rs.batch_size(1000, 10**6, "a test") == 2**20 // 1000
+        assert rs.batch_size(1000, 10, "a test") == 10
+        assert rs.batch_size(1000, 10**6, "a test", cap=7) == 7
+        assert rs.batch_size(1000, 10**6, "a test", batch=3) == 3
+        with pytest.raises(es.WorkingMemoryError, match="a test with `batch`=2000"):
+            rs.batch_size(1000, 10**6, "a test", batch=2000)
+        with pytest.raises(es.WorkingMemoryError, match=r"a test \(one resample\)"):
+            rs.batch_size(2 * 2**20, 10, "a test")
+
+
+def test_one_progress_bar_and_none_for_a_single_batch(capsys):
+    items = [1, 2, 3]
+    assert rs.progress_bar(items, 1, True, "x") is items
+    assert rs.progress_bar(items, 3, False, "x") is items
+    assert list(rs.progress_bar(items, 3, True, "resamples")) == items
+    assert "resamples" in capsys.readouterr().err
+
+
+def test_permutation_null_draws_the_same_permutations_whatever_the_batch():
+    engine = lambda perms: perms[:, 0].astype(float)  # noqa: E731 - the first row's partner
+    a = rs.permutation_null(engine, 12, rs.check_options(50), 3)
+    b = rs.permutation_null(engine, 12, rs.check_options(50, batch=7), 3)
+    assert a.observed == b.observed == 0.0 and not a.exact
+    np.testing.assert_array_equal(a.values, b.values)
+    exact = rs.permutation_null(engine, 4, rs.check_options(50), 3)
+    assert exact.exact and exact.count == 24 and np.bincount(exact.values.astype(int)).tolist() == [6, 6, 6, 6]
+
+
+# --- every Monte Carlo p-value of the package goes through the one function ----------------
+
+
+def test_no_module_counts_its_own_monte_carlo_pvalue():
+    """The p-value is computed in _resampling only: no other module compares a null
+    distribution with the statistic (``null >= ...``) or divides by B + 1 itself."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "_resampling.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.GtE, ast.Gt)) for op in node.ops):
+                names = {n.id for n in ast.walk(node.left) if isinstance(n, ast.Name)}
+                if names & {"null", "values"}:
+                    found.append(f"{path.name}:{node.lineno}")
+    assert found == []
+
+
+def test_the_check_sees_a_planted_pvalue():
+    source = "def p(null, t, B):\n    return (1 + (null >= t).sum()) / (B + 1)\n"
+    tree = ast.parse(source)
+    hits = [n for n in ast.walk(tree) if isinstance(n, ast.Compare) and {m.id for m in ast.walk(n.left) if isinstance(m, ast.Name)} & {"null"}]
+    assert len(hits) == 1
+
+
+# --- the families: a statistic that is not a number is refused, ties tie -------------------
+
+
+def test_goodness_of_fit_refuses_parameters_that_make_the_statistic_undefined():
+    x = np.random.default_rng(0).normal(size=30)
+    with pytest.raises(ValueError, match=r"`known_params` gave norm parameters loc=.*, scale=0: they must be finite, with scale > 0"):
+        es.energy_gof(x, stats.norm, known_params={"scale": 0}, n_resamples=9, rng=0)
+    with pytest.raises(ValueError, match=r"`dist` gave norm parameters loc=nan, scale=1"):
+        es.energy_gof(x, stats.norm(np.nan, 1), n_resamples=9, rng=0)
+    with pytest.raises(ValueError, match=r"`fit` gave norm parameters loc=nan, scale=1"):
+        es.energy_gof(x, stats.norm, fit=lambda data: (np.nan, 1.0), n_resamples=9, rng=0)
+
+
+def test_categorical_ties_count_as_the_contingency_tables_say():
+    """Two binary variables: S(pi) depends on the permutation only through the 2 x 2 table, so
+    permutations with the observed table tie it exactly. The p-value equals the one counted in
+    integers from the tables of the same permutations (the engine draws them as below)."""
+    rng = np.random.default_rng(5)
+    n, B = 400, 199
+    x = rng.integers(0, 2, n)
+    y = rng.integers(0, 2, n)  # independent: the observed table lies among the null ones
+    res = es.dcov_test(x.astype(str), pd.Categorical(y), n_resamples=B, rng=0)
+    gen = np.random.default_rng(0)
+    perms = np.tile(np.arange(n), (B + 1, 1))
+    gen.permuted(perms[1:], axis=1, out=perms[1:])
+    # dCov^2 of two binary variables is a function of |n n_11 - n_1. n_.1| (the table's determinant)
+    det = np.abs(n * ((x == 1) & (y[perms] == 1)).sum(axis=1) - (x == 1).sum() * (y == 1).sum())
+    expected = (1 + np.count_nonzero(det[1:] >= det[0])) / (B + 1)
+    assert np.count_nonzero(det[1:] == det[0]) > 0  # ties there are
+    assert res.pvalue == expected
