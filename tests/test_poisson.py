@@ -87,7 +87,7 @@ def test_all_statistics_come_from_the_same_samples():
                                rtol=1e-12)
     np.testing.assert_array_equal(full.pvalue, np.r_[m.pvalue, e.pvalue])
     assert full.tests == ("M-CvM", "M-AD", "E") and m.tests == ("M-CvM", "M-AD") and e.tests == ("E",)
-    with es.config_context(working_memory=0.01):  # blocks of a few samples
+    with es.config_context(working_memory=0.1):  # blocks of two samples (42 KiB each)
         blocked = es.poisson_test(x, n_resamples=59, rng=4)
     np.testing.assert_allclose(blocked.null_distribution, full.null_distribution, rtol=1e-12)
 

@@ -6,11 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._config import memory_budget
 from .._missing import handles_missing
 from .._operator.sorted import sorted_pair_sums
 from .._random import as_generator
-from .._resampling import check_observed, check_resamples, pvalue
+from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
 from .._validation import as_data
 from ._limit import normal_limit_sf
@@ -204,7 +203,7 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
                                 n_resamples=None, null_distribution=None, **estimates)
     B = 999 if n_resamples is None else check_resamples(n_resamples)
     gen = as_generator(rng)
-    step = max(1, min(B, memory_budget() // (8 * n * 6)))  # the draws and five temporaries of their size
+    step = batch_size(8 * n * 6, B, f"normal_test (n = {n})")  # the draws and five temporaries of their size
     null = np.concatenate([_statistics(gen.standard_normal((min(step, B - a), n))) for a in range(0, B, step)])
     # standardised with the n - 1 sd: var(y) = (n - 1)/n <= 1
     scale = tie_scale(statistic, n, _BETWEEN, 1.0)

@@ -41,11 +41,10 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .._config import memory_budget
 from .._missing import handles_missing
 from .._operator.sorted import sorted_pair_sums
 from .._random import as_generator
-from .._resampling import check_observed, check_resamples, pvalue
+from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
 from .._validation import as_data
 from ._standard import tie_scale
@@ -317,7 +316,7 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
     observed = check_observed(_statistics(x[None, :], tests)[0], "the Poisson statistic")
     gen = as_generator(rng)
     width = _grid(x[None, :], np.array([lam])).size + 2 * int(_SPAN_SD * np.sqrt(lam) + _SPAN_ADD)
-    step = max(1, min(B, memory_budget() // (8 * 16 * (n + width))))  # 16 arrays of the samples' or the grid's size
+    step = batch_size(8 * 16 * (n + width), B, f"poisson_test (n = {n}, a grid of {width} counts)")  # 16 arrays of the samples' or the grid's size
     null = np.concatenate([_statistics(gen.poisson(lam, size=(min(step, B - a), n)), tests) for a in range(0, B, step)])
     # the M statistics are n times sums of non-negative terms over the grid (their own size,
     # times the square root of the grid's length); E is an energy statistic (tie_scale)

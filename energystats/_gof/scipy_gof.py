@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from .._config import memory_budget
 from .._missing import handles_missing
 from .._operator.sorted import sorted_pair_sums
 from .._random import as_generator
-from .._resampling import check_observed, check_resamples, pvalue
+from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
 from .._validation import as_data
 from ._fits import fitter, parameter_names
@@ -295,7 +294,7 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
         raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
     null_dist = family(*params)
     statistic = float(check_observed(_statistic(family, params[:-2], params[-2], params[-1], x[None, :])[0], "the energy goodness-of-fit statistic"))
-    step = max(1, min(B, memory_budget() // (8 * n * 8)))
+    step = batch_size(8 * n * 8, B, f"energy_gof (n = {n})")  # the draws, their fits and temporaries
     null = []
     for a in range(0, B, step):
         samples = null_dist.rvs(size=(min(step, B - a), n), random_state=gen)
