@@ -43,7 +43,7 @@ from scipy import special, stats
 
 from .._config import memory_budget
 from .._missing import handles_missing
-from .._operator.sorted import sorted_pair_sums
+from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._results import ResultMixin
 from .._validation import as_data, check_resamples

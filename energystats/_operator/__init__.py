@@ -28,6 +28,8 @@ So, as every solver in :mod:`scipy.sparse.linalg` is written against a
                 features (Wang, Gittens & Mahoney 2019).
 ``centred``     :class:`CentredKernel`: :math:`G = -\tfrac12 J D J^\top` on any D.
 ``matrices``    the full-matrix builders (dense operator, public matrix functions).
+``permuted``    the permutation engines of two operators (:func:`permuted_products`).
+``pairs``       the centred products of several operators (:func:`centred_gram`).
 
 Which one a computation gets is decided in :func:`make_operator` from what the
 caller will ask (one pass, several, a batch of relabelings), the approximation it
@@ -47,7 +49,6 @@ import numpy as np
 from .._config import memory_budget
 from .._parallel import THREADS, n_workers
 from .._semimetric import Semimetric
-from .._validation import check_positive_int
 from ._base import PairwiseOperator, indicator
 from ._prefix import PackedLabelings
 from ._tiled import TILE
@@ -56,16 +57,27 @@ from .dense import DenseOperator
 from .matrices import centre_in_place, condensed_semimetric, dense_bytes, semimetric_matrix
 from .nystroem import FeatureMap, NystroemOperator, band_rows, nystroem_features, nystroem_map
 from .pairs import CentredGram, centred_gram
-from .projection import ProjectionOperator, random_directions, sphere_constant
-from .sorted import SortedOperator
+from .permuted import GatherEngine, permuted_products
+from .projection import (
+    N_PROJECTIONS,
+    ProjectionOperator,
+    check_projection,
+    line_pair_sums,
+    projected_pair_sums,
+    random_directions,
+    sphere_constant,
+)
+from .sorted import SortedOperator, sorted_pair_sums
 from .streamed import TILE_ENTRY_BYTES, StreamedOperator
 
 __all__ = [
+    "N_PROJECTIONS",
     "TILE",
     "CentredGram",
     "CentredKernel",
     "DenseOperator",
     "FeatureMap",
+    "GatherEngine",
     "NystroemOperator",
     "PackedLabelings",
     "PairwiseOperator",
@@ -74,15 +86,22 @@ __all__ = [
     "StreamedOperator",
     "band_rows",
     "centre_in_place",
+    "check_projection",
     "centred_gram",
+    "centred_kernel",
     "condensed_semimetric",
     "dense_bytes",
+    "feature_operator",
     "indicator",
+    "line_pair_sums",
     "make_operator",
     "nystroem_features",
     "nystroem_map",
+    "permuted_products",
+    "projected_pair_sums",
     "random_directions",
     "semimetric_matrix",
+    "sorted_pair_sums",
     "sphere_constant",
 ]
 
@@ -96,7 +115,8 @@ def make_operator(
     kernel: bool = False,
     weights: np.ndarray | None = None,
     approximation: str | None = None,
-    n_projections: int = 50,
+    n_projections: int = N_PROJECTIONS,
+    directions: np.ndarray | None = None,
     n_components: int = 300,
     landmarks: str = "d2",
     rng: np.random.Generator | None = None,
@@ -119,7 +139,8 @@ def make_operator(
         instead of the semimetric D.
     approximation : {None, "projection", "nystroem"}
         ``"projection"`` (D only; Euclidean distance with exponent 1): the average of
-        ``n_projections`` one-dimensional distances along directions drawn from ``rng``.
+        ``n_projections`` one-dimensional distances along directions drawn from ``rng``
+        (or along the given ``directions``, L x d).
         ``"nystroem"`` (G only): features from ``n_components`` landmarks drawn from
         ``rng`` by ``landmarks`` ("d2" or "uniform").
     repeated : bool
@@ -149,7 +170,7 @@ def make_operator(
         held matrix.
     """
     if approximation is not None:
-        op = _approximate(X, semimetric, kernel, weights, approximation, n_projections, n_components, landmarks, rng)
+        op = _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_components, landmarks, rng)
         return op.with_jobs(n_jobs)
     if kernel:
         op = _kernel(X, semimetric, weights, reserve, n_jobs)
@@ -163,7 +184,7 @@ def make_operator(
     return op
 
 
-def _approximate(X, semimetric, kernel, weights, approximation, n_projections, n_components, landmarks, rng) -> PairwiseOperator:
+def _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_components, landmarks, rng) -> PairwiseOperator:
     """The operator of ``approximation``, after checking that it applies."""
     if approximation != _APPROXIMATIONS[kernel]:
         raise ValueError(f"`approximation` must be None or {_APPROXIMATIONS[kernel]!r}, got {approximation!r}.")
@@ -171,14 +192,12 @@ def _approximate(X, semimetric, kernel, weights, approximation, n_projections, n
         op = NystroemOperator(*nystroem_features(X, semimetric, weights, n_components, rng, landmarks))
         op.recipe = functools.partial(NystroemOperator, op.features, op.feature_map, op.residual)
         return op
-    if not (semimetric.is_euclidean_power and semimetric.exponent == 1.0):
-        raise ValueError(
-            "`approximation`='projection' estimates the Euclidean distance: it needs metric='euclidean' "
-            f"with exponent=1, got metric={semimetric.metric!r}, exponent={semimetric.exponent:g}."
-        )
-    L = check_positive_int(n_projections, "n_projections")
-    op = ProjectionOperator(X, random_directions(L, X.shape[1], rng))
-    op.recipe = functools.partial(ProjectionOperator, X, op.directions)
+    if directions is None:
+        directions = random_directions(check_projection(n_projections, {"": semimetric}), X.shape[1], rng)
+    else:
+        check_projection(directions.shape[0], {"": semimetric})
+    op = ProjectionOperator(X, directions)
+    op.recipe = functools.partial(make_operator, X, semimetric, approximation="projection", directions=directions)
     return op
 
 
@@ -226,3 +245,16 @@ def _kernel(X, semimetric, weights, reserve: int, n_jobs) -> PairwiseOperator:
     if not semimetric.precomputed and not semimetric.is_abs_difference(X) and dense_bytes(n) + reserve <= memory_budget():
         return DenseOperator(centre_in_place(semimetric_matrix(X, semimetric), weights), owned=True)
     return CentredKernel(_semimetric(X, semimetric, False, 0, n_jobs), weights)
+
+
+def centred_kernel(op: PairwiseOperator, weights: np.ndarray | None = None) -> PairwiseOperator:
+    r"""The centred kernel :math:`G = -\tfrac12 J D J^\top` (eq. 7, reference point the
+    weighted mean with ``weights``) of an existing semimetric operator D, without forming it:
+    products and rows of G from D's, one product with D for the centring."""
+    return CentredKernel(op, weights)
+
+
+def feature_operator(features: np.ndarray) -> PairwiseOperator:
+    r"""The Gram matrix :math:`\Phi\Phi^\top` of given features Φ (n x r) as an operator:
+    products O(n r m), memory O(n r) (the features themselves), as the Nyström back-end."""
+    return NystroemOperator(features)

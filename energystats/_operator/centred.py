@@ -29,6 +29,7 @@ class CentredKernel(TiledOperator):
         if isinstance(D, TiledOperator):
             self.tile = D.tile
         self.threads = D.threads
+        self.tiled = D.tiled
         self.approximation = D.approximation
         self.kind = f"centred {D.kind}"
         self.p = np.full(self.n, 1.0 / self.n) if weights is None else weights / weights.sum()

@@ -32,6 +32,8 @@ class SortedOperator(PairwiseOperator):
     """
 
     kind = "sorted"
+    on_line = True
+    tiled = True  # its tiles are |x_i - x_j| of two slices
     batch_cap = 64 * 2**20
     packed_labelings = True
 
