@@ -172,16 +172,14 @@ def make_operator(
     if approximation is not None:
         op = _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_components, landmarks, rng)
         return op.with_jobs(n_jobs)
-    if kernel:
-        op = _kernel(X, semimetric, weights, reserve, n_jobs)
-    elif permutations is not None:
-        op = _for_permutations(X, semimetric, *permutations, n_jobs)
-    else:
-        op = _semimetric(X, semimetric, repeated, reserve, n_jobs, sort)
-    op.recipe = functools.partial(
+    recipe = functools.partial(
         make_operator, X, semimetric, kernel=kernel, weights=weights, repeated=repeated, permutations=permutations, reserve=reserve, sort=sort
     )
-    return op
+    if kernel:
+        return _kernel(X, semimetric, weights, reserve, n_jobs, recipe)
+    if permutations is not None:
+        return _for_permutations(X, semimetric, *permutations, n_jobs, recipe)
+    return _semimetric(X, semimetric, repeated, reserve, n_jobs, sort, recipe)
 
 
 def _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_components, landmarks, rng) -> PairwiseOperator:
@@ -189,62 +187,60 @@ def _approximate(X, semimetric, kernel, weights, approximation, n_projections, d
     if approximation != _APPROXIMATIONS[kernel]:
         raise ValueError(f"`approximation` must be None or {_APPROXIMATIONS[kernel]!r}, got {approximation!r}.")
     if kernel:
-        op = NystroemOperator(*nystroem_features(X, semimetric, weights, n_components, rng, landmarks))
-        op.recipe = functools.partial(NystroemOperator, op.features, op.feature_map, op.residual)
-        return op
+        features = nystroem_features(X, semimetric, weights, n_components, rng, landmarks)
+        return NystroemOperator(*features, recipe=functools.partial(NystroemOperator, *features))
     if directions is None:
         directions = random_directions(check_projection(n_projections, {"": semimetric}), X.shape[1], rng)
     else:
         check_projection(directions.shape[0], {"": semimetric})
-    op = ProjectionOperator(X, directions)
-    op.recipe = functools.partial(make_operator, X, semimetric, approximation="projection", directions=directions)
-    return op
+    return ProjectionOperator(X, directions, recipe=functools.partial(make_operator, X, semimetric, approximation="projection", directions=directions))
 
 
-def _streamed(X: np.ndarray, semimetric: Semimetric) -> StreamedOperator:
+def _streamed(X: np.ndarray, semimetric: Semimetric, recipe=None) -> StreamedOperator:
     """A streamed operator whose tiles take at most a quarter of the budget."""
     tile = min(TILE, max(1, math.isqrt(memory_budget() // (4 * TILE_ENTRY_BYTES * THREADS))))
-    return StreamedOperator(X, semimetric, tile)
+    return StreamedOperator(X, semimetric, tile, recipe=recipe)
 
 
-def _semimetric(X, semimetric, repeated: bool, reserve: int, n_jobs, sort: bool = True) -> PairwiseOperator:
-    """D: the user's matrix, sorted in one dimension, distributed, held, or streamed."""
+def _semimetric(X, semimetric, repeated: bool, reserve: int, n_jobs, sort: bool = True, recipe=None) -> PairwiseOperator:
+    """D: the user's matrix, sorted in one dimension, distributed, held, or streamed
+    (``recipe``: what rebuilds it, for its constructor)."""
     if semimetric.precomputed:
-        return DenseOperator(X)
+        return DenseOperator(X, recipe=recipe)
     if sort and semimetric.is_abs_difference(X):
-        return SortedOperator(X[:, 0])
+        return SortedOperator(X[:, 0], recipe=recipe)
     if n_workers(n_jobs) > 1:  # tiles at most a quarter of the data a side: work for every worker
-        return StreamedOperator(X, semimetric, min(TILE, max(1, -(-X.shape[0] // 4))), threads=1).with_jobs(n_jobs)
+        return StreamedOperator(X, semimetric, min(TILE, max(1, -(-X.shape[0] // 4))), threads=1, recipe=recipe).with_jobs(n_jobs)
     n = X.shape[0]
     # a matrix of at most four tiles is one BLAS call, faster than tiling it
     if (repeated or n <= 2 * TILE) and dense_bytes(n) + reserve <= memory_budget():
-        return DenseOperator(semimetric_matrix(X, semimetric), owned=True)
-    return _streamed(X, semimetric)
+        return DenseOperator(semimetric_matrix(X, semimetric), owned=True, recipe=recipe)
+    return _streamed(X, semimetric, recipe)
 
 
-def _for_permutations(X, semimetric, k: int, labelings: int, batch: int | None, n_jobs) -> PairwiseOperator:
+def _for_permutations(X, semimetric, k: int, labelings: int, batch: int | None, n_jobs, recipe) -> PairwiseOperator:
     """D for the block sums of many labelings: streamed when every labeling fits one pass
     over the tiles, else held when the matrix fits beside a batch, else streamed with one
     pass per batch (distributed with more than one worker)."""
-    op = _semimetric(X, semimetric, False, 0, n_jobs)
+    op = _semimetric(X, semimetric, False, 0, n_jobs, recipe=recipe)
     if isinstance(op, StreamedOperator) and not op._distributed():
         per = op.group_sums_bytes(k)
         step = batch or (memory_budget() - op.nbytes) // per
         if step < labelings:
-            op = _semimetric(X, semimetric, True, per * (batch or 1), None)
+            op = _semimetric(X, semimetric, True, per * (batch or 1), None, recipe=recipe)
     return op
 
 
-def _kernel(X, semimetric, weights, reserve: int, n_jobs) -> PairwiseOperator:
+def _kernel(X, semimetric, weights, reserve: int, n_jobs, recipe) -> PairwiseOperator:
     """G: a given Gram matrix as it is; points whose matrix fits the budget get G computed
     and centred in place (one n x n array); a precomputed D is wrapped without a copy;
     otherwise G is formed from a streamed (with ``n_jobs``: distributed) or sorted D."""
     if semimetric is None:
-        return DenseOperator(X)
+        return DenseOperator(X, recipe=recipe)
     n = X.shape[0]
     if not semimetric.precomputed and not semimetric.is_abs_difference(X) and dense_bytes(n) + reserve <= memory_budget():
-        return DenseOperator(centre_in_place(semimetric_matrix(X, semimetric), weights), owned=True)
-    return CentredKernel(_semimetric(X, semimetric, False, 0, n_jobs), weights)
+        return DenseOperator(centre_in_place(semimetric_matrix(X, semimetric), weights), owned=True, recipe=recipe)
+    return CentredKernel(_semimetric(X, semimetric, False, 0, n_jobs), weights, recipe=recipe)
 
 
 def centred_kernel(op: PairwiseOperator, weights: np.ndarray | None = None) -> PairwiseOperator:

@@ -22,8 +22,9 @@ class CentredKernel(TiledOperator):
     n-vectors; r costs one product with D.
     """
 
-    def __init__(self, D: PairwiseOperator, weights: np.ndarray | None = None):
+    def __init__(self, D: PairwiseOperator, weights: np.ndarray | None = None, *, recipe=None):
         self.D = D
+        self.recipe = recipe
         self.n = D.n
         self.nbytes = D.nbytes
         if isinstance(D, TiledOperator):

@@ -108,8 +108,9 @@ class ProjectionOperator(PairwiseOperator):
     batch_cap = None  # each call sorts every projection once: as few calls as the budget allows
     packed_labelings = True
 
-    def __init__(self, X: np.ndarray, directions: np.ndarray):
+    def __init__(self, X: np.ndarray, directions: np.ndarray, *, recipe=None):
         self.X, self.directions = X, directions
+        self.recipe = recipe
         self.n = X.shape[0]
         self.scale = sphere_constant(X.shape[1]) / directions.shape[0]
         self.threads = THREADS
