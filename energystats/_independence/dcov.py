@@ -218,8 +218,9 @@ _PARAMETERS = """
         directions, O(K n log n) time and O(n) memory, for n past what O(n^2) allows. The
         distance variances use a second set of directions per sample; dCor is clipped to 1.
     n_projections : int, default=200
-        K, for ``approximation="projection"`` (200: see ``N_PROJECTIONS`` for the measured
-        power against the exact test).
+        K, the number of random directions, for ``approximation="projection"``: the one
+        default of every projected statistic (``N_PROJECTIONS``; measured level, power and
+        time of both families in the validation page, "How many directions").
     rng : int, numpy.random.Generator, RandomState or None, default=None
         Draws the directions of ``approximation="projection"``.
     nan_policy : {"raise", "omit", "propagate"}, default="raise"

@@ -235,7 +235,8 @@ _TEST_PARAMETERS = """
         distance, exponent 1), O(K n log n) time and O(n) memory; with
         ``method="permutation"`` each permutation costs O(K n log n).
     n_projections : int, default=200
-        K, for ``approximation="projection"``.
+        K, the number of random directions, for ``approximation="projection"`` (the one
+        default of every projected statistic, ``N_PROJECTIONS``).
     nan_policy : {"raise", "omit"}, default="raise"
         A row with a missing value (NaN, None, pandas NA, masked) in x or y: ``"raise"`` an
         error, ``"omit"`` drop the row of both (``n_omitted`` counts them).
