@@ -234,3 +234,36 @@ def test_the_interface_is_abstract():
         Incomplete()
     op = DenseOperator(np.zeros((3, 3)))
     assert op.on_line is False and op.features is None and op.recipe is None and op.tiled is True
+
+
+def test_top_eigenvectors(backend):
+    """The k leading eigenvectors of S A S span the same space as the dense back-end's (LAPACK):
+    equal Rayleigh quotients. Lanczos (a back-end without a held matrix) converges to rounding
+    of the eigenvalues times the spread of the spectrum, hence 1e-10 rather than 1e-12. On the
+    line with ties, |x - y| has a multiple eigenvalue 0 after its leading one: k = 1 there."""
+    op, A, ref = backend
+    k = 1 if op.on_line else 3
+    scale = np.sqrt(np.random.default_rng(4).uniform(0.5, 2.0, size=N))
+    SAS = scale[:, None] * A * scale[None, :]
+    with es.config_context(working_memory=BUDGET):
+        V = op.top_eigenvectors(k, scale, np.random.default_rng(5))
+        W = ref.top_eigenvectors(k, scale, np.random.default_rng(5))
+    top = np.linalg.eigvalsh(SAS)[-k:]
+    np.testing.assert_allclose(np.sort(np.diag(V.T @ SAS @ V)), top, rtol=1e-10, atol=1e-10 * np.abs(top).max())
+    np.testing.assert_allclose(np.sort(np.diag(W.T @ SAS @ W)), top, rtol=1e-12, atol=1e-12 * np.abs(top).max())
+
+
+def test_the_matrices_of_the_default_capabilities_by_brute_force():
+    """u_centred is eq. 3.1 of Székely & Rizzo (2014) and power_sums the sums of the squared and
+    cubed eigenvalues of the double-centred matrix, on the dense back-end that every other one
+    is compared with above."""
+    A = _dense(_points(3))
+    op = DenseOperator(A)
+    n = N
+    r = A.sum(axis=1)
+    U = A - r[:, None] / (n - 2) - r[None, :] / (n - 2) + r.sum() / ((n - 1) * (n - 2))
+    np.fill_diagonal(U, 0.0)
+    close(op.u_centred(), U, np.abs(A).max())
+    J = np.eye(n) - 1.0 / n
+    lam = np.linalg.eigvalsh(J @ A @ J)
+    close(op.power_sums(), ((lam**2).sum(), (lam**3).sum()), np.abs(lam).max() ** 3 * n)

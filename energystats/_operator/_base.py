@@ -26,9 +26,11 @@ import functools
 from typing import Callable
 
 import numpy as np
-from scipy.sparse.linalg import LinearOperator
+from scipy.linalg import eigh
+from scipy.sparse import diags
+from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
-from .._config import check_fits
+from .._config import check_fits, memory_budget
 from .._parallel import items_per_task, n_workers, round_robin, run_tasks, run_threads
 
 __all__ = ["PairwiseOperator", "indicator", "is_scalar"]
@@ -154,6 +156,20 @@ class PairwiseOperator(abc.ABC):
         A = D - D.mean(axis=0) - D.mean(axis=1)[:, None] + D.mean()
         A2 = A @ A
         return float(np.trace(A2)), float(np.vdot(A2, A))
+
+    def top_eigenvectors(self, k: int, scale: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        r"""The eigenvectors (n x k) of the k largest eigenvalues of :math:`S A S`, S = diag(``scale``)
+        (:math:`W^{1/2} G W^{1/2}` of França et al. eq. 29 for ``scale`` the root weights):
+        LAPACK on a scaled copy of the held matrix when the copy fits the memory budget beside
+        it, else Lanczos iterations (ARPACK ``eigsh``) on the operator, one product per
+        iteration and no n x n array, started from a vector drawn from ``rng`` (drawn only on
+        that path). Needs k < n - 1."""
+        n = self.n
+        held = self.held_matrix()
+        if held is not None and 2 * 8 * n * n <= memory_budget():
+            return eigh(scale[:, None] * held * scale[None, :], subset_by_index=[n - k, n - 1])[1]
+        S = aslinearoperator(diags(scale))
+        return eigsh(S @ self.aslinearoperator() @ S, k=k, which="LA", v0=rng.standard_normal(n))[1]
 
     def with_jobs(self, n_jobs: int | None) -> PairwiseOperator:
         """The same operator whose products run as joblib tasks with ``n_jobs``."""
