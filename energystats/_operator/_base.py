@@ -7,8 +7,12 @@ products :meth:`~PairwiseOperator.matmat`, :meth:`~PairwiseOperator.rows`,
 (:meth:`~PairwiseOperator.quadratic`) and the block sums of many labelings at once
 (:meth:`~PairwiseOperator.group_sums`). Callers ask it for these and for its
 capabilities (:attr:`~PairwiseOperator.approximation`, :attr:`~PairwiseOperator.exact`,
-:meth:`~PairwiseOperator.held_matrix`, :attr:`~PairwiseOperator.features`), never for
-its concrete type.
+:attr:`~PairwiseOperator.on_line`, :attr:`~PairwiseOperator.tiled`,
+:attr:`~PairwiseOperator.features`, :meth:`~PairwiseOperator.u_centred`,
+:meth:`~PairwiseOperator.power_sums`, :meth:`~PairwiseOperator.top_eigenvectors`), never
+for its concrete type. :meth:`~PairwiseOperator.held_matrix` and
+:meth:`~PairwiseOperator.dense` hand out the whole matrix: they are for the operator
+layer's own code (``tests/test_layout.py`` checks that nothing outside it calls them).
 
 The interface is an abstract base class: a back-end must provide ``_matmat``,
 :meth:`~PairwiseOperator.rows`, :meth:`~PairwiseOperator.group_sums`,
