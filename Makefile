@@ -77,6 +77,7 @@ validate: $(STAMP)-test
 	$(PY) validation/paper_experiments.py
 	$(PY) validation/approximations.py
 	$(PY) validation/independence_gamma.py
+	$(PY) validation/projection_directions.py
 	$(PY) validation/gof_power.py
 
 # Every validation script in its --quick mode, writing outside the committed results (CI).
@@ -89,6 +90,7 @@ validate-quick: $(STAMP)-test
 	$(PY) validation/paper_experiments.py --quick --out .validate-quick
 	$(PY) validation/approximations.py --quick --out .validate-quick
 	$(PY) validation/independence_gamma.py --quick --out .validate-quick
+	$(PY) validation/projection_directions.py --quick --out .validate-quick
 	$(PY) validation/gof_power.py --quick --out .validate-quick
 
 clean:

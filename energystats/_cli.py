@@ -46,6 +46,7 @@ from ._config import WorkingMemoryError, config_context
 from ._gof import mvnorm_test
 from ._homogeneity import dispersion, energy_distance, energy_test
 from ._metrics import accuracy
+from ._operator import N_PROJECTIONS
 from ._rbridge import r_available, r_versions
 from .datasets import EXAMPLES
 from .plotting import plot_dendrogram
@@ -130,7 +131,7 @@ def _test(args, data, groups) -> dict:
         rng=args.seed,
         progress=args.progress,
         approximation=None if args.projections is None else "projection",
-        n_projections=50 if args.projections is None else args.projections,
+        n_projections=N_PROJECTIONS if args.projections is None else args.projections,
     )
     return {
         "groups": {str(g): int(n) for g, n in zip(res.groups, res.sizes)},

@@ -546,8 +546,8 @@ def test_projection_test_is_reproducible_and_uses_the_exact_tests_relabelings(rn
 @pytest.mark.parametrize(
     "kwargs,match",
     [
-        (dict(exponent=0.5), "needs metric='euclidean' with exponent=1"),
-        (dict(metric="gaussian", sigma=1.0), "needs metric='euclidean' with exponent=1"),
+        (dict(exponent=0.5), "needs numeric data with metric='euclidean' and exponent=1"),
+        (dict(metric="gaussian", sigma=1.0), "needs numeric data with metric='euclidean' and exponent=1"),
         (dict(approximation="nystroem"), "`approximation` must be None or 'projection'"),
         (dict(n_projections=0), "`n_projections` must be an integer >= 1"),
     ],

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._missing import handles_missing
-from .._operator.sorted import sorted_pair_sums
+from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin

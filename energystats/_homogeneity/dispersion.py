@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._missing import handles_missing
-from .._operator import make_operator
+from .._operator import N_PROJECTIONS, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._results import ResultMixin
@@ -133,7 +133,7 @@ def energy_distance(
     y_weights=None,
     n_jobs=None,
     approximation: str | None = None,
-    n_projections: int = 50,
+    n_projections: int = N_PROJECTIONS,
     rng=None,
     estimator: str = "V",
     nan_policy: str = "raise",
@@ -181,8 +181,10 @@ def energy_distance(
     approximation : {None, "projection"}, default=None
         ``"projection"``: the unbiased random-projection estimate of E (Euclidean
         distance, exponent 1; see :func:`energy_test`), in O(L n log n).
-    n_projections : int, default=50
-        L, for ``approximation="projection"``.
+    n_projections : int, default=200
+        L, the number of random directions, for ``approximation="projection"``: the one
+        default of every projected statistic (``N_PROJECTIONS``; measured level, power and
+        time of both families in the validation page, "How many directions").
     rng : int, numpy.random.Generator or None, default=None
         Draws the directions of ``approximation="projection"``.
     estimator : {"V", "U"}, default="V"
@@ -286,7 +288,7 @@ def dispersion(
     sample_weight=None,
     n_jobs=None,
     approximation: str | None = None,
-    n_projections: int = 50,
+    n_projections: int = N_PROJECTIONS,
     rng=None,
     nan_policy: str = "raise",
 ) -> DispersionResult:
@@ -317,8 +319,10 @@ def dispersion(
     approximation : {None, "projection"}, default=None
         ``"projection"``: W, S, T from the unbiased random-projection estimate of
         the Euclidean distance (exponent 1; see :func:`energy_test`).
-    n_projections : int, default=50
-        L, for ``approximation="projection"``.
+    n_projections : int, default=200
+        L, the number of random directions, for ``approximation="projection"``: the one
+        default of every projected statistic (``N_PROJECTIONS``; measured level, power and
+        time of both families in the validation page, "How many directions").
     rng : int, numpy.random.Generator or None, default=None
         Draws the directions of ``approximation="projection"``.
     nan_policy : {"raise", "omit"}, default="raise"

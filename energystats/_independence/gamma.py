@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import gamma
 
-__all__ = ["SKEW_ROWS", "gamma_pvalue", "permutation_moments", "power_sums", "quadratic_assignment_moments", "skewness_of"]
+__all__ = ["SKEW_ROWS", "gamma_pvalue", "permutation_moments", "quadratic_assignment_moments", "skewness_of"]
 
 
 def quadratic_assignment_moments(n: int, alpha: tuple[float, float, float], beta: tuple[float, float, float]) -> tuple[float, float]:
@@ -91,15 +91,8 @@ def gamma_pvalue(statistic: float, mean: float, variance: float, skewness: float
 SKEW_ROWS = 300
 
 
-def power_sums(D: np.ndarray) -> tuple[float, float]:
-    """(tr A^2, tr A^3) of the double-centred D: the power sums of its eigenvalues."""
-    A = D - D.mean(axis=0) - D.mean(axis=1)[:, None] + D.mean()
-    A2 = A @ A
-    return float(np.trace(A2)), float(np.vdot(A2, A))
-
-
 def skewness_of(x_sums: tuple[float, float], y_sums: tuple[float, float]) -> float:
-    r"""Skewness of :math:`\sum_{jk} \mu_j \nu_k Z_{jk}^2` from the :func:`power_sums` of x's and
+    r"""Skewness of :math:`\sum_{jk} \mu_j \nu_k Z_{jk}^2` from the power sums of x's and
     y's distance matrices on the same rows:
     :math:`8 \sum\mu^3 \sum\nu^3 / (2 \sum\mu^2 \sum\nu^2)^{3/2}` (0 when a sample is constant)."""
     (sx2, sx3), (sy2, sy3) = x_sums, y_sums

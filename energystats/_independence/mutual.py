@@ -8,12 +8,11 @@ import numpy as np
 
 from .._config import check_fits
 from .._missing import handles_missing
-from .._operator import centred_gram
+from .._operator import GatherEngine, centred_gram, permuted_products
 from .._parallel import check_n_jobs
 from .._resampling import check_observed, check_options, permutation_null, pvalue
 from .._validation import as_data
 from ._data import as_variables
-from ._permute import GatherEngine
 from .dcov import operators, stats_from_gram
 from .testing import IndependenceTestResult, pairing_scale
 
@@ -28,16 +27,6 @@ class _SumEngine:
 
     def __call__(self, perms: np.ndarray) -> np.ndarray:
         return sum(w * engine(perms) for engine, w in zip(self.engines, self.weights))
-
-
-def _u_centred(D: np.ndarray) -> np.ndarray:
-    n = D.shape[0]
-    rows = D.sum(axis=1)
-    U = D - rows[:, None] / (n - 2)
-    U -= rows[None, :] / (n - 2)
-    U += rows.sum() / ((n - 1) * (n - 2))
-    np.fill_diagonal(U, 0.0)
-    return U
 
 
 @handles_missing(("X",))
@@ -103,7 +92,7 @@ def mutual_independence_test(
         terms.append(stats.dcor)
         if stats.dvar_x * stats.dvar_y <= 0:
             continue  # a constant column: its term is 0 for every permutation
-        Uk, Ur = (_u_centred(op.dense()) for op in ops)
+        Uk, Ur = (op.u_centred() for op in ops)
         engines.append(GatherEngine(lambda a, b, M=Ur: M[a:b], Uk))
         weights.append(1.0 / (n * (n - 3) * np.sqrt(stats.dvar_x * stats.dvar_y)))
         scales.append(weights[-1] * pairing_scale(n, np.vdot(Uk, Uk), np.vdot(Ur, Ur)))
@@ -127,55 +116,11 @@ def mutual_independence_test(
     )
 
 
-class _MviEngine:
-    r"""n I_n^2 under permutations of y's rows: of the four means of Bakirov, Rizzo & Székely
-    (2006) only :math:`z_d` (n^2 gathers) and :math:`\bar z` (n lookups in Q) change."""
-
-    def __init__(self, a: np.ndarray, b: np.ndarray):
-        n = a.shape[0]
-        self.n, self.a2, self.b2 = n, a * a, b * b
-        # Q[k, m] = sum_i sum_j |(x_k - x_i, y_m - y_j)|, the n^4 sums once, in blocks of i
-        self.Q = np.zeros((n, n))
-        step = max(1, 2**21 // (n * n))
-        for k in range(n):
-            for i in range(0, n, step):
-                block = np.sqrt(self.a2[k, i : i + step, None, None] + self.b2[None, :, :])
-                self.Q[k] += block.sum(axis=(0, 2))
-        self.xbar, self.ybar = a.sum() / n**2, b.sum() / n**2
-        self.z = self.Q.sum() / n**4
-        self.rows = np.arange(n)
-
-    def scale(self) -> float:
-        """The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance: the three
-        means of n I^2 = n (2 zbar - zd - z) / (xbar + ybar - z) are non-negative, so its terms
-        sum in absolute value to n (2 zbar + zd + z) / |xbar + ybar - z| (at the identity: a
-        permutation changes zbar and zd little); zd sums n^2 roots in runs of 64 n: times
-        8 sqrt(n)."""
-        n = self.n
-        zd = float(np.sqrt(self.a2 + self.b2).sum()) / n**2
-        zbar = float(np.trace(self.Q)) / n**3
-        return 8.0 * np.sqrt(n) * n * (2.0 * zbar + zd + self.z) / abs(self.xbar + self.ybar - self.z)
-
-    def value(self, p: np.ndarray) -> float:
-        n = self.n
-        zd = 0.0
-        for r in range(0, n, 64):
-            gathered = self.b2.take(p[r : r + 64], axis=0, mode="wrap").take(p, axis=1, mode="wrap")  # in range
-            gathered += self.a2[r : r + 64]
-            zd += float(np.sqrt(gathered, out=gathered).sum())
-        zd /= n**2
-        zbar = float(self.Q[self.rows, p].sum()) / n**3
-        return n * (2.0 * zbar - zd - self.z) / (self.xbar + self.ybar - self.z)
-
-    def __call__(self, perms: np.ndarray) -> np.ndarray:
-        return np.array([self.value(p) for p in perms])
-
-
-def _mvi_engine(x, y) -> _MviEngine:
+def _mvi_engine(x, y):
     vx, vy = as_variables({"x": x, "y": y}, "euclidean", 1.0, min_samples=2)
     n = vx.n
     check_fits(f"mvI's matrices (n = {n}: four n x n arrays)", 4 * 8 * n * n + 8 * 2**21)
-    return _MviEngine(vx.operator(repeated=True, sort=False).dense(), vy.operator(repeated=True, sort=False).dense())
+    return permuted_products(vx.operator(repeated=True, sort=False), vy.operator(repeated=True, sort=False), "mvi")
 
 
 @handles_missing(("x", "y"), propagate=True)

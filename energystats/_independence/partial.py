@@ -26,12 +26,11 @@ import numpy as np
 
 from .._config import check_fits
 from .._missing import handles_missing
-from .._operator import PairwiseOperator, centred_gram
+from .._operator import GatherEngine, PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
 from .._resampling import check_options, permutation_null, pvalue
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
-from ._permute import GatherEngine
 from .dcov import gram_of, operators
 from .testing import IndependenceTestResult, pairing_scale
 
@@ -141,13 +140,7 @@ del _f
 
 def _projection(op: PairwiseOperator, z_matrix: np.ndarray, c: float) -> np.ndarray:
     """P(x) = U(x) - c U(z) as an n x n array (U-centred, zero diagonal)."""
-    D = op.dense("the projection's distance matrix")
-    n = D.shape[0]
-    rows = D.sum(axis=1)
-    P = D - rows[:, None] / (n - 2)
-    P -= rows[None, :] / (n - 2)
-    P += rows.sum() / ((n - 1) * (n - 2))
-    np.fill_diagonal(P, 0.0)
+    P = op.u_centred("the projection's distance matrix")
     P -= c * z_matrix
     return P
 
@@ -162,10 +155,7 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
     U = centred_gram(ops, n_jobs=n_jobs).U / (n * (n - 3))
     xy, xx, yy = _partial(U)
     cx, cy = _coefficients(U)
-    Dz = ops[2].dense("z's distance matrix")
-    rows = Dz.sum(axis=1)
-    Cz = Dz - rows[:, None] / (n - 2) - rows[None, :] / (n - 2) + rows.sum() / ((n - 1) * (n - 2))
-    np.fill_diagonal(Cz, 0.0)
+    Cz = ops[2].u_centred("z's distance matrix")
     Px = _projection(ops[0], Cz, cx)
     Py = _projection(ops[1], Cz, cy)
     del Cz

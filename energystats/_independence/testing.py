@@ -11,14 +11,13 @@ from scipy.stats import t as student_t
 
 from .._config import check_fits
 from .._missing import handles_missing
-from .._operator import PairwiseOperator, centred_gram, make_operator
+from .._operator import PairwiseOperator, centred_gram, make_operator, permuted_products
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import check_observed, check_options, permutation_null, pvalue
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
-from ._permute import GatherEngine, SortedEngine
 from .dcov import (
     DCovStatsResult,
     gram_of,
@@ -26,8 +25,8 @@ from .dcov import (
     stats_from_gram,
     stats_from_projection,
 )
-from .gamma import SKEW_ROWS, gamma_pvalue, permutation_moments, power_sums, skewness_of
-from .projection import N_PROJECTIONS, ProjectedEngine, check_projection, project, projection_gamma
+from .gamma import SKEW_ROWS, gamma_pvalue, permutation_moments, skewness_of
+from .projection import N_PROJECTIONS, check_variables, project, projection_gamma
 
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "pairing_scale"]
 
@@ -112,24 +111,9 @@ def pairing_scale(n: int, squares_x, squares_y):
 
 def engine_for(x: Variable, y: Variable, op_x: PairwiseOperator, op_y: PairwiseOperator):
     """The permutation engine of :math:`\\sum_{ij} A_{ij} b_{\\pi(i)\\pi(j)}` for two variables
-    and their operators: O(n log n) per permutation for one-dimensional |x - y|, else
-    gathers of y's matrix (which must fit the memory budget beside x's centred pieces)."""
-    if x.semimetric.is_abs_difference(x.data) and y.semimetric.is_abs_difference(y.data):
-        return SortedEngine(x.data[:, 0], y.data[:, 0])
-    n = x.n
-    check_fits(f"the permutation test's matrices (n = {n})", 8 * n * n + GatherEngine.nbytes(n))
-    rows = op_x.row_sums()
-    mean = rows / n
-    grand = float(rows.sum()) / n**2
-
-    def centred_rows(a: int, b: int) -> np.ndarray:  # rows a:b of x's double-centred matrix
-        R = np.array(op_x.rows(slice(a, b)), dtype=float)
-        R -= mean[a:b, None]
-        R -= mean[None, :]
-        R += grand
-        return R
-
-    return GatherEngine(centred_rows, op_y.dense("y's distance matrix"))
+    and their operators, asked of the operator layer (:func:`~energystats._operator.permuted_products`):
+    O(n log n) per permutation for one-dimensional |x - y|, else gathers of y's matrix."""
+    return permuted_products(op_x, op_y)
 
 
 _METHODS = ("permutation", "gamma")
@@ -142,11 +126,11 @@ def skew_rows(n: int) -> np.ndarray:
 
 
 def variable_power_sums(v: Variable, rows: np.ndarray) -> tuple[float, float]:
-    """:func:`~.gamma.power_sums` of the variable's distance matrix on ``rows``."""
+    """The power sums (tr C^2, tr C^3) of the variable's double-centred distance matrix on ``rows``."""
     m = rows.shape[0]
     check_fits(f"the skewness of the gamma p-value ({m} x {m} matrices)", 4 * 8 * m * m)
     data = v.data[np.ix_(rows, rows)] if v.semimetric.precomputed else v.data[rows]
-    return power_sums(make_operator(data, v.semimetric, repeated=True, sort=False).dense())
+    return make_operator(data, v.semimetric, repeated=True, sort=False).power_sums()
 
 
 def _skewness(x: Variable, y: Variable) -> float:
@@ -188,13 +172,13 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
     gen = as_generator(rng)
     null, count, exact_used = None, 0, False
     if approximation == "projection":
-        K = check_projection([vx, vy], n_projections)
+        K = check_variables([vx, vy], n_projections)
         P = project(vx, vy, K, gen.spawn(1)[0], variances=statistic == "dCor")  # directions from their own stream
         estimates = stats_from_projection(P, "V", factors) if statistic == "dCor" else None
         if method == "gamma":
             observed, p = float(P.V_xy.sum()), projection_gamma(vx, vy, P, gen)[1]  # the engine's units: sum of S_k
         else:
-            res = permutation_null(ProjectedEngine(vx, vy, P.directions), n, options, gen, n_jobs)
+            res = permutation_null(permuted_products(*P.operators), n, options, gen, n_jobs)
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
             p = pvalue(observed, null, exact=exact_used, scale=_projected_scale(vx, vy, P.directions), what="the projected distance covariance")
         scale_xy = P.scale_xy / K
@@ -269,7 +253,8 @@ _TEST_PARAMETERS = """
         distance, exponent 1), O(K n log n) time and O(n) memory; with
         ``method="permutation"`` each permutation costs O(K n log n).
     n_projections : int, default=200
-        K, for ``approximation="projection"``.
+        K, the number of random directions, for ``approximation="projection"`` (the one
+        default of every projected statistic, ``N_PROJECTIONS``).
     nan_policy : {"raise", "omit"}, default="raise"
         A row with a missing value (NaN, None, pandas NA, masked) in x or y: ``"raise"`` an
         error, ``"omit"`` drop the row of both (``n_omitted`` counts them).

@@ -28,6 +28,8 @@ So, as every solver in :mod:`scipy.sparse.linalg` is written against a
                 features (Wang, Gittens & Mahoney 2019).
 ``centred``     :class:`CentredKernel`: :math:`G = -\tfrac12 J D J^\top` on any D.
 ``matrices``    the full-matrix builders (dense operator, public matrix functions).
+``permuted``    the permutation engines of two operators (:func:`permuted_products`).
+``pairs``       the centred products of several operators (:func:`centred_gram`).
 
 Which one a computation gets is decided in :func:`make_operator` from what the
 caller will ask (one pass, several, a batch of relabelings), the approximation it
@@ -47,7 +49,6 @@ import numpy as np
 from .._config import memory_budget
 from .._parallel import THREADS, n_workers
 from .._semimetric import Semimetric
-from .._validation import check_positive_int
 from ._base import PairwiseOperator, indicator
 from ._prefix import PackedLabelings
 from ._tiled import TILE
@@ -56,16 +57,27 @@ from .dense import DenseOperator
 from .matrices import centre_in_place, condensed_semimetric, dense_bytes, semimetric_matrix
 from .nystroem import FeatureMap, NystroemOperator, band_rows, nystroem_features, nystroem_map
 from .pairs import CentredGram, centred_gram
-from .projection import ProjectionOperator, random_directions, sphere_constant
-from .sorted import SortedOperator
+from .permuted import GatherEngine, permuted_products
+from .projection import (
+    N_PROJECTIONS,
+    ProjectionOperator,
+    check_projection,
+    line_pair_sums,
+    projected_pair_sums,
+    random_directions,
+    sphere_constant,
+)
+from .sorted import SortedOperator, sorted_pair_sums
 from .streamed import TILE_ENTRY_BYTES, StreamedOperator
 
 __all__ = [
+    "N_PROJECTIONS",
     "TILE",
     "CentredGram",
     "CentredKernel",
     "DenseOperator",
     "FeatureMap",
+    "GatherEngine",
     "NystroemOperator",
     "PackedLabelings",
     "PairwiseOperator",
@@ -74,15 +86,22 @@ __all__ = [
     "StreamedOperator",
     "band_rows",
     "centre_in_place",
+    "check_projection",
     "centred_gram",
+    "centred_kernel",
     "condensed_semimetric",
     "dense_bytes",
+    "feature_operator",
     "indicator",
+    "line_pair_sums",
     "make_operator",
     "nystroem_features",
     "nystroem_map",
+    "permuted_products",
+    "projected_pair_sums",
     "random_directions",
     "semimetric_matrix",
+    "sorted_pair_sums",
     "sphere_constant",
 ]
 
@@ -96,7 +115,8 @@ def make_operator(
     kernel: bool = False,
     weights: np.ndarray | None = None,
     approximation: str | None = None,
-    n_projections: int = 50,
+    n_projections: int = N_PROJECTIONS,
+    directions: np.ndarray | None = None,
     n_components: int = 300,
     landmarks: str = "d2",
     rng: np.random.Generator | None = None,
@@ -119,7 +139,8 @@ def make_operator(
         instead of the semimetric D.
     approximation : {None, "projection", "nystroem"}
         ``"projection"`` (D only; Euclidean distance with exponent 1): the average of
-        ``n_projections`` one-dimensional distances along directions drawn from ``rng``.
+        ``n_projections`` one-dimensional distances along directions drawn from ``rng``
+        (or along the given ``directions``, L x d).
         ``"nystroem"`` (G only): features from ``n_components`` landmarks drawn from
         ``rng`` by ``landmarks`` ("d2" or "uniform").
     repeated : bool
@@ -149,80 +170,87 @@ def make_operator(
         held matrix.
     """
     if approximation is not None:
-        op = _approximate(X, semimetric, kernel, weights, approximation, n_projections, n_components, landmarks, rng)
+        op = _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_components, landmarks, rng)
         return op.with_jobs(n_jobs)
-    if kernel:
-        op = _kernel(X, semimetric, weights, reserve, n_jobs)
-    elif permutations is not None:
-        op = _for_permutations(X, semimetric, *permutations, n_jobs)
-    else:
-        op = _semimetric(X, semimetric, repeated, reserve, n_jobs, sort)
-    op.recipe = functools.partial(
+    recipe = functools.partial(
         make_operator, X, semimetric, kernel=kernel, weights=weights, repeated=repeated, permutations=permutations, reserve=reserve, sort=sort
     )
-    return op
+    if kernel:
+        return _kernel(X, semimetric, weights, reserve, n_jobs, recipe)
+    if permutations is not None:
+        return _for_permutations(X, semimetric, *permutations, n_jobs, recipe)
+    return _semimetric(X, semimetric, repeated, reserve, n_jobs, sort, recipe)
 
 
-def _approximate(X, semimetric, kernel, weights, approximation, n_projections, n_components, landmarks, rng) -> PairwiseOperator:
+def _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_components, landmarks, rng) -> PairwiseOperator:
     """The operator of ``approximation``, after checking that it applies."""
     if approximation != _APPROXIMATIONS[kernel]:
         raise ValueError(f"`approximation` must be None or {_APPROXIMATIONS[kernel]!r}, got {approximation!r}.")
     if kernel:
-        op = NystroemOperator(*nystroem_features(X, semimetric, weights, n_components, rng, landmarks))
-        op.recipe = functools.partial(NystroemOperator, op.features, op.feature_map, op.residual)
-        return op
-    if not (semimetric.is_euclidean_power and semimetric.exponent == 1.0):
-        raise ValueError(
-            "`approximation`='projection' estimates the Euclidean distance: it needs metric='euclidean' "
-            f"with exponent=1, got metric={semimetric.metric!r}, exponent={semimetric.exponent:g}."
-        )
-    L = check_positive_int(n_projections, "n_projections")
-    op = ProjectionOperator(X, random_directions(L, X.shape[1], rng))
-    op.recipe = functools.partial(ProjectionOperator, X, op.directions)
-    return op
+        features = nystroem_features(X, semimetric, weights, n_components, rng, landmarks)
+        return NystroemOperator(*features, recipe=functools.partial(NystroemOperator, *features))
+    if directions is None:
+        directions = random_directions(check_projection(n_projections, {"": semimetric}), X.shape[1], rng)
+    else:
+        check_projection(directions.shape[0], {"": semimetric})
+    return ProjectionOperator(X, directions, recipe=functools.partial(make_operator, X, semimetric, approximation="projection", directions=directions))
 
 
-def _streamed(X: np.ndarray, semimetric: Semimetric) -> StreamedOperator:
+def _streamed(X: np.ndarray, semimetric: Semimetric, recipe=None) -> StreamedOperator:
     """A streamed operator whose tiles take at most a quarter of the budget."""
     tile = min(TILE, max(1, math.isqrt(memory_budget() // (4 * TILE_ENTRY_BYTES * THREADS))))
-    return StreamedOperator(X, semimetric, tile)
+    return StreamedOperator(X, semimetric, tile, recipe=recipe)
 
 
-def _semimetric(X, semimetric, repeated: bool, reserve: int, n_jobs, sort: bool = True) -> PairwiseOperator:
-    """D: the user's matrix, sorted in one dimension, distributed, held, or streamed."""
+def _semimetric(X, semimetric, repeated: bool, reserve: int, n_jobs, sort: bool = True, recipe=None) -> PairwiseOperator:
+    """D: the user's matrix, sorted in one dimension, distributed, held, or streamed
+    (``recipe``: what rebuilds it, for its constructor)."""
     if semimetric.precomputed:
-        return DenseOperator(X)
+        return DenseOperator(X, recipe=recipe)
     if sort and semimetric.is_abs_difference(X):
-        return SortedOperator(X[:, 0])
+        return SortedOperator(X[:, 0], recipe=recipe)
     if n_workers(n_jobs) > 1:  # tiles at most a quarter of the data a side: work for every worker
-        return StreamedOperator(X, semimetric, min(TILE, max(1, -(-X.shape[0] // 4))), threads=1).with_jobs(n_jobs)
+        return StreamedOperator(X, semimetric, min(TILE, max(1, -(-X.shape[0] // 4))), threads=1, recipe=recipe).with_jobs(n_jobs)
     n = X.shape[0]
     # a matrix of at most four tiles is one BLAS call, faster than tiling it
     if (repeated or n <= 2 * TILE) and dense_bytes(n) + reserve <= memory_budget():
-        return DenseOperator(semimetric_matrix(X, semimetric), owned=True)
-    return _streamed(X, semimetric)
+        return DenseOperator(semimetric_matrix(X, semimetric), owned=True, recipe=recipe)
+    return _streamed(X, semimetric, recipe)
 
 
-def _for_permutations(X, semimetric, k: int, labelings: int, batch: int | None, n_jobs) -> PairwiseOperator:
+def _for_permutations(X, semimetric, k: int, labelings: int, batch: int | None, n_jobs, recipe) -> PairwiseOperator:
     """D for the block sums of many labelings: streamed when every labeling fits one pass
     over the tiles, else held when the matrix fits beside a batch, else streamed with one
     pass per batch (distributed with more than one worker)."""
-    op = _semimetric(X, semimetric, False, 0, n_jobs)
+    op = _semimetric(X, semimetric, False, 0, n_jobs, recipe=recipe)
     if isinstance(op, StreamedOperator) and not op._distributed():
         per = op.group_sums_bytes(k)
         step = batch or (memory_budget() - op.nbytes) // per
         if step < labelings:
-            op = _semimetric(X, semimetric, True, per * (batch or 1), None)
+            op = _semimetric(X, semimetric, True, per * (batch or 1), None, recipe=recipe)
     return op
 
 
-def _kernel(X, semimetric, weights, reserve: int, n_jobs) -> PairwiseOperator:
+def _kernel(X, semimetric, weights, reserve: int, n_jobs, recipe) -> PairwiseOperator:
     """G: a given Gram matrix as it is; points whose matrix fits the budget get G computed
     and centred in place (one n x n array); a precomputed D is wrapped without a copy;
     otherwise G is formed from a streamed (with ``n_jobs``: distributed) or sorted D."""
     if semimetric is None:
-        return DenseOperator(X)
+        return DenseOperator(X, recipe=recipe)
     n = X.shape[0]
     if not semimetric.precomputed and not semimetric.is_abs_difference(X) and dense_bytes(n) + reserve <= memory_budget():
-        return DenseOperator(centre_in_place(semimetric_matrix(X, semimetric), weights), owned=True)
-    return CentredKernel(_semimetric(X, semimetric, False, 0, n_jobs), weights)
+        return DenseOperator(centre_in_place(semimetric_matrix(X, semimetric), weights), owned=True, recipe=recipe)
+    return CentredKernel(_semimetric(X, semimetric, False, 0, n_jobs), weights, recipe=recipe)
+
+
+def centred_kernel(op: PairwiseOperator, weights: np.ndarray | None = None) -> PairwiseOperator:
+    r"""The centred kernel :math:`G = -\tfrac12 J D J^\top` (eq. 7, reference point the
+    weighted mean with ``weights``) of an existing semimetric operator D, without forming it:
+    products and rows of G from D's, one product with D for the centring."""
+    return CentredKernel(op, weights)
+
+
+def feature_operator(features: np.ndarray) -> PairwiseOperator:
+    r"""The Gram matrix :math:`\Phi\Phi^\top` of given features Φ (n x r) as an operator:
+    products O(n r m), memory O(n r) (the features themselves), as the Nyström back-end."""
+    return NystroemOperator(features)

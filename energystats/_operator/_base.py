@@ -7,19 +7,34 @@ products :meth:`~PairwiseOperator.matmat`, :meth:`~PairwiseOperator.rows`,
 (:meth:`~PairwiseOperator.quadratic`) and the block sums of many labelings at once
 (:meth:`~PairwiseOperator.group_sums`). Callers ask it for these and for its
 capabilities (:attr:`~PairwiseOperator.approximation`, :attr:`~PairwiseOperator.exact`,
-:meth:`~PairwiseOperator.held_matrix`, :attr:`~PairwiseOperator.features`), never for
-its concrete type.
+:attr:`~PairwiseOperator.on_line`, :attr:`~PairwiseOperator.tiled`,
+:attr:`~PairwiseOperator.features`, :meth:`~PairwiseOperator.u_centred`,
+:meth:`~PairwiseOperator.power_sums`, :meth:`~PairwiseOperator.top_eigenvectors`), never
+for its concrete type. :meth:`~PairwiseOperator.held_matrix` and
+:meth:`~PairwiseOperator.dense` hand out the whole matrix: they are for the operator
+layer's own code (``tests/test_layout.py`` checks that nothing outside it calls them).
+
+The interface is an abstract base class: a back-end must provide ``_matmat``,
+:meth:`~PairwiseOperator.rows`, :meth:`~PairwiseOperator.group_sums`,
+:meth:`~PairwiseOperator.group_sums_bytes` and :meth:`~PairwiseOperator.restrict`.
+Everything else has a default, and every capability that not all back-ends have is
+declared here with a default that says "not this one" (``False`` or ``None``) or computes
+it from the products: callers ask, never test types.
 """
 
 from __future__ import annotations
 
+import abc
 import copy
 import functools
+from typing import Callable
 
 import numpy as np
-from scipy.sparse.linalg import LinearOperator
+from scipy.linalg import eigh
+from scipy.sparse import diags
+from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
-from .._config import check_fits
+from .._config import check_fits, memory_budget
 from .._parallel import items_per_task, n_workers, round_robin, run_tasks, run_threads
 
 __all__ = ["PairwiseOperator", "indicator", "is_scalar"]
@@ -43,12 +58,12 @@ def _operator_task(operator: PairwiseOperator, shard, method: str, **arguments):
     return getattr(operator, method)(shard, **arguments)
 
 
-class PairwiseOperator:
+class PairwiseOperator(abc.ABC):
     """A symmetric n x n matrix A known by its products (the semimetric D or a kernel G).
 
     Implementations provide ``_matmat``, :meth:`rows`, :meth:`group_sums`,
-    :meth:`group_sums_bytes` and :meth:`restrict`; the rest follows. Returned arrays
-    are new unless documented; rows of a held matrix may be read-only views.
+    :meth:`group_sums_bytes` and :meth:`restrict` (abstract); the rest follows. Returned
+    arrays are new unless documented; rows of a held matrix may be read-only views.
 
     Every implementation splits its products into independent shards (groups of
     tiles, bands of rows, groups of projections) and hands them to :meth:`_map`, the
@@ -75,6 +90,17 @@ class PairwiseOperator:
     #: (:class:`~energystats._operator._prefix.PackedLabelings`), all in one call: the
     #: operators on the line, whose cost per call is a sort
     packed_labelings: bool = False
+    #: whether A is |x - y| of points on the line, known by their sort (then ``x`` holds the
+    #: points): pairs sums, centred products and permutation engines take O(n log n)
+    on_line: bool = False
+    #: whether the operator gives any square tile A[a:b, c:e] (``_tile``): centred products
+    #: of several operators are then formed tile by tile
+    tiled: bool = False
+    #: a picklable function of no arguments that builds the same operator in another process
+    #: (a joblib task) from the data, never sending a held matrix: given by
+    #: :func:`~energystats._operator.make_operator` to the operator's constructor; ``None``
+    #: for an operator built otherwise (a restriction, a test's own)
+    recipe: Callable[[], PairwiseOperator] | None = None
     #: threads that share this operator's products in this process
     threads: int = 1
     #: joblib's ``n_jobs`` for the products (:meth:`with_jobs`): more than one worker runs
@@ -108,6 +134,46 @@ class PairwiseOperator:
         for a in range(0, self.n, step):
             out[a : a + step] = self.rows(slice(a, min(a + step, self.n)))
         return out
+
+    def u_centred(self, what: str = "the U-centred matrix") -> np.ndarray:
+        r"""The U-centred matrix as an n x n array (new, within the memory budget; ``what``
+        names it in the error): :math:`\tilde A_{ij} = a_{ij} - a_{i\cdot}/(n-2) -
+        a_{\cdot j}/(n-2) + a_{\cdot\cdot}/((n-1)(n-2))` for :math:`i \ne j`, 0 on the
+        diagonal (Székely & Rizzo 2014, eq. 3.1); n >= 4."""
+        check_fits(f"{what} ({self.kind} {self.n} x {self.n} operator)", self.nbytes + 8 * self.n * self.n * (1 if self.held_matrix() is not None else 2))
+        A = self.dense(what)
+        n = self.n
+        rows = A.sum(axis=1)
+        U = A - rows[:, None] / (n - 2)
+        U -= rows[None, :] / (n - 2)
+        U += rows.sum() / ((n - 1) * (n - 2))
+        np.fill_diagonal(U, 0.0)
+        return U
+
+    def power_sums(self) -> tuple[float, float]:
+        r"""(tr C^2, tr C^3) of the double-centred matrix C = J A J (SRB 2007, eq. 2.7): the
+        power sums of its eigenvalues, which give the skewness of the distance covariance's
+        limit (:func:`~energystats._independence.gamma.skewness_of`). Forms C (n x n) within
+        the memory budget."""
+        check_fits(f"the power sums ({self.kind} {self.n} x {self.n} operator)", self.nbytes + 3 * 8 * self.n * self.n)
+        D = self.dense("the power sums' matrix")
+        A = D - D.mean(axis=0) - D.mean(axis=1)[:, None] + D.mean()
+        A2 = A @ A
+        return float(np.trace(A2)), float(np.vdot(A2, A))
+
+    def top_eigenvectors(self, k: int, scale: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        r"""The eigenvectors (n x k) of the k largest eigenvalues of :math:`S A S`, S = diag(``scale``)
+        (:math:`W^{1/2} G W^{1/2}` of França et al. eq. 29 for ``scale`` the root weights):
+        LAPACK on a scaled copy of the held matrix when the copy fits the memory budget beside
+        it, else Lanczos iterations (ARPACK ``eigsh``) on the operator, one product per
+        iteration and no n x n array, started from a vector drawn from ``rng`` (drawn only on
+        that path). Needs k < n - 1."""
+        n = self.n
+        held = self.held_matrix()
+        if held is not None and 2 * 8 * n * n <= memory_budget():
+            return eigh(scale[:, None] * held * scale[None, :], subset_by_index=[n - k, n - 1])[1]
+        S = aslinearoperator(diags(scale))
+        return eigsh(S @ self.aslinearoperator() @ S, k=k, which="LA", v0=rng.standard_normal(n))[1]
 
     def with_jobs(self, n_jobs: int | None) -> PairwiseOperator:
         """The same operator whose products run as joblib tasks with ``n_jobs``."""
@@ -161,12 +227,13 @@ class PairwiseOperator:
         )
         return self._matmat(Z)
 
+    @abc.abstractmethod
     def _matmat(self, Z: np.ndarray) -> np.ndarray:
-        raise NotImplementedError  # pragma: no cover
+        """A @ Z, the memory budget already checked by :meth:`matmat`."""
 
+    @abc.abstractmethod
     def rows(self, idx) -> np.ndarray:
         """A[idx]: one row (1-D) for an integer, else len(idx) x n."""
-        raise NotImplementedError  # pragma: no cover
 
     def diagonal(self) -> np.ndarray:
         """diag(A): zero for a semimetric."""
@@ -197,19 +264,19 @@ class PairwiseOperator:
         M = Z.T @ self.matmat(Z, "a block sum")
         return 0.5 * (M + M.T)
 
+    @abc.abstractmethod
     def group_sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
         """Block sums of B labelings at once: ``M[b, i, j] = sum_{x in C_i, y in C_j} A(x, y)``
         under labeling ``codes[b]`` (B x n, values 0..k-1). The diagonal is always
         computed; the off-diagonal blocks are meaningful only when ``cross``."""
-        raise NotImplementedError  # pragma: no cover
 
+    @abc.abstractmethod
     def group_sums_bytes(self, k: int) -> int:
         """Memory :meth:`group_sums` needs per labeling."""
-        raise NotImplementedError  # pragma: no cover
 
+    @abc.abstractmethod
     def restrict(self, idx: np.ndarray) -> PairwiseOperator:
         """The operator of the submatrix A[idx][:, idx]."""
-        raise NotImplementedError  # pragma: no cover
 
     def aslinearoperator(self) -> LinearOperator:
         """A :class:`scipy.sparse.linalg.LinearOperator` view (for iterative eigensolvers)."""

@@ -3,6 +3,7 @@ sums of many labelings from the tiles on and above the diagonal."""
 
 from __future__ import annotations
 
+import abc
 from typing import Callable
 
 import numpy as np
@@ -90,15 +91,16 @@ class TiledOperator(PairwiseOperator):
     """An operator that can produce any square tile A[a:b, c:e] (:meth:`_tile`), and so the
     block sums of many labelings in one pass over the tiles on and above the diagonal."""
 
+    tiled = True
     #: tile side of the tiled products
     tile: int = TILE
     #: whether :meth:`_tile` returns views of a held matrix (to be copied before changing)
     tile_views: bool = False
 
+    @abc.abstractmethod
     def _tile(self, a: int, b: int, c: int, e: int, out: np.ndarray | None = None) -> np.ndarray:
         """The block A[a:b, c:e]: a view when the matrix is held, else computed, into ``out``
         (a C-contiguous (b - a) x (e - c) array) when given."""
-        raise NotImplementedError  # pragma: no cover
 
     def _pair_cost(self) -> int:
         """Work of evaluating one entry of a tile, in multiply-adds (for task sizes)."""

@@ -22,13 +22,15 @@ class CentredKernel(TiledOperator):
     n-vectors; r costs one product with D.
     """
 
-    def __init__(self, D: PairwiseOperator, weights: np.ndarray | None = None):
+    def __init__(self, D: PairwiseOperator, weights: np.ndarray | None = None, *, recipe=None):
         self.D = D
+        self.recipe = recipe
         self.n = D.n
         self.nbytes = D.nbytes
         if isinstance(D, TiledOperator):
             self.tile = D.tile
         self.threads = D.threads
+        self.tiled = D.tiled
         self.approximation = D.approximation
         self.kind = f"centred {D.kind}"
         self.p = np.full(self.n, 1.0 / self.n) if weights is None else weights / weights.sum()

@@ -22,8 +22,9 @@ class DenseOperator(TiledOperator):
     kind = "dense"
     tile_views = True
 
-    def __init__(self, A: np.ndarray, index: np.ndarray | None = None, *, owned: bool = False, nbytes: int | None = None):
+    def __init__(self, A: np.ndarray, index: np.ndarray | None = None, *, owned: bool = False, nbytes: int | None = None, recipe=None):
         self.A = A
+        self.recipe = recipe
         self.index = index
         self.n = A.shape[0] if index is None else index.shape[0]
         self.nbytes = nbytes if nbytes is not None else (A.nbytes if owned else 0)

@@ -175,8 +175,9 @@ class NystroemOperator(TiledOperator):
     kind = "nystroem"
     approximation = "nystroem"
 
-    def __init__(self, features: np.ndarray, feature_map: FeatureMap | None = None, residual: np.ndarray | None = None):
+    def __init__(self, features: np.ndarray, feature_map: FeatureMap | None = None, residual: np.ndarray | None = None, *, recipe=None):
         self.features = features
+        self.recipe = recipe
         self.feature_map = feature_map
         self.residual = residual
         self.n = features.shape[0]

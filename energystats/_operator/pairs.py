@@ -148,9 +148,9 @@ def centred_gram(ops: list[PairwiseOperator], n_jobs=None, unbiased: bool = True
     Time O(n^2 (d + m^2)) for tiled operators, memory O(n + m tile^2) per thread; with
     ``n_jobs`` (more than one joblib worker) the tiles run as joblib tasks."""
     n = ops[0].n
-    if all(isinstance(op, SortedOperator) for op in ops):
+    if all(op.on_line for op in ops):
         return _sorted_gram(ops)
-    if any(not hasattr(op, "_tile") for op in ops):
+    if not all(op.tiled for op in ops):
         raise ValueError("centred products need operators that give tiles (or one-dimensional data)")
     m = len(ops)
     held = sum(op.nbytes for op in ops) + 8 * 4 * m * n  # the operators, row sums and centring terms

@@ -1,18 +1,62 @@
 r"""Random projections: the Euclidean distance averaged over one-dimensional distances
-along random directions (Huang & Huo 2017)."""
+along random directions (Huang & Huo 2017), the one random-projection back-end of both
+families: the energy statistics (block sums of :class:`ProjectionOperator`) and the
+distance covariance family (:func:`projected_pair_sums`: per projection pair, the
+one-dimensional distance covariance sums of the projected samples).
+
+The directions (:func:`random_directions`), the constant C_d (:func:`sphere_constant`),
+the one validation of ``approximation="projection"`` and ``n_projections``
+(:func:`check_projection`) and the one default number of directions
+(:data:`N_PROJECTIONS`) are here, used by every public function that takes them."""
 
 from __future__ import annotations
+
+from numbers import Integral
 
 import numpy as np
 from scipy.special import gammaln
 
 from .._config import check_fits, memory_budget
-from .._parallel import THREADS, round_robin
+from .._parallel import THREADS, round_robin, run_threads
+from .._semimetric import Semimetric
 from ._base import PairwiseOperator, is_scalar
 from ._prefix import PackedLabelings, as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes
+from .pairs import _sorted_gram
 from .sorted import SortedOperator
 
-__all__ = ["ProjectionOperator", "random_directions", "sphere_constant"]
+__all__ = [
+    "N_PROJECTIONS",
+    "ProjectionOperator",
+    "check_projection",
+    "line_pair_sums",
+    "projected_pair_sums",
+    "random_directions",
+    "sphere_constant",
+]
+
+#: The default number K of random directions of every function that takes ``n_projections``
+#: (energy_distance, dispersion, energy_test, pairwise_energy_tests, dcov, dcor, dcov_stats,
+#: dcov_test, dcor_test, ...): chosen from the level, power and time of both families'
+#: projected tests measured side by side (docs/validation.md, "How many directions").
+N_PROJECTIONS = 200
+
+
+def check_projection(n_projections, semimetrics: dict[str, Semimetric]) -> int:
+    """The one validation of ``approximation="projection"``: each named semimetric must be the
+    Euclidean distance (exponent 1), which the projections estimate, and ``n_projections`` a
+    positive integer; returns it as an int. Messages name the argument."""
+    for name, sm in semimetrics.items():
+        if not (sm.is_euclidean_power and sm.exponent == 1.0):
+            where = f" for `{name}`" if name else ""
+            raise ValueError(
+                "`approximation`='projection' estimates Euclidean distances: it needs numeric data with metric='euclidean' and exponent=1, "
+                f"got metric={sm.metric!r}, exponent={sm.exponent:g}{where}."
+            )
+    if isinstance(n_projections, bool) or not isinstance(n_projections, Integral):
+        raise TypeError(f"`n_projections` must be an integer, got {type(n_projections).__name__}.")
+    if n_projections < 1:
+        raise ValueError(f"`n_projections` must be an integer >= 1, got {n_projections}.")
+    return int(n_projections)
 
 
 def sphere_constant(d: int) -> float:
@@ -64,8 +108,9 @@ class ProjectionOperator(PairwiseOperator):
     batch_cap = None  # each call sorts every projection once: as few calls as the budget allows
     packed_labelings = True
 
-    def __init__(self, X: np.ndarray, directions: np.ndarray):
+    def __init__(self, X: np.ndarray, directions: np.ndarray, *, recipe=None):
         self.X, self.directions = X, directions
+        self.recipe = recipe
         self.n = X.shape[0]
         self.scale = sphere_constant(X.shape[1]) / directions.shape[0]
         self.threads = THREADS
@@ -74,6 +119,10 @@ class ProjectionOperator(PairwiseOperator):
     @property
     def n_projections(self) -> int:
         return self.directions.shape[0]
+
+    def projections(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The projected samples u_l' x of the given points (all without ``rows``): len(rows) x L."""
+        return (self.X if rows is None else self.X[rows]) @ self.directions.T
 
     def _sort_bytes(self) -> int:
         """Memory of one thread's block sums beyond the labelings: a projection's values and
@@ -225,3 +274,35 @@ class ProjectionOperator(PairwiseOperator):
 
     def restrict(self, idx):
         return ProjectionOperator(self.X[idx], self.directions).with_jobs(self.n_jobs)
+
+
+def line_pair_sums(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float, float, float, float]:
+    """(V sum, U sum, mean distance of a, of b, U sum of a with itself, of b) of two
+    one-dimensional samples, in O(n log n): the sums of :func:`~.pairs.centred_gram` for
+    |x - y| on the line (SRB 2007, eq. 2.8; Székely & Rizzo 2014, eq. 3.2), the V and U sums
+    zero when within their rounding bound."""
+    ops = [SortedOperator(a), SortedOperator(b)]
+    G = _sorted_gram(ops)
+    n = a.shape[0]
+    V = 0.0 if abs(G.V[0, 1]) <= G.V_error[0, 1] else G.V[0, 1]
+    U = 0.0 if abs(G.U[0, 1]) <= G.U_error[0, 1] else G.U[0, 1]
+    means = (float(op.row_sums().sum()) / (n * (n - 1)) for op in ops)
+    return (V, U, *means, float(G.U[0, 0]), float(G.U[1, 1]))
+
+
+def projected_pair_sums(op_x: ProjectionOperator, op_y: ProjectionOperator) -> np.ndarray:
+    r"""The :func:`line_pair_sums` of every projection pair k, :math:`u_k^\top x` and
+    :math:`v_k^\top y` (the k-th directions of the two operators), shared among the threads:
+    K x 6. Their averages times :math:`C_p C_q` estimate the distance covariance sums without
+    bias (Huang & Huo 2017). Memory O(n) per thread, checked."""
+    n, p, q = op_x.n, op_x.X.shape[1], op_y.X.shape[1]
+    check_fits(f"the projected statistics (n = {n})", 8 * n * (p + q + 24) * THREADS)
+    X, Y, Ux, Uy = op_x.X, op_y.X, op_x.directions, op_y.directions
+    K = Ux.shape[0]
+    shares = round_robin(list(range(K)), THREADS)
+    parts = run_threads(lambda ks: [(k, line_pair_sums(X @ Ux[k], Y @ Uy[k])) for k in ks], shares)
+    out = np.empty((K, 6))
+    for part in parts:
+        for k, values in part:
+            out[k] = values
+    return out

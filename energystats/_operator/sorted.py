@@ -32,11 +32,14 @@ class SortedOperator(PairwiseOperator):
     """
 
     kind = "sorted"
+    on_line = True
+    tiled = True  # its tiles are |x_i - x_j| of two slices
     batch_cap = 64 * 2**20
     packed_labelings = True
 
-    def __init__(self, x: np.ndarray):
+    def __init__(self, x: np.ndarray, *, recipe=None):
         self.x = x
+        self.recipe = recipe
         self.n = x.shape[0]
         check_fits(f"the sorted data ({self.n} points on the line: their order and sorted values)", 16 * self.n)
         self.order = np.argsort(x)  # ties in any order: their distances are 0

@@ -33,8 +33,9 @@ class StreamedOperator(TiledOperator):
     kind = "streamed"
     batch_cap = None  # every batch is a pass over the tiles: the fewer, the better
 
-    def __init__(self, X: np.ndarray, semimetric: Semimetric, tile: int = TILE, threads: int | None = None):
+    def __init__(self, X: np.ndarray, semimetric: Semimetric, tile: int = TILE, threads: int | None = None, *, recipe=None):
         self.X = X
+        self.recipe = recipe
         self.semimetric = semimetric
         self.n = X.shape[0]
         self.tile = max(1, min(tile, self.n))
