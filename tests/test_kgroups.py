@@ -420,8 +420,7 @@ def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
         (dict(approximation="nystroem", algorithm="r-kgroups"), "takes no `approximation`"),
         (dict(approximation="nystroem", metric="precomputed"), "needs the points"),
         (dict(approximation="nystroem", algorithm="lloyd", batch_size=0), "`batch_size` must be an integer >= 1"),
-        (dict(approximation="nystroem", batch_size=5), "needs approximation='nystroem' and algorithm='lloyd'"),
-        (dict(algorithm="lloyd", batch_size=5), "needs approximation='nystroem' and algorithm='lloyd'"),
+        (dict(algorithm="lloyd", batch_size=5), "mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem'"),
         (dict(approximation="nystroem", algorithm="lloyd", batch_size=5, init=np.arange(10) % 2), "`init` must be a string"),
     ],
 )
@@ -431,10 +430,59 @@ def test_bad_nystroem_arguments(params, match):
         es.KGroups(2, **params).fit(X)
 
 
-def test_nystroem_features_that_do_not_fit_the_budget_say_so():
+def test_nystroem_raises_only_when_no_path_fits_and_names_the_options():
+    """Neither the features nor mini-batch steps of one point fit: the message names the
+    working memory, ``batch_size`` and ``n_components``; with ``init`` labels (no mini-batch
+    path) it says so."""
     X = np.random.default_rng(0).normal(size=(2000, 3))
-    with es.config_context(working_memory=0.5), pytest.raises(es.WorkingMemoryError, match=r"the Nystroem features .* batch_size"):
-        es.KGroups(2, n_init=1, approximation="nystroem", n_components=50).fit(X)
+    with es.config_context(working_memory=0.5):
+        with pytest.raises(es.WorkingMemoryError, match=r"Nystroem k-groups on 2000 points with 50 landmarks, even in mini-batch steps of one point \(`batch_size`=1\), needs .*set_config\(working_memory=.*lower `n_components`"):
+            es.KGroups(2, n_init=1, approximation="nystroem", n_components=50).fit(X)
+        with pytest.raises(es.WorkingMemoryError, match=r"`init` labels rule out mini-batch steps, `batch_size`\) needs .*set_config\(working_memory=.*lower `n_components`, or give `init` as a string"):
+            es.KGroups(2, init=np.arange(2000) % 2, approximation="nystroem", n_components=50).fit(X)
+
+
+@pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
+def test_nystroem_takes_the_minibatch_path_when_the_features_do_not_fit(rng, algorithm):
+    """The chooser: at the default budget the features are held (path "nystroem"); at a budget
+    below their 8 n (m + 1) bytes and the partition's state, the mini-batch path runs by itself
+    with the largest batch of at most MAX_BATCH points that fits (checked against the memory
+    formula on both sides), and gives what ``batch_size`` set to that batch gives."""
+    from energystats._cluster._minibatch import minibatch_bytes
+    from energystats._cluster.kgroups import MAX_BATCH
+    from energystats._config import memory_budget
+
+    X, _ = blobs(rng, sizes=(3000, 2000, 3000), d=3, sep=3.0)
+    n, m, k = len(X), 40, 3
+    options = dict(algorithm=algorithm, approximation="nystroem", n_components=m, random_state=4, n_init=2)
+    held = es.KGroups(k, **options).fit(X)
+    assert (held.path_, held.batch_size_) == ("nystroem", None)
+    assert 8 * n * (m + 1) + 8 * n * (4 * k + 8) > 2.5 * 2**20  # the features do not fit 2.5 MiB
+    with es.config_context(working_memory=2.5):
+        chosen = es.KGroups(k, **options).fit(X)
+        budget = memory_budget()
+    b = chosen.batch_size_
+    assert chosen.path_ == "nystroem-minibatch"
+    assert 1 <= b < MAX_BATCH
+    assert minibatch_bytes(n, m, m, k, b) <= budget < minibatch_bytes(n, m, m, k, b + 1)
+    given = es.KGroups(k, batch_size=b, **options).fit(X)
+    assert (given.path_, given.batch_size_) == ("nystroem-minibatch", b)
+    np.testing.assert_array_equal(chosen.labels_, given.labels_)
+    assert chosen.W_ == pytest.approx(given.W_, rel=1e-12)
+    assert adjusted_rand_score(chosen.labels_, held.labels_) > 0.99
+
+
+def test_exact_path_is_named_and_streams_where_the_matrix_does_not_fit(rng):
+    """Without ``approximation`` the path is "exact", whether the centred kernel is held or,
+    below its 8 n^2 bytes, streamed in tiles: the same labels, W to rounding."""
+    X, _ = blobs(rng, sizes=(120, 150, 130), d=2)
+    held = es.KGroups(3, random_state=1, n_init=2).fit(X)
+    with es.config_context(working_memory=8 * 400**2 / 2**20 / 2):
+        streamed = es.KGroups(3, random_state=1, n_init=2).fit(X)
+    assert held.path_ == streamed.path_ == "exact"
+    assert held.batch_size_ is None and streamed.batch_size_ is None
+    np.testing.assert_array_equal(held.labels_, streamed.labels_)
+    assert streamed.W_ == pytest.approx(held.W_, rel=1e-12)
 
 
 @pytest.mark.parametrize("weighted", [False, True])

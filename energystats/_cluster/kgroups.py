@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._config import check_fits
+from .._config import check_fits, memory_budget, memory_error
 from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
@@ -33,7 +33,7 @@ from .._random import as_generator
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
 from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_positive_int, check_symmetric, weight_scale
 from ._assignment import feature_assignment, make_assignment
-from ._minibatch import minibatch_fit
+from ._minibatch import largest_batch, minibatch_bytes, minibatch_fit
 from ._partition import fit_once, r_kgroups, within
 from ._starts import initial_labels
 
@@ -43,6 +43,9 @@ _ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
 _INITS = ("k-means++", "random", "spectral", "power-kmeans")
 #: Gains below this fraction of the total dispersion T count as zero (round-off loops).
 GAIN_RTOL = 1e-12
+#: The largest batch the chooser gives the mini-batch path, the size whose accuracy was
+#: measured at n = 10^6 and 10^7 (``benchmarks/bench_approximations.py``).
+MAX_BATCH = 10_000
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,34 @@ def _restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorit
     return out
 
 
+def _nystroem_path(n: int, k: int, m: int, reserve: int, batch_size: int | None, labels_given: bool) -> tuple[str, int | None]:
+    """The path of Nyström k-groups on n points with m landmarks: ``("nystroem", None)`` when
+    the features (8 n (m + 1) bytes, r <= m of them and the residuals) fit the memory budget
+    beside the partition's ``reserve``; else ``("nystroem-minibatch", b)``, b ``batch_size``
+    or the largest batch of at most :data:`MAX_BATCH` points that fits; else
+    :class:`WorkingMemoryError`, naming what to change."""
+    if batch_size is not None:
+        return "nystroem-minibatch", batch_size
+    features = 8 * n * (m + 1) + reserve
+    budget = memory_budget()
+    if features <= budget:
+        return "nystroem", None
+    batch = None if labels_given else largest_batch(n, m, k, budget, MAX_BATCH)
+    if batch is not None:
+        return "nystroem-minibatch", batch
+    if labels_given:
+        raise memory_error(
+            f"Nystroem k-groups on {n} points with {m} landmarks (the features: `init` labels rule out mini-batch steps, `batch_size`)",
+            features,
+            "lower `n_components`, or give `init` as a string",
+        )
+    raise memory_error(
+        f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch steps of one point (`batch_size`=1),",
+        min(features, minibatch_bytes(n, m, m, k, 1)),
+        "lower `n_components`",
+    )
+
+
 # --- Estimator -----------------------------------------------------------------------
 
 
@@ -163,7 +194,9 @@ class KGroups(ClusterMixin, BaseEstimator):
         :math:`\Phi\Phi^\top \approx G` from ``n_components`` landmarks
         (Wang, Gittens & Mahoney 2019), for n beyond what exact k-groups can
         afford: memory O(n m), a Hartigan move O(m k). Needs the points (no
-        precomputed matrix) and ``algorithm`` "hartigan" or "lloyd".
+        precomputed matrix) and ``algorithm`` "hartigan" or "lloyd". When the
+        features do not fit the working memory (:func:`set_config`), the fit
+        takes the mini-batch path of ``batch_size`` by itself (``path_``).
     n_components : int, default=300
         m, the number of landmarks for ``approximation="nystroem"``
         (capped at n). At 300 the accuracy was within 0.005 of exact k-groups
@@ -174,14 +207,17 @@ class KGroups(ClusterMixin, BaseEstimator):
         sampling in the kernel's feature space, or uniformly. D^2 is steadier
         at small m (measured; see ``docs/validation.md``).
     batch_size : int, default=None
-        With ``approximation="nystroem"`` and ``algorithm="lloyd"``: mini-batch
-        steps of this many points (Sculley 2010), then Lloyd's steps on every
-        point, the features computed block by block from the landmarks and
-        never held (memory O(n) beyond the data instead of 8 n m bytes: for
+        With ``approximation="nystroem"``: mini-batch steps of this many points
+        (Sculley 2010), then Lloyd's steps on every point (whatever
+        ``algorithm``), the features computed block by block from the landmarks
+        and never held (memory O(n) beyond the data instead of 8 n m bytes: for
         samples whose features do not fit the memory budget). The ``n_init``
         starts are compared on a sample of ``3 * batch_size`` points and only
         the best is refined on all of them; ``max_iter`` bounds both the epochs
-        of mini-batch steps and the passes over all points.
+        of mini-batch steps and the passes over all points. ``None``: the
+        features are held when they fit the working memory, else this path
+        runs with the largest batch of at most 10,000 points that fits
+        (``batch_size_``).
     nan_policy : {"raise", "omit"}, default="raise"
         A row with a missing value (NaN, None, pandas NA, masked) in X, its weight
         or its ``init`` label: ``"raise"`` an error, ``"omit"`` leave it out of the
@@ -223,6 +259,16 @@ class KGroups(ClusterMixin, BaseEstimator):
         ``"r-kgroups"`` only: moves in the last pass (R's ``count``).
     n_omitted_ : int
         Rows left out for missing values (``nan_policy="omit"``).
+    path_ : {"exact", "nystroem", "nystroem-minibatch"}
+        The path that ran: exact k-groups on the centred kernel (held as a
+        matrix or streamed in tiles, with the same result to rounding); Nyström
+        features held; or mini-batch steps and Lloyd's passes on features
+        computed block by block (``batch_size``, or chosen because the features
+        did not fit the working memory).
+    batch_size_ : int or None
+        The batch of the ``"nystroem-minibatch"`` path (``batch_size``, or the
+        largest of at most 10,000 points that fits the working memory); ``None``
+        on the other paths.
 
     Notes
     -----
@@ -238,6 +284,17 @@ class KGroups(ClusterMixin, BaseEstimator):
     features take 8 n m bytes (checked against the budget), and with
     ``batch_size`` none are held: memory O(n + b m) beyond the data, O(n m d)
     per pass over all points.
+
+    The path is chosen before anything large is allocated: the exact
+    path when no ``approximation`` is asked for (its operator streams when
+    the matrix does not fit); with ``approximation="nystroem"``, held
+    features when 8 n (m + 1) bytes and the partition's state (8 n (4 k + 8)
+    bytes) fit the working memory, otherwise the mini-batch path with the
+    largest batch b <= 10,000 that fits (with r = m features, about
+    8 b (8 m + k) + 9 n bytes and a band of kernel rows:
+    :func:`._minibatch.minibatch_bytes`); :class:`WorkingMemoryError` only when
+    not even a batch of one point fits, naming ``working_memory`` and
+    ``n_components``.
 
     ``"r-kgroups"`` follows R's rule, which ignores the factors
     n_j / (n_j - 1) and n_l / (n_l + 1) of the exact Hartigan gain
@@ -324,8 +381,8 @@ class KGroups(ClusterMixin, BaseEstimator):
                 raise ValueError("`approximation`='nystroem' needs the points: a precomputed matrix already holds every pair.")
         if self.batch_size is not None:
             check_positive_int(self.batch_size, "batch_size")
-            if self.approximation != "nystroem" or self.algorithm != "lloyd":
-                raise ValueError("`batch_size` runs mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem' and algorithm='lloyd'.")
+            if self.approximation != "nystroem":
+                raise ValueError("`batch_size` runs mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem'.")
             if not isinstance(init, str):
                 raise ValueError("`batch_size` starts from `init` on a sample of the points: `init` must be a string, not labels.")
         kernel_given = isinstance(self.metric, str) and self.metric == "precomputed_kernel"
@@ -411,15 +468,20 @@ class KGroups(ClusterMixin, BaseEstimator):
         n = fit_data.shape[0]
         gen = as_generator(self.random_state, "random_state")
         streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
-        if self.batch_size is not None:
-            labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0])
+        reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix or features
+        path, batch = ("exact", None)
+        if self.approximation is not None:
+            path, batch = _nystroem_path(n, k, min(self.n_components, n), reserve, self.batch_size, problem.start is not None)
+        self.path_, self.batch_size_ = path, batch
+        if path == "nystroem-minibatch":
+            labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
             return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k)
         distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
         op = make_operator(
             fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
             approximation=self.approximation, n_components=self.n_components, landmarks=self.landmarks,
             rng=gen.spawn(1)[0] if self.approximation else None,
-            repeated=True, reserve=8 * n * (4 * k + 8),  # partition state, indicators and products beside the matrix
+            repeated=True, reserve=reserve,
             n_jobs=None if distribute else self.n_jobs,  # else one start may still spread its passes over the workers
         )
         labels, W, T, within_, iterations, converged, count = self._fit_operator(op, fit_data, fit_w, problem, streams, distribute)
@@ -465,12 +527,12 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
         return self
 
-    def _fit_minibatch(self, full, points, sm, w, problem: _Problem, streams: list, stream):
-        """Mini-batch steps and Lloyd's passes on Nystroem features computed block by block
-        (``batch_size``; :mod:`._minibatch`): labels, W, T, passes, converged."""
+    def _fit_minibatch(self, full, points, sm, w, problem: _Problem, streams: list, stream, batch: int):
+        """Mini-batch steps of ``batch`` points and Lloyd's passes on Nystroem features computed
+        block by block (:mod:`._minibatch`): labels, W, T, passes, converged."""
         k, kept = problem.k, problem.kept
         feature_map = nystroem_map(points, sm, w, self.n_components, stream, self.landmarks)
-        fit = minibatch_fit(points, w, feature_map, k, problem.init, self.batch_size, problem.max_iter, streams, stream)
+        fit = minibatch_fit(points, w, feature_map, k, problem.init, batch, problem.max_iter, streams, stream)
         order = _canonical_order(fit.labels, w, fit.within, k)
         labels = np.argsort(order)[fit.labels]
         s = np.bincount(labels, weights=w, minlength=k)
