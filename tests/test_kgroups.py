@@ -514,3 +514,41 @@ def test_init_labels_of_any_k_values_are_the_same_start(rng):
     base = es.KGroups(3, init=start, random_state=0).fit(X)
     for other in (start + 1, (start + 1).astype(float), np.array(["a", "b", "c"])[start], 10 * start - 7):
         np.testing.assert_array_equal(es.KGroups(3, init=other, random_state=0).fit(X).labels_, base.labels_)
+
+
+def test_canonical_order_numbers_a_partition_whatever_its_labels(rng):
+    """Brute force: any renaming of the groups gives the same canonical labels; they are
+    numbered by total weight, largest first, equal weights in the order of their first point;
+    an empty group comes last."""
+    from energystats._cluster._partition import canonical_order
+
+    for trial in range(50):
+        k = int(rng.integers(2, 6))
+        labels = rng.integers(0, k, size=int(rng.integers(k, 40)))
+        w = None if trial % 2 else rng.integers(1, 4, size=labels.size).astype(float)
+        order = canonical_order(labels, w, k)
+        canonical = np.argsort(order)[labels]
+        renamed = rng.permutation(k)[labels]
+        np.testing.assert_array_equal(np.argsort(canonical_order(renamed, w, k))[renamed], canonical)
+        sizes = np.bincount(canonical, weights=w, minlength=k)
+        present = np.unique(canonical)
+        first = [np.flatnonzero(canonical == g)[0] for g in present]
+        keys = [(-sizes[g], f) for g, f in zip(present, first)]
+        assert keys == sorted(keys) and present.tolist() == list(range(present.size))  # empty groups last
+
+
+def test_mirror_image_clusters_are_numbered_by_their_first_point_on_every_path(rng):
+    """Two clusters that are mirror images (equal sizes, equal within dispersion to rounding):
+    label 0 is the cluster of point 0, whatever the seed and whether the kernel is held or
+    streamed (different rounding)."""
+    A = rng.normal(size=(30, 2)) + [4.0, 0.0]
+    X = np.empty((60, 2))
+    X[1::2], X[0::2] = A, -A  # point 0 in the mirrored cluster
+    truth = np.arange(60) % 2
+    fits = [es.KGroups(2, random_state=s, n_init=2).fit(X) for s in range(3)]
+    with es.config_context(working_memory=8 * 60**2 / 2**20 / 2):
+        fits.append(es.KGroups(2, random_state=0, n_init=2).fit(X))
+    for km in fits:
+        np.testing.assert_array_equal(km.labels_, truth)
+        np.testing.assert_array_equal(km.cluster_sizes_, [30, 30])
+        np.testing.assert_array_equal(km.predict(X), truth)

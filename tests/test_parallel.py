@@ -137,12 +137,16 @@ def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_clie
     ids=["energy_test", "projection_test", "dispersion", "pairwise", "kgroups", "cluster_test", "nystroem_single"],
 )
 def test_each_function_sends_its_tasks_to_the_cluster(dask_client, call):
+    """At least two tasks ran on the cluster's workers. Which worker runs which task is the
+    scheduler's choice (a few short tasks may all go to one worker); that both workers take
+    part is checked on the many tasks of every function at once, above."""
     from distributed import get_task_stream
 
     X, labels = blobs(3, n=90)
     with joblib.parallel_config(backend="dask"), get_task_stream(dask_client) as stream:
         call(X, labels)
-    assert len(stream.data) >= 2 and len({task["worker"] for task in stream.data}) == 2
+    workers = set(dask_client.scheduler_info()["workers"])
+    assert len(stream.data) >= 2 and {task["worker"] for task in stream.data} <= workers
 
 
 @pytest.mark.slow  # starts worker processes

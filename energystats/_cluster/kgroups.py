@@ -34,7 +34,7 @@ from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetri
 from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_positive_int, check_symmetric, weight_scale
 from ._assignment import feature_assignment, make_assignment
 from ._minibatch import largest_batch, minibatch_bytes, minibatch_fit
-from ._partition import fit_once, r_kgroups, within
+from ._partition import canonical_order, fit_once, r_kgroups, within
 from ._starts import initial_labels
 
 __all__ = ["KGroups"]
@@ -228,9 +228,12 @@ class KGroups(ClusterMixin, BaseEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
         Group of each point, 0..k-1 (-1 for a row left out for a missing
-        value). Groups are numbered by size (total weight), largest first; ties by the within-group mean semimetric
-        g(C_l, C_l), smallest first. So a partition gets the same labels
-        whatever the start; ``"r-kgroups"`` keeps R's numbering.
+        value). Groups are numbered by size (total weight), largest first,
+        groups of equal size in the order of their first point in the data
+        (:func:`._partition.canonical_order`). So a partition gets the same
+        labels whatever the start, BLAS kernel, thread count or working memory;
+        ``cluster_sizes_`` and :meth:`predict` follow the same numbering.
+        ``"r-kgroups"`` keeps R's numbering.
     W_ : float
         Within dispersion of ``labels_`` (eq. 15), in R's scaling:
         equals ``dispersion(X, labels_).W`` and R ``sum(kgroups(...)$W)``.
@@ -495,7 +498,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             W, T = W + extra.sum(), T + extra.sum()
             within_ = within_ + 2.0 * extra / np.bincount(labels, weights=unit_w, minlength=k)
         if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
-            order = _canonical_order(labels, fit_w, within_, k)
+            order = canonical_order(labels, fit_w, k)
             labels, within_ = np.argsort(order)[labels], within_[order]
         # the rule for new points (predict's), which also places the points of weight 0;
         # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
@@ -533,7 +536,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         k, kept = problem.k, problem.kept
         feature_map = nystroem_map(points, sm, w, self.n_components, stream, self.landmarks)
         fit = minibatch_fit(points, w, feature_map, k, problem.init, batch, problem.max_iter, streams, stream)
-        order = _canonical_order(fit.labels, w, fit.within, k)
+        order = canonical_order(fit.labels, w, k)
         labels = np.argsort(order)[fit.labels]
         s = np.bincount(labels, weights=w, minlength=k)
         self._assignment = feature_assignment(fit.feature_map, fit.S[order], s, float(np.ldexp(1.0, -problem.weight_shift)))
@@ -644,13 +647,3 @@ class KGroups(ClusterMixin, BaseEstimator):
             raise ValueError("`X` must be non-negative for metric='precomputed'.")
         labels = self._assignment(X)
         return labels if keep is None else expand_labels(labels, keep)
-
-
-def _canonical_order(labels: np.ndarray, w: np.ndarray | None, within: np.ndarray, k: int) -> np.ndarray:
-    """The clusters in canonical order: by total weight (size), largest first, then by
-    within-cluster mean semimetric g(C_l, C_l), smallest first, then by first member in
-    the data. A partition then gets the same labels whatever the start, the data's order,
-    or whether weights or repeated points express the same sample."""
-    s = np.bincount(labels, weights=w, minlength=k)
-    first = np.unique(labels, return_index=True)[1]
-    return np.lexsort((first, within, -s))
