@@ -49,6 +49,9 @@ def test_point_on_a_centre_gets_weight_one_there(rng):
     out = mm_step(X, centres, -2.0)
     assert np.isfinite(out).all()
     assert np.isfinite(power_objective(_sq_dist(X, centres), -2.0))
+    # a distance exactly 0 (which one BLAS kernel's rounding gives and another's does not):
+    # the point adds its limit, 0, and no overflow; the other point ((1 + 4^-2) / 2)^(-1/2)
+    assert power_objective(np.array([[0.0, 4.0], [1.0, 4.0]]), -2.0) == pytest.approx(((1 + 4.0**-2) / 2) ** -0.5, rel=1e-15)
 
 
 @pytest.mark.parametrize("s0", [-1.0, -3.0, -9.0])

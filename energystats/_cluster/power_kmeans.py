@@ -163,9 +163,12 @@ def mm_step(X: np.ndarray, centres: np.ndarray, s: float) -> np.ndarray:
 
 
 def power_objective(d: np.ndarray, s: float) -> float:
-    """f_s(Theta) = sum_i ((1/k) sum_j d_ij^s)^(1/s) from the squared distances d (n x k)."""
+    """f_s(Theta) = sum_i ((1/k) sum_j d_ij^s)^(1/s) from the squared distances d (n x k), s < 0,
+    as dmin_i ((1/k) sum_j (dmin_i / d_ij)^(-s))^(1/s): the ratios lie in [0, 1], so a point on
+    a centre (d_ij = 0, exactly 0 or not depending on the BLAS kernel's rounding) overflows
+    nothing and contributes 0."""
     dmin = np.maximum(d.min(axis=1), _TINY)
-    R = (np.maximum(d, _TINY) / dmin[:, None]) ** s
+    R = (dmin[:, None] / np.maximum(d, _TINY)) ** -s
     return float(dmin @ (R.sum(axis=1) / d.shape[1]) ** (1.0 / s))
 
 
