@@ -552,3 +552,43 @@ def test_mirror_image_clusters_are_numbered_by_their_first_point_on_every_path(r
         np.testing.assert_array_equal(km.labels_, truth)
         np.testing.assert_array_equal(km.cluster_sizes_, [30, 30])
         np.testing.assert_array_equal(km.predict(X), truth)
+
+
+KERNEL_FITS = """
+import json
+import numpy as np
+import energystats as es
+rng = np.random.default_rng(35)
+A = rng.normal(size=(40, 2)) + [4.0, 0.0]
+mirror = np.empty((80, 2))
+mirror[0::2], mirror[1::2] = A, -A
+blobs = np.repeat([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0]], 30, axis=0) + rng.normal(size=(90, 2))
+out = {}
+for s in range(3):
+    km = es.KGroups(2, random_state=s, n_init=2).fit(mirror)
+    pk = es.PowerKMeans(3, n_init=3, random_state=s).fit(blobs)
+    out[s] = [km.labels_.tolist(), km.W_, pk.labels_.tolist(), pk.cluster_centers_.tolist()]
+print(json.dumps(out))
+"""
+
+
+def test_labels_do_not_depend_on_the_blas_kernel():
+    """The issue-35 cases under two OpenBLAS kernels (this machine's and Prescott's, which
+    rounds products differently; on another BLAS the variable is ignored and the runs agree
+    trivially), one BLAS thread each: KGroups on mirror-image clusters and PowerKMeans on
+    three blobs give identical labels over seeds; W and the centres agree to rounding."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def run(env):
+        out = subprocess.run([sys.executable, "-c", KERNEL_FITS], capture_output=True, text=True, check=True, env=dict(os.environ, OPENBLAS_NUM_THREADS="1", **env))
+        return json.loads(out.stdout)
+
+    here, prescott = run({}), run({"OPENBLAS_CORETYPE": "Prescott"})
+    for s in here:
+        (km_a, W_a, pk_a, c_a), (km_b, W_b, pk_b, c_b) = here[s], prescott[s]
+        assert km_a == km_b and pk_a == pk_b
+        assert W_a == pytest.approx(W_b, rel=1e-12)
+        np.testing.assert_allclose(c_a, c_b, rtol=1e-12, atol=1e-14)
