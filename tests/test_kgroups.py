@@ -449,7 +449,7 @@ def test_nystroem_takes_the_minibatch_path_when_the_features_do_not_fit(rng, alg
     with the largest batch of at most MAX_BATCH points that fits (checked against the memory
     formula on both sides), and gives what ``batch_size`` set to that batch gives."""
     from energystats._cluster._minibatch import minibatch_bytes
-    from energystats._cluster.kgroups import MAX_BATCH
+    from energystats._cluster._minibatch import MAX_BATCH
     from energystats._config import memory_budget
 
     X, _ = blobs(rng, sizes=(3000, 2000, 3000), d=3, sep=3.0)

@@ -30,18 +30,21 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._config import check_fits
+from .._config import check_fits, memory_budget, memory_error
 from .._operator import FeatureMap, NystroemOperator, band_rows
 from .._parallel import round_robin, run_threads, threads_within
 from ._starts import initial_labels
 
-__all__ = ["MiniBatchFit", "largest_batch", "minibatch_bytes", "minibatch_fit"]
+__all__ = ["MAX_BATCH", "MiniBatchFit", "largest_batch", "minibatch_bytes", "minibatch_fit", "nystroem_path"]
 
 #: Points per share of a pass over the data: the shares are fixed whatever the threads, so
 #: that their sums, added in order, are the same on every run.
 _SHARE = 2**16
 #: Steps without improvement of the smoothed batch cost after which the steps stop.
 _PATIENCE = 10
+#: The largest batch :func:`nystroem_path` gives the mini-batch path, the size whose accuracy
+#: was measured at n = 10^6 and 10^7 (``benchmarks/bench_approximations.py``).
+MAX_BATCH = 10_000
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,34 @@ def largest_batch(n: int, m: int, k: int, budget: int, most: int) -> int | None:
         else:
             hi = mid - 1
     return lo or None
+
+
+def nystroem_path(n: int, k: int, m: int, reserve: int, batch_size: int | None, labels_given: bool) -> tuple[str, int | None]:
+    """The path of Nyström k-groups on n points with m landmarks: ``("nystroem", None)`` when
+    the features (8 n (m + 1) bytes, r <= m of them and the residuals) fit the memory budget
+    beside the partition's ``reserve``; else ``("nystroem-minibatch", b)``, b ``batch_size``
+    or the largest batch of at most :data:`MAX_BATCH` points that fits; else
+    :class:`WorkingMemoryError`, naming what to change."""
+    if batch_size is not None:
+        return "nystroem-minibatch", batch_size
+    features = 8 * n * (m + 1) + reserve
+    budget = memory_budget()
+    if features <= budget:
+        return "nystroem", None
+    batch = None if labels_given else largest_batch(n, m, k, budget, MAX_BATCH)
+    if batch is not None:
+        return "nystroem-minibatch", batch
+    if labels_given:
+        raise memory_error(
+            f"Nystroem k-groups on {n} points with {m} landmarks (the features: `init` labels rule out mini-batch steps, `batch_size`)",
+            features,
+            "lower `n_components`, or give `init` as a string",
+        )
+    raise memory_error(
+        f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch steps of one point (`batch_size`=1),",
+        min(features, minibatch_bytes(n, m, m, k, 1)),
+        "lower `n_components`",
+    )
 
 
 def _features(feature_map: FeatureMap, X: np.ndarray) -> np.ndarray:

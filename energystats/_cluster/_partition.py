@@ -20,7 +20,10 @@ import numpy as np
 
 from .._operator import TILE, PairwiseOperator, indicator
 
-__all__ = ["canonical_order", "fit_once", "partition_state", "r_kgroups", "within"]
+__all__ = ["GAIN_RTOL", "canonical_order", "fit_once", "partition_state", "r_kgroups", "within"]
+
+#: Gains below this fraction of the total dispersion T count as zero (round-off loops).
+GAIN_RTOL = 1e-12
 
 
 def canonical_order(labels: np.ndarray, w: np.ndarray | None, k: int) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd) for energy clustering:
-the estimator. The partition and its moves are in :mod:`._partition`, the starts in
-:mod:`._starts`, the rule for new points in :mod:`._assignment`.
+the estimator. The partition and its moves are in :mod:`._partition`, the starts and the
+runs from them in :mod:`._starts`, the rule for new points in :mod:`._assignment`, the
+mini-batch path and the choice of the Nyström path in :mod:`._minibatch`.
 
 Minimise the within dispersion W (eq. 15) over partitions into k groups, or
 equivalently maximise Q = sum_j Q_j / s_j with
@@ -18,34 +19,28 @@ from __future__ import annotations
 import functools
 import warnings
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._config import check_fits, memory_budget, memory_error
+from .._config import check_fits
 from .._missing import check_nan_policy, drop_missing, expand_labels
-from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
+from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
 from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_positive_int, check_symmetric, weight_scale
 from ._assignment import feature_assignment, make_assignment
-from ._minibatch import largest_batch, minibatch_bytes, minibatch_fit
-from ._partition import canonical_order, fit_once, r_kgroups, within
-from ._starts import initial_labels
+from ._minibatch import minibatch_fit, nystroem_path
+from ._partition import GAIN_RTOL, canonical_order, within
+from ._starts import restarts
 
 __all__ = ["KGroups"]
 
 _ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
 _INITS = ("k-means++", "random", "spectral", "power-kmeans")
-#: Gains below this fraction of the total dispersion T count as zero (round-off loops).
-GAIN_RTOL = 1e-12
-#: The largest batch the chooser gives the mini-batch path, the size whose accuracy was
-#: measured at n = 10^6 and 10^7 (``benchmarks/bench_approximations.py``).
-MAX_BATCH = 10_000
 
 
 @dataclass(frozen=True)
@@ -80,66 +75,6 @@ class _Problem:
     start: np.ndarray | None
     init: str | np.ndarray
     weight_shift: int
-
-
-def _restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorithm, init, max_iter, streams, operator=None) -> list:
-    """Run one start per stream on the operator (a joblib task when ``operator`` is None: it
-    builds its own with ``build``, the operator's recipe). ``points`` are the points
-    power k-means starts from (``init="power-kmeans"``).
-
-    Returns, per start, (objective Q, labels, sweeps, converged), or for R's rule
-    (W, labels, iterations, count, converged).
-    """
-    op = operator if operator is not None else build()
-    n = op.n
-    w = np.ones(n) if weights is None else weights
-    given = not isinstance(init, str)
-    if algorithm == "r-kgroups":
-        G = None if given or init == "random" else CentredKernel(op)
-        out = []
-        for stream in streams:
-            labels0 = init if given else initial_labels(init, points, G, w, k, stream)
-            labels, iterations, count, converged = r_kgroups(op, labels0, k, max_iter)
-            M = op.quadratic(indicator(labels, k))
-            W = float(np.sum(np.diag(M) / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
-            out.append((W, labels, iterations, count, converged))
-        return out
-    T = float(w @ op.diagonal())
-    tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
-    out = []
-    for stream in streams:
-        labels0 = init if given else initial_labels(init, points, op, w, k, stream)
-        st, iterations, converged = fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
-        out.append((st.objective(), st.labels, iterations, converged))
-    return out
-
-
-def _nystroem_path(n: int, k: int, m: int, reserve: int, batch_size: int | None, labels_given: bool) -> tuple[str, int | None]:
-    """The path of Nyström k-groups on n points with m landmarks: ``("nystroem", None)`` when
-    the features (8 n (m + 1) bytes, r <= m of them and the residuals) fit the memory budget
-    beside the partition's ``reserve``; else ``("nystroem-minibatch", b)``, b ``batch_size``
-    or the largest batch of at most :data:`MAX_BATCH` points that fits; else
-    :class:`WorkingMemoryError`, naming what to change."""
-    if batch_size is not None:
-        return "nystroem-minibatch", batch_size
-    features = 8 * n * (m + 1) + reserve
-    budget = memory_budget()
-    if features <= budget:
-        return "nystroem", None
-    batch = None if labels_given else largest_batch(n, m, k, budget, MAX_BATCH)
-    if batch is not None:
-        return "nystroem-minibatch", batch
-    if labels_given:
-        raise memory_error(
-            f"Nystroem k-groups on {n} points with {m} landmarks (the features: `init` labels rule out mini-batch steps, `batch_size`)",
-            features,
-            "lower `n_components`, or give `init` as a string",
-        )
-    raise memory_error(
-        f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch steps of one point (`batch_size`=1),",
-        min(features, minibatch_bytes(n, m, m, k, 1)),
-        "lower `n_components`",
-    )
 
 
 # --- Estimator -----------------------------------------------------------------------
@@ -474,7 +409,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix or features
         path, batch = ("exact", None)
         if self.approximation is not None:
-            path, batch = _nystroem_path(n, k, min(self.n_components, n), reserve, self.batch_size, problem.start is not None)
+            path, batch = nystroem_path(n, k, min(self.n_components, n), reserve, self.batch_size, problem.start is not None)
         self.path_, self.batch_size_ = path, batch
         if path == "nystroem-minibatch":
             labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
@@ -577,10 +512,10 @@ class KGroups(ClusterMixin, BaseEstimator):
         if distribute:
             chunks = np.array_split(np.arange(len(streams)), min(n_workers(self.n_jobs), len(streams)))
             calls = [{"streams": [streams[i] for i in c]} for c in chunks]
-            parts = run_tasks(functools.partial(_restarts, **options), calls, self.n_jobs, shared={"build": op.recipe, "points": points})
+            parts = run_tasks(functools.partial(restarts, **options), calls, self.n_jobs, shared={"build": op.recipe, "points": points})
             results = [r for part in parts for r in part]
         else:
-            results = _restarts(op.recipe, points, streams=streams, operator=op, **options)
+            results = restarts(op.recipe, points, streams=streams, operator=op, **options)
         unit_w = np.ones(n) if w is None else w
         if self.algorithm == "r-kgroups":
             best = results[0]
