@@ -96,7 +96,9 @@ class KGroups(ClusterMixin, BaseEstimator):
         eq. (50). ``"lloyd"``: weighted kernel k-means, Algorithm 1 with q
         maintained exactly (eq. 48-49). ``"r-kgroups"``: R
         ``energy::kgroups``'s update rule (Euclidean, exponent 1, unit
-        weights), which reproduces R's labels from the same start.
+        weights), which reproduces R's labels from the same start. The
+        mini-batch Nyström path (``path_``) ends with Lloyd's passes whatever
+        ``algorithm``.
     metric : {"euclidean", "exponential", "gaussian", "precomputed", "precomputed_kernel"} or callable, default="euclidean"
         The semimetric (see :func:`pairwise_semimetric`); ``"precomputed"``
         takes a distance matrix, ``"precomputed_kernel"`` a Gram matrix
