@@ -7,7 +7,7 @@ STAMP := $(VENV)/.stamp
 # numpy 2 arrays, does not return pandas 3 DataFrames as data frames, and warns on pandas 2.2 and 2.3.
 VENV_R := .venv-r
 
-.PHONY: run test check docs bench validate validate-quick clean
+.PHONY: run test check check-machine docs bench validate validate-quick clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,12 @@ test: $(STAMP)-test $(VENV_R)/.stamp
 # (the R cross-checks run when R and rpy2 are installed, and skip otherwise).
 check: $(STAMP)-check
 	$(PY) -m pytest -n auto -m "not slow" -q tests energystats
+
+# The fast suite as another machine runs it (issue 35, the machine matrix): OpenBLAS's Prescott
+# kernel (another rounding of every product than this machine's), one BLAS thread, one process
+# (no xdist: energystats' own threads, one per core, and every test in one interpreter).
+check-machine: $(STAMP)-check
+	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -p no:xdist -m "not slow" -q tests energystats
 
 # The documentation, with Sphinx warnings as errors (notebooks and gallery examples executed),
 # then opened offline in headless Chromium: no raw LaTeX, no broken image, three screenshots.

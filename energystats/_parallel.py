@@ -45,7 +45,7 @@ import joblib
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from ._config import config_context, get_config
+from ._config import config_context, get_config, memory_budget
 
 __all__ = [
     "MIN_TASKS",
@@ -58,6 +58,7 @@ __all__ = [
     "round_robin",
     "run_tasks",
     "run_threads",
+    "threads_within",
 ]
 
 
@@ -108,6 +109,16 @@ def blas_controller() -> ThreadpoolController:
     """threadpoolctl's view of the loaded BLAS libraries, found once (finding them reads the
     process's maps: milliseconds per call)."""
     return ThreadpoolController()
+
+
+def threads_within(per_thread: float, fixed: float = 0.0) -> int:
+    """Threads for a computation that needs ``fixed`` bytes plus ``per_thread`` bytes for each
+    thread: :data:`THREADS`, or as many as the memory budget holds, at least one (the
+    caller's :func:`~energystats._config.check_fits` of ``fixed + threads * per_thread`` then
+    says whether even one fits). Callers share their work in fixed shares whose results are
+    combined in share order, so the result does not depend on the count; the memory a call
+    needs then does not grow with the machine's cores beyond its budget."""
+    return max(1, min(THREADS, int((memory_budget() - fixed) // max(per_thread, 1))))
 
 
 def round_robin(items: Sequence, parts: int) -> list:

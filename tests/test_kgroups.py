@@ -420,8 +420,7 @@ def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
         (dict(approximation="nystroem", algorithm="r-kgroups"), "takes no `approximation`"),
         (dict(approximation="nystroem", metric="precomputed"), "needs the points"),
         (dict(approximation="nystroem", algorithm="lloyd", batch_size=0), "`batch_size` must be an integer >= 1"),
-        (dict(approximation="nystroem", batch_size=5), "needs approximation='nystroem' and algorithm='lloyd'"),
-        (dict(algorithm="lloyd", batch_size=5), "needs approximation='nystroem' and algorithm='lloyd'"),
+        (dict(algorithm="lloyd", batch_size=5), "mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem'"),
         (dict(approximation="nystroem", algorithm="lloyd", batch_size=5, init=np.arange(10) % 2), "`init` must be a string"),
     ],
 )
@@ -431,10 +430,59 @@ def test_bad_nystroem_arguments(params, match):
         es.KGroups(2, **params).fit(X)
 
 
-def test_nystroem_features_that_do_not_fit_the_budget_say_so():
+def test_nystroem_raises_only_when_no_path_fits_and_names_the_options():
+    """Neither the features nor mini-batch steps of one point fit: the message names the
+    working memory, ``batch_size`` and ``n_components``; with ``init`` labels (no mini-batch
+    path) it says so."""
     X = np.random.default_rng(0).normal(size=(2000, 3))
-    with es.config_context(working_memory=0.5), pytest.raises(es.WorkingMemoryError, match=r"the Nystroem features .* batch_size"):
-        es.KGroups(2, n_init=1, approximation="nystroem", n_components=50).fit(X)
+    with es.config_context(working_memory=0.5):
+        with pytest.raises(es.WorkingMemoryError, match=r"Nystroem k-groups on 2000 points with 50 landmarks, even in mini-batch steps of one point \(`batch_size`=1\), needs .*set_config\(working_memory=.*lower `n_components`"):
+            es.KGroups(2, n_init=1, approximation="nystroem", n_components=50).fit(X)
+        with pytest.raises(es.WorkingMemoryError, match=r"`init` labels rule out mini-batch steps, `batch_size`\) needs .*set_config\(working_memory=.*lower `n_components`, or give `init` as a string"):
+            es.KGroups(2, init=np.arange(2000) % 2, approximation="nystroem", n_components=50).fit(X)
+
+
+@pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
+def test_nystroem_takes_the_minibatch_path_when_the_features_do_not_fit(rng, algorithm):
+    """The chooser: at the default budget the features are held (path "nystroem"); at a budget
+    below their 8 n (m + 1) bytes and the partition's state, the mini-batch path runs by itself
+    with the largest batch of at most MAX_BATCH points that fits (checked against the memory
+    formula on both sides), and gives what ``batch_size`` set to that batch gives."""
+    from energystats._cluster._minibatch import minibatch_bytes
+    from energystats._cluster._minibatch import MAX_BATCH
+    from energystats._config import memory_budget
+
+    X, _ = blobs(rng, sizes=(3000, 2000, 3000), d=3, sep=3.0)
+    n, m, k = len(X), 40, 3
+    options = dict(algorithm=algorithm, approximation="nystroem", n_components=m, random_state=4, n_init=2)
+    held = es.KGroups(k, **options).fit(X)
+    assert (held.path_, held.batch_size_) == ("nystroem", None)
+    assert 8 * n * (m + 1) + 8 * n * (4 * k + 8) > 2.5 * 2**20  # the features do not fit 2.5 MiB
+    with es.config_context(working_memory=2.5):
+        chosen = es.KGroups(k, **options).fit(X)
+        budget = memory_budget()
+    b = chosen.batch_size_
+    assert chosen.path_ == "nystroem-minibatch"
+    assert 1 <= b < MAX_BATCH
+    assert minibatch_bytes(n, m, m, k, b) <= budget < minibatch_bytes(n, m, m, k, b + 1)
+    given = es.KGroups(k, batch_size=b, **options).fit(X)
+    assert (given.path_, given.batch_size_) == ("nystroem-minibatch", b)
+    np.testing.assert_array_equal(chosen.labels_, given.labels_)
+    assert chosen.W_ == pytest.approx(given.W_, rel=1e-12)
+    assert adjusted_rand_score(chosen.labels_, held.labels_) > 0.99
+
+
+def test_exact_path_is_named_and_streams_where_the_matrix_does_not_fit(rng):
+    """Without ``approximation`` the path is "exact", whether the centred kernel is held or,
+    below its 8 n^2 bytes, streamed in tiles: the same labels, W to rounding."""
+    X, _ = blobs(rng, sizes=(120, 150, 130), d=2)
+    held = es.KGroups(3, random_state=1, n_init=2).fit(X)
+    with es.config_context(working_memory=8 * 400**2 / 2**20 / 2):
+        streamed = es.KGroups(3, random_state=1, n_init=2).fit(X)
+    assert held.path_ == streamed.path_ == "exact"
+    assert held.batch_size_ is None and streamed.batch_size_ is None
+    np.testing.assert_array_equal(held.labels_, streamed.labels_)
+    assert streamed.W_ == pytest.approx(held.W_, rel=1e-12)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -466,3 +514,81 @@ def test_init_labels_of_any_k_values_are_the_same_start(rng):
     base = es.KGroups(3, init=start, random_state=0).fit(X)
     for other in (start + 1, (start + 1).astype(float), np.array(["a", "b", "c"])[start], 10 * start - 7):
         np.testing.assert_array_equal(es.KGroups(3, init=other, random_state=0).fit(X).labels_, base.labels_)
+
+
+def test_canonical_order_numbers_a_partition_whatever_its_labels(rng):
+    """Brute force: any renaming of the groups gives the same canonical labels; they are
+    numbered by total weight, largest first, equal weights in the order of their first point;
+    an empty group comes last."""
+    from energystats._cluster._partition import canonical_order
+
+    for trial in range(50):
+        k = int(rng.integers(2, 6))
+        labels = rng.integers(0, k, size=int(rng.integers(k, 40)))
+        w = None if trial % 2 else rng.integers(1, 4, size=labels.size).astype(float)
+        order = canonical_order(labels, w, k)
+        canonical = np.argsort(order)[labels]
+        renamed = rng.permutation(k)[labels]
+        np.testing.assert_array_equal(np.argsort(canonical_order(renamed, w, k))[renamed], canonical)
+        sizes = np.bincount(canonical, weights=w, minlength=k)
+        present = np.unique(canonical)
+        first = [np.flatnonzero(canonical == g)[0] for g in present]
+        keys = [(-sizes[g], f) for g, f in zip(present, first)]
+        assert keys == sorted(keys) and present.tolist() == list(range(present.size))  # empty groups last
+
+
+def test_mirror_image_clusters_are_numbered_by_their_first_point_on_every_path(rng):
+    """Two clusters that are mirror images (equal sizes, equal within dispersion to rounding):
+    label 0 is the cluster of point 0, whatever the seed and whether the kernel is held or
+    streamed (different rounding)."""
+    A = rng.normal(size=(30, 2)) + [4.0, 0.0]
+    X = np.empty((60, 2))
+    X[1::2], X[0::2] = A, -A  # point 0 in the mirrored cluster
+    truth = np.arange(60) % 2
+    fits = [es.KGroups(2, random_state=s, n_init=2).fit(X) for s in range(3)]
+    with es.config_context(working_memory=8 * 60**2 / 2**20 / 2):
+        fits.append(es.KGroups(2, random_state=0, n_init=2).fit(X))
+    for km in fits:
+        np.testing.assert_array_equal(km.labels_, truth)
+        np.testing.assert_array_equal(km.cluster_sizes_, [30, 30])
+        np.testing.assert_array_equal(km.predict(X), truth)
+
+
+KERNEL_FITS = """
+import json
+import numpy as np
+import energystats as es
+rng = np.random.default_rng(35)
+A = rng.normal(size=(40, 2)) + [4.0, 0.0]
+mirror = np.empty((80, 2))
+mirror[0::2], mirror[1::2] = A, -A
+blobs = np.repeat([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0]], 30, axis=0) + rng.normal(size=(90, 2))
+out = {}
+for s in range(3):
+    km = es.KGroups(2, random_state=s, n_init=2).fit(mirror)
+    pk = es.PowerKMeans(3, n_init=3, random_state=s).fit(blobs)
+    out[s] = [km.labels_.tolist(), km.W_, pk.labels_.tolist(), pk.cluster_centers_.tolist()]
+print(json.dumps(out))
+"""
+
+
+def test_labels_do_not_depend_on_the_blas_kernel():
+    """The issue-35 cases under two OpenBLAS kernels (this machine's and Prescott's, which
+    rounds products differently; on another BLAS the variable is ignored and the runs agree
+    trivially), one BLAS thread each: KGroups on mirror-image clusters and PowerKMeans on
+    three blobs give identical labels over seeds; W and the centres agree to rounding."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    def run(env):
+        out = subprocess.run([sys.executable, "-c", KERNEL_FITS], capture_output=True, text=True, check=True, env=dict(os.environ, OPENBLAS_NUM_THREADS="1", **env))
+        return json.loads(out.stdout)
+
+    here, prescott = run({}), run({"OPENBLAS_CORETYPE": "Prescott"})
+    for s in here:
+        (km_a, W_a, pk_a, c_a), (km_b, W_b, pk_b, c_b) = here[s], prescott[s]
+        assert km_a == km_b and pk_a == pk_b
+        assert W_a == pytest.approx(W_b, rel=1e-12)
+        np.testing.assert_allclose(c_a, c_b, rtol=1e-12, atol=1e-14)

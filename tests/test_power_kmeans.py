@@ -49,6 +49,9 @@ def test_point_on_a_centre_gets_weight_one_there(rng):
     out = mm_step(X, centres, -2.0)
     assert np.isfinite(out).all()
     assert np.isfinite(power_objective(_sq_dist(X, centres), -2.0))
+    # a distance exactly 0 (which one BLAS kernel's rounding gives and another's does not):
+    # the point adds its limit, 0, and no overflow; the other point ((1 + 4^-2) / 2)^(-1/2)
+    assert power_objective(np.array([[0.0, 4.0], [1.0, 4.0]]), -2.0) == pytest.approx(((1 + 4.0**-2) / 2) ** -0.5, rel=1e-15)
 
 
 @pytest.mark.parametrize("s0", [-1.0, -3.0, -9.0])
@@ -157,3 +160,23 @@ def test_switching_to_lloyd_at_hard_weights_changes_no_label_or_centre(seed, n, 
     dist = _sq_dist(P.X, switched[0])
     ratio = np.sort(dist, axis=1)[:, 1] / dist.min(axis=1)
     assert (ratio ** switched[2] < 2.0**-52).all()
+
+
+def test_the_same_partition_gets_the_same_labels_and_centres_follow(rng):
+    """Canonical numbering: over seeds (different starts, different raw numbering) the same
+    partition of three blobs gets the same labels, numbered by size then first point; the
+    centres are permuted with them (predict gives the training labels)."""
+    sizes = (40, 40, 25)
+    codes = np.repeat([2, 0, 1], sizes)[rng.permutation(sum(sizes))]
+    centres = np.array([[0.0, 0.0], [9.0, 0.0], [0.0, 9.0]])
+    X = rng.normal(size=(codes.size, 2)) + centres[codes]
+    fits = [es.PowerKMeans(3, n_init=3, random_state=s).fit(X) for s in range(6)]
+    for pk in fits:
+        np.testing.assert_array_equal(pk.labels_, fits[0].labels_)
+        np.testing.assert_array_equal(pk.predict(X), pk.labels_)
+        np.testing.assert_allclose(pk.cluster_centers_, fits[0].cluster_centers_, rtol=1e-12, atol=1e-12)
+    labels = fits[0].labels_
+    np.testing.assert_array_equal(np.bincount(labels), [40, 40, 25])
+    assert labels[0] == 0 and np.flatnonzero(labels == 0)[0] < np.flatnonzero(labels == 1)[0]
+    for g in range(3):  # each centre is its cluster's mean (Lloyd's fixed point)
+        np.testing.assert_allclose(fits[0].cluster_centers_[g], X[labels == g].mean(axis=0), rtol=1e-10)

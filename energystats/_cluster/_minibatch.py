@@ -1,6 +1,6 @@
 r"""Mini-batch kernel k-means in the Nyström feature space (Sculley 2010), then Lloyd's steps
 on every point, for samples whose features do not fit the memory budget
-(``KGroups(..., approximation="nystroem", algorithm="lloyd", batch_size=b)``).
+(``KGroups(..., approximation="nystroem", batch_size=b)``, or ``KGroups``' own choice then).
 
 The features :math:`\phi(x) = K_{xL} V \Lambda^{-1/2}` of :func:`nystroem_map` are never held
 for all points. Mini-batch steps draw b points at a time, compute their features, assign them
@@ -15,7 +15,8 @@ kernel rows, which give the next centres, the group sums of the features and W. 
 when no label changes (``converged``), or after ``max_iter`` passes.
 
 Memory: the data, the labels, a band of kernel rows per thread and a batch's features,
-O(n + b m + k m) beyond the data. Time O(n m (d + k)) per pass, O(b m (d + r)) per step.
+O(n + b m + k m) beyond the data (:func:`minibatch_bytes`); the passes run on as many
+threads as the memory budget holds (their shares are fixed, so the result is the same). Time O(n m (d + k)) per pass, O(b m (d + r)) per step.
 
 References
 ----------
@@ -29,18 +30,21 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._config import check_fits
+from .._config import check_fits, memory_budget, memory_error
 from .._operator import FeatureMap, NystroemOperator, band_rows
-from .._parallel import THREADS, round_robin, run_threads
+from .._parallel import round_robin, run_threads, threads_within
 from ._starts import initial_labels
 
-__all__ = ["MiniBatchFit", "minibatch_fit"]
+__all__ = ["MAX_BATCH", "MiniBatchFit", "largest_batch", "minibatch_bytes", "minibatch_fit", "nystroem_path"]
 
 #: Points per share of a pass over the data: the shares are fixed whatever the threads, so
 #: that their sums, added in order, are the same on every run.
 _SHARE = 2**16
 #: Steps without improvement of the smoothed batch cost after which the steps stop.
 _PATIENCE = 10
+#: The largest batch :func:`nystroem_path` gives the mini-batch path, the size whose accuracy
+#: was measured at n = 10^6 and 10^7 (``benchmarks/bench_approximations.py``).
+MAX_BATCH = 10_000
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,63 @@ class MiniBatchFit:
     steps: int
     passes: int
     converged: bool
+
+
+def _thread_bytes(m: int, k: int) -> int:
+    """Memory of one thread of a Lloyd pass: a band of kernel rows to the landmarks and its
+    products with the centres."""
+    return 8 * band_rows(m) * (m + k)
+
+
+def minibatch_bytes(n: int, m: int, r: int, k: int, batch: int) -> int:
+    """Memory of :func:`minibatch_fit` beyond the data, with one thread for the passes: the
+    features of the evaluation sample and of a start's sample (``size`` points, m kernel
+    values and r features each), a batch's kernel rows, features and distances, the labels
+    and the weights (9 bytes a point), and one thread's band."""
+    size = min(n, max(3 * batch, 10 * k))
+    return 8 * size * (m + r) + 8 * batch * (m + r + k) + 9 * n + _thread_bytes(m, k)
+
+
+def largest_batch(n: int, m: int, k: int, budget: int, most: int) -> int | None:
+    """The largest batch of at most ``most`` points (and n) whose mini-batch fit needs at most
+    ``budget`` bytes with m landmarks (r = m features, the most there can be); ``None`` when
+    not even one point does. :func:`minibatch_bytes` grows with the batch: bisection."""
+    lo, hi = 0, min(n, most)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if minibatch_bytes(n, m, m, k, mid) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo or None
+
+
+def nystroem_path(n: int, k: int, m: int, reserve: int, batch_size: int | None, labels_given: bool) -> tuple[str, int | None]:
+    """The path of Nyström k-groups on n points with m landmarks: ``("nystroem", None)`` when
+    the features (8 n (m + 1) bytes, r <= m of them and the residuals) fit the memory budget
+    beside the partition's ``reserve``; else ``("nystroem-minibatch", b)``, b ``batch_size``
+    or the largest batch of at most :data:`MAX_BATCH` points that fits; else
+    :class:`WorkingMemoryError`, naming what to change."""
+    if batch_size is not None:
+        return "nystroem-minibatch", batch_size
+    features = 8 * n * (m + 1) + reserve
+    budget = memory_budget()
+    if features <= budget:
+        return "nystroem", None
+    batch = None if labels_given else largest_batch(n, m, k, budget, MAX_BATCH)
+    if batch is not None:
+        return "nystroem-minibatch", batch
+    if labels_given:
+        raise memory_error(
+            f"Nystroem k-groups on {n} points with {m} landmarks (the features: `init` labels rule out mini-batch steps, `batch_size`)",
+            features,
+            "lower `n_components`, or give `init` as a string",
+        )
+    raise memory_error(
+        f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch steps of one point (`batch_size`=1),",
+        min(features, minibatch_bytes(n, m, m, k, 1)),
+        "lower `n_components`",
+    )
 
 
 def _features(feature_map: FeatureMap, X: np.ndarray) -> np.ndarray:
@@ -175,9 +236,12 @@ def minibatch_fit(
     n = X.shape[0]
     m, r = feature_map.projection.shape
     size = min(n, max(3 * batch, 10 * k))
+    needed = minibatch_bytes(n, m, r, k, batch)
+    threads = threads_within(_thread_bytes(m, k), needed - _thread_bytes(m, k))  # fewer threads rather than more memory
     check_fits(
         f"mini-batch k-groups ({n} points, batches of {batch}, {m} landmarks)",
-        8 * size * (m + r) + 8 * batch * (m + r + k) + 9 * n + THREADS * 8 * band_rows(m) * (m + k),
+        needed + (threads - 1) * _thread_bytes(m, k),
+        "lower `batch_size` or `n_components`",
     )
     chosen = np.sort(evaluation.choice(n, size=size, replace=False))
     sample_w = None if w is None else w[chosen]
@@ -197,9 +261,9 @@ def minibatch_fit(
         C = feature_map.projection @ centres.T  # m x k: phi(x)' c_l = K_x C_l
         norms = (centres * centres).sum(axis=1)
         parts = run_threads(
-            lambda mine: _pass_share(X, w, feature_map, C, norms, labels, mine), round_robin(shares, THREADS)
+            lambda mine: _pass_share(X, w, feature_map, C, norms, labels, mine), round_robin(shares, threads)
         )
-        found = {share: part for mine, results in zip(round_robin(shares, THREADS), parts) for share, part in zip(mine, results)}
+        found = {share: part for mine, results in zip(round_robin(shares, threads), parts) for share, part in zip(mine, results)}
         rows, weights, self_sums = np.zeros((k, m)), np.zeros(k), np.zeros(k)
         changed = 0
         for share in shares:  # in the order of the points, whatever the threads

@@ -20,7 +20,24 @@ import numpy as np
 
 from .._operator import TILE, PairwiseOperator, indicator
 
-__all__ = ["fit_once", "partition_state", "r_kgroups", "within"]
+__all__ = ["GAIN_RTOL", "canonical_order", "fit_once", "partition_state", "r_kgroups", "within"]
+
+#: Gains below this fraction of the total dispersion T count as zero (round-off loops).
+GAIN_RTOL = 1e-12
+
+
+def canonical_order(labels: np.ndarray, w: np.ndarray | None, k: int) -> np.ndarray:
+    """The k clusters in canonical order: by total weight (size), largest first, clusters of
+    equal total weight in the order of their first point in the data, empty clusters last.
+    ``np.argsort(order)[labels]`` numbers them so. The order depends on the partition (and the
+    weights, summed in the order of the points: the same sums on every machine) and on
+    nothing computed in floating point from the data, so the same partition gets the same
+    labels whatever the start, BLAS kernel, thread count or memory budget."""
+    s = np.bincount(labels, weights=w, minlength=k)
+    first = np.full(k, labels.size)
+    present, at = np.unique(labels, return_index=True)
+    first[present] = at
+    return np.lexsort((np.arange(k), first, -s))
 
 
 class _State:

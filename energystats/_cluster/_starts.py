@@ -1,7 +1,10 @@
 """Starting partitions of kernel k-groups: k-means++ in the kernel's feature space,
-balanced random labels, the spectral start (eq. 29), and power k-means on the points."""
+balanced random labels, the spectral start (eq. 29), and power k-means on the points; and
+the restarts, one run from each start (:func:`restarts`, a joblib task of ``KGroups``)."""
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 from scipy.linalg import eigh
@@ -10,10 +13,11 @@ from scipy.sparse.linalg import aslinearoperator, eigsh
 from sklearn.cluster import KMeans
 
 from .._config import memory_budget
-from .._operator import PairwiseOperator, dense_bytes
+from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator
+from ._partition import GAIN_RTOL, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
-__all__ = ["initial_labels"]
+__all__ = ["initial_labels", "restarts"]
 
 
 def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -89,3 +93,35 @@ def initial_labels(init: str, points, G: PairwiseOperator, w: np.ndarray, k: int
             return labels
         # power k-means left a cluster empty (duplicated points): k-means++ instead
     return _kmeanspp(G, w, k, rng)
+
+
+def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorithm, init, max_iter, streams, operator=None) -> list:
+    """Run one start per stream on the operator (a joblib task when ``operator`` is None: it
+    builds its own with ``build``, the operator's recipe). ``points`` are the points
+    power k-means starts from (``init="power-kmeans"``).
+
+    Returns, per start, (objective Q, labels, sweeps, converged), or for R's rule
+    (W, labels, iterations, count, converged).
+    """
+    op = operator if operator is not None else build()
+    n = op.n
+    w = np.ones(n) if weights is None else weights
+    given = not isinstance(init, str)
+    if algorithm == "r-kgroups":
+        G = None if given or init == "random" else CentredKernel(op)
+        out = []
+        for stream in streams:
+            labels0 = init if given else initial_labels(init, points, G, w, k, stream)
+            labels, iterations, count, converged = r_kgroups(op, labels0, k, max_iter)
+            M = op.quadratic(indicator(labels, k))
+            W = float(np.sum(np.diag(M) / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
+            out.append((W, labels, iterations, count, converged))
+        return out
+    T = float(w @ op.diagonal())
+    tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+    out = []
+    for stream in streams:
+        labels0 = init if given else initial_labels(init, points, op, w, k, stream)
+        st, iterations, converged = fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
+        out.append((st.objective(), st.labels, iterations, converged))
+    return out

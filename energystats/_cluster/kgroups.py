@@ -1,6 +1,7 @@
 """Kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd) for energy clustering:
-the estimator. The partition and its moves are in :mod:`._partition`, the starts in
-:mod:`._starts`, the rule for new points in :mod:`._assignment`.
+the estimator. The partition and its moves are in :mod:`._partition`, the starts and the
+runs from them in :mod:`._starts`, the rule for new points in :mod:`._assignment`, the
+mini-batch path and the choice of the Nyström path in :mod:`._minibatch`.
 
 Minimise the within dispersion W (eq. 15) over partitions into k groups, or
 equivalently maximise Q = sum_j Q_j / s_j with
@@ -18,7 +19,6 @@ from __future__ import annotations
 import functools
 import warnings
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -27,22 +27,20 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
 from .._missing import check_nan_policy, drop_missing, expand_labels
-from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
+from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
 from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_positive_int, check_symmetric, weight_scale
 from ._assignment import feature_assignment, make_assignment
-from ._minibatch import minibatch_fit
-from ._partition import fit_once, r_kgroups, within
-from ._starts import initial_labels
+from ._minibatch import minibatch_fit, nystroem_path
+from ._partition import GAIN_RTOL, canonical_order, within
+from ._starts import restarts
 
 __all__ = ["KGroups"]
 
 _ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
 _INITS = ("k-means++", "random", "spectral", "power-kmeans")
-#: Gains below this fraction of the total dispersion T count as zero (round-off loops).
-GAIN_RTOL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -79,38 +77,6 @@ class _Problem:
     weight_shift: int
 
 
-def _restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorithm, init, max_iter, streams, operator=None) -> list:
-    """Run one start per stream on the operator (a joblib task when ``operator`` is None: it
-    builds its own with ``build``, the operator's recipe). ``points`` are the points
-    power k-means starts from (``init="power-kmeans"``).
-
-    Returns, per start, (objective Q, labels, sweeps, converged), or for R's rule
-    (W, labels, iterations, count, converged).
-    """
-    op = operator if operator is not None else build()
-    n = op.n
-    w = np.ones(n) if weights is None else weights
-    given = not isinstance(init, str)
-    if algorithm == "r-kgroups":
-        G = None if given or init == "random" else CentredKernel(op)
-        out = []
-        for stream in streams:
-            labels0 = init if given else initial_labels(init, points, G, w, k, stream)
-            labels, iterations, count, converged = r_kgroups(op, labels0, k, max_iter)
-            M = op.quadratic(indicator(labels, k))
-            W = float(np.sum(np.diag(M) / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
-            out.append((W, labels, iterations, count, converged))
-        return out
-    T = float(w @ op.diagonal())
-    tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
-    out = []
-    for stream in streams:
-        labels0 = init if given else initial_labels(init, points, op, w, k, stream)
-        st, iterations, converged = fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
-        out.append((st.objective(), st.labels, iterations, converged))
-    return out
-
-
 # --- Estimator -----------------------------------------------------------------------
 
 
@@ -130,7 +96,9 @@ class KGroups(ClusterMixin, BaseEstimator):
         eq. (50). ``"lloyd"``: weighted kernel k-means, Algorithm 1 with q
         maintained exactly (eq. 48-49). ``"r-kgroups"``: R
         ``energy::kgroups``'s update rule (Euclidean, exponent 1, unit
-        weights), which reproduces R's labels from the same start.
+        weights), which reproduces R's labels from the same start. The
+        mini-batch Nyström path (``path_``) ends with Lloyd's passes whatever
+        ``algorithm``.
     metric : {"euclidean", "exponential", "gaussian", "precomputed", "precomputed_kernel"} or callable, default="euclidean"
         The semimetric (see :func:`pairwise_semimetric`); ``"precomputed"``
         takes a distance matrix, ``"precomputed_kernel"`` a Gram matrix
@@ -163,7 +131,9 @@ class KGroups(ClusterMixin, BaseEstimator):
         :math:`\Phi\Phi^\top \approx G` from ``n_components`` landmarks
         (Wang, Gittens & Mahoney 2019), for n beyond what exact k-groups can
         afford: memory O(n m), a Hartigan move O(m k). Needs the points (no
-        precomputed matrix) and ``algorithm`` "hartigan" or "lloyd".
+        precomputed matrix) and ``algorithm`` "hartigan" or "lloyd". When the
+        features do not fit the working memory (:func:`set_config`), the fit
+        takes the mini-batch path of ``batch_size`` by itself (``path_``).
     n_components : int, default=300
         m, the number of landmarks for ``approximation="nystroem"``
         (capped at n). At 300 the accuracy was within 0.005 of exact k-groups
@@ -174,14 +144,17 @@ class KGroups(ClusterMixin, BaseEstimator):
         sampling in the kernel's feature space, or uniformly. D^2 is steadier
         at small m (measured; see ``docs/validation.md``).
     batch_size : int, default=None
-        With ``approximation="nystroem"`` and ``algorithm="lloyd"``: mini-batch
-        steps of this many points (Sculley 2010), then Lloyd's steps on every
-        point, the features computed block by block from the landmarks and
-        never held (memory O(n) beyond the data instead of 8 n m bytes: for
+        With ``approximation="nystroem"``: mini-batch steps of this many points
+        (Sculley 2010), then Lloyd's steps on every point (whatever
+        ``algorithm``), the features computed block by block from the landmarks
+        and never held (memory O(n) beyond the data instead of 8 n m bytes: for
         samples whose features do not fit the memory budget). The ``n_init``
         starts are compared on a sample of ``3 * batch_size`` points and only
         the best is refined on all of them; ``max_iter`` bounds both the epochs
-        of mini-batch steps and the passes over all points.
+        of mini-batch steps and the passes over all points. ``None``: the
+        features are held when they fit the working memory, else this path
+        runs with the largest batch of at most 10,000 points that fits
+        (``batch_size_``).
     nan_policy : {"raise", "omit"}, default="raise"
         A row with a missing value (NaN, None, pandas NA, masked) in X, its weight
         or its ``init`` label: ``"raise"`` an error, ``"omit"`` leave it out of the
@@ -192,9 +165,12 @@ class KGroups(ClusterMixin, BaseEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
         Group of each point, 0..k-1 (-1 for a row left out for a missing
-        value). Groups are numbered by size (total weight), largest first; ties by the within-group mean semimetric
-        g(C_l, C_l), smallest first. So a partition gets the same labels
-        whatever the start; ``"r-kgroups"`` keeps R's numbering.
+        value). Groups are numbered by size (total weight), largest first,
+        groups of equal size in the order of their first point in the data
+        (:func:`._partition.canonical_order`). So a partition gets the same
+        labels whatever the start, BLAS kernel, thread count or working memory;
+        ``cluster_sizes_`` and :meth:`predict` follow the same numbering.
+        ``"r-kgroups"`` keeps R's numbering.
     W_ : float
         Within dispersion of ``labels_`` (eq. 15), in R's scaling:
         equals ``dispersion(X, labels_).W`` and R ``sum(kgroups(...)$W)``.
@@ -223,6 +199,16 @@ class KGroups(ClusterMixin, BaseEstimator):
         ``"r-kgroups"`` only: moves in the last pass (R's ``count``).
     n_omitted_ : int
         Rows left out for missing values (``nan_policy="omit"``).
+    path_ : {"exact", "nystroem", "nystroem-minibatch"}
+        The path that ran: exact k-groups on the centred kernel (held as a
+        matrix or streamed in tiles, with the same result to rounding); Nyström
+        features held; or mini-batch steps and Lloyd's passes on features
+        computed block by block (``batch_size``, or chosen because the features
+        did not fit the working memory).
+    batch_size_ : int or None
+        The batch of the ``"nystroem-minibatch"`` path (``batch_size``, or the
+        largest of at most 10,000 points that fits the working memory); ``None``
+        on the other paths.
 
     Notes
     -----
@@ -238,6 +224,17 @@ class KGroups(ClusterMixin, BaseEstimator):
     features take 8 n m bytes (checked against the budget), and with
     ``batch_size`` none are held: memory O(n + b m) beyond the data, O(n m d)
     per pass over all points.
+
+    The path is chosen before anything large is allocated: the exact
+    path when no ``approximation`` is asked for (its operator streams when
+    the matrix does not fit); with ``approximation="nystroem"``, held
+    features when 8 n (m + 1) bytes and the partition's state (8 n (4 k + 8)
+    bytes) fit the working memory, otherwise the mini-batch path with the
+    largest batch b <= 10,000 that fits (with r = m features, about
+    8 b (8 m + k) + 9 n bytes and a band of kernel rows:
+    :func:`._minibatch.minibatch_bytes`); :class:`WorkingMemoryError` only when
+    not even a batch of one point fits, naming ``working_memory`` and
+    ``n_components``.
 
     ``"r-kgroups"`` follows R's rule, which ignores the factors
     n_j / (n_j - 1) and n_l / (n_l + 1) of the exact Hartigan gain
@@ -324,8 +321,8 @@ class KGroups(ClusterMixin, BaseEstimator):
                 raise ValueError("`approximation`='nystroem' needs the points: a precomputed matrix already holds every pair.")
         if self.batch_size is not None:
             check_positive_int(self.batch_size, "batch_size")
-            if self.approximation != "nystroem" or self.algorithm != "lloyd":
-                raise ValueError("`batch_size` runs mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem' and algorithm='lloyd'.")
+            if self.approximation != "nystroem":
+                raise ValueError("`batch_size` runs mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem'.")
             if not isinstance(init, str):
                 raise ValueError("`batch_size` starts from `init` on a sample of the points: `init` must be a string, not labels.")
         kernel_given = isinstance(self.metric, str) and self.metric == "precomputed_kernel"
@@ -411,15 +408,20 @@ class KGroups(ClusterMixin, BaseEstimator):
         n = fit_data.shape[0]
         gen = as_generator(self.random_state, "random_state")
         streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
-        if self.batch_size is not None:
-            labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0])
+        reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix or features
+        path, batch = ("exact", None)
+        if self.approximation is not None:
+            path, batch = nystroem_path(n, k, min(self.n_components, n), reserve, self.batch_size, problem.start is not None)
+        self.path_, self.batch_size_ = path, batch
+        if path == "nystroem-minibatch":
+            labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
             return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k)
         distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
         op = make_operator(
             fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
             approximation=self.approximation, n_components=self.n_components, landmarks=self.landmarks,
             rng=gen.spawn(1)[0] if self.approximation else None,
-            repeated=True, reserve=8 * n * (4 * k + 8),  # partition state, indicators and products beside the matrix
+            repeated=True, reserve=reserve,
             n_jobs=None if distribute else self.n_jobs,  # else one start may still spread its passes over the workers
         )
         labels, W, T, within_, iterations, converged, count = self._fit_operator(op, fit_data, fit_w, problem, streams, distribute)
@@ -433,7 +435,7 @@ class KGroups(ClusterMixin, BaseEstimator):
             W, T = W + extra.sum(), T + extra.sum()
             within_ = within_ + 2.0 * extra / np.bincount(labels, weights=unit_w, minlength=k)
         if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
-            order = _canonical_order(labels, fit_w, within_, k)
+            order = canonical_order(labels, fit_w, k)
             labels, within_ = np.argsort(order)[labels], within_[order]
         # the rule for new points (predict's), which also places the points of weight 0;
         # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
@@ -465,13 +467,13 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
         return self
 
-    def _fit_minibatch(self, full, points, sm, w, problem: _Problem, streams: list, stream):
-        """Mini-batch steps and Lloyd's passes on Nystroem features computed block by block
-        (``batch_size``; :mod:`._minibatch`): labels, W, T, passes, converged."""
+    def _fit_minibatch(self, full, points, sm, w, problem: _Problem, streams: list, stream, batch: int):
+        """Mini-batch steps of ``batch`` points and Lloyd's passes on Nystroem features computed
+        block by block (:mod:`._minibatch`): labels, W, T, passes, converged."""
         k, kept = problem.k, problem.kept
         feature_map = nystroem_map(points, sm, w, self.n_components, stream, self.landmarks)
-        fit = minibatch_fit(points, w, feature_map, k, problem.init, self.batch_size, problem.max_iter, streams, stream)
-        order = _canonical_order(fit.labels, w, fit.within, k)
+        fit = minibatch_fit(points, w, feature_map, k, problem.init, batch, problem.max_iter, streams, stream)
+        order = canonical_order(fit.labels, w, k)
         labels = np.argsort(order)[fit.labels]
         s = np.bincount(labels, weights=w, minlength=k)
         self._assignment = feature_assignment(fit.feature_map, fit.S[order], s, float(np.ldexp(1.0, -problem.weight_shift)))
@@ -512,10 +514,10 @@ class KGroups(ClusterMixin, BaseEstimator):
         if distribute:
             chunks = np.array_split(np.arange(len(streams)), min(n_workers(self.n_jobs), len(streams)))
             calls = [{"streams": [streams[i] for i in c]} for c in chunks]
-            parts = run_tasks(functools.partial(_restarts, **options), calls, self.n_jobs, shared={"build": op.recipe, "points": points})
+            parts = run_tasks(functools.partial(restarts, **options), calls, self.n_jobs, shared={"build": op.recipe, "points": points})
             results = [r for part in parts for r in part]
         else:
-            results = _restarts(op.recipe, points, streams=streams, operator=op, **options)
+            results = restarts(op.recipe, points, streams=streams, operator=op, **options)
         unit_w = np.ones(n) if w is None else w
         if self.algorithm == "r-kgroups":
             best = results[0]
@@ -582,13 +584,3 @@ class KGroups(ClusterMixin, BaseEstimator):
             raise ValueError("`X` must be non-negative for metric='precomputed'.")
         labels = self._assignment(X)
         return labels if keep is None else expand_labels(labels, keep)
-
-
-def _canonical_order(labels: np.ndarray, w: np.ndarray | None, within: np.ndarray, k: int) -> np.ndarray:
-    """The clusters in canonical order: by total weight (size), largest first, then by
-    within-cluster mean semimetric g(C_l, C_l), smallest first, then by first member in
-    the data. A partition then gets the same labels whatever the start, the data's order,
-    or whether weights or repeated points express the same sample."""
-    s = np.bincount(labels, weights=w, minlength=k)
-    first = np.unique(labels, return_index=True)[1]
-    return np.lexsort((first, within, -s))

@@ -31,6 +31,7 @@ from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks
 from .._random import as_generator
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, check_n_clusters, check_positive_int
+from ._partition import canonical_order
 
 __all__ = ["PowerKMeans"]
 
@@ -162,9 +163,12 @@ def mm_step(X: np.ndarray, centres: np.ndarray, s: float) -> np.ndarray:
 
 
 def power_objective(d: np.ndarray, s: float) -> float:
-    """f_s(Theta) = sum_i ((1/k) sum_j d_ij^s)^(1/s) from the squared distances d (n x k)."""
+    """f_s(Theta) = sum_i ((1/k) sum_j d_ij^s)^(1/s) from the squared distances d (n x k), s < 0,
+    as dmin_i ((1/k) sum_j (dmin_i / d_ij)^(-s))^(1/s): the ratios lie in [0, 1], so a point on
+    a centre (d_ij = 0, exactly 0 or not depending on the BLAS kernel's rounding) overflows
+    nothing and contributes 0."""
     dmin = np.maximum(d.min(axis=1), _TINY)
-    R = (np.maximum(d, _TINY) / dmin[:, None]) ** s
+    R = (dmin[:, None] / np.maximum(d, _TINY)) ** -s
     return float(dmin @ (R.sum(axis=1) / d.shape[1]) ** (1.0 / s))
 
 
@@ -241,8 +245,14 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     cluster_centers_ : ndarray of shape (k, n_features)
+        The final centres, in the order of the clusters' labels.
     labels_ : ndarray of shape (n_samples,)
         Nearest final centre; -1 on rows left out for missing values.
+        Clusters are numbered by size, largest first, clusters of equal size
+        in the order of their first point in the data (an empty cluster last),
+        as in :class:`KGroups`: the same partition gets the same labels
+        whatever the start, BLAS kernel or thread count; :meth:`predict`
+        uses the same numbering.
     n_omitted_ : int
         Rows left out for missing values (``nan_policy="omit"``).
     inertia_ : float
@@ -401,6 +411,8 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
             if run[0] < best[0]:
                 best = run
         inertia, centres, labels, n_iter, n_lloyd, s, path, converged = best
+        order = canonical_order(labels, None, k)  # the same partition, the same numbering
+        centres, labels = centres[order], np.argsort(order)[labels]
         if not converged:
             warnings.warn(f"PowerKMeans did not converge within max_iter={max_iter}; increase `max_iter`.", ConvergenceWarning, stacklevel=2)
         self.cluster_centers_ = np.ldexp(centres + mean, scaling.shift)  # exact: a power of two
