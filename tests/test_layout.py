@@ -133,14 +133,6 @@ BACKENDS = ("SortedOperator", "DenseOperator", "NystroemOperator", "CentredKerne
 #: methods that hand out the whole matrix: capabilities of the operator (``u_centred``,
 #: ``power_sums``, ``permuted_products``) use them inside the operator layer only
 WHOLE_MATRIX = ("dense", "held_matrix")
-#: leaks in energystats/_cluster/, owned by the clustering work of issue 32, to be switched to
-#: ``centred_kernel(op)``, ``feature_operator(features)`` and ``G.top_eigenvectors(k, root, rng)``;
-#: the test fails when one is fixed and still listed, so this list only shrinks
-PENDING = {
-    ("energystats._cluster.kgroups", "constructs CentredKernel"),
-    ("energystats._cluster._minibatch", "constructs NystroemOperator"),
-    ("energystats._cluster._starts", "calls .held_matrix()"),
-}
 
 
 def door_violations(name: str, source: str, submodules: set[str]) -> list[tuple[str, str]]:
@@ -177,8 +169,7 @@ def test_nothing_outside_the_operator_reaches_past_the_door():
     found = set()
     for name, path in _outside_the_door().items():
         found.update(door_violations(name, path.read_text(), _operator_submodules()))
-    assert found - PENDING == set(), "reach the operator through make_operator and the interface"
-    assert PENDING - found == set(), "fixed: remove it from PENDING"
+    assert found == set(), "reach the operator through make_operator and the interface"
 
 
 @pytest.mark.parametrize(

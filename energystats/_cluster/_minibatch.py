@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._config import check_fits, memory_budget, memory_error
-from .._operator import FeatureMap, NystroemOperator, band_rows
+from .._operator import FeatureMap, band_rows, feature_operator
 from .._parallel import round_robin, run_threads, threads_within
 from ._starts import initial_labels
 
@@ -165,7 +165,7 @@ def _start(X, w, feature_map: FeatureMap, k: int, init: str, size: int, rng: np.
     Phi = _features(feature_map, X[idx])
     ws = np.ones(size) if w is None else w[idx]
     centred = Phi - (ws @ Phi) / ws.sum()
-    labels = initial_labels(init, centred if init == "power-kmeans" else None, NystroemOperator(centred), ws, k, rng)
+    labels = initial_labels(init, centred if init == "power-kmeans" else None, feature_operator(centred), ws, k, rng)
     return _group_sums(labels, ws, Phi, k) / np.bincount(labels, weights=ws, minlength=k)[:, None]
 
 

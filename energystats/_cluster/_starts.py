@@ -7,13 +7,9 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from scipy.linalg import eigh
-from scipy.sparse import diags
-from scipy.sparse.linalg import aslinearoperator, eigsh
 from sklearn.cluster import KMeans
 
-from .._config import memory_budget
-from .._operator import CentredKernel, PairwiseOperator, dense_bytes, indicator
+from .._operator import PairwiseOperator, centred_kernel, indicator
 from ._partition import GAIN_RTOL, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
@@ -64,12 +60,7 @@ def _spectral(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generat
     root = np.sqrt(w)
     if k >= n - 1:  # Lanczos needs k < n - 1; so few points need no spectrum
         return _random_labels(n, k, rng)
-    held = G.held_matrix()
-    if held is not None and 2 * dense_bytes(n) <= memory_budget():
-        _, vecs = eigh(root[:, None] * held * root[None, :], subset_by_index=[n - k, n - 1])
-    else:
-        R = aslinearoperator(diags(root))
-        _, vecs = eigsh(R @ G.aslinearoperator() @ R, k=k, which="LA", v0=rng.standard_normal(n))
+    vecs = G.top_eigenvectors(k, root, rng)
     km = KMeans(k, n_init=1, random_state=int(rng.integers(2**31 - 1))).fit(vecs, sample_weight=w)
     labels = km.labels_
     if np.unique(labels).size < k:  # degenerate spectrum (e.g. duplicates): fall back to balanced labels
@@ -108,7 +99,7 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
     w = np.ones(n) if weights is None else weights
     given = not isinstance(init, str)
     if algorithm == "r-kgroups":
-        G = None if given or init == "random" else CentredKernel(op)
+        G = None if given or init == "random" else centred_kernel(op)
         out = []
         for stream in streams:
             labels0 = init if given else initial_labels(init, points, G, w, k, stream)
