@@ -30,7 +30,7 @@ from numbers import Integral
 import numpy as np
 
 from ._config import check_fits, memory_budget, memory_error
-from ._parallel import THREADS, n_workers, round_robin, run_tasks, run_threads
+from ._parallel import THREADS, n_workers, round_robin, run_tasks, run_threads, threads_within
 from ._random import as_generator
 from ._validation import check_positive_int
 
@@ -294,17 +294,20 @@ def permutation_null(engine: Callable[[np.ndarray], np.ndarray], n: int, options
     if n_workers(n_jobs) > 1:
         values = run_tasks(_task, [{"perms": b} for b in blocks], n_jobs, shared={"engine": engine}, progress="permutations" if options.progress and n_blocks > 1 else None)
     else:
-        values = [_evaluate(engine, b) for b in progress_bar(blocks, n_blocks, options.progress, "permutations")]
+        # as many threads as the budget holds beside the null and a block (an engine's
+        # ``thread_bytes``: its work arrays per thread); fixed shares, so the same values
+        threads = threads_within(getattr(engine, "thread_bytes", 0), held + 8 * total + 16 * max(n, 1) * step)
+        values = [_evaluate(engine, b, threads) for b in progress_bar(blocks, n_blocks, options.progress, "permutations")]
     values = np.concatenate(values)
     if exact:  # itertools.permutations starts with the identity
         return Null(float(values[0]), values, True, total)
     return Null(float(values[0]), values[1:], False, options.n_resamples)
 
 
-def _evaluate(engine, perms: np.ndarray) -> np.ndarray:
-    """engine(perms), the permutations shared among this process's threads (the engines'
-    gathers and sorts release the GIL)."""
-    shares = round_robin(np.arange(perms.shape[0]), THREADS)
+def _evaluate(engine, perms: np.ndarray, threads: int = THREADS) -> np.ndarray:
+    """engine(perms), the permutations shared among ``threads`` of this process's threads (the
+    engines' gathers and sorts release the GIL)."""
+    shares = round_robin(np.arange(perms.shape[0]), threads)
     parts = run_threads(lambda idx: engine(perms[idx]), shares)
     out = np.empty(perms.shape[0])
     for idx, values in zip(shares, parts):

@@ -269,3 +269,49 @@ def test_eight_threads_run_fewer_threads_within_a_small_budget():
     W1, labels1 = run(1, 1024)
     assert labels8 == labels1
     assert W8 == pytest.approx(W1, rel=1e-12)
+
+
+SMALL_BUDGETS_AT_N_THREADS = """
+import json, sys
+import numpy as np
+import energystats as es
+from energystats import _parallel
+assert _parallel.THREADS == int(sys.argv[1])
+rng = np.random.default_rng(0)
+X = rng.normal(size=(300, 2)); X[:100] += 4
+out = {}
+with es.config_context(working_memory=0.03):  # streamed tiles of the centred kernel
+    km = es.KGroups(3, random_state=0).fit(X)
+    out["kgroups"] = [km.labels_.tolist(), km.W_]
+x = rng.normal(size=(60, 2)); y = x[:, 0] ** 2 + rng.normal(size=60)
+with es.config_context(working_memory=0.4):  # centred products, then gathers of y's matrix
+    res = es.dcor_test(x, y, rng=0, n_resamples=99)
+    out["dcor_test"] = [res.pvalue, res.statistic]
+Z = rng.normal(size=(100_000, 3)); labels = rng.integers(0, 2, 100_000)
+with es.config_context(working_memory=2):  # the sorts of the projections
+    res = es.energy_test(Z, labels, n_resamples=19, rng=0, approximation="projection", n_projections=4)
+    out["projection"] = [res.pvalue, res.statistic]
+print(json.dumps(out))
+"""
+
+
+def test_a_budget_that_one_thread_fits_runs_on_any_number_of_threads():
+    """The streamed kernel products, the centred products and the permutation gathers of a test
+    of independence, and the projection test's sorts, at budgets one thread fits: with
+    ENERGYSTATS_NUM_THREADS=8 they run on as many threads as the budget holds instead of raising
+    WorkingMemoryError, with one thread's labels and p-values, statistics to rounding."""
+    import json
+    import os
+
+    def run(threads):
+        env = dict(os.environ, ENERGYSTATS_NUM_THREADS=str(threads))
+        done = subprocess.run([sys.executable, "-c", SMALL_BUDGETS_AT_N_THREADS, str(threads)], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr[-600:]
+        return json.loads(done.stdout)
+
+    one, eight = run(1), run(8)
+    assert eight["kgroups"][0] == one["kgroups"][0]
+    assert eight["kgroups"][1] == pytest.approx(one["kgroups"][1], rel=1e-12)
+    for name in ("dcor_test", "projection"):
+        assert eight[name][0] == one[name][0]
+        assert eight[name][1] == pytest.approx(one[name][1], rel=1e-12)

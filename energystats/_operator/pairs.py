@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import check_fits, memory_budget
-from .._parallel import THREADS, n_workers, round_robin, run_tasks, run_threads
+from .._parallel import THREADS, n_workers, round_robin, run_tasks, run_threads, threads_within
 from ._base import PairwiseOperator
 from ._tiled import TILE, upper_tiles
 from .concordance import abs_product_sum
@@ -156,14 +156,15 @@ def centred_gram(ops: list[PairwiseOperator], n_jobs=None, unbiased: bool = True
     held = sum(op.nbytes for op in ops) + 8 * 4 * m * n  # the operators, row sums and centring terms
     # tiles whose copies (three per operator and thread) take at most half of what is left
     side = min(TILE, n, max(1, math.isqrt(max(memory_budget() - held, 0) // (2 * 8 * 3 * m * THREADS))))
-    check_fits(f"the centred products of {m} {n} x {n} operators", held + 8 * 3 * m * side * side * THREADS)
+    threads = threads_within(8 * 3 * m * side * side, held)  # fewer threads where the budget is small
+    check_fits(f"the centred products of {m} {n} x {n} operators", held + 8 * 3 * m * side * side * threads)
     centrings = [_centring(op.row_sums(), n) for op in ops]
     tiles = upper_tiles(n, side)
     if n_workers(n_jobs) > 1:
         shards = [tiles[a : a + max(1, len(tiles) // 16)] for a in range(0, len(tiles), max(1, len(tiles) // 16))]
         parts = run_tasks(_gram_task, [{"shard": s} for s in shards], n_jobs, shared={"ops": ops, "centrings": centrings, "want_u": unbiased})
     else:
-        parts = run_threads(functools.partial(_tile_sums, ops=ops, centrings=centrings, want_u=unbiased), round_robin(tiles, THREADS))
+        parts = run_threads(functools.partial(_tile_sums, ops=ops, centrings=centrings, want_u=unbiased), round_robin(tiles, threads))
     V = _symmetrise(sum(p[0] for p in parts))
     U = _symmetrise(sum(p[1] for p in parts))
     if n < 4 or not unbiased:

@@ -33,7 +33,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits
-from .._parallel import THREADS
 from ._base import PairwiseOperator
 from .concordance import concordant_sum
 from .sorted import SortedOperator
@@ -61,8 +60,20 @@ class GatherEngine:
 
     @staticmethod
     def nbytes(n: int) -> int:
-        """Memory of F's pieces and a thread's gathered rows, beyond F and G."""
-        return 8 * n * n + THREADS * 16 * _ROWS * n
+        """Memory of F's pieces and one thread's gathered rows, beyond F and G (further threads
+        run where the budget holds their rows: :attr:`thread_bytes`)."""
+        return 8 * n * n + GatherEngine.row_bytes(n)
+
+    @staticmethod
+    def row_bytes(n: int) -> int:
+        """A thread's gathered rows (a block of rows of G and its columns)."""
+        return 16 * _ROWS * n
+
+    @property
+    def thread_bytes(self) -> int:
+        """Memory each thread evaluating permutations needs (the resampling module runs as many
+        as the budget holds)."""
+        return self.row_bytes(self.n)
 
     def one(self, p: np.ndarray) -> float:
         # mode="wrap": the indices are a permutation, always in range; numpy then skips its

@@ -140,9 +140,9 @@ class ProjectionOperator(PairwiseOperator):
 
     @property
     def nbytes(self) -> int:
-        """The sorted projections and sweeps of the threads that run block sums, for one labeling."""
-        per_thread = self._sort_bytes()
-        return self._threads_for(0, per_thread=per_thread) * per_thread
+        """One thread's sorted projection and sweep: what block sums need at the least (more
+        threads run only where the budget holds them, :meth:`group_sums`)."""
+        return self._sort_bytes()
 
     def _project(self, rows: np.ndarray, l: int) -> np.ndarray:
         """u_l' x for the given points: a dot product per row, so that a point's projection is
@@ -197,13 +197,15 @@ class ProjectionOperator(PairwiseOperator):
         """As :meth:`PairwiseOperator.group_sums` (``codes`` may be packed labelings): every
         projection sorted once, then the block sums of every labeling from its sweep."""
         labelings = as_packed(codes, k)
-        held = self.group_sums_bytes(k) * labelings.count
-        per_thread = self._sort_bytes()
+        held = self.group_sums_bytes(k) * labelings.count  # with one thread's sweeps
         check_fits(
             f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {labelings.count} labelings)",
-            per_thread + held,
+            self._sort_bytes() + held,
         )
-        shards = self._projection_shards(self.n * labelings.count * k, 0, memory_budget() - held, per_thread)
+        # each further thread sorts its own projections and unpacks its own blocks: as many
+        # threads as the budget holds beside the batch (the sums are added in projection order)
+        per_thread = self._sort_bytes() + self._sweep_bytes(k) * labelings.count
+        shards = self._projection_shards(self.n * labelings.count * k, 0, memory_budget() - held + per_thread, per_thread)
         parts = self._map("_projection_group_sums", shards, bits=labelings.bits, sizes=labelings.sizes, k=k)
         results = self._in_order(shards, parts)
         M = results[0][0]
@@ -218,11 +220,15 @@ class ProjectionOperator(PairwiseOperator):
         pairs = np.empty(self.n, dtype=np.complex128)
         return [group_sums_on_line(self.n, labelings, self._sorted(l, pairs)) for l in projections]
 
+    def _sweep_bytes(self, k: int) -> int:
+        """A labeling's share of one thread's sweep work arrays (each thread unpacks its own blocks)."""
+        return labeling_bytes(self.n, k) - PackedLabelings.bytes_per_labeling(self.n, k)
+
     def group_sums_bytes(self, k):
-        """A labeling's bits, moments and share of a sweep's work arrays (counted per thread
-        that may run: each unpacks its own blocks), and its block sums per projection."""
-        sweep = labeling_bytes(self.n, k) - PackedLabelings.bytes_per_labeling(self.n, k)
-        return PackedLabelings.bytes_per_labeling(self.n, k) + self.threads * sweep + 8 * k * k * self.directions.shape[0]
+        """A labeling's bits, moments and share of one thread's sweep (further threads run only
+        where the budget holds their share too, :meth:`group_sums`), and its block sums per
+        projection."""
+        return PackedLabelings.bytes_per_labeling(self.n, k) + self._sweep_bytes(k) + 8 * k * k * self.directions.shape[0]
 
     def block_sums(self, codes, k, weights=None):
         """Z' D Z for the weighted indicator of ``codes``: the sum over the projections of their

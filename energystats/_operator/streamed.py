@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._parallel import THREADS
+from .._parallel import THREADS, threads_within
 from .._semimetric import Semimetric
 from ._base import is_scalar
 from ._tiled import TILE, TiledOperator, upper_tiles
@@ -40,7 +40,7 @@ class StreamedOperator(TiledOperator):
         self.n = X.shape[0]
         self.tile = max(1, min(tile, self.n))
         self.threads = THREADS if threads is None else threads
-        self.nbytes = TILE_ENTRY_BYTES * self.tile**2 * self.threads
+        self.nbytes = TILE_ENTRY_BYTES * self.tile**2  # one thread's tile; more as the budget holds them
 
     def _threads_for(self, m: int) -> int:
         """Threads for a product with m columns. Sharing the tiles among threads pays when the
@@ -48,7 +48,13 @@ class StreamedOperator(TiledOperator):
         benchmark machine, from 8 tiles a side for a few columns (k-groups, statistics) and from
         16 for hundreds (permutation batches); below, one multi-threaded BLAS product at a time
         is faster."""
-        return self.threads if self.n >= (8 if m <= 32 else 16) * self.tile else 1
+        threads = self.threads if self.n >= (8 if m <= 32 else 16) * self.tile else 1
+        # beside the operator's tile, one more n x m array: the centring a kernel applies to the output
+        return min(threads, threads_within(self._thread_bytes(m), self.nbytes + 8 * self.n * m))
+
+    def _thread_bytes(self, m: int) -> int:
+        """A thread's output and tile products for m columns, and its tile."""
+        return 8 * (self.n * m + 2 * self.tile * m) + TILE_ENTRY_BYTES * self.tile**2
 
     def _pair_cost(self) -> int:
         return self.X.shape[1]
@@ -116,7 +122,8 @@ class StreamedOperator(TiledOperator):
         return self.semimetric(self.X[idx], self.X)
 
     def product_bytes(self, m):
-        return self.threads * 8 * (self.n * m + 2 * self.tile * m)
+        """The threads' outputs and tiles (:meth:`_threads_for`: as many as the budget holds)."""
+        return self._threads_for(m) * self._thread_bytes(m) - self.nbytes
 
     def restrict(self, idx):
         return StreamedOperator(self.X[idx], self.semimetric, self.tile, self.threads).with_jobs(self.n_jobs)
