@@ -45,12 +45,16 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
         )
     if np.ma.isMaskedArray(X):
         X = np.ma.getdata(X)
-    if hasattr(X, "to_numpy"):  # pandas DataFrame or Series
-        X = X.to_numpy()
+    if hasattr(X, "to_numpy"):  # pandas DataFrame or Series, with any (extension) dtypes
+        X = _pandas_numbers(X, name)
     try:
         arr = np.asarray(X)
     except (TypeError, ValueError) as exc:  # ragged nested lists
         raise ValueError(f"`{name}` must be an array of numbers: {exc}") from None
+    if arr.dtype.kind in "mM":
+        _refuse_times(name)
+    if arr.dtype == object:  # numbers held as objects; None and pandas.NA are missing
+        arr = np.where(pd.isna(arr), np.nan, arr) if arr.ndim else arr
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.number) or arr.dtype == bool
     ):
@@ -79,6 +83,26 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
     if not np.isfinite(arr.sum()) and not np.isfinite(arr).all():
         raise ValueError(f"`{name}` contains NaN or infinite values.")
     return arr
+
+
+def _refuse_times(name: str) -> None:
+    raise TypeError(
+        f"`{name}` holds datetimes or time deltas, whose distances depend on their unit: convert them to "
+        "numbers in the unit you mean (e.g. days since a date)."
+    )
+
+
+def _pandas_numbers(X, name: str) -> np.ndarray:
+    """A pandas DataFrame or Series as a numpy array: nullable numbers (``Int64``,
+    ``Float64``, ``boolean``) as float64 with NaN for ``pandas.NA``, other columns as they
+    are; datetimes are refused."""
+    columns = [X.iloc[:, j] for j in range(X.shape[1])] if isinstance(X, pd.DataFrame) else [X]
+    dtypes = [c.dtype for c in columns]
+    if any(d.kind in "mM" for d in dtypes):
+        _refuse_times(name)
+    if all(isinstance(d, pd.api.extensions.ExtensionDtype) and d.kind in "iufb" or d.kind in "iufb" for d in dtypes):
+        return X.to_numpy(dtype=np.float64, na_value=np.nan)
+    return X.to_numpy()
 
 
 def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndarray]:

@@ -142,3 +142,158 @@ def test_gram_matrices_at_the_rounding_level_of_their_uncentred_kernel_pass():
     G = (G + G.T) / 2
     for matrix in (G, es.kernel_matrix(g.normal(size=(200, 3)), metric="gaussian", sigma=1000.0), es.kernel_matrix(g.normal(size=(50, 2))) * 1e200):
         assert es.KGroups(2, metric="precomputed_kernel", random_state=0).fit(matrix).labels_.shape == (matrix.shape[0],)
+
+
+# ---------------------------------------------------------------------------------------------
+# The table of hostile calls: each row (id, call, error, match) is a call on the fresh data of
+# `hostile` that must raise `error` with a message matching `match` (naming the argument).
+# A new public function is probed by adding its rows here.
+# ---------------------------------------------------------------------------------------------
+
+
+def _hostile_data() -> dict:
+    """The data every hostile call uses, built afresh (to check that no call modifies it)."""
+    g = np.random.default_rng(35)
+    x = g.normal(size=30)
+    X = g.normal(size=(30, 2))
+    D = np.abs(x[:, None] - x[None, :])
+    with_nan = x.copy()
+    with_nan[4] = np.nan
+    non_square = D[:, :20].copy()
+    non_square[0, 3] = np.nan
+    return {"x": x, "y": x**2 + g.normal(size=30), "X": X, "labels": np.arange(30) % 3, "D": D,
+            "x_nan": with_nan, "non_square": non_square}
+
+
+def _brute_dcov(x, y) -> float:
+    """V_n(x, y) from the double-centred distance matrices (Székely, Rizzo & Bakirov 2007,
+    eq. 2.7-2.8), on float64 data."""
+    x, y = (np.asarray(v, dtype=float).reshape(len(v), -1) for v in (x, y))
+    a, b = (np.sqrt(((v[:, None, :] - v[None, :, :]) ** 2).sum(-1)) for v in (x, y))
+    A, B = (m - m.mean(0) - m.mean(1)[:, None] + m.mean() for m in (a, b))
+    return float(np.sqrt((A * B).mean()))
+
+
+def _brute_dcor(x, y) -> float:
+    return _brute_dcov(x, y) / np.sqrt(_brute_dcov(x, x) * _brute_dcov(y, y))
+
+
+HOSTILE_CALLS = [
+    # nan_policy="propagate" gives NaN only to a valid call
+    ("dcov-exponent-propagate", lambda d: es.dcov(d["x_nan"], d["y"], exponent=-1, nan_policy="propagate"),
+     ValueError, r"`exponent` must lie in \(0, 2\], got -1"),
+    ("dcov-metric-propagate", lambda d: es.dcov(d["x_nan"], d["y"], metric="bogus", nan_policy="propagate"),
+     ValueError, "`metric` must be one of"),
+    ("energy_distance-dimensions-propagate", lambda d: es.energy_distance(d["x_nan"], d["X"], nan_policy="propagate"),
+     ValueError, "`x` and `y` must have the same number of features, got 1 and 2"),
+    ("normal_statistic-2d-propagate", lambda d: es.normal_statistic(np.c_[d["x_nan"], d["x"]], nan_policy="propagate"),
+     ValueError, "`x` must be univariate"),
+    ("pdcor-n2", lambda d: es.pdcor([1.0, 2.0], [2.0, 3.0], [3.0, 5.0]), ValueError, "`x` must hold at least 4 sample"),
+    ("poisson_statistic-negative", lambda d: es.poisson_statistic([-1, 2, 3]), ValueError, "`x` must hold non-negative integers"),
+    ("mvnorm_statistic-n<d", lambda d: es.mvnorm_statistic(d["X"][:3] @ np.ones((2, 5))), ValueError, "`X` needs more samples than features"),
+    # a precomputed matrix that is not square cannot lose points
+    *[(f"{name}-non-square-omit", call, ValueError, r"`(x|X)` must be a square distance matrix for a precomputed metric, got shape \(30, 20\)")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(d["non_square"], d["non_square"], metric="precomputed", nan_policy="omit")),
+          ("dcor", lambda d: es.dcor(d["non_square"], d["y"], metric=("precomputed", "euclidean"), nan_policy="omit")),
+          ("pdcor", lambda d: es.pdcor(d["non_square"], d["y"], d["x"], metric=("precomputed", "euclidean", "euclidean"), nan_policy="omit")),
+          ("dispersion", lambda d: es.dispersion(d["non_square"], d["labels"], metric="precomputed", nan_policy="omit")),
+          ("energy_test", lambda d: es.energy_test(d["non_square"], d["labels"], metric="precomputed", nan_policy="omit")),
+          ("energy_hclust", lambda d: es.energy_hclust(d["non_square"], metric="precomputed", nan_policy="omit")),
+      ]],
+    # datetimes have no unit-free distance
+    *[(f"{name}-datetimes", call, TypeError, "`x` holds datetimes or time deltas, whose distances depend on their unit")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(np.datetime64("2020-01-01") + np.arange(30).astype("timedelta64[D]"), d["y"])),
+          ("dcor-series", lambda d: es.dcor(pd.Series(pd.date_range("2020", periods=30)), d["y"])),
+          ("dcor-timedelta", lambda d: es.dcor(pd.to_timedelta(np.arange(30), unit="h").to_series(), d["y"])),
+          ("normal_statistic", lambda d: es.normal_statistic(pd.Series(pd.date_range("2020", periods=30, tz="UTC")))),
+      ]],
+]
+
+
+@pytest.mark.parametrize("call, error, match", [case[1:] for case in HOSTILE_CALLS], ids=[case[0] for case in HOSTILE_CALLS])
+def test_a_hostile_call_is_refused_naming_the_argument(call, error, match):
+    data = _hostile_data()
+    with pytest.raises(error, match=match):
+        call(data)
+    fresh = _hostile_data()
+    for name, value in data.items():
+        np.testing.assert_array_equal(value, fresh[name], err_msg=f"{name} was modified")
+
+
+def test_numbers_held_as_objects_are_numbers_and_none_is_missing():
+    x, y = [1, None, 3, 4, 7, 2], [2, 5, 1, 0, 3, 9]
+    keep = [0, 2, 3, 4, 5]
+    cx, cy = np.array(x, dtype=float)[keep], np.array(y, dtype=float)[keep]
+    assert _brute_dcov(cx, cy) == pytest.approx(1.0881176406988349, rel=1e-15)  # the issue's brute-force value
+    for xs in (x, np.array(x, dtype=object), pd.Series(x, dtype=object), pd.DataFrame({"a": pd.Series(x, dtype=object)}),
+               pd.Series([1, pd.NA, 3, 4, 7, 2], dtype=object), pd.Series([1, None, 3, 4, 7, 2], dtype="Int64"),
+               pd.Series([1, None, 3, 4, 7, 2], dtype="Float64")):
+        assert es.dcov(xs, y, nan_policy="omit") == pytest.approx(_brute_dcov(cx, cy), rel=1e-13)
+        assert es.dcor(xs, y, nan_policy="omit") == pytest.approx(_brute_dcor(cx, cy), rel=1e-13)
+        assert es.dcor_test(xs, y, nan_policy="omit", n_resamples=99, rng=0).statistic == pytest.approx(
+            es.dcor_test(cx, cy, n_resamples=99, rng=0).statistic, rel=1e-13)
+    with pytest.raises(ValueError, match=r"`x` contains missing values"):
+        es.dcov(np.array(x, dtype=object), y)
+    # strings (and pandas' string dtype, the default for strings in pandas 3) stay categories
+    words = ["a", "b", "a", "c", "b", "a"]
+    for xs in (words, np.array(words), pd.Series(words, dtype="string"), pd.Series(words, dtype=object), pd.Categorical(words)):
+        assert es.dcor(xs, y) == pytest.approx(es.dcor(words, y, metric=("discrete", "euclidean")), rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "Float64", "string", "boolean", "category"])
+def test_pandas_extension_dtypes_in_the_independence_family(dtype):
+    g = np.random.default_rng(3)
+    n = 24
+    values = {"Int64": g.integers(0, 9, n), "Float64": g.normal(size=n), "string": g.choice(list("abc"), n),
+              "boolean": g.integers(0, 2, n).astype(bool), "category": g.choice(list("abc"), n)}[dtype]
+    frame = pd.DataFrame({"u": pd.Series(values, dtype=dtype), "v": pd.Series(values, dtype=dtype)})
+    y, z = g.normal(size=n) + (pd.factorize(values)[0] if dtype in ("string", "category") else values.astype(float)), g.normal(size=n)
+    reference = values.astype(float) if dtype not in ("string", "category") else values.astype(object)
+    assert es.dcov(frame["u"], y) == pytest.approx(es.dcov(reference, y), rel=1e-14)
+    assert es.dcor(frame, y) == pytest.approx(es.dcor(pd.DataFrame({"u": reference, "v": reference}), y), rel=1e-14)
+    assert es.dcor_test(frame["u"], y, n_resamples=19, rng=0).statistic == pytest.approx(es.dcor_test(reference, y, n_resamples=19, rng=0).statistic, rel=1e-14)
+    assert np.isfinite(es.dcor_ttest(frame["u"], y).statistic)
+    assert np.isfinite(es.pdcor(frame["u"], y, z))
+    assert np.isfinite(es.mvi(frame["u"], y))
+    with_na = frame["u"].astype(object).where(np.arange(n) != 5, None).astype(dtype)
+    assert es.dcov(with_na, y, nan_policy="omit") == pytest.approx(es.dcov(reference[np.arange(n) != 5], y[np.arange(n) != 5]), rel=1e-14)
+
+
+def test_duplicate_column_names_are_columns():
+    g = np.random.default_rng(4)
+    a = g.normal(size=(20, 2))
+    y = g.normal(size=20) + a[:, 0]
+    assert es.dcor(pd.DataFrame(a, columns=["a", "a"]), y) == pytest.approx(es.dcor(a, y), rel=1e-15)
+    words = pd.DataFrame({"k": list("ab") * 10, "l": list("aabb") * 5}).rename(columns={"l": "k"})
+    assert es.dcor(words, y) == pytest.approx(es.dcor(pd.DataFrame({"k": list("ab") * 10, "l": list("aabb") * 5}), y), rel=1e-15)
+
+
+R_NA = -2147483648  # R's NA_integer_ as reticulate hands it over
+
+
+def test_rs_integer_and_character_na_through_reticulate_are_missing():
+    """reticulate gives an R integer vector as a list of ints, an integer matrix or data-frame
+    column as int32, R's NA as -2147483648, and a character NA as the string "NA"."""
+    x, y = [3, 1, R_NA, 4, 5, 9, 2, 7], np.array([1.0, 3, 2, 5, 4, 8, 1, 6])
+    keep = np.arange(8) != 2
+    complete = np.array(x, dtype=float)[keep]
+    for xs in (x, np.array(x, dtype=np.int32), pd.Series(x, dtype=np.int32), np.array(x, dtype=np.int32)[:, None]):
+        with pytest.raises(ValueError, match=r"`x` contains missing values .* in 1 of 8 row"):
+            es.dcov(xs, y)
+        assert es.dcov(xs, y, nan_policy="omit") == pytest.approx(_brute_dcov(complete, y[keep]), rel=1e-13)
+        assert es.normal_statistic(xs, nan_policy="omit") == es.normal_statistic(complete)
+        assert es.energy_distance(xs, y, nan_policy="omit") == pytest.approx(es.energy_distance(complete, y), rel=1e-14)
+        assert es.split_1d(xs, nan_policy="omit").labels[2] == -1
+    M = np.c_[np.array(x, dtype=np.int32), np.array([2, 7, 1, 8, 2, 8, 1, 9], dtype=np.int32)]  # an R integer matrix
+    assert es.mvnorm_statistic(M, nan_policy="omit") == es.mvnorm_statistic(M[keep].astype(float))
+    assert es.dcov(np.array(x, dtype=np.int64), y) == pytest.approx(_brute_dcov(np.array(x, dtype=float), y), rel=1e-12)  # int64: a number
+    labels = [1, 1, R_NA, 1, 2, 2, 2, 2]
+    res = es.dispersion(y, labels, nan_policy="omit")
+    assert res.groups.tolist() == [1, 2] and res.n_omitted == 1
+    words = ["a", "NA", "b", "a", "b", "a", "b", "a"]
+    with pytest.raises(ValueError, match="`x` contains missing values"):
+        es.dcor(words, y)
+    assert es.dcor(words, y, nan_policy="omit") == es.dcor([w for w in words if w != "NA"], y[np.arange(8) != 1])
+    assert es.dispersion(y, pd.Categorical(words), nan_policy="omit").groups.tolist() == ["a", "b"]
