@@ -191,6 +191,21 @@ HOSTILE_CALLS = [
     ("pdcor-n2", lambda d: es.pdcor([1.0, 2.0], [2.0, 3.0], [3.0, 5.0]), ValueError, "`x` must hold at least 4 sample"),
     ("poisson_statistic-negative", lambda d: es.poisson_statistic([-1, 2, 3]), ValueError, "`x` must hold non-negative integers"),
     ("mvnorm_statistic-n<d", lambda d: es.mvnorm_statistic(d["X"][:3] @ np.ones((2, 5))), ValueError, "`X` needs more samples than features"),
+    # distances not of negative type: V_n^2 < 0, no distance covariance
+    *[(f"{name}-not-negative-type", call, ValueError, r"`x` and `y` give V_n\^2 = -\d.* < 0 beyond rounding: their distances are not of negative type")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(d["D"] ** 3, np.abs(d["y"][:, None] - d["y"]), metric="precomputed")),
+          ("dcor", lambda d: es.dcor(d["D"] ** 3, d["y"], metric=("precomputed", "euclidean"))),
+          ("dcor-exponent", lambda d: es.dcor(d["D"] ** 2.5, d["y"], metric=("precomputed", "euclidean"))),
+          ("dcov_test", lambda d: es.dcov_test(d["D"] ** 3, d["y"], metric=("precomputed", "euclidean"), n_resamples=9, rng=0)),
+      ]],
+    *[(f"{name}-precomputed-exponent", call, ValueError, r"`exponent`=0.5 with metric='precomputed' for `x`: a precomputed matrix is used as it is; pass the distances raised")
+      for name, call in [
+          ("dcor", lambda d: es.dcor(d["D"], np.abs(d["y"][:, None] - d["y"]), metric="precomputed", exponent=0.5)),
+          ("dcov", lambda d: es.dcov(d["D"], d["y"], metric=("precomputed", "euclidean"), exponent=0.5)),
+          ("dcor_test", lambda d: es.dcor_test(d["D"], d["y"], metric=("precomputed", "euclidean"), exponent=0.5)),
+          ("pdcor", lambda d: es.pdcor(d["D"], d["y"], d["x"], metric=("precomputed", "euclidean", "euclidean"), exponent=0.5)),
+      ]],
     # a precomputed matrix that is not square cannot lose points
     *[(f"{name}-non-square-omit", call, ValueError, r"`(x|X)` must be a square distance matrix for a precomputed metric, got shape \(30, 20\)")
       for name, call in [
@@ -297,3 +312,20 @@ def test_rs_integer_and_character_na_through_reticulate_are_missing():
         es.dcor(words, y)
     assert es.dcor(words, y, nan_policy="omit") == es.dcor([w for w in words if w != "NA"], y[np.arange(8) != 1])
     assert es.dispersion(y, pd.Categorical(words), nan_policy="omit").groups.tolist() == ["a", "b"]
+
+
+@pytest.mark.r
+def test_precomputed_distances_are_taken_as_they_are_and_refuse_an_exponent():
+    """R's dcov(Dx, Dy, index = a) of dist objects raises the distances to a: energystats
+    takes a precomputed matrix as it is (as the homogeneity family does), so it is
+    dcov(Dx ** a, Dy ** a, metric="precomputed"), and exponent != 1 is refused."""
+    from energystats._rbridge import r_call, r_dist, to_numpy
+
+    g = np.random.default_rng(6)
+    x, y = g.normal(size=(30, 2)), g.normal(size=30)
+    y = y + x[:, 0] ** 2
+    Dx, Dy = es.pairwise_semimetric(x), es.pairwise_semimetric(y)
+    for a in (0.5, 1.5):
+        assert es.dcor(Dx**a, Dy**a, metric="precomputed") == pytest.approx(to_numpy(r_call("dcor", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12)
+        assert es.dcov(Dx**a, Dy**a, metric="precomputed") == pytest.approx(to_numpy(r_call("dcov", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12)
+        assert es.dcor(Dx**a, y, metric=("precomputed", "euclidean"), exponent=(1.0, a)) == pytest.approx(es.dcor(x, y, exponent=a), rel=1e-12)

@@ -101,6 +101,12 @@ def _one(x, name: str, metric, exponent, sigma, min_samples: int) -> Variable:
     if isinstance(metric, str) and metric == "precomputed":
         sm = resolve_semimetric("precomputed")
         data = prepare_points(x, sm, name, min_samples=min_samples)
+        if exponent != 1.0:  # the package's one rule: a precomputed matrix is taken as it is
+            raise ValueError(
+                f"`exponent`={exponent:g} with metric='precomputed' for `{name}`: a precomputed matrix is used as it "
+                f"is; pass the distances raised to the power ({name} ** {exponent:g}, as R's dcov(x, y, index) "
+                "raises a dist object's distances to index) with exponent=1."
+            )
     elif _is_categorical(x):
         if not (isinstance(metric, str) and metric in ("euclidean", "discrete")) or exponent != 1.0 or sigma is not None:
             raise ValueError(f"`{name}` is categorical: it takes the 0-1 distance (metric='discrete'), not metric={metric!r}.")
