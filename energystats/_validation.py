@@ -21,6 +21,7 @@ __all__ = [
     "as_groups",
     "as_labels",
     "as_weights",
+    "unit_scale",
     "weight_scale",
     "check_exponent",
     "check_n_clusters",
@@ -80,7 +81,9 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
         raise ValueError(f"`{name}` must have at least one feature (column).")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     # a finite sum proves every entry finite without an n x d temporary; else look closer
-    if not np.isfinite(arr.sum()) and not np.isfinite(arr).all():
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum past float64 only means: look closer
+        total = arr.sum()
+    if not np.isfinite(total) and not np.isfinite(arr).all():
         raise ValueError(f"`{name}` contains NaN or infinite values.")
     return arr
 
@@ -228,6 +231,16 @@ def weight_scale(w: np.ndarray | None) -> tuple[np.ndarray | None, int]:
     if abs(e) <= WEIGHT_LOG2_SAFE:
         return w, 0
     return np.ldexp(w, -e), e
+
+
+def unit_scale(X: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(X / 2^e, e)``, e the binary exponent of the largest |X| (0 for zeros): data of any
+    magnitude, 1e-300 or 1e300, brought to [0.5, 1) exactly (a power of two), for statistics
+    that standardise the data and are therefore unchanged by it, so that their squares
+    neither overflow nor underflow."""
+    top = float(max(X.max(), -X.min())) if X.size else 0.0
+    e = int(np.frexp(top)[1]) if top > 0 else 0
+    return (np.ldexp(X, -e) if e else X), e
 
 
 def check_exponent(exponent) -> float:

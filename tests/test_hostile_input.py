@@ -4,6 +4,7 @@ correct result, or a clear error naming the argument."""
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import energystats as es
 
@@ -206,6 +207,19 @@ HOSTILE_CALLS = [
           ("dcor_test", lambda d: es.dcor_test(d["D"], d["y"], metric=("precomputed", "euclidean"), exponent=0.5)),
           ("pdcor", lambda d: es.pdcor(d["D"], d["y"], d["x"], metric=("precomputed", "euclidean", "euclidean"), exponent=0.5)),
       ]],
+    # goodness of fit: parameters that are no distribution, data that are no sample
+    ("energy_gof_statistic-negative-scale", lambda d: es.energy_gof_statistic(stats.norm(0, -1), d["x"]),
+     ValueError, r"`dist` has loc=0 and scale=-1: loc must be finite and scale > 0"),
+    ("energy_gof_statistic-nan-loc", lambda d: es.energy_gof_statistic(stats.norm(np.nan, 1), d["x"]),
+     ValueError, r"`dist` has loc=nan and scale=1: loc must be finite"),
+    ("energy_gof_statistic-empty", lambda d: es.energy_gof_statistic(stats.norm(), []),
+     ValueError, r"`data` must hold at least one value along `axis`, got none"),
+    ("energy_gof-known-string", lambda d: es.energy_gof(d["x"], stats.norm, known_params={"loc": "0"}),
+     TypeError, r"`known_params\['loc'\]` must be a real number, got str '0'"),
+    ("energy_gof-known-scale-0", lambda d: es.energy_gof(d["x"], stats.norm, known_params={"scale": 0}),
+     ValueError, r"`known_params` gave norm parameters loc=.*, scale=0: they must be finite, with scale > 0"),
+    ("energy_gof-frozen-nan", lambda d: es.energy_gof(d["x"], stats.norm(np.nan, 1)),
+     ValueError, r"`dist` gave norm parameters loc=nan, scale=1"),
     # a precomputed matrix that is not square cannot lose points
     *[(f"{name}-non-square-omit", call, ValueError, r"`(x|X)` must be a square distance matrix for a precomputed metric, got shape \(30, 20\)")
       for name, call in [
@@ -329,3 +343,35 @@ def test_precomputed_distances_are_taken_as_they_are_and_refuse_an_exponent():
         assert es.dcor(Dx**a, Dy**a, metric="precomputed") == pytest.approx(to_numpy(r_call("dcor", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12)
         assert es.dcov(Dx**a, Dy**a, metric="precomputed") == pytest.approx(to_numpy(r_call("dcov", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12)
         assert es.dcor(Dx**a, y, metric=("precomputed", "euclidean"), exponent=(1.0, a)) == pytest.approx(es.dcor(x, y, exponent=a), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [-1000, -700, -540, -200, -1, 0, 1, 200, 510, 700, 1000])
+def test_scale_invariant_statistics_are_the_same_at_every_magnitude(k):
+    """The normality and goodness-of-fit statistics standardise the data: x * 2^k gives the
+    statistic of x (to 1e-12) for k across float64's range, where squares of the data would
+    overflow (k >= 512) or underflow (k <= -538) (the issue: normal_statistic(x * 1e200) was
+    4.67, NaN from 1e-162 down)."""
+    g = np.random.default_rng(11)
+    x, X = g.normal(size=40), g.normal(size=(40, 3))
+    c = 2.0**k
+    assert es.normal_statistic(x * c) == pytest.approx(es.normal_statistic(x), rel=1e-12)
+    assert es.mvnorm_statistic(X * c) == pytest.approx(es.mvnorm_statistic(X), rel=1e-12)
+    unit, scaled = es.normal_test(x, n_resamples=49, rng=1), es.normal_test(x * c, n_resamples=49, rng=1)
+    assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12) and scaled.pvalue == unit.pvalue
+    assert scaled.sd == pytest.approx(unit.sd * c, rel=1e-12) and scaled.mean == pytest.approx(unit.mean * c, rel=1e-12)
+    assert es.mvnorm_test(X * c, n_resamples=19, rng=1).pvalue == es.mvnorm_test(X, n_resamples=19, rng=1).pvalue
+    for family, data, known in ((stats.norm, x, None), (stats.expon, np.abs(x), {"loc": 0}), (stats.gamma, np.abs(x) + 0.1, {"loc": 0})):
+        unit, scaled = (es.energy_gof(data * f, family, known_params=known, n_resamples=19, rng=2) for f in (1.0, c))
+        assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12) and scaled.pvalue == unit.pvalue
+        assert scaled.params["scale"] == pytest.approx(unit.params["scale"] * c, rel=1e-12)
+    assert es.energy_gof_statistic(stats.norm(0, c), x * c) == pytest.approx(es.energy_gof_statistic(stats.norm(), x), rel=1e-12)
+
+
+def test_the_issues_magnitudes():
+    x = np.random.default_rng(12).normal(size=50)
+    for c in (1e200, 1e-200, 1e300, 1e-300, 1.7e308 / 4):
+        assert es.normal_statistic(x * c) == pytest.approx(es.normal_statistic(x), rel=1e-12)
+        assert es.energy_gof(x * c, stats.norm, n_resamples=19, rng=0).statistic == pytest.approx(
+            es.energy_gof(x, stats.norm, n_resamples=19, rng=0).statistic, rel=1e-12)
+    X = np.random.default_rng(13).normal(size=(30, 2))
+    assert es.mvnorm_statistic(X / np.abs(X).max() * 1.7e308) == pytest.approx(es.mvnorm_statistic(X), rel=1e-12)
