@@ -23,6 +23,7 @@ __all__ = [
     "as_weights",
     "unit_scale",
     "weight_scale",
+    "check_correction",
     "check_exponent",
     "check_n_clusters",
     "check_positive_int",
@@ -251,6 +252,27 @@ def check_exponent(exponent) -> float:
     if not 0.0 < exponent <= 2.0:
         raise ValueError(f"`exponent` must lie in (0, 2], got {exponent}.")
     return exponent
+
+
+def check_correction(correction, alpha) -> tuple[str, float]:
+    """Check a multiple-testing ``correction`` (a ``method`` of statsmodels'
+    ``multipletests``) and the family-wise level ``alpha`` in (0, 1)."""
+    from statsmodels.stats.multitest import multipletests
+
+    if isinstance(alpha, bool) or not isinstance(alpha, Real):
+        raise TypeError(f"`alpha` must be a real number in (0, 1), got {type(alpha).__name__} {alpha!r}.")
+    if not 0.0 < float(alpha) < 1.0:  # also refuses NaN
+        raise ValueError(f"`alpha` must lie in (0, 1), got {alpha}.")
+    if not isinstance(correction, str):
+        raise TypeError(f"`correction` must be the name of a statsmodels multipletests method (e.g. 'holm'), got {correction!r}.")
+    try:
+        multipletests([0.5], alpha=0.05, method=correction)
+    except ValueError:
+        raise ValueError(
+            f"`correction` must be a method of statsmodels' multipletests ('holm', 'bonferroni', 'fdr_bh', ...), "
+            f"got {correction!r}."
+        ) from None
+    return correction, float(alpha)
 
 
 def check_positive_int(value, name: str, *, minimum: int = 1) -> int:

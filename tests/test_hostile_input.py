@@ -220,6 +220,34 @@ HOSTILE_CALLS = [
      ValueError, r"`known_params` gave norm parameters loc=.*, scale=0: they must be finite, with scale > 0"),
     ("energy_gof-frozen-nan", lambda d: es.energy_gof(d["x"], stats.norm(np.nan, 1)),
      ValueError, r"`dist` gave norm parameters loc=nan, scale=1"),
+    # the level and the correction of the pairwise families
+    *[(f"{name}-alpha-{alpha!r}", (lambda call, alpha: lambda d: call(d, alpha=alpha))(call, alpha), error, match)
+      for name, call in [
+          ("pairwise_energy_tests", lambda d, **kw: es.pairwise_energy_tests(d["X"], d["labels"], n_resamples=9, rng=0, **kw)),
+          ("pairwise_dcor", lambda d, **kw: es.pairwise_dcor(d["X"], **kw)),
+      ]
+      for alpha, error, match in [(np.nan, ValueError, r"`alpha` must lie in \(0, 1\), got nan"), (1.5, ValueError, r"`alpha` must lie in \(0, 1\), got 1.5"),
+                                  (2, ValueError, r"`alpha` must lie in \(0, 1\), got 2"), (0, ValueError, r"`alpha` must lie in \(0, 1\), got 0"),
+                                  (-1, ValueError, r"`alpha` must lie in \(0, 1\), got -1"), ("x", TypeError, r"`alpha` must be a real number in \(0, 1\), got str 'x'"),
+                                  (True, TypeError, r"`alpha` must be a real number")]],
+    *[(f"{name}-correction-{correction!r}", (lambda call, correction: lambda d: call(d, correction=correction))(call, correction), error, match)
+      for name, call in [
+          ("pairwise_energy_tests", lambda d, **kw: es.pairwise_energy_tests(d["X"], d["labels"], n_resamples=9, rng=0, **kw)),
+          ("pairwise_dcor", lambda d, **kw: es.pairwise_dcor(d["X"], **kw)),
+      ]
+      for correction, error, match in [(None, TypeError, r"`correction` must be the name of a statsmodels multipletests method \(e.g. 'holm'\), got None"),
+                                       ("bogus", ValueError, r"`correction` must be a method of statsmodels' multipletests \('holm', 'bonferroni', 'fdr_bh', ...\), got 'bogus'")]],
+    # rng is checked on every path, also where nothing is drawn
+    *[(f"{name}-rng-junk", call, TypeError, r"`rng` must be None, a non-negative integer, a numpy Generator")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(d["x"], d["y"], rng="junk")),
+          ("dcor", lambda d: es.dcor(d["x"], d["y"], rng="junk")),
+          ("dcov_stats", lambda d: es.dcov_stats(d["x"], d["y"], rng="junk")),
+          ("normal_test-limit", lambda d: es.normal_test(d["x"], method="limit", rng="junk")),
+          ("energy_distance", lambda d: es.energy_distance(d["x"], d["y"], rng="junk")),
+          ("dispersion", lambda d: es.dispersion(d["X"], d["labels"], rng="junk")),
+      ]],
+    ("dcov-rng-negative", lambda d: es.dcov(d["x"], d["y"], rng=-3), ValueError, r"`rng` must be a non-negative integer seed, got -3"),
     # a precomputed matrix that is not square cannot lose points
     *[(f"{name}-non-square-omit", call, ValueError, r"`(x|X)` must be a square distance matrix for a precomputed metric, got shape \(30, 20\)")
       for name, call in [
@@ -375,3 +403,13 @@ def test_the_issues_magnitudes():
             es.energy_gof(x, stats.norm, n_resamples=19, rng=0).statistic, rel=1e-12)
     X = np.random.default_rng(13).normal(size=(30, 2))
     assert es.mvnorm_statistic(X / np.abs(X).max() * 1.7e308) == pytest.approx(es.mvnorm_statistic(X), rel=1e-12)
+
+
+def test_a_random_state_passed_where_nothing_is_drawn_is_not_advanced():
+    g = np.random.default_rng(14)
+    x, y = g.normal(size=20), g.normal(size=20)
+    state = np.random.RandomState(0)
+    before = state.get_state()[1].copy()
+    es.dcov(x, y, rng=state)
+    es.normal_test(x, method="limit", rng=state)
+    np.testing.assert_array_equal(state.get_state()[1], before)

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._missing import handles_missing
 from .._operator import sorted_pair_sums
-from .._random import as_generator
+from .._random import as_generator, check_rng
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
 from .._semimetric import Scaling
@@ -198,6 +198,7 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
     if method == "limit" and n_resamples is not None:
         raise ValueError("`n_resamples` applies to method='mc' only; method='limit' draws no samples.")
     x, e = _check(x)
+    check_rng(rng)  # for "limit" too, which draws nothing
     n = x.size
     statistic = float(check_observed(_statistics(x[None, :])[0], "the normality statistic"))
     back = Scaling(0, float(e))  # the estimates in the data's units

@@ -27,7 +27,7 @@ import numpy as np
 from .._missing import handles_missing
 from .._operator import CentredGram, PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
-from .._random import as_generator
+from .._random import as_generator, check_rng
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
@@ -181,6 +181,7 @@ def stats_from_projection(P: ProjectedStatistics, estimator: str, factors: tuple
 
 
 def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation=None, n_projections=N_PROJECTIONS, rng=None) -> DCovStatsResult:
+    check_rng(rng)  # on every path; only the projections draw from it
     variables = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     estimator = _check_estimator(estimator, variables[0].n)
     factors = tuple(v.scaling.log2_factor for v in variables)

@@ -25,6 +25,7 @@ from .._parallel import (
 from .._random import as_generator
 from .._resampling import Options, check_observed, check_options, permutation_null, pvalue
 from .._results import ResultMixin
+from .._validation import check_correction
 from ._data import Variable, as_variables
 from .dcov import operators
 from .gamma import gamma_pvalue, permutation_moments, skewness_of
@@ -195,6 +196,7 @@ def pairwise_dcor(
     """
     from statsmodels.stats.multitest import multipletests
 
+    correction, alpha = check_correction(correction, alpha)
     if method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}.")
     options = check_options(n_resamples)
