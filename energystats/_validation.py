@@ -325,6 +325,11 @@ def check_gram(G: np.ndarray, name: str) -> None:
     if n == 0:
         return
     top = max(float(G.max()), -float(G.min()))  # the largest |G_ij|, without an n x n temporary
+    if top == 0.0:
+        raise ValueError(
+            f"`{name}` is zero everywhere: a Gram matrix, but of points that all coincide (at the origin), "
+            "which leave nothing to cluster."
+        )
     shift = int(np.frexp(max(top, 1e-300))[1])
     diag = np.ldexp(np.diag(G), -shift)
     delta = GRAM_RTOL * max(float(diag.max()), 0.0)

@@ -166,6 +166,15 @@ def _hostile_data() -> dict:
             "x_nan": with_nan, "non_square": non_square}
 
 
+def _plotting():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from energystats import plotting
+
+    return plotting
+
+
 def _brute_dcov(x, y) -> float:
     """V_n(x, y) from the double-centred distance matrices (Székely, Rizzo & Bakirov 2007,
     eq. 2.7-2.8), on float64 data."""
@@ -248,6 +257,30 @@ HOSTILE_CALLS = [
           ("dispersion", lambda d: es.dispersion(d["X"], d["labels"], rng="junk")),
       ]],
     ("dcov-rng-negative", lambda d: es.dcov(d["x"], d["y"], rng=-3), ValueError, r"`rng` must be a non-negative integer seed, got -3"),
+    # n_jobs: joblib would start that many workers, or refuse its dispatch queue without a name
+    *[(f"{name}-n_jobs-huge", call, ValueError, r"`n_jobs` must lie between -1024 and 1024 \(-1: all workers\), got 1000000")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(d["x"], d["y"], n_jobs=10**6)),
+          ("energy_test", lambda d: es.energy_test(d["X"], d["labels"], n_resamples=9, n_jobs=10**6)),
+          ("dispersion", lambda d: es.dispersion(d["X"], d["labels"], n_jobs=10**6)),
+      ]],
+    # centring at the ends of float64: exact where the result is representable, else OverflowError
+    ("u_product-overflow", lambda d: es.u_product(es.u_center(d["D"]) * 1e200, es.u_center(d["D"]) * 1e200),
+     OverflowError, r"U_product\(`U`, `V`\) is about 2\^1\d\d\d, beyond float64"),
+    ("u_product-underflow", lambda d: es.u_product(es.u_center(d["D"]) * 1e-200, es.u_center(d["D"]) * 1e-200),
+     ValueError, r"U_product\(`U`, `V`\) is about 2\^-1\d\d\d, below float64's smallest number"),
+    # an all-zero kernel is a Gram matrix of coincident points: nothing to cluster
+    ("KGroups-zero-kernel", lambda d: es.KGroups(2, metric="precomputed_kernel").fit(np.zeros((6, 6))),
+     ValueError, r"`X` is zero everywhere: a Gram matrix, but of points that all coincide"),
+    ("energy_test-F-no-dispersion", lambda d: es.energy_test(np.ones((6, 2)), [0, 0, 0, 1, 1, 1], statistic="F", n_resamples=9),
+     ValueError, r"`statistic`='F' is undefined when every group is constant \(W = 0\)"),
+    # plots
+    ("plot_clusters-columns", lambda d: _plotting().plot_clusters(d["X"], d["labels"], columns=(0, 5)),
+     ValueError, r"`columns` must be two column indices of `X` \(it has 2 columns\), got \(0, 5\)"),
+    ("plot_null_distribution-gamma", lambda d: _plotting().plot_null_distribution(es.dcov_test(d["x"], d["y"], method="gamma")),
+     ValueError, r"`result` keeps no null distribution to plot \(method='gamma'\)"),
+    ("plot_null_distribution-limit", lambda d: _plotting().plot_null_distribution(es.normal_test(d["x"], method="limit")),
+     ValueError, r"`result` keeps no null distribution to plot \(method='limit'\)"),
     # a precomputed matrix that is not square cannot lose points
     *[(f"{name}-non-square-omit", call, ValueError, r"`(x|X)` must be a square distance matrix for a precomputed metric, got shape \(30, 20\)")
       for name, call in [
@@ -413,3 +446,43 @@ def test_a_random_state_passed_where_nothing_is_drawn_is_not_advanced():
     es.dcov(x, y, rng=state)
     es.normal_test(x, method="limit", rng=state)
     np.testing.assert_array_equal(state.get_state()[1], before)
+
+
+@pytest.mark.parametrize("k", [-1000, -500, 0, 500, 1020])
+def test_centring_is_exact_at_every_magnitude(k):
+    """d_center, u_center and u_product of D * 2^k are those of D times 2^k (2^2k), where the
+    sums would overflow or underflow (the issue: d_center(D * 1e307) inf/NaN)."""
+    x = np.random.default_rng(15).normal(size=(12, 2))
+    D, E = es.pairwise_semimetric(x), es.pairwise_semimetric(x[:, :1] ** 2)
+    c = 2.0**k
+    np.testing.assert_array_equal(es.d_center(D * c), es.d_center(D) * c)
+    np.testing.assert_array_equal(es.u_center(D * c), es.u_center(D) * c)
+    U, V = es.u_center(D), es.u_center(E)
+    assert es.u_product(U * c, V / c) == pytest.approx(es.u_product(U, V), rel=1e-13)
+    assert np.isfinite(es.d_center(D / D.max() * 1.7e308)).all()
+
+
+def test_dispersion_F_when_nothing_is_dispersed():
+    """F = (S / (k - 1)) / (W / (N - k)): inf when every group is constant but the groups
+    differ (W = 0 < S); NaN, as documented, when every point is the same (S = W = 0)."""
+    labels = [0, 0, 0, 1, 1, 1]
+    apart = es.dispersion(np.r_[np.zeros((3, 2)), np.ones((3, 2))], labels)
+    assert apart.W == 0 and apart.S > 0 and apart.F == np.inf
+    same = es.dispersion(np.ones((6, 2)), labels)
+    assert same.W == same.S == 0 and np.isnan(same.F)
+
+
+def test_plots_of_every_test_result():
+    plotting = _plotting()
+    g = np.random.default_rng(16)
+    x = g.normal(size=30)
+    y = x + g.normal(size=30)
+    ttest = es.dcor_ttest(x, y)
+    ax = plotting.plot_null_distribution(ttest)
+    assert ax.get_ylabel() == "density" and f"Student t, {ttest.df:g} df" in ax.get_legend().get_texts()[0].get_text()
+    poisson = es.poisson_test(g.poisson(2.0, 40), n_resamples=19, rng=0)
+    texts = [t.get_text() for t in plotting.plot_null_distribution(poisson).get_legend().get_texts()]
+    assert len(texts) == 2 * len(poisson.tests) and all(any(name in t for t in texts) for name in poisson.tests)
+    frame = pd.DataFrame({"height": x, "weight": y})
+    ax = plotting.plot_clusters(frame, np.arange(30) % 2, columns=(1, 0))
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("weight", "height")
