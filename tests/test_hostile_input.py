@@ -281,6 +281,8 @@ HOSTILE_CALLS = [
      ValueError, r"`result` keeps no null distribution to plot \(method='gamma'\)"),
     ("plot_null_distribution-limit", lambda d: _plotting().plot_null_distribution(es.normal_test(d["x"], method="limit")),
      ValueError, r"`result` keeps no null distribution to plot \(method='limit'\)"),
+    ("pairwise_dcor-duplicate-columns", lambda d: es.pairwise_dcor(pd.DataFrame(np.c_[d["X"], d["x"]], columns=["a", "a", "b"])),
+     ValueError, r"`X` has duplicate column names \('a'\): the variables are named by their columns"),
     # a precomputed matrix that is not square cannot lose points
     *[(f"{name}-non-square-omit", call, ValueError, r"`(x|X)` must be a square distance matrix for a precomputed metric, got shape \(30, 20\)")
       for name, call in [
@@ -349,6 +351,17 @@ def test_pandas_extension_dtypes_in_the_independence_family(dtype):
     assert np.isfinite(es.mvi(frame["u"], y))
     with_na = frame["u"].astype(object).where(np.arange(n) != 5, None).astype(dtype)
     assert es.dcov(with_na, y, nan_policy="omit") == pytest.approx(es.dcov(reference[np.arange(n) != 5], y[np.arange(n) != 5]), rel=1e-14)
+
+
+def test_pairwise_dcor_reads_numbers_held_as_objects():
+    g = np.random.default_rng(17)
+    X = pd.DataFrame(g.normal(size=(25, 3)), columns=list("abc"))
+    held = X.astype({"a": object, "c": "Float64"})
+    held.loc[3, "a"] = None
+    held.loc[7, "c"] = pd.NA
+    got = es.pairwise_dcor(held, nan_policy="omit").table
+    want = es.pairwise_dcor(X.drop(index=[3, 7])).table
+    np.testing.assert_allclose(got["dcor"], want["dcor"], rtol=1e-14)
 
 
 def test_duplicate_column_names_are_columns():
