@@ -115,7 +115,7 @@ def _r_missing(arr: np.ndarray | None) -> np.ndarray | bool:
     if arr.dtype == np.int32:
         return arr == R_NA_INTEGER
     if arr.dtype.kind in "OU":
-        return np.frompyfunc(lambda v: isinstance(v, str) and v == R_NA_STRING, 1, 1)(arr).astype(bool)
+        return np.asarray(np.frompyfunc(lambda v: isinstance(v, str) and v == R_NA_STRING, 1, 1)(arr), dtype=bool)
     return np.zeros(arr.shape, dtype=bool)
 
 

@@ -10,6 +10,7 @@ from numbers import Integral
 
 import numpy as np
 from scipy.cluster.hierarchy import dendrogram
+from scipy.stats import t as student_t
 
 from ._validation import as_data
 
@@ -83,8 +84,6 @@ def plot_null_distribution(result, ax=None, *, bins=40):
     """
     null = getattr(result, "null_distribution", None)
     if null is None and getattr(result, "method", None) == "t":
-        from scipy.stats import t as student_t
-
         ax = _axes(ax)
         reach = max(4.0, 1.2 * abs(result.statistic)) if np.isfinite(result.statistic) else 4.0
         grid = np.linspace(-reach, reach, 400)
