@@ -198,6 +198,16 @@ HOSTILE_CALLS = [
      ValueError, "`x` and `y` must have the same number of features, got 1 and 2"),
     ("normal_statistic-2d-propagate", lambda d: es.normal_statistic(np.c_[d["x_nan"], d["x"]], nan_policy="propagate"),
      ValueError, "`x` must be univariate"),
+    ("poisson_statistic-negative-propagate", lambda d: es.poisson_statistic([-1, np.nan, 2, 3], nan_policy="propagate"),
+     ValueError, "`x` must hold non-negative integers"),
+    ("mvnorm_statistic-n<d-propagate", lambda d: es.mvnorm_statistic(np.c_[d["x_nan"], d["X"]][:4], nan_policy="propagate"),
+     ValueError, "`X` needs more samples than features"),
+    ("pdcor-n2-propagate", lambda d: es.pdcor([1.0, 2.0, np.nan], [2.0, 3.0, 1.0], [3.0, 5.0, 1.0], nan_policy="propagate"),
+     ValueError, "`x` must hold at least 4 sample"),
+    ("ksample_statistic-labels-propagate", lambda d: es.ksample_statistic(np.c_[d["x_nan"], d["x"]], d["labels"][:29], nan_policy="propagate"),
+     ValueError, "must have the same number of rows|`labels` must have one entry per sample"),
+    ("ksample_statistic-statistic-propagate", lambda d: es.ksample_statistic(np.c_[d["x_nan"], d["x"]], d["labels"], statistic="Q", nan_policy="propagate"),
+     ValueError, "`statistic`"),
     ("pdcor-n2", lambda d: es.pdcor([1.0, 2.0], [2.0, 3.0], [3.0, 5.0]), ValueError, "`x` must hold at least 4 sample"),
     ("poisson_statistic-negative", lambda d: es.poisson_statistic([-1, 2, 3]), ValueError, "`x` must hold non-negative integers"),
     ("mvnorm_statistic-n<d", lambda d: es.mvnorm_statistic(d["X"][:3] @ np.ones((2, 5))), ValueError, "`X` needs more samples than features"),
@@ -499,3 +509,15 @@ def test_plots_of_every_test_result():
     frame = pd.DataFrame({"height": x, "weight": y})
     ax = plotting.plot_clusters(frame, np.arange(30) % 2, columns=(1, 0))
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("weight", "height")
+
+
+def test_propagate_gives_nan_to_a_valid_call():
+    d = _hostile_data()
+    X_nan = np.c_[d["x_nan"], d["y"]]
+    for call in (lambda: es.dcov(d["x_nan"], d["y"], nan_policy="propagate"), lambda: es.dcor(d["x_nan"], d["y"], nan_policy="propagate"),
+                 lambda: es.pdcor(d["x_nan"], d["y"], d["x"], nan_policy="propagate"), lambda: es.energy_distance(d["x_nan"], d["y"], nan_policy="propagate"),
+                 lambda: es.normal_statistic(d["x_nan"], nan_policy="propagate"), lambda: es.mvnorm_statistic(X_nan, nan_policy="propagate"),
+                 lambda: es.poisson_statistic([1, np.nan, 2, 3], nan_policy="propagate"),
+                 lambda: es.ksample_statistic(X_nan, d["labels"], nan_policy="propagate"), lambda: es.mvi(d["x_nan"], d["y"], nan_policy="propagate")):
+        assert np.isnan(call())
+    assert np.isnan(es.ksample_statistic(X_nan, d["labels"], permutations=np.tile(np.arange(30), (3, 1)), nan_policy="propagate")).all()
