@@ -104,7 +104,7 @@ def _pandas_numbers(X, name: str) -> np.ndarray:
     dtypes = [c.dtype for c in columns]
     if any(d.kind in "mM" for d in dtypes):
         _refuse_times(name)
-    if all(isinstance(d, pd.api.extensions.ExtensionDtype) and d.kind in "iufb" or d.kind in "iufb" for d in dtypes):
+    if all(d.kind in "iufb" for d in dtypes):  # numpy's numbers and bools, pandas' nullable ones
         return X.to_numpy(dtype=np.float64, na_value=np.nan)
     return X.to_numpy()
 

@@ -116,10 +116,8 @@ def gram_of(variables: list[Variable], algorithm: str = "auto", n_jobs=None, unb
     return centred_gram(operators(variables, algorithm, n_jobs), n_jobs=n_jobs, unbiased=unbiased)
 
 
-def stats_from_gram(
-    G: CentredGram, estimator: str, factors: tuple[float, float] = (0.0, 0.0), k: int = 0, l: int = 1, names: tuple[str, str] = ("x", "y")
-) -> DCovStatsResult:
-    """The statistics of variables k and l (called ``names``) of the sums G; ``factors``: their
+def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float] = (0.0, 0.0), k: int = 0, l: int = 1) -> DCovStatsResult:
+    """The statistics of variables k and l (``x`` and ``y``) of the sums G; ``factors``: their
     log2 rescalings. A negative V-statistic beyond rounding is refused: the distances are
     not of negative type."""
     n = G.n
@@ -128,7 +126,7 @@ def stats_from_gram(
         v = np.where(np.abs(G.V) <= G.V_error, 0.0, G.V) / n**2  # zero to working precision
         if v[k, l] < 0:  # V_n^2 >= 0 for distances of negative type (Lyons 2013, Ann. Probab. 41)
             raise ValueError(
-                f"`{names[0]}` and `{names[1]}` give V_n^2 = {v[k, l]:.4g} < 0 beyond rounding: their distances are not "
+                f"`x` and `y` give V_n^2 = {v[k, l]:.4g} < 0 beyond rounding: their distances are not "
                 "of negative type (as D**3 or a non-Euclidean dissimilarity), for which distance covariance is not "
                 "defined. Pass distances of negative type: Euclidean distances, or their powers in (0, 2]."
             )
