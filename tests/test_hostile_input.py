@@ -302,6 +302,7 @@ HOSTILE_CALLS = [
           ("dispersion", lambda d: es.dispersion(d["non_square"], d["labels"], metric="precomputed", nan_policy="omit")),
           ("energy_test", lambda d: es.energy_test(d["non_square"], d["labels"], metric="precomputed", nan_policy="omit")),
           ("energy_hclust", lambda d: es.energy_hclust(d["non_square"], metric="precomputed", nan_policy="omit")),
+          ("KGroups", lambda d: es.KGroups(2, metric="precomputed", nan_policy="omit").fit(d["non_square"])),
       ]],
     # datetimes have no unit-free distance
     *[(f"{name}-datetimes", call, TypeError, "`x` holds datetimes or time deltas, whose distances depend on their unit")
@@ -459,6 +460,7 @@ def test_the_issues_magnitudes():
             es.energy_gof(x, stats.norm, n_resamples=19, rng=0).statistic, rel=1e-12)
     X = np.random.default_rng(13).normal(size=(30, 2))
     assert es.mvnorm_statistic(X / np.abs(X).max() * 1.7e308) == pytest.approx(es.mvnorm_statistic(X), rel=1e-12)
+    assert es.mvnorm_test(X / np.abs(X).max() * 1.7e308, n_resamples=19, rng=0).pvalue == es.mvnorm_test(X, n_resamples=19, rng=0).pvalue
 
 
 def test_a_random_state_passed_where_nothing_is_drawn_is_not_advanced():
