@@ -17,11 +17,18 @@ errors. One rule for every function:
   per-row outputs (``labels``) keep one entry per input row, ``-1`` where a row
   was dropped, so that they align with the caller's data frame;
 * ``"propagate"``: a statistic returned as a number is NaN when a value is
-  missing. Results with more structure (tests, clusterings, decompositions)
+  missing, once the call is known to be valid: the statistic of the complete rows is
+  computed (it checks every other argument) and replaced by NaN, so the complete rows
+  must be enough for it. Results with more structure (tests, clusterings, decompositions)
   refuse it, since a NaN p-value or partition carries nothing the caller can use.
 
 R objects handed over by rpy2 are read first (:func:`energystats._rbridge.from_r`): a
 factor is a categorical with R's levels, R's ``NA`` (also the integer one) is missing.
+R's ``NA`` handed over by reticulate, which makes values of them, is missing too: the
+integer -2147483648 (R's ``NA_integer_``) in an int32 array or column or in a list of Python
+ints (numpy's int32 minimum is read as it; in int64 data it is a number), and the string
+``"NA"`` (a character ``NA``; as R's ``read.csv`` and pandas' ``read_csv`` read it).
+reticulate turns a logical ``NA`` into ``True``, which cannot be told apart.
 
 Nothing the caller passed in is modified: rows are selected into new arrays
 (``.iloc`` for pandas objects, so column names and categorical levels stay).
@@ -37,7 +44,7 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from ._rbridge import from_r
+from ._rbridge import R_NA_INTEGER, from_r
 from ._validation import _as_array
 
 __all__ = ["NAN_POLICIES", "check_nan_policy", "drop_missing", "expand_labels", "handles_missing", "with_omitted"]
@@ -64,8 +71,16 @@ def check_nan_policy(nan_policy, *, propagate: bool, where: str = "") -> str:
 def _missing_cells(obj) -> np.ndarray | None:
     """Boolean array of the missing cells of ``obj`` (None when it cannot be read as an
     array: the function's own validation then names the problem)."""
-    if isinstance(obj, (pd.DataFrame, pd.Series, pd.Index, pd.Categorical)):
-        return np.asarray(pd.isna(obj))
+    if isinstance(obj, pd.DataFrame):
+        columns = [_missing_cells(obj.iloc[:, j]) for j in range(obj.shape[1])]
+        return np.column_stack(columns) if columns else np.zeros(obj.shape, dtype=bool)
+    if isinstance(obj, (pd.Series, pd.Index, pd.Categorical)):
+        cells = np.asarray(pd.isna(obj), dtype=bool)
+        values = obj if isinstance(obj, pd.Categorical) else obj.array
+        if isinstance(obj.dtype, pd.CategoricalDtype):
+            return cells | np.asarray(values == R_NA_STRING, dtype=bool)
+        numpy_like = isinstance(obj.dtype, pd.StringDtype) or isinstance(obj.dtype, np.dtype) and obj.dtype.kind in "iOU"
+        return cells | _r_missing(np.asarray(values) if numpy_like else None)
     if np.ma.isMaskedArray(obj):
         data = np.ma.getdata(obj)
         cells = _missing_cells(data)
@@ -78,13 +93,33 @@ def _missing_cells(obj) -> np.ndarray | None:
     if arr.dtype.kind in "fc":
         return np.isnan(arr)
     if arr.dtype.kind == "O":
-        return np.asarray(pd.isna(arr), dtype=bool)
+        return np.asarray(pd.isna(arr), dtype=bool) | _r_missing(arr)
     if arr.dtype.kind == "M" or arr.dtype.kind == "m":
         return np.isnat(arr)
+    if isinstance(obj, (list, tuple)) and arr.dtype.kind == "i":  # R's integer vectors through reticulate
+        return arr == R_NA_INTEGER
+    return _r_missing(arr)
+
+
+#: R's NA of a character vector or factor as reticulate hands it over: the string "NA" (as
+#: R's ``read.csv`` and pandas' ``read_csv`` read it by default).
+R_NA_STRING = "NA"
+
+
+def _r_missing(arr: np.ndarray | None) -> np.ndarray | bool:
+    """R's missing values that reticulate hands over as values: NA_integer_ as the int32
+    -2147483648 (in an int32 array, a pandas int32 column, or a list of Python ints),
+    NA_character_ as the string "NA"."""
+    if arr is None:
+        return False
+    if arr.dtype == np.int32:
+        return arr == R_NA_INTEGER
+    if arr.dtype.kind in "OU":
+        return np.asarray(np.frompyfunc(lambda v: isinstance(v, str) and v == R_NA_STRING, 1, 1)(arr), dtype=bool)
     return np.zeros(arr.shape, dtype=bool)
 
 
-def _missing_rows(obj, matrix: bool) -> np.ndarray | None:
+def _missing_rows(obj, matrix: bool, name: str) -> np.ndarray | None:
     cells = _missing_cells(obj)
     if cells is None or cells.ndim == 0 or cells.ndim > 2:
         return None
@@ -92,6 +127,11 @@ def _missing_rows(obj, matrix: bool) -> np.ndarray | None:
         return cells
     if matrix and cells.shape[0] == cells.shape[1]:
         return _matrix_points(cells)
+    if matrix and cells.any():
+        raise ValueError(
+            f"`{name}` must be a square distance matrix for a precomputed metric, got shape {cells.shape}: its "
+            "rows and columns are the same points, dropped together."
+        )
     return cells.any(axis=1)
 
 
@@ -143,7 +183,7 @@ def drop_missing(nan_policy: str, group: dict, matrices: Iterable[str] = ()) -> 
     """
     matrices = set(matrices)
     group = {name: from_r(value) for name, value in group.items()}  # R objects from rpy2 as Python data
-    rows = {name: _missing_rows(value, name in matrices) for name, value in group.items() if value is not None}
+    rows = {name: _missing_rows(value, name in matrices, name) for name, value in group.items() if value is not None}
     present = {name: r for name, r in rows.items() if r is not None}
     unmasked = {
         name: (np.ma.getdata(value) if np.ma.isMaskedArray(value) else value) for name, value in group.items()
@@ -217,6 +257,10 @@ def handles_missing(*groups: tuple[str, ...], data: tuple[str, ...] = (), propag
             bound.apply_defaults()
             arguments = bound.arguments
             policy = check_nan_policy(arguments["nan_policy"], propagate=propagate, where=f"{func.__name__}()")
+            # "propagate" computes the statistic of the complete rows (so that every other
+            # argument is checked: NaN is the answer only to a valid call) and returns NaN
+            found = False
+            policy, propagating = ("omit", True) if policy == "propagate" else (policy, False)
             metric = arguments.get("metric")
             omitted = 0
             layout = None
@@ -227,19 +271,19 @@ def handles_missing(*groups: tuple[str, ...], data: tuple[str, ...] = (), propag
                         values, keep = drop_missing(policy, {f"samples[{i}]": sample})
                         samples.append(values[f"samples[{i}]"])
                         omitted += 0 if keep is None else int((~keep).sum())
-                        if keep is not None and policy == "propagate":
-                            return np.nan
+                        found = found or keep is not None
                     arguments["samples"] = tuple(samples)
                     continue
                 matrices = [name for name in names if name in data and _is_matrix(metric, data.index(name))]
                 values, keep = drop_missing(policy, {name: arguments.get(name) for name in names}, matrices)
-                if keep is not None and policy == "propagate":
-                    return np.nan
+                found = found or keep is not None
                 arguments.update({name: values[name] for name in names if name in arguments})
                 if keep is not None:
                     omitted += int((~keep).sum())
                     layout = keep if len(groups) == 1 else None
             result = func(*bound.args, **bound.kwargs)
+            if propagating and found:
+                return np.nan
             return with_omitted(result, omitted, layout)
 
         return wrapper

@@ -150,12 +150,24 @@ def run_threads(work: Callable, shares: list, blas: bool = True) -> list:
 # --- joblib tasks ----------------------------------------------------------------------------
 
 
+#: The largest |n_jobs|: joblib starts as many processes or threads as asked (65,536 of them
+#: exhaust a workstation) and refuses a dispatch queue (2 n_jobs tasks) past 10^6; a Dask
+#: cluster of more workers is reached with n_jobs=-1.
+MAX_N_JOBS = 1024
+
+
 def check_n_jobs(n_jobs) -> int | None:
-    """Validate ``n_jobs``: None or a non-zero integer, as in joblib and scikit-learn."""
+    """Validate ``n_jobs``: None or a non-zero integer, as in joblib and scikit-learn, of
+    magnitude at most :data:`MAX_N_JOBS`."""
     if n_jobs is None:
         return None
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
         raise ValueError(f"`n_jobs` must be None or a non-zero integer (-1: all workers), got {n_jobs!r}.")
+    if abs(n_jobs) > MAX_N_JOBS:
+        raise ValueError(
+            f"`n_jobs` must lie between -{MAX_N_JOBS} and {MAX_N_JOBS} (-1: all workers), got {n_jobs}: joblib "
+            "runs no more workers than that."
+        )
     return int(n_jobs)
 
 

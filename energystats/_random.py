@@ -16,7 +16,7 @@ from numbers import Integral
 
 import numpy as np
 
-__all__ = ["as_generator"]
+__all__ = ["as_generator", "check_rng"]
 
 
 def _refuse(value, name: str) -> TypeError:
@@ -30,30 +30,36 @@ def _spawnable(gen: np.random.Generator) -> bool:
     return isinstance(gen.bit_generator.seed_seq, np.random.SeedSequence)
 
 
+def check_rng(value, name: str = "rng") -> None:
+    """Refuse what :func:`as_generator` refuses, naming ``name``, without drawing from it:
+    for a call whose path draws nothing (a ``rng`` accepted is checked on every path)."""
+    if value is None or isinstance(value, (np.random.SeedSequence, np.random.BitGenerator, np.random.Generator, np.random.RandomState)):
+        return
+    if isinstance(value, (bool, np.bool_)) or isinstance(value, (str, bytes, float)):
+        raise _refuse(value, name)
+    if isinstance(value, Integral):
+        if value < 0:
+            raise ValueError(f"`{name}` must be a non-negative integer seed, got {value}.")
+        return
+    seeds = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+    if seeds is None or seeds.ndim != 1 or seeds.size == 0 or seeds.dtype.kind not in "iu":
+        raise _refuse(value, name)
+    if (seeds < 0).any():
+        raise ValueError(f"`{name}` must hold non-negative integer seeds, got {value!r}.")
+
+
 def as_generator(value, name: str = "rng") -> np.random.Generator:
     """Return a ``numpy.random.Generator`` that can spawn streams, or raise naming ``name``.
 
     A spawnable Generator is returned as it is (the caller's stream is used, not copied).
     """
-    if value is None or isinstance(value, (np.random.SeedSequence, np.random.BitGenerator)):
-        gen = np.random.default_rng(value)
-    elif isinstance(value, np.random.Generator):
+    check_rng(value, name)
+    if isinstance(value, np.random.Generator):
         gen = value
     elif isinstance(value, np.random.RandomState):
         return np.random.default_rng(np.random.SeedSequence(value.randint(0, 2**32, size=4, dtype=np.uint64)))
-    elif isinstance(value, (bool, np.bool_)) or isinstance(value, (str, bytes, float)):
-        raise _refuse(value, name)
-    elif isinstance(value, Integral):
-        if value < 0:
-            raise ValueError(f"`{name}` must be a non-negative integer seed, got {value}.")
-        gen = np.random.default_rng(int(value))
-    else:
-        seeds = np.asarray(value) if isinstance(value, (list, tuple, np.ndarray)) else None
-        if seeds is None or seeds.ndim != 1 or seeds.size == 0 or seeds.dtype.kind not in "iu":
-            raise _refuse(value, name)
-        if (seeds < 0).any():
-            raise ValueError(f"`{name}` must hold non-negative integer seeds, got {value!r}.")
-        gen = np.random.default_rng(seeds)
+    else:  # None, a SeedSequence or BitGenerator, an integer seed or a sequence of them
+        gen = np.random.default_rng(int(value) if isinstance(value, Integral) else value)
     if _spawnable(gen):
         return gen
     return np.random.default_rng(np.random.SeedSequence(gen.integers(0, 2**32, size=4, dtype=np.uint64)))

@@ -21,7 +21,9 @@ __all__ = [
     "as_groups",
     "as_labels",
     "as_weights",
+    "unit_scale",
     "weight_scale",
+    "check_correction",
     "check_exponent",
     "check_n_clusters",
     "check_positive_int",
@@ -45,12 +47,16 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
         )
     if np.ma.isMaskedArray(X):
         X = np.ma.getdata(X)
-    if hasattr(X, "to_numpy"):  # pandas DataFrame or Series
-        X = X.to_numpy()
+    if hasattr(X, "to_numpy"):  # pandas DataFrame or Series, with any (extension) dtypes
+        X = _pandas_numbers(X, name)
     try:
         arr = np.asarray(X)
     except (TypeError, ValueError) as exc:  # ragged nested lists
         raise ValueError(f"`{name}` must be an array of numbers: {exc}") from None
+    if arr.dtype.kind in "mM":
+        _refuse_times(name)
+    if arr.dtype == object:  # numbers held as objects; None and pandas.NA are missing
+        arr = np.where(pd.isna(arr), np.nan, arr) if arr.ndim else arr
     if arr.dtype == object or not (
         np.issubdtype(arr.dtype, np.number) or arr.dtype == bool
     ):
@@ -76,9 +82,31 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
         raise ValueError(f"`{name}` must have at least one feature (column).")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     # a finite sum proves every entry finite without an n x d temporary; else look closer
-    if not np.isfinite(arr.sum()) and not np.isfinite(arr).all():
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum past float64 only means: look closer
+        total = arr.sum()
+    if not np.isfinite(total) and not np.isfinite(arr).all():
         raise ValueError(f"`{name}` contains NaN or infinite values.")
     return arr
+
+
+def _refuse_times(name: str) -> None:
+    raise TypeError(
+        f"`{name}` holds datetimes or time deltas, whose distances depend on their unit: convert them to "
+        "numbers in the unit you mean (e.g. days since a date)."
+    )
+
+
+def _pandas_numbers(X, name: str) -> np.ndarray:
+    """A pandas DataFrame or Series as a numpy array: nullable numbers (``Int64``,
+    ``Float64``, ``boolean``) as float64 with NaN for ``pandas.NA``, other columns as they
+    are; datetimes are refused."""
+    columns = [X.iloc[:, j] for j in range(X.shape[1])] if isinstance(X, pd.DataFrame) else [X]
+    dtypes = [c.dtype for c in columns]
+    if any(d.kind in "mM" for d in dtypes):
+        _refuse_times(name)
+    if all(d.kind in "iufb" for d in dtypes):  # numpy's numbers and bools, pandas' nullable ones
+        return X.to_numpy(dtype=np.float64, na_value=np.nan)
+    return X.to_numpy()
 
 
 def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndarray]:
@@ -206,6 +234,16 @@ def weight_scale(w: np.ndarray | None) -> tuple[np.ndarray | None, int]:
     return np.ldexp(w, -e), e
 
 
+def unit_scale(X: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(X / 2^e, e)``, e the binary exponent of the largest |X| (0 for zeros): data of any
+    magnitude, 1e-300 or 1e300, brought to [0.5, 1) exactly (a power of two), for statistics
+    that standardise the data and are therefore unchanged by it, so that their squares
+    neither overflow nor underflow."""
+    top = float(max(X.max(), -X.min())) if X.size else 0.0
+    e = int(np.frexp(top)[1]) if top > 0 else 0
+    return (np.ldexp(X, -e) if e else X), e
+
+
 def check_exponent(exponent) -> float:
     """Check the Euclidean exponent alpha in (0, 2] (França et al. eq. 52)."""
     if isinstance(exponent, bool) or not isinstance(exponent, Real):
@@ -214,6 +252,27 @@ def check_exponent(exponent) -> float:
     if not 0.0 < exponent <= 2.0:
         raise ValueError(f"`exponent` must lie in (0, 2], got {exponent}.")
     return exponent
+
+
+def check_correction(correction, alpha) -> tuple[str, float]:
+    """Check a multiple-testing ``correction`` (a ``method`` of statsmodels'
+    ``multipletests``) and the family-wise level ``alpha`` in (0, 1)."""
+    from statsmodels.stats.multitest import multipletests
+
+    if isinstance(alpha, bool) or not isinstance(alpha, Real):
+        raise TypeError(f"`alpha` must be a real number in (0, 1), got {type(alpha).__name__} {alpha!r}.")
+    if not 0.0 < float(alpha) < 1.0:  # also refuses NaN
+        raise ValueError(f"`alpha` must lie in (0, 1), got {alpha}.")
+    if not isinstance(correction, str):
+        raise TypeError(f"`correction` must be the name of a statsmodels multipletests method (e.g. 'holm'), got {correction!r}.")
+    try:
+        multipletests([0.5], alpha=0.05, method=correction)
+    except ValueError:
+        raise ValueError(
+            f"`correction` must be a method of statsmodels' multipletests ('holm', 'bonferroni', 'fdr_bh', ...), "
+            f"got {correction!r}."
+        ) from None
+    return correction, float(alpha)
 
 
 def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
@@ -266,6 +325,11 @@ def check_gram(G: np.ndarray, name: str) -> None:
     if n == 0:
         return
     top = max(float(G.max()), -float(G.min()))  # the largest |G_ij|, without an n x n temporary
+    if top == 0.0:
+        raise ValueError(
+            f"`{name}` is zero everywhere: a Gram matrix, but of points that all coincide (at the origin), "
+            "which leave nothing to cluster."
+        )
     shift = int(np.frexp(max(top, 1e-300))[1])
     diag = np.ldexp(np.diag(G), -shift)
     delta = GRAM_RTOL * max(float(diag.max()), 0.0)

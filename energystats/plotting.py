@@ -6,8 +6,11 @@ returns the axes, so plots compose in notebooks.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from scipy.cluster.hierarchy import dendrogram
+from scipy.stats import t as student_t
 
 from ._validation import as_data
 
@@ -49,20 +52,24 @@ def plot_w_curve(result, ax=None):
 
 
 def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
-    """Scatter plot of two columns of ``X`` coloured by ``labels``."""
-    ax = _axes(ax)
+    """Scatter plot of two columns of ``X`` coloured by ``labels``; the axes are named by
+    the DataFrame's column names when ``X`` is one."""
+    names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
     X = as_data(X, "X")
     if X.shape[1] < 2:
         raise ValueError(f"`X` needs at least two columns to plot, got {X.shape[1]}.")
     labels = np.asarray(labels)
     if labels.shape != (X.shape[0],):
         raise ValueError(f"`labels` must have one entry per sample ({X.shape[0]}), got shape {labels.shape}.")
+    if len(columns) != 2 or not all(isinstance(c, Integral) and not isinstance(c, bool) and -X.shape[1] <= c < X.shape[1] for c in columns):
+        raise ValueError(f"`columns` must be two column indices of `X` (it has {X.shape[1]} columns), got {columns!r}.")
+    ax = _axes(ax)
     i, j = columns
     for value in np.unique(labels):
         keep = labels == value
         ax.scatter(X[keep, i], X[keep, j], s=12, label=str(value))
-    ax.set_xlabel(f"column {i}")
-    ax.set_ylabel(f"column {j}")
+    ax.set_xlabel(names[i] if names else f"column {i}")
+    ax.set_ylabel(names[j] if names else f"column {j}")
     ax.legend(title="cluster", frameon=False)
     return ax
 
@@ -70,11 +77,38 @@ def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
 def plot_null_distribution(result, ax=None, *, bins=40):
     """Histogram of a test's null distribution with the observed statistic marked.
 
-    Works for :class:`EnergyTestResult` and :class:`ClusterTestResult`.
+    Works for every result with a ``null_distribution`` (permutation, Monte Carlo and
+    bootstrap tests; one histogram per test of :func:`poisson_test`); for the t-test
+    (:func:`dcor_ttest`) it draws the Student t density of its null. Results of methods
+    that keep no null distribution (``method="gamma"``, ``method="limit"``) are refused.
     """
+    null = getattr(result, "null_distribution", None)
+    if null is None and getattr(result, "method", None) == "t":
+        ax = _axes(ax)
+        reach = max(4.0, 1.2 * abs(result.statistic)) if np.isfinite(result.statistic) else 4.0
+        grid = np.linspace(-reach, reach, 400)
+        ax.plot(grid, student_t.pdf(grid, result.df), color="0.4", label=f"null: Student t, {result.df:g} df")
+        ax.axvline(min(result.statistic, reach), color="C3", lw=2, label=f"observed (p = {result.pvalue:.3g})")
+        ax.set_xlabel("statistic")
+        ax.set_ylabel("density")
+        ax.legend(frameon=False)
+        return ax
+    if null is None or np.size(null) == 0:
+        method = getattr(result, "method", None)
+        raise ValueError(
+            f"`result` keeps no null distribution to plot{f' (method={method!r})' if method else ''}: its p-value comes "
+            "from an approximation; run the test with permutations (method='permutation' or 'mc') to plot one."
+        )
     ax = _axes(ax)
-    ax.hist(result.null_distribution, bins=bins, color="0.7", label="null distribution")
-    ax.axvline(result.statistic, color="C3", lw=2, label=f"observed (p = {result.pvalue:.3g})")
+    null = np.asarray(null, dtype=float)
+    observed = np.atleast_1d(result.statistic)
+    pvalues = np.atleast_1d(result.pvalue)
+    names = list(getattr(result, "tests", ())) if null.ndim == 2 else []
+    columns = null.T if null.ndim == 2 else null[None, :]
+    for k, (values, t, p) in enumerate(zip(columns, observed, pvalues)):
+        name = f"{names[k]}: " if names else ""
+        ax.hist(values, bins=bins, color=f"C{k}" if names else "0.7", alpha=0.5 if names else 1.0, label=f"{name}null distribution")
+        ax.axvline(t, color=f"C{k}" if names else "C3", lw=2, label=f"{name}observed (p = {p:.3g})")
     ax.set_xlabel("statistic")
     ax.set_ylabel("count")
     ax.legend(frameon=False)

@@ -120,6 +120,29 @@ hartigan$W_ <= fit$W
 report("Hartigan from R's clusters: W no larger", hartigan$W_ <= fit$W * (1 + 1e-12),
        sprintf("%.6f vs R %.6f", hartigan$W_, fit$W))
 
+# R's NA through reticulate: an integer NA arrives as -2147483648, a character NA as "NA";
+# energystats reads both as missing, as R's own NA.
+# [missing]
+x <- c(3L, 1L, NA, 4L, 5L, 9L, 2L, 7L)
+y <- c(1, 3, 2, 5, 4, 8, 1, 6)
+es$dcov(x, y, nan_policy = "omit")
+dcov(x[!is.na(x)], y[!is.na(x)])
+g <- c("a", NA, "b", "a", "b", "a", "b", "a")
+es$dispersion(y, g, nan_policy = "omit")$groups
+# [/missing]
+agree("dcov with an integer NA omitted", es$dcov(x, y, nan_policy = "omit"), dcov(x[!is.na(x)], y[!is.na(x)]))
+agree("dcor with an integer NA omitted", es$dcor(x, y, nan_policy = "omit"), dcor(x[!is.na(x)], y[!is.na(x)]))
+agree("normal_statistic with an integer NA omitted", es$normal_statistic(x, nan_policy = "omit"),
+      normal.e(x[!is.na(x)]))
+refused <- tryCatch(es$dcov(x, y), error = conditionMessage)
+report("an integer NA is refused by default", grepl("`x` contains missing values", refused), "")
+groups <- es$dispersion(y, g, nan_policy = "omit")
+report("a character NA is no group", identical(as.vector(groups$groups), c("a", "b")) && groups$n_omitted == 1L, "")
+agree("disco with a character NA omitted", groups$W, disco(y[!is.na(g)], factor(g[!is.na(g)]), R = 0)$within)
+xy <- cbind(x, 2L * x + c(1L, 0L, 0L, 1L, 1L, 0L, 0L, 1L))
+agree("mvnorm.e of an integer matrix with NA omitted", es$mvnorm_statistic(xy, nan_policy = "omit"),
+      mvnorm.e(xy[!is.na(x), ]))
+
 if (length(failures) > 0) {
   cat("energystats differs from energy:", paste(failures, collapse = "; "), "\n")
   quit(status = 1)

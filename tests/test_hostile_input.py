@@ -4,6 +4,7 @@ correct result, or a clear error naming the argument."""
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import energystats as es
 
@@ -142,3 +143,383 @@ def test_gram_matrices_at_the_rounding_level_of_their_uncentred_kernel_pass():
     G = (G + G.T) / 2
     for matrix in (G, es.kernel_matrix(g.normal(size=(200, 3)), metric="gaussian", sigma=1000.0), es.kernel_matrix(g.normal(size=(50, 2))) * 1e200):
         assert es.KGroups(2, metric="precomputed_kernel", random_state=0).fit(matrix).labels_.shape == (matrix.shape[0],)
+
+
+# ---------------------------------------------------------------------------------------------
+# The table of hostile calls: each row (id, call, error, match) is a call on the fresh data of
+# `hostile` that must raise `error` with a message matching `match` (naming the argument).
+# A new public function is probed by adding its rows here.
+# ---------------------------------------------------------------------------------------------
+
+
+def _hostile_data() -> dict:
+    """The data every hostile call uses, built afresh (to check that no call modifies it)."""
+    g = np.random.default_rng(35)
+    x = g.normal(size=30)
+    X = g.normal(size=(30, 2))
+    D = np.abs(x[:, None] - x[None, :])
+    with_nan = x.copy()
+    with_nan[4] = np.nan
+    non_square = D[:, :20].copy()
+    non_square[0, 3] = np.nan
+    return {"x": x, "y": x**2 + g.normal(size=30), "X": X, "labels": np.arange(30) % 3, "D": D,
+            "x_nan": with_nan, "non_square": non_square}
+
+
+def _plotting():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from energystats import plotting
+
+    return plotting
+
+
+def _brute_dcov(x, y) -> float:
+    """V_n(x, y) from the double-centred distance matrices (Székely, Rizzo & Bakirov 2007,
+    eq. 2.7-2.8), on float64 data."""
+    x, y = (np.asarray(v, dtype=float).reshape(len(v), -1) for v in (x, y))
+    a, b = (np.sqrt(((v[:, None, :] - v[None, :, :]) ** 2).sum(-1)) for v in (x, y))
+    A, B = (m - m.mean(0) - m.mean(1)[:, None] + m.mean() for m in (a, b))
+    return float(np.sqrt((A * B).mean()))
+
+
+def _brute_dcor(x, y) -> float:
+    return _brute_dcov(x, y) / np.sqrt(_brute_dcov(x, x) * _brute_dcov(y, y))
+
+
+HOSTILE_CALLS = [
+    # nan_policy="propagate" gives NaN only to a valid call
+    ("dcov-exponent-propagate", lambda d: es.dcov(d["x_nan"], d["y"], exponent=-1, nan_policy="propagate"),
+     ValueError, r"`exponent` must lie in \(0, 2\], got -1"),
+    ("dcov-metric-propagate", lambda d: es.dcov(d["x_nan"], d["y"], metric="bogus", nan_policy="propagate"),
+     ValueError, "`metric` must be one of"),
+    ("energy_distance-dimensions-propagate", lambda d: es.energy_distance(d["x_nan"], d["X"], nan_policy="propagate"),
+     ValueError, "`x` and `y` must have the same number of features, got 1 and 2"),
+    ("normal_statistic-2d-propagate", lambda d: es.normal_statistic(np.c_[d["x_nan"], d["x"]], nan_policy="propagate"),
+     ValueError, "`x` must be univariate"),
+    ("poisson_statistic-negative-propagate", lambda d: es.poisson_statistic([-1, np.nan, 2, 3], nan_policy="propagate"),
+     ValueError, "`x` must hold non-negative integers"),
+    ("mvnorm_statistic-n<d-propagate", lambda d: es.mvnorm_statistic(np.c_[d["x_nan"], d["X"]][:4], nan_policy="propagate"),
+     ValueError, "`X` needs more samples than features"),
+    ("pdcor-n2-propagate", lambda d: es.pdcor([1.0, 2.0, np.nan], [2.0, 3.0, 1.0], [3.0, 5.0, 1.0], nan_policy="propagate"),
+     ValueError, "`x` must hold at least 4 sample"),
+    ("ksample_statistic-labels-propagate", lambda d: es.ksample_statistic(np.c_[d["x_nan"], d["x"]], d["labels"][:29], nan_policy="propagate"),
+     ValueError, "must have the same number of rows|`labels` must have one entry per sample"),
+    ("ksample_statistic-statistic-propagate", lambda d: es.ksample_statistic(np.c_[d["x_nan"], d["x"]], d["labels"], statistic="Q", nan_policy="propagate"),
+     ValueError, "`statistic`"),
+    ("pdcor-n2", lambda d: es.pdcor([1.0, 2.0], [2.0, 3.0], [3.0, 5.0]), ValueError, "`x` must hold at least 4 sample"),
+    ("poisson_statistic-negative", lambda d: es.poisson_statistic([-1, 2, 3]), ValueError, "`x` must hold non-negative integers"),
+    ("mvnorm_statistic-n<d", lambda d: es.mvnorm_statistic(d["X"][:3] @ np.ones((2, 5))), ValueError, "`X` needs more samples than features"),
+    # distances not of negative type: V_n^2 < 0, no distance covariance
+    *[(f"{name}-not-negative-type", call, ValueError, r"`x` and `y` give V_n\^2 = -\d.* < 0 beyond rounding: their distances are not of negative type")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(d["D"] ** 3, np.abs(d["y"][:, None] - d["y"]), metric="precomputed")),
+          ("dcor", lambda d: es.dcor(d["D"] ** 3, d["y"], metric=("precomputed", "euclidean"))),
+          ("dcor-exponent", lambda d: es.dcor(d["D"] ** 2.5, d["y"], metric=("precomputed", "euclidean"))),
+          ("dcov_test", lambda d: es.dcov_test(d["D"] ** 3, d["y"], metric=("precomputed", "euclidean"), n_resamples=9, rng=0)),
+      ]],
+    *[(f"{name}-precomputed-exponent", call, ValueError, r"`exponent`=0.5 with metric='precomputed' for `x`: a precomputed matrix is used as it is; pass the distances raised")
+      for name, call in [
+          ("dcor", lambda d: es.dcor(d["D"], np.abs(d["y"][:, None] - d["y"]), metric="precomputed", exponent=0.5)),
+          ("dcov", lambda d: es.dcov(d["D"], d["y"], metric=("precomputed", "euclidean"), exponent=0.5)),
+          ("dcor_test", lambda d: es.dcor_test(d["D"], d["y"], metric=("precomputed", "euclidean"), exponent=0.5)),
+          ("pdcor", lambda d: es.pdcor(d["D"], d["y"], d["x"], metric=("precomputed", "euclidean", "euclidean"), exponent=0.5)),
+      ]],
+    # goodness of fit: parameters that are no distribution, data that are no sample
+    ("energy_gof_statistic-negative-scale", lambda d: es.energy_gof_statistic(stats.norm(0, -1), d["x"]),
+     ValueError, r"`dist` has loc=0 and scale=-1: loc must be finite and scale > 0"),
+    ("energy_gof_statistic-nan-loc", lambda d: es.energy_gof_statistic(stats.norm(np.nan, 1), d["x"]),
+     ValueError, r"`dist` has loc=nan and scale=1: loc must be finite"),
+    ("energy_gof_statistic-empty", lambda d: es.energy_gof_statistic(stats.norm(), []),
+     ValueError, r"`data` must hold at least one value along `axis`, got none"),
+    ("energy_gof-known-string", lambda d: es.energy_gof(d["x"], stats.norm, known_params={"loc": "0"}),
+     TypeError, r"`known_params\['loc'\]` must be a real number, got str '0'"),
+    ("energy_gof-known-scale-0", lambda d: es.energy_gof(d["x"], stats.norm, known_params={"scale": 0}),
+     ValueError, r"`known_params` gave norm parameters loc=.*, scale=0: they must be finite, with scale > 0"),
+    ("energy_gof-frozen-nan", lambda d: es.energy_gof(d["x"], stats.norm(np.nan, 1)),
+     ValueError, r"`dist` gave norm parameters loc=nan, scale=1"),
+    # the level and the correction of the pairwise families
+    *[(f"{name}-alpha-{alpha!r}", (lambda call, alpha: lambda d: call(d, alpha=alpha))(call, alpha), error, match)
+      for name, call in [
+          ("pairwise_energy_tests", lambda d, **kw: es.pairwise_energy_tests(d["X"], d["labels"], n_resamples=9, rng=0, **kw)),
+          ("pairwise_dcor", lambda d, **kw: es.pairwise_dcor(d["X"], **kw)),
+      ]
+      for alpha, error, match in [(np.nan, ValueError, r"`alpha` must lie in \(0, 1\), got nan"), (1.5, ValueError, r"`alpha` must lie in \(0, 1\), got 1.5"),
+                                  (2, ValueError, r"`alpha` must lie in \(0, 1\), got 2"), (0, ValueError, r"`alpha` must lie in \(0, 1\), got 0"),
+                                  (-1, ValueError, r"`alpha` must lie in \(0, 1\), got -1"), ("x", TypeError, r"`alpha` must be a real number in \(0, 1\), got str 'x'"),
+                                  (True, TypeError, r"`alpha` must be a real number")]],
+    *[(f"{name}-correction-{correction!r}", (lambda call, correction: lambda d: call(d, correction=correction))(call, correction), error, match)
+      for name, call in [
+          ("pairwise_energy_tests", lambda d, **kw: es.pairwise_energy_tests(d["X"], d["labels"], n_resamples=9, rng=0, **kw)),
+          ("pairwise_dcor", lambda d, **kw: es.pairwise_dcor(d["X"], **kw)),
+      ]
+      for correction, error, match in [(None, TypeError, r"`correction` must be the name of a statsmodels multipletests method \(e.g. 'holm'\), got None"),
+                                       ("bogus", ValueError, r"`correction` must be a method of statsmodels' multipletests \('holm', 'bonferroni', 'fdr_bh', ...\), got 'bogus'")]],
+    # rng is checked on every path, also where nothing is drawn
+    *[(f"{name}-rng-junk", call, TypeError, r"`rng` must be None, a non-negative integer, a numpy Generator")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(d["x"], d["y"], rng="junk")),
+          ("dcor", lambda d: es.dcor(d["x"], d["y"], rng="junk")),
+          ("dcov_stats", lambda d: es.dcov_stats(d["x"], d["y"], rng="junk")),
+          ("normal_test-limit", lambda d: es.normal_test(d["x"], method="limit", rng="junk")),
+          ("energy_distance", lambda d: es.energy_distance(d["x"], d["y"], rng="junk")),
+          ("dispersion", lambda d: es.dispersion(d["X"], d["labels"], rng="junk")),
+      ]],
+    ("dcov-rng-negative", lambda d: es.dcov(d["x"], d["y"], rng=-3), ValueError, r"`rng` must be a non-negative integer seed, got -3"),
+    # n_jobs: joblib would start that many workers, or refuse its dispatch queue without a name
+    *[(f"{name}-n_jobs-huge", call, ValueError, r"`n_jobs` must lie between -1024 and 1024 \(-1: all workers\), got 1000000")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(d["x"], d["y"], n_jobs=10**6)),
+          ("energy_test", lambda d: es.energy_test(d["X"], d["labels"], n_resamples=9, n_jobs=10**6)),
+          ("dispersion", lambda d: es.dispersion(d["X"], d["labels"], n_jobs=10**6)),
+      ]],
+    # centring at the ends of float64: exact where the result is representable, else OverflowError
+    ("u_product-overflow", lambda d: es.u_product(es.u_center(d["D"]) * 1e200, es.u_center(d["D"]) * 1e200),
+     OverflowError, r"U_product\(`U`, `V`\) is about 2\^1\d\d\d, beyond float64"),
+    ("u_product-underflow", lambda d: es.u_product(es.u_center(d["D"]) * 1e-200, es.u_center(d["D"]) * 1e-200),
+     ValueError, r"U_product\(`U`, `V`\) is about 2\^-1\d\d\d, below float64's smallest number"),
+    # an all-zero kernel is a Gram matrix of coincident points: nothing to cluster
+    ("KGroups-zero-kernel", lambda d: es.KGroups(2, metric="precomputed_kernel").fit(np.zeros((6, 6))),
+     ValueError, r"`X` is zero everywhere: a Gram matrix, but of points that all coincide"),
+    ("energy_test-F-no-dispersion", lambda d: es.energy_test(np.ones((6, 2)), [0, 0, 0, 1, 1, 1], statistic="F", n_resamples=9),
+     ValueError, r"`statistic`='F' is undefined when every group is constant \(W = 0\)"),
+    # plots
+    ("plot_clusters-columns", lambda d: _plotting().plot_clusters(d["X"], d["labels"], columns=(0, 5)),
+     ValueError, r"`columns` must be two column indices of `X` \(it has 2 columns\), got \(0, 5\)"),
+    ("plot_null_distribution-gamma", lambda d: _plotting().plot_null_distribution(es.dcov_test(d["x"], d["y"], method="gamma")),
+     ValueError, r"`result` keeps no null distribution to plot \(method='gamma'\)"),
+    ("plot_null_distribution-limit", lambda d: _plotting().plot_null_distribution(es.normal_test(d["x"], method="limit")),
+     ValueError, r"`result` keeps no null distribution to plot \(method='limit'\)"),
+    ("pairwise_dcor-duplicate-columns", lambda d: es.pairwise_dcor(pd.DataFrame(np.c_[d["X"], d["x"]], columns=["a", "a", "b"])),
+     ValueError, r"`X` has duplicate column names \('a'\): the variables are named by their columns"),
+    # a precomputed matrix that is not square cannot lose points
+    *[(f"{name}-non-square-omit", call, ValueError, r"`(x|X)` must be a square distance matrix for a precomputed metric, got shape \(30, 20\)")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(d["non_square"], d["non_square"], metric="precomputed", nan_policy="omit")),
+          ("dcor", lambda d: es.dcor(d["non_square"], d["y"], metric=("precomputed", "euclidean"), nan_policy="omit")),
+          ("pdcor", lambda d: es.pdcor(d["non_square"], d["y"], d["x"], metric=("precomputed", "euclidean", "euclidean"), nan_policy="omit")),
+          ("dispersion", lambda d: es.dispersion(d["non_square"], d["labels"], metric="precomputed", nan_policy="omit")),
+          ("energy_test", lambda d: es.energy_test(d["non_square"], d["labels"], metric="precomputed", nan_policy="omit")),
+          ("energy_hclust", lambda d: es.energy_hclust(d["non_square"], metric="precomputed", nan_policy="omit")),
+          ("KGroups", lambda d: es.KGroups(2, metric="precomputed", nan_policy="omit").fit(d["non_square"])),
+      ]],
+    # datetimes have no unit-free distance
+    *[(f"{name}-datetimes", call, TypeError, "`x` holds datetimes or time deltas, whose distances depend on their unit")
+      for name, call in [
+          ("dcov", lambda d: es.dcov(np.datetime64("2020-01-01") + np.arange(30).astype("timedelta64[D]"), d["y"])),
+          ("dcor-series", lambda d: es.dcor(pd.Series(pd.date_range("2020", periods=30)), d["y"])),
+          ("dcor-timedelta", lambda d: es.dcor(pd.to_timedelta(np.arange(30), unit="h").to_series(), d["y"])),
+          ("normal_statistic", lambda d: es.normal_statistic(pd.Series(pd.date_range("2020", periods=30, tz="UTC")))),
+      ]],
+]
+
+
+@pytest.mark.parametrize("call, error, match", [case[1:] for case in HOSTILE_CALLS], ids=[case[0] for case in HOSTILE_CALLS])
+def test_a_hostile_call_is_refused_naming_the_argument(call, error, match):
+    data = _hostile_data()
+    with pytest.raises(error, match=match):
+        call(data)
+    fresh = _hostile_data()
+    for name, value in data.items():
+        np.testing.assert_array_equal(value, fresh[name], err_msg=f"{name} was modified")
+
+
+def test_numbers_held_as_objects_are_numbers_and_none_is_missing():
+    x, y = [1, None, 3, 4, 7, 2], [2, 5, 1, 0, 3, 9]
+    keep = [0, 2, 3, 4, 5]
+    cx, cy = np.array(x, dtype=float)[keep], np.array(y, dtype=float)[keep]
+    assert _brute_dcov(cx, cy) == pytest.approx(1.0881176406988349, rel=1e-15)  # the issue's brute-force value
+    for xs in (x, np.array(x, dtype=object), pd.Series(x, dtype=object), pd.DataFrame({"a": pd.Series(x, dtype=object)}),
+               pd.Series([1, pd.NA, 3, 4, 7, 2], dtype=object), pd.Series([1, None, 3, 4, 7, 2], dtype="Int64"),
+               pd.Series([1, None, 3, 4, 7, 2], dtype="Float64")):
+        assert es.dcov(xs, y, nan_policy="omit") == pytest.approx(_brute_dcov(cx, cy), rel=1e-13)
+        assert es.dcor(xs, y, nan_policy="omit") == pytest.approx(_brute_dcor(cx, cy), rel=1e-13)
+        assert es.dcor_test(xs, y, nan_policy="omit", n_resamples=99, rng=0).statistic == pytest.approx(
+            es.dcor_test(cx, cy, n_resamples=99, rng=0).statistic, rel=1e-13)
+    with pytest.raises(ValueError, match=r"`x` contains missing values"):
+        es.dcov(np.array(x, dtype=object), y)
+    # strings (and pandas' string dtype, the default for strings in pandas 3) stay categories
+    words = ["a", "b", "a", "c", "b", "a"]
+    for xs in (words, np.array(words), pd.Series(words, dtype="string"), pd.Series(words, dtype=object), pd.Categorical(words)):
+        assert es.dcor(xs, y) == pytest.approx(es.dcor(words, y, metric=("discrete", "euclidean")), rel=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "Float64", "string", "boolean", "category"])
+def test_pandas_extension_dtypes_in_the_independence_family(dtype):
+    g = np.random.default_rng(3)
+    n = 24
+    values = {"Int64": g.integers(0, 9, n), "Float64": g.normal(size=n), "string": g.choice(list("abc"), n),
+              "boolean": g.integers(0, 2, n).astype(bool), "category": g.choice(list("abc"), n)}[dtype]
+    frame = pd.DataFrame({"u": pd.Series(values, dtype=dtype), "v": pd.Series(values, dtype=dtype)})
+    y, z = g.normal(size=n) + (pd.factorize(values)[0] if dtype in ("string", "category") else values.astype(float)), g.normal(size=n)
+    reference = values.astype(float) if dtype not in ("string", "category") else values.astype(object)
+    assert es.dcov(frame["u"], y) == pytest.approx(es.dcov(reference, y), rel=1e-14)
+    assert es.dcor(frame, y) == pytest.approx(es.dcor(pd.DataFrame({"u": reference, "v": reference}), y), rel=1e-14)
+    assert es.dcor_test(frame["u"], y, n_resamples=19, rng=0).statistic == pytest.approx(es.dcor_test(reference, y, n_resamples=19, rng=0).statistic, rel=1e-14)
+    assert es.dcor_ttest(frame["u"], y).statistic == pytest.approx(es.dcor_ttest(reference, y).statistic, rel=1e-14)
+    assert es.pdcor(frame["u"], y, z) == pytest.approx(es.pdcor(reference, y, z), rel=1e-14)
+    assert es.mvi(frame["u"], y) == pytest.approx(es.mvi(reference, y), rel=1e-14)
+    with_na = frame["u"].astype(object).where(np.arange(n) != 5, None).astype(dtype)
+    assert es.dcov(with_na, y, nan_policy="omit") == pytest.approx(es.dcov(reference[np.arange(n) != 5], y[np.arange(n) != 5]), rel=1e-14)
+
+
+def test_pairwise_dcor_reads_numbers_held_as_objects():
+    g = np.random.default_rng(17)
+    X = pd.DataFrame(g.normal(size=(25, 3)), columns=list("abc"))
+    held = X.astype({"a": object, "c": "Float64"})
+    held.loc[3, "a"] = None
+    held.loc[7, "c"] = pd.NA
+    got = es.pairwise_dcor(held, nan_policy="omit").table
+    want = es.pairwise_dcor(X.drop(index=[3, 7])).table
+    np.testing.assert_allclose(got["dcor"], want["dcor"], rtol=1e-14)
+
+
+def test_duplicate_column_names_are_columns():
+    g = np.random.default_rng(4)
+    a = g.normal(size=(20, 2))
+    y = g.normal(size=20) + a[:, 0]
+    assert es.dcor(pd.DataFrame(a, columns=["a", "a"]), y) == pytest.approx(es.dcor(a, y), rel=1e-15)
+    words = pd.DataFrame({"k": list("ab") * 10, "l": list("aabb") * 5}).rename(columns={"l": "k"})
+    assert es.dcor(words, y) == pytest.approx(es.dcor(pd.DataFrame({"k": list("ab") * 10, "l": list("aabb") * 5}), y), rel=1e-15)
+
+
+R_NA = -2147483648  # R's NA_integer_ as reticulate hands it over
+
+
+def test_rs_integer_and_character_na_through_reticulate_are_missing():
+    """reticulate gives an R integer vector as a list of ints, an integer matrix or data-frame
+    column as int32, R's NA as -2147483648, and a character NA as the string "NA"."""
+    x, y = [3, 1, R_NA, 4, 5, 9, 2, 7], np.array([1.0, 3, 2, 5, 4, 8, 1, 6])
+    keep = np.arange(8) != 2
+    complete = np.array(x, dtype=float)[keep]
+    for xs in (x, np.array(x, dtype=np.int32), pd.Series(x, dtype=np.int32), np.array(x, dtype=np.int32)[:, None]):
+        with pytest.raises(ValueError, match=r"`x` contains missing values .* in 1 of 8 row"):
+            es.dcov(xs, y)
+        assert es.dcov(xs, y, nan_policy="omit") == pytest.approx(_brute_dcov(complete, y[keep]), rel=1e-13)
+        assert es.normal_statistic(xs, nan_policy="omit") == es.normal_statistic(complete)
+        assert es.energy_distance(xs, y, nan_policy="omit") == pytest.approx(es.energy_distance(complete, y), rel=1e-14)
+        assert es.split_1d(xs, nan_policy="omit").labels[2] == -1
+    M = np.c_[np.array(x, dtype=np.int32), np.array([2, 7, 1, 8, 2, 8, 1, 9], dtype=np.int32)]  # an R integer matrix
+    assert es.mvnorm_statistic(M, nan_policy="omit") == es.mvnorm_statistic(M[keep].astype(float))
+    assert es.dcov(np.array(x, dtype=np.int64), y) == pytest.approx(_brute_dcov(np.array(x, dtype=float), y), rel=1e-12)  # int64: a number
+    labels = [1, 1, R_NA, 1, 2, 2, 2, 2]
+    res = es.dispersion(y, labels, nan_policy="omit")
+    assert res.groups.tolist() == [1, 2] and res.n_omitted == 1
+    words = ["a", "NA", "b", "a", "b", "a", "b", "a"]
+    with pytest.raises(ValueError, match="`x` contains missing values"):
+        es.dcor(words, y)
+    assert es.dcor(words, y, nan_policy="omit") == es.dcor([w for w in words if w != "NA"], y[np.arange(8) != 1])
+    assert es.dispersion(y, pd.Categorical(words), nan_policy="omit").groups.tolist() == ["a", "b"]
+
+
+@pytest.mark.r
+def test_precomputed_distances_are_taken_as_they_are_and_refuse_an_exponent():
+    """R's dcov(Dx, Dy, index = a) of dist objects raises the distances to a: energystats
+    takes a precomputed matrix as it is (as the homogeneity family does), so it is
+    dcov(Dx ** a, Dy ** a, metric="precomputed"), and exponent != 1 is refused."""
+    from energystats._rbridge import r_call, r_dist, to_numpy
+
+    g = np.random.default_rng(6)
+    x, y = g.normal(size=(30, 2)), g.normal(size=30)
+    y = y + x[:, 0] ** 2
+    Dx, Dy = es.pairwise_semimetric(x), es.pairwise_semimetric(y)
+    for a in (0.5, 1.5):
+        assert es.dcor(Dx**a, Dy**a, metric="precomputed") == pytest.approx(to_numpy(r_call("dcor", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12)
+        assert es.dcov(Dx**a, Dy**a, metric="precomputed") == pytest.approx(to_numpy(r_call("dcov", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12)
+        assert es.dcor(Dx**a, y, metric=("precomputed", "euclidean"), exponent=(1.0, a)) == pytest.approx(es.dcor(x, y, exponent=a), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [-1000, -700, -540, -200, -1, 0, 1, 200, 510, 700, 1000])
+def test_scale_invariant_statistics_are_the_same_at_every_magnitude(k):
+    """The normality and goodness-of-fit statistics standardise the data: x * 2^k gives the
+    statistic of x (to 1e-12) for k across float64's range, where squares of the data would
+    overflow (k >= 512) or underflow (k <= -538) (the issue: normal_statistic(x * 1e200) was
+    4.67, NaN from 1e-162 down)."""
+    g = np.random.default_rng(11)
+    x, X = g.normal(size=40), g.normal(size=(40, 3))
+    c = 2.0**k
+    assert es.normal_statistic(x * c) == pytest.approx(es.normal_statistic(x), rel=1e-12)
+    assert es.mvnorm_statistic(X * c) == pytest.approx(es.mvnorm_statistic(X), rel=1e-12)
+    unit, scaled = es.normal_test(x, n_resamples=49, rng=1), es.normal_test(x * c, n_resamples=49, rng=1)
+    assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12) and scaled.pvalue == unit.pvalue
+    assert scaled.sd == pytest.approx(unit.sd * c, rel=1e-12) and scaled.mean == pytest.approx(unit.mean * c, rel=1e-12)
+    assert es.mvnorm_test(X * c, n_resamples=19, rng=1).pvalue == es.mvnorm_test(X, n_resamples=19, rng=1).pvalue
+    for family, data, known in ((stats.norm, x, None), (stats.expon, np.abs(x), {"loc": 0}), (stats.gamma, np.abs(x) + 0.1, {"loc": 0})):
+        unit, scaled = (es.energy_gof(data * f, family, known_params=known, n_resamples=19, rng=2) for f in (1.0, c))
+        assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12) and scaled.pvalue == unit.pvalue
+        assert scaled.params["scale"] == pytest.approx(unit.params["scale"] * c, rel=1e-12)
+    assert es.energy_gof_statistic(stats.norm(0, c), x * c) == pytest.approx(es.energy_gof_statistic(stats.norm(), x), rel=1e-12)
+
+
+def test_the_issues_magnitudes():
+    x = np.random.default_rng(12).normal(size=50)
+    for c in (1e200, 1e-200, 1e300, 1e-300, 1.7e308 / 4):
+        assert es.normal_statistic(x * c) == pytest.approx(es.normal_statistic(x), rel=1e-12)
+        assert es.energy_gof(x * c, stats.norm, n_resamples=19, rng=0).statistic == pytest.approx(
+            es.energy_gof(x, stats.norm, n_resamples=19, rng=0).statistic, rel=1e-12)
+    X = np.random.default_rng(13).normal(size=(30, 2))
+    assert es.mvnorm_statistic(X / np.abs(X).max() * 1.7e308) == pytest.approx(es.mvnorm_statistic(X), rel=1e-12)
+    assert es.mvnorm_test(X / np.abs(X).max() * 1.7e308, n_resamples=19, rng=0).pvalue == es.mvnorm_test(X, n_resamples=19, rng=0).pvalue
+
+
+def test_a_random_state_passed_where_nothing_is_drawn_is_not_advanced():
+    g = np.random.default_rng(14)
+    x, y = g.normal(size=20), g.normal(size=20)
+    state = np.random.RandomState(0)
+    before = state.get_state()[1].copy()
+    es.dcov(x, y, rng=state)
+    es.normal_test(x, method="limit", rng=state)
+    np.testing.assert_array_equal(state.get_state()[1], before)
+
+
+@pytest.mark.parametrize("k", [-1000, -500, 0, 500, 1020])
+def test_centring_is_exact_at_every_magnitude(k):
+    """d_center, u_center and u_product of D * 2^k are those of D times 2^k (2^2k), where the
+    sums would overflow or underflow (the issue: d_center(D * 1e307) inf/NaN)."""
+    x = np.random.default_rng(15).normal(size=(12, 2))
+    D, E = es.pairwise_semimetric(x), es.pairwise_semimetric(x[:, :1] ** 2)
+    c = 2.0**k
+    np.testing.assert_array_equal(es.d_center(D * c), es.d_center(D) * c)
+    np.testing.assert_array_equal(es.u_center(D * c), es.u_center(D) * c)
+    U, V = es.u_center(D), es.u_center(E)
+    assert es.u_product(U * c, V / c) == pytest.approx(es.u_product(U, V), rel=1e-13)
+    assert np.isfinite(es.d_center(D / D.max() * 1.7e308)).all()
+
+
+def test_dispersion_F_when_nothing_is_dispersed():
+    """F = (S / (k - 1)) / (W / (N - k)): inf when every group is constant but the groups
+    differ (W = 0 < S); NaN, as documented, when every point is the same (S = W = 0)."""
+    labels = [0, 0, 0, 1, 1, 1]
+    apart = es.dispersion(np.r_[np.zeros((3, 2)), np.ones((3, 2))], labels)
+    assert apart.W == 0 and apart.S > 0 and apart.F == np.inf
+    same = es.dispersion(np.ones((6, 2)), labels)
+    assert same.W == same.S == 0 and np.isnan(same.F)
+
+
+def test_plots_of_every_test_result():
+    plotting = _plotting()
+    g = np.random.default_rng(16)
+    x = g.normal(size=30)
+    y = x + g.normal(size=30)
+    ttest = es.dcor_ttest(x, y)
+    ax = plotting.plot_null_distribution(ttest)
+    assert ax.get_ylabel() == "density" and f"Student t, {ttest.df:g} df" in ax.get_legend().get_texts()[0].get_text()
+    poisson = es.poisson_test(g.poisson(2.0, 40), n_resamples=19, rng=0)
+    texts = [t.get_text() for t in plotting.plot_null_distribution(poisson).get_legend().get_texts()]
+    assert len(texts) == 2 * len(poisson.tests) and all(any(name in t for t in texts) for name in poisson.tests)
+    frame = pd.DataFrame({"height": x, "weight": y})
+    ax = plotting.plot_clusters(frame, np.arange(30) % 2, columns=(1, 0))
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("weight", "height")
+
+
+def test_propagate_gives_nan_to_a_valid_call():
+    d = _hostile_data()
+    X_nan = np.c_[d["x_nan"], d["y"]]
+    for call in (lambda: es.dcov(d["x_nan"], d["y"], nan_policy="propagate"), lambda: es.dcor(d["x_nan"], d["y"], nan_policy="propagate"),
+                 lambda: es.pdcor(d["x_nan"], d["y"], d["x"], nan_policy="propagate"), lambda: es.energy_distance(d["x_nan"], d["y"], nan_policy="propagate"),
+                 lambda: es.normal_statistic(d["x_nan"], nan_policy="propagate"), lambda: es.mvnorm_statistic(X_nan, nan_policy="propagate"),
+                 lambda: es.poisson_statistic([1, np.nan, 2, 3], nan_policy="propagate"),
+                 lambda: es.ksample_statistic(X_nan, d["labels"], nan_policy="propagate"), lambda: es.mvi(d["x_nan"], d["y"], nan_policy="propagate")):
+        assert np.isnan(call())
+    assert np.isnan(es.ksample_statistic(X_nan, d["labels"], permutations=np.tile(np.arange(30), (3, 1)), nan_policy="propagate")).all()

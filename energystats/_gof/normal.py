@@ -8,10 +8,11 @@ import numpy as np
 
 from .._missing import handles_missing
 from .._operator import sorted_pair_sums
-from .._random import as_generator
+from .._random import as_generator, check_rng
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
-from .._validation import as_data
+from .._semimetric import Scaling
+from .._validation import as_data, unit_scale
 from ._limit import normal_limit_sf
 from ._standard import tie_scale
 from .normality import _mean_distance_to_gaussian
@@ -63,9 +64,11 @@ class NormalTestResult(ResultMixin):
         return f"energy test of univariate normality, {how}"
 
 
-def _check(x) -> np.ndarray:
-    """``x`` as a float vector: univariate, at least two values, not constant."""
-    X = as_data(x, "x")
+def _check(x) -> tuple[np.ndarray, int]:
+    """``x`` as a float vector divided by 2^e (exact; the statistic standardises it, so it is
+    unchanged at any magnitude of the data), and e: univariate, at least two values, not
+    constant."""
+    X, e = unit_scale(as_data(x, "x"))
     if X.shape[1] != 1:
         raise ValueError(f"`x` must be univariate (one column), got {X.shape[1]} columns; use mvnorm_test.")
     x = X[:, 0]
@@ -73,7 +76,7 @@ def _check(x) -> np.ndarray:
         raise ValueError(f"`x` must hold at least two values, got {x.size}.")
     if x.min() == x.max():
         raise ValueError("`x` is constant: its standard deviation is 0, so it cannot be standardised.")
-    return x
+    return x, e
 
 
 def _statistics(samples: np.ndarray) -> np.ndarray:
@@ -121,7 +124,7 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     >>> round(es.normal_statistic(x), 6)  # R: normal.e(iris[1:50, 1])
     0.465029
     """
-    return float(_statistics(_check(x)[None, :])[0])
+    return float(_statistics(_check(x)[0][None, :])[0])
 
 
 @handles_missing(("x",))
@@ -194,10 +197,12 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}.")
     if method == "limit" and n_resamples is not None:
         raise ValueError("`n_resamples` applies to method='mc' only; method='limit' draws no samples.")
-    x = _check(x)
+    x, e = _check(x)
+    check_rng(rng)  # for "limit" too, which draws nothing
     n = x.size
     statistic = float(check_observed(_statistics(x[None, :])[0], "the normality statistic"))
-    estimates = {"mean": float(x.mean()), "sd": float(x.std(ddof=1)), "n_samples": n}
+    back = Scaling(0, float(e))  # the estimates in the data's units
+    estimates = {"mean": back.result(float(x.mean()), "the mean"), "sd": back.result(float(x.std(ddof=1)), "the sd"), "n_samples": n}
     if method == "limit":
         return NormalTestResult(statistic=statistic, pvalue=normal_limit_sf(statistic), method="limit",
                                 n_resamples=None, null_distribution=None, **estimates)

@@ -14,7 +14,7 @@ from .._random import as_generator
 from .._resampling import check_observed, check_options, progress_bar, pvalue
 from .._results import ResultMixin
 from .._semimetric import resolve_semimetric
-from .._validation import as_data
+from .._validation import as_data, unit_scale
 from ._standard import tie_scale
 
 __all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
@@ -71,11 +71,13 @@ def _statistic(X: np.ndarray) -> float:
 
 
 def _check(X) -> np.ndarray:
+    """``X`` divided by 2^e (exact): the statistic standardises the data (affine invariance),
+    so it is unchanged, and the covariance neither overflows nor underflows at any magnitude."""
     X = as_data(X, "X")
     n, d = X.shape
     if n <= d + 1:
         raise ValueError(f"`X` needs more samples than features + 1 (n = {n}, d = {d}).")
-    return X
+    return unit_scale(X)[0]
 
 
 @handles_missing(("X",), propagate=True)

@@ -15,6 +15,7 @@ quadrature otherwise (:mod:`._standard`), and the pair sum in O(n log n) from th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 import numpy as np
 from scipy import stats
@@ -24,7 +25,8 @@ from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
-from .._validation import as_data
+from .._semimetric import Scaling
+from .._validation import as_data, unit_scale
 from ._fits import fitter, parameter_names
 from ._standard import mean_distances, tie_scale
 
@@ -165,8 +167,12 @@ def energy_gof_statistic(dist, data, axis: int = -1):
     if not np.all(np.isfinite(mean)):
         raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
     # the parameters broadcast against the data as laid out, then every array's sample axis last
+    if not (np.all(np.isfinite(loc)) and np.all(np.asarray(scale, dtype=float) > 0)):
+        raise ValueError(f"`dist` has loc={loc} and scale={scale}: loc must be finite and scale > 0.")
     x, loc, scale, *shapes = (np.moveaxis(a, axis, -1) for a in np.broadcast_arrays(
         np.asarray(data, dtype=float), loc, scale, *shapes))
+    if x.shape[-1] == 0:
+        raise ValueError("`data` must hold at least one value along `axis`, got none.")
     value = _statistic(family, tuple(shapes), loc, scale, x)
     return float(value) if value.ndim == 0 else value
 
@@ -184,6 +190,9 @@ def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
     if isinstance(dist, stats.rv_continuous):
         names = parameter_names(dist)
         known = dict(known_params or {})
+        for name, value in known.items():
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
+                raise TypeError(f"`known_params['{name}']` must be a real number, got {type(value).__name__} {value!r}.")
         unknown = sorted(set(known) - set(names))
         if unknown:
             raise ValueError(f"`known_params` has {', '.join(unknown)}, not parameters of {dist.name} ({', '.join(names)}).")
@@ -275,6 +284,13 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     x, dist, known, B = _energy_gof_iv(x, dist, known_params, fit, n_resamples)
     n = x.size
     gen = as_generator(rng)
+    # The statistic of z = (x - loc) / scale is unchanged when x, loc and scale are divided by
+    # 2^e; with the scale estimated by maximum likelihood (equivariant) and loc estimated or 0,
+    # the test runs on x / 2^e (exact), so that data of any magnitude (1e-200, 1e200) neither
+    # underflow nor overflow in the fit, and the parameters are multiplied back.
+    e = 0
+    if known is not None and fit is None and "scale" not in known and known.get("loc", 0) == 0:
+        x, e = unit_scale(x)
     if known is None:  # a frozen distribution
         family, shapes, loc, scale = _split(dist)
         params, estimated, estimate = (*shapes, loc, scale), (), None
@@ -306,7 +322,8 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
         statistic=statistic,
         pvalue=pvalue(statistic, null, scale=_tie_scale(family, params, x, statistic), what="the energy goodness-of-fit statistic"),
         distribution=family.name,
-        params={name: float(value) for name, value in zip(names, params)},
+        params={name: float(value) if name not in ("loc", "scale") else Scaling(0, float(e)).result(float(value), f"the estimated {name}")
+                for name, value in zip(names, params)},
         estimated=estimated,
         n_samples=n,
         n_resamples=B,

@@ -68,7 +68,9 @@ class DispersionResult(ResultMixin):
     F : float
         DISCO ratio :math:`\frac{S / (k - 1)}{W / (s - k)}`, R ``disco(...)$statistic``.
         With weights, s is the total weight (weights count as frequencies);
-        ``nan`` when ``s <= k``, where the ratio has no degrees of freedom.
+        ``nan`` when ``s <= k``, where the ratio has no degrees of freedom; ``inf`` when
+        W = 0 < S (every group constant, the groups apart); ``nan`` when S = W = 0 (every
+        point the same: nothing to compare), which ``energy_test(statistic="F")`` refuses.
     within : ndarray of shape (k,)
         Per-group terms :math:`W_j = \tfrac{s_j}{2} g(C_j, C_j)`.
     sizes : ndarray of shape (k,)

@@ -126,10 +126,13 @@ def ksample_statistic(
             "`nan_policy`='omit' cannot be combined with `permutations`, which index the rows of `X`: "
             "drop the rows with missing values before drawing the permutations."
         )
-    given, keep = drop_missing(policy, {"X": X, "labels": labels}, ["X"] if sm.precomputed else [])
-    if keep is not None and policy == "propagate":
+    # "propagate": the statistic of the complete rows checks every argument, then gives NaN
+    # (with `permutations`, which index all the rows, only they are checked)
+    whole = policy == "propagate" and permutations is not None
+    given, keep = drop_missing("omit" if policy == "propagate" and not whole else policy, {"X": X, "labels": labels}, ["X"] if sm.precomputed else [])
+    if keep is not None and whole:
         perms, _ = _ksample_iv(statistic, permutations, len(keep), batch)
-        return np.nan if permutations is None or np.ndim(permutations) == 1 else np.full(len(perms), np.nan)
+        return np.nan if np.ndim(permutations) == 1 else np.full(len(perms), np.nan)
     X = prepare_points(given["X"], sm, "X")
     n = X.shape[0]
     codes, groups, sizes = as_groups(given["labels"], n)
@@ -147,6 +150,8 @@ def ksample_statistic(
     ])
     if statistic != "F":
         values = scaling.result(values, "the statistic")
+    if keep is not None and policy == "propagate":
+        values = np.full(len(values), np.nan)
     if permutations is None or np.ndim(permutations) == 1:
         return float(values[0])
     return values

@@ -31,7 +31,7 @@ from .._random import as_generator
 from .._resampling import MAX_EXACT, Options, batch_size, check_options, progress_bar, pvalue, use_exact
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_data, as_groups
+from .._validation import as_data, as_groups, check_correction
 from ._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
 
 __all__ = [
@@ -495,6 +495,7 @@ def pairwise_energy_tests(
     """
     from statsmodels.stats.multitest import multipletests
 
+    correction, alpha = check_correction(correction, alpha)
     opts = dict(_TEST_DEFAULTS)
     unknown = sorted(set(options) - set(opts))
     if unknown:

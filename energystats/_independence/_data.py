@@ -14,6 +14,7 @@ import pandas as pd
 
 from .._operator import PairwiseOperator, make_operator
 from .._semimetric import MetricLike, Scaling, Semimetric, prepare_points, resolve_semimetric
+from .._validation import _as_array
 
 __all__ = ["Variable", "as_variables", "check_same_n"]
 
@@ -49,30 +50,41 @@ class Variable:
 
 
 def _is_categorical(x) -> bool:
+    """Whether ``x`` is a categorical variable: strings (numpy, pandas ``"string"`` or object
+    columns holding a string) or an unordered pandas categorical. Numbers are numbers
+    whatever holds them (objects, ``Int64``, ``Float64``); so are booleans (0 and 1)."""
+    if isinstance(x, pd.DataFrame):
+        return any(_is_categorical(x.iloc[:, j]) for j in range(x.shape[1]))
     dtype = getattr(x, "dtype", None)
     if isinstance(dtype, pd.CategoricalDtype):
         return not dtype.ordered
-    if isinstance(x, pd.DataFrame):
-        return any(_is_categorical(x[c]) for c in x.columns)
-    if dtype is None:
-        arr = np.asarray(x)
-        dtype = arr.dtype
-    return dtype == object or np.issubdtype(dtype, np.str_) or np.issubdtype(dtype, np.bytes_) or isinstance(dtype, pd.StringDtype)
+    if isinstance(dtype, pd.StringDtype):
+        return True
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype):
+        return False
+    arr = x.to_numpy() if isinstance(x, pd.Series) else _as_array(x) if dtype is None else np.asarray(x)
+    if arr.dtype.kind in "US":
+        return True
+    return arr.dtype == object and any(isinstance(v, (str, bytes)) for v in arr.ravel())
 
 
 def _codes(x, name: str) -> np.ndarray:
     """Integer codes of a categorical variable (n x 1, or n x columns for a DataFrame of
     categorical columns): equal codes for equal categories."""
     if isinstance(x, pd.DataFrame):
-        if not all(_is_categorical(x[c]) for c in x.columns):
+        columns = [x.iloc[:, j] for j in range(x.shape[1])]
+        if not all(_is_categorical(c) for c in columns):
             raise ValueError(f"`{name}` mixes numeric and categorical columns; pass them as separate variables or encode them.")
-        return np.column_stack([_codes(x[c], name)[:, 0] for c in x.columns])
+        return np.column_stack([_codes(c, name)[:, 0] for c in columns])
     series = x if isinstance(x, pd.Series) else pd.Series(np.asarray(x).ravel() if np.ndim(x) == 2 and np.shape(x)[1] == 1 else x)
     if np.ndim(series.to_numpy()) != 1:
         raise ValueError(f"`{name}` must be a one-dimensional categorical variable or a DataFrame of them.")
     if series.isna().any():
         raise ValueError(f"`{name}` contains missing values.")
-    codes, _ = pd.factorize(series, sort=True)
+    try:
+        codes, _ = pd.factorize(series, sort=True)
+    except TypeError:
+        raise ValueError(f"`{name}` mixes strings with other values: encode it as one type.") from None
     return codes.astype(np.float64)[:, None]
 
 
@@ -89,6 +101,12 @@ def _one(x, name: str, metric, exponent, sigma, min_samples: int) -> Variable:
     if isinstance(metric, str) and metric == "precomputed":
         sm = resolve_semimetric("precomputed")
         data = prepare_points(x, sm, name, min_samples=min_samples)
+        if exponent != 1.0:  # the package's one rule: a precomputed matrix is taken as it is
+            raise ValueError(
+                f"`exponent`={exponent:g} with metric='precomputed' for `{name}`: a precomputed matrix is used as it "
+                f"is; pass the distances raised to the power ({name} ** {exponent:g}, as R's dcov(x, y, index) "
+                "raises a dist object's distances to index) with exponent=1."
+            )
     elif _is_categorical(x):
         if not (isinstance(metric, str) and metric in ("euclidean", "discrete")) or exponent != 1.0 or sigma is not None:
             raise ValueError(f"`{name}` is categorical: it takes the 0-1 distance (metric='discrete'), not metric={metric!r}.")

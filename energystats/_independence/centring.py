@@ -8,18 +8,23 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits
-from .._validation import as_data
+from .._semimetric import Scaling
+from .._validation import as_data, unit_scale
 
 __all__ = ["d_center", "u_center", "u_product"]
 
 
-def _square(D, name: str) -> np.ndarray:
+def _square(D, name: str) -> tuple[np.ndarray, Scaling]:
+    """``D`` validated and divided by 2^e (exact; :func:`unit_scale`), so that the sums of the
+    centrings and products neither overflow nor underflow at any magnitude, and the scaling
+    that multiplies a result back (``OverflowError`` naming ``name`` when it cannot be held)."""
     D = as_data(D, name)
     if D.shape[0] != D.shape[1]:
         raise ValueError(f"`{name}` must be a square matrix, got shape {D.shape}.")
+    D, e = unit_scale(D)
     if not np.allclose(D, D.T, rtol=1e-12, atol=0.0):
         raise ValueError(f"`{name}` must be symmetric.")
-    return D
+    return D, Scaling(0, float(e))
 
 
 def d_center(D) -> np.ndarray:
@@ -42,11 +47,11 @@ def d_center(D) -> np.ndarray:
     >>> bool(np.allclose(es.d_center(D).sum(axis=0), 0))
     True
     """
-    D = _square(D, "D")
+    D, back = _square(D, "D")
     n = D.shape[0]
     check_fits(f"the {n} x {n} double-centred matrix", 8 * n * n)
     row = D.mean(axis=1)
-    return D - row[:, None] - row[None, :] + row.mean()
+    return back.result(D - row[:, None] - row[None, :] + row.mean(), "the double-centred matrix of `D`", inplace=True)
 
 
 def u_center(D) -> np.ndarray:
@@ -72,7 +77,7 @@ def u_center(D) -> np.ndarray:
     >>> bool(np.allclose(es.u_center(U), U)), bool(np.allclose(U.sum(axis=1), 0))
     (True, True)
     """
-    D = _square(D, "D")
+    D, back = _square(D, "D")
     n = D.shape[0]
     if n < 3:
         raise ValueError(f"`D` must be at least 3 x 3 for U-centring (it divides by n - 2), got {n} x {n}.")
@@ -80,7 +85,7 @@ def u_center(D) -> np.ndarray:
     row = D.sum(axis=1)
     U = D - row[:, None] / (n - 2) - row[None, :] / (n - 2) + row.sum() / ((n - 1) * (n - 2))
     np.fill_diagonal(U, 0.0)
-    return U
+    return back.result(U, "the U-centred matrix of `D`", inplace=True)
 
 
 def u_product(U, V) -> float:
@@ -107,12 +112,12 @@ def u_product(U, V) -> float:
     >>> bool(np.isclose(es.u_product(U, V), es.dcov(x, x**2, estimator="U")))
     True
     """
-    U = _square(U, "U")
-    V = _square(V, "V")
+    U, back_u = _square(U, "U")
+    V, back_v = _square(V, "V")
     n = U.shape[0]
     if V.shape != U.shape:
         raise ValueError(f"`U` and `V` must have the same shape, got {U.shape} and {V.shape}.")
     if n < 4:
         raise ValueError(f"`U` must be at least 4 x 4 (the product divides by n(n - 3)), got {n} x {n}.")
     total = float(np.vdot(U, V)) - float(np.diagonal(U) @ np.diagonal(V))
-    return total / (n * (n - 3))
+    return Scaling(0, back_u.log2_factor + back_v.log2_factor).result(total / (n * (n - 3)), "U_product(`U`, `V`)")

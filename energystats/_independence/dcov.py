@@ -27,7 +27,7 @@ import numpy as np
 from .._missing import handles_missing
 from .._operator import CentredGram, PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
-from .._random import as_generator
+from .._random import as_generator, check_rng
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
@@ -117,11 +117,19 @@ def gram_of(variables: list[Variable], algorithm: str = "auto", n_jobs=None, unb
 
 
 def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float] = (0.0, 0.0), k: int = 0, l: int = 1) -> DCovStatsResult:
-    """The statistics of variables k and l of the sums G; ``factors``: their log2 rescalings."""
+    """The statistics of variables k and l (``x`` and ``y``) of the sums G; ``factors``: their
+    log2 rescalings. A negative V-statistic beyond rounding is refused: the distances are
+    not of negative type."""
     n = G.n
     fx, fy = factors
     if estimator == "V":
         v = np.where(np.abs(G.V) <= G.V_error, 0.0, G.V) / n**2  # zero to working precision
+        if v[k, l] < 0:  # V_n^2 >= 0 for distances of negative type (Lyons 2013, Ann. Probab. 41)
+            raise ValueError(
+                f"`x` and `y` give V_n^2 = {v[k, l]:.4g} < 0 beyond rounding: their distances are not "
+                "of negative type (as D**3 or a non-Euclidean dissimilarity), for which distance covariance is not "
+                "defined. Pass distances of negative type: Euclidean distances, or their powers in (0, 2]."
+            )
         vxy, vxx, vyy = max(v[k, l], 0.0), max(v[k, k], 0.0), max(v[l, l], 0.0)  # squares: rounding only
         return DCovStatsResult(
             dcov=Scaling(0, (fx + fy) / 2).result(float(np.sqrt(vxy)), "dCov"),
@@ -171,6 +179,7 @@ def stats_from_projection(P: ProjectedStatistics, estimator: str, factors: tuple
 
 
 def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation=None, n_projections=N_PROJECTIONS, rng=None) -> DCovStatsResult:
+    check_rng(rng)  # on every path; only the projections draw from it
     variables = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     estimator = _check_estimator(estimator, variables[0].n)
     factors = tuple(v.scaling.log2_factor for v in variables)
@@ -192,7 +201,11 @@ _PARAMETERS = """
         Second sample, the same number of rows.
     exponent : float or pair of floats, default=1.0
         alpha in (0, 2] of :math:`\\|x - x'\\|^\\alpha` (R's ``index``); 2 gives the squared
-        product-moment covariances (no longer a characterisation of independence).
+        product-moment covariances (no longer a characterisation of independence). A
+        precomputed matrix is used as it is and refuses alpha != 1: R's ``dcov(Dx, Dy,
+        index = a)`` of ``dist`` objects is ``dcov(Dx ** a, Dy ** a,
+        metric="precomputed")``. Distances not of negative type (V_n^2 < 0
+        beyond rounding, as for D**3) raise a ``ValueError``.
     metric : str, callable, or pair of them, default="euclidean"
         The semimetric of each sample (:func:`pairwise_semimetric`): ``"euclidean"``,
         ``"gaussian"`` or ``"exponential"`` (with ``sigma``; distance covariance is then

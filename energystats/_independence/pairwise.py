@@ -25,6 +25,7 @@ from .._parallel import (
 from .._random import as_generator
 from .._resampling import Options, check_observed, check_options, permutation_null, pvalue
 from .._results import ResultMixin
+from .._validation import check_correction
 from ._data import Variable, as_variables
 from .dcov import operators
 from .gamma import gamma_pvalue, permutation_moments, skewness_of
@@ -78,6 +79,12 @@ def _variables_of(X, groups) -> dict:
         X = np.ma.filled(np.ma.asarray(X, dtype=float), np.nan)
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
     frame = frame.rename(columns=str)
+    repeated = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
+    if repeated:
+        raise ValueError(f"`X` has duplicate column names ({', '.join(map(repr, repeated))}): the variables are named by "
+                         "their columns; rename them.")
+    # numbers are numbers whatever holds them (objects with None among them, Int64, Float64)
+    frame = frame.apply(lambda c: pd.to_numeric(c) if c.dtype == object and not any(isinstance(v, (str, bytes)) for v in c) else c)
     bad = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]))]
     if bad:
         raise ValueError(f"`X` must have numeric columns only; column(s) {', '.join(map(repr, bad))} are not numeric.")
@@ -195,6 +202,7 @@ def pairwise_dcor(
     """
     from statsmodels.stats.multitest import multipletests
 
+    correction, alpha = check_correction(correction, alpha)
     if method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}.")
     options = check_options(n_resamples)
