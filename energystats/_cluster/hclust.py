@@ -21,7 +21,7 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 from .._missing import handles_missing
 from .._operator import condensed_semimetric
 from .._random import as_generator
-from .._resampling import check_resamples
+from .._resampling import check_resamples, progress_bar
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int
@@ -234,6 +234,7 @@ def significant_clusters(
     exponent=1.0,
     rng=None,
     n_jobs=None,
+    progress: bool = False,
     nan_policy: str = "raise",
     **cluster_test_options,
 ) -> SignificantClustersResult:
@@ -264,6 +265,9 @@ def significant_clusters(
         Seeds the node tests (one stream per node, by its merge step).
     n_jobs : int, default=None
         joblib's ``n_jobs`` for each node test's Gaussian samples.
+    progress : bool, default=False
+        One progress bar for the call, over the n points: it advances as nodes become
+        final clusters (not one bar per node test).
     **cluster_test_options
         Further options of :func:`cluster_test` (``method``, ``n_init``, ...).
     nan_policy : {"raise", "omit"}, default="raise"
@@ -310,13 +314,22 @@ def significant_clusters(
     X = prepare_points(X, resolve_semimetric(), min_samples=2)
     n, d = X.shape
     minimum = max(10, d + 2) if min_size is None else check_positive_int(min_size, "min_size", minimum=d + 2)
+    if not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"`progress` must be True or False, got {progress!r}.")
     streams = as_generator(rng).spawn(n - 1)
+    bar = iter(progress_bar(range(n), n, bool(progress), "points in final clusters"))
+
+    def settle(points: np.ndarray) -> None:
+        final.append(points)
+        for _ in range(points.size):
+            next(bar, None)
+
     rows, final, pending = [], [], [(n - 1, 0)]
     while pending:
         node, parent = pending.pop(0)
         points = np.sort(_leaves(tree.merge, node))
         if node < 0 or points.size < minimum:
-            final.append(points)
+            settle(points)
             continue
         test = cluster_test(
             X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent, **cluster_test_options
@@ -338,7 +351,7 @@ def significant_clusters(
         if significant:
             pending += [(int(child), node) for child in tree.merge[node - 1]]
         else:
-            final.append(points)
+            settle(points)
     labels = np.empty(n, dtype=np.int64)
     for code, points in enumerate(final):
         labels[points] = code
