@@ -131,8 +131,6 @@ def _as_values(x) -> np.ndarray:
     X = as_data(x, "x")
     if X.shape[1] != 1:
         raise ValueError(f"`x` must be one-dimensional, got shape {np.shape(x)}.")
-    if not np.isfinite(X).all():
-        raise ValueError("`x` must be finite (no NaN or infinite values).")
     return np.sort(X[:, 0])
 
 
