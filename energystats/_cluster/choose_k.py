@@ -251,7 +251,8 @@ def choose_k(
         resample is one dip, O(m)), 199 for the Gaussian null (a resample is a k-groups
         fit). A node can only be significant when 1 / (n_resamples + 1) <=
         alpha * size / n: at the defaults and alpha = 0.05, nodes of at least 2% (unimodal)
-        or 10% (Gaussian) of the points.
+        or 10% (Gaussian) of the points; smaller nodes are final clusters without a test
+        (no row in ``nodes``), which changes no decision.
     n_references : int, default=10
         Uniform reference sets of the gap statistic (0: no gap statistic).
     min_size : int, default=None
@@ -389,6 +390,9 @@ def choose_k(
             final.append(points)
             continue
         stream = node_gen.spawn(1)[0]
+        if (B + 1) * alpha * points.size < n:  # its smallest p-value is above its level
+            final.append(points)
+            continue
         if null == "unimodal":
             statistic, p, split = _unimodal_node(X[points], stream, B, fit_options)
         else:

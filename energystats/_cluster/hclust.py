@@ -256,7 +256,9 @@ def significant_clusters(
         Family-wise error rate, 0 < alpha < 1.
     n_resamples : int, default=199
         Gaussian samples per node test. A node can only be significant when
-        1 / (n_resamples + 1) <= alpha * size / n: small nodes need more.
+        1 / (n_resamples + 1) <= alpha * size / n: small nodes need more. Nodes below
+        that size are final clusters without a test (no row in ``nodes``): their test
+        could not be significant, so the result is the same and the time is saved.
     min_size : int, default=None
         Nodes with fewer points are not tested; ``None``: max(10, d + 2).
     exponent : float, default=1.0
@@ -328,7 +330,9 @@ def significant_clusters(
     while pending:
         node, parent = pending.pop(0)
         points = np.sort(_leaves(tree.merge, node))
-        if node < 0 or points.size < minimum:
+        if node < 0 or points.size < minimum or (B + 1) * alpha * points.size < n:
+            # below min_size, or at a level alpha * size / n below the smallest p-value,
+            # 1 / (B + 1): not significant whatever the data, so not tested
             settle(points)
             continue
         test = cluster_test(
