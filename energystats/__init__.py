@@ -6,14 +6,19 @@ negative type they are built on (Székely & Rizzo; França, Rizzo & Vogelstein).
 
 from . import datasets
 from ._cluster import (
+    ChooseKResult,
     ClusterTestResult,
+    DipTestResult,
     EnergyHClustResult,
     KGroups,
     PowerKMeans,
     SignificantClustersResult,
     Split1DResult,
     ThinnedComparisonResult,
+    choose_k,
     cluster_test,
+    dip_statistic,
+    dip_test,
     energy_hclust,
     signal_dimension,
     significant_clusters,
@@ -72,8 +77,10 @@ from ._pairwise import is_negative_type, kernel_matrix, pairwise_semimetric
 __version__ = "0.1.0"
 
 __all__ = [
+    "ChooseKResult",
     "ClusterTestResult",
     "DCovStatsResult",
+    "DipTestResult",
     "DispersionResult",
     "EnergyGofResult",
     "EnergyHClustResult",
@@ -89,6 +96,7 @@ __all__ = [
     "Split1DResult",
     "ThinnedComparisonResult",
     "WorkingMemoryError",
+    "choose_k",
     "cluster_test",
     "config_context",
     "d_center",
@@ -99,6 +107,8 @@ __all__ = [
     "dcov",
     "dcov_stats",
     "dcov_test",
+    "dip_statistic",
+    "dip_test",
     "dispersion",
     "energy_distance",
     "energy_gof",

@@ -14,7 +14,7 @@ from scipy.stats import t as student_t
 
 from ._validation import as_data
 
-__all__ = ["plot_clusters", "plot_dcor_matrix", "plot_dendrogram", "plot_null_distribution", "plot_w_curve"]
+__all__ = ["plot_choose_k", "plot_clusters", "plot_dcor_matrix", "plot_dendrogram", "plot_null_distribution", "plot_w_curve"]
 
 
 def _axes(ax):
@@ -47,6 +47,39 @@ def plot_w_curve(result, ax=None):
     ax.axvline(result.threshold, color="C3", ls="--", label=f"optimum {result.threshold:.4g}")
     ax.set_xlabel("threshold")
     ax.set_ylabel("within dispersion W (eq. 63)")
+    ax.legend(frameon=False)
+    return ax
+
+
+def plot_choose_k(result, ax=None):
+    """W of ``KGroups(k)`` against k (a :class:`ChooseKResult`), the chosen k marked, and
+    the gap statistic's choice when it was computed. The title names the rule.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, energystats as es
+    >>> from energystats.plotting import plot_choose_k
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(c, 1.0, size=(40, 2)) for c in ([0, 0], [8, 0])])
+    >>> ax = plot_choose_k(es.choose_k(X, k_max=4, n_references=0, rng=1))
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('number of clusters k', 'within dispersion W')
+    """
+    ax = _axes(ax)
+    table = result.table
+    ax.plot(table["k"], table["W"], marker="o", lw=1.2, color="0.3", label="W of KGroups(k)")
+    chosen = table.loc[table["k"] == result.k, "W"].iloc[0]
+    ax.plot([result.k], [chosen], marker="o", markersize=11, mfc="none", mec="C3", mew=2, ls="none")
+    ax.axvline(result.k, color="C3", ls="--", label=f"chosen k = {result.k}")
+    if result.k_gap is not None and result.k_gap != result.k:
+        ax.axvline(result.k_gap, color="C0", ls=":", label=f"gap statistic: k = {result.k_gap}")
+    ax.set_xticks(table["k"].tolist())
+    ax.set_xlabel("number of clusters k")
+    ax.set_ylabel("within dispersion W")
+    null = "dip tests of unimodality" if result.null == "unimodal" else "cluster tests against one Gaussian"
+    ax.set_title(f"choice of k: sequential {null}, family-wise error {result.alpha:g}")
     ax.legend(frameon=False)
     return ax
 

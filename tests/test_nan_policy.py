@@ -74,6 +74,7 @@ CASES = {
     "energy_hclust": (es.energy_hclust, ("X",), {}, "result"),
     "cluster_test": (es.cluster_test, ("X",), {"n_clusters": 2, "n_resamples": 19, "rng": 0}, "result"),
     "significant_clusters": (es.significant_clusters, ("X",), {"n_resamples": 19, "rng": 0}, "result"),
+    "choose_k": (es.choose_k, ("X",), {"k_max": 3, "n_resamples": 99, "n_references": 2, "rng": 0}, "result"),
     "thinned_cluster_comparison": (
         es.thinned_cluster_comparison, ("X",), {"n_clusters": 2, "cov": np.eye(2), "n_resamples": 49, "rng": 0}, "result"
     ),

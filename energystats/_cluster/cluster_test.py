@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2
 
 from .._linalg import centred_svd, whiten
@@ -33,6 +34,10 @@ __all__ = ["ClusterTestResult", "cluster_test", "signal_dimension"]
 
 #: Level of each step of the sequential sphericity test that picks the signal dimension.
 SPHERICITY_LEVEL = 0.05
+#: Restarts of each k-groups fit of the test (the data's and every resample's) unless the
+#: caller sets ``n_init``: the same procedure on the data and the null (measured: one start
+#: lost power, 0.675 against 0.825 with ten; three kept 0.775, within Monte Carlo error).
+N_INIT = 3
 
 
 @dataclass(frozen=True, repr=False)
@@ -62,9 +67,14 @@ class ClusterTestResult(ResultMixin):
     eigenvalues : ndarray of shape (d,)
         The sample covariance's eigenvalues, largest first (they fix J).
     labels : ndarray of shape (n,)
-        The clusters of the data (``model.labels_``).
+        The test's own clusters of the data: the partition of the whitened scores
+        (``model.labels_``), not a fit to X itself. With the user's fit given
+        (``labels=``), renumbered to match the user's clusters by maximum overlap.
     model : KGroups
         The estimator fitted to the whitened scores (n x J).
+    agreement : float
+        With ``labels=``: the share of points whose (renumbered) test cluster is their
+        cluster in the user's fit; NaN otherwise.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
     """
@@ -79,14 +89,20 @@ class ClusterTestResult(ResultMixin):
     eigenvalues: np.ndarray = field(repr=False)
     labels: np.ndarray = field(repr=False)
     model: KGroups = field(repr=False)
+    agreement: float = field(default=float("nan"), repr=False)
     n_omitted: int = 0
 
     _title = "energy test of cluster structure against one Gaussian"
 
     def _extra_lines(self) -> list[str]:
         q = np.quantile(self.null_distribution, [0.5, 0.95])
+        if np.isnan(self.agreement):
+            source = "clusters of the test's own fit to the whitened scores (not a fit to X)"
+        else:
+            source = f"test's clusters renumbered to the given labels; they agree on {self.agreement:.1%} of the points"
         return [
             f"cluster sizes: {self.model.cluster_sizes_.tolist()}",
+            source,
             f"statistic on the whitened scores of {self.n_components} of {self.eigenvalues.size} principal directions",
             f"Gaussian null of S/T: median {q[0]:.4g}, 95th percentile {q[1]:.4g}",
         ]
@@ -196,12 +212,30 @@ def _share(X: np.ndarray, n_clusters: int, seed: np.random.Generator, options: d
     return (share, fit) if model else share
 
 
+def align_labels(labels: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, float]:
+    """``labels`` renumbered so that each cluster takes the reference cluster it shares the
+    most points with (the assignment of largest total overlap: Hungarian algorithm,
+    ``scipy.optimize.linear_sum_assignment``), and the share of points on which they then
+    agree. Clusters left without a partner keep numbers after the reference's."""
+    ours, mine = np.unique(labels, return_inverse=True)
+    theirs, yours = np.unique(reference, return_inverse=True)
+    overlap = np.zeros((ours.size, theirs.size), dtype=np.int64)
+    np.add.at(overlap, (mine.ravel(), yours.ravel()), 1)
+    rows, cols = linear_sum_assignment(overlap, maximize=True)
+    code = np.empty(ours.size, dtype=np.int64)
+    code[rows] = theirs[cols]
+    spare = np.setdiff1d(np.arange(ours.size), rows)
+    code[spare] = np.max(theirs) + 1 + np.arange(spare.size)
+    aligned = code[mine.ravel()]
+    return aligned, float(np.mean(aligned == reference))
+
+
 def _null_shares(streams, n: int, d: int, k: int, options: dict) -> np.ndarray:
     """S / T of the procedure on one sample of N(0, I_d) of size n per stream (a joblib task)."""
     return np.array([_share(s.standard_normal((n, d)), k, s, options) for s in streams])
 
 
-@handles_missing(("X",))
+@handles_missing(("X", "labels"))
 def cluster_test(
     X,
     n_clusters: int,
@@ -212,6 +246,7 @@ def cluster_test(
     rng=None,
     progress: bool = False,
     n_jobs=None,
+    labels=None,
     nan_policy: str = "raise",
     **kgroups_options,
 ) -> ClusterTestResult:
@@ -250,11 +285,20 @@ def cluster_test(
         its own random stream, run as joblib tasks (on a Dask cluster inside
         ``joblib.parallel_config(backend="dask")``); the result is the same
         whatever ``n_jobs``.
+    labels : array_like of shape (n,), default=None
+        The user's clusters of X (e.g. ``KGroups(k).fit(X).labels_``). The test clusters
+        the whitened scores, not X, so its partition is its own; given ``labels``, the
+        test's clusters are renumbered to match them by maximum overlap (Hungarian
+        algorithm) and ``agreement`` says on what share of the points they agree. The
+        p-value does not depend on them.
     **kgroups_options
         Options of :class:`KGroups` (``algorithm``, ``exponent``, ``metric``
         among "euclidean", "exponential", "gaussian", ``sigma``, ``init``,
-        ``n_init``, ``max_iter``). Each resample is a full fit. With J = 1,
-        k = 2 and :math:`|x - y|` the partition is the exact optimal split
+        ``n_init``, ``max_iter``). Each resample is a full fit. ``n_init``
+        defaults to 3 here (KGroups' own default is 10): three k-means++ starts per
+        fit, on the data and on every resample alike, which keeps the level exact
+        (see Notes). With J = 1, k = 2 and
+        :math:`|x - y|` the partition is the exact optimal split
         (:func:`split_1d`) instead.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
@@ -290,6 +334,16 @@ def cluster_test(
     and not selected by :func:`signal_dimension`, are missed by ``"conditional"``:
     ``"whitened"`` or a larger ``n_components`` looks at every direction.
 
+    Speed. Each resample is a k-groups fit of n points, so the test costs about
+    n_resamples + 1 fits. A fit's restarts only sharpen the statistic, a maximum over
+    starts; the level is exact for any fixed procedure applied alike to the data and to
+    the resamples, so three starts per fit (the default ``n_init=3``, where it was ten)
+    keep it exact at about a third of the cost (the kernel is built once per fit either
+    way). Power, measured on the same 40 data sets (two clusters 3 apart, n = 100):
+    0.825 with ten starts, 0.775 with three, 0.675 with one (``docs/validation.md``).
+    ``n_init=10`` restores the previous procedure. ``n_jobs`` spreads the resamples over
+    processes.
+
     Limitation: a unimodal but non-Gaussian population (skewed, heavy tailed) can be
     called clustered; the test is against one Gaussian, not against unimodality.
 
@@ -313,7 +367,7 @@ def cluster_test(
     >>> res.pvalue, res.n_components, res.model.cluster_sizes_.tolist()
     (0.005, 1, [30, 30])
     >>> es.cluster_test(two, 2, method="whitened", rng=1).pvalue  # all 10 directions
-    0.295
+    0.12
 
     The clusters may then be compared validly on an outcome that was not
     used to form them (here unrelated to the clusters):
@@ -345,6 +399,11 @@ def cluster_test(
         if name in kgroups_options:
             raise ValueError(f"`{name}` is set by cluster_test; use `rng` for the seed.")
     n_jobs = check_n_jobs(n_jobs)
+    if labels is not None:
+        reference = np.asarray(labels.to_numpy() if hasattr(labels, "to_numpy") else labels)
+        if reference.shape != (n,):
+            raise ValueError(f"`labels` must have one entry per sample ({n}), got shape {reference.shape}.")
+    kgroups_options = {"n_init": N_INIT, **kgroups_options}
     scores, eigenvalues = _principal_scores(X)
     if n_components is None:
         n_components = d if method == "whitened" else signal_dimension(eigenvalues, n, minimum=k - 1)
@@ -363,6 +422,7 @@ def cluster_test(
     # S / T: a ratio of sums over the n^2 pairs, whose rounding grows with their count's
     # square root, n (see pvalue)
     check_observed(statistic, "the cluster test's statistic S / T")
+    found, agreement = (model.labels_, float("nan")) if labels is None else align_labels(model.labels_, reference)
     return ClusterTestResult(
         statistic=float(statistic),
         pvalue=pvalue(statistic, null, scale=float(n), what="the cluster test's statistic S / T"),
@@ -372,6 +432,7 @@ def cluster_test(
         method=method,
         n_components=J,
         eigenvalues=eigenvalues,
-        labels=model.labels_,
+        labels=found,
         model=model,
+        agreement=agreement,
     )

@@ -21,7 +21,7 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 from .._missing import handles_missing
 from .._operator import condensed_semimetric
 from .._random import as_generator
-from .._resampling import check_resamples
+from .._resampling import check_resamples, progress_bar
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int
@@ -234,6 +234,7 @@ def significant_clusters(
     exponent=1.0,
     rng=None,
     n_jobs=None,
+    progress: bool = False,
     nan_policy: str = "raise",
     **cluster_test_options,
 ) -> SignificantClustersResult:
@@ -255,7 +256,9 @@ def significant_clusters(
         Family-wise error rate, 0 < alpha < 1.
     n_resamples : int, default=199
         Gaussian samples per node test. A node can only be significant when
-        1 / (n_resamples + 1) <= alpha * size / n: small nodes need more.
+        1 / (n_resamples + 1) <= alpha * size / n: small nodes need more. Nodes below
+        that size are final clusters without a test (no row in ``nodes``): their test
+        could not be significant, so the result is the same and the time is saved.
     min_size : int, default=None
         Nodes with fewer points are not tested; ``None``: max(10, d + 2).
     exponent : float, default=1.0
@@ -264,6 +267,9 @@ def significant_clusters(
         Seeds the node tests (one stream per node, by its merge step).
     n_jobs : int, default=None
         joblib's ``n_jobs`` for each node test's Gaussian samples.
+    progress : bool, default=False
+        One progress bar for the call, over the n points: it advances as nodes become
+        final clusters (not one bar per node test).
     **cluster_test_options
         Further options of :func:`cluster_test` (``method``, ``n_init``, ...).
     nan_policy : {"raise", "omit"}, default="raise"
@@ -310,13 +316,24 @@ def significant_clusters(
     X = prepare_points(X, resolve_semimetric(), min_samples=2)
     n, d = X.shape
     minimum = max(10, d + 2) if min_size is None else check_positive_int(min_size, "min_size", minimum=d + 2)
+    if not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"`progress` must be True or False, got {progress!r}.")
     streams = as_generator(rng).spawn(n - 1)
+    bar = iter(progress_bar(range(n), n, bool(progress), "points in final clusters"))
+
+    def settle(points: np.ndarray) -> None:
+        final.append(points)
+        for _ in range(points.size):
+            next(bar, None)
+
     rows, final, pending = [], [], [(n - 1, 0)]
     while pending:
         node, parent = pending.pop(0)
         points = np.sort(_leaves(tree.merge, node))
-        if node < 0 or points.size < minimum:
-            final.append(points)
+        if node < 0 or points.size < minimum or (B + 1) * alpha * points.size < n:
+            # below min_size, or at a level alpha * size / n below the smallest p-value,
+            # 1 / (B + 1): not significant whatever the data, so not tested
+            settle(points)
             continue
         test = cluster_test(
             X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent, **cluster_test_options
@@ -338,7 +355,7 @@ def significant_clusters(
         if significant:
             pending += [(int(child), node) for child in tree.merge[node - 1]]
         else:
-            final.append(points)
+            settle(points)
     labels = np.empty(n, dtype=np.int64)
     for code, points in enumerate(final):
         labels[points] = code

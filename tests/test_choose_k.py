@@ -1,0 +1,305 @@
+"""choose_k (energystats/_cluster/choose_k.py), the dip (``_cluster/dip.py``), and the
+labels= alignment of cluster_test."""
+
+import itertools
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from scipy.stats import binom  # noqa: E402
+
+import energystats as es  # noqa: E402
+from energystats._cluster.choose_k import _gap_choice  # noqa: E402
+from energystats._cluster.cluster_test import align_labels  # noqa: E402
+from energystats.plotting import plot_choose_k  # noqa: E402
+
+# R: precip (datasets), 70 values
+PRECIP = [67, 54.7, 7, 48.5, 14, 17.2, 20.7, 13, 43.4, 40.2, 38.9, 54.5, 59.8, 48.3, 22.9, 11.5, 34.4, 35.1, 38.7, 30.8, 30.6,
+          43.1, 56.8, 40.8, 41.8, 42.5, 31, 31.7, 30.2, 25.9, 49.2, 37, 35.9, 15, 30.2, 7.2, 36.2, 45.5, 7.8, 33.4, 36.1, 40.2,
+          42.7, 42.5, 16.2, 39, 35, 37, 31.4, 37.6, 39.9, 36.2, 42.8, 46.4, 24.7, 49.1, 46, 35.9, 7.8, 48.2, 15.2, 32.5, 44.7,
+          42.6, 38.8, 17.4, 40.8, 29.1, 14.6, 59.2]
+
+
+def blobs(rng, centres, size=40, sd=1.0):
+    return np.vstack([rng.normal(c, sd, size=(size, len(c))) for c in centres])
+
+
+# --- the dip -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "x, expected",
+    [
+        # R diptest's own tests (tests/ex1.R): exact values
+        ([1, 1, 2, 2], 0.25),  # stopifnot(dip(c(1,1,2,2)) == 1/4)
+        ([0, 1, 3, 6], 1 / 8),  # stopifnot(d == 1/(2*n)), u <- cumsum(0:3)
+        ([1] + [2] * 9, 0.05),  # dip(c(1, rep(2, 9))): 0.05
+    ],
+)
+def test_dip_exact_values_of_r(x, expected):
+    assert es.dip_statistic(x) == pytest.approx(expected, rel=1e-15)
+
+
+def test_dip_printed_values_of_r():
+    # R: dip(c(0,2:3,5:6)) prints 0.133; dip(precip) prints 0.0357 (three digits printed)
+    assert es.dip_statistic([0, 2, 3, 5, 6]) == pytest.approx(0.133, rel=5e-3)
+    assert es.dip_statistic(PRECIP) == pytest.approx(0.0357, rel=2e-3)
+
+
+def test_dip_invariances_and_bounds(rng):
+    x = np.r_[rng.normal(0, 1, 60), rng.normal(3, 0.5, 40)]
+    d = es.dip_statistic(x)
+    assert es.dip_statistic(-x) == pytest.approx(d, rel=1e-12)  # reflection (R's d2 = dip(6 - x))
+    assert es.dip_statistic(3.5 * x - 2.0) == pytest.approx(d, rel=1e-12)  # affine maps
+    assert es.dip_statistic(rng.permutation(x)) == d  # order of the input
+    assert 1 / (2 * x.size) <= d <= 0.25
+    assert es.dip_statistic([5.0, 5.0, 5.0, 5.0]) == 0.0
+
+
+def test_dip_test_is_the_engine_pvalue(rng):
+    res = es.dip_test(np.r_[rng.normal(0, 1, 50), rng.normal(6, 1, 50)], n_resamples=99, rng=3)
+    expected = (1 + np.sum(res.null_distribution >= res.statistic)) / 100
+    assert res.pvalue == expected == 0.01
+    statistic, p = res
+    assert (statistic, p) == (res.statistic, res.pvalue)
+    assert "dip test" in repr(res)
+
+
+def test_dip_errors():
+    with pytest.raises(ValueError, match="`x` must be one-dimensional"):
+        es.dip_statistic(np.ones((5, 2)))
+    with pytest.raises(ValueError, match="`x` contains NaN or infinite values"):
+        es.dip_statistic([1.0, np.inf, 2.0, 3.0])
+    with pytest.raises(ValueError, match="`n_resamples` must be a positive integer"):
+        es.dip_test([1.0, 2.0, 3.0, 4.0, 5.0], n_resamples=0)
+
+
+# --- choose_k: identities and brute force ----------------------------------------------------
+
+
+def test_table_w_is_kgroups_w_for_each_k(rng):
+    X = blobs(rng, [[0, 0], [10, 0], [0, 10]], size=25)
+    res = es.choose_k(X, k_max=4, n_references=0, rng=7)
+    streams = np.random.default_rng(7).spawn(4)  # the table's fits take the first k_max streams
+    for k, stream in zip(range(1, 5), streams):
+        fit = es.KGroups(k, n_init=3, random_state=stream).fit(X)
+        row = res.table.iloc[k - 1]
+        assert row["W"] == pytest.approx(fit.W_, rel=1e-12)
+        assert row["S"] == pytest.approx(fit.objective_, rel=1e-12, abs=1e-9)
+    T = res.table["W"] + res.table["S"]  # Lemma 1: W + S = T for every k
+    np.testing.assert_allclose(T, T.iloc[0], rtol=1e-12)
+    assert res.model.n_clusters == res.k == 3
+    assert res.model.W_ == pytest.approx(es.dispersion(X, res.model.labels_).W, rel=1e-12)
+
+
+def test_k_max_one_gives_one(rng):
+    res = es.choose_k(rng.normal(size=(30, 2)), k_max=1, rng=0)
+    assert res.k == 1 and len(res.table) == 1 and len(res.nodes) == 0
+    assert (res.labels == 0).all() and res.k_gap == 1
+
+
+@pytest.mark.parametrize("null", ["unimodal", pytest.param("gaussian", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("centres", [[[0, 0], [10, 0], [0, 10]], [[0, 0, 0], [10, 0, 0], [0, 10, 0], [0, 0, 10]]])
+def test_well_separated_blobs_give_their_k(rng, null, centres):
+    X = blobs(rng, centres, size=40)
+    res = es.choose_k(X, k_max=6, null=null, n_resamples=99, n_references=3, rng=1)
+    assert res.k == len(centres)
+    assert np.bincount(res.labels).tolist() == [40] * len(centres)
+    assert res.k_gap == len(centres)
+    truth = np.repeat(np.arange(len(centres)), 40)
+    assert len({(a, b) for a, b in zip(res.labels, truth)}) == len(centres)  # the tree's clusters are the blobs
+
+
+def test_k_max_caps_the_tree(rng):
+    X = blobs(rng, [[0, 0], [10, 0], [0, 10], [10, 10]], size=30)
+    res = es.choose_k(X, k_max=2, n_references=0, rng=0)
+    assert res.k == 2 and len(res.nodes) == 1
+
+
+def test_table_nodes_and_printing(rng):
+    X = pd.DataFrame(blobs(rng, [[0, 0], [9, 0]], size=30), columns=["lat", "long"])
+    res = es.choose_k(X, k_max=3, n_references=4, rng=2)
+    frame = res.to_frame()
+    assert list(frame.index) == [1, 2, 3]
+    assert list(frame.columns) == ["W", "S", "log_W", "ref_log_W", "gap", "gap_se", "pvalue", "threshold"]
+    np.testing.assert_allclose(frame["gap"], frame["ref_log_W"] - frame["log_W"])
+    root = res.nodes.iloc[0]
+    assert root["parent"] == -1 and root["size"] == 60 and root["threshold"] == 0.05 and root["significant"]
+    assert frame.loc[2, "pvalue"] == root["pvalue"]
+    np.testing.assert_allclose(res.nodes["threshold"], 0.05 * res.nodes["size"] / 60)
+    text = repr(res)
+    assert "k            = 2" in text and "dip test of unimodality" in text and "cluster sizes: [30, 30]" in text
+    assert "<table>" in res._repr_html_()
+
+
+def test_same_seed_same_result_and_n_jobs(rng):
+    X = blobs(rng, [[0, 0], [7, 0]], size=30)
+    a = es.choose_k(X, k_max=3, n_references=3, rng=5)
+    b = es.choose_k(X, k_max=3, n_references=3, rng=5, n_jobs=2)
+    pd.testing.assert_frame_equal(a.table, b.table, rtol=1e-10)
+    pd.testing.assert_frame_equal(a.nodes, b.nodes)
+    np.testing.assert_array_equal(a.labels, b.labels)
+
+
+def test_missing_rows_omitted(rng):
+    X = blobs(rng, [[0, 0], [9, 0]], size=25)
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="missing"):
+        es.choose_k(X, k_max=3, rng=0)
+    res = es.choose_k(X, k_max=3, n_references=0, rng=0, nan_policy="omit")
+    assert res.n_omitted == 1 and res.labels[3] == -1 and res.k == 2
+
+
+def test_gap_rule():
+    # Tibshirani et al.: the smallest k with gap(k) >= gap(k + 1) - s(k + 1)
+    assert _gap_choice(np.array([0.1, 0.5, 0.45, 0.6]), np.array([0.01, 0.01, 0.1, 0.01])) == 2
+    assert _gap_choice(np.array([0.1, 0.2, 0.3]), np.array([0.01, 0.01, 0.01])) == 3
+
+
+def test_progress_bar(rng, capsys):
+    X = blobs(rng, [[0, 0], [9, 0]], size=20)
+    res = es.choose_k(X, k_max=3, n_references=2, rng=0, progress=True)
+    assert res.k == 2
+    assert capsys.readouterr().err.count("choose_k") >= 1
+
+
+def test_choose_k_errors(rng):
+    X = rng.normal(size=(30, 2))
+    with pytest.raises(ValueError, match="`k_max` must be an integer >= 1"):
+        es.choose_k(X, k_max=0)
+    with pytest.raises(ValueError, match=r"`k_max` must be at most the number of samples \(30\)"):
+        es.choose_k(X, k_max=31)
+    with pytest.raises(ValueError, match="`alpha` must be a number strictly between 0 and 1"):
+        es.choose_k(X, alpha=1.0)
+    with pytest.raises(ValueError, match="`null` must be 'unimodal' or 'gaussian'"):
+        es.choose_k(X, null="normal")
+    with pytest.raises(ValueError, match="`n_references` must be a non-negative integer"):
+        es.choose_k(X, n_references=-1)
+    with pytest.raises(ValueError, match=r"`n_references` must be 0 \(no gap statistic\) or at least 2"):
+        es.choose_k(X, n_references=1)
+    with pytest.raises(ValueError, match="`n_resamples` must be a positive integer"):
+        es.choose_k(X, n_resamples=0)
+    with pytest.raises(ValueError, match="`min_size` must be"):
+        es.choose_k(X, min_size=2)
+    with pytest.raises(ValueError, match="`n_init` must be an integer >= 1"):
+        es.choose_k(X, n_init=0)
+    with pytest.raises(ValueError, match="`metric` must be 'euclidean', 'exponential' or 'gaussian' with null='gaussian'"):
+        es.choose_k(X, null="gaussian", metric="discrete")
+    with pytest.raises(TypeError, match="`progress` must be True or False"):
+        es.choose_k(X, progress="yes")
+
+
+def test_plot_choose_k(rng):
+    X = blobs(rng, [[0, 0], [9, 0], [0, 9]], size=20)
+    res = es.choose_k(X, k_max=5, n_references=3, rng=0)
+    ax = plot_choose_k(res)
+    np.testing.assert_array_equal(ax.get_lines()[0].get_ydata(), res.table["W"])
+    assert ax.get_lines()[2].get_xdata()[0] == res.k
+    assert ax.get_title() == "choice of k: sequential dip tests of unimodality, family-wise error 0.05"
+    assert "(" not in ax.get_xlabel() + ax.get_ylabel()  # no equation numbers
+    plt.close("all")
+
+
+# --- the guarantee ------------------------------------------------------------------------
+
+
+def binomial_threshold(m: int, level: float, false_failure: float = 1e-5) -> int:
+    """The largest count c with P(Binomial(m, level) > c) < false_failure."""
+    return int(binom.isf(false_failure, m, level))
+
+
+@pytest.mark.slow
+def test_gaussian_null_overestimates_one_gaussian_at_most_alpha(rng):
+    """P(k̂ > 1) <= alpha exactly for one Gaussian sample (the root's cluster test is exact).
+
+    Sizing: n_resamples = 19 and alpha = 0.05 make the root reject with probability exactly
+    1/20 (its p-value is uniform on {1/20, ..., 1}). Over m = 300 data sets the count of
+    k̂ > 1 is Binomial(300, 0.05) (mean 15); the assertion fails when it exceeds 33, which a
+    correct rule does with probability 9e-6 (binom.sf), while a rule whose true rate were
+    0.15 passes it with probability 0.028, and at 0.20 with probability 2e-5.
+    """
+    m, alpha = 300, 0.05
+    threshold = binomial_threshold(m, alpha)
+    assert threshold == 33 and binom.cdf(threshold, m, 0.15) < 0.03 and binom.cdf(threshold, m, 0.20) < 1e-4
+    cov = np.array([[4.0, 1.0], [1.0, 1.0]])  # any covariance: the test is affine invariant
+    count = 0
+    for _ in range(m):
+        X = rng.multivariate_normal([3.0, -1.0], cov, size=40)
+        count += es.choose_k(X, k_max=2, null="gaussian", n_resamples=19, n_references=0, rng=rng).k > 1
+    assert count <= threshold
+
+
+@pytest.mark.slow
+def test_unimodal_null_rarely_splits_one_gaussian(rng):
+    """P(k̂ > 1) <= alpha for one Gaussian under the unimodal null (the dip's uniform
+    calibration is conservative for a law with one sharp mode).
+
+    Sizing: over m = 200 data sets at alpha = 0.05 the count is at most Binomial(200, 0.05)
+    (mean 10, if the rule were exactly at its level); the assertion fails above 25
+    (probability 9e-6 for a correct rule), and catches a rule at 0.20 with probability
+    0.996.
+    """
+    m, alpha = 200, 0.05
+    threshold = binomial_threshold(m, alpha)
+    assert threshold == 25 and binom.cdf(threshold, m, 0.20) < 0.004
+    count = 0
+    for _ in range(m):
+        X = rng.normal(size=(100, 2)) * [3.0, 1.0]
+        count += es.choose_k(X, k_max=2, n_resamples=99, n_references=0, rng=rng).k > 1
+    assert count <= threshold
+
+
+@pytest.mark.slow
+def test_unimodal_null_rarely_splits_one_uniform(rng):
+    """P(k̂ > 1) <= alpha, approximately, for one uniform cluster, the least favourable
+    unimodal law for the dip: the held-out half's projection is calibrated on the uniform.
+    (Testing the line on the points that chose it split 16-20% of uniform clusters.)
+
+    Sizing as above: m = 200 data sets, failure above 25 splits (probability 9e-6 at a
+    true rate of 0.05), a rule at 0.20, the same-points rule, is caught with probability
+    0.996.
+    """
+    m, alpha = 200, 0.05
+    threshold = binomial_threshold(m, alpha)
+    assert threshold == 25
+    count = 0
+    for _ in range(m):
+        X = rng.uniform(size=(100, 2))
+        count += es.choose_k(X, k_max=2, n_resamples=99, n_references=0, rng=rng).k > 1
+    assert count <= threshold
+
+
+# --- cluster_test's labels= ------------------------------------------------------------------
+
+
+def test_align_labels_is_the_best_permutation(rng):
+    for _ in range(20):
+        ours = rng.integers(0, 3, size=30)
+        theirs = rng.integers(0, 3, size=30)
+        aligned, agreement = align_labels(ours, theirs)
+        best = max(np.mean(np.array(p)[ours] == theirs) for p in itertools.permutations(range(3)) if len(set(ours)) == 3)
+        assert agreement == pytest.approx(best)
+        assert len(np.unique(aligned)) == len(np.unique(ours))  # a renumbering
+
+
+def test_cluster_test_aligns_to_the_users_fit(rng):
+    X = blobs(rng, [[0, 0], [6, 0], [0, 6]], size=30)
+    user = np.repeat([2, 0, 1], 30)  # the user's numbering
+    res = es.cluster_test(X, 3, n_resamples=19, rng=0, labels=user)
+    np.testing.assert_array_equal(res.labels, user)
+    assert res.agreement == 1.0
+    plain = es.cluster_test(X, 3, n_resamples=19, rng=0)
+    assert plain.pvalue == res.pvalue and np.isnan(plain.agreement)
+    assert "not a fit to X" in repr(plain) and "agree on 100.0%" in repr(res)
+    with pytest.raises(ValueError, match=r"`labels` must have one entry per sample \(90\)"):
+        es.cluster_test(X, 3, n_resamples=19, rng=0, labels=user[:10])
+
+
+def test_significant_clusters_progress_type(rng):
+    with pytest.raises(TypeError, match="`progress` must be True or False"):
+        es.significant_clusters(rng.normal(size=(30, 2)), progress=1)
