@@ -106,7 +106,7 @@ def test_three_clusters():
     X[30:60, 0] += 6.0
     X[60:, 1] += 6.0
     res = es.cluster_test(X, 3, n_resamples=19, rng=1, n_init=3)
-    assert res.n_components >= 2 and res.pvalue == 0.05
+    assert res.n_components >= 2 and res.pvalue == 0.05  # deterministic: fixed seeds; the smallest p-value of B = 19
     assert sorted(res.model.cluster_sizes_.tolist()) == [30, 30, 30]
 
 
@@ -186,14 +186,21 @@ def test_level_for_gaussian_data(method, covariance, d):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("d,goal", [(2, 0.9), (5, 0.9), (10, 0.75)])
-def test_power_for_two_separated_groups(d, goal):
+@pytest.mark.parametrize("d,least", [(2, 26), (5, 29), (10, 29)])
+def test_power_for_two_separated_groups(d, least):
     """The issue's setting: n = 60, two groups of 30, the second shifted by 4 along the first
     axis; 40 data sets, B = 39 and three restarts (the groups are found from any start; the
-    validation table has the defaults, B = 99 and ten restarts, with the same powers)."""
+    validation table has the defaults, B = 99 and ten restarts, with the same powers).
+
+    A pilot (other seeds) rejected 186 of 200 data sets at d = 2, 98 of 100 at d = 5 and at
+    d = 10: 99% lower confidence bounds 0.876, 0.919, 0.919 on the power. The least number
+    of rejections of 40 is the largest whose false-failure probability is below 1e-4 there
+    (the old 36, 36 and 30 of 40 failed a test of power 0.93 at d = 2 with probability 0.15);
+    a test with power 0.5 passes with probability 0.04 (d = 2) and 0.003."""
     gen = np.random.default_rng(8 + d)
     rejections = sum(es.cluster_test(two_groups(gen, d=d), 2, n_resamples=39, rng=gen, n_init=3).pvalue <= 0.05 for _ in range(40))
-    assert rejections / 40 >= goal
+    # false failure: P(Binom(40, 0.876) < 26) = 4.5e-5 (d = 2); P(Binom(40, 0.919) < 29) = 5.4e-5
+    assert rejections >= least
 
 
 @pytest.mark.slow

@@ -469,7 +469,7 @@ def test_nystroem_takes_the_minibatch_path_when_the_features_do_not_fit(rng, alg
     assert (given.path_, given.batch_size_) == ("nystroem-minibatch", b)
     np.testing.assert_array_equal(chosen.labels_, given.labels_)
     assert chosen.W_ == pytest.approx(given.W_, rel=1e-12)
-    assert adjusted_rand_score(chosen.labels_, held.labels_) > 0.99
+    assert adjusted_rand_score(chosen.labels_, held.labels_) > 0.99  # deterministic: fixed seeds; here 1.0 (both algorithms)
 
 
 def test_exact_path_is_named_and_streams_where_the_matrix_does_not_fit(rng):
