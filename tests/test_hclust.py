@@ -207,12 +207,16 @@ def test_one_gaussian_gives_one_cluster():
 
 @pytest.mark.slow
 def test_three_blobs_are_found_in_most_data_sets():
+    """A pilot (other seeds) found the three blobs in 200 of 200 data sets: 0.977 the 99%
+    lower confidence bound on the rate. 11 of 12 failed there with probability 0.03; 19 of
+    24 with 1.3e-5, and a method that finds them in half the data sets passes with
+    probability 0.003 (8 of 12, the least work, would pass it with 0.19)."""
     rng = np.random.default_rng(21)
     found = sum(
         # B = 39: p-values down to 1/40, below the second split's threshold 0.05 * 2/3
-        es.significant_clusters(three_blobs(rng, gap=6.0), n_resamples=39, rng=rng, n_init=3).n_clusters == 3 for _ in range(12)
+        es.significant_clusters(three_blobs(rng, gap=6.0), n_resamples=39, rng=rng, n_init=3).n_clusters == 3 for _ in range(24)
     )
-    assert found >= 11
+    assert found >= 19  # false failure: P(Binom(24, 0.977) < 19) = 1.3e-5
 
 
 @pytest.mark.r
