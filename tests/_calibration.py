@@ -1,23 +1,38 @@
 """Shared by the Monte Carlo tests of level: the binomial interval a rejection rate must fall
-in, and the power argument that sizes them."""
+in, and the power argument that sizes them.
+
+Every Monte Carlo assertion in ``tests/`` states beside it its false-failure probability
+under the null it assumes, and that probability is below ``FALSE_FAILURE`` = 1e-4."""
 
 from scipy.stats import binom
 
-#: Data sets per Monte Carlo level test: the 99% interval around 0.05 then excludes the
-#: rejection rate of a test whose true level is 0.10 with probability >= 0.9
-#: (``tests/test_calibration.py`` checks it).
-LEVEL_REPS = 420
+#: The largest false-failure probability a Monte Carlo assertion may have.
+FALSE_FAILURE = 1e-4
+
+#: Data sets per Monte Carlo level test: the interval around 0.05 whose false-failure
+#: probability is below 1e-4 (counts outside [15, 59] of 700: 8.2e-5) then excludes the
+#: rejection rate of a test whose true level is 0.10 with probability 0.91 and that of a
+#: true level 0.01 with probability 0.99 (``tests/test_calibration.py`` checks it; 420 data
+#: sets, enough at the 99% interval, give 0.59 at this false-failure probability).
+LEVEL_REPS = 700
 
 
-def rejection_interval(reps: int, level: float = 0.05, coverage: float = 0.99) -> tuple[float, float]:
-    """The central ``coverage`` interval of the rejection rate over ``reps`` data sets of a
-    test whose true level is ``level``."""
-    lo, hi = binom.ppf([(1 - coverage) / 2, (1 + coverage) / 2], reps, level)
+def rejection_interval(reps: int, level: float = 0.05, false_failure: float = FALSE_FAILURE) -> tuple[float, float]:
+    """The interval of the rejection rate over ``reps`` data sets of a test whose true level
+    is ``level``: a rate outside it has probability below ``false_failure`` (at most
+    ``false_failure / 2`` in each tail, exact binomial)."""
+    lo, hi = binom.ppf(false_failure / 2, reps, level), binom.isf(false_failure / 2, reps, level)
     return lo / reps, hi / reps
 
 
-def detection_probability(reps: int, true_level: float, level: float = 0.05, coverage: float = 0.99) -> float:
+def false_failure_probability(reps: int, level: float = 0.05, false_failure: float = FALSE_FAILURE) -> float:
+    """The exact probability that the rejection rate of a test whose true level is ``level``
+    falls outside :func:`rejection_interval`: what a correct test fails with."""
+    return detection_probability(reps, level, level, false_failure)
+
+
+def detection_probability(reps: int, true_level: float, level: float = 0.05, false_failure: float = FALSE_FAILURE) -> float:
     """Probability that the rejection rate of a test with ``true_level`` falls outside the
     interval of :func:`rejection_interval`: the power of the level check."""
-    lo, hi = rejection_interval(reps, level, coverage)
+    lo, hi = rejection_interval(reps, level, false_failure)
     return float(binom.cdf(round(lo * reps) - 1, reps, true_level) + binom.sf(round(hi * reps), reps, true_level))

@@ -1,15 +1,23 @@
 """The Monte Carlo level tests are sized by a power argument (tests/_calibration.py)."""
 
-from _calibration import LEVEL_REPS, detection_probability, rejection_interval
+from _calibration import FALSE_FAILURE, LEVEL_REPS, detection_probability, false_failure_probability, rejection_interval
 
 
 def test_level_tests_catch_a_doubled_level():
     assert detection_probability(LEVEL_REPS, 0.10) >= 0.9
     assert detection_probability(LEVEL_REPS, 0.01) >= 0.9
-    assert detection_probability(LEVEL_REPS, 0.05) <= 0.01  # a correct test fails rarely
-    assert detection_probability(100, 0.10) < 0.5  # the 100 data sets some tests used were not enough
+    assert false_failure_probability(LEVEL_REPS) < FALSE_FAILURE  # a correct test fails rarely
+    assert detection_probability(420, 0.10) < 0.6  # the 420 data sets of the 99% interval are not enough at 1e-4
+
+
+def test_three_level_checks_in_one_test_share_the_false_failure_probability():
+    """test_poisson.py's level test checks three tests on the same data sets: 800 of them at
+    1e-4 / 3 each."""
+    assert 3 * false_failure_probability(800, false_failure=FALSE_FAILURE / 3) < FALSE_FAILURE
+    assert detection_probability(800, 0.10, false_failure=FALSE_FAILURE / 3) >= 0.9
 
 
 def test_rejection_interval_contains_the_level():
     lo, hi = rejection_interval(LEVEL_REPS)
-    assert lo < 0.05 < hi and hi < 0.08
+    assert lo < 0.05 < hi and hi < 0.09
+    assert (round(lo * LEVEL_REPS), round(hi * LEVEL_REPS)) == (15, 59)

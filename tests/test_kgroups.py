@@ -187,7 +187,7 @@ def test_predict_is_the_energy_cost_of_adding_a_point(rng):
                 - es.dispersion(X, km.labels_ == l).within[1]
             )
         assert p == int(np.argmin(costs))
-    assert (km.predict(X) == km.labels_).mean() > 0.95
+    assert (km.predict(X) == km.labels_).mean() > 0.95  # deterministic: fixed seed; here 1.0
     D_new = es.pairwise_semimetric(new, X)
     pre = es.KGroups(3, metric="precomputed", init=km.labels_).fit(brute_rho(X, X))
     np.testing.assert_array_equal(pre.predict(D_new), pred)
@@ -381,9 +381,9 @@ def test_nystroem_is_close_to_the_exact_fit_and_reproducible(rng):
     a = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X)
     b = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
-    assert adjusted_rand_score(a.labels_, exact.labels_) > 0.97
+    assert adjusted_rand_score(a.labels_, exact.labels_) > 0.97  # deterministic: fixed seeds; here 0.997
     assert es.dispersion(X, a.labels_).W <= exact.W_ * 1.01
-    assert (a.predict(X) == a.labels_).mean() > 0.97
+    assert (a.predict(X) == a.labels_).mean() > 0.97  # deterministic: fixed seeds; here 1.0
     w = np.ones(len(X))
     w[:50] = 0.0  # zero weights: removed points, labelled by predict's rule
     c = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X, sample_weight=w)
@@ -469,7 +469,7 @@ def test_nystroem_takes_the_minibatch_path_when_the_features_do_not_fit(rng, alg
     assert (given.path_, given.batch_size_) == ("nystroem-minibatch", b)
     np.testing.assert_array_equal(chosen.labels_, given.labels_)
     assert chosen.W_ == pytest.approx(given.W_, rel=1e-12)
-    assert adjusted_rand_score(chosen.labels_, held.labels_) > 0.99
+    assert adjusted_rand_score(chosen.labels_, held.labels_) > 0.99  # deterministic: fixed seeds; here 1.0 (both algorithms)
 
 
 def test_exact_path_is_named_and_streams_where_the_matrix_does_not_fit(rng):

@@ -135,6 +135,8 @@ def test_power_beats_lloyd_from_matched_starts_for_d_at_least_10():
             init, _ = kmeans_plusplus(X, 50, random_state=seed, n_local_trials=1)
             lloyd.append(KMeans(50, init=init, n_init=1).fit(X).inertia_)
             power.append(es.PowerKMeans(50, s0=-3.0, init=init).fit(X).inertia_)
+        # deterministic: fixed seeds 0-4 (data, starts); the root quality ratios above, 1.43 vs
+        # 1.48 and 1.36 vs 1.42, put the mean objectives about 7% apart
         assert np.mean(power) < np.mean(lloyd)
 
 

@@ -27,10 +27,12 @@ EVNORMAL = REFERENCE["evnormal"]
 
 def within_monte_carlo_error(ours, theirs, B):
     """R's p-value #{null >= t} / B against ours (1 + #{null >= t}) / (B + 1), different random
-    streams: within 4 binomial standard errors of each, plus the one count."""
+    streams: within 4.5 binomial standard errors of each, plus the one count. False failure:
+    P(|Z| > 4.5) = 6.8e-6 per p-value (normal bound), 2.0e-5 for poisson.tests' three; a
+    difference of 6 standard errors is caught with probability 0.93."""
     ours, theirs = np.asarray(ours), np.asarray(theirs)
     p = (ours + theirs) / 2
-    return np.all(np.abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / (B + 1)) + 2 / (B + 1))
+    return np.all(np.abs(ours - theirs) <= 4.5 * np.sqrt(2 * p * (1 - p) / (B + 1)) + 2 / (B + 1))
 
 
 def test_reference_records_its_provenance():
@@ -56,7 +58,7 @@ def test_normal_statistic_matches_r(name):
         assert res.pvalue == 1.0 and case["test"]["p_value"] < 0.9
         np.testing.assert_allclose(res.null_distribution, res.statistic, rtol=1e-13)
     else:
-        assert within_monte_carlo_error(res.pvalue, case["test"]["p_value"], case["test"]["R"])
+        assert within_monte_carlo_error(res.pvalue, case["test"]["p_value"], case["test"]["R"])  # false failure: 6.8e-6
 
 
 # --- EVnormal and the limit p-value -----------------------------------------------------------------
@@ -108,7 +110,7 @@ def test_poisson_statistics_match_r(name):
     res = es.poisson_test(x, n_resamples=case["tests"]["R"], rng=0)
     np.testing.assert_allclose(res.statistic, case["tests"]["statistic"], rtol=1e-10)
     assert res.estimate == pytest.approx(case["tests"]["estimate"], rel=1e-14)
-    assert within_monte_carlo_error(res.pvalue, case["tests"]["p_value"], case["tests"]["R"])
+    assert within_monte_carlo_error(res.pvalue, case["tests"]["p_value"], case["tests"]["R"])  # false failure: 3 x 6.8e-6 = 2.0e-5
 
 
 # --- ksample.e -----------------------------------------------------------------------------------
