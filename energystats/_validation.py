@@ -24,6 +24,7 @@ __all__ = [
     "weight_scale",
     "check_exponent",
     "check_n_clusters",
+    "check_n_init",
     "check_positive_int",
     "check_symmetric",
 ]
@@ -223,6 +224,28 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value}.")
     return int(value)
+
+
+#: The most restarts of a clustering estimator (``n_init``). If one start in a thousand reaches
+#: the best partition, the best of 10**4 starts misses it with probability (1 - 1e-3)**1e4 < 5e-5;
+#: more only costs time (each restart is a whole fit).
+MAX_INIT = 10**4
+#: Bytes a restart holds besides its labels: its random stream (a spawned Generator, 1 KiB
+#: measured) and its result tuple.
+RESTART_BYTES = 2048
+
+
+def check_n_init(value, n_samples: int) -> int:
+    """Check ``n_init``: an integer from 1 to :data:`MAX_INIT` whose restarts (a random stream
+    and n labels each, all kept until the best is chosen) fit the memory budget."""
+    n_init = check_positive_int(value, "n_init")
+    if n_init > MAX_INIT:
+        raise ValueError(
+            f"`n_init` must be at most {MAX_INIT:,} (the best of that many starts misses a partition that one "
+            f"start in a thousand finds with probability below 5e-5; more only costs time), got {n_init:,}."
+        )
+    check_fits(f"`n_init`={n_init:,} restarts of {n_samples:,} labels each", n_init * (RESTART_BYTES + 8 * n_samples), "a smaller `n_init`")
+    return n_init
 
 
 def check_n_clusters(value, n_samples: int, *, minimum: int = 1) -> int:
