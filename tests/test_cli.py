@@ -576,3 +576,9 @@ def test_compare_r_with_one_row_per_group_and_zero_within_dispersion(tmp_path, c
     main(["compare-r", path, "--by", "g", "--n-resamples", "19", "--json"])
     rows = {(r["R quantity"], r["alpha"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
     assert rows[("disco statistic (F)", 1.0)]["agree"] and rows[("kgroups W: hartigan 0.0000 vs R 0.0000", 1.0)]["agree"]
+
+
+@pytest.mark.r
+def test_compare_r_out_to_a_full_device_exits_1(hostile_files):
+    proc = run_cli(f"$ES compare-r {hostile_files}/two.csv --by g --n-resamples 19 --out /dev/full")
+    assert (proc.returncode, proc.stderr) == (1, "energystats compare-r: error: --out /dev/full: cannot write it (No space left on device)\n")

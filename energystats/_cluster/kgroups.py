@@ -116,7 +116,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         becoming groups 0..k-1 (so ``labels_ + 1`` compares with R's
         ``cluster``).
     n_init : int, default=10
-        Restarts from independent random streams; the best objective is kept.
+        Restarts from independent random streams; the best objective is kept. At most
+        10,000, with the n labels of every restart within the working memory.
     max_iter : int, default=300
         Maximum number of sweeps per run.
     random_state : int, numpy.random.Generator or None, default=None

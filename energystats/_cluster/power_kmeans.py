@@ -226,7 +226,8 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     init : {"k-means++", "random"} or array of shape (k, n_features), default="k-means++"
         Initial centres (as scikit-learn's ``KMeans``).
     n_init : int, default=1
-        Restarts; the lowest k-means objective is kept.
+        Restarts; the lowest k-means objective is kept. At most 10,000, with the n labels
+        of every restart within the working memory.
     max_iter : int, default=1000
         Maximum MM iterations.
     tol : float, default=1e-6
