@@ -213,7 +213,9 @@ def _numeric(table: pd.DataFrame, *, chosen: bool) -> pd.DataFrame:
 def check_output(path: Path, option: str, *, make_folders: bool = False) -> None:
     """Stop before any computation if ``path`` cannot be written: its folder must exist (with
     ``make_folders``, the nearest existing ancestor, the rest is made when writing) and be
-    writable, and ``path`` must not be a folder."""
+    writable, and ``path`` must not be a folder; then a file (or, with missing folders, a
+    folder) is actually created there and removed, which permissions alone do not tell (as
+    root in ``/proc`` or ``/sys``)."""
     if path.is_dir():
         raise CLIError(f"{option} {path} is a folder, not a file")
     folder = path.parent
@@ -226,12 +228,14 @@ def check_output(path: Path, option: str, *, make_folders: bool = False) -> None
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise CLIError(f"{option} {path}: no permission to write there")
     # permissions do not tell everything (root passes them in /proc and /sys): try, leaving
-    # no trace (an existing file is opened to append nothing; a new one or a folder removed)
+    # no trace (an existing file is opened to append nothing; a new one or a folder removed;
+    # a device or a named pipe, which opening could block on, is left to the write)
     try:
         if folder != path.parent:
             os.rmdir(tempfile.mkdtemp(dir=folder))
         elif path.exists():
-            open(path, "ab").close()
+            if path.is_file():
+                open(path, "ab").close()
         else:
             open(path, "xb").close()
             path.unlink()

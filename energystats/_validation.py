@@ -230,21 +230,17 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
 #: the best partition, the best of 10**4 starts misses it with probability (1 - 1e-3)**1e4 < 5e-5;
 #: more only costs time (each restart is a whole fit).
 MAX_INIT = 10**4
-#: Bytes a restart holds besides its labels: its random stream (a spawned Generator, 1 KiB
-#: measured) and its result tuple.
-RESTART_BYTES = 2048
-
-
 def check_n_init(value, n_samples: int) -> int:
-    """Check ``n_init``: an integer from 1 to :data:`MAX_INIT` whose restarts (a random stream
-    and n labels each, all kept until the best is chosen) fit the memory budget."""
+    """Check ``n_init``: an integer from 1 to :data:`MAX_INIT` whose restarts' labels (n each,
+    all kept until the best is chosen) fit the memory budget. Each restart also holds a random
+    stream (a spawned Generator, 1 KiB measured: 10 MiB at the cap, bounded by it)."""
     n_init = check_positive_int(value, "n_init")
     if n_init > MAX_INIT:
         raise ValueError(
             f"`n_init` must be at most {MAX_INIT:,} (the best of that many starts misses a partition that one "
             f"start in a thousand finds with probability below 5e-5; more only costs time), got {n_init:,}."
         )
-    check_fits(f"`n_init`={n_init:,} restarts of {n_samples:,} labels each", n_init * (RESTART_BYTES + 8 * n_samples), "a smaller `n_init`")
+    check_fits(f"`n_init`={n_init:,} restarts of {n_samples:,} labels each", 8 * n_init * n_samples, "a smaller `n_init`")
     return n_init
 
 

@@ -446,7 +446,7 @@ HOSTILE = [
     (["test", "--example", "iris", "--by", "Species", "--working-memory", "0.0005"], 2,
      "needs 15.6 KiB, more than the working memory of 524 bytes. Give --working-memory 2 (MiB), or a smaller --n-resamples."),
     (["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--n-init", "10000", "--working-memory", "0.5"], 2,
-     "--n-init=10,000 restarts of 150 labels each needs 31.0 MiB, more than the working memory of 512.0 KiB. Give --working-memory 32 (MiB), or a smaller --n-init."),
+     "--n-init=10,000 restarts of 150 labels each needs 11.4 MiB, more than the working memory of 512.0 KiB. Give --working-memory 13 (MiB), or a smaller --n-init."),
     (["hclust", "--example", "iris", "--by", "Species", "--plot", "/proc/tree.png"], 2, "--plot /proc/tree.png: cannot write there"),
     (["hclust", "--example", "iris", "--by", "Species", "--plot", "/sys/tree.png"], 2, "--plot /sys/tree.png: cannot write there"),
     (["compare-r", "--out", "/proc/new/table.md"], 2, "--out /proc/new/table.md: cannot write there"),
