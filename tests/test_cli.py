@@ -443,6 +443,8 @@ HOSTILE = [
     (["cluster", "{tmp}/two.csv", "-k", "2", "--by", "g", "--n-init", "100000000"], 2,
      "--n-init must be at most 10,000 (the best of that many starts misses a partition"),
     (["test", "--example", "iris", "--by", "Species", "--projections", "1000000000000"], 2, "--projections must be at most 10,000"),
+    (["test", "--example", "iris", "--by", "Species", "--n-resamples", "1000000000"], 2, "--n-resamples must be at most 10,000,000"),
+    (["cluster", "--example", "iris", "-k", "200", "--columns", "Sepal.Length"], 2, "-k must be at most n_samples (150), got 200."),
     (["test", "--example", "iris", "--by", "Species", "--working-memory", "0.0005"], 2,
      "needs 15.6 KiB, more than the working memory of 524 bytes. Give --working-memory 2 (MiB), or a smaller --n-resamples."),
     (["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--n-init", "10000", "--working-memory", "0.5"], 2,

@@ -33,6 +33,8 @@ CAPPED = [
     ("dcov", lambda: es.dcov(X, Y, **PROJECTION, n_projections=10**12), ValueError, CAP_L),
     ("dcov_test", lambda: es.dcov_test(X, Y, **PROJECTION, n_projections=10**12, n_resamples=9), ValueError, CAP_L),
     ("dcor", lambda: es.dcor(X, Y, **PROJECTION, n_projections=10**4 + 1), ValueError, CAP_L),
+    ("dcor_test", lambda: es.dcor_test(X, Y, **PROJECTION, n_projections=10**12, n_resamples=9), ValueError, CAP_L),
+    ("energy_test 10**5", lambda: es.energy_test(X, G, **PROJECTION, n_projections=10**5, n_resamples=9), ValueError, CAP_L),
     ("make_power_kmeans_data", lambda: make_power_kmeans_data(10**12), es.WorkingMemoryError,
      r"make_power_kmeans_data of 1,000,000,000,000 points in 2 dimensions needs .* or a smaller `n_samples`"),
     ("poisson_statistic M range", lambda: es.poisson_statistic([0, 2**50], test="M-CvM"), ValueError,
