@@ -20,8 +20,12 @@ stops with a message saying what to set, instead of exhausting the machine).
 
 The file may be separated by commas, semicolons, tabs, ``|`` or spaces (sniffed; ``-`` reads
 stdin). Without ``--columns`` every column except ``--by`` is data and must be numeric.
-Exit status: 0; 1 when ``compare-r`` finds a disagreement or stdout closes early (``| head``);
-2 for bad input (one line on stderr, checked before computing where it can be); 130 on Ctrl-C.
+Exit status: 0; 1 when ``compare-r`` finds a disagreement, or an output cannot be written
+(stdout closed or full, ``--plot`` or ``--out`` on a full disk), the output files being checked
+before computing; 2 for bad input (one line on stderr, checked before computing where it can
+be); 3 for an internal error (a bug: one line on stderr, ``ENERGYSTATS_DEBUG=1`` shows the
+traceback); 130 on Ctrl-C. No traceback is printed. JSON output is strict: a NaN or infinite
+number is written as null and listed, with its value, under ``"non_finite"``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 from itertools import combinations
 from pathlib import Path
@@ -39,7 +44,7 @@ import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
 from . import __version__
-from ._cli_io import CLIError, check_output, read_table, select
+from ._cli_io import CLIError, OutputError, check_output, finite_json, read_table, select, write_output
 from ._cluster import KGroups, cluster_test, significant_clusters, split_1d
 from ._compare_r import compare_r
 from ._config import WorkingMemoryError, config_context
@@ -119,6 +124,8 @@ def _print_describe(out: dict) -> None:
     print(f"  T = S + W       {out['T']:.6g}")
     k = len(out["groups"])
     print(f"  F = [S/(k-1)] / [W/(N-k)] = {out['F']:.6g}   (k = {k}, N = {n})")
+    if not math.isfinite(out["F"]):  # JSON writes it as null
+        print(f"  (F is {out['F']:g}: W = 0, every group is one point repeated" + (", and so is the whole sample)" if out["S"] == 0 else ")"))
 
 
 def _test(args, data, groups) -> dict:
@@ -212,8 +219,18 @@ def _r_agreement(X, labels, args) -> dict:
     if not ok:
         return {"available": False, "reason": reason}
 
-    table = compare_r([("clusters", X, labels)], exponents=(args.exponent,), etest=False, seed=args.seed or 0)
+    table = _ask_r(lambda: compare_r([("clusters", X, labels)], exponents=(args.exponent,), etest=False, seed=args.seed or 0))
     return {"available": True, **r_versions(), "rows": table.to_dict(orient="records")}
+
+
+def _ask_r(call):
+    """``call()``, with an error raised inside R reported as bad input (one line, exit 2)."""
+    try:
+        return call()
+    except Exception as exc:
+        if type(exc).__name__ != "RRuntimeError":  # rpy2.rinterface_lib.embedded.RRuntimeError
+            raise
+        raise CLIError(f"R's energy failed on these data: {' '.join(str(exc).split())}") from None
 
 
 def _print_cluster(out: dict) -> None:
@@ -276,11 +293,11 @@ def _compare(args, data, groups) -> dict:
     if data is not None:
         codes, _ = pd.factorize(groups, sort=True)
         datasets = [(str(args.by), data.to_numpy(dtype=float), codes)]
-    table = compare_r(datasets, n_resamples=args.n_resamples, seed=args.seed, progress=args.progress)
+    table = _ask_r(lambda: compare_r(datasets, n_resamples=args.n_resamples, seed=args.seed, progress=args.progress))
     out = {**r_versions(), "agree": int(table["agree"].sum()), "total": len(table), "rows": table.to_dict(orient="records")}
     if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(f"# {_compare_header(out)}\n\n```text\n{table.to_string(index=False)}\n```\n")
+        text = f"# {_compare_header(out)}\n\n```text\n{table.to_string(index=False)}\n```\n"
+        write_output(args.out, "--out", lambda: (args.out.parent.mkdir(parents=True, exist_ok=True), args.out.write_text(text)))
     return out
 
 
@@ -310,7 +327,7 @@ def _hclust(args, data, groups) -> dict:
 
         ax = plot_dendrogram(res)
         ax.set_title(f"energy dendrogram: {res.n_clusters} significant cluster(s) at FWER {args.alpha}")
-        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        write_output(args.plot, "--plot", lambda: ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight"))
         out["plot"] = str(args.plot)
     return out
 
@@ -476,11 +493,21 @@ def _run(args) -> int:
         for row, label in zip(np.flatnonzero(chosen.kept), out["labels"]):
             labels[row] = label
         out["labels"] = labels
-    if args.json:
-        print(json.dumps(out, indent=2, default=lambda v: v.item() if isinstance(v, np.generic) else str(v)))
-    else:
-        report(out)
-    sys.stdout.flush()  # a closed pipe shows here, inside main
+    try:
+        if args.json:
+            clean, non_finite = finite_json(out)
+            if non_finite:
+                clean["non_finite"] = non_finite
+            default = lambda v: v.item() if isinstance(v, np.generic) else str(v)  # noqa: E731
+            print(json.dumps(clean, indent=2, default=default, allow_nan=False))
+        else:
+            report(out)
+        sys.stdout.flush()  # a closed pipe shows here, inside main
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # stdout full (> /dev/full) or gone
+        _discard_stdout()
+        raise OutputError(f"cannot write to stdout ({exc.strerror or exc})") from None
     if args.command == "compare-r" and out["agree"] < out["total"]:
         return 1
     return 0
@@ -496,20 +523,65 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if hasattr(args, "progress"):
         args.progress = bool(args.progress and not args.json and sys.stderr.isatty())
+    if sys.stdout is None:  # started with stdout closed (>&-): nowhere to write the result
+        print(f"energystats {args.command}: error: stdout is closed, nowhere to write the output", file=sys.stderr)
+        return 1
     try:
         return _run(args)
-    except (CLIError, ValueError, TypeError, WorkingMemoryError) as exc:
-        message = " ".join(str(exc).split("\n"))
-        print(f"energystats {args.command}: error: {message}", file=sys.stderr)
-        return 2
+    except (CLIError, ValueError, TypeError, OverflowError, WorkingMemoryError) as exc:
+        return _fail(args, _cli_message(str(exc), args), 2)
+    except MemoryError as exc:
+        return _fail(args, f"the machine ran out of memory ({exc or 'MemoryError'}); give a smaller --working-memory (MiB)", 2)
+    except OutputError as exc:
+        return _fail(args, str(exc), 1)
     except BrokenPipeError:
         # the reader is gone: send the output still buffered to devnull, so that the
         # interpreter's last flush does not raise again (docs.python.org, signal, "Note on SIGPIPE")
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_stdout()
         return 1
     except KeyboardInterrupt:
         print(f"energystats {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: one line, the traceback on request
+        if os.environ.get("ENERGYSTATS_DEBUG"):
+            raise
+        return _fail(args, f"internal error, please report it: {type(exc).__name__}: {exc} (ENERGYSTATS_DEBUG=1 shows the traceback)", 3)
+
+
+def _fail(args, message: str, status: int) -> int:
+    """One line on stderr (whatever the message's line breaks); returns ``status``."""
+    print(f"energystats {args.command}: error: {' '.join(message.split())}", file=sys.stderr)
+    return status
+
+
+def _discard_stdout() -> None:
+    """Point stdout at devnull, so that the output still buffered does not fail again at exit."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+#: The library's argument names and the options that set them: messages name the option.
+_OPTIONS = {
+    "n_init": "--n-init", "n_resamples": "--n-resamples", "n_projections": "--projections",
+    "n_components": "--nystroem", "exponent": "--exponent", "alpha": "--alpha", "n_clusters": "-k",
+}
+_DESTS = {"n_projections": "projections", "n_components": "nystroem"}
+
+
+def _cli_message(message: str, args) -> str:
+    """A library message in the command line's words: ``--working-memory N`` instead of
+    ``set_config(working_memory=N)``, ``--n-init`` instead of ```n_init```."""
+    message = re.sub(
+        r"Set energystats\.set_config\(working_memory=(\d+)\) \(MiB\) or use energystats\.config_context",
+        r"Give --working-memory \1 (MiB)",
+        message,
+    )
+    for name, option in _OPTIONS.items():
+        if hasattr(args, _DESTS.get(name, name)):
+            message = message.replace(f"`{name}`", option)
+    return message
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,15 +2,18 @@
 columns, and checking the output paths before anything is computed (``energystats._cli``).
 
 Every user error raises :class:`CLIError`, which the command prints as one line on stderr
-with exit status 2.
+with exit status 2; an output that cannot be written raises :class:`OutputError` (exit 1).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 import os
+import stat
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +22,7 @@ import pandas as pd
 
 from .datasets import load_example
 
-__all__ = ["CLIError", "Selection", "check_output", "read_table", "select"]
+__all__ = ["CLIError", "OutputError", "Selection", "check_output", "finite_json", "read_table", "select", "write_output"]
 
 #: characters of the file read to sniff its delimiter
 SNIFF_CHARS = 64 * 1024
@@ -27,6 +30,10 @@ SNIFF_CHARS = 64 * 1024
 
 class CLIError(Exception):
     """A user error reported as one line on stderr with exit status 2."""
+
+
+class OutputError(Exception):
+    """An output (a file, stdout) that cannot be written: one line on stderr, exit status 1."""
 
 
 def read_table(args) -> pd.DataFrame | None:
@@ -51,14 +58,34 @@ def read_table(args) -> pd.DataFrame | None:
             raise CLIError(f"cannot read stdin: {exc}") from None
         return _parse(io.StringIO(text), text[:SNIFF_CHARS], "stdin")
     path = Path(args.csv)
+    if path.is_dir():
+        raise CLIError(f"{path} is a folder, not a CSV file")
+    if not path.exists():
+        raise CLIError(f"file not found: {path}" + (" (a link to a missing file)" if path.is_symlink() else ""))
     if not path.is_file():
-        raise CLIError(f"file not found: {path}")
+        return _read_stream(path)
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as file:
             sample = file.read(SNIFF_CHARS)
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror}") from None
     return _parse(path, sample, str(path))
+
+
+def _read_stream(path: Path) -> pd.DataFrame:
+    """A named pipe (FIFO), or a device such as ``/dev/stdin``: read to its end, as ``-`` reads
+    stdin (a pipe with no writer yet waits for one, as ``cat`` does). Sockets and block devices
+    are refused."""
+    mode = path.stat().st_mode
+    kind = "a socket" if stat.S_ISSOCK(mode) else "a block device" if stat.S_ISBLK(mode) else None
+    if kind is not None:
+        raise CLIError(f"{path} is {kind}, not a CSV file")
+    try:
+        with open(path, encoding="utf-8", newline="") as stream:
+            text = stream.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CLIError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return _parse(io.StringIO(text), text[:SNIFF_CHARS], str(path))
 
 
 def _parse(source, sample: str, name: str) -> pd.DataFrame:
@@ -186,7 +213,9 @@ def _numeric(table: pd.DataFrame, *, chosen: bool) -> pd.DataFrame:
 def check_output(path: Path, option: str, *, make_folders: bool = False) -> None:
     """Stop before any computation if ``path`` cannot be written: its folder must exist (with
     ``make_folders``, the nearest existing ancestor, the rest is made when writing) and be
-    writable, and ``path`` must not be a folder."""
+    writable, and ``path`` must not be a folder; then a file (or, with missing folders, a
+    folder) is actually created there and removed, which permissions alone do not tell (as
+    root in ``/proc`` or ``/sys``)."""
     if path.is_dir():
         raise CLIError(f"{option} {path} is a folder, not a file")
     folder = path.parent
@@ -198,3 +227,43 @@ def check_output(path: Path, option: str, *, make_folders: bool = False) -> None
         raise CLIError(f"{option} {path}: {folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise CLIError(f"{option} {path}: no permission to write there")
+    # permissions do not tell everything (root passes them in /proc and /sys): try, leaving
+    # no trace (an existing file is opened to append nothing; a new one or a folder removed;
+    # a device or a named pipe, which opening could block on, is left to the write)
+    try:
+        if folder != path.parent:
+            os.rmdir(tempfile.mkdtemp(dir=folder))
+        elif path.exists():
+            if path.is_file():
+                open(path, "ab").close()
+        else:
+            open(path, "xb").close()
+            path.unlink()
+    except OSError as exc:
+        raise CLIError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
+def write_output(path: Path, option: str, write) -> None:
+    """Call ``write()``, which writes ``path``; an ``OSError`` (a full disk, /dev/full) becomes
+    an :class:`OutputError` naming the option."""
+    try:
+        write()
+    except OSError as exc:
+        raise OutputError(f"{option} {path}: cannot write it ({exc.strerror or exc})") from None
+
+
+def finite_json(value, path: str = "", found: dict | None = None):
+    """``value`` with every NaN or infinite float replaced by None (JSON has no NaN or
+    Infinity: strict parsers refuse them), and a dict of where each was (``"F"``,
+    ``"pairs[0].energy_distance"``) to its value as text (``"inf"``, ``"nan"``)."""
+    found = {} if found is None else found
+    if isinstance(value, dict):
+        clean = {k: finite_json(v, f"{path}.{k}" if path else str(k), found)[0] for k, v in value.items()}
+    elif isinstance(value, (list, tuple)):
+        clean = [finite_json(v, f"{path}[{i}]", found)[0] for i, v in enumerate(value)]
+    elif isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        found[path] = str(float(value))
+        clean = None
+    else:
+        clean = value
+    return clean, found

@@ -42,8 +42,13 @@ def battery() -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
 
 
 def _rel(a, b) -> float:
+    """Largest relative difference; 0 where both are equal (also both infinite of one sign, or
+    both NaN), NaN where only one is NaN or infinite."""
     a, b = np.atleast_1d(np.asarray(a, float)), np.atleast_1d(np.asarray(b, float))
-    return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300)))
+    with np.errstate(invalid="ignore"):
+        d = np.abs(a - b) / np.maximum(np.abs(b), 1e-300)
+    d = np.where((a == b) | (np.isnan(a) & np.isnan(b)), 0.0, d)
+    return float(np.nan if np.isnan(d).any() else np.max(d))
 
 
 def _timed(fn):
@@ -76,7 +81,7 @@ def _compare_kgroups(name, X, xr, k: int, start) -> list[dict]:
     r_W = float(to_numpy(r_field(kg, "W"))[0])
     hart, t_es = _timed(lambda: KGroups(k, init=ours.labels_, random_state=0).fit(X))
     rows.append(_row(name, 1.0, f"kgroups W: hartigan {hart.W_:.4f} vs R {r_W:.4f}",
-                     f"{(hart.W_ - r_W) / r_W:.1e}", hart.W_ <= r_W * (1 + 1e-12), t_r / t_es))
+                     f"{(hart.W_ - r_W) / max(abs(r_W), 1e-300):.1e}", hart.W_ <= r_W * (1 + 1e-12), t_r / t_es))
     return rows
 
 
@@ -139,28 +144,29 @@ def _compare_mvnorm(name, X, xr, n_resamples, seed) -> list[dict]:
 
 
 def _compare_independence(name, X, codes, n_resamples, seed) -> list[dict]:
-    """The distance covariance family on the first two columns against the others (and against
-    the groups as an R factor): dcov, dcor (index 1 and 0.5), dcovU, bcdcor, dcorT, pdcor
-    removing the groups (to 1e-10), and the dcov.test p-value (within Monte Carlo error)."""
-    x, y = X[:, :2], X[:, 2:]
-    xr, yr, fac = r_matrix(x), r_matrix(y), r_factor(codes)
-    labels = np.asarray(codes).astype(str)
-    checks = [
-        ("dcov", lambda: dcov(x, y), lambda: r_call("dcov", xr, yr)),
-        ("dcor", lambda: dcor(x, y), lambda: r_call("dcor", xr, yr)),
-        ("dcor index 0.5", lambda: dcor(x, y, exponent=0.5), lambda: r_call("dcor", xr, yr, index=0.5)),
-        ("dcovU", lambda: dcov(x, y, estimator="U"), lambda: r_call("dcovU", xr, yr)),
-        ("bcdcor", lambda: dcor(x, y, estimator="U"), lambda: r_call("bcdcor", xr, yr)),
-        ("dcorT", lambda: dcor_ttest(x, y).statistic, lambda: r_call("dcorT", xr, yr)),
-        ("dcor with the groups (factor)", lambda: dcor(X, labels), lambda: r_call("dcor", r_matrix(X), fac)),
-        ("pdcor removing the groups", lambda: pdcor(x, y, labels), lambda: r_call("pdcor", xr, yr, fac)),
-    ]
+    """The distance covariance family on the first two columns against the others (the first
+    column against the second for two columns; and against the groups as an R factor): dcov,
+    dcor (index 1 and 0.5), dcovU, bcdcor, dcorT, pdcor removing the groups (to 1e-10), and the
+    dcov.test p-value (within Monte Carlo error). One column has no second variable: only
+    dcor with the groups."""
+    fac, labels = r_factor(codes), np.asarray(codes).astype(str)
+    with_groups = ("dcor with the groups (factor)", lambda: dcor(X, labels), lambda: r_call("dcor", r_matrix(X), fac))
+    if X.shape[1] == 1:
+        checks, split = [with_groups], None
+    else:
+        split = min(2, X.shape[1] - 1)
+        x, y = X[:, :split], X[:, split:]
+        xr, yr = r_matrix(x), r_matrix(y)
+        pairs = _pair_checks(x, y, xr, yr, labels, fac)
+        checks = pairs[:-1] + [with_groups] + pairs[-1:]  # pdcor last, as R's table
     rows = []
     for what, ours, theirs in checks:
         mine, t_es = _timed(ours)
         value, t_r = _timed(lambda: to_numpy(theirs())[0])
         d = _rel(mine, value)
         rows.append(_row(name, 1.0, what, f"{d:.1e}", d <= RTOL, t_r / t_es))
+    if split is None:
+        return rows
     test, t_es = _timed(lambda: dcov_test(x, y, n_resamples=n_resamples, rng=seed))
     r_test, t_r = _timed(lambda: r_call("dcov.test", xr, yr, R=n_resamples))
     r_p = to_numpy(r_field(r_test, "p.value"))[0]
@@ -169,6 +175,39 @@ def _compare_independence(name, X, codes, n_resamples, seed) -> list[dict]:
     rows.append(_row(name, 1.0, f"dcov.test p ({test.pvalue:.3f} vs {r_p:.3f})", f"{abs(test.pvalue - r_p):.3f}",
                      abs(test.pvalue - r_p) <= tol, t_r / t_es))
     return rows
+
+
+def _pair_checks(x, y, xr, yr, labels, fac) -> list:
+    """(what, ours, R's) of the distance covariance family of x and y."""
+    return [
+        ("dcov", lambda: dcov(x, y), lambda: r_call("dcov", xr, yr)),
+        ("dcor", lambda: dcor(x, y), lambda: r_call("dcor", xr, yr)),
+        ("dcor index 0.5", lambda: dcor(x, y, exponent=0.5), lambda: r_call("dcor", xr, yr, index=0.5)),
+        ("dcovU", lambda: dcov(x, y, estimator="U"), lambda: r_call("dcovU", xr, yr)),
+        ("bcdcor", lambda: dcor(x, y, estimator="U"), lambda: r_call("bcdcor", xr, yr)),
+        ("dcorT", lambda: dcor_ttest(x, y).statistic, lambda: r_call("dcorT", xr, yr)),
+        ("pdcor removing the groups", lambda: pdcor(x, y, labels), lambda: r_call("pdcor", xr, yr, fac)),
+    ]
+
+
+#: Largest |value| R's ``energy`` takes: it computes Euclidean distances as square roots of sums
+#: of squares, which overflow to Inf beyond about 1e154 (R then fails or returns NaN).
+R_MAX_ABS = 1e150
+
+
+def _check_for_r(name: str, X: np.ndarray) -> None:
+    """Refuse data R's ``energy`` cannot compare: non-finite values, values whose squares
+    overflow in R, or fewer than two rows."""
+    if X.shape[0] < 2:
+        raise ValueError(f"compare-r needs at least two rows in {name!r}, got {X.shape[0]}.")
+    if not np.isfinite(X).all():
+        raise ValueError(f"compare-r needs finite values in {name!r}.")
+    largest = float(np.abs(X).max())
+    if largest > R_MAX_ABS:
+        raise ValueError(
+            f"compare-r: R's energy squares the values to compute distances, which overflows beyond about 1e154 "
+            f"(largest |value| in {name!r} is {largest:.3g}): divide the data by a constant first."
+        )
 
 
 def compare_r(
@@ -198,6 +237,8 @@ def compare_r(
 
     rows = []
     items = list(battery() if datasets is None else datasets)
+    for name, X, _ in items:
+        _check_for_r(name, np.asarray(X, dtype=float))
     for name, X, codes in tqdm(items, desc="compare-r", disable=not progress):
         order, codes, sizes = _by_order(np.asarray(codes))
         X = np.asarray(X, dtype=float)[order]

@@ -26,6 +26,7 @@ __all__ = [
     "check_correction",
     "check_exponent",
     "check_n_clusters",
+    "check_n_init",
     "check_positive_int",
     "check_symmetric",
 ]
@@ -282,6 +283,24 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
     if value < minimum:
         raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value}.")
     return int(value)
+
+
+#: The most restarts of a clustering estimator (``n_init``). If one start in a thousand reaches
+#: the best partition, the best of 10**4 starts misses it with probability (1 - 1e-3)**1e4 < 5e-5;
+#: more only costs time (each restart is a whole fit).
+MAX_INIT = 10**4
+def check_n_init(value, n_samples: int) -> int:
+    """Check ``n_init``: an integer from 1 to :data:`MAX_INIT` whose restarts' labels (n each,
+    all kept until the best is chosen) fit the memory budget. Each restart also holds a random
+    stream (a spawned Generator, 1 KiB measured: 10 MiB at the cap, bounded by it)."""
+    n_init = check_positive_int(value, "n_init")
+    if n_init > MAX_INIT:
+        raise ValueError(
+            f"`n_init` must be at most {MAX_INIT:,} (the best of that many starts misses a partition that one "
+            f"start in a thousand finds with probability below 5e-5; more only costs time), got {n_init:,}."
+        )
+    check_fits(f"`n_init`={n_init:,} restarts of {n_samples:,} labels each", 8 * n_init * n_samples, "a smaller `n_init`")
+    return n_init
 
 
 def check_n_clusters(value, n_samples: int, *, minimum: int = 1) -> int:

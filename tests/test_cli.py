@@ -114,7 +114,8 @@ def test_working_memory_option_streams_and_reports_what_cannot_fit(capsys, monke
     assert main(argv + ["--working-memory", "0.0005"]) == 2  # 512 bytes: not one relabeling, whatever the threads
     err = capsys.readouterr().err
     # the 99 resamples' null distribution (1.5 KiB) is refused first, before any relabeling
-    assert err.startswith("energystats test: error: the null distribution of `n_resamples`=99") and "set_config(working_memory=" in err
+    assert err.startswith("energystats test: error: the null distribution of --n-resamples=99") and "Give --working-memory 2 (MiB), or a smaller --n-resamples." in err
+    assert "set_config" not in err  # the library's advice, not the command line's
     assert main(argv + ["--working-memory", "-5"]) == 2
     assert "`working_memory` must be a positive number of MiB" in capsys.readouterr().err
 
@@ -145,7 +146,7 @@ def test_large_data_options(capsys):
     ref = es.energy_test(iris.iloc[:, :4], iris["Species"], n_resamples=99, rng=1, approximation="projection", n_projections=20)
     assert out["statistic"] == pytest.approx(ref.statistic, rel=1e-15) and out["n_projections"] == 20
     assert main(argv + ["--projections", "0"]) == 2
-    assert "`n_projections`" in capsys.readouterr().err
+    assert "--projections must be an integer >= 1, got 0." in capsys.readouterr().err
     argv = ["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0", "--n-init", "2", "--nystroem", "40"]
     assert main(argv) == 0
     assert "on Nystroem features from 40 landmarks" in capsys.readouterr().out
@@ -228,7 +229,7 @@ def test_normality_by_group(capsys):
 
 def test_hclust_bad_alpha(capsys):
     assert main(["hclust", "--example", "iris", "--by", "Species", "--alpha", "2"]) == 2
-    assert "`alpha`" in capsys.readouterr().err
+    assert "--alpha must be a number strictly between 0 and 1" in capsys.readouterr().err
 
 
 def test_missing_values_stop_the_command_and_say_dropna(tmp_path, capsys):
@@ -416,3 +417,170 @@ def test_the_compare_r_out_path_is_checked_before_r(tmp_path, monkeypatch, capsy
     assert main(["compare-r", "--out", str(tmp_path / "new" / "folder" / "table.md")]) == 2
     assert capsys.readouterr().err == "energystats compare-r: error: R is not here\n"
     assert not (tmp_path / "new").exists()
+
+
+# --- hostile input: no traceback, exit 2 for bad input, 1 for an output that cannot be written ---
+
+#: Files the hostile rows read, by name.
+HOSTILE_FILES = {
+    "big.csv": "a,b,g\n1.7e308,1,x\n-1.7e308,2,x\n1,3,y\n2,4,y\n5,1,y\n",
+    "e300.csv": "a,b,g\n1e300,1,x\n-1e300,2,x\n1,3,y\n2,4,y\n5,1,y\n",
+    "const.csv": "a,b,g\n" + "1,1,x\n1,1,y\n" * 5,
+    "two.csv": "a,b,g\n1,2,x\n2,1,x\n3,5,x\n5,1,y\n6,3,y\n7,2,y\n9,4,y\n",
+}
+OVERFLOW = "beyond float64 (largest about 2^1024): divide the data by a constant c"
+
+#: argv ({tmp}: the folder holding HOSTILE_FILES) -> exit status -> a part of the one line on stderr
+HOSTILE = [
+    (["describe", "{tmp}/big.csv", "--by", "g"], 2, "T is about 2^1025, " + OVERFLOW),
+    (["describe", "{tmp}/e300.csv", "--by", "g", "--exponent", "2"], 2, "W is about 2^1994, " + OVERFLOW),
+    (["test", "{tmp}/e300.csv", "--by", "g", "--exponent", "2", "--n-resamples", "9"], 2, "the null distribution is about 2^1993"),
+    (["cluster", "{tmp}/e300.csv", "-k", "2", "--columns", "a", "b", "--exponent", "2"], 2, "W_ is about 2^1993, " + OVERFLOW),
+    (["split1d", "{tmp}/big.csv", "--columns", "a"], 2, "the W curve is about 2^1024, " + OVERFLOW),
+    (["hclust", "{tmp}/big.csv", "--columns", "a", "b", "--n-resamples", "9"], 2, "the merge heights is about 2^1025"),
+    (["describe", "{tmp}", "--by", "g"], 2, "{tmp} is a folder, not a CSV file"),
+    (["describe", "{tmp}/missing.csv", "--by", "g"], 2, "file not found: {tmp}/missing.csv"),
+    (["cluster", "{tmp}/two.csv", "-k", "2", "--by", "g", "--n-init", "100000000"], 2,
+     "--n-init must be at most 10,000 (the best of that many starts misses a partition"),
+    (["test", "--example", "iris", "--by", "Species", "--projections", "1000000000000"], 2, "--projections must be at most 10,000"),
+    (["test", "--example", "iris", "--by", "Species", "--n-resamples", "1000000000"], 2, "--n-resamples must be at most 10,000,000"),
+    (["cluster", "--example", "iris", "-k", "200", "--columns", "Sepal.Length"], 2, "-k must be at most n_samples (150), got 200."),
+    (["test", "--example", "iris", "--by", "Species", "--working-memory", "0.0005"], 2,
+     "needs 15.6 KiB, more than the working memory of 524 bytes. Give --working-memory 2 (MiB), or a smaller --n-resamples."),
+    (["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--n-init", "10000", "--working-memory", "0.5"], 2,
+     "--n-init=10,000 restarts of 150 labels each needs 11.4 MiB, more than the working memory of 512.0 KiB. Give --working-memory 13 (MiB), or a smaller --n-init."),
+    (["hclust", "--example", "iris", "--by", "Species", "--plot", "/proc/tree.png"], 2, "--plot /proc/tree.png: cannot write there"),
+    (["hclust", "--example", "iris", "--by", "Species", "--plot", "/sys/tree.png"], 2, "--plot /sys/tree.png: cannot write there"),
+    (["compare-r", "--out", "/proc/new/table.md"], 2, "--out /proc/new/table.md: cannot write there"),
+    (["normality", "{tmp}/const.csv", "--columns", "a", "b", "--n-resamples", "9"], 2, "singular sample covariance"),
+]
+
+
+@pytest.fixture
+def hostile_files(tmp_path):
+    for name, text in HOSTILE_FILES.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize("argv, status, message", HOSTILE, ids=[" ".join(row[0][:2]) + f" {i}" for i, row in enumerate(HOSTILE)])
+def test_hostile_input_gets_one_line_and_its_exit_status(hostile_files, monkeypatch, capsys, argv, status, message):
+    if argv[0] == "hclust" and "--plot" in argv or argv[0] == "compare-r":
+        monkeypatch.setitem(_cli._COMMANDS, argv[0], (no_computation, None, False))  # refused before computing
+    argv = [a.format(tmp=hostile_files) for a in argv]
+    assert main(argv) == status
+    out, err = capsys.readouterr()
+    assert err.startswith(f"energystats {argv[0]}: error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert message.format(tmp=hostile_files) in err
+
+
+def test_describe_json_is_strict_json_with_the_non_finite_values_listed(hostile_files, capsys):
+    """W = 0 makes F = S / 0: JSON has no NaN or Infinity (json.loads would take them, a strict
+    parser not), so they are null, listed under non_finite; the text report says why."""
+    assert main(["describe", str(hostile_files / "const.csv"), "--by", "g", "--json"]) == 0
+    text = capsys.readouterr().out
+    assert "NaN" not in text and "Infinity" not in text
+    out = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+    assert out["F"] is None and out["non_finite"] == {"F": "nan"} and out["W"] == 0
+    assert main(["describe", str(hostile_files / "const.csv"), "--by", "g"]) == 0
+    assert "(F is nan: W = 0, every group is one point repeated, and so is the whole sample)" in capsys.readouterr().out
+
+
+def test_a_plot_that_cannot_be_written_exits_1(hostile_files, monkeypatch, capsys):
+    import matplotlib.figure
+
+    def full(self, *args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    plot = hostile_files / "tree.png"
+    assert main(["hclust", "--example", "iris", "--by", "Species", "--n-resamples", "9", "--seed", "0", "--plot", str(plot)]) == 1
+    assert capsys.readouterr().err == f"energystats hclust: error: --plot {plot}: cannot write it (No space left on device)\n"
+
+
+def test_an_internal_error_is_one_line_with_status_3(monkeypatch, capsys):
+    def bug(args, data, groups):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setitem(_cli._COMMANDS, "describe", (bug, None, True))
+    assert main(["describe", "--example", "iris", "--by", "Species"]) == 3
+    assert capsys.readouterr().err == (
+        "energystats describe: error: internal error, please report it: ZeroDivisionError: float division by zero "
+        "(ENERGYSTATS_DEBUG=1 shows the traceback)\n"
+    )
+
+
+def run_cli(shell: str, *, stdin=None) -> subprocess.CompletedProcess:
+    """``shell`` with ``$ES`` the command line of this checkout (redirections need a shell)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(es.__file__).parents[1]), "ES": f"{sys.executable} -m energystats"}
+    return subprocess.run(["bash", "-c", shell], stdin=stdin, capture_output=True, text=True, env=env, timeout=120, check=False)
+
+
+@pytest.mark.parametrize(
+    "shell, status, err",
+    [
+        ("$ES describe --example iris --by Species > /dev/full", 1, "energystats describe: error: cannot write to stdout (No space left on device)\n"),
+        ("$ES describe --example iris --by Species >&-", 1, "energystats describe: error: stdout is closed, nowhere to write the output\n"),
+    ],
+    ids=["stdout full", "stdout closed"],
+)
+def test_stdout_that_cannot_be_written(shell, status, err):
+    proc = run_cli(shell)
+    assert (proc.returncode, proc.stderr) == (status, err)
+
+
+def test_dev_stdin_and_a_named_pipe_are_read_as_a_unix_user_expects(hostile_files):
+    """/dev/stdin and a FIFO are not regular files, but reading them is what `cat` does."""
+    with open(hostile_files / "two.csv") as stdin:
+        proc = run_cli("$ES describe /dev/stdin --by g --json", stdin=stdin)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["groups"] == {"x": 3, "y": 4}
+    fifo = hostile_files / "pipe"
+    os.mkfifo(fifo)
+    proc = run_cli(f"cat {hostile_files}/two.csv > {fifo} & $ES describe {fifo} --by g --json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["groups"] == {"x": 3, "y": 4}
+    with open(os.devnull) as stdin:
+        proc = run_cli("$ES describe /dev/stdin --by g", stdin=stdin)
+    assert (proc.returncode, proc.stderr) == (2, "energystats describe: error: cannot read /dev/stdin as CSV: No columns to parse from file\n")
+
+
+@pytest.mark.r
+@pytest.mark.parametrize(
+    "text, status, message",
+    [
+        ("a,b,g\n1e300,2,x\n4,5,x\n7,1,y\n1,2,y\n3,3,y\n", 2, "R's energy squares the values to compute distances, which overflows beyond about 1e154"),
+        ("a,b,c,g\n" + "1,1,1,x\n1,1,1,y\n" * 5, 2, "singular sample covariance"),
+    ],
+    ids=["1e300", "constant"],
+)
+def test_compare_r_refuses_what_r_cannot_compare(tmp_path, capsys, text, status, message):
+    path = write(tmp_path, text)
+    assert main(["compare-r", path, "--by", "g", "--n-resamples", "19"]) == status
+    err = capsys.readouterr().err
+    assert err.startswith("energystats compare-r: error: ") and message in err and err.count("\n") == 1
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("columns, total", [(["a"], 22), (["a", "b"], 30)], ids=["one column", "two columns"])
+def test_compare_r_with_one_or_two_data_columns(hostile_files, capsys, columns, total):
+    """The distance covariance rows compare the first column with the second (two columns), or
+    only the data with the groups (one column); before, any CSV with fewer than three data
+    columns was refused ("`y` must have at least one feature")."""
+    path = str(hostile_files / "two.csv")
+    assert main(["compare-r", path, "--by", "g", "--columns", *columns, "--n-resamples", "19", "--seed", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["total"] == total and out["agree"] == total
+
+
+@pytest.mark.r
+def test_compare_r_with_one_row_per_group_and_zero_within_dispersion(tmp_path, capsys):
+    """R's kgroups W is 0 (a point per group): no ZeroDivisionError; F is NaN in both."""
+    path = write(tmp_path, "a,b,g\n1,2,x\n3,1,y\n2,2,z\n5,1,w\n")
+    main(["compare-r", path, "--by", "g", "--n-resamples", "19", "--json"])
+    rows = {(r["R quantity"], r["alpha"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert rows[("disco statistic (F)", 1.0)]["agree"] and rows[("kgroups W: hartigan 0.0000 vs R 0.0000", 1.0)]["agree"]
+
+
+@pytest.mark.r
+def test_compare_r_out_to_a_full_device_exits_1(hostile_files):
+    proc = run_cli(f"$ES compare-r {hostile_files}/two.csv --by g --n-resamples 19 --out /dev/full")
+    assert (proc.returncode, proc.stderr) == (1, "energystats compare-r: error: --out /dev/full: cannot write it (No space left on device)\n")

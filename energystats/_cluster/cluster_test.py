@@ -26,7 +26,7 @@ from .._random import as_generator
 from .._resampling import check_observed, check_options, progress_bar, pvalue
 from .._results import ResultMixin
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_positive_int
+from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
 from .kgroups import KGroups
 from .split1d import split_1d
 
@@ -398,6 +398,8 @@ def cluster_test(
     for name in ("random_state", "n_clusters"):
         if name in kgroups_options:
             raise ValueError(f"`{name}` is set by cluster_test; use `rng` for the seed.")
+    if "n_init" in kgroups_options:  # checked here too: the exact split of one direction takes no restarts
+        check_n_init(kgroups_options["n_init"], n)
     n_jobs = check_n_jobs(n_jobs)
     if labels is not None:
         reference = np.asarray(labels.to_numpy() if hasattr(labels, "to_numpy") else labels)

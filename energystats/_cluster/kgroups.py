@@ -31,7 +31,7 @@ from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator,
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
-from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_positive_int, check_symmetric, weight_scale
+from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_n_init, check_positive_int, check_symmetric, weight_scale
 from ._assignment import feature_assignment, make_assignment
 from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, canonical_order, within
@@ -116,7 +116,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         becoming groups 0..k-1 (so ``labels_ + 1`` compares with R's
         ``cluster``).
     n_init : int, default=10
-        Restarts from independent random streams; the best objective is kept.
+        Restarts from independent random streams; the best objective is kept. At most
+        10,000, with the n labels of every restart within the working memory.
     max_iter : int, default=300
         Maximum number of sweeps per run.
     random_state : int, numpy.random.Generator or None, default=None
@@ -306,7 +307,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         """Check the parameters and the data; X has passed scikit-learn's ``validate_data``."""
         if self.algorithm not in _ALGORITHMS:
             raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {self.algorithm!r}.")
-        n_init = check_positive_int(self.n_init, "n_init")
+        n_init = check_n_init(self.n_init, X.shape[0])
         max_iter = check_positive_int(self.max_iter, "max_iter")
         check_n_jobs(self.n_jobs)
         if self.approximation not in (None, "nystroem"):

@@ -30,7 +30,7 @@ from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
 from .._random import as_generator
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_positive_int
+from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
 from ._partition import canonical_order
 
 __all__ = ["PowerKMeans"]
@@ -226,7 +226,8 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     init : {"k-means++", "random"} or array of shape (k, n_features), default="k-means++"
         Initial centres (as scikit-learn's ``KMeans``).
     n_init : int, default=1
-        Restarts; the lowest k-means objective is kept.
+        Restarts; the lowest k-means objective is kept. At most 10,000, with the n labels
+        of every restart within the working memory.
     max_iter : int, default=1000
         Maximum MM iterations.
     tol : float, default=1e-6
@@ -342,7 +343,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
             raise ValueError(f"`eta` must be greater than 1, got {self.eta}.")
         if self.tol < 0:
             raise ValueError(f"`tol` must be non-negative, got {self.tol}.")
-        n_init = check_positive_int(self.n_init, "n_init")
+        n_init = check_n_init(self.n_init, X.shape[0])
         max_iter = check_positive_int(self.max_iter, "max_iter")
         check_n_jobs(self.n_jobs)
         if isinstance(self.init, str):

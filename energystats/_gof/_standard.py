@@ -9,14 +9,21 @@ For Y with cdf F, mean :math:`\mu` and partial expectation :math:`G(z) = E[Y\,1\
     E|Y - Y'| = 2\int F(t)\,(1 - F(t))\,dt .
 
 Closed forms for the families below (Y with loc 0, scale 1; shape parameters as in scipy);
-every other family by quadrature of the cdf. The statistic of x against loc + scale * Y uses
+every other family from one table per shape parameters (:func:`_table`): the cdf on a grid
+of 2,049 points, its running integral by Simpson's rule and a cubic Hermite interpolant
+(whose slope is the cdf itself), shared by every point and every resample with those shapes,
+instead of quadrature per point (:func:`_by_quadrature`, the reference in the tests): for
+``levy_stable(1.8, 0)``, whose cdf is itself an integral, 12.7 s to over 90 s per statistic
+before, seconds for a whole test now. The statistic of x against loc + scale * Y uses
 z = (x - loc) / scale, so only the standard member is needed.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-from scipy import integrate, special, stats
+from scipy import integrate, interpolate, special, stats
 
 __all__ = ["mean_distances", "tie_scale"]
 
@@ -122,6 +129,61 @@ def _by_quadrature(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, fl
     return g, 2.0 * spread
 
 
+#: Simpson panels of the table of a family without a closed form (2 TABLE_PANELS + 1 cdf values)
+#: and the reach of its grid t = median + s sinh(u), |u| <= TABLE_REACH (s the half
+#: interquartile range): +- 1.1e4 s, points beyond by quadrature. Spacing 0.01 s at the median,
+#: 1% of |t| in the tails: E|z - Y| within 3e-9 (relative) of quadrature for smooth cdfs (t,
+#: beta, gumbel, pareto), 1e-7 beside a support end where the density is singular (chi2(3));
+#: the cdf of scipy's numerically integrated families (levy_stable) is coarser than either.
+TABLE_PANELS, TABLE_REACH = 1024, 10.0
+
+
+def _quad(f, a: float, b: float) -> float:
+    with np.errstate(over="ignore", under="ignore"):  # far in the tails (gumbel's exp(-exp(-t)))
+        return integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+
+
+@functools.lru_cache(maxsize=16)
+def _table(family, shapes: tuple):
+    """The standard member Y of ``family`` with scalar ``shapes`` tabulated: the grid t, the
+    integral of F up to each node, F at the nodes, E[Y], E|Y - Y'| and the support (cached:
+    the observed statistic and every resample with these shapes share it)."""
+    Y = family(*shapes)
+    low, high = (float(v) for v in Y.support())
+    median = float(Y.median())
+    s = float(Y.ppf(0.75) - Y.ppf(0.25)) / 2.0
+    s = s if np.isfinite(s) and s > 0 else 1.0
+    ends = [np.arcsinh((v - median) / s) if np.isfinite(v) else sign * TABLE_REACH for v, sign in ((low, -1.0), (high, 1.0))]
+    u = np.linspace(max(ends[0], -TABLE_REACH), min(ends[1], TABLE_REACH), 2 * TABLE_PANELS + 1)
+    t = np.clip(median + s * np.sinh(u), low, high)
+    with np.errstate(over="ignore", under="ignore"):  # far in the tails (gumbel's exp(-exp(-t)))
+        F = Y.cdf(t)
+    jacobian = s * np.cosh(u)
+    start = 0.0 if t[0] <= low else _quad(Y.cdf, low, t[0])
+    A = start + integrate.cumulative_simpson(F * jacobian, x=u, initial=0.0)
+    spread = integrate.simpson(F * (1.0 - F) * jacobian, x=u)
+    if t[0] > low:
+        spread += _quad(lambda v: Y.cdf(v) * Y.sf(v), low, t[0])
+    if t[-1] < high:
+        spread += _quad(lambda v: Y.cdf(v) * Y.sf(v), t[-1], high)
+    return interpolate.CubicHermiteSpline(t, A, F), float(Y.mean()), 2.0 * spread, Y, (low, high)
+
+
+def _by_table(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, float]:
+    """E|z - Y| = 2 int_{-inf}^z F + E[Y] - z for a vector z, and E|Y - Y'|, from
+    :func:`_table` (points outside its grid by quadrature from its ends)."""
+    spline, mean, between, Y, (low, high) = _table(family, shapes)
+    first, last = spline.x[0], spline.x[-1]
+    zs = np.clip(z, low, high)  # F is 0 below the support and 1 above it
+    below = spline(np.clip(zs, first, last))
+    for i in np.flatnonzero(zs < first):
+        below[i] = 0.0 if zs[i] <= low else spline(first) - _quad(Y.cdf, zs[i], first)
+    for i in np.flatnonzero(zs > last):
+        below[i] = spline(last) + _quad(Y.cdf, last, zs[i])
+    below += np.maximum(z - zs, 0.0)
+    return 2.0 * below + mean - z, between
+
+
 def mean_distances(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """E|z - Y| (z's shape) and E|Y - Y'| (z's shape without the last axis) for Y the standard
     member of ``family`` with ``shapes`` (each broadcastable to z, constant along its last
@@ -134,5 +196,5 @@ def mean_distances(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, np
     between = np.empty(z.shape[:-1])
     row_shapes = [np.broadcast_to(s, z.shape)[..., 0] for s in shapes]
     for index in np.ndindex(z.shape[:-1]):
-        g[index], between[index] = _by_quadrature(family, tuple(float(s[index]) for s in row_shapes), z[index])
+        g[index], between[index] = _by_table(family, tuple(float(s[index]) for s in row_shapes), z[index])
     return g, between

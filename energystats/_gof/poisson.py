@@ -44,6 +44,7 @@ from scipy import special, stats
 from .._missing import handles_missing
 from .._operator import sorted_pair_sums
 from .._random import as_generator
+from .._config import check_fits
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
 from .._validation import as_data
@@ -129,12 +130,48 @@ def _check(x) -> np.ndarray:
     return x.astype(np.int64)
 
 
-def _grid(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """Counts k at which F(k) matters for every row: from below the smallest count and
-    lambda - SPAN (F is below e^-800 there) to above the largest count and lambda + SPAN."""
+def _grid_bounds(X: np.ndarray, lam: np.ndarray) -> tuple[int, int]:
+    """The first and last counts k at which F(k) matters for every row: from below the smallest
+    count and lambda - SPAN (F is below e^-800 there) to above the largest count and lambda + SPAN."""
     spread = _SPAN_SD * np.sqrt(lam) + _SPAN_ADD
     low = int(max(0, min(X.min(), np.floor((lam - spread).min()))))
     high = int(max(X.max(), np.ceil((lam + spread).max())))
+    return low, high
+
+
+#: Arrays of the grid's size per row that the M statistics hold at once (the counts, their two
+#: running sums, F_hat, the Poisson cdf, pmf and sf, the squares and the Anderson-Darling terms),
+#: with one more for the temporaries.
+_GRID_ARRAYS = 10
+
+
+#: The longest grid of the M statistics: their recursion for the M-estimate of F takes one
+#: step per count of the grid (about 7 microseconds), so 10**7 counts take over a minute per
+#: block of samples; longer grids only come from counts spread over more than 10**7, where
+#: the E statistic (no grid) answers in milliseconds.
+MAX_GRID = 10**7
+
+
+def _check_grid(X: np.ndarray, low: int, high: int) -> None:
+    """Refuse, before allocating, an M-statistic grid of the B rows of X longer than
+    :data:`MAX_GRID` or that does not fit the working memory (it spans the range of the counts)."""
+    if high - low + 1 > MAX_GRID:
+        raise ValueError(
+            f"the M statistics of counts from {int(X.min()):,} to {int(X.max()):,} need a grid of {high - low + 1:,} counts, "
+            f"more than {MAX_GRID:,} (one step of their recursion per count: over a minute per sample); use test='E', whose statistic needs no grid."
+        )
+    check_fits(
+        f"the M statistics of counts from {int(X.min()):,} to {int(X.max()):,} (a grid of {high - low + 1:,} counts"
+        + (f" for each of {X.shape[0]:,} samples)" if X.shape[0] > 1 else ")"),
+        8.0 * _GRID_ARRAYS * X.shape[0] * (high - low + 1.0),
+        "test='E', whose statistic needs no grid",
+    )
+
+
+def _grid(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """The counts of :func:`_grid_bounds`, checked against the working memory."""
+    low, high = _grid_bounds(X, lam)
+    _check_grid(X, low, high)
     return np.arange(low, high + 1)
 
 
@@ -157,13 +194,12 @@ def _m_statistics(X: np.ndarray, lam: np.ndarray, k: np.ndarray, cdf, pmf, sf) -
     return n * squares.sum(axis=1), n * anderson.sum(axis=1)
 
 
-def _e_statistic(X: np.ndarray, lam: np.ndarray, k: np.ndarray, cdf) -> np.ndarray:
-    """The energy statistic Q_n of each row (module docstring)."""
+def _e_statistic(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """The energy statistic Q_n of each row (module docstring): E|x - X| needs the Poisson cdf
+    at x and x - 1 only, so no grid over the range of the counts."""
     n = X.shape[1]
-    index = X - k[0]
-    below = np.concatenate([np.zeros((X.shape[0], 1)), cdf], axis=1)  # F(k - 1), F = 0 below the grid
-    to_poisson = 2.0 * X * np.take_along_axis(cdf, index, axis=1) - 2.0 * lam[:, None] * np.take_along_axis(
-        below, index, axis=1) + lam[:, None] - X
+    L = lam[:, None]
+    to_poisson = 2.0 * X * stats.poisson.cdf(X, L) - 2.0 * L * stats.poisson.cdf(X - 1, L) + L - X
     between = 2.0 * lam * (special.i0e(2.0 * lam) + special.i1e(2.0 * lam))
     within = sorted_pair_sums(X.astype(float))  # X sorted by _statistics
     return n * (2.0 * to_poisson.mean(axis=1) - between - within / (n * n))
@@ -175,14 +211,14 @@ def _statistics(X: np.ndarray, tests: tuple) -> np.ndarray:
     (the p-value counts it as a tie)."""
     X = np.sort(X, axis=1)
     lam = X.mean(axis=1)
-    k = _grid(X, lam)
-    L = lam[:, None]
-    cdf, pmf, sf = stats.poisson.cdf(k, L), stats.poisson.pmf(k, L), stats.poisson.sf(k, L)
     values = {}
     if "M-CvM" in tests or "M-AD" in tests:
+        k = _grid(X, lam)
+        L = lam[:, None]
+        cdf, pmf, sf = stats.poisson.cdf(k, L), stats.poisson.pmf(k, L), stats.poisson.sf(k, L)
         values["M-CvM"], values["M-AD"] = _m_statistics(X, lam, k, cdf, pmf, sf)
     if "E" in tests:
-        values["E"] = _e_statistic(X, lam, k, cdf)
+        values["E"] = _e_statistic(X, lam)
     return np.column_stack([values[t] for t in tests])
 
 
@@ -226,8 +262,11 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
     :math:`E|x - X| = 2xF(x) - 2\bar xF(x - 1) + \bar x - x`, :math:`E|X - X'| = 2\bar x
     e^{-2\bar x}(I_0(2\bar x) + I_1(2\bar x))`. The sums run over the counts where the
     Poisson probabilities exceed :math:`e^{-800}`; terms of ``"M-AD"`` whose
-    :math:`F(k)(1 - F(k))` underflows to 0 are left out. Time O(n log n + K) per sample, K
-    about :math:`80\sqrt{\bar x}` plus the range of the counts.
+    :math:`F(k)(1 - F(k))` underflows to 0 are left out. Time O(n log n) for ``"E"`` (the
+    cdf at the counts only); O(n log n + K) time and 80 K bytes for the M statistics, K about
+    :math:`80\sqrt{\bar x}` plus the range of the counts: a grid that does not fit the
+    working memory raises :class:`~energystats.WorkingMemoryError` naming the range (use
+    ``"E"``).
 
     References
     ----------
@@ -285,7 +324,8 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
     :math:`\#\{t^* \ge t\}/B`. A bootstrap sample of zeros only (Poisson(0) fits it) has
     statistics 0 (R: NaN for M-AD). Not all-zero data is required, constant data are
     allowed (they are evidence against Poisson for n large). Time O(B (n log n + K)),
-    vectorised over the samples in blocks within the memory budget.
+    vectorised over the samples in blocks within the memory budget (O(B n log n) for
+    ``test="E"``, which needs no grid over the range of the counts).
 
     References
     ----------
@@ -315,8 +355,13 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
     lam = float(x.mean())
     observed = check_observed(_statistics(x[None, :], tests)[0], "the Poisson statistic")
     gen = as_generator(rng)
-    width = _grid(x[None, :], np.array([lam])).size + 2 * int(_SPAN_SD * np.sqrt(lam) + _SPAN_ADD)
-    step = batch_size(8 * 16 * (n + width), B, f"poisson_test (n = {n}, a grid of {width} counts)")  # 16 arrays of the samples' or the grid's size
+    low, high = _grid_bounds(x[None, :], np.array([lam]))
+    width = high - low + 1 + 2 * int(_SPAN_SD * np.sqrt(lam) + _SPAN_ADD)  # the samples' grid, wider than the data's
+    if tests == ("E",):  # no grid: 8 arrays of the samples' size
+        step = batch_size(8 * 8 * n, B, f"poisson_test (n = {n})")
+    else:
+        _check_grid(x[None, :], low, high)
+        step = batch_size(8 * 16 * (n + width), B, f"poisson_test (n = {n}, a grid of {width:,} counts)")  # 16 arrays of the samples' or the grid's size
     null = np.concatenate([_statistics(gen.poisson(lam, size=(min(step, B - a), n)), tests) for a in range(0, B, step)])
     # the M statistics are n times sums of non-negative terms over the grid (their own size,
     # times the square root of the grid's length); E is an energy statistic (tie_scale)

@@ -50,7 +50,8 @@ CROSS_PAIRS = 200
 def check_variables(variables: list[Variable], n_projections) -> int:
     """Check that ``approximation="projection"`` applies to the variables (Euclidean, exponent 1)
     and ``n_projections``, by the operator layer's one validation."""
-    return check_projection(n_projections, {v.name: v.semimetric for v in variables})
+    features = sum(v.data.shape[1] for v in variables) if all(v.data.ndim == 2 for v in variables) else None
+    return check_projection(n_projections, {v.name: v.semimetric for v in variables}, features)
 
 
 @dataclass(frozen=True)

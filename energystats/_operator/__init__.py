@@ -190,9 +190,9 @@ def _approximate(X, semimetric, kernel, weights, approximation, n_projections, d
         features = nystroem_features(X, semimetric, weights, n_components, rng, landmarks)
         return NystroemOperator(*features, recipe=functools.partial(NystroemOperator, *features))
     if directions is None:
-        directions = random_directions(check_projection(n_projections, {"": semimetric}), X.shape[1], rng)
+        directions = random_directions(check_projection(n_projections, {"": semimetric}, X.shape[1]), X.shape[1], rng)
     else:
-        check_projection(directions.shape[0], {"": semimetric})
+        check_projection(directions.shape[0], {"": semimetric}, X.shape[1])
     return ProjectionOperator(X, directions, recipe=functools.partial(make_operator, X, semimetric, approximation="projection", directions=directions))
 
 

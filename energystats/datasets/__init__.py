@@ -17,6 +17,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from .._config import check_fits
 from .._validation import check_positive_int
 
 __all__ = ["load_example", "load_iris", "make_power_kmeans_data"]
@@ -81,6 +82,8 @@ def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_s
     d = check_positive_int(n_features, "n_features")
     if not isinstance(equal_sizes, (bool, np.bool_)):
         raise ValueError(f"`equal_sizes` must be True or False, got {equal_sizes!r}.")
+    # the points, the noise added to them and the centres gathered by label, with the labels
+    check_fits(f"make_power_kmeans_data of {n:,} points in {d:,} dimensions", 8 * (3 * n * d + n + k * d), "a smaller `n_samples`")
     rng = np.random.default_rng(random_state)
     r = rng.uniform(30, 60)
     centres = rng.uniform(0, r, size=(k, d))
