@@ -572,6 +572,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow  # subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
 def test_labels_do_not_depend_on_the_blas_kernel():
     """The issue-35 cases under two OpenBLAS kernels (this machine's and Prescott's, which
     rounds products differently; on another BLAS the variable is ignored and the runs agree

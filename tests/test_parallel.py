@@ -252,6 +252,7 @@ print(repr(km.W_), ",".join(map(str, km.labels_)))
 """
 
 
+@pytest.mark.slow  # subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
 def test_eight_threads_run_fewer_threads_within_a_small_budget():
     """With ENERGYSTATS_NUM_THREADS=8 (a machine of 8 cores), mini-batch k-groups at a budget
     that holds the bands of two threads (3 MiB; eight need about 10 MiB) runs on fewer threads
@@ -295,6 +296,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow  # subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
 def test_a_budget_that_one_thread_fits_runs_on_any_number_of_threads():
     """The streamed kernel products, the centred products and the permutation gathers of a test
     of independence, and the projection test's sorts, at budgets one thread fits: with
