@@ -289,6 +289,8 @@ def check_positive_int(value, name: str, *, minimum: int = 1) -> int:
 #: the best partition, the best of 10**4 starts misses it with probability (1 - 1e-3)**1e4 < 5e-5;
 #: more only costs time (each restart is a whole fit).
 MAX_INIT = 10**4
+
+
 def check_n_init(value, n_samples: int) -> int:
     """Check ``n_init``: an integer from 1 to :data:`MAX_INIT` whose restarts' labels (n each,
     all kept until the best is chosen) fit the memory budget. Each restart also holds a random

@@ -11,14 +11,13 @@ the one validation of ``approximation="projection"`` and ``n_projections``
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 from scipy.special import gammaln
 
 from .._config import check_fits, memory_budget
 from .._parallel import THREADS, round_robin, run_threads
 from .._semimetric import Semimetric
+from .._validation import check_positive_int
 from ._base import PairwiseOperator, is_scalar
 from ._prefix import PackedLabelings, as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes
 from .pairs import _sorted_gram
@@ -68,11 +67,7 @@ def check_projection(n_projections, semimetrics: dict[str, Semimetric], n_featur
                 "`approximation`='projection' estimates Euclidean distances: it needs numeric data with metric='euclidean' and exponent=1, "
                 f"got metric={sm.metric!r}, exponent={sm.exponent:g}{where}."
             )
-    if isinstance(n_projections, bool) or not isinstance(n_projections, Integral):
-        raise TypeError(f"`n_projections` must be an integer, got {type(n_projections).__name__}.")
-    if n_projections < 1:
-        raise ValueError(f"`n_projections` must be an integer >= 1, got {n_projections}.")
-    L = int(n_projections)
+    L = check_positive_int(n_projections, "n_projections")
     if L > MAX_PROJECTIONS:
         raise ValueError(
             f"`n_projections` must be at most {MAX_PROJECTIONS:,} (the estimate's standard error is then 1% of one "
