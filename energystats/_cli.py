@@ -174,14 +174,14 @@ def _print_agreement(out: dict) -> None:
 
 def _cluster(args, data, groups) -> dict:
     X = data.to_numpy(dtype=float)
-    nystroem = {} if args.nystroem is None else {"approximation": "nystroem", "n_components": args.nystroem}
+    nystroem = {} if args.nystroem is None else {"approximation": "nystroem", "n_landmarks": args.nystroem}
     model = KGroups(
         args.n_clusters, algorithm=args.algorithm, exponent=args.exponent, n_init=args.n_init, random_state=args.seed, **nystroem
     ).fit(X)
     out = {
         "n_clusters": args.n_clusters,
         "algorithm": args.algorithm,
-        "n_components": args.nystroem,
+        "n_landmarks": args.nystroem,
         "labels": model.labels_.tolist(),
         "sizes": model.cluster_sizes_.tolist(),
         "W": model.W_,
@@ -205,7 +205,7 @@ def _cluster(args, data, groups) -> dict:
             "statistic": ct.statistic,
             "pvalue": ct.pvalue,
             "n_resamples": ct.n_resamples,
-            "method": ct.method,
+            "directions": ct.method,
             "n_components": ct.n_components,
         }
     if args.compare_r:
@@ -237,8 +237,8 @@ def _print_cluster(out: dict) -> None:
     n = sum(out["sizes"])
     print(f"Kernel k-groups ({out['algorithm']}) of {n} points in {len(out['columns'])} variables into {out['n_clusters']} clusters")
     _print_input(out)
-    if out["n_components"] is not None:
-        print(f"on Nystroem features from {out['n_components']} landmarks (W is an upper bound on the labels' exact W)")
+    if out["n_landmarks"] is not None:
+        print(f"on Nystroem features from {out['n_landmarks']} landmarks (W is an upper bound on the labels' exact W)")
     print(f"cluster sizes: {out['sizes']}")
     print(f"W (within, eq. 15) = {out['W']:.6g}   S (between, eq. 16) = {out['S']:.6g}   converged: {out['converged']}")
     _print_agreement(out)
@@ -246,7 +246,7 @@ def _print_cluster(out: dict) -> None:
         ct = out["cluster_test"]
         print(
             f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.6g}, "
-            f"p-value = {ct['pvalue']:.6g} ({ct['n_resamples']} Gaussian resamples; {ct['method']}, "
+            f"p-value = {ct['pvalue']:.6g} ({ct['n_resamples']} Gaussian resamples; {ct['directions']} directions, "
             f"on {ct['n_components']} principal direction(s))"
         )
     if "r_agreement" in out:
@@ -565,9 +565,9 @@ def _discard_stdout() -> None:
 #: The library's argument names and the options that set them: messages name the option.
 _OPTIONS = {
     "n_init": "--n-init", "n_resamples": "--n-resamples", "n_projections": "--projections",
-    "n_components": "--nystroem", "exponent": "--exponent", "alpha": "--alpha", "n_clusters": "-k",
+    "n_landmarks": "--nystroem", "exponent": "--exponent", "alpha": "--alpha", "n_clusters": "-k",
 }
-_DESTS = {"n_projections": "projections", "n_components": "nystroem"}
+_DESTS = {"n_projections": "projections", "n_landmarks": "nystroem"}
 
 
 def _cli_message(message: str, args) -> str:

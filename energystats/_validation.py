@@ -8,13 +8,17 @@ will be changed later by the caller).
 
 from __future__ import annotations
 
+import functools
+import inspect
 from numbers import Integral, Real
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 from scipy.linalg import LinAlgError, cholesky
 
 from ._config import check_fits
+from ._rbridge import from_r
 
 __all__ = [
     "as_data",
@@ -29,7 +33,30 @@ __all__ = [
     "check_n_init",
     "check_positive_int",
     "check_symmetric",
+    "numeric_columns",
+    "vocabulary",
 ]
+
+#: Names a statistician tries from other packages (R, scipy, scikit-learn) that this package
+#: spells otherwise: ``{name: (this package's names for it, in order of preference)}``. A call
+#: passing one of them gets a ``TypeError`` naming the right argument (:func:`vocabulary`).
+FOREIGN_NAMES = {
+    "random_state": ("rng",),
+    "rng": ("random_state",),
+    "seed": ("rng", "random_state"),
+    "n_permutations": ("n_resamples",),
+    "R": ("n_resamples",),
+    "B": ("n_resamples",),
+    "level": ("alpha",),
+}
+
+#: What each right name of :data:`FOREIGN_NAMES` means, for the message.
+_RIGHT_NAMES = {
+    "rng": "functions take `rng` (an int seed, a numpy Generator or None), estimators `random_state`",
+    "random_state": "estimators take `random_state` as scikit-learn's do (an int seed, a numpy Generator or None); functions take `rng`",
+    "n_resamples": "the number of resamples (permutations or Monte Carlo samples)",
+    "alpha": "the level of the tests",
+}
 
 
 def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
@@ -90,6 +117,106 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
     return arr
 
 
+def vocabulary(func: Callable | None = None, *, data: str | None = None, columns: tuple[str, ...] = ()) -> Callable:
+    """Hold a public function (or an estimator's ``__init__``) to the package's vocabulary.
+
+    A keyword of :data:`FOREIGN_NAMES` that the function does not take (``random_state`` to
+    a function, ``rng`` to an estimator, ``seed``, ``n_permutations``, ``R``, ``B``,
+    ``level``) raises a ``TypeError`` naming the argument it takes instead. With ``data``
+    and ``columns``: an argument of ``columns`` (``labels``; ``y`` and ``z``) given as the
+    name of a column of the data frame ``data`` (pandas, or R's through rpy2) is that
+    column, and the data are the other columns, as R's and statsmodels' formulas read
+    ``mag ~ stations``: ``energy_test(quakes, "stations")``.
+
+    Use it as ``@vocabulary`` or ``@vocabulary(data="X", columns=("labels",))``, above
+    :func:`~energystats._missing.handles_missing` (which then sees the columns as data).
+    """
+    if func is None:
+        return functools.partial(vocabulary, data=data, columns=columns)
+    signature = inspect.signature(func)
+    taken = set(signature.parameters)
+    where = func.__qualname__.replace(".__init__", "")
+    foreign = {
+        wrong: next(name for name in rights if name in taken)
+        for wrong, rights in FOREIGN_NAMES.items()
+        if wrong not in taken and any(name in taken for name in rights)
+    }
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        for wrong in foreign.keys() & kwargs.keys():
+            right = foreign[wrong]
+            raise TypeError(f"{where}() takes `{right}`, not `{wrong}`: {_RIGHT_NAMES[right]}.")
+        if columns:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:  # a wrong call: the function's own message
+                return func(*args, **kwargs)
+            if _by_column_name(bound.arguments, data, columns):
+                return func(*bound.args, **bound.kwargs)
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _by_column_name(arguments: dict, data: str, columns: tuple[str, ...]) -> bool:
+    """Replace the arguments of ``columns`` that name a column of the data frame
+    ``arguments[data]`` by that column, and the data by the other columns; whether any did."""
+    named = [name for name in columns if isinstance(arguments.get(name), str)]
+    if not named:
+        return False
+    frame = from_r(arguments[data])
+    if not isinstance(frame, pd.DataFrame):
+        name = named[0]
+        raise ValueError(
+            f"`{name}`={arguments[name]!r} names a column, but `{data}` is not a data frame: "
+            f"pass `{name}` as an array, or `{data}` as a pandas DataFrame."
+        )
+    for name in named:
+        if arguments[name] not in frame.columns:
+            raise ValueError(
+                f"`{name}`={arguments[name]!r} is not a column of `{data}` (its columns: "
+                f"{', '.join(map(repr, frame.columns))})."
+            )
+    chosen = [arguments[name] for name in named]
+    if len(set(chosen)) < len(chosen):
+        raise ValueError(f"{' and '.join(f'`{name}`' for name in named)} name the same column {chosen[0]!r}.")
+    for name in named:
+        arguments[name] = frame[arguments[name]]
+    arguments[data] = frame.drop(columns=chosen)
+    return True
+
+
+def numeric_columns(X, name: str) -> None:
+    """Refuse a data frame with columns that do not hold numbers (strings, categories of
+    strings), naming them. Other inputs pass unchecked."""
+    if not isinstance(X, pd.DataFrame):
+        return
+    bad = [column for column in X.columns if not _numeric(X[column])]
+    if bad:
+        listed = ", ".join(repr(column) for column in bad)
+        one = len(bad) == 1
+        raise ValueError(
+            f"`{name}` has {'a column' if one else 'columns'} {listed} that {'is' if one else 'are'} not numeric: "
+            f"drop {'it' if one else 'them'} ({name}.drop(columns=[{listed}])), or pass a grouping column by name "
+            "where a function takes labels."
+        )
+
+
+def _numeric(column: pd.Series) -> bool:
+    """Whether a data frame column holds numbers (or values that read as numbers; missing
+    values count as numbers)."""
+    if column.dtype.kind in "iufbcmM":  # datetimes are refused later, with their own message
+        return True
+    values = column.to_numpy(dtype=object)
+    values = values[~np.asarray(pd.isna(values), dtype=bool)]
+    try:
+        values.astype(np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _refuse_times(name: str) -> None:
     raise TypeError(
         f"`{name}` holds datetimes or time deltas, whose distances depend on their unit: convert them to "
@@ -101,6 +228,7 @@ def _pandas_numbers(X, name: str) -> np.ndarray:
     """A pandas DataFrame or Series as a numpy array: nullable numbers (``Int64``,
     ``Float64``, ``boolean``) as float64 with NaN for ``pandas.NA``, other columns as they
     are; datetimes are refused."""
+    numeric_columns(X, name)
     columns = [X.iloc[:, j] for j in range(X.shape[1])] if isinstance(X, pd.DataFrame) else [X]
     dtypes = [c.dtype for c in columns]
     if any(d.kind in "mM" for d in dtypes):

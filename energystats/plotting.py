@@ -130,7 +130,7 @@ def plot_null_distribution(result, ax=None, *, bins=40):
         method = getattr(result, "method", None)
         raise ValueError(
             f"`result` keeps no null distribution to plot{f' (method={method!r})' if method else ''}: its p-value comes "
-            "from an approximation; run the test with permutations (method='permutation' or 'mc') to plot one."
+            "from an approximation; run the test with permutations (method='permutation' or 'bootstrap') to plot one."
         )
     ax = _axes(ax)
     null = np.asarray(null, dtype=float)

@@ -147,9 +147,27 @@ def test_bad_input(x, kwargs, match):
             es.poisson_statistic(x)
 
 
-def test_bad_statistic_name():
-    with pytest.raises(ValueError, match=r"`test` must be one of \('M-CvM', 'M-AD', 'E'\)"):
-        es.poisson_statistic([1, 2], test="all")
+@pytest.mark.parametrize("function", [es.poisson_statistic, es.poisson_test])
+def test_bad_test_name(function):
+    """Both functions take the same values of ``test`` and say which."""
+    with pytest.raises(ValueError, match=r"`test` must be one of \('all', 'M', 'E', 'M-CvM', 'M-AD'\), got 'CvM'"):
+        function([1, 2], test="CvM")
+
+
+def test_same_test_values():
+    """``poisson_statistic`` and ``poisson_test`` take the same values of ``test`` and name
+    the same statistics: a single one as a float, several as a dict in R's row order."""
+    x = [1, 1, 2, 4, 1, 4, 4, 2, 2, 0, 1, 1, 3, 1, 3, 2, 3, 6, 1, 3, 4, 1, 2, 0, 1, 1, 0, 1, 4, 1]
+    single = {name: es.poisson_statistic(x, test=name) for name in ("M-CvM", "M-AD", "E")}
+    assert all(isinstance(value, float) for value in single.values())
+    assert es.poisson_statistic(x, test="all") == single
+    assert list(es.poisson_statistic(x, test="all")) == ["M-CvM", "M-AD", "E"]
+    assert es.poisson_statistic(x, test="M") == {"M-CvM": single["M-CvM"], "M-AD": single["M-AD"]}
+    for test in ("all", "M", "E", "M-CvM", "M-AD"):
+        res = es.poisson_test(x, test=test, n_resamples=19, rng=0)
+        expected = es.poisson_statistic(x, test=test)
+        expected = list(expected.values()) if isinstance(expected, dict) else [expected]
+        np.testing.assert_allclose(res.statistic, expected, rtol=1e-15)
 
 
 @pytest.mark.slow

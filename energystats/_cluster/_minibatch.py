@@ -128,12 +128,12 @@ def nystroem_path(n: int, k: int, m: int, reserve: int, batch_size: int | None, 
         raise memory_error(
             f"Nystroem k-groups on {n} points with {m} landmarks (the features: `init` labels rule out mini-batch steps, `batch_size`)",
             features,
-            "lower `n_components`, or give `init` as a string",
+            "lower `n_landmarks`, or give `init` as a string",
         )
     raise memory_error(
         f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch steps of one point (`batch_size`=1),",
         min(features, minibatch_bytes(n, m, m, k, 1)),
-        "lower `n_components`",
+        "lower `n_landmarks`",
     )
 
 
@@ -241,7 +241,7 @@ def minibatch_fit(
     check_fits(
         f"mini-batch k-groups ({n} points, batches of {batch}, {m} landmarks)",
         needed + (threads - 1) * _thread_bytes(m, k),
-        "lower `batch_size` or `n_components`",
+        "lower `batch_size` or `n_landmarks`",
     )
     chosen = np.sort(evaluation.choice(n, size=size, replace=False))
     sample_w = None if w is None else w[chosen]

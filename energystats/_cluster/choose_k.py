@@ -38,7 +38,7 @@ from .._random import as_generator
 from .._resampling import check_options, progress_bar, pvalue
 from .._results import ResultMixin
 from .._semimetric import prepare_points, resolve_semimetric
-from .._validation import check_positive_int
+from .._validation import check_positive_int, vocabulary
 from .cluster_test import cluster_test
 from .dip import _dip_sorted, uniform_dip_null
 from .kgroups import KGroups
@@ -203,6 +203,7 @@ def _choose_k_iv(k_max, alpha, null, n_resamples, n_references, min_size, n, d):
     return k_max, float(alpha), options, int(n_references), minimum
 
 
+@vocabulary
 @handles_missing(("X",))
 def choose_k(
     X,

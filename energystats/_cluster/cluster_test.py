@@ -26,7 +26,7 @@ from .._random import as_generator
 from .._resampling import check_observed, check_options, progress_bar, pvalue
 from .._results import ResultMixin
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
+from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int, vocabulary
 from .kgroups import KGroups
 from .split1d import split_1d
 
@@ -132,7 +132,8 @@ def _check_eigenvalues(eigenvalues) -> np.ndarray:
     return lam
 
 
-def signal_dimension(eigenvalues: np.ndarray, n: int, minimum: int = 1, level: float = SPHERICITY_LEVEL) -> int:
+@vocabulary
+def signal_dimension(eigenvalues: np.ndarray, n_samples: int, *, minimum: int = 1, alpha: float = SPHERICITY_LEVEL) -> int:
     r"""J: how many leading principal directions stand out from a spherical noise floor.
 
     For j = 0, 1, ..., d - 2, tests whether the last q = d - j eigenvalues of the sample
@@ -146,7 +147,7 @@ def signal_dimension(eigenvalues: np.ndarray, n: int, minimum: int = 1, level: f
         \Big(q \log \bar l - \sum_{i > j} \log l_i\Big)
         \sim \chi^2_{(q + 2)(q - 1)/2},
 
-    :math:`\bar l` the mean of the last q, each step at ``level``. J is the first j not
+    :math:`\bar l` the mean of the last q, each step at level ``alpha``. J is the first j not
     rejected, at least ``minimum``; when every step rejects, no noise floor is visible
     (e.g. d = 2) and J = d. J depends on the data only through the sample covariance.
 
@@ -154,11 +155,11 @@ def signal_dimension(eigenvalues: np.ndarray, n: int, minimum: int = 1, level: f
     ----------
     eigenvalues : array_like of shape (d,)
         Eigenvalues of the sample covariance, non-negative, in non-increasing order.
-    n : int
-        Sample size, at least 2.
+    n_samples : int
+        Sample size n, at least 2.
     minimum : int, default=1
         Smallest J returned (J is at most d).
-    level : float, default=0.05
+    alpha : float, default=0.05
         Level of each sphericity test, in (0, 1).
 
     Returns
@@ -167,10 +168,10 @@ def signal_dimension(eigenvalues: np.ndarray, n: int, minimum: int = 1, level: f
     """
     lam = _check_eigenvalues(eigenvalues)
     d = lam.size
-    n = check_positive_int(n, "n", minimum=2)
+    n = check_positive_int(n_samples, "n_samples", minimum=2)
     minimum = check_positive_int(minimum, "minimum")
-    if isinstance(level, bool) or not isinstance(level, Real) or not 0.0 < level < 1.0:
-        raise ValueError(f"`level` must be a number in (0, 1), got {level!r}.")
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < alpha < 1.0:
+        raise ValueError(f"`alpha` must be a number in (0, 1), got {alpha!r}.")
     for j in range(d - 1):
         q = d - j
         tail = lam[j:]
@@ -179,7 +180,7 @@ def signal_dimension(eigenvalues: np.ndarray, n: int, minimum: int = 1, level: f
             correction = np.sum((mean / (lam[:j] - mean)) ** 2)
         factor = n - 1 - j - (2 * q * q + q + 2) / (6 * q) + correction
         statistic = factor * (q * np.log(mean) - np.log(tail).sum())
-        if factor <= 0 or statistic <= chi2.ppf(1 - level, (q + 2) * (q - 1) / 2):
+        if factor <= 0 or statistic <= chi2.ppf(1 - alpha, (q + 2) * (q - 1) / 2):
             return int(min(d, max(j, minimum)))
     return d
 
@@ -235,12 +236,13 @@ def _null_shares(streams, n: int, d: int, k: int, options: dict) -> np.ndarray:
     return np.array([_share(s.standard_normal((n, d)), k, s, options) for s in streams])
 
 
+@vocabulary(data="X", columns=("labels",))
 @handles_missing(("X", "labels"))
 def cluster_test(
     X,
     n_clusters: int,
     *,
-    method: str = "conditional",
+    directions: str = "conditional",
     n_components: int | None = None,
     n_resamples: int = 199,
     rng=None,
@@ -264,8 +266,8 @@ def cluster_test(
         Data; needs n > d + 1.
     n_clusters : int
         Number of clusters k >= 2.
-    method : {"conditional", "whitened"}, default="conditional"
-        ``"conditional"``: the statistic looks at the J leading principal directions
+    directions : {"conditional", "whitened"}, default="conditional"
+        Which principal directions the statistic looks at. ``"conditional"``: the looks at the J leading principal directions
         that stand out from a spherical noise floor (:func:`signal_dimension`, at least
         k - 1), where clusters put their variance; powerful in 5-10 dimensions.
         ``"whitened"``: all d directions (J = d), affine invariant; it detects
@@ -366,7 +368,7 @@ def cluster_test(
     >>> res = es.cluster_test(two, 2, rng=1)
     >>> res.pvalue, res.n_components, res.model.cluster_sizes_.tolist()
     (0.005, 1, [30, 30])
-    >>> es.cluster_test(two, 2, method="whitened", rng=1).pvalue  # all 10 directions
+    >>> es.cluster_test(two, 2, directions="whitened", rng=1).pvalue  # all 10 directions
     0.12
 
     The clusters may then be compared validly on an outcome that was not
@@ -382,22 +384,19 @@ def cluster_test(
     k = check_n_clusters(n_clusters, n, minimum=2)
     options = check_options(n_resamples, progress=progress)
     B = options.n_resamples
-    if method not in ("conditional", "whitened"):
-        raise ValueError(f"`method` must be 'conditional' or 'whitened', got {method!r}.")
+    if directions not in ("conditional", "whitened"):
+        raise ValueError(f"`directions` must be 'conditional' or 'whitened', got {directions!r}.")
     if n <= d + 1:
         raise ValueError(f"`X` needs more samples than features + 1 (n = {n}, d = {d}).")
     if n_components is not None:
         J = check_positive_int(n_components, "n_components")
         if J > d:
             raise ValueError(f"`n_components` must be at most the number of features ({d}), got {J}.")
-        if method == "whitened" and J != d:
-            raise ValueError(f"`method`='whitened' uses all {d} directions; `n_components`={J} needs method='conditional'.")
+        if directions == "whitened" and J != d:
+            raise ValueError(f"`directions`='whitened' uses all {d} directions; `n_components`={J} needs directions='conditional'.")
     metric = kgroups_options.get("metric", "euclidean")
     if not (isinstance(metric, str) and metric in ("euclidean", "exponential", "gaussian")):
         raise ValueError("`metric` must be 'euclidean', 'exponential' or 'gaussian': the null needs a rotation-invariant semimetric.")
-    for name in ("random_state", "n_clusters"):
-        if name in kgroups_options:
-            raise ValueError(f"`{name}` is set by cluster_test; use `rng` for the seed.")
     if "n_init" in kgroups_options:  # checked here too: the exact split of one direction takes no restarts
         check_n_init(kgroups_options["n_init"], n)
     n_jobs = check_n_jobs(n_jobs)
@@ -408,7 +407,7 @@ def cluster_test(
     kgroups_options = {"n_init": N_INIT, **kgroups_options}
     scores, eigenvalues = _principal_scores(X)
     if n_components is None:
-        n_components = d if method == "whitened" else signal_dimension(eigenvalues, n, minimum=k - 1)
+        n_components = d if directions == "whitened" else signal_dimension(eigenvalues, n, minimum=k - 1)
     J = int(n_components)
     streams = as_generator(rng).spawn(B + 1)
     statistic, model = _share(scores[:, :J], k, streams[0], kgroups_options, model=True)
@@ -431,7 +430,7 @@ def cluster_test(
         null_distribution=null,
         n_resamples=B,
         n_clusters=k,
-        method=method,
+        method=directions,
         n_components=J,
         eigenvalues=eigenvalues,
         labels=found,

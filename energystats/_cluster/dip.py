@@ -17,7 +17,7 @@ import numpy as np
 from .._random import as_generator
 from .._resampling import check_options, progress_bar, pvalue
 from .._results import ResultMixin
-from .._validation import as_data
+from .._validation import as_data, vocabulary
 
 __all__ = ["DipTestResult", "dip_statistic", "dip_test", "uniform_dip_null"]
 
@@ -202,6 +202,7 @@ class DipTestResult(ResultMixin):
         return iter((self.statistic, self.pvalue))
 
 
+@vocabulary
 def dip_test(x, *, n_resamples: int = 1999, rng=None, progress: bool = False) -> DipTestResult:
     r"""Test unimodality with Hartigan's dip, calibrated on uniform samples.
 

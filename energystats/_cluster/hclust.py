@@ -24,7 +24,7 @@ from .._random import as_generator
 from .._resampling import check_resamples, progress_bar
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import check_n_clusters, check_positive_int
+from .._validation import check_n_clusters, check_positive_int, vocabulary
 from .cluster_test import cluster_test
 
 __all__ = ["EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters"]
@@ -224,6 +224,7 @@ class SignificantClustersResult(ResultMixin):
         return [f"cluster sizes: {sizes}", self.nodes.to_string(index=False, float_format=lambda v: f"{v:.4g}")]
 
 
+@vocabulary
 @handles_missing(("X",))
 def significant_clusters(
     X,

@@ -31,7 +31,7 @@ from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator,
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
-from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_n_init, check_positive_int, check_symmetric, weight_scale
+from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_n_init, check_positive_int, check_symmetric, numeric_columns, vocabulary, weight_scale
 from ._assignment import feature_assignment, make_assignment
 from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, canonical_order, within
@@ -129,13 +129,13 @@ class KGroups(ClusterMixin, BaseEstimator):
         workers instead.
     approximation : {None, "nystroem"}, default=None
         ``"nystroem"``: fit on Nyström features Φ (n x m) with
-        :math:`\Phi\Phi^\top \approx G` from ``n_components`` landmarks
+        :math:`\Phi\Phi^\top \approx G` from ``n_landmarks`` landmarks
         (Wang, Gittens & Mahoney 2019), for n beyond what exact k-groups can
         afford: memory O(n m), a Hartigan move O(m k). Needs the points (no
         precomputed matrix) and ``algorithm`` "hartigan" or "lloyd". When the
         features do not fit the working memory (:func:`set_config`), the fit
         takes the mini-batch path of ``batch_size`` by itself (``path_``).
-    n_components : int, default=300
+    n_landmarks : int, default=300
         m, the number of landmarks for ``approximation="nystroem"``
         (capped at n). At 300 the accuracy was within 0.005 of exact k-groups
         in every setting of ``docs/validation.md``; with every point a
@@ -182,7 +182,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         ``approximation="nystroem"`` it is :math:`\hat W + \sum_i w_i e_i`,
         the features' W plus each point's residual outside the landmarks'
         span: an upper bound on the exact W (the features' W is a lower
-        bound), measured within 0.6% of it at the default ``n_components``;
+        bound), measured within 0.6% of it at the default ``n_landmarks``;
         ``dispersion(X, labels_).W`` gives the exact value at O(n^2) cost.
     objective_ : float
         Q = sum_j Q_j / s_j (eq. 41) of the centred kernel; it equals the
@@ -235,7 +235,7 @@ class KGroups(ClusterMixin, BaseEstimator):
     8 b (8 m + k) + 9 n bytes and a band of kernel rows:
     :func:`._minibatch.minibatch_bytes`); :class:`WorkingMemoryError` only when
     not even a batch of one point fits, naming ``working_memory`` and
-    ``n_components``.
+    ``n_landmarks``.
 
     ``"r-kgroups"`` follows R's rule, which ignores the factors
     n_j / (n_j - 1) and n_l / (n_l + 1) of the exact Hartigan gain
@@ -252,6 +252,7 @@ class KGroups(ClusterMixin, BaseEstimator):
     (67.5288, 122.047)
     """
 
+    @vocabulary
     def __init__(
         self,
         n_clusters: int,
@@ -266,7 +267,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         random_state=None,
         n_jobs=None,
         approximation: str | None = None,
-        n_components: int = 300,
+        n_landmarks: int = 300,
         landmarks: str = "d2",
         batch_size: int | None = None,
         nan_policy: str = "raise",
@@ -282,7 +283,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.approximation = approximation
-        self.n_components = n_components
+        self.n_landmarks = n_landmarks
         self.landmarks = landmarks
         self.batch_size = batch_size
         self.nan_policy = nan_policy
@@ -313,7 +314,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         if self.approximation not in (None, "nystroem"):
             raise ValueError(f"`approximation` must be None or 'nystroem', got {self.approximation!r}.")
         if self.approximation == "nystroem":
-            check_positive_int(self.n_components, "n_components")
+            check_positive_int(self.n_landmarks, "n_landmarks")
             if self.landmarks not in ("d2", "uniform"):
                 raise ValueError(f"`landmarks` must be 'd2' or 'uniform', got {self.landmarks!r}.")
             if self.algorithm == "r-kgroups":
@@ -383,6 +384,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         self
         """
         X, sample_weight, init, keep = self._complete(X, sample_weight, self.init)
+        numeric_columns(X, "X")
         self._fit(validate_data(self, X, dtype=np.float64), sample_weight, init)
         self.n_omitted_ = 0 if keep is None else int((~keep).sum())
         # predict on a precomputed matrix takes distances to every row passed to fit
@@ -412,7 +414,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix or features
         path, batch = ("exact", None)
         if self.approximation is not None:
-            path, batch = nystroem_path(n, k, min(self.n_components, n), reserve, self.batch_size, problem.start is not None)
+            path, batch = nystroem_path(n, k, min(self.n_landmarks, n), reserve, self.batch_size, problem.start is not None)
         self.path_, self.batch_size_ = path, batch
         if path == "nystroem-minibatch":
             labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
@@ -420,7 +422,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
         op = make_operator(
             fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
-            approximation=self.approximation, n_components=self.n_components, landmarks=self.landmarks,
+            approximation=self.approximation, n_landmarks=self.n_landmarks, landmarks=self.landmarks,
             rng=gen.spawn(1)[0] if self.approximation else None,
             repeated=True, reserve=reserve,
             n_jobs=None if distribute else self.n_jobs,  # else one start may still spread its passes over the workers
@@ -472,7 +474,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         """Mini-batch steps of ``batch`` points and Lloyd's passes on Nystroem features computed
         block by block (:mod:`._minibatch`): labels, W, T, passes, converged."""
         k, kept = problem.k, problem.kept
-        feature_map = nystroem_map(points, sm, w, self.n_components, stream, self.landmarks)
+        feature_map = nystroem_map(points, sm, w, self.n_landmarks, stream, self.landmarks)
         fit = minibatch_fit(points, w, feature_map, k, problem.init, batch, problem.max_iter, streams, stream)
         order = canonical_order(fit.labels, w, k)
         labels = np.argsort(order)[fit.labels]
@@ -580,6 +582,7 @@ class KGroups(ClusterMixin, BaseEstimator):
                 raise ValueError(f"`X` must hold distances to the {self._columns.size} rows passed to fit, got {np.shape(X)[-1]} columns.")
             X = X.iloc[:, self._columns] if hasattr(X, "iloc") else (X if np.ma.isMaskedArray(X) else np.asarray(X))[:, self._columns]
         values, keep = drop_missing(policy, {"X": X})
+        numeric_columns(values["X"], "X")
         X = self._scaling.data(validate_data(self, values["X"], dtype=np.float64, reset=False))
         if self.metric == "precomputed" and X.min() < 0:
             raise ValueError("`X` must be non-negative for metric='precomputed'.")

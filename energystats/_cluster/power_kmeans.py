@@ -30,7 +30,7 @@ from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
 from .._random import as_generator
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
+from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int, numeric_columns, vocabulary
 from ._partition import canonical_order
 
 __all__ = ["PowerKMeans"]
@@ -299,6 +299,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
     ([50, 50], True)
     """
 
+    @vocabulary
     def __init__(
         self,
         n_clusters: int,
@@ -331,6 +332,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         return values["X"], keep
 
     def _validate(self, X):
+        numeric_columns(X, "X")
         X = validate_data(self, X, dtype=np.float64)
         n, d = X.shape
         k = check_n_clusters(self.n_clusters, n)
@@ -452,6 +454,7 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         """Nearest fitted centre of each row of ``X``."""
         check_is_fitted(self)
         X, keep = self._complete(X)
+        numeric_columns(X, "X")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         scaling, mean, centres = self._centred
         labels = np.argmin(_sq_dist(scaling.data(X) - mean, centres), axis=1)

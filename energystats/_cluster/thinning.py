@@ -21,7 +21,7 @@ from .._missing import handles_missing
 from .._random import as_generator
 from .._resampling import check_resamples
 from .._results import ResultMixin
-from .._validation import as_data, check_n_clusters
+from .._validation import as_data, check_n_clusters, vocabulary
 from .kgroups import KGroups
 
 __all__ = ["ThinnedComparisonResult", "thinned_cluster_comparison"]
@@ -126,6 +126,7 @@ def _thin(X: np.ndarray, family: str, cov, epsilon: float, rng: np.random.Genera
     return epsilon * X + np.sqrt(epsilon * (1.0 - epsilon)) * (rng.standard_normal(X.shape) @ root)
 
 
+@vocabulary
 @handles_missing(("X",))
 def thinned_cluster_comparison(
     X,
@@ -243,9 +244,6 @@ def thinned_cluster_comparison(
         if (X < 0).any() or (X != np.round(X)).any():
             raise ValueError("`X` must hold non-negative integer counts for family='poisson'.")
     check_resamples(n_resamples)
-    for name in ("random_state", "n_clusters"):
-        if name in kgroups_options:
-            raise ValueError(f"`{name}` is set by thinned_cluster_comparison; use `rng` for the seed.")
     thinning, clustering, relabeling = as_generator(rng).spawn(3)
     fit_part = _thin(X, family, cov, epsilon, thinning)
     test_part = X - fit_part

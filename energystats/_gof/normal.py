@@ -12,7 +12,7 @@ from .._random import as_generator, check_rng
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
 from .._semimetric import Scaling
-from .._validation import as_data, unit_scale
+from .._validation import as_data, unit_scale, vocabulary
 from ._limit import normal_limit_sf
 from ._standard import tie_scale
 from .normality import _mean_distance_to_gaussian
@@ -21,7 +21,7 @@ __all__ = ["NormalTestResult", "normal_statistic", "normal_test"]
 
 #: E|Z - Z'| for Z, Z' independent N(0, 1).
 _BETWEEN = 2.0 / np.sqrt(np.pi)
-_METHODS = ("mc", "limit")
+_METHODS = ("bootstrap", "limit")
 
 
 @dataclass(frozen=True, repr=False)
@@ -33,17 +33,17 @@ class NormalTestResult(ResultMixin):
     statistic : float
         :math:`n\\mathcal E_n` of :func:`normal_statistic` (R ``normal.e``).
     pvalue : float
-        ``"mc"``: (1 + #{null >= statistic}) / (n_resamples + 1); ``"limit"``: the tail
+        ``"bootstrap"``: (1 + #{null >= statistic}) / (n_resamples + 1); ``"limit"``: the tail
         probability of the limit distribution.
     method : str
-        ``"mc"`` or ``"limit"``.
+        ``"bootstrap"`` or ``"limit"``.
     mean, sd : float
         The estimates (R's ``estimate``): sample mean and standard deviation (n - 1).
     n_samples : int
     n_resamples : int or None
-        Gaussian samples of the parametric bootstrap (``"mc"``); None for ``"limit"``.
+        Gaussian samples of the parametric bootstrap (``"bootstrap"``); None for ``"limit"``.
     null_distribution : ndarray of shape (n_resamples,) or None
-        The statistic of each Gaussian sample (``"mc"``); None for ``"limit"``.
+        The statistic of each Gaussian sample (``"bootstrap"``); None for ``"limit"``.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
     """
@@ -60,7 +60,7 @@ class NormalTestResult(ResultMixin):
 
     @property
     def _title(self) -> str:
-        how = "parametric bootstrap" if self.method == "mc" else "limit distribution (Imhof)"
+        how = "parametric bootstrap" if self.method == "bootstrap" else "limit distribution (Imhof)"
         return f"energy test of univariate normality, {how}"
 
 
@@ -127,8 +127,9 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     return float(_statistics(_check(x)[0][None, :])[0])
 
 
+@vocabulary
 @handles_missing(("x",))
-def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=None, nan_policy: str = "raise") -> NormalTestResult:
+def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None, rng=None, nan_policy: str = "raise") -> NormalTestResult:
     r"""Energy test of univariate normality with estimated mean and sd (R ``normal.test``).
 
     H0: the values are i.i.d. normal, mean and variance unknown (Case 4 of R's
@@ -138,14 +139,14 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
     ----------
     x : array_like of shape (n,)
         Univariate data, at least two values, not all equal.
-    method : {"mc", "limit"}, default="mc"
-        ``"mc"``: parametric bootstrap, the statistic of ``n_resamples`` standard normal
+    method : {"bootstrap", "limit"}, default="bootstrap"
+        ``"bootstrap"`` (R's ``"mc"``): parametric bootstrap, the statistic of ``n_resamples`` standard normal
         samples of size n (the statistic is location and scale invariant, so this is an
         exact Monte Carlo test); ``"limit"``: the tail probability of the limit
         distribution :math:`\sum_k \lambda_k Z_k^2` by Imhof's method, with the
         eigenvalues computed by the package (see Notes).
     n_resamples : int, default=None
-        Gaussian samples for ``"mc"`` (R's ``R``); None means 999. Not accepted with
+        Gaussian samples for ``"bootstrap"`` (R's ``R``); None means 999. Not accepted with
         ``"limit"``, which draws nothing.
     rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the Gaussian samples (unused by ``"limit"``).
@@ -159,7 +160,7 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
 
     Notes
     -----
-    ``"mc"`` draws the same Gaussian samples as :func:`mvnorm_test` with the same ``rng``
+    ``"bootstrap"`` draws the same Gaussian samples as :func:`mvnorm_test` with the same ``rng``
     and gives its p-value, :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (R reports
     :math:`\#\{t^* \ge t\}/B`). Time O(B n log n), vectorised over the samples in blocks
     within the memory budget.
@@ -174,7 +175,7 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
     confirms), so R's ``normal.test(x, method = "limit")`` p-values are smaller than these
     (0.39 against 0.44 at t = 0.4, 0.055 against 0.062 at t = 0.8), and smaller than
     simulated ones (``validation/results/gof_limit.md``). The limit is for moderately large
-    samples; ``"mc"`` is exact at every n.
+    samples; ``"bootstrap"`` is exact at every n.
 
     References
     ----------
@@ -194,9 +195,10 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
     0.3244
     """
     if method not in _METHODS:
-        raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}.")
+        hint = " (R's method = \"mc\" is 'bootstrap' here)" if method == "mc" else ""
+        raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}{hint}.")
     if method == "limit" and n_resamples is not None:
-        raise ValueError("`n_resamples` applies to method='mc' only; method='limit' draws no samples.")
+        raise ValueError("`n_resamples` applies to method='bootstrap' only; method='limit' draws no samples.")
     x, e = _check(x)
     check_rng(rng)  # for "limit" too, which draws nothing
     n = x.size
@@ -213,4 +215,4 @@ def normal_test(x, *, method: str = "mc", n_resamples: int | None = None, rng=No
     # standardised with the n - 1 sd: var(y) = (n - 1)/n <= 1
     scale = tie_scale(statistic, n, _BETWEEN, 1.0)
     return NormalTestResult(statistic=statistic, pvalue=pvalue(statistic, null, scale=scale, what="the normality statistic"),
-                            method="mc", n_resamples=B, null_distribution=null, **estimates)
+                            method="bootstrap", n_resamples=B, null_distribution=null, **estimates)

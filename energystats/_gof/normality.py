@@ -14,7 +14,7 @@ from .._random import as_generator
 from .._resampling import check_observed, check_options, progress_bar, pvalue
 from .._results import ResultMixin
 from .._semimetric import resolve_semimetric
-from .._validation import as_data, unit_scale
+from .._validation import as_data, unit_scale, vocabulary
 from ._standard import tie_scale
 
 __all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
@@ -120,6 +120,7 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     return _statistic(_check(X))
 
 
+@vocabulary
 @handles_missing(("X",))
 def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False, nan_policy: str = "raise") -> NormalityTestResult:
     r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).

@@ -47,13 +47,15 @@ from .._random import as_generator
 from .._config import check_fits
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
-from .._validation import as_data
+from .._validation import as_data, vocabulary
 from ._standard import tie_scale
 
 __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
 
 _STATISTICS = ("M-CvM", "M-AD", "E")
-_TESTS = {"all": _STATISTICS, "M": ("M-CvM", "M-AD"), "E": ("E",)}
+#: The values of ``test`` (of both :func:`poisson_statistic` and :func:`poisson_test`) and
+#: the statistics each names.
+_TESTS = {"all": _STATISTICS, "M": ("M-CvM", "M-AD"), "E": ("E",), "M-CvM": ("M-CvM",), "M-AD": ("M-AD",)}
 _METHOD = {"M-CvM": "M-CvM test", "M-AD": "M-AD test", "E": "Energy test"}
 #: Counts below lambda - SPAN and above lambda + SPAN have Poisson probability below e^-800.
 _SPAN_SD, _SPAN_ADD = 40.0, 40.0
@@ -223,7 +225,7 @@ def _statistics(X: np.ndarray, tests: tuple) -> np.ndarray:
 
 
 @handles_missing(("x",), propagate=True)
-def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float:
+def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float | dict[str, float]:
     r"""A Poisson goodness-of-fit statistic (R ``poisson.e``, ``poisson.m``).
 
     Parameters
@@ -231,17 +233,19 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
     x : array_like of shape (n,)
         Non-negative integer counts (integer-valued floats accepted), at least two, not
         all zero.
-    test : {"E", "M-CvM", "M-AD"}, default="E"
+    test : {"E", "M-CvM", "M-AD", "M", "all"}, default="E"
         ``"E"``: the energy statistic :math:`Q_n` (R ``poisson.e``); ``"M-CvM"`` and
-        ``"M-AD"``: the mean distance statistics, R ``poisson.m``'s two values. Formulas
-        in the Notes.
+        ``"M-AD"``: the mean distance statistics; ``"M"``: both (R ``poisson.m``);
+        ``"all"``: the three. The values :func:`poisson_test` takes. Formulas in the Notes.
     nan_policy : {"raise", "omit", "propagate"}, default="raise"
         Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
         drop them, ``"propagate"`` return NaN.
 
     Returns
     -------
-    float
+    float or dict
+        The statistic that ``test`` names; for ``"M"`` and ``"all"``, which name several,
+        ``{name: statistic}`` in the order M-CvM, M-AD, E (the rows of R's ``poisson.tests``).
 
     Notes
     -----
@@ -281,12 +285,24 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
     0.847383
     >>> round(es.poisson_statistic(x, test="M-CvM"), 6), round(es.poisson_statistic(x, test="M-AD"), 6)
     (0.006698, 0.051548)
+    >>> {name: round(value, 6) for name, value in es.poisson_statistic(x, test="M").items()}  # R: poisson.m(x)
+    {'M-CvM': 0.006698, 'M-AD': 0.051548}
     """
-    if test not in _STATISTICS:
-        raise ValueError(f"`test` must be one of {_STATISTICS}, got {test!r}.")
-    return float(_statistics(_check(x)[None, :], (test,))[0, 0])
+    tests = _check_test(test)
+    values = _statistics(_check(x)[None, :], tests)[0]
+    if len(tests) == 1:
+        return float(values[0])
+    return {name: float(value) for name, value in zip(tests, values)}
 
 
+def _check_test(test) -> tuple[str, ...]:
+    """The statistics that ``test`` names."""
+    if not isinstance(test, str) or test not in _TESTS:
+        raise ValueError(f"`test` must be one of {tuple(_TESTS)}, got {test!r}.")
+    return _TESTS[test]
+
+
+@vocabulary
 @handles_missing(("x",))
 def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> PoissonTestResult:
     r"""Goodness-of-fit tests of the Poisson distribution with estimated mean (R ``poisson.tests``).
@@ -299,10 +315,11 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
     ----------
     x : array_like of shape (n,)
         Non-negative integer counts, at least two, not all zero.
-    test : {"all", "M", "E"}, default="all"
+    test : {"all", "M", "E", "M-CvM", "M-AD"}, default="all"
         ``"M"``: the mean distance tests M-CvM and M-AD (R ``poisson.mtest`` is M-CvM);
-        ``"E"``: the energy test (R ``poisson.etest``); ``"all"``: the three. The
-        statistics are those of :func:`poisson_statistic`.
+        ``"E"``: the energy test (R ``poisson.etest``); ``"all"``: the three;
+        ``"M-CvM"``, ``"M-AD"``: one of them. The statistics and values of ``test`` are
+        those of :func:`poisson_statistic`.
     n_resamples : int, default=999
         Bootstrap samples (R's ``R``).
     rng : int, numpy.random.Generator, RandomState or None, default=None
@@ -346,11 +363,9 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
     >>> es.poisson_test(overdispersed, test="E", n_resamples=199, rng=1).pvalue
     array([0.005])
     """
-    if test not in _TESTS:
-        raise ValueError(f"`test` must be one of {tuple(_TESTS)}, got {test!r}.")
+    tests = _check_test(test)
     x = _check(x)
     B = check_resamples(n_resamples)
-    tests = _TESTS[test]
     n = x.size
     lam = float(x.mean())
     observed = check_observed(_statistics(x[None, :], tests)[0], "the Poisson statistic")

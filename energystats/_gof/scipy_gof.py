@@ -26,7 +26,7 @@ from .._random import as_generator
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin
 from .._semimetric import Scaling
-from .._validation import as_data, unit_scale
+from .._validation import as_data, unit_scale, vocabulary
 from ._fits import fitter, parameter_names
 from ._standard import mean_distances, tie_scale
 
@@ -207,6 +207,7 @@ def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
                     "(parameters estimated) or a frozen one such as stats.gamma(2.0) (parameters known).")
 
 
+@vocabulary
 @handles_missing(("x",))
 def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> EnergyGofResult:
     r"""Energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous distribution.

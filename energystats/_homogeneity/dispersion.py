@@ -21,7 +21,7 @@ from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_groups, as_weights, weight_scale
+from .._validation import as_groups, as_weights, weight_scale, vocabulary
 
 __all__ = ["DispersionResult", "dispersion", "energy_distance"]
 
@@ -123,6 +123,7 @@ def _check_same_features(x: np.ndarray, y: np.ndarray) -> None:
         )
 
 
+@vocabulary
 @handles_missing(("x", "x_weights"), ("y", "y_weights"), propagate=True)
 def energy_distance(
     x,
@@ -279,6 +280,7 @@ def energy_distance(
     return scaling.result(float(value), "the energy distance")
 
 
+@vocabulary(data="X", columns=("labels",))
 @handles_missing(("X", "labels", "sample_weight"), data=("X",))
 def dispersion(
     X,

@@ -12,7 +12,7 @@ import numpy as np
 from .._missing import check_nan_policy, drop_missing
 from .._operator import make_operator
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_groups, check_positive_int
+from .._validation import as_groups, check_positive_int, vocabulary
 from .permutation import _batch_size, _statistics
 
 __all__ = ["ksample_statistic"]
@@ -41,6 +41,7 @@ def _ksample_iv(statistic, permutations, n: int, batch):
     return perms, batch
 
 
+@vocabulary(data="X", columns=("labels",))
 def ksample_statistic(
     X,
     labels,

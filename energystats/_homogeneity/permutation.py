@@ -31,7 +31,7 @@ from .._random import as_generator
 from .._resampling import MAX_EXACT, Options, batch_size, check_options, progress_bar, pvalue, use_exact
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_data, as_groups, check_correction
+from .._validation import as_data, as_groups, check_correction, vocabulary
 from ._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
 
 __all__ = [
@@ -154,6 +154,7 @@ def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties) -> Opt
     return check_options(n_resamples, exact, batch, progress)
 
 
+@vocabulary(data="X", columns=("labels",))
 @handles_missing(("X", "labels"), data=("X",))
 def energy_test(
     X,
@@ -436,6 +437,7 @@ def energy_test_samples(*samples, nan_policy: str = "raise", **options) -> Energ
     return energy_test(np.vstack(arrays), labels, **options)
 
 
+@vocabulary(data="X", columns=("labels",))
 def pairwise_energy_tests(
     X,
     labels,

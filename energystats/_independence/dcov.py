@@ -30,6 +30,7 @@ from .._parallel import check_n_jobs
 from .._random import as_generator, check_rng
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
+from .._validation import vocabulary
 from ._data import Variable, as_variables
 from .projection import N_PROJECTIONS, ProjectedStatistics, check_variables, project
 
@@ -242,6 +243,7 @@ _PARAMETERS = """
 """
 
 
+@vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"), propagate=True)
 def dcov(
     x,
@@ -299,6 +301,7 @@ def dcov(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).dcov
 
 
+@vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"), propagate=True)
 def dcor(
     x,
@@ -342,6 +345,7 @@ def dcor(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).dcor
 
 
+@vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"), propagate=False)
 def dcov_stats(
     x,

@@ -11,7 +11,7 @@ from .._missing import handles_missing
 from .._operator import GatherEngine, centred_gram, permuted_products
 from .._parallel import check_n_jobs
 from .._resampling import check_observed, check_options, permutation_null, pvalue
-from .._validation import as_data
+from .._validation import as_data, vocabulary
 from ._data import as_variables
 from .dcov import operators, stats_from_gram
 from .testing import IndependenceTestResult, pairing_scale
@@ -29,6 +29,7 @@ class _SumEngine:
         return sum(w * engine(perms) for engine, w in zip(self.engines, self.weights))
 
 
+@vocabulary
 @handles_missing(("X",))
 def mutual_independence_test(
     X, *, n_resamples: int = 999, exponent=1.0, rng=None, exact="auto", progress: bool = False, n_jobs=None, nan_policy: str = "raise"
@@ -123,6 +124,7 @@ def _mvi_engine(x, y):
     return permuted_products(vx.operator(repeated=True, sort=False), vy.operator(repeated=True, sort=False), "mvi")
 
 
+@vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), propagate=True)
 def mvi(x, y, *, nan_policy: str = "raise") -> float:
     r"""The independence coefficient :math:`\mathcal I_n` of Bakirov, Rizzo & Székely (2006):
@@ -163,6 +165,7 @@ def mvi(x, y, *, nan_policy: str = "raise") -> float:
     return float(np.sqrt(max(engine.value(np.arange(engine.n)) / engine.n, 0.0)))
 
 
+@vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"))
 def mvi_test(
     x, y, *, n_resamples: int = 999, rng=None, exact="auto", progress: bool = False, n_jobs=None, nan_policy: str = "raise"

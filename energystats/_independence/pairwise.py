@@ -25,7 +25,7 @@ from .._parallel import (
 from .._random import as_generator
 from .._resampling import Options, check_observed, check_options, permutation_null, pvalue
 from .._results import ResultMixin
-from .._validation import check_correction
+from .._validation import check_correction, vocabulary
 from ._data import Variable, as_variables
 from .dcov import operators
 from .gamma import gamma_pvalue, permutation_moments, skewness_of
@@ -129,6 +129,7 @@ def _pairs_task(pairs: list, variables: list[Variable], method: str, options: Op
     return [_pair(i, j, variables, ops, sums, method, options, streams[k], t_df) for k, (i, j) in pairs]
 
 
+@vocabulary
 def pairwise_dcor(
     X,
     *,

@@ -30,6 +30,7 @@ from .._operator import GatherEngine, PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
 from .._resampling import check_options, permutation_null, pvalue
 from .._semimetric import MetricLike, Scaling
+from .._validation import vocabulary
 from ._data import Variable, as_variables
 from .dcov import gram_of, operators
 from .testing import IndependenceTestResult, pairing_scale
@@ -77,6 +78,7 @@ _PARAMETERS = """
 """
 
 
+@vocabulary(data="x", columns=("y", "z"))
 @handles_missing(("x", "y", "z"), data=("x", "y", "z"), propagate=True)
 def pdcov(
     x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
@@ -110,6 +112,7 @@ def pdcov(
     return Scaling(0, fx + fy).result(float(xy), "pdcov")
 
 
+@vocabulary(data="x", columns=("y", "z"))
 @handles_missing(("x", "y", "z"), data=("x", "y", "z"), propagate=True)
 def pdcor(
     x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
@@ -206,6 +209,7 @@ _TEST_PARAMETERS = """
 """
 
 
+@vocabulary(data="x", columns=("y", "z"))
 @handles_missing(("x", "y", "z"), data=("x", "y", "z"))
 def pdcov_test(
     x,
@@ -245,6 +249,7 @@ def pdcov_test(
     return _test(x, y, z, "n pdcov", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs)
 
 
+@vocabulary(data="x", columns=("y", "z"))
 @handles_missing(("x", "y", "z"), data=("x", "y", "z"))
 def pdcor_test(
     x,

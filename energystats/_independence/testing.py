@@ -17,6 +17,7 @@ from .._random import as_generator
 from .._resampling import check_observed, check_options, permutation_null, pvalue
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling
+from .._validation import vocabulary
 from ._data import Variable, as_variables
 from .dcov import (
     DCovStatsResult,
@@ -273,6 +274,7 @@ _TEST_NOTES = """
 """
 
 
+@vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"))
 def dcov_test(
     x,
@@ -316,6 +318,7 @@ def dcov_test(
     return _test(x, y, "nV^2", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections)
 
 
+@vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"))
 def dcor_test(
     x,
@@ -362,6 +365,7 @@ for _f in (dcov_test, dcor_test):
 del _f
 
 
+@vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"))
 def dcor_ttest(
     x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"

@@ -117,7 +117,7 @@ def make_operator(
     approximation: str | None = None,
     n_projections: int = N_PROJECTIONS,
     directions: np.ndarray | None = None,
-    n_components: int = 300,
+    n_landmarks: int = 300,
     landmarks: str = "d2",
     rng: np.random.Generator | None = None,
     repeated: bool = False,
@@ -141,7 +141,7 @@ def make_operator(
         ``"projection"`` (D only; Euclidean distance with exponent 1): the average of
         ``n_projections`` one-dimensional distances along directions drawn from ``rng``
         (or along the given ``directions``, L x d).
-        ``"nystroem"`` (G only): features from ``n_components`` landmarks drawn from
+        ``"nystroem"`` (G only): features from ``n_landmarks`` landmarks drawn from
         ``rng`` by ``landmarks`` ("d2" or "uniform").
     repeated : bool
         Whether the caller will use the operator more than once (several products, or
@@ -170,7 +170,7 @@ def make_operator(
         held matrix.
     """
     if approximation is not None:
-        op = _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_components, landmarks, rng)
+        op = _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_landmarks, landmarks, rng)
         return op.with_jobs(n_jobs)
     recipe = functools.partial(
         make_operator, X, semimetric, kernel=kernel, weights=weights, repeated=repeated, permutations=permutations, reserve=reserve, sort=sort
@@ -182,12 +182,12 @@ def make_operator(
     return _semimetric(X, semimetric, repeated, reserve, n_jobs, sort, recipe)
 
 
-def _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_components, landmarks, rng) -> PairwiseOperator:
+def _approximate(X, semimetric, kernel, weights, approximation, n_projections, directions, n_landmarks, landmarks, rng) -> PairwiseOperator:
     """The operator of ``approximation``, after checking that it applies."""
     if approximation != _APPROXIMATIONS[kernel]:
         raise ValueError(f"`approximation` must be None or {_APPROXIMATIONS[kernel]!r}, got {approximation!r}.")
     if kernel:
-        features = nystroem_features(X, semimetric, weights, n_components, rng, landmarks)
+        features = nystroem_features(X, semimetric, weights, n_landmarks, rng, landmarks)
         return NystroemOperator(*features, recipe=functools.partial(NystroemOperator, *features))
     if directions is None:
         directions = random_directions(check_projection(n_projections, {"": semimetric}, X.shape[1]), X.shape[1], rng)
