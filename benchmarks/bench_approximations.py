@@ -68,7 +68,7 @@ for a in range(0, n, 2**20):
 options = dict(algorithm="lloyd", batch_size=batch) if batch else {}
 before = _rss_mib()
 t0 = time.perf_counter()
-km = es.KGroups(5, n_init=1, random_state=0, approximation="nystroem", n_components=300, **options).fit(X)
+km = es.KGroups(5, n_init=1, random_state=0, approximation="nystroem", n_landmarks=300, **options).fit(X)
 print(json.dumps({"seconds": time.perf_counter() - t0, "accuracy": accuracy(km.labels_, codes), "passes": km.n_iter_,
                   "converged": km.converged_, "peak_mib": _peak_mib(), "before_mib": before}))
 """

@@ -26,7 +26,7 @@ def main():
     print(f"scikit-learn {sklearn.__version__}, numpy {np.__version__}")
     rng = np.random.default_rng(1)
     for n, k, d in ((2500, 50, 50), (100_000, 10, 20), (2000, 40, 60)):
-        X, _, _ = make_power_kmeans_data(n, k, d, random_state=rng)
+        X, _, _ = make_power_kmeans_data(n, k, d, rng=rng)
         init, _ = kmeans_plusplus(X, k, random_state=0, n_local_trials=1)
         t_pk, pk = best_of(lambda: es.PowerKMeans(k, s0=-3.0, init=init).fit(X), 3)
         t_km, km = best_of(lambda: KMeans(k, init=init, n_init=1).fit(X), 3)

@@ -42,6 +42,7 @@ __all__ = [
     "batch_size",
     "check_observed",
     "check_options",
+    "check_progress",
     "check_resamples",
     "permutation_null",
     "progress_bar",
@@ -91,26 +92,33 @@ class Options:
         Whether to enumerate every distinct resample (see :func:`use_exact`).
     batch : int or None
         Resamples evaluated at once; ``None``: as many as the working memory holds.
-    progress : bool
-        Whether to show a progress bar.
+    progress : bool or None
+        Whether to show a progress bar (None: see :func:`progress_bar`).
     """
 
     n_resamples: int
     exact: str | bool = "auto"
     batch: int | None = None
-    progress: bool = False
+    progress: bool | None = None
 
 
-def check_options(n_resamples, exact="auto", batch=None, progress=False) -> Options:
+def check_options(n_resamples, exact="auto", batch=None, progress=None) -> Options:
     """Validate the options every Monte Carlo test takes; messages name the argument."""
     B = check_resamples(n_resamples)
     if not (isinstance(exact, str) and exact == "auto") and not isinstance(exact, (bool, np.bool_)):
         raise ValueError(f"`exact` must be 'auto', True or False, got {exact!r}.")
     if batch is not None:
         batch = check_positive_int(batch, "batch")
+    return Options(B, exact if isinstance(exact, str) else bool(exact), batch, check_progress(progress))
+
+
+def check_progress(progress) -> bool | None:
+    """Validate ``progress``: None (the default of every function that takes it), True or False."""
+    if progress is None:
+        return None
     if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"`progress` must be True or False, got {progress!r}.")
-    return Options(B, exact if isinstance(exact, str) else bool(exact), batch, bool(progress))
+        raise TypeError(f"`progress` must be None, True or False, got {progress!r}.")
+    return bool(progress)
 
 
 def use_exact(count: int, options: Options, what: str) -> bool:

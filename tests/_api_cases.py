@@ -156,8 +156,8 @@ def kgroups_backends():
     w[:5] = 0.0
     out.update(_km_fields("weighted", es.KGroups(3, random_state=22, n_init=2).fit(X, sample_weight=w), new))
     out.update(_km_fields("onedim", es.KGroups(2, random_state=23, n_init=2).fit(X[:, :1]), new[:, :1]))
-    out.update(_km_fields("nystroem", es.KGroups(3, approximation="nystroem", n_components=25, random_state=24, n_init=2).fit(X), new))
-    out.update(_km_fields("nystroem_uniform", es.KGroups(3, approximation="nystroem", n_components=30, landmarks="uniform", random_state=25, n_init=1).fit(X, sample_weight=w), new))
+    out.update(_km_fields("nystroem", es.KGroups(3, approximation="nystroem", n_landmarks=25, random_state=24, n_init=2).fit(X), new))
+    out.update(_km_fields("nystroem_uniform", es.KGroups(3, approximation="nystroem", n_landmarks=30, landmarks="uniform", random_state=25, n_init=1).fit(X, sample_weight=w), new))
     out.update(_km_fields("given_init", es.KGroups(3, init=np.arange(X.shape[0]) % 3, random_state=33).fit(X), new))
     with es.config_context(working_memory=0.1):
         out.update(_km_fields("streamed", es.KGroups(3, random_state=26, n_init=2).fit(X), new))
@@ -191,7 +191,7 @@ def cluster_tests():
     X, _ = _data(n=60, d=3, k=2, shift=2.0)
     out = {}
     for method in ("conditional", "whitened"):
-        res = es.cluster_test(X, 2, n_resamples=9, rng=29, method=method)
+        res = es.cluster_test(X, 2, n_resamples=9, rng=29, directions=method)
         out.update({f"{method}_statistic": res.statistic, f"{method}_pvalue": res.pvalue, f"{method}_null": res.null_distribution, f"{method}_labels": res.labels})
     sig = es.significant_clusters(X, n_resamples=9, rng=30)
     out["significant_labels"] = sig.labels

@@ -152,7 +152,7 @@ def test_large_data_options(capsys):
     assert "on Nystroem features from 40 landmarks" in capsys.readouterr().out
     assert main(argv + ["--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    km = es.KGroups(3, n_init=2, random_state=0, approximation="nystroem", n_components=40).fit(iris.iloc[:, :4])
+    km = es.KGroups(3, n_init=2, random_state=0, approximation="nystroem", n_landmarks=40).fit(iris.iloc[:, :4])
     assert out["labels"] == km.labels_.tolist() and out["W"] == pytest.approx(km.W_, rel=1e-12)
 
 

@@ -35,8 +35,8 @@ def test_whitened_statistic_is_affine_invariant_and_null_depends_only_on_n_d():
     gen = np.random.default_rng(0)
     X = two_groups(gen, gap=2.0)
     A = special_ortho_group.rvs(2, random_state=1) @ np.diag([3.0, 0.2])
-    a = es.cluster_test(X, 2, method="whitened", n_resamples=19, rng=5)
-    b = es.cluster_test(X @ A.T + [1e3, -7.0], 2, method="whitened", n_resamples=19, rng=5)
+    a = es.cluster_test(X, 2, directions="whitened", n_resamples=19, rng=5)
+    b = es.cluster_test(X @ A.T + [1e3, -7.0], 2, directions="whitened", n_resamples=19, rng=5)
     assert b.statistic == pytest.approx(a.statistic, rel=1e-8)
     np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
     assert a.pvalue == b.pvalue and a.n_components == 2
@@ -67,13 +67,13 @@ def test_conditional_statistic_is_invariant_to_rotation_translation_and_scale():
 def test_same_rng_same_result_and_input_untouched(method):
     X = np.random.default_rng(6).normal(size=(40, 3))
     copy = X.copy()
-    a = es.cluster_test(X, 2, method=method, n_resamples=19, rng=11, n_init=2)
-    b = es.cluster_test(X, 2, method=method, n_resamples=19, rng=11, n_init=2)
+    a = es.cluster_test(X, 2, directions=method, n_resamples=19, rng=11, n_init=2)
+    b = es.cluster_test(X, 2, directions=method, n_resamples=19, rng=11, n_init=2)
     np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
     np.testing.assert_array_equal(a.labels, b.labels)
     assert a.statistic == b.statistic and a.pvalue == b.pvalue
     np.testing.assert_array_equal(X, copy)
-    c = es.cluster_test(X, 2, method=method, n_resamples=19, rng=12, n_init=2)
+    c = es.cluster_test(X, 2, directions=method, n_resamples=19, rng=12, n_init=2)
     assert not np.array_equal(a.null_distribution, c.null_distribution)
 
 
@@ -84,7 +84,7 @@ def test_the_null_is_the_whitened_null_in_J_dimensions():
     X = gen.normal(size=(40, 6))
     for J in (1, 3):
         a = es.cluster_test(X, 3, n_components=J, n_resamples=9, rng=1, n_init=2)
-        b = es.cluster_test(X[:, :J], 3, method="whitened", n_resamples=9, rng=1, n_init=2)
+        b = es.cluster_test(X[:, :J], 3, directions="whitened", n_resamples=9, rng=1, n_init=2)
         np.testing.assert_allclose(a.null_distribution, b.null_distribution, rtol=1e-12)
 
 
@@ -135,14 +135,13 @@ def test_result_repr():
     "X,k,kwargs,match",
     [
         (np.zeros((4, 3)), 2, {}, r"needs more samples than features \+ 1"),
-        (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(method="sigclust"), "`method` must be 'conditional' or 'whitened'"),
+        (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(directions="sigclust"), "`directions` must be 'conditional' or 'whitened'"),
         (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(n_components=3), "`n_components` must be at most the number of features"),
         (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(n_components=0), "`n_components` must be an integer >= 1"),
-        (np.random.default_rng(0).normal(size=(20, 3)), 2, dict(method="whitened", n_components=1), "needs method='conditional'"),
+        (np.random.default_rng(0).normal(size=(20, 3)), 2, dict(directions="whitened", n_components=1), "needs directions='conditional'"),
         (np.random.default_rng(0).normal(size=(20, 2)), 1, {}, "`n_clusters` must be an integer >= 2"),
         (np.random.default_rng(0).normal(size=(20, 2)), 21, {}, "`n_clusters` must be at most n_samples"),
         (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(metric="precomputed"), "rotation-invariant"),
-        (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(random_state=1), "`random_state` is set by cluster_test"),
         (np.c_[np.zeros(20), np.arange(20.0)], 2, {}, "singular sample covariance"),
         (np.full((20, 2), np.nan), 2, {}, "`X` contains missing values .* in 20 of 20 row"),
     ],
@@ -180,7 +179,7 @@ def test_level_for_gaussian_data(method, covariance, d):
             X[:, 0] *= 4.0
         else:
             X = X @ gen.normal(size=(d, d)).T + gen.normal(size=d) * 10
-        rejections += es.cluster_test(X, 2, method=method, n_resamples=19, rng=gen, n_init=1).pvalue <= 0.05
+        rejections += es.cluster_test(X, 2, directions=method, n_resamples=19, rng=gen, n_init=1).pvalue <= 0.05
     lo, hi = rejection_interval(reps)
     assert lo <= rejections / reps <= hi, (rejections / reps, lo, hi)  # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)
 
@@ -230,13 +229,14 @@ def test_clusters_below_a_gaussian_spike_are_found():
 @pytest.mark.parametrize(
     "args,kwargs,error,match",
     [
-        (([3.0, 1.0], 0), {}, ValueError, "`n` must be an integer >= 2, got 0"),
-        (([3.0, 1.0], 10.5), {}, TypeError, "`n` must be an integer"),
+        (([3.0, 1.0], 0), {}, ValueError, "`n_samples` must be an integer >= 2, got 0"),
+        (([3.0, 1.0], 10.5), {}, TypeError, "`n_samples` must be an integer"),
         (([3.0, np.nan], 10), {}, ValueError, "`eigenvalues` must be finite and non-negative"),
         (([3.0, -1.0], 10), {}, ValueError, "`eigenvalues` must be finite and non-negative"),
         (([1.0, 3.0], 10), {}, ValueError, "`eigenvalues` must be in non-increasing order"),
         (([], 10), {}, ValueError, "`eigenvalues` must be a non-empty 1-D array"),
-        (([3.0, 1.0], 10), {"level": 5}, ValueError, r"`level` must be a number in \(0, 1\), got 5"),
+        (([3.0, 1.0], 10), {"alpha": 5}, ValueError, r"`alpha` must be a number in \(0, 1\), got 5"),
+        (([3.0, 1.0], 10), {"level": 0.1}, TypeError, r"signal_dimension\(\) takes `alpha`, not `level`"),
         (([3.0, 1.0], 10), {"minimum": 0}, ValueError, "`minimum` must be an integer >= 1"),
     ],
 )

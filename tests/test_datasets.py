@@ -34,18 +34,18 @@ def test_iris_equals_rs_builtin_copy():
 def test_power_kmeans_data_sizes():
     from energystats.datasets import make_power_kmeans_data
 
-    X, labels, centres = make_power_kmeans_data(2500, 50, 3, random_state=7, equal_sizes=True)
+    X, labels, centres = make_power_kmeans_data(2500, 50, 3, rng=7, equal_sizes=True)
     assert X.shape == (2500, 3) and centres.shape == (50, 3)
     assert np.bincount(labels, minlength=50).tolist() == [50] * 50
     assert labels[:50].tolist() != sorted(labels[:50].tolist())  # a random order, not sorted
     # the same side and centres as the multinomial draw with the same seed; only the labels differ
-    _, multinomial, same_centres = make_power_kmeans_data(2500, 50, 3, random_state=7)
+    _, multinomial, same_centres = make_power_kmeans_data(2500, 50, 3, rng=7)
     np.testing.assert_array_equal(centres, same_centres)
     assert len(set(np.bincount(multinomial, minlength=50).tolist())) > 1
     # N(0, I) noise around each label's centre; false failure: 0.05 is 6.1 standard errors of the
     # sd of 7,500 normal values (1 / sqrt(2 x 7500)): P(|Z| > 6.1) = 1e-9
     assert abs((X - centres[labels]).std() - 1.0) < 0.05
-    _, uneven, _ = make_power_kmeans_data(103, 10, 2, random_state=0, equal_sizes=True)
+    _, uneven, _ = make_power_kmeans_data(103, 10, 2, rng=0, equal_sizes=True)
     assert sorted(np.bincount(uneven).tolist()) == [10] * 7 + [11] * 3
 
 
@@ -58,7 +58,7 @@ def test_power_kmeans_data_follows_the_documented_draws():
     centres = rng.uniform(0, r, size=(4, 2))
     labels = rng.integers(0, 4, size=40)
     X = centres[labels] + rng.normal(size=(40, 2))
-    got = make_power_kmeans_data(40, 4, 2, random_state=3)
+    got = make_power_kmeans_data(40, 4, 2, rng=3)
     for a, b in zip(got, (X, labels, centres)):
         np.testing.assert_array_equal(a, b)
 

@@ -342,7 +342,7 @@ def test_nystroem_with_every_point_a_landmark_is_the_exact_fit(rng, algorithm):
     w = rng.uniform(0.5, 2.0, size=len(X))
     start = np.random.default_rng(0).permutation(np.arange(len(X)) % 3)
     exact = es.KGroups(3, algorithm=algorithm, init=start, random_state=1).fit(X, sample_weight=w)
-    nys = es.KGroups(3, algorithm=algorithm, init=start, random_state=1, approximation="nystroem", n_components=len(X)).fit(X, sample_weight=w)
+    nys = es.KGroups(3, algorithm=algorithm, init=start, random_state=1, approximation="nystroem", n_landmarks=len(X)).fit(X, sample_weight=w)
     np.testing.assert_array_equal(nys.labels_, exact.labels_)
     assert nys.W_ == pytest.approx(exact.W_, rel=1e-8) and nys.n_iter_ == exact.n_iter_
     new = rng.normal(size=(30, 2)) * 3
@@ -378,16 +378,16 @@ def test_feature_state_keeps_its_sums_exact(rng):
 def test_nystroem_is_close_to_the_exact_fit_and_reproducible(rng):
     X, truth = blobs(rng, sizes=(300, 250, 350), d=3, sep=2.0)
     exact = es.KGroups(3, random_state=0).fit(X)
-    a = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X)
-    b = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X)
+    a = es.KGroups(3, random_state=5, approximation="nystroem", n_landmarks=100).fit(X)
+    b = es.KGroups(3, random_state=5, approximation="nystroem", n_landmarks=100).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert adjusted_rand_score(a.labels_, exact.labels_) > 0.97  # deterministic: fixed seeds; here 0.997
     assert es.dispersion(X, a.labels_).W <= exact.W_ * 1.01
     assert (a.predict(X) == a.labels_).mean() > 0.97  # deterministic: fixed seeds; here 1.0
     w = np.ones(len(X))
     w[:50] = 0.0  # zero weights: removed points, labelled by predict's rule
-    c = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X, sample_weight=w)
-    d = es.KGroups(3, random_state=5, approximation="nystroem", n_components=100).fit(X[50:])
+    c = es.KGroups(3, random_state=5, approximation="nystroem", n_landmarks=100).fit(X, sample_weight=w)
+    d = es.KGroups(3, random_state=5, approximation="nystroem", n_landmarks=100).fit(X[50:])
     np.testing.assert_array_equal(c.labels_[50:], d.labels_)
     np.testing.assert_array_equal(c.labels_[:50], d.predict(X[:50]))
 
@@ -402,7 +402,7 @@ def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
     X, _ = blobs(rng, sizes=(200, 150, 250), d=5, sep=1.5)
     w = rng.uniform(0.5, 2.0, size=len(X))
     for m, slack in ((20, 1.15), (100, 1.03)):
-        km = es.KGroups(3, random_state=2, exponent=exponent, approximation="nystroem", n_components=m).fit(X, sample_weight=w)
+        km = es.KGroups(3, random_state=2, exponent=exponent, approximation="nystroem", n_landmarks=m).fit(X, sample_weight=w)
         exact = es.dispersion(X, km.labels_, exponent=exponent, sample_weight=w)
         landmark_stream = np.random.default_rng(2).spawn(11)[10]  # after the 10 starts' streams
         _, _, residual = nystroem_features(X, resolve_semimetric(exponent=exponent), w, m, landmark_stream, "d2")
@@ -415,7 +415,7 @@ def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
     "params,match",
     [
         (dict(approximation="projection"), "`approximation` must be None or 'nystroem'"),
-        (dict(approximation="nystroem", n_components=0), "`n_components` must be an integer >= 1"),
+        (dict(approximation="nystroem", n_landmarks=0), "`n_landmarks` must be an integer >= 1"),
         (dict(approximation="nystroem", landmarks="random"), "`landmarks` must be 'd2' or 'uniform'"),
         (dict(approximation="nystroem", algorithm="r-kgroups"), "takes no `approximation`"),
         (dict(approximation="nystroem", metric="precomputed"), "needs the points"),
@@ -432,14 +432,14 @@ def test_bad_nystroem_arguments(params, match):
 
 def test_nystroem_raises_only_when_no_path_fits_and_names_the_options():
     """Neither the features nor mini-batch steps of one point fit: the message names the
-    working memory, ``batch_size`` and ``n_components``; with ``init`` labels (no mini-batch
+    working memory, ``batch_size`` and ``n_landmarks``; with ``init`` labels (no mini-batch
     path) it says so."""
     X = np.random.default_rng(0).normal(size=(2000, 3))
     with es.config_context(working_memory=0.5):
-        with pytest.raises(es.WorkingMemoryError, match=r"Nystroem k-groups on 2000 points with 50 landmarks, even in mini-batch steps of one point \(`batch_size`=1\), needs .*set_config\(working_memory=.*lower `n_components`"):
-            es.KGroups(2, n_init=1, approximation="nystroem", n_components=50).fit(X)
-        with pytest.raises(es.WorkingMemoryError, match=r"`init` labels rule out mini-batch steps, `batch_size`\) needs .*set_config\(working_memory=.*lower `n_components`, or give `init` as a string"):
-            es.KGroups(2, init=np.arange(2000) % 2, approximation="nystroem", n_components=50).fit(X)
+        with pytest.raises(es.WorkingMemoryError, match=r"Nystroem k-groups on 2000 points with 50 landmarks, even in mini-batch steps of one point \(`batch_size`=1\), needs .*set_config\(working_memory=.*lower `n_landmarks`"):
+            es.KGroups(2, n_init=1, approximation="nystroem", n_landmarks=50).fit(X)
+        with pytest.raises(es.WorkingMemoryError, match=r"`init` labels rule out mini-batch steps, `batch_size`\) needs .*set_config\(working_memory=.*lower `n_landmarks`, or give `init` as a string"):
+            es.KGroups(2, init=np.arange(2000) % 2, approximation="nystroem", n_landmarks=50).fit(X)
 
 
 @pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
@@ -454,7 +454,7 @@ def test_nystroem_takes_the_minibatch_path_when_the_features_do_not_fit(rng, alg
 
     X, _ = blobs(rng, sizes=(3000, 2000, 3000), d=3, sep=3.0)
     n, m, k = len(X), 40, 3
-    options = dict(algorithm=algorithm, approximation="nystroem", n_components=m, random_state=4, n_init=2)
+    options = dict(algorithm=algorithm, approximation="nystroem", n_landmarks=m, random_state=4, n_init=2)
     held = es.KGroups(k, **options).fit(X)
     assert (held.path_, held.batch_size_) == ("nystroem", None)
     assert 8 * n * (m + 1) + 8 * n * (4 * k + 8) > 2.5 * 2**20  # the features do not fit 2.5 MiB
@@ -495,7 +495,7 @@ def test_minibatch_nystroem_ends_at_a_lloyd_fixed_point_of_the_features(rng, wei
     w = rng.uniform(0.5, 2.0, size=len(X)) if weighted else None
     if weighted:
         w[:7] = 0.0
-    options = dict(algorithm="lloyd", approximation="nystroem", n_components=60, random_state=3, n_init=1)
+    options = dict(algorithm="lloyd", approximation="nystroem", n_landmarks=60, random_state=3, n_init=1)
     mini = es.KGroups(3, batch_size=100, **options).fit(X, sample_weight=w)
     assert mini.converged_ and mini.n_iter_ >= 1
     kept = slice(None) if w is None else w > 0

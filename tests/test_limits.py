@@ -52,7 +52,7 @@ BUDGET = [
     ("energy_distance directions", lambda: es.energy_distance(WIDE, WIDE + 1, **PROJECTION, n_projections=10**4),
      r"`n_projections`=10,000 directions in 1,000 dimensions needs .* a smaller `n_projections`"),
     ("dcov directions", lambda: es.dcov(WIDE, WIDE, **PROJECTION, n_projections=10**4), r"`n_projections`=10,000 directions in 2,000 dimensions needs"),
-    ("make_power_kmeans_data", lambda: make_power_kmeans_data(10**5, 5, 2, random_state=0), r"make_power_kmeans_data of 100,000 points in 2 dimensions"),
+    ("make_power_kmeans_data", lambda: make_power_kmeans_data(10**5, 5, 2, rng=0), r"make_power_kmeans_data of 100,000 points in 2 dimensions"),
     ("poisson_statistic M", lambda: es.poisson_statistic([0, 10**6], test="M-AD"), r"the M statistics of counts from 0 to 1,000,000"),
 ]
 

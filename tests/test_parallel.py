@@ -52,7 +52,7 @@ def every_function(n_jobs):
         "r_kgroups": es.KGroups(3, algorithm="r-kgroups", n_init=3, random_state=5, n_jobs=n_jobs).fit(X),
         "kgroups_single": single,
         # the Nyström operator: restarts are tasks on the shared features
-        "nystroem": es.KGroups(3, n_init=3, random_state=9, approximation="nystroem", n_components=30, n_jobs=n_jobs).fit(X),
+        "nystroem": es.KGroups(3, n_init=3, random_state=9, approximation="nystroem", n_landmarks=30, n_jobs=n_jobs).fit(X),
         "cluster_test": es.cluster_test(X[:60], 2, n_resamples=9, rng=6, n_init=2, n_jobs=n_jobs),
         "power_kmeans": es.PowerKMeans(3, n_init=3, random_state=7, n_jobs=n_jobs).fit(X),
         # independence: blocks of permutations, the tiles of the centred pass, pairs of columns
@@ -132,7 +132,7 @@ def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_clie
         lambda X, labels: es.pairwise_energy_tests(X, labels, n_resamples=19, rng=0),
         lambda X, labels: es.KGroups(3, n_init=4, random_state=0).fit(X),
         lambda X, labels: es.cluster_test(X, 2, n_resamples=5, rng=0, n_init=1),
-        lambda X, labels: es.KGroups(3, n_init=1, random_state=0, approximation="nystroem", n_components=20).fit(X),
+        lambda X, labels: es.KGroups(3, n_init=1, random_state=0, approximation="nystroem", n_landmarks=20).fit(X),
     ],
     ids=["energy_test", "projection_test", "dispersion", "pairwise", "kgroups", "cluster_test", "nystroem_single"],
 )
@@ -247,7 +247,7 @@ assert _parallel.THREADS == int(sys.argv[2])
 rng = np.random.default_rng(5)
 X = rng.normal(size=(8000, 3)) + 3.0 * (np.arange(8000) % 3)[:, None]
 with es.config_context(working_memory=float(sys.argv[1])):
-    km = es.KGroups(3, n_init=2, random_state=1, approximation="nystroem", n_components=40, batch_size=200).fit(X)
+    km = es.KGroups(3, n_init=2, random_state=1, approximation="nystroem", n_landmarks=40, batch_size=200).fit(X)
 print(repr(km.W_), ",".join(map(str, km.labels_)))
 """
 

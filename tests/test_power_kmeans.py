@@ -13,7 +13,7 @@ from energystats.datasets import make_power_kmeans_data
 
 def paper_data(rng, n, k, d):
     """Xu & Lange's simulation: the points and the true centres."""
-    X, _, centres = make_power_kmeans_data(n, k, d, random_state=rng)
+    X, _, centres = make_power_kmeans_data(n, k, d, rng=rng)
     return X, centres
 
 

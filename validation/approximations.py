@@ -155,7 +155,7 @@ def nystroem(quick):
             rows.append({**base, "method": "exact", "accuracy": accuracy(exact.labels_, truth), "exact W": exact.W_, "W_ / its exact W": 1.0})
             for m in (100, 300, 1000):
                 for how in ("d2", "uniform"):
-                    fit = es.KGroups(k, n_init=5 if len(X) < 5000 else 1, random_state=run, approximation="nystroem", n_components=m, landmarks=how).fit(X)
+                    fit = es.KGroups(k, n_init=5 if len(X) < 5000 else 1, random_state=run, approximation="nystroem", n_landmarks=m, landmarks=how).fit(X)
                     W = es.dispersion(X, fit.labels_).W
                     rows.append({**base, "method": f"m = {m}, {how}", "accuracy": accuracy(fit.labels_, truth),
                                  "exact W": W, "W_ / its exact W": fit.W_ / W})

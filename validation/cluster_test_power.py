@@ -11,7 +11,7 @@ in the first two coordinates (k = 3).
 Methods, each with 99 Gaussian samples and the p-value (1 + #{null as extreme}) / 100:
 
 - ``conditional``: ``cluster_test(X, k)``, the default (exact level).
-- ``whitened``: ``cluster_test(X, k, method="whitened")`` (exact level).
+- ``whitened``: ``cluster_test(X, k, directions="whitened")`` (exact level).
 - ``SigClust soft`` and ``SigClust sample``: SigClust (Liu, Hayes, Nobel & Marron
   2008), implemented here as a comparison only: the 2-means cluster index CI =
   within-cluster / total sum of squares, against CI of samples of N(0, diag(l)),
@@ -95,7 +95,7 @@ def sigclust_pvalue(X: np.ndarray, covariance: str, rng: np.random.Generator) ->
 def pvalue(method: str, X: np.ndarray, k: int, rng: np.random.Generator) -> float:
     if method.startswith("SigClust"):
         return sigclust_pvalue(X, method.split()[1], rng)
-    return es.cluster_test(X, k, method=method, n_resamples=N_RESAMPLES, rng=rng).pvalue
+    return es.cluster_test(X, k, directions=method, n_resamples=N_RESAMPLES, rng=rng).pvalue
 
 
 def draw(setting: str, n: int, d: int, rng: np.random.Generator) -> np.ndarray:

@@ -9,7 +9,7 @@ Sections (each writes gof_<name>.csv and gof_<name>.md):
   the limit distribution with energystats' eigenvalues and with R's EVnormal table (from
   tests/data/r_reference_gof.json): tail probabilities at several t and the rejection rate of
   each limit test at 0.05, with binomial standard errors;
-* level: rejection rate at 0.05 under the null, parameters estimated: normal_test ("mc" and
+* level: rejection rate at 0.05 under the null, parameters estimated: normal_test ("bootstrap" and
   "limit"), poisson_test (three tests, small and large mean), energy_gof for the normal,
   exponential, gamma, Weibull and lognormal families (loc known for the last four);
 * power: energy_gof against scipy.stats.goodness_of_fit with statistic "ad" and "cvm", the same

@@ -57,7 +57,7 @@ def gaussian_centres_data(n, k, d, random_state, equal_sizes=True):
 
 
 def uniform_data(equal_sizes):
-    return lambda n, k, d, random_state: make_power_kmeans_data(n, k, d, random_state=random_state, equal_sizes=equal_sizes)
+    return lambda n, k, d, random_state: make_power_kmeans_data(n, k, d, rng=random_state, equal_sizes=equal_sizes)
 
 
 # name: (data generator, options of one_dataset); "protocol" first, the others change one thing

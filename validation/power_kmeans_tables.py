@@ -302,7 +302,7 @@ def main():
     for d in dims:
         for i in range(reps):
             seed = 1000 * d + i
-            X, truth, centres = make_power_kmeans_data(N, K, d, random_state=seed, equal_sizes=True)
+            X, truth, centres = make_power_kmeans_data(N, K, d, rng=seed, equal_sizes=True)
             rows += one_dataset(X, truth, centres, d, seed)
     seconds = time.perf_counter() - start
     table = pd.DataFrame(rows)

@@ -3,7 +3,7 @@ Is there cluster structure?
 ===========================
 
 ``cluster_test`` compares the share of energy that a 2-clustering explains with the same
-share for one Gaussian. Its default (``method="conditional"``) looks at the principal
+share for one Gaussian. Its default (``directions="conditional"``) looks at the principal
 directions that stand out from a spherical noise floor and keeps exact level for every
 Gaussian, whatever its covariance. Here: two groups 4 apart in 10 dimensions, then one
 Gaussian with a dominant direction (a spiked covariance), which must not be called clustered.
@@ -23,7 +23,7 @@ spiked[:, 0] *= 4.0
 
 clustered = es.cluster_test(two, 2, n_resamples=199, rng=1)
 gaussian = es.cluster_test(spiked, 2, n_resamples=199, rng=1)
-whitened = es.cluster_test(two, 2, method="whitened", n_resamples=199, rng=1)
+whitened = es.cluster_test(two, 2, directions="whitened", n_resamples=199, rng=1)
 for name, res in [("two groups", clustered), ("two groups, whitened test", whitened), ("one spiked Gaussian", gaussian)]:
     print(f"{name:28s} S/T = {res.statistic:.3f}  p = {res.pvalue:.3f}  directions J = {res.n_components}")
 

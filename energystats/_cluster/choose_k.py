@@ -35,7 +35,7 @@ import pandas as pd
 from .._missing import handles_missing
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
-from .._resampling import check_options, progress_bar, pvalue
+from .._resampling import check_options, check_progress, progress_bar, pvalue
 from .._results import ResultMixin
 from .._semimetric import prepare_points, resolve_semimetric
 from .._validation import check_positive_int, vocabulary
@@ -220,7 +220,7 @@ def choose_k(
     n_init: int = 3,
     rng=None,
     n_jobs=None,
-    progress: bool = False,
+    progress: bool | None = None,
     nan_policy: str = "raise",
 ) -> ChooseKResult:
     r"""Choose the number of clusters with a family-wise error guarantee.
@@ -245,7 +245,7 @@ def choose_k(
         k-groups centroids of its split is unimodal (Hartigan's dip of the projection of a
         held-out half of the node's points, the line fitted on the other half,
         calibrated on the uniform); the node's points are then split by the half's fit. ``"gaussian"``: it is one Gaussian sample (:func:`cluster_test`, two
-        clusters, the conditional method); exact at the root, but it splits uniform,
+        clusters, ``directions="conditional"``); exact at the root, but it splits uniform,
         heavy-tailed and skewed clusters.
     n_resamples : int, default=None
         Monte Carlo resamples per node test; ``None``: 999 for the unimodal null (a
@@ -269,7 +269,7 @@ def choose_k(
     n_jobs : int, default=None
         joblib's ``n_jobs``: the table's fits and the reference sets run as tasks, and the
         Gaussian null's resamples; the result does not depend on it.
-    progress : bool, default=False
+    progress : bool or None, default=None
         One progress bar for the call (fits, then node tests).
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value: ``"raise"`` an error, ``"omit"`` drop them
@@ -324,8 +324,7 @@ def choose_k(
     n_init = check_positive_int(n_init, "n_init")
     if null == "gaussian" and not (isinstance(metric, str) and metric in ("euclidean", "exponential", "gaussian")):
         raise ValueError("`metric` must be 'euclidean', 'exponential' or 'gaussian' with null='gaussian': the cluster test's null needs a rotation-invariant semimetric.")
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"`progress` must be True or False, got {progress!r}.")
+    progress = check_progress(progress)
     n_jobs = check_n_jobs(n_jobs)
     fit_options = {"metric": metric, "exponent": exponent, "sigma": sigma, "n_init": n_init}
     gen = as_generator(rng)
@@ -334,7 +333,7 @@ def choose_k(
     node_gen = gen.spawn(1)[0]
 
     steps = k_max + n_references + 2 * k_max - 1
-    bar = iter(progress_bar(range(steps), steps, bool(progress), "choose_k: fits, references, node tests"))
+    bar = iter(progress_bar(range(steps), steps, progress, "choose_k: fits, references, node tests"))
 
     def advance(count: int = 1) -> None:
         for _ in range(count):

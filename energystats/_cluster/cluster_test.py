@@ -246,7 +246,7 @@ def cluster_test(
     n_components: int | None = None,
     n_resamples: int = 199,
     rng=None,
-    progress: bool = False,
+    progress: bool | None = None,
     n_jobs=None,
     labels=None,
     nan_policy: str = "raise",
@@ -280,7 +280,7 @@ def cluster_test(
         Number of Gaussian samples.
     rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the clustering of X and every Gaussian sample and its clustering.
-    progress : bool, default=False
+    progress : bool or None, default=None
         Show a progress bar (tqdm).
     n_jobs : int, default=None
         joblib's ``n_jobs``: the Gaussian resamples, independent fits each with

@@ -203,7 +203,7 @@ class DipTestResult(ResultMixin):
 
 
 @vocabulary
-def dip_test(x, *, n_resamples: int = 1999, rng=None, progress: bool = False) -> DipTestResult:
+def dip_test(x, *, n_resamples: int = 1999, rng=None, progress: bool | None = None) -> DipTestResult:
     r"""Test unimodality with Hartigan's dip, calibrated on uniform samples.
 
     Parameters
@@ -212,7 +212,7 @@ def dip_test(x, *, n_resamples: int = 1999, rng=None, progress: bool = False) ->
     n_resamples : int, default=1999
         Uniform samples of size n.
     rng : int, numpy.random.Generator or None, default=None
-    progress : bool, default=False
+    progress : bool or None, default=None
 
     Returns
     -------

@@ -21,7 +21,7 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 from .._missing import handles_missing
 from .._operator import condensed_semimetric
 from .._random import as_generator
-from .._resampling import check_resamples, progress_bar
+from .._resampling import check_progress, check_resamples, progress_bar
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int, vocabulary
@@ -235,7 +235,7 @@ def significant_clusters(
     exponent=1.0,
     rng=None,
     n_jobs=None,
-    progress: bool = False,
+    progress: bool | None = None,
     nan_policy: str = "raise",
     **cluster_test_options,
 ) -> SignificantClustersResult:
@@ -244,7 +244,7 @@ def significant_clusters(
 
     Builds :func:`energy_hclust` of X and walks it from the root. A node is tested
     only if its parent was significant (the root always is tested), with
-    :func:`cluster_test` (two clusters, the conditional method by default) on the
+    :func:`cluster_test` (two clusters, ``directions="conditional"`` by default) on the
     node's points, at level :math:`\alpha\, n_{\text{node}} / n`; a significant node
     is split into its two children, a node that is not significant (or smaller than
     ``min_size``) is a final cluster.
@@ -268,11 +268,11 @@ def significant_clusters(
         Seeds the node tests (one stream per node, by its merge step).
     n_jobs : int, default=None
         joblib's ``n_jobs`` for each node test's Gaussian samples.
-    progress : bool, default=False
+    progress : bool or None, default=None
         One progress bar for the call, over the n points: it advances as nodes become
         final clusters (not one bar per node test).
     **cluster_test_options
-        Further options of :func:`cluster_test` (``method``, ``n_init``, ...).
+        Further options of :func:`cluster_test` (``directions``, ``n_init``, ...).
     nan_policy : {"raise", "omit"}, default="raise"
         Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
         ``"omit"`` drop them (``n_omitted`` counts them; ``labels`` is -1 on them).
@@ -317,10 +317,9 @@ def significant_clusters(
     X = prepare_points(X, resolve_semimetric(), min_samples=2)
     n, d = X.shape
     minimum = max(10, d + 2) if min_size is None else check_positive_int(min_size, "min_size", minimum=d + 2)
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"`progress` must be True or False, got {progress!r}.")
+    progress = check_progress(progress)
     streams = as_generator(rng).spawn(n - 1)
-    bar = iter(progress_bar(range(n), n, bool(progress), "points in final clusters"))
+    bar = iter(progress_bar(range(n), n, progress, "points in final clusters"))
 
     def settle(points: np.ndarray) -> None:
         final.append(points)

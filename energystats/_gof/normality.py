@@ -122,7 +122,7 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
 
 @vocabulary
 @handles_missing(("X",))
-def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False, nan_policy: str = "raise") -> NormalityTestResult:
+def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = None, nan_policy: str = "raise") -> NormalityTestResult:
     r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).
 
     The statistic of :func:`mvnorm_statistic`, with its null distribution from a
@@ -138,7 +138,7 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False, 
         Gaussian samples (R's ``R``).
     rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the Gaussian samples.
-    progress : bool, default=False
+    progress : bool or None, default=None
         Show a progress bar (tqdm).
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``

@@ -138,7 +138,7 @@ _TEST_DEFAULTS = {
     "sigma": None,
     "exact": "auto",
     "batch": None,
-    "progress": False,
+    "progress": None,
     "ties": "tolerant",
     "n_jobs": None,
     "approximation": None,
@@ -168,7 +168,7 @@ def energy_test(
     rng=None,
     exact="auto",
     batch: int | None = None,
-    progress: bool = False,
+    progress: bool | None = None,
     ties: str = "tolerant",
     n_jobs: int | None = None,
     approximation: str | None = None,
@@ -208,7 +208,7 @@ def energy_test(
         picks the largest batch within the memory budget
         (``working_memory``, :func:`set_config`). The result does not depend
         on it; a batch that cannot fit raises :class:`WorkingMemoryError`.
-    progress : bool, default=False
+    progress : bool or None, default=None
         Show a progress bar (tqdm) over batches.
     ties : {"tolerant", "strict"}, default="tolerant"
         How null values equal to the observed statistic count; see Notes.

@@ -32,7 +32,7 @@ class _SumEngine:
 @vocabulary
 @handles_missing(("X",))
 def mutual_independence_test(
-    X, *, n_resamples: int = 999, exponent=1.0, rng=None, exact="auto", progress: bool = False, n_jobs=None, nan_policy: str = "raise"
+    X, *, n_resamples: int = 999, exponent=1.0, rng=None, exact="auto", progress: bool | None = None, n_jobs=None, nan_policy: str = "raise"
 ) -> IndependenceTestResult:
     r"""Energy test of mutual independence of the d columns of X (R ``mutualIndep.test``).
 
@@ -52,7 +52,7 @@ def mutual_independence_test(
         alpha in (0, 2] of the Euclidean distances.
     rng : int, numpy.random.Generator, RandomState or None, default=None
     exact : {"auto", True, False}, default="auto"
-    progress : bool, default=False
+    progress : bool or None, default=None
     n_jobs : int, default=None
     nan_policy : {"raise", "omit"}, default="raise"
         Rows of X with a missing value (NaN, None, pandas NA, masked): an error, or dropped
@@ -168,7 +168,7 @@ def mvi(x, y, *, nan_policy: str = "raise") -> float:
 @vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"))
 def mvi_test(
-    x, y, *, n_resamples: int = 999, rng=None, exact="auto", progress: bool = False, n_jobs=None, nan_policy: str = "raise"
+    x, y, *, n_resamples: int = 999, rng=None, exact="auto", progress: bool | None = None, n_jobs=None, nan_policy: str = "raise"
 ) -> IndependenceTestResult:
     r"""Energy test of independence with the coefficient :math:`\mathcal I_n` (R ``mvI.test``):
     the statistic :math:`n \mathcal I_n^2` under B permutations of y's rows.
@@ -180,7 +180,7 @@ def mvi_test(
     n_resamples : int, default=999
     rng : int, numpy.random.Generator, RandomState or None, default=None
     exact : {"auto", True, False}, default="auto"
-    progress : bool, default=False
+    progress : bool or None, default=None
     n_jobs : int, default=None
     nan_policy : {"raise", "omit"}, default="raise"
         A row with a missing value in x or y: an error, or the row of both dropped

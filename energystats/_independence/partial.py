@@ -200,7 +200,7 @@ _TEST_PARAMETERS = """
     rng : int, numpy.random.Generator, RandomState or None, default=None
     exact : {"auto", True, False}, default="auto"
         As in :func:`dcov_test`.
-    progress : bool, default=False
+    progress : bool or None, default=None
     n_jobs : int, default=None
         joblib's ``n_jobs`` for blocks of permutations.
     nan_policy : {"raise", "omit"}, default="raise"
@@ -222,7 +222,7 @@ def pdcov_test(
     sigma=None,
     rng=None,
     exact="auto",
-    progress: bool = False,
+    progress: bool | None = None,
     n_jobs=None,
     nan_policy: str = "raise",
 ) -> IndependenceTestResult:
@@ -262,7 +262,7 @@ def pdcor_test(
     sigma=None,
     rng=None,
     exact="auto",
-    progress: bool = False,
+    progress: bool | None = None,
     n_jobs=None,
     nan_policy: str = "raise",
 ) -> IndependenceTestResult:

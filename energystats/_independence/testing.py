@@ -236,7 +236,7 @@ _TEST_PARAMETERS = """
     exact : {"auto", True, False}, default="auto"
         ``"auto"`` enumerates all n! permutations when there are at most
         ``n_resamples`` of them; ``True`` always does (n <= 9); ``False`` never does.
-    progress : bool, default=False
+    progress : bool or None, default=None
         Show a progress bar over blocks of permutations.
     n_jobs : int, default=None
         joblib's ``n_jobs``: blocks of permutations as joblib tasks (on Dask inside
@@ -286,7 +286,7 @@ def dcov_test(
     sigma=None,
     rng=None,
     exact="auto",
-    progress: bool = False,
+    progress: bool | None = None,
     n_jobs=None,
     method: str = "permutation",
     approximation: str | None = None,
@@ -330,7 +330,7 @@ def dcor_test(
     sigma=None,
     rng=None,
     exact="auto",
-    progress: bool = False,
+    progress: bool | None = None,
     n_jobs=None,
     method: str = "permutation",
     approximation: str | None = None,

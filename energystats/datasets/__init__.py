@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._config import check_fits
-from .._validation import check_positive_int
+from .._validation import check_positive_int, vocabulary
 
 __all__ = ["load_example", "load_iris", "make_power_kmeans_data"]
 
@@ -46,7 +46,8 @@ def load_example(name: str) -> pd.DataFrame:
     raise ValueError(f"`name` must be one of {EXAMPLES}, got {name!r}.")
 
 
-def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_state=None, *, equal_sizes=False):
+@vocabulary
+def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, *, rng=None, equal_sizes=False):
     """Xu & Lange's (2019) simulation: standard-normal clusters around uniform centres.
 
     A side r ~ U(30, 60) is drawn, then ``n_clusters`` centres uniform in the cube
@@ -58,7 +59,7 @@ def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_s
     ----------
     n_samples, n_clusters, n_features : int
         Number of points n, clusters k and dimension d.
-    random_state : None, int or numpy.random.Generator
+    rng : None, int or numpy.random.Generator, default=None
         Seed or generator (a generator is used, and advanced, in place).
     equal_sizes : bool, default=False
         Clusters of equal size (sizes differing by at most one when k does not divide n)
@@ -73,7 +74,7 @@ def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_s
 
     Examples
     --------
-    >>> X, labels, centres = make_power_kmeans_data(100, 5, 3, random_state=0)
+    >>> X, labels, centres = make_power_kmeans_data(100, 5, 3, rng=0)
     >>> X.shape, centres.shape, sorted(set(labels.tolist()))
     ((100, 3), (5, 3), [0, 1, 2, 3, 4])
     """
@@ -84,7 +85,7 @@ def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, random_s
         raise ValueError(f"`equal_sizes` must be True or False, got {equal_sizes!r}.")
     # the points, the noise added to them and the centres gathered by label, with the labels
     check_fits(f"make_power_kmeans_data of {n:,} points in {d:,} dimensions", 8 * (3 * n * d + n + k * d), "a smaller `n_samples`")
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(rng)
     r = rng.uniform(30, 60)
     centres = rng.uniform(0, r, size=(k, d))
     labels = rng.permutation(np.arange(n) % k) if equal_sizes else rng.integers(0, k, size=n)
