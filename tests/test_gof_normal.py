@@ -165,8 +165,9 @@ def test_limit_sf_is_a_survival_function():
         ([2.0, 2.0, 2.0], {}, ValueError, "`x` is constant"),
         ([1.0, np.nan, 2.0], {}, ValueError, "`x` contains missing values .* nan_policy=.omit."),
         (np.zeros((5, 2)) + np.arange(5)[:, None], {}, ValueError, "`x` must be univariate"),
-        ([1.0, 2.0, 4.0], {"method": "asymptotic"}, ValueError, r"`method` must be one of \('mc', 'limit'\)"),
-        ([1.0, 2.0, 4.0], {"method": "limit", "n_resamples": 99}, ValueError, "`n_resamples` applies to method='mc' only"),
+        ([1.0, 2.0, 4.0], {"method": "asymptotic"}, ValueError, r"`method` must be one of \('bootstrap', 'limit'\), got 'asymptotic'\.$"),
+        ([1.0, 2.0, 4.0], {"method": "mc"}, ValueError, r"got 'mc' \(R's method = \"mc\" is 'bootstrap' here\)"),
+        ([1.0, 2.0, 4.0], {"method": "limit", "n_resamples": 99}, ValueError, "`n_resamples` applies to method='bootstrap' only"),
         ([1.0, 2.0, 4.0], {"n_resamples": 0}, ValueError, "`n_resamples` must be a positive integer, got 0"),
         ([1.0, 2.0, 4.0], {"n_resamples": 9.5}, TypeError, "`n_resamples` must be a positive integer, got float"),
     ],
@@ -180,9 +181,9 @@ def test_bad_input(x, kwargs, err, match):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("method,n", [("mc", 20), ("limit", 100)])
+@pytest.mark.parametrize("method,n", [("bootstrap", 20), ("limit", 100)])
 def test_level(method, n):
-    """Normal data sets (random mean and sd); "mc" with B = 19 (p <= 0.05 exactly when the
+    """Normal data sets (random mean and sd); "bootstrap" with B = 19 (p <= 0.05 exactly when the
     data's statistic is the largest of 20), "limit" at n = 100: rejection rate at 0.05 within
     the binomial interval of false-failure probability 8.2e-5 over LEVEL_REPS = 700 data sets
     (which catches a true level of 0.10 with probability 0.91)."""
@@ -190,7 +191,7 @@ def test_level(method, n):
     rejections = 0
     for _ in range(LEVEL_REPS):
         x = rng.normal(rng.normal(), rng.uniform(0.1, 10), size=n)
-        res = es.normal_test(x, n_resamples=19, rng=rng) if method == "mc" else es.normal_test(x, method="limit")
+        res = es.normal_test(x, n_resamples=19, rng=rng) if method == "bootstrap" else es.normal_test(x, method="limit")
         rejections += res.pvalue <= 0.05
     low, high = rejection_interval(LEVEL_REPS)
     assert low <= rejections / LEVEL_REPS <= high  # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)

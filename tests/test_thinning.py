@@ -94,7 +94,7 @@ def test_input_is_not_modified():
         ({"cov": 1.0, "family": "poisson"}, ValueError, "`cov`"),
         ({"family": "poisson"}, ValueError, "non-negative integer"),
         ({"cov": 1.0, "n_resamples": 0}, ValueError, "`n_resamples`"),
-        ({"cov": 1.0, "random_state": 0}, ValueError, "`random_state`"),
+        ({"cov": 1.0, "random_state": 0}, TypeError, r"thinned_cluster_comparison\(\) takes `rng`, not `random_state`"),
     ],
 )
 def test_bad_input(kwargs, error, match):
