@@ -117,12 +117,15 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
     return arr
 
 
-def vocabulary(func: Callable | None = None, *, data: str | None = None, columns: tuple[str, ...] = ()) -> Callable:
+def vocabulary(
+    func: Callable | None = None, *, data: str | None = None, columns: tuple[str, ...] = (), forwards: Callable | None = None
+) -> Callable:
     """Hold a public function (or an estimator's ``__init__``) to the package's vocabulary.
 
     A keyword of :data:`FOREIGN_NAMES` that the function does not take (``random_state`` to
     a function, ``rng`` to an estimator, ``seed``, ``n_permutations``, ``R``, ``B``,
-    ``level``) raises a ``TypeError`` naming the argument it takes instead. With ``data``
+    ``level``) raises a ``TypeError`` naming the argument it takes instead, also one it
+    takes through ``**options`` that it ``forwards`` to another function. With ``data``
     and ``columns``: an argument of ``columns`` (``labels``; ``y`` and ``z``) given as the
     name of a column of the data frame ``data`` (pandas, or R's through rpy2) is that
     column, and the data are the other columns, as R's and statsmodels' formulas read
@@ -132,14 +135,15 @@ def vocabulary(func: Callable | None = None, *, data: str | None = None, columns
     :func:`~energystats._missing.handles_missing` (which then sees the columns as data).
     """
     if func is None:
-        return functools.partial(vocabulary, data=data, columns=columns)
+        return functools.partial(vocabulary, data=data, columns=columns, forwards=forwards)
     signature = inspect.signature(func)
-    taken = set(signature.parameters)
+    own = set(signature.parameters)
+    taken = own | (set(inspect.signature(forwards).parameters) if forwards is not None else set())
     where = func.__qualname__.replace(".__init__", "")
     foreign = {
         wrong: next(name for name in rights if name in taken)
         for wrong, rights in FOREIGN_NAMES.items()
-        if wrong not in taken and any(name in taken for name in rights)
+        if wrong not in own and any(name in taken for name in rights)
     }
 
     @functools.wraps(func)

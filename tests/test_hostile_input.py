@@ -232,7 +232,7 @@ HOSTILE_CALLS = [
     ("energy_gof_statistic-nan-loc", lambda d: es.energy_gof_statistic(stats.norm(np.nan, 1), d["x"]),
      ValueError, r"`dist` has loc=nan and scale=1: loc must be finite"),
     ("energy_gof_statistic-empty", lambda d: es.energy_gof_statistic(stats.norm(), []),
-     ValueError, r"`data` must hold at least one value along `axis`, got none"),
+     ValueError, r"`x` must hold at least one value along `axis`, got none"),
     ("energy_gof-known-string", lambda d: es.energy_gof(d["x"], stats.norm, known_params={"loc": "0"}),
      TypeError, r"`known_params\['loc'\]` must be a real number, got str '0'"),
     ("energy_gof-known-scale-0", lambda d: es.energy_gof(d["x"], stats.norm, known_params={"scale": 0}),

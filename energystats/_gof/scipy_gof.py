@@ -110,8 +110,8 @@ def _tie_scale(family, params: tuple, x: np.ndarray, statistic: float) -> float:
     return tie_scale(statistic, x.size, between, float(np.std((x - params[-2]) / params[-1])))
 
 
-def energy_gof_statistic(dist, data, axis: int = -1):
-    r"""The energy goodness-of-fit statistic of ``data`` against a frozen distribution, in the
+def energy_gof_statistic(dist, x, axis: int = -1):
+    r"""The energy goodness-of-fit statistic of ``x`` against a frozen distribution, in the
     form ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls.
 
     .. math::
@@ -128,16 +128,16 @@ def energy_gof_statistic(dist, data, axis: int = -1):
     dist : frozen scipy.stats continuous distribution
         The hypothesised distribution, e.g. ``stats.gamma(2.0, scale=3.0)``; scipy's
         ``goodness_of_fit`` passes the family fitted to each of its samples, with array
-        parameters (one per sample) broadcasting against ``data``.
-    data : array_like
+        parameters (one per sample) broadcasting against ``x``.
+    x : array_like
         Samples along ``axis``.
     axis : int, default=-1
-        The axis of ``data`` along which a sample lies.
+        The axis of ``x`` along which a sample lies.
 
     Returns
     -------
     float or ndarray
-        One statistic per sample (``data``'s shape without ``axis``).
+        One statistic per sample (``x``'s shape without ``axis``).
 
     Notes
     -----
@@ -170,9 +170,9 @@ def energy_gof_statistic(dist, data, axis: int = -1):
     if not (np.all(np.isfinite(loc)) and np.all(np.asarray(scale, dtype=float) > 0)):
         raise ValueError(f"`dist` has loc={loc} and scale={scale}: loc must be finite and scale > 0.")
     x, loc, scale, *shapes = (np.moveaxis(a, axis, -1) for a in np.broadcast_arrays(
-        np.asarray(data, dtype=float), loc, scale, *shapes))
+        np.asarray(x, dtype=float), loc, scale, *shapes))
     if x.shape[-1] == 0:
-        raise ValueError("`data` must hold at least one value along `axis`, got none.")
+        raise ValueError("`x` must hold at least one value along `axis`, got none.")
     value = _statistic(family, tuple(shapes), loc, scale, x)
     return float(value) if value.ndim == 0 else value
 

@@ -398,8 +398,9 @@ def _tie_scale(observed: float, T: float, sizes: np.ndarray, statistic: str) -> 
     return k * k * abs(T)
 
 
+@vocabulary(forwards=energy_test)
 @handles_missing(("*samples",))
-def energy_test_samples(*samples, nan_policy: str = "raise", **options) -> EnergyTestResult:
+def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_options) -> EnergyTestResult:
     """:func:`energy_test` for samples given as separate arrays.
 
     Parameters
@@ -410,7 +411,7 @@ def energy_test_samples(*samples, nan_policy: str = "raise", **options) -> Energ
     nan_policy : {"raise", "omit"}, default="raise"
         A row with a missing value: an error, or dropped from its own sample
         (``n_omitted`` counts them).
-    **options
+    **energy_test_options
         Keyword options of :func:`energy_test`.
 
     Returns
@@ -426,7 +427,7 @@ def energy_test_samples(*samples, nan_policy: str = "raise", **options) -> Energ
     """
     if len(samples) < 2:
         raise ValueError(f"`samples` must be at least two arrays, got {len(samples)}.")
-    if options.get("metric") == "precomputed":
+    if energy_test_options.get("metric") == "precomputed":
         raise ValueError("`metric`='precomputed' needs the pooled matrix: use energy_test(D, labels, ...).")
     arrays = [as_data(s, f"samples[{i}]") for i, s in enumerate(samples)]
     d = arrays[0].shape[1]
@@ -434,10 +435,10 @@ def energy_test_samples(*samples, nan_policy: str = "raise", **options) -> Energ
         if a.shape[1] != d:
             raise ValueError(f"`samples[{i}]` has {a.shape[1]} features; `samples[0]` has {d}.")
     labels = np.repeat(np.arange(len(arrays)), [a.shape[0] for a in arrays])
-    return energy_test(np.vstack(arrays), labels, **options)
+    return energy_test(np.vstack(arrays), labels, **energy_test_options)
 
 
-@vocabulary(data="X", columns=("labels",))
+@vocabulary(data="X", columns=("labels",), forwards=energy_test)
 def pairwise_energy_tests(
     X,
     labels,
@@ -446,7 +447,7 @@ def pairwise_energy_tests(
     alpha: float = 0.05,
     rng=None,
     nan_policy: str = "raise",
-    **options,
+    **energy_test_options,
 ) -> pd.DataFrame:
     """Energy tests of every pair of groups, with a multiple-testing correction.
 
@@ -464,7 +465,7 @@ def pairwise_energy_tests(
     nan_policy : {"raise", "omit"}, default="raise"
         A row with a missing value in X or its label: an error, or dropped (the
         count in ``table.attrs["n_omitted"]``).
-    **options
+    **energy_test_options
         Keyword options of :func:`energy_test` (``statistic``,
         ``n_resamples``, ``exponent``, ``metric``, ``sigma``, ``exact``,
         ``batch``, ``progress``, ``ties``, ``n_jobs``).
@@ -499,10 +500,10 @@ def pairwise_energy_tests(
 
     correction, alpha = check_correction(correction, alpha)
     opts = dict(_TEST_DEFAULTS)
-    unknown = sorted(set(options) - set(opts))
+    unknown = sorted(set(energy_test_options) - set(opts))
     if unknown:
         raise TypeError(f"pairwise_energy_tests() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}.")
-    opts.update(options)
+    opts.update(energy_test_options)
     policy = check_nan_policy(nan_policy, propagate=False, where="pairwise_energy_tests()")
     sm = resolve_semimetric(opts["metric"], opts["exponent"], opts["sigma"])
     values, kept = drop_missing(policy, {"X": X, "labels": labels}, ("X",) if sm.precomputed else ())
