@@ -196,7 +196,7 @@ def numeric_columns(X, name: str) -> None:
     strings), naming them. Other inputs pass unchecked."""
     if not isinstance(X, pd.DataFrame):
         return
-    bad = [column for column in X.columns if not _numeric(X[column])]
+    bad = [column for j, column in enumerate(X.columns) if not _numeric(X.iloc[:, j])]  # names may repeat
     if bad:
         listed = ", ".join(repr(column) for column in bad)
         one = len(bad) == 1
