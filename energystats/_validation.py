@@ -54,7 +54,7 @@ FOREIGN_NAMES = {
 _RIGHT_NAMES = {
     "rng": "functions take `rng` (an int seed, a numpy Generator or None), estimators `random_state`",
     "random_state": "estimators take `random_state` as scikit-learn's do (an int seed, a numpy Generator or None); functions take `rng`",
-    "n_resamples": "the number of resamples (permutations or Monte Carlo samples)",
+    "n_resamples": "the number of resamples (permutations, bootstrap or Monte Carlo samples)",
     "alpha": "the level of the tests",
 }
 

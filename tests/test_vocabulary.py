@@ -40,7 +40,7 @@ VOCABULARY = {
     "columns": "which columns of `X` to plot (positions or names)",
     "correction": "the multiple-testing correction, a method of statsmodels' `multipletests`",
     "cov": "the noise covariance of the data (a number, a vector or a matrix)",
-    "dendrogram_options": "further keyword options of `scipy.cluster.hierarchy.dendrogram`",
+    "dendrogram_options": "further keyword options of scipy's `dendrogram`",
     "directions": "which principal directions the cluster test looks at: `\"conditional\"` or `\"whitened\"`",
     "dist": "the hypothesised distribution (a scipy.stats distribution)",
     "eigenvalues": "the eigenvalues of a sample covariance, largest first",
@@ -241,7 +241,10 @@ def _docs_rows(heading: str) -> dict:
 
 
 def _where_cell(places: list) -> str:
-    return ", ".join(f"`{p}`" for p in places)
+    """The "Where" cell: plain names without their module (``plot_`` functions are
+    ``energystats.plotting``'s, the others of ``energystats.datasets`` are named so on the
+    page), so that the table fits the page's width."""
+    return ", ".join(place.rsplit(".", 1)[-1] for place in places)
 
 
 def test_docs_table_is_the_vocabulary():
