@@ -12,7 +12,7 @@ from .._missing import handles_missing
 from .._operator import make_operator
 from .._random import as_generator
 from .._resampling import check_observed, check_options, progress_bar, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._semimetric import resolve_semimetric
 from .._validation import as_data, unit_scale
 from ._standard import tie_scale
@@ -46,7 +46,9 @@ class NormalityTestResult(ResultMixin):
     n_features: int
     n_omitted: int = 0
 
-    _title = "energy test of multivariate normality"
+    _title = "Energy test of multivariate normality, estimated parameters (R mvnorm.test)"
+    _statistic_label = "E"
+    _resamples = "parametric bootstrap samples"
 
 
 def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
@@ -120,6 +122,7 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     return _statistic(_check(X))
 
 
+@names_data("X")
 @handles_missing(("X",))
 def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool = False, nan_policy: str = "raise") -> NormalityTestResult:
     r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).

@@ -46,7 +46,7 @@ from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._config import check_fits
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._validation import as_data
 from ._standard import tie_scale
 
@@ -90,13 +90,11 @@ class PoissonTestResult(ResultMixin):
     null_distribution: np.ndarray = field(repr=False)
     n_omitted: int = 0
 
-    _title = "goodness-of-fit tests of the Poisson distribution, parametric bootstrap"
+    _title = "Goodness-of-fit tests of the Poisson distribution, estimated mean (R poisson.tests)"
+    _hidden = ("tests",)
 
-    def _rows(self) -> list[tuple[str, str]]:
-        return [row for row in super()._rows() if row[0] not in ("statistic", "pvalue")]
-
-    def _extra_lines(self) -> list[str]:
-        return self.to_frame().to_string(float_format=lambda v: f"{v:.6g}").splitlines()
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        return [(f"Tests (p-values from {self.n_resamples} parametric bootstrap samples)", self.to_frame().drop(columns="estimate"))]
 
     def to_frame(self) -> pd.DataFrame:
         """R's ``poisson.tests`` data frame: one row per test (index ``"M-CvM"``, ``"M-AD"``,
@@ -287,6 +285,7 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
     return float(_statistics(_check(x)[None, :], (test,))[0, 0])
 
 
+@names_data("x")
 @handles_missing(("x",))
 def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> PoissonTestResult:
     r"""Goodness-of-fit tests of the Poisson distribution with estimated mean (R ``poisson.tests``).
