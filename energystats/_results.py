@@ -34,7 +34,7 @@ import pandas as pd
 
 from ._rbridge import from_r
 
-__all__ = ["ResultMixin", "data_name_of", "format_pvalue", "names_data", "table_html", "table_text"]
+__all__ = ["FittedReport", "ReportsWhenFitted", "ResultMixin", "data_name_of", "format_pvalue", "names_data", "table_html", "table_text"]
 
 #: R's ``.Machine$double.eps``: ``format.pval`` prints smaller p-values as "< 2.2e-16".
 _EPS = float(np.finfo(float).eps)
@@ -47,6 +47,8 @@ _MAX_COLUMNS = 4
 
 _NUMBER_STYLE = "text-align:right;font-family:var(--jp-code-font-family,monospace);font-variant-numeric:tabular-nums;white-space:nowrap"
 _TEXT_STYLE = "text-align:left;white-space:nowrap"
+#: a number beside its name (the summary of a result): monospace, left-aligned
+_VALUE_STYLE = "text-align:left;font-family:var(--jp-code-font-family,monospace);white-space:nowrap"
 
 
 def format_pvalue(p: float) -> str:
@@ -98,13 +100,29 @@ def _cells(frame: pd.DataFrame) -> dict[str, list[str]]:
     out = {}
     for name in frame.columns:
         column = frame[name]
-        if str(name) in _PVALUE_COLUMNS:
+        if str(name) in _PVALUE_COLUMNS and (column < _EPS).any():
             out[name] = [("NaN" if pd.isna(v) else format_pvalue(float(v)).removeprefix("= ")) for v in column]
         elif pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
             out[name] = ["" if v is None else str(v) for v in column]
+        elif pd.api.types.is_integer_dtype(column.dtype):
+            out[name] = [str(v) for v in column.tolist()]
         else:
-            out[name] = [_number(v, 4) for v in column.tolist()]
+            out[name] = _column_numbers(np.asarray(column, dtype=float))
     return out
+
+
+def _column_numbers(values: np.ndarray, digits: int = 4) -> list[str]:
+    """A column of numbers with the same decimals (so that the points align): ``digits``
+    significant digits for the largest value and at least two for the smallest;
+    scientific for all when some value is too large or too small for that."""
+    finite = np.abs(values[np.isfinite(values) & (values != 0)])
+    if finite.size == 0:
+        return [_number(v, digits) for v in values]
+    if finite.max() >= 1e15 or finite.min() < 1e-5:
+        return [_number(v) if not np.isfinite(v) else f"{v:.{digits - 1}e}" for v in values]
+    largest, smallest = np.floor(np.log10(finite.max())), np.floor(np.log10(finite.min()))
+    decimals = int(np.clip(max(digits - 1 - largest, 1 - smallest), 0, 9))
+    return [_number(v) if not np.isfinite(v) else f"{v:.{decimals}f}" for v in values]
 
 
 def _numeric(column: pd.Series) -> bool:
@@ -117,12 +135,17 @@ def _shown(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, str]:
     return frame.iloc[:max_rows], f"... {len(frame) - max_rows} more rows (all in to_frame())"
 
 
+def _shows_index(frame: pd.DataFrame) -> bool:
+    """An index is printed unless it is the default 0, 1, ... without a name."""
+    return not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)
+
+
 def table_text(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS) -> list[str]:
     """The lines of ``frame`` as an aligned text table: numbers right-aligned to 4
     significant digits, p-value columns as R's ``format.pval``, text left-aligned."""
     frame, more = _shown(frame, max_rows)
     cells = _cells(frame)
-    show_index = not isinstance(frame.index, pd.RangeIndex)
+    show_index = _shows_index(frame)
     index = [str(v) for v in frame.index] if show_index else []
     head = [str(frame.index.name or "")] if show_index else []
     columns = [[str(name)] + cells[name] for name in frame.columns]
@@ -143,7 +166,7 @@ def table_html(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS) -> str:
     tabular figures, so that columns align in JupyterLab and in the Sphinx docs."""
     frame, more = _shown(frame, max_rows)
     cells = _cells(frame)
-    show_index = not isinstance(frame.index, pd.RangeIndex)
+    show_index = _shows_index(frame)
     styles = {name: _NUMBER_STYLE if _numeric(frame[name]) or str(name) in _PVALUE_COLUMNS else _TEXT_STYLE for name in frame.columns}
     head = "".join(f"<th style='{styles[name]}'>{html.escape(str(name))}</th>" for name in frame.columns)
     if show_index:
@@ -299,7 +322,7 @@ class ResultMixin:
         rows += [(name, value, False) for name, value in self._details()]
         body = "".join(
             f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th>"
-            f"<td style='{_NUMBER_STYLE if number else _TEXT_STYLE}'>{html.escape(value)}</td></tr>"
+            f"<td style='{_VALUE_STYLE if number else _TEXT_STYLE}'>{html.escape(value)}</td></tr>"
             for name, value, number in rows
         )
         parts = [
@@ -387,3 +410,64 @@ def names_data(*names: str, by: str | None = None) -> Callable:
         return wrapper
 
     return decorate
+
+
+# ---------------------------------------------------------------------------------------
+# fitted estimators
+
+
+class FittedReport:
+    """How a fitted clustering estimator prints, as R's ``print.kgroups``: a title, the
+    clusters' sizes (and per-cluster terms when known) and the lines of ``details``.
+
+    The estimator keeps scikit-learn's parameter repr until it is fitted; then ``repr``
+    and Jupyter's HTML show this report, the parameters on its last line.
+    """
+
+    def __init__(self, title: str, clusters: pd.DataFrame, details: list[tuple[str, str]], parameters: str):
+        self.title, self.clusters, self.details, self.parameters = title, clusters, details, parameters
+
+    def _headline(self) -> str:
+        sizes = self.clusters["size"].tolist()
+        return f"{len(sizes)} groups of sizes {', '.join(map(str, sizes))}"
+
+    def text(self) -> str:
+        lines = [self.title, "", self._headline()]
+        lines += [f"{name}: {value}" for name, value in self.details]
+        lines += ["", "Clusters:"] + table_text(self.clusters) + ["", self.parameters]
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        rows = [("groups", self._headline())] + self.details
+        body = "".join(
+            f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th><td style='{_TEXT_STYLE}'>{html.escape(value)}</td></tr>"
+            for name, value in rows
+        )
+        return (
+            f"<div class='energystats-result'><div style='font-weight:bold;margin-bottom:0.25em'>{html.escape(self.title)}</div>"
+            f"<table style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table>"
+            f"<div style='margin-top:0.5em'>Clusters</div>{table_html(self.clusters)}"
+            f"<div style='margin-top:0.5em'><code>{html.escape(self.parameters)}</code></div></div>"
+        )
+
+
+class ReportsWhenFitted:
+    """Mixin for a scikit-learn estimator: the parameter repr until fitted (``labels_``),
+    then the :class:`FittedReport` of ``_report()`` in the terminal and in Jupyter."""
+
+    def _is_fitted(self) -> bool:
+        return hasattr(self, "labels_")
+
+    def _parameters(self) -> str:
+        return super().__repr__()
+
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+        if not self._is_fitted():
+            return super().__repr__(N_CHAR_MAX)
+        return self._report().text()
+
+    def _repr_mimebundle_(self, **kwargs):
+        if not self._is_fitted():
+            return super()._repr_mimebundle_(**kwargs)
+        report = self._report()
+        return {"text/plain": report.text(), "text/html": report.html()}

@@ -21,6 +21,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -30,6 +31,7 @@ from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
+from .._results import FittedReport, ReportsWhenFitted, _number
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
 from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_n_init, check_positive_int, check_symmetric, weight_scale
 from ._assignment import feature_assignment, make_assignment
@@ -80,7 +82,7 @@ class _Problem:
 # --- Estimator -----------------------------------------------------------------------
 
 
-class KGroups(ClusterMixin, BaseEstimator):
+class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     r"""Energy clustering: kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd).
 
     Minimises the within-group energy dispersion W (eq. 15), equivalently
@@ -416,7 +418,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.path_, self.batch_size_ = path, batch
         if path == "nystroem-minibatch":
             labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
-            return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k)
+            return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k, None)
         distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
         op = make_operator(
             fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
@@ -438,6 +440,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
             order = canonical_order(labels, fit_w, k)
             labels, within_ = np.argsort(order)[labels], within_[order]
+        # W_j = s_j / 2 g(C_j, C_j) of each cluster (eq. 15), R kgroups' `within`; they sum to W
+        within_W = np.bincount(labels, weights=np.ones(n) if fit_w is None else fit_w, minlength=k) / 2.0 * within_
         # the rule for new points (predict's), which also places the points of weight 0;
         # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
         # feature sums: no n x n array
@@ -451,9 +455,9 @@ class KGroups(ClusterMixin, BaseEstimator):
             labels = all_labels
         if self.algorithm == "r-kgroups":
             self.count_ = count
-        return self._fitted(labels, W, T, iterations, converged, scaling.weighted(problem.weight_shift), k)
+        return self._fitted(labels, W, T, iterations, converged, scaling.weighted(problem.weight_shift), k, within_W)
 
-    def _fitted(self, labels, W, T, iterations, converged, scaling, k):
+    def _fitted(self, labels, W, T, iterations, converged, scaling, k, within_W):
         """Set the fitted attributes; returns self."""
         if not converged:
             warnings.warn(
@@ -462,7 +466,7 @@ class KGroups(ClusterMixin, BaseEstimator):
                 stacklevel=3,
             )
         self.labels_ = labels
-        self._scaling, self._statistics = scaling, (W, T - W)
+        self._scaling, self._statistics, self._within = scaling, (W, T - W), within_W
         self.n_iter_ = int(iterations)
         self.converged_ = bool(converged)
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
@@ -497,6 +501,25 @@ class KGroups(ClusterMixin, BaseEstimator):
         """Q = S of ``labels_`` (eq. 41, 16); see the class's Attributes."""
         check_is_fitted(self)
         return self._scaling.result(self._statistics[1], "objective_")
+
+    def _report(self) -> FittedReport:
+        """What a fitted KGroups prints, as R's ``print.kgroups``: the sizes, the within
+        dispersion W_j of each cluster (R's ``within``; not on the mini-batch path, which
+        has only their sum), W and the iterations."""
+        clusters = pd.DataFrame({"size": self.cluster_sizes_}, index=pd.RangeIndex(self.cluster_sizes_.size, name="cluster"))
+        if self._within is not None:
+            clusters["within W_j"] = self._scaling.result(self._within, "the within dispersions")
+        sweeps = f"{self.n_iter_}, " + ("converged" if self.converged_ else "not converged (increase max_iter)")
+        details = [
+            ("within dispersion W", _number(self.W_)),
+            ("between-sample S", _number(self.objective_)),
+            ("iterations", sweeps + (f", count {self.count_}" if self.algorithm == "r-kgroups" else "")),
+        ]
+        if self.n_omitted_:
+            details.append(("rows omitted", str(self.n_omitted_)))
+        if self.path_ != "exact":
+            details.append(("path", self.path_))
+        return FittedReport("K-groups cluster analysis", clusters, details, self._parameters())
 
     def _fit_operator(self, op: PairwiseOperator, points: np.ndarray, w, problem: _Problem, streams: list, distribute: bool):
         """Fit to the points of positive weight on their operator ``op``: labels, W, T,

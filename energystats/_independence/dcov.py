@@ -407,7 +407,7 @@ def dcov_stats(
     >>> x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     >>> res = es.dcov_stats(x, x**2)
     >>> {name: round(value, 6) for name, value in res.r_names().items()}   # R: DCOR(1:5, (1:5)^2)
-    {'dCov': 2.701111, 'dCor': 0.986916, 'dVarX': 1.102724, 'dVarY': 2.488036}
+    {'dCov': 2.701111, 'dCor': 0.986916, 'dVarX': 1.102724, 'dVarY': 6.792938}
     >>> round(res.dcov2, 6), round(res.dcor2, 6)   # their squares
     (7.296, 0.974003)
     """

@@ -103,7 +103,7 @@ class IndependenceTestResult(ResultMixin):
 
     def _details(self) -> list[tuple[str, str]]:
         name = self._estimates.get(self.statistic_name)
-        estimate = [(name, _number(self.estimate))] if name else []
+        estimate = [(name, _number(self.estimate))] if name and name != self.statistic_name else []
         return estimate + super()._details()
 
 
