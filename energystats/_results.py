@@ -111,18 +111,28 @@ def _cells(frame: pd.DataFrame) -> dict[str, list[str]]:
     return out
 
 
+def _decimals(value: float, digits: int) -> int:
+    """The decimals that show ``value`` to ``digits`` significant digits, trailing zeros
+    dropped (R's ``formatReal``)."""
+    target = float(f"{value:.{digits - 1}e}")
+    for sig in range(1, digits + 1):
+        if float(f"{value:.{sig - 1}e}") == target:
+            break
+    return sig - 1 - math.floor(math.log10(abs(target)))
+
+
 def _column_numbers(values: np.ndarray, digits: int = 4) -> list[str]:
-    """A column of numbers with the same decimals (so that the points align): ``digits``
-    significant digits for the largest value and at least two for the smallest;
-    scientific for all when some value is too large or too small for that."""
-    finite = np.abs(values[np.isfinite(values) & (values != 0)])
+    """A column of numbers as R's ``format(values, digits = 4)``: each value to ``digits``
+    significant digits, all with the decimals the most demanding one needs (so that the
+    points align); scientific for all when that is more than six decimals or a value is
+    1e15 or more."""
+    finite = values[np.isfinite(values) & (values != 0)]
     if finite.size == 0:
         return [_number(v, digits) for v in values]
-    if finite.max() >= 1e15 or finite.min() < 1e-5:
+    decimals = max(_decimals(float(v), digits) for v in finite)
+    if decimals > 6 or np.abs(finite).max() >= 1e15:
         return [_number(v) if not np.isfinite(v) else f"{v:.{digits - 1}e}" for v in values]
-    largest, smallest = np.floor(np.log10(finite.max())), np.floor(np.log10(finite.min()))
-    decimals = int(np.clip(max(digits - 1 - largest, 1 - smallest), 0, 9))
-    return [_number(v) if not np.isfinite(v) else f"{v:.{decimals}f}" for v in values]
+    return [_number(v) if not np.isfinite(v) else f"{v:.{max(decimals, 0)}f}" for v in values]
 
 
 def _numeric(column: pd.Series) -> bool:

@@ -21,7 +21,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -31,12 +30,13 @@ from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
-from .._results import FittedReport, ReportsWhenFitted, _number
+from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
 from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_n_init, check_positive_int, check_symmetric, weight_scale
 from ._assignment import feature_assignment, make_assignment
 from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, canonical_order, within
+from ._report import kgroups_report
 from ._starts import restarts
 
 __all__ = ["KGroups"]
@@ -502,24 +502,8 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         return self._scaling.result(self._statistics[1], "objective_")
 
-    def _report(self) -> FittedReport:
-        """What a fitted KGroups prints, as R's ``print.kgroups``: the sizes, the within
-        dispersion W_j of each cluster (R's ``within``; not on the mini-batch path, which
-        has only their sum), W and the iterations."""
-        clusters = pd.DataFrame({"size": self.cluster_sizes_}, index=pd.RangeIndex(self.cluster_sizes_.size, name="cluster"))
-        if self._within is not None:
-            clusters["within W_j"] = self._scaling.result(self._within, "the within dispersions")
-        sweeps = f"{self.n_iter_}, " + ("converged" if self.converged_ else "not converged (increase max_iter)")
-        details = [
-            ("within dispersion W", _number(self.W_)),
-            ("between-sample S", _number(self.objective_)),
-            ("iterations", sweeps + (f", count {self.count_}" if self.algorithm == "r-kgroups" else "")),
-        ]
-        if self.n_omitted_:
-            details.append(("rows omitted", str(self.n_omitted_)))
-        if self.path_ != "exact":
-            details.append(("path", self.path_))
-        return FittedReport("K-groups cluster analysis", clusters, details, self._parameters())
+    def _report(self):
+        return kgroups_report(self)
 
     def _fit_operator(self, op: PairwiseOperator, points: np.ndarray, w, problem: _Problem, streams: list, distribute: bool):
         """Fit to the points of positive weight on their operator ``op``: labels, W, T,

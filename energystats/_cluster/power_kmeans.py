@@ -21,7 +21,6 @@ import warnings
 from numbers import Real
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
@@ -30,10 +29,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
 from .._random import as_generator
-from .._results import FittedReport, ReportsWhenFitted, _number
+from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
 from ._partition import canonical_order
+from ._report import power_kmeans_report
 
 __all__ = ["PowerKMeans"]
 
@@ -443,27 +443,8 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         scaling, inertia, _ = self._objectives
         return scaling.result(inertia, "inertia_")
 
-    #: the centres are printed up to this many features
-    _CENTRES_PRINTED = 6
-
-    def _report(self) -> FittedReport:
-        """What a fitted PowerKMeans prints: the sizes (and centres, up to six features), the
-        k-means objective, the final power s and the iterations."""
-        k = self.cluster_centers_.shape[0]
-        sizes = np.bincount(self.labels_[self.labels_ >= 0], minlength=k)
-        clusters = pd.DataFrame({"size": sizes}, index=pd.RangeIndex(k, name="cluster"))
-        d = self.cluster_centers_.shape[1]
-        if d <= self._CENTRES_PRINTED:
-            names = getattr(self, "feature_names_in_", [f"centre {j}" for j in range(d)])
-            for j, name in enumerate(names):
-                clusters[str(name)] = self.cluster_centers_[:, j]
-        details = [
-            ("k-means objective (inertia)", _number(self.inertia_)),
-            ("iterations", f"{self.n_iter_} MM, {self.n_lloyd_iter_} Lloyd; final power s = {_number(self.s_)}"),
-        ]
-        if self.n_omitted_:
-            details.append(("rows omitted", str(self.n_omitted_)))
-        return FittedReport("Power k-means cluster analysis", clusters, details, self._parameters())
+    def _report(self):
+        return power_kmeans_report(self)
 
     @property
     def objective_path_(self) -> np.ndarray:
