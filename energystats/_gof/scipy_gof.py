@@ -69,6 +69,7 @@ class EnergyGofResult(ResultMixin):
     n_omitted: int = 0
 
     _statistic_label = "Q"
+    _hidden = ("distribution",)  # in the title
 
     @property
     def _title(self) -> str:
