@@ -209,3 +209,13 @@ def test_power_kmeans_reports_when_fitted():
     assert text.startswith("Power k-means cluster analysis\n\n3 groups of sizes 62, 50, 38\n")
     assert f"k-means objective (inertia): {model.inertia_:.5g}" in text and "Sepal.Length" in text
     assert model._repr_mimebundle_()["text/html"].count("<table") == 2
+
+
+def test_data_name_of_an_r_data_frame():
+    ro = pytest.importorskip("rpy2.robjects")
+    try:
+        quakes = ro.r("data.frame(lat = c(-20.4, -20.6, -26, -18, -20.4, -19.7, -11.7, -28.1), mag = c(4.8, 4.2, 5.4, 4.1, 4, 4, 4.8, 4.4))")
+    except Exception as exc:  # rpy2 installed without a working R
+        pytest.skip(f"R is not available: {exc}")
+    assert es.mvnorm_test(quakes, n_resamples=9, rng=0).data_name == "[lat, mag]"
+    assert es.dcor_test(quakes.rx2("lat"), quakes.rx2("mag"), n_resamples=9, rng=0).data_name == "x and y"  # R vectors have no names

@@ -93,6 +93,8 @@ class ChooseKResult(ResultMixin):
         Uniform reference sets of the gap statistic.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     k: int

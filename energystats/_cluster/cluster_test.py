@@ -77,6 +77,8 @@ class ClusterTestResult(ResultMixin):
         cluster in the user's fit; NaN otherwise.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float

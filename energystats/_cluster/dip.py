@@ -189,6 +189,8 @@ class DipTestResult(ResultMixin):
     null_distribution : ndarray of shape (n_resamples,)
         The dip of uniform samples of the same size.
     n_resamples : int
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float

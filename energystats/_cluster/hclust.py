@@ -91,6 +91,8 @@ class EnergyHClustResult(ResultMixin):
     n_samples : int
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     linkage: np.ndarray = field(repr=False)
@@ -217,6 +219,8 @@ class SignificantClustersResult(ResultMixin):
     tree : EnergyHClustResult
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     labels: np.ndarray = field(repr=False)

@@ -55,6 +55,8 @@ class Split1DResult(ResultMixin):
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``); their ``labels``
         are -1.
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     threshold: float

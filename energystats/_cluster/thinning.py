@@ -59,6 +59,8 @@ class ThinnedComparisonResult(ResultMixin):
         X1 and X2, with X1 + X2 = X.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float

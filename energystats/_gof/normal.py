@@ -46,6 +46,8 @@ class NormalTestResult(ResultMixin):
         The statistic of each Gaussian sample (``"mc"``); None for ``"limit"``.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float

@@ -36,6 +36,8 @@ class NormalityTestResult(ResultMixin):
     n_samples, n_features : int
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float

@@ -79,6 +79,8 @@ class PoissonTestResult(ResultMixin):
         The statistics of the Poisson(estimate) samples, all from the same samples.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     tests: tuple

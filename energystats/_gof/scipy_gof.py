@@ -56,6 +56,8 @@ class EnergyGofResult(ResultMixin):
         re-estimated on each when they were estimated from the data).
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float

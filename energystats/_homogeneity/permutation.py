@@ -77,6 +77,8 @@ class EnergyTestResult(ResultMixin):
         The number of directions L of ``"projection"``.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float

@@ -56,6 +56,8 @@ class PairwiseDcorResult(ResultMixin):
         Sample size (rows without a missing value in the columns used).
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     table: pd.DataFrame = field(repr=False)

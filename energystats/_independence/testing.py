@@ -50,8 +50,10 @@ class IndependenceTestResult(ResultMixin):
         ``"nV^2"``, ``"dCor"``, ``"T"``, ... as R's ``htest`` names it.
     estimate : float
         R's ``estimate``: dCov, dCor, the bias-corrected dCor^2, ...
-    estimates : DCovStatsResult or None
-        dCov, dCor, dVar(x), dVar(y) (R's ``estimates`` of ``dcov.test``).
+    estimates : DCovStatsResult, ndarray or None
+        dCov^2, dCor^2, dVar^2(x), dVar^2(y) (their roots are R's ``estimates`` of
+        ``dcov.test``: ``estimates.r_names()``); :func:`mutual_independence_test`: the
+        bias-corrected dCor^2 of each column against the columns after it.
     method : str
         ``"permutation"``, ``"gamma"`` or ``"t"``.
     n_samples : int
@@ -62,6 +64,8 @@ class IndependenceTestResult(ResultMixin):
         Degrees of freedom of the t-test.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float
