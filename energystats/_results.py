@@ -462,8 +462,10 @@ class FittedReport:
 
 
 class ReportsWhenFitted:
-    """Mixin for a scikit-learn estimator: the parameter repr until fitted (``labels_``),
-    then the :class:`FittedReport` of ``_report()`` in the terminal and in Jupyter."""
+    """Mixin for a scikit-learn estimator: once fitted (``labels_``), ``print(model)`` and
+    Jupyter (and IPython, through ``_repr_mimebundle_``) show the :class:`FittedReport` of
+    ``_report()``. ``repr`` stays scikit-learn's parameter repr, so that an estimator nested
+    in a pipeline or a search prints as scikit-learn prints it."""
 
     def _is_fitted(self) -> bool:
         return hasattr(self, "labels_")
@@ -471,10 +473,8 @@ class ReportsWhenFitted:
     def _parameters(self) -> str:
         return super().__repr__()
 
-    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
-        if not self._is_fitted():
-            return super().__repr__(N_CHAR_MAX)
-        return self._report().text()
+    def __str__(self) -> str:
+        return self._report().text() if self._is_fitted() else repr(self)
 
     def _repr_mimebundle_(self, **kwargs):
         if not self._is_fitted():

@@ -184,10 +184,11 @@ def test_tables_align():
 def test_kgroups_reports_as_r_kgroups():
     iris = es.datasets.load_iris().iloc[:, :4]
     model = es.KGroups(3, random_state=0)
-    assert repr(model) == "KGroups(n_clusters=3, random_state=0)"  # scikit-learn's until fitted
+    assert repr(model) == str(model) == "KGroups(n_clusters=3, random_state=0)"  # scikit-learn's until fitted
     assert "text/html" in model._repr_mimebundle_() and "K-groups" not in model._repr_mimebundle_()["text/html"]
     model.fit(iris)
-    text = repr(model)
+    assert repr(model) == "KGroups(n_clusters=3, random_state=0)"  # as scikit-learn prints it nested in a pipeline
+    text = str(model)
     assert text.startswith("K-groups cluster analysis\n\n3 groups of sizes 62, 50, 38\n")
     assert f"within dispersion W: {model.W_:.5g}" in text and "iterations: 4, converged" in text
     within = es.dispersion(iris, model.labels_).within  # R kgroups' `within`: W_j of each cluster
@@ -197,7 +198,7 @@ def test_kgroups_reports_as_r_kgroups():
     assert text.endswith("KGroups(n_clusters=3, random_state=0)")
     bundle = model._repr_mimebundle_()
     assert bundle["text/plain"] == text and bundle["text/html"].count("<table") == 2
-    r_mode = repr(es.KGroups(3, algorithm="r-kgroups", random_state=0).fit(iris))
+    r_mode = str(es.KGroups(3, algorithm="r-kgroups", random_state=0).fit(iris))
     assert "iterations: 5, converged, count 0" in r_mode
 
 
@@ -205,7 +206,7 @@ def test_power_kmeans_reports_when_fitted():
     iris = es.datasets.load_iris().iloc[:, :4]
     model = es.PowerKMeans(3, random_state=0)
     assert repr(model) == "PowerKMeans(n_clusters=3, random_state=0)"
-    text = repr(model.fit(iris))
+    text = str(model.fit(iris))
     assert text.startswith("Power k-means cluster analysis\n\n3 groups of sizes 62, 50, 38\n")
     assert f"k-means objective (inertia): {model.inertia_:.5g}" in text and "Sepal.Length" in text
     assert model._repr_mimebundle_()["text/html"].count("<table") == 2
