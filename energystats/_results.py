@@ -1,63 +1,483 @@
-"""Shared printing for the frozen ``...Result`` dataclasses.
+"""What every frozen ``...Result`` dataclass shares: unpacking, conversion and printing.
 
-Each result lists its scalar fields in a short text block (terminal) and an
-HTML table (Jupyter); array fields are shown by shape unless a result
-formats them itself through ``_extra_lines``.
+A result prints as R prints an ``htest``: a title, ``data:`` naming what was passed, the
+statistic with its name and the p-value (R's ``format.pval``) with the resamples behind it,
+then the fields that carry something (``None`` and default values are left out), the
+result's tables and notes. In Jupyter the same content is HTML, its tables real
+``<table>`` elements with right-aligned monospace numbers.
+
+A result is a test when it has the fields ``statistic`` and ``pvalue``: it unpacks as
+scipy's results do (``statistic, pvalue = result``); any other result refuses to unpack
+with a ``TypeError`` naming what to read instead. ``to_dict()`` gives every field;
+``to_frame()`` one row of the scalar fields, or the result's table where it has one.
+
+A result adds a table by overriding ``_tables()`` (a list of ``(caption, DataFrame)``):
+:func:`table_text` and :func:`table_html` render it in both forms, with p-value columns
+(``pvalue``, ``pvalue_adjusted``, ``p-value``) formatted as R's ``format.pval``.
+
+``data_name`` (R's ``data.name``) is filled by :func:`names_data`, the decorator of every
+public function returning a result: pandas names and columns, else the parameter names.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import html
-from dataclasses import fields
+import inspect
+import math
+from dataclasses import dataclass, field, fields
+from typing import Callable
 
 import numpy as np
+import pandas as pd
 
-__all__ = ["ResultMixin"]
+from ._rbridge import from_r
+
+__all__ = ["FittedReport", "ReportsWhenFitted", "ResultMixin", "data_name_of", "format_pvalue", "names_data", "table_html", "table_text"]
+
+#: R's ``.Machine$double.eps``: ``format.pval`` prints smaller p-values as "< 2.2e-16".
+_EPS = float(np.finfo(float).eps)
+#: Columns of a table formatted as p-values.
+_PVALUE_COLUMNS = ("pvalue", "pvalue_adjusted", "p-value", "adjusted p-value")
+#: Rows of a table shown before "... more rows" (all of them are in ``to_frame()``).
+MAX_ROWS = 20
+#: Columns of a data frame named before "... (k columns)".
+_MAX_COLUMNS = 4
+
+_NUMBER_STYLE = "text-align:right;font-family:var(--jp-code-font-family,monospace);font-variant-numeric:tabular-nums;white-space:nowrap"
+_TEXT_STYLE = "text-align:left;white-space:nowrap"
+#: a number beside its name (the summary of a result): monospace, left-aligned
+_VALUE_STYLE = "text-align:left;font-family:var(--jp-code-font-family,monospace);white-space:nowrap"
+
+
+def format_pvalue(p: float) -> str:
+    """R's ``format.pval(p, digits = 4)`` after "p-value": ``"= 0.001"`` or ``"< 2.2e-16"``."""
+    if p < _EPS:
+        return f"< {_EPS:.2g}"
+    return f"= {_number(p, 4)}"
+
+
+def _number(value, digits: int = 5) -> str:
+    """A number as R's ``format(value, digits)`` (significant digits, integers whole)."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    value = float(value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Inf" if value > 0 else "-Inf"
+    return f"{value:.{digits}g}"
 
 
 def _format_value(value) -> str:
-    if isinstance(value, (float, np.floating)):
-        return f"{float(value):.6g}"
+    if isinstance(value, (float, int, np.number, np.bool_, bool)):
+        return _number(value)
     if isinstance(value, np.ndarray):
-        if value.size <= 8:
-            return np.array2string(value, precision=6, separator=", ")
-        return f"array(shape={value.shape}, dtype={value.dtype})"
+        if value.ndim == 1 and value.size <= 12:
+            return ", ".join(_format_value(v) for v in value.tolist())
+        return f"array of shape {value.shape}"
+    if isinstance(value, (tuple, list)):
+        return ", ".join(_format_value(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} = {_format_value(v)}" for k, v in value.items())
     return str(value)
 
 
+def _is_scalar(value) -> bool:
+    return value is None or isinstance(value, (str, bool, int, float, np.number, np.bool_))
+
+
+# ---------------------------------------------------------------------------------------
+# tables
+
+
+def _cells(frame: pd.DataFrame) -> dict[str, list[str]]:
+    """The formatted cells of each column (p-values as R's format.pval, numbers to 4
+    significant digits)."""
+    out = {}
+    for name in frame.columns:
+        column = frame[name]
+        if str(name) in _PVALUE_COLUMNS and (column < _EPS).any():
+            out[name] = [("NaN" if pd.isna(v) else format_pvalue(float(v)).removeprefix("= ")) for v in column]
+        elif pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+            out[name] = ["" if v is None else str(v) for v in column]
+        elif pd.api.types.is_integer_dtype(column.dtype):
+            out[name] = [str(v) for v in column.tolist()]
+        else:
+            out[name] = _column_numbers(np.asarray(column, dtype=float))
+    return out
+
+
+def _decimals(value: float, digits: int) -> int:
+    """The decimals that show ``value`` to ``digits`` significant digits, trailing zeros
+    dropped (R's ``formatReal``)."""
+    target = float(f"{value:.{digits - 1}e}")
+    for sig in range(1, digits + 1):
+        if float(f"{value:.{sig - 1}e}") == target:
+            break
+    return sig - 1 - math.floor(math.log10(abs(target)))
+
+
+def _column_numbers(values: np.ndarray, digits: int = 4) -> list[str]:
+    """A column of numbers as R's ``format(values, digits = 4)``: each value to ``digits``
+    significant digits, all with the decimals the most demanding one needs (so that the
+    points align); scientific for all when that is more than six decimals or a value is
+    1e15 or more."""
+    finite = values[np.isfinite(values) & (values != 0)]
+    if finite.size == 0:
+        return [_number(v, digits) for v in values]
+    decimals = max(_decimals(float(v), digits) for v in finite)
+    if decimals > 6 or np.abs(finite).max() >= 1e15:
+        return [_number(v) if not np.isfinite(v) else f"{v:.{digits - 1}e}" for v in values]
+    return [_number(v) if not np.isfinite(v) else f"{v:.{max(decimals, 0)}f}" for v in values]
+
+
+def _numeric(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype)
+
+
+def _shown(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, str]:
+    if len(frame) <= max_rows:
+        return frame, ""
+    return frame.iloc[:max_rows], f"... {len(frame) - max_rows} more rows (all in to_frame())"
+
+
+def _shows_index(frame: pd.DataFrame) -> bool:
+    """An index is printed unless it is the default 0, 1, ... without a name."""
+    return not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)
+
+
+def table_text(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS) -> list[str]:
+    """The lines of ``frame`` as an aligned text table: numbers right-aligned to 4
+    significant digits, p-value columns as R's ``format.pval``, text left-aligned."""
+    frame, more = _shown(frame, max_rows)
+    cells = _cells(frame)
+    show_index = _shows_index(frame)
+    index = [str(v) for v in frame.index] if show_index else []
+    head = [str(frame.index.name or "")] if show_index else []
+    columns = [[str(name)] + cells[name] for name in frame.columns]
+    widths = [max(len(v) for v in col) for col in columns]
+    index_width = max((len(v) for v in head + index), default=0)
+    lines = []
+    for r in range(len(frame) + 1):
+        parts = [((head + index)[r]).ljust(index_width)] if show_index else []
+        for col, width, name in zip(columns, widths, frame.columns):
+            value = col[r]
+            parts.append(value.rjust(width) if _numeric(frame[name]) or str(name) in _PVALUE_COLUMNS else value.ljust(width))
+        lines.append("  ".join(parts).rstrip())
+    return lines + ([more] if more else [])
+
+
+def table_html(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS) -> str:
+    """``frame`` as an HTML ``<table>``: numbers right-aligned in a monospace font with
+    tabular figures, so that columns align in JupyterLab and in the Sphinx docs."""
+    frame, more = _shown(frame, max_rows)
+    cells = _cells(frame)
+    show_index = _shows_index(frame)
+    styles = {name: _NUMBER_STYLE if _numeric(frame[name]) or str(name) in _PVALUE_COLUMNS else _TEXT_STYLE for name in frame.columns}
+    head = "".join(f"<th style='{styles[name]}'>{html.escape(str(name))}</th>" for name in frame.columns)
+    if show_index:
+        head = f"<th style='{_TEXT_STYLE}'>{html.escape(str(frame.index.name or ''))}</th>" + head
+    rows = []
+    for r in range(len(frame)):
+        row = "".join(f"<td style='{styles[name]}'>{html.escape(cells[name][r])}</td>" for name in frame.columns)
+        if show_index:
+            row = f"<th style='{_TEXT_STYLE}'>{html.escape(str(frame.index[r]))}</th>" + row
+        rows.append(f"<tr>{row}</tr>")
+    foot = f"<div style='font-size:smaller'>{html.escape(more)}</div>" if more else ""
+    return (
+        "<table class='energystats-table' style='border-collapse:collapse;margin:0.25em 0'>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{foot}"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# the mixin
+
+
+@dataclass(frozen=True, repr=False)
 class ResultMixin:
-    """Readable ``repr`` and ``_repr_html_`` for frozen result dataclasses."""
+    """Unpacking, ``to_dict``, ``to_frame`` and R-style printing of a result dataclass.
 
-    _title: str = ""
+    Attributes
+    ----------
+    data_name : str or None
+        What was passed, as R's ``data.name``: ``"mag and stations"`` (pandas names and
+        columns, else the parameter names, ``"x and y"``). Keyword-only, last.
 
-    def _rows(self) -> list[tuple[str, str]]:
-        # ``n_omitted`` (rows dropped for missing values) is shown only when rows were dropped
-        return [
-            (f.name, _format_value(getattr(self, f.name)))
-            for f in fields(self)
-            if f.repr and not (f.name == "n_omitted" and getattr(self, f.name) == 0)
-        ]
+    A result customises its printing with class attributes and methods:
+
+    ``_title``
+        The title (str, or a property): what the test is, no equation numbers.
+    ``_statistic_label``
+        The statistic's name on the statistic line (default: ``statistic_name``).
+    ``_resamples``
+        What ``n_resamples`` counts, for the p-value line ("permutations").
+    ``_hidden``
+        Fields left out of the printed details (beyond ``None`` and defaults).
+    ``_pvalue_note()``
+        What the p-value rests on, in brackets after it.
+    ``_tables()``
+        ``(caption, DataFrame)`` pairs printed as tables.
+    ``_extra_lines()``
+        Notes printed last.
+    """
+
+    data_name: str | None = field(default=None, kw_only=True)
+
+    _title = ""
+    _resamples = "permutations"
+    _hidden = ()
+    #: fields the title, data and statistic lines already show
+    _header = ("data_name", "statistic", "pvalue", "statistic_name", "n_resamples", "exact")
+
+    # --- scipy's behaviour -------------------------------------------------------------
+
+    def _is_test(self) -> bool:
+        names = {f.name for f in fields(self)}
+        return "statistic" in names and "pvalue" in names
+
+    def __iter__(self):
+        """``statistic, pvalue = result`` for a test; a ``TypeError`` for other results."""
+        if self._is_test():
+            return iter((self.statistic, self.pvalue))
+        raise TypeError(
+            f"{type(self).__name__} is not a test (it has no `statistic` and `pvalue`), so it does not "
+            f"unpack: read its fields ({', '.join(f.name for f in fields(self) if f.name != 'data_name')}) "
+            "or call to_dict()."
+        )
+
+    def to_dict(self) -> dict:
+        """Every field by name (arrays, tables and nested results as held, not copied)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row of the scalar fields (numbers, strings, ``None``); the arrays, tables
+        and nested results are in :meth:`to_dict`. Results with a table of their own
+        return that table instead."""
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.repr and _is_scalar(getattr(self, f.name))}
+        return pd.DataFrame([row])
+
+    # --- printing ----------------------------------------------------------------------
+
+    @property
+    def _statistic_label(self) -> str:
+        return str(getattr(self, "statistic_name", None) or "statistic")
+
+    def _pvalue_note(self) -> str:
+        n = getattr(self, "n_resamples", None)
+        if not n:
+            return ""
+        if getattr(self, "exact", False):
+            return f"exact: all {n} {self._resamples}"
+        return f"{n} {self._resamples}"
+
+    def _statistic_line(self) -> str:
+        if not self._is_test() or not np.ndim(self.statistic) == 0:
+            return ""
+        note = self._pvalue_note()
+        return (
+            f"{self._statistic_label} = {_number(self.statistic)}, p-value {format_pvalue(float(self.pvalue))}"
+            + (f" ({note})" if note else "")
+        )
+
+    def _details(self) -> list[tuple[str, str]]:
+        """The fields worth printing: not in the header, not hidden, not None, not default."""
+        rows = []
+        for f in fields(self):
+            if not f.repr or f.name in (self._header if self._is_test() else ("data_name",)) or f.name in self._hidden:
+                continue
+            value = getattr(self, f.name)
+            if value is None or (f.default is not dataclasses.MISSING and _equal(value, f.default)):
+                continue
+            if isinstance(value, float) and math.isnan(value):
+                continue
+            rows.append((f.name, _format_value(value)))
+        return rows
+
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        return []
 
     def _extra_lines(self) -> list[str]:
         return []
 
     def __repr__(self) -> str:
-        rows = self._rows()
-        width = max(len(name) for name, _ in rows)
-        lines = [f"{type(self).__name__}" + (f": {self._title}" if self._title else "")]
-        lines += [f"  {name:<{width}} = {value}" for name, value in rows]
+        lines = [self._title or type(self).__name__, ""]
+        if self.data_name:
+            lines.append(f"data:  {self.data_name}")
+        statistic = self._statistic_line()
+        if statistic:
+            lines.append(statistic)
+        lines += [f"{name}: {value}" for name, value in self._details()]
+        for caption, frame in self._tables():
+            lines += ["", f"{caption}:"] + table_text(frame)
         extra = self._extra_lines()
         if extra:
-            lines += [""] + [f"  {line}" for line in extra]
+            lines += [""] + extra
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
+        title = html.escape(self._title or type(self).__name__)
+        rows = []
+        if self.data_name:
+            rows.append(("data", self.data_name, False))
+        if self._statistic_line():
+            rows.append((self._statistic_label, _number(self.statistic), True))
+            note = self._pvalue_note()
+            p = format_pvalue(float(self.pvalue)).removeprefix("= ")
+            rows.append(("p-value", p + (f" ({note})" if note else ""), True))
+        rows += [(name, value, False) for name, value in self._details()]
         body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
-            f"<td style='text-align:left'><code>{html.escape(value)}</code></td></tr>"
-            for name, value in self._rows()
+            f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th>"
+            f"<td style='{_VALUE_STYLE if number else _TEXT_STYLE}'>{html.escape(value)}</td></tr>"
+            for name, value, number in rows
         )
-        title = html.escape(type(self).__name__ + (f": {self._title}" if self._title else ""))
-        extra = self._extra_lines()
-        pre = f"<pre>{html.escape(chr(10).join(extra))}</pre>" if extra else ""
-        return f"<div><strong>{title}</strong><table>{body}</table>{pre}</div>"
+        parts = [
+            f"<div class='energystats-result' title='{html.escape(type(self).__name__)}'>",
+            f"<div style='font-weight:bold;margin-bottom:0.25em'>{title}</div>",
+            f"<table style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table>" if body else "",
+        ]
+        for caption, frame in self._tables():
+            parts.append(f"<div style='margin-top:0.5em'>{html.escape(caption)}</div>{table_html(frame)}")
+        parts += [f"<div>{html.escape(line)}</div>" for line in self._extra_lines()]
+        return "".join(parts) + "</div>"
+
+
+def _equal(value, default) -> bool:
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------------------------------
+# data_name
+
+
+def _columns(frame: pd.DataFrame, leave_out: set) -> str:
+    names = [str(c) for c in frame.columns if str(c) not in leave_out]
+    if len(names) == 1:
+        return names[0]
+    if len(names) > _MAX_COLUMNS:
+        return f"[{', '.join(names[:_MAX_COLUMNS - 1])}, ... ({len(names)} columns)]"
+    return f"[{', '.join(names)}]"
+
+
+def _name(value, parameter: str, leave_out: set) -> str:
+    """What one argument is called: a column name given as a string, a Series' name, a data
+    frame's columns (without those named by other arguments), else the parameter's name."""
+    value = from_r(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, pd.Series) and value.name is not None:
+        return str(value.name)
+    if isinstance(value, pd.DataFrame) and value.shape[1] > 0:
+        return _columns(value, leave_out)
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (pd.Series, str)) for v in value):
+        return " and ".join(_name(v, f"{parameter}[{i}]", leave_out) for i, v in enumerate(value))
+    return parameter
+
+
+def data_name_of(arguments: dict, names: tuple[str, ...], by: str | None = None) -> str:
+    """R's ``data.name`` of a call: ``"x and y"``, ``"x and y, controlling for z"`` (three
+    names), ``"X by labels"``, or the samples of ``"*samples"`` (``"a, b and c"``)."""
+    if names == ("*samples",):
+        samples = arguments["samples"]
+        parts = [_name(s, f"samples[{i}]", set()) for i, s in enumerate(samples)]
+        if len(parts) > _MAX_COLUMNS:
+            return f"{len(parts)} samples"
+        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    given = {v for v in (arguments.get(n) for n in names + ((by,) if by else ())) if isinstance(v, str)}
+    parts = [_name(arguments.get(n), n, given) for n in names]
+    text = parts[0]
+    if len(parts) >= 2:
+        text += f" and {parts[1]}"
+    if len(parts) == 3:
+        text += f", controlling for {parts[2]}"
+    if by is not None and arguments.get(by) is not None:
+        text += f" by {_name(arguments[by], by, set())}"
+    return text
+
+
+def names_data(*names: str, by: str | None = None) -> Callable:
+    """Fill ``data_name`` of the result a public function returns from its arguments
+    (:func:`data_name_of`); outermost decorator, so that it sees what the caller passed."""
+
+    def decorate(func: Callable) -> Callable:
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            result = func(*args, **kwargs)
+            if not isinstance(result, ResultMixin):
+                return result  # nan_policy="propagate": a number
+            arguments = signature.bind(*args, **kwargs).arguments
+            return dataclasses.replace(result, data_name=data_name_of(arguments, names, by))
+
+        return wrapper
+
+    return decorate
+
+
+# ---------------------------------------------------------------------------------------
+# fitted estimators
+
+
+class FittedReport:
+    """How a fitted clustering estimator prints, as R's ``print.kgroups``: a title, the
+    clusters' sizes (and per-cluster terms when known) and the lines of ``details``.
+
+    The estimator keeps scikit-learn's parameter repr until it is fitted; then ``repr``
+    and Jupyter's HTML show this report, the parameters on its last line.
+    """
+
+    def __init__(self, title: str, clusters: pd.DataFrame, details: list[tuple[str, str]], parameters: str):
+        self.title, self.clusters, self.details, self.parameters = title, clusters, details, parameters
+
+    def _headline(self) -> str:
+        sizes = self.clusters["size"].tolist()
+        return f"{len(sizes)} groups of sizes {', '.join(map(str, sizes))}"
+
+    def text(self) -> str:
+        lines = [self.title, "", self._headline()]
+        lines += [f"{name}: {value}" for name, value in self.details]
+        lines += ["", "Clusters:"] + table_text(self.clusters) + ["", self.parameters]
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        rows = [("groups", self._headline())] + self.details
+        body = "".join(
+            f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th><td style='{_TEXT_STYLE}'>{html.escape(value)}</td></tr>"
+            for name, value in rows
+        )
+        return (
+            f"<div class='energystats-result'><div style='font-weight:bold;margin-bottom:0.25em'>{html.escape(self.title)}</div>"
+            f"<table style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table>"
+            f"<div style='margin-top:0.5em'>Clusters</div>{table_html(self.clusters)}"
+            f"<div style='margin-top:0.5em'><code>{html.escape(self.parameters)}</code></div></div>"
+        )
+
+
+class ReportsWhenFitted:
+    """Mixin for a scikit-learn estimator: once fitted (``labels_``), ``print(model)`` and
+    Jupyter (and IPython, through ``_repr_mimebundle_``) show the :class:`FittedReport` of
+    ``_report()``. ``repr`` stays scikit-learn's parameter repr, so that an estimator nested
+    in a pipeline or a search prints as scikit-learn prints it."""
+
+    def _is_fitted(self) -> bool:
+        return hasattr(self, "labels_")
+
+    def _parameters(self) -> str:
+        return super().__repr__()
+
+    def __str__(self) -> str:
+        return self._report().text() if self._is_fitted() else repr(self)
+
+    def _repr_mimebundle_(self, **kwargs):
+        if not self._is_fitted():
+            return super()._repr_mimebundle_(**kwargs)
+        report = self._report()
+        return {"text/plain": report.text(), "text/html": report.html()}

@@ -47,12 +47,14 @@ agree("energy_test statistic = disco.between", test$statistic, disco.between(x, 
 report("the same seed, the same p-value", identical(es$energy_test(x, iris$Species, n_resamples = 999L, rng = 0L)$pvalue, test$pvalue), "")
 
 # [lists]
-result <- import("dataclasses")$asdict(test)
+result <- test$to_dict()
 str(result[c("statistic", "pvalue", "n_resamples", "groups")])
+test$to_frame()
 groups <- es$dispersion(x, iris$Species)$to_frame()
 groups
 # [/lists]
-report("asdict gives an R list", is.list(result) && identical(result$pvalue, test$pvalue), "")
+report("to_dict gives an R list", is.list(result) && identical(result$pvalue, test$pvalue), "")
+report("to_frame gives one row", is.data.frame(test$to_frame()) && nrow(test$to_frame()) == 1, "")
 report("to_frame gives a data.frame", is.data.frame(groups) && identical(rownames(groups), levels(iris$Species)), "")
 
 # [integers]

@@ -133,8 +133,8 @@ def test_table_nodes_and_printing(rng):
     assert frame.loc[2, "pvalue"] == root["pvalue"]
     np.testing.assert_allclose(res.nodes["threshold"], 0.05 * res.nodes["size"] / 60)
     text = repr(res)
-    assert "k            = 2" in text and "dip test of unimodality" in text and "cluster sizes: [30, 30]" in text
-    assert "<table>" in res._repr_html_()
+    assert "\nk: 2\n" in text and "dip test of unimodality" in text and "cluster sizes: 30, 30" in text
+    assert "<table" in res._repr_html_() and "<pre" not in res._repr_html_()
 
 
 def test_same_seed_same_result_and_n_jobs(rng):

@@ -73,12 +73,14 @@ def test_statistics_equal_the_definitions(rng, kw, shape):
     v = es.dcov_stats(x, y, **kw)
     u = es.dcov_stats(x, y, estimator="U", **kw)
     vxy, vxx, vyy = want["V"]
-    np.testing.assert_allclose([v.dcov, v.dvar_x, v.dvar_y], np.sqrt([vxy, vxx, vyy]), rtol=1e-12)
-    assert v.dcor == pytest.approx(np.sqrt(vxy / np.sqrt(vxx * vyy)), rel=1e-12)
+    np.testing.assert_allclose([v.dcov2, v.dvar2_x, v.dvar2_y], [vxy, vxx, vyy], rtol=1e-12)
+    assert v.dcor2 == pytest.approx(vxy / np.sqrt(vxx * vyy), rel=1e-12)
     uxy, uxx, uyy = want["U"]
-    np.testing.assert_allclose([u.dcov, u.dvar_x, u.dvar_y], [uxy, uxx, uyy], rtol=1e-11)
-    assert u.dcor == pytest.approx(uxy / np.sqrt(uxx * uyy), rel=1e-11)
-    assert es.dcov(x, y, **kw) == v.dcov and es.dcor(x, y, estimator="U", **kw) == u.dcor
+    np.testing.assert_allclose([u.dcov2, u.dvar2_x, u.dvar2_y], [uxy, uxx, uyy], rtol=1e-11)
+    assert u.dcor2 == pytest.approx(uxy / np.sqrt(uxx * uyy), rel=1e-11)
+    # every field is the square under both estimators: R's dcov and dcor are the roots of "V"'s
+    assert es.dcov(x, y, **kw) == np.sqrt(v.dcov2) == v.r_names()["dCov"] and es.dcor(x, y, **kw) == np.sqrt(v.dcor2)
+    assert es.dcov(x, y, estimator="U", **kw) == u.dcov2 and es.dcor(x, y, estimator="U", **kw) == u.dcor2
 
 
 def test_discrete_and_precomputed_variables(rng):
@@ -103,7 +105,7 @@ def test_streamed_equals_held(rng):
     with es.config_context(working_memory=0.5):  # the 3.7 MiB matrices do not fit: tiles
         streamed_v, streamed_u = es.dcov_stats(x, y), es.dcov_stats(x, y, estimator="U")
     for a, b in ((held_v, streamed_v), (held_u, streamed_u)):
-        np.testing.assert_allclose([a.dcov, a.dcor, a.dvar_x, a.dvar_y], [b.dcov, b.dcor, b.dvar_x, b.dvar_y], rtol=1e-10)
+        np.testing.assert_allclose([a.dcov2, a.dcor2, a.dvar2_x, a.dvar2_y], [b.dcov2, b.dcor2, b.dvar2_x, b.dvar2_y], rtol=1e-10)
 
 
 @settings(max_examples=60, deadline=None)
@@ -118,15 +120,14 @@ def test_one_dimensional_algorithm_equals_the_matrix(data, n):
         slow = es.dcov_stats(x + 1e6, y, estimator=estimator, algorithm="pairwise")
         # the O(n log n) path expands the centring (as R's dcov2d): its error is a multiple of
         # eps times the terms it cancels, products of mean distances (dCor^2 to 1e-9 absolute)
-        square = (lambda v: v**2) if estimator == "V" else (lambda v: v)
         scale = np.abs(x[:, None] - x[None]).mean() * np.abs(y[:, None] - y[None]).mean()
-        assert square(fast.dcov) == pytest.approx(square(slow.dcov), rel=1e-9, abs=1e-9 * scale)
+        assert fast.dcov2 == pytest.approx(slow.dcov2, rel=1e-9, abs=1e-9 * scale)
         # (an offset of 1e6 costs the data 1e-10 of their precision, which the U-centring of
         # n = 4 points amplifies: dCor^2 to 1e-8), unless a U-variance is itself within rounding
         # of 0, where dCor divides rounding errors (y = 0, 0, 1, 1e-10: dVar^2_n(y) = 7e-21)
         scales = [np.abs(v[:, None] - v[None]).mean() ** 2 for v in (x, y)]
-        if min(scales) > 0 and min(slow.dvar_x / scales[0], slow.dvar_y / scales[1]) > 1e-6:
-            assert square(fast.dcor) == pytest.approx(square(slow.dcor), rel=1e-8, abs=1e-8)
+        if min(scales) > 0 and min(slow.dvar2_x / scales[0], slow.dvar2_y / scales[1]) > 1e-6:
+            assert fast.dcor2 == pytest.approx(slow.dcor2, rel=1e-8, abs=1e-8)
 
 
 @settings(max_examples=80, deadline=None)
@@ -203,7 +204,7 @@ def test_u_statistic_is_unbiased_and_v_is_not():
         x = gen.normal(size=8)
         y = x**2 + gen.normal(size=8)
         stats_u = es.dcov_stats(x, y, estimator="U")
-        u.append(stats_u.dcov)
+        u.append(stats_u.dcov2)
         v.append(es.dcov(x, y) ** 2)
     u, v = np.array(u), np.array(v)
     # false failure: P(|Z| > 4) = 6.3e-5 (normal bound; the 0.01 target slack, 0.24 standard
@@ -292,10 +293,10 @@ def test_committed_r_statistics(name):
         assert es.dcov(x, y, exponent=entry["index"]) == pytest.approx(entry["dcov"], rel=1e-10)
         assert es.dcor(x, y, exponent=entry["index"]) == pytest.approx(entry["dcor"], rel=1e-10)
     v = es.dcov_stats(x, y)
-    np.testing.assert_allclose([v.dcov, v.dcor, v.dvar_x, v.dvar_y], case["DCOR"], rtol=1e-10)
+    np.testing.assert_allclose(list(v.r_names().values()), case["DCOR"], rtol=1e-10)
     u = es.dcov_stats(x, y, estimator="U")
-    np.testing.assert_allclose([u.dcov, u.dcor, u.dvar_x, u.dvar_y], case["dcovU_stats"], rtol=1e-10)
-    assert u.dcov == pytest.approx(case["dcovU"], rel=1e-10) and u.dcor == pytest.approx(case["bcdcor"], rel=1e-10)
+    np.testing.assert_allclose([u.dcov2, u.dcor2, u.dvar2_x, u.dvar2_y], case["dcovU_stats"], rtol=1e-10)
+    assert u.dcov2 == pytest.approx(case["dcovU"], rel=1e-10) and u.dcor2 == pytest.approx(case["bcdcor"], rel=1e-10)
     assert es.u_product(es.u_center(distances(x)), es.u_center(distances(y))) == pytest.approx(case["U_product"], rel=1e-10)
     t = es.dcor_ttest(x, y)
     assert t.statistic == pytest.approx(case["dcorT"], rel=1e-10)

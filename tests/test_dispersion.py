@@ -247,10 +247,10 @@ def test_matches_r_scaling_on_iris():
 def test_repr_is_readable(rng):
     res = es.dispersion(rng.normal(size=(9, 2)), np.arange(9) % 3)
     text = repr(res)
-    assert text.startswith("DispersionResult: energy dispersion decomposition T = S + W")
-    assert re.search(rf"^  W +\= {res.W:.6g}$", text, re.M)
+    assert text.startswith("energy dispersion decomposition T = S + W")
+    assert re.search(rf"^W: {res.W:.5g}$", text, re.M)
     assert "pairwise n_i n_j / (n_i + n_j) * E_ij (R edist)" in text
-    assert "<table>" in res._repr_html_()
+    assert "<table" in res._repr_html_()
 
 
 @pytest.mark.parametrize(

@@ -135,7 +135,7 @@ def test_inputs_not_modified_and_containers(rng):
     c = es.split_1d(x[:, None].astype(np.float32).astype(np.float64), sample_weight=w)
     assert a.W == b.W
     assert c.threshold == pytest.approx(a.threshold, rel=1e-6)
-    assert "Split1DResult: exact two-group energy split in one dimension" in repr(a)
+    assert repr(a).startswith("Exact energy split of one-dimensional data into two groups") and f"threshold: {a.threshold:.5g}" in repr(a)
 
 
 @pytest.mark.parametrize(

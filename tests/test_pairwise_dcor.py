@@ -33,7 +33,7 @@ def test_each_pair_is_the_two_sample_statistics(frame):
     from statsmodels.stats.multitest import multipletests
 
     np.testing.assert_allclose(res.table["pvalue_adjusted"], multipletests(res.table["pvalue"], method="holm")[1])
-    assert "distance correlation of every pair of variables" in repr(res)
+    assert "Distance correlation of every pair of variables" in repr(res) and "data:  [a, b, c, ... (5 columns)]" in repr(res)
 
 
 def test_methods_groups_and_corrections(frame):

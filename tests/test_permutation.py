@@ -164,9 +164,9 @@ def test_energy_test_samples_equals_pooled(rng):
 def test_result_repr(rng):
     res = es.energy_test(rng.normal(size=20), np.repeat([0, 1], 10), n_resamples=30, rng=0)
     text = repr(res)
-    assert text.startswith("EnergyTestResult: k-sample energy test, statistic between-sample energy S")
-    assert "Monte Carlo null: median" in text
-    assert "<table>" in res._repr_html_()
+    assert text.startswith("Energy test of equal distributions (between-sample statistic S, R disco)")
+    assert f"S = {res.statistic:.5g}, p-value = {res.pvalue:.4g} (30 permutations)" in text and "sizes: 0: 10, 1: 10" in text
+    assert "<table" in res._repr_html_()
 
 
 def test_progress_bar_runs(rng, capsys):

@@ -45,7 +45,7 @@ def test_correlation_and_tests(rng):
     x = rng.normal(size=(80, 3))
     y = np.abs(x[:, :1]) + 0.2 * rng.normal(size=(80, 1))
     stats = es.dcov_stats(x, y, approximation="projection", n_projections=30, rng=1)
-    assert 0 <= stats.dcor <= 1 and stats.dcor == pytest.approx(es.dcor(x, y), abs=0.15)
+    assert 0 <= stats.dcor2 <= 1 and np.sqrt(stats.dcor2) == pytest.approx(es.dcor(x, y), abs=0.15)
     for method in ("permutation", "gamma"):  # 50 directions: near the exact test's power (docs)
         res = es.dcov_test(x, y, approximation="projection", n_projections=50, method=method, n_resamples=99, rng=2)
         assert res.pvalue <= 0.05, method  # deterministic: fixed seeds; p = 0.01 (the smallest of B = 99) and 0.0047

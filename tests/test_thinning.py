@@ -68,7 +68,7 @@ def test_three_clusters_get_pairwise_tests():
     res = es.thinned_cluster_comparison(X, 3, cov=1.0, n_resamples=199, rng=1)
     # deterministic: fixed seeds; every p-value is the smallest of its B = 199 (adjusted 0.015, 0.005)
     assert len(res.pairwise) == 3 and (res.pairwise["pvalue_adjusted"] < 0.05).all()
-    assert res.pvalue < 0.01 and "vs" in repr(res)
+    assert res.pvalue < 0.01 and "Pairs of clusters (Holm):" in repr(res)
 
 
 def test_input_is_not_modified():

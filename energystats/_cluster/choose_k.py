@@ -36,7 +36,7 @@ from .._missing import handles_missing
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._resampling import check_options, check_progress, progress_bar, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._semimetric import prepare_points, resolve_semimetric
 from .._validation import check_positive_int, vocabulary
 from .cluster_test import cluster_test
@@ -93,6 +93,8 @@ class ChooseKResult(ResultMixin):
         Uniform reference sets of the gap statistic.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     k: int
@@ -107,17 +109,22 @@ class ChooseKResult(ResultMixin):
     n_references: int
     n_omitted: int = 0
 
-    _title = "number of clusters by sequential tests down a divisive k-groups tree"
+    _title = "Number of clusters by sequential tests down a divisive k-groups tree"
 
     def to_frame(self) -> pd.DataFrame:
         """The table over k, indexed by k."""
         return self.table.set_index("k")
 
-    def _extra_lines(self) -> list[str]:
+    def _details(self) -> list[tuple[str, str]]:
         sizes = np.bincount(self.labels[self.labels >= 0]).tolist()
+        return super()._details() + [("cluster sizes", ", ".join(map(str, sizes)))]
+
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        return [("Over k", self.to_frame())]
+
+    def _extra_lines(self) -> list[str]:
         rule = "dip test of unimodality" if self.null == "unimodal" else "cluster test against one Gaussian"
-        table = self.table.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return [f"rule: {rule} per node, family-wise error {self.alpha:g}", f"cluster sizes: {sizes}", table]
+        return [f"rule: {rule} at each node, family-wise error {self.alpha:g}"]
 
 
 def _fit(X, k: int, stream, options: dict) -> KGroups:
@@ -203,6 +210,7 @@ def _choose_k_iv(k_max, alpha, null, n_resamples, n_references, min_size, n, d):
     return k_max, float(alpha), options, int(n_references), minimum
 
 
+@names_data("X")
 @vocabulary
 @handles_missing(("X",))
 def choose_k(

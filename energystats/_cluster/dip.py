@@ -16,7 +16,7 @@ import numpy as np
 
 from .._random import as_generator
 from .._resampling import check_options, progress_bar, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._validation import as_data, vocabulary
 
 __all__ = ["DipTestResult", "dip_statistic", "dip_test", "uniform_dip_null"]
@@ -189,6 +189,8 @@ class DipTestResult(ResultMixin):
     null_distribution : ndarray of shape (n_resamples,)
         The dip of uniform samples of the same size.
     n_resamples : int
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float
@@ -196,12 +198,12 @@ class DipTestResult(ResultMixin):
     null_distribution: np.ndarray = field(repr=False)
     n_resamples: int
 
-    _title = "Hartigan's dip test of unimodality (uniform calibration)"
+    _title = "Hartigan's dip test of unimodality, calibrated on the uniform"
+    _statistic_label = "D"
+    _resamples = "uniform samples"
 
-    def __iter__(self):
-        return iter((self.statistic, self.pvalue))
 
-
+@names_data("x")
 @vocabulary
 def dip_test(x, *, n_resamples: int = 1999, rng=None, progress: bool | None = None) -> DipTestResult:
     r"""Test unimodality with Hartigan's dip, calibrated on uniform samples.

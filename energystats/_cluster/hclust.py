@@ -22,7 +22,7 @@ from .._missing import handles_missing
 from .._operator import condensed_semimetric
 from .._random import as_generator
 from .._resampling import check_progress, check_resamples, progress_bar
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int, vocabulary
 from .cluster_test import cluster_test
@@ -91,6 +91,8 @@ class EnergyHClustResult(ResultMixin):
     n_samples : int
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     linkage: np.ndarray = field(repr=False)
@@ -102,7 +104,15 @@ class EnergyHClustResult(ResultMixin):
     n_samples: int
     n_omitted: int = 0
 
-    _title = "energy hierarchical clustering"
+    _title = "Energy hierarchical clustering (R energy.hclust)"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per merge (step 1, 2, ...): R's ``merge`` (``merge_a``, ``merge_b``) and
+        ``height``."""
+        return pd.DataFrame(
+            {"merge_a": self.merge[:, 0], "merge_b": self.merge[:, 1], "height": self.height},
+            index=pd.RangeIndex(1, len(self.height) + 1, name="step"),
+        )
 
     def labels(self, n_clusters: int) -> np.ndarray:
         """Cut the tree into ``n_clusters`` clusters (undoing the last n_clusters - 1
@@ -112,9 +122,10 @@ class EnergyHClustResult(ResultMixin):
         return _first_appearance(cut_tree(self.linkage, n_clusters=k)[:, 0])
 
     def _extra_lines(self) -> list[str]:
-        return [f"last merge heights: {np.array2string(self.height[-3:], precision=5)}"]
+        return [f"last merge heights: {', '.join(f'{h:.5g}' for h in self.height[-3:])}"]
 
 
+@names_data("X")
 @handles_missing(("X",), data=("X",))
 def energy_hclust(X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=None, nan_policy: str = "raise") -> EnergyHClustResult:
     r"""Agglomerative clustering that merges the two clusters of smallest energy distance.
@@ -208,6 +219,8 @@ class SignificantClustersResult(ResultMixin):
     tree : EnergyHClustResult
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     labels: np.ndarray = field(repr=False)
@@ -217,13 +230,21 @@ class SignificantClustersResult(ResultMixin):
     tree: EnergyHClustResult = field(repr=False)
     n_omitted: int = 0
 
-    _title = "significant splits of the energy dendrogram"
+    _title = "Significant clusters of the energy dendrogram"
 
-    def _extra_lines(self) -> list[str]:
-        sizes = np.bincount(self.labels).tolist()
-        return [f"cluster sizes: {sizes}", self.nodes.to_string(index=False, float_format=lambda v: f"{v:.4g}")]
+    def to_frame(self) -> pd.DataFrame:
+        """The tested nodes, one row each."""
+        return self.nodes
+
+    def _details(self) -> list[tuple[str, str]]:
+        sizes = np.bincount(self.labels[self.labels >= 0]).tolist()
+        return super()._details() + [("cluster sizes", ", ".join(map(str, sizes)))]
+
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        return [("Tested nodes", self.nodes)]
 
 
+@names_data("X")
 @vocabulary
 @handles_missing(("X",))
 def significant_clusters(

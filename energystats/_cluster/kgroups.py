@@ -30,11 +30,13 @@ from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
+from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
 from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_n_init, check_positive_int, check_symmetric, numeric_columns, vocabulary, weight_scale
 from ._assignment import feature_assignment, make_assignment
 from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, canonical_order, within
+from ._report import kgroups_report
 from ._starts import restarts
 
 __all__ = ["KGroups"]
@@ -80,7 +82,7 @@ class _Problem:
 # --- Estimator -----------------------------------------------------------------------
 
 
-class KGroups(ClusterMixin, BaseEstimator):
+class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     r"""Energy clustering: kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd).
 
     Minimises the within-group energy dispersion W (eq. 15), equivalently
@@ -418,7 +420,7 @@ class KGroups(ClusterMixin, BaseEstimator):
         self.path_, self.batch_size_ = path, batch
         if path == "nystroem-minibatch":
             labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
-            return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k)
+            return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k, None)
         distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
         op = make_operator(
             fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
@@ -440,6 +442,8 @@ class KGroups(ClusterMixin, BaseEstimator):
         if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
             order = canonical_order(labels, fit_w, k)
             labels, within_ = np.argsort(order)[labels], within_[order]
+        # W_j = s_j / 2 g(C_j, C_j) of each cluster (eq. 15), R kgroups' `within`; they sum to W
+        within_W = np.bincount(labels, weights=np.ones(n) if fit_w is None else fit_w, minlength=k) / 2.0 * within_
         # the rule for new points (predict's), which also places the points of weight 0;
         # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
         # feature sums: no n x n array
@@ -453,9 +457,9 @@ class KGroups(ClusterMixin, BaseEstimator):
             labels = all_labels
         if self.algorithm == "r-kgroups":
             self.count_ = count
-        return self._fitted(labels, W, T, iterations, converged, scaling.weighted(problem.weight_shift), k)
+        return self._fitted(labels, W, T, iterations, converged, scaling.weighted(problem.weight_shift), k, within_W)
 
-    def _fitted(self, labels, W, T, iterations, converged, scaling, k):
+    def _fitted(self, labels, W, T, iterations, converged, scaling, k, within_W):
         """Set the fitted attributes; returns self."""
         if not converged:
             warnings.warn(
@@ -464,7 +468,7 @@ class KGroups(ClusterMixin, BaseEstimator):
                 stacklevel=3,
             )
         self.labels_ = labels
-        self._scaling, self._statistics = scaling, (W, T - W)
+        self._scaling, self._statistics, self._within = scaling, (W, T - W), within_W
         self.n_iter_ = int(iterations)
         self.converged_ = bool(converged)
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
@@ -499,6 +503,9 @@ class KGroups(ClusterMixin, BaseEstimator):
         """Q = S of ``labels_`` (eq. 41, 16); see the class's Attributes."""
         check_is_fitted(self)
         return self._scaling.result(self._statistics[1], "objective_")
+
+    def _report(self):
+        return kgroups_report(self)
 
     def _fit_operator(self, op: PairwiseOperator, points: np.ndarray, w, problem: _Problem, streams: list, distribute: bool):
         """Fit to the points of positive weight on their operator ``op``: labels, W, T,

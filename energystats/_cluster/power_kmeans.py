@@ -29,9 +29,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._missing import check_nan_policy, drop_missing, expand_labels
 from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
 from .._random import as_generator
+from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int, numeric_columns, vocabulary
 from ._partition import canonical_order
+from ._report import power_kmeans_report
 
 __all__ = ["PowerKMeans"]
 
@@ -212,7 +214,7 @@ def _power_restarts(X, estimator, k, max_iter, streams, starts, P=None) -> list:
     return out
 
 
-class PowerKMeans(ClusterMixin, BaseEstimator):
+class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     """Power k-means clustering (Xu & Lange 2019), a Euclidean baseline and initialiser.
 
     Parameters
@@ -442,6 +444,9 @@ class PowerKMeans(ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         scaling, inertia, _ = self._objectives
         return scaling.result(inertia, "inertia_")
+
+    def _report(self):
+        return power_kmeans_report(self)
 
     @property
     def objective_path_(self) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._config import check_fits
 from .._missing import handles_missing
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, as_weights, weight_scale
 
@@ -55,6 +55,8 @@ class Split1DResult(ResultMixin):
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``); their ``labels``
         are -1.
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     threshold: float
@@ -66,7 +68,8 @@ class Split1DResult(ResultMixin):
     curve_thresholds: np.ndarray = field(repr=False)
     n_omitted: int = 0
 
-    _title = "exact two-group energy split in one dimension"
+    _title = "Exact energy split of one-dimensional data into two groups"
+    _hidden = ("labels", "W_curve")
 
 
 def _midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -157,6 +160,7 @@ def _position(admissible: np.ndarray, i: int) -> int:
     raise IndexError(i)
 
 
+@names_data("x")
 @handles_missing(("x", "sample_weight"))
 def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResult:
     r"""Split one-dimensional data into the two groups of least within-dispersion W.

@@ -20,7 +20,7 @@ from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
 from .._missing import handles_missing
 from .._random import as_generator
 from .._resampling import check_resamples
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._validation import as_data, check_n_clusters, vocabulary
 from .kgroups import KGroups
 
@@ -59,6 +59,8 @@ class ThinnedComparisonResult(ResultMixin):
         X1 and X2, with X1 + X2 = X.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float
@@ -74,17 +76,20 @@ class ThinnedComparisonResult(ResultMixin):
     test_part: np.ndarray = field(repr=False)
     n_omitted: int = 0
 
-    _title = "clusters found on one thinned part, compared on the other"
+    _title = "Energy test of clusters by data thinning: found on one part, tested on the other"
 
-    def _extra_lines(self) -> list[str]:
-        lines = [f"cluster sizes: {self.model.cluster_sizes_.tolist()}"]
-        if self.pairwise is not None:
-            lines.append("pairs (Holm):")
-            lines += [
-                f"  {row.group_a} vs {row.group_b}: p = {row.pvalue:.4g}, adjusted {row.pvalue_adjusted:.4g}"
-                for row in self.pairwise.itertuples()
-            ]
-        return lines
+    @property
+    def _statistic_label(self) -> str:
+        return self.test.statistic_name
+
+    def _pvalue_note(self) -> str:
+        return self.test._pvalue_note()
+
+    def _details(self) -> list[tuple[str, str]]:
+        return super()._details() + [("cluster sizes", ", ".join(map(str, self.model.cluster_sizes_.tolist())))]
+
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        return [] if self.pairwise is None else [("Pairs of clusters (Holm)", self.pairwise)]
 
 
 def _covariance_root(cov, d: int) -> np.ndarray:
@@ -126,6 +131,7 @@ def _thin(X: np.ndarray, family: str, cov, epsilon: float, rng: np.random.Genera
     return epsilon * X + np.sqrt(epsilon * (1.0 - epsilon)) * (rng.standard_normal(X.shape) @ root)
 
 
+@names_data("X")
 @vocabulary
 @handles_missing(("X",))
 def thinned_cluster_comparison(

@@ -10,7 +10,7 @@ from .._missing import handles_missing
 from .._operator import sorted_pair_sums
 from .._random import as_generator, check_rng
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale, vocabulary
 from ._limit import normal_limit_sf
@@ -46,6 +46,8 @@ class NormalTestResult(ResultMixin):
         The statistic of each Gaussian sample (``"bootstrap"``); None for ``"limit"``.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float
@@ -58,10 +60,14 @@ class NormalTestResult(ResultMixin):
     null_distribution: np.ndarray | None = field(repr=False)
     n_omitted: int = 0
 
-    @property
-    def _title(self) -> str:
-        how = "parametric bootstrap" if self.method == "bootstrap" else "limit distribution (Imhof)"
-        return f"energy test of univariate normality, {how}"
+    _title = "Energy test of univariate normality, estimated mean and sd (R normal.test)"
+    _statistic_label = "E"
+    _hidden = ("method",)
+
+    def _pvalue_note(self) -> str:
+        if self.method == "limit":
+            return "limit distribution"
+        return f"{self.n_resamples} parametric bootstrap samples"
 
 
 def _check(x) -> tuple[np.ndarray, int]:
@@ -127,6 +133,7 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     return float(_statistics(_check(x)[0][None, :])[0])
 
 
+@names_data("x")
 @vocabulary
 @handles_missing(("x",))
 def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None, rng=None, nan_policy: str = "raise") -> NormalTestResult:

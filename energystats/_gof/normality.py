@@ -12,7 +12,7 @@ from .._missing import handles_missing
 from .._operator import make_operator
 from .._random import as_generator
 from .._resampling import check_observed, check_options, progress_bar, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._semimetric import resolve_semimetric
 from .._validation import as_data, unit_scale, vocabulary
 from ._standard import tie_scale
@@ -36,6 +36,8 @@ class NormalityTestResult(ResultMixin):
     n_samples, n_features : int
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float
@@ -46,7 +48,9 @@ class NormalityTestResult(ResultMixin):
     n_features: int
     n_omitted: int = 0
 
-    _title = "energy test of multivariate normality"
+    _title = "Energy test of multivariate normality, estimated parameters (R mvnorm.test)"
+    _statistic_label = "E"
+    _resamples = "parametric bootstrap samples"
 
 
 def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
@@ -120,6 +124,7 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     return _statistic(_check(X))
 
 
+@names_data("X")
 @vocabulary
 @handles_missing(("X",))
 def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = None, nan_policy: str = "raise") -> NormalityTestResult:

@@ -46,7 +46,7 @@ from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._config import check_fits
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._validation import as_data, vocabulary
 from ._standard import tie_scale
 
@@ -81,6 +81,8 @@ class PoissonTestResult(ResultMixin):
         The statistics of the Poisson(estimate) samples, all from the same samples.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     tests: tuple
@@ -92,13 +94,11 @@ class PoissonTestResult(ResultMixin):
     null_distribution: np.ndarray = field(repr=False)
     n_omitted: int = 0
 
-    _title = "goodness-of-fit tests of the Poisson distribution, parametric bootstrap"
+    _title = "Goodness-of-fit tests of the Poisson distribution, estimated mean (R poisson.tests)"
+    _hidden = ("tests",)
 
-    def _rows(self) -> list[tuple[str, str]]:
-        return [row for row in super()._rows() if row[0] not in ("statistic", "pvalue")]
-
-    def _extra_lines(self) -> list[str]:
-        return self.to_frame().to_string(float_format=lambda v: f"{v:.6g}").splitlines()
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        return [(f"Tests (p-values from {self.n_resamples} parametric bootstrap samples)", self.to_frame().drop(columns="estimate"))]
 
     def to_frame(self) -> pd.DataFrame:
         """R's ``poisson.tests`` data frame: one row per test (index ``"M-CvM"``, ``"M-AD"``,
@@ -302,6 +302,7 @@ def _check_test(test) -> tuple[str, ...]:
     return _TESTS[test]
 
 
+@names_data("x")
 @vocabulary
 @handles_missing(("x",))
 def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> PoissonTestResult:

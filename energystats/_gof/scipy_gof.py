@@ -24,7 +24,7 @@ from .._missing import handles_missing
 from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale, vocabulary
 from ._fits import fitter, parameter_names
@@ -56,6 +56,8 @@ class EnergyGofResult(ResultMixin):
         re-estimated on each when they were estimated from the data).
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float
@@ -68,10 +70,17 @@ class EnergyGofResult(ResultMixin):
     null_distribution: np.ndarray = field(repr=False)
     n_omitted: int = 0
 
+    _statistic_label = "Q"
+    _hidden = ("distribution",)  # in the title
+
     @property
     def _title(self) -> str:
-        kind = "estimated parameters, parametric bootstrap" if self.estimated else "known parameters, Monte Carlo"
-        return f"energy goodness-of-fit test of {self.distribution} ({kind})"
+        kind = "estimated parameters" if self.estimated else "known parameters"
+        return f"Energy goodness-of-fit test of the {self.distribution} distribution, {kind}"
+
+    def _pvalue_note(self) -> str:
+        kind = "parametric bootstrap" if self.estimated else "Monte Carlo"
+        return f"{self.n_resamples} {kind} samples"
 
 
 def _split(frozen) -> tuple[object, tuple, object, object]:
@@ -207,6 +216,7 @@ def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
                     "(parameters estimated) or a frozen one such as stats.gamma(2.0) (parameters known).")
 
 
+@names_data("x")
 @vocabulary
 @handles_missing(("x",))
 def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> EnergyGofResult:

@@ -19,7 +19,7 @@ from .._missing import handles_missing
 from .._operator import N_PROJECTIONS, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, as_weights, weight_scale, vocabulary
 
@@ -280,6 +280,7 @@ def energy_distance(
     return scaling.result(float(value), "the energy distance")
 
 
+@names_data("X", by="labels")
 @vocabulary(data="X", columns=("labels",))
 @handles_missing(("X", "labels", "sample_weight"), data=("X",))
 def dispersion(

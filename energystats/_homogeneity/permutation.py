@@ -29,7 +29,7 @@ from .._operator import N_PROJECTIONS, PairwiseOperator, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import MAX_EXACT, Options, batch_size, check_options, progress_bar, pvalue, use_exact
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_data, as_groups, check_correction, vocabulary
 from ._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
@@ -42,10 +42,10 @@ __all__ = [
 ]
 
 _STATISTICS = ("S", "E", "F")
-_STAT_NAMES = {
-    "S": "between-sample energy S (eq. 16; R disco.between)",
-    "E": "sum of pairwise n_i n_j/(n_i+n_j) E_ij (R eqdist.etest)",
-    "F": "DISCO F ratio (R disco)",
+_TITLES = {
+    "S": "Energy test of equal distributions (between-sample statistic S, R disco)",
+    "E": "Energy test of equal distributions (R eqdist.etest)",
+    "F": "Energy test of equal distributions (DISCO F ratio, R disco)",
 }
 @dataclass(frozen=True, repr=False)
 class EnergyTestResult(ResultMixin):
@@ -77,6 +77,8 @@ class EnergyTestResult(ResultMixin):
         The number of directions L of ``"projection"``.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float
@@ -91,17 +93,23 @@ class EnergyTestResult(ResultMixin):
     n_projections: int | None = None
     n_omitted: int = 0
 
+    _hidden = ("approximation", "n_projections")
+
+    def _pvalue_note(self) -> str:
+        return f"exact: all {self.n_resamples} distinct relabelings" if self.exact else f"{self.n_resamples} permutations"
+
     @property
     def _title(self) -> str:
-        return f"k-sample energy test, statistic {_STAT_NAMES[self.statistic_name]}"
+        return _TITLES[self.statistic_name]
+
+    def _details(self) -> list[tuple[str, str]]:
+        sizes = ", ".join(f"{g}: {s}" for g, s in zip(self.groups.tolist(), self.sizes.tolist()))
+        return [("sizes", sizes)] + [row for row in super()._details() if row[0] not in ("sizes", "groups")]
 
     def _extra_lines(self) -> list[str]:
-        kind = "exact (all distinct relabelings)" if self.exact else "Monte Carlo"
-        q = np.quantile(self.null_distribution, [0.5, 0.95])
-        lines = [f"{kind} null: median {q[0]:.6g}, 95th percentile {q[1]:.6g}"]
         if self.approximation == "projection":
-            lines.append(f"distance estimated from {self.n_projections} random projections (the test's level is exact)")
-        return lines
+            return [f"distance estimated from {self.n_projections} random projections (the test's level is exact)"]
+        return []
 
 
 def _statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np.ndarray:
@@ -154,6 +162,7 @@ def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties) -> Opt
     return check_options(n_resamples, exact, batch, progress)
 
 
+@names_data("X", by="labels")
 @vocabulary(data="X", columns=("labels",))
 @handles_missing(("X", "labels"), data=("X",))
 def energy_test(
@@ -398,6 +407,7 @@ def _tie_scale(observed: float, T: float, sizes: np.ndarray, statistic: str) -> 
     return k * k * abs(T)
 
 
+@names_data("*samples")
 @vocabulary(forwards=energy_test)
 @handles_missing(("*samples",))
 def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_options) -> EnergyTestResult:

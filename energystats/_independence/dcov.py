@@ -28,7 +28,7 @@ from .._missing import handles_missing
 from .._operator import CentredGram, PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
 from .._random import as_generator, check_rng
-from .._results import ResultMixin
+from .._results import ResultMixin, _number, names_data
 from .._semimetric import MetricLike, Scaling
 from .._validation import vocabulary
 from ._data import Variable, as_variables
@@ -44,44 +44,59 @@ _ALGORITHMS = ("auto", "sorted", "pairwise")
 class DCovStatsResult(ResultMixin):
     r"""Distance covariance, correlation and variances of two samples, from one pass.
 
+    Every field is a squared quantity under both estimators (the V-statistic, or the
+    unbiased U-statistic, which can be negative and has no square root), so that one name
+    is one quantity; :meth:`r_names` gives the four numbers R prints.
+
     Attributes
     ----------
-    dcov : float
-        ``"V"``: :math:`\mathcal V_n(x, y)`, the square root of the V-statistic (R
-        ``dcov``). ``"U"``: the unbiased estimator of :math:`\mathcal V^2(X, Y)`, signed and
-        not square-rooted (R ``dcovU``).
-    dcor : float
-        ``"V"``: :math:`\mathcal R_n(x, y)` in [0, 1] (R ``dcor``). ``"U"``: the
+    dcov2 : float
+        ``"V"``: :math:`\mathcal V_n^2(x, y)`, the V-statistic (R ``dcov(x, y)^2``).
+        ``"U"``: the unbiased estimator of :math:`\mathcal V^2(X, Y)`, signed (R ``dcovU``).
+    dcor2 : float
+        ``"V"``: :math:`\mathcal R_n^2(x, y)` in [0, 1] (R ``dcor(x, y)^2``). ``"U"``: the
         bias-corrected squared distance correlation :math:`\mathcal R^*_n`, in [-1, 1]
         (R ``bcdcor``).
-    dvar_x, dvar_y : float
-        ``"V"``: :math:`\mathcal V_n(x)`, :math:`\mathcal V_n(y)` (R ``DCOR``'s ``dVarX``,
-        ``dVarY``). ``"U"``: the unbiased estimators of :math:`\mathcal V^2(X)`,
-        :math:`\mathcal V^2(Y)` (R ``dcovU_stats``' ``dVarXU``, ``dVarYU``).
+    dvar2_x, dvar2_y : float
+        ``"V"``: :math:`\mathcal V_n^2(x)`, :math:`\mathcal V_n^2(y)` (the squares of R
+        ``DCOR``'s ``dVarX``, ``dVarY``). ``"U"``: the unbiased estimators of
+        :math:`\mathcal V^2(X)`, :math:`\mathcal V^2(Y)` (R ``dcovU_stats``' ``dVarXU``,
+        ``dVarYU``).
     estimator : str
         ``"V"`` or ``"U"``.
-    n : int
+    n_samples : int
         Sample size (after dropping rows with missing values).
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed (R's ``data.name``).
     """
 
-    dcov: float
-    dcor: float
-    dvar_x: float
-    dvar_y: float
+    dcov2: float
+    dcor2: float
+    dvar2_x: float
+    dvar2_y: float
     estimator: str
-    n: int
+    n_samples: int
     n_omitted: int = 0
 
     @property
     def _title(self) -> str:
-        return "distance covariance statistics, " + ("V-statistics (R DCOR)" if self.estimator == "V" else "U-statistics (R dcovU_stats)")
+        if self.estimator == "V":
+            return "Distance covariance statistics, V-statistics (R DCOR)"
+        return "Distance covariance statistics, unbiased U-statistics (R dcovU_stats)"
 
     def r_names(self) -> dict[str, float]:
-        """The four numbers under the names R gives them (``DCOR`` or ``dcovU_stats``)."""
-        names = ("dCov", "dCor", "dVarX", "dVarY") if self.estimator == "V" else ("dCovU", "bcdcor", "dVarXU", "dVarYU")
-        return dict(zip(names, (self.dcov, self.dcor, self.dvar_x, self.dvar_y)))
+        """The four numbers under the names R gives them: ``DCOR``'s ``dCov``, ``dCor``,
+        ``dVarX``, ``dVarY`` (the square roots of the fields) for ``"V"``; ``dcovU_stats``'
+        ``dCovU``, ``bcdcor``, ``dVarXU``, ``dVarYU`` (the fields) for ``"U"``."""
+        values = (self.dcov2, self.dcor2, self.dvar2_x, self.dvar2_y)
+        if self.estimator == "V":
+            return dict(zip(("dCov", "dCor", "dVarX", "dVarY"), (float(np.sqrt(v)) for v in values)))
+        return dict(zip(("dCovU", "bcdcor", "dVarXU", "dVarYU"), values))
+
+    def _extra_lines(self) -> list[str]:
+        return ["R's numbers: " + ", ".join(f"{name} = {_number(value)}" for name, value in self.r_names().items())]
 
 
 def _check_estimator(estimator, n: int) -> str:
@@ -117,12 +132,48 @@ def gram_of(variables: list[Variable], algorithm: str = "auto", n_jobs=None, unb
     return centred_gram(operators(variables, algorithm, n_jobs), n_jobs=n_jobs, unbiased=unbiased)
 
 
-def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float] = (0.0, 0.0), k: int = 0, l: int = 1) -> DCovStatsResult:
-    """The statistics of variables k and l (``x`` and ``y``) of the sums G; ``factors``: their
-    log2 rescalings. A negative V-statistic beyond rounding is refused: the distances are
-    not of negative type."""
+@dataclass(frozen=True)
+class _Squares:
+    """dCov^2, dVar^2(x), dVar^2(y) of the rescaled data (V or U) and their log2 ``factors``;
+    R's square roots are taken before scaling back, so that they stay representable where
+    the squares are not."""
+
+    xy: float
+    xx: float
+    yy: float
+    estimator: str
+    factors: tuple[float, float]
+    n: int
+    clip: bool = False  # a projected ratio of estimates can exceed 1
+
+    def dcor2(self) -> float:
+        ratio = _ratio(self.xy, self.xx, self.yy)
+        return float(min(1.0, ratio)) if self.clip else ratio
+
+    def result(self) -> DCovStatsResult:
+        fx, fy = self.factors
+        v = self.estimator == "V"
+        return DCovStatsResult(
+            dcov2=Scaling(0, fx + fy).result(float(self.xy), "dCov^2" if v else "dCovU"),
+            dcor2=self.dcor2(),
+            dvar2_x=Scaling(0, 2 * fx).result(float(self.xx), "dVar(x)^2" if v else "dVarXU"),
+            dvar2_y=Scaling(0, 2 * fy).result(float(self.yy), "dVar(y)^2" if v else "dVarYU"),
+            estimator=self.estimator,
+            n_samples=self.n,
+        )
+
+    def r_value(self, name: str) -> float:
+        """R's ``dcov`` or ``dcor`` (square roots, for "V"), ``dcovU`` or ``bcdcor`` ("U")."""
+        fx, fy = self.factors
+        if name == "dcor":
+            return float(np.sqrt(self.dcor2())) if self.estimator == "V" else self.dcor2()
+        if self.estimator == "V":
+            return Scaling(0, (fx + fy) / 2).result(float(np.sqrt(self.xy)), "dCov")
+        return Scaling(0, fx + fy).result(float(self.xy), "dCovU")
+
+
+def _squares_of_gram(G: CentredGram, estimator: str, factors: tuple[float, float], k: int = 0, l: int = 1) -> _Squares:
     n = G.n
-    fx, fy = factors
     if estimator == "V":
         v = np.where(np.abs(G.V) <= G.V_error, 0.0, G.V) / n**2  # zero to working precision
         if v[k, l] < 0:  # V_n^2 >= 0 for distances of negative type (Lyons 2013, Ann. Probab. 41)
@@ -131,65 +182,46 @@ def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float]
                 "of negative type (as D**3 or a non-Euclidean dissimilarity), for which distance covariance is not "
                 "defined. Pass distances of negative type: Euclidean distances, or their powers in (0, 2]."
             )
-        vxy, vxx, vyy = max(v[k, l], 0.0), max(v[k, k], 0.0), max(v[l, l], 0.0)  # squares: rounding only
-        return DCovStatsResult(
-            dcov=Scaling(0, (fx + fy) / 2).result(float(np.sqrt(vxy)), "dCov"),
-            dcor=float(np.sqrt(_ratio(vxy, vxx, vyy))),
-            dvar_x=Scaling(0, fx).result(float(np.sqrt(vxx)), "dVar(x)"),
-            dvar_y=Scaling(0, fy).result(float(np.sqrt(vyy)), "dVar(y)"),
-            estimator="V",
-            n=n,
-        )
+        # squares: negative by rounding only
+        return _Squares(max(v[k, l], 0.0), max(v[k, k], 0.0), max(v[l, l], 0.0), "V", factors, n)
     u = np.where(np.abs(G.U) <= G.U_error, 0.0, G.U) / (n * (n - 3))
-    return DCovStatsResult(
-        dcov=Scaling(0, fx + fy).result(float(u[k, l]), "dCovU"),
-        dcor=_ratio(u[k, l], u[k, k], u[l, l]),
-        dvar_x=Scaling(0, 2 * fx).result(float(u[k, k]), "dVarXU"),
-        dvar_y=Scaling(0, 2 * fy).result(float(u[l, l]), "dVarYU"),
-        estimator="U",
-        n=n,
-    )
+    return _Squares(float(u[k, l]), float(u[k, k]), float(u[l, l]), "U", factors, n)
 
 
-def stats_from_projection(P: ProjectedStatistics, estimator: str, factors: tuple[float, float]) -> DCovStatsResult:
-    """The statistics of projected sums (:mod:`.projection`): averages over the directions,
-    times the sphere constants; dCor is clipped to 1 (a ratio of estimates can exceed it)."""
+def _squares_of_projection(P: ProjectedStatistics, estimator: str, factors: tuple[float, float]) -> _Squares:
     n = P.n
-    fx, fy = factors
     norm = n**2 if estimator == "V" else n * (n - 3)
     xy, xx, yy = (scale * float(np.mean(values)) / norm for scale, values in ((P.scale_xy, P.V_xy if estimator == "V" else P.U_xy),
                   (P.scale_xx, P.V_xx if estimator == "V" else P.U_xx), (P.scale_yy, P.V_yy if estimator == "V" else P.U_yy)))
     if estimator == "V":
         xy, xx, yy = max(xy, 0.0), max(xx, 0.0), max(yy, 0.0)
-        return DCovStatsResult(
-            dcov=Scaling(0, (fx + fy) / 2).result(float(np.sqrt(xy)), "dCov"),
-            dcor=float(min(1.0, np.sqrt(_ratio(xy, xx, yy)))),
-            dvar_x=Scaling(0, fx).result(float(np.sqrt(xx)), "dVar(x)"),
-            dvar_y=Scaling(0, fy).result(float(np.sqrt(yy)), "dVar(y)"),
-            estimator="V",
-            n=n,
-        )
-    return DCovStatsResult(
-        dcov=Scaling(0, fx + fy).result(xy, "dCovU"),
-        dcor=float(min(1.0, _ratio(xy, xx, yy))),
-        dvar_x=Scaling(0, 2 * fx).result(xx, "dVarXU"),
-        dvar_y=Scaling(0, 2 * fy).result(yy, "dVarYU"),
-        estimator="U",
-        n=n,
-    )
+    return _Squares(xy, xx, yy, estimator, factors, n, clip=True)
 
 
-def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation=None, n_projections=N_PROJECTIONS, rng=None) -> DCovStatsResult:
+def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float] = (0.0, 0.0), k: int = 0, l: int = 1) -> DCovStatsResult:
+    """The statistics of variables k and l (``x`` and ``y``) of the sums G; ``factors``: their
+    log2 rescalings. A negative V-statistic beyond rounding is refused: the distances are
+    not of negative type."""
+    return _squares_of_gram(G, estimator, factors, k, l).result()
+
+
+def stats_from_projection(P: ProjectedStatistics, estimator: str, factors: tuple[float, float]) -> DCovStatsResult:
+    """The statistics of projected sums (:mod:`.projection`): averages over the directions,
+    times the sphere constants; dCor is clipped to 1 (a ratio of estimates can exceed it)."""
+    return _squares_of_projection(P, estimator, factors).result()
+
+
+def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation=None, n_projections=N_PROJECTIONS, rng=None) -> _Squares:
     check_rng(rng)  # on every path; only the projections draw from it
     variables = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     estimator = _check_estimator(estimator, variables[0].n)
     factors = tuple(v.scaling.log2_factor for v in variables)
     if approximation is None:
-        return stats_from_gram(gram_of(variables, algorithm, check_n_jobs(n_jobs), unbiased=estimator == "U"), estimator, factors)
+        return _squares_of_gram(gram_of(variables, algorithm, check_n_jobs(n_jobs), unbiased=estimator == "U"), estimator, factors)
     if approximation != "projection":
         raise ValueError(f"`approximation` must be None or 'projection', got {approximation!r}.")
     K = check_variables(variables, n_projections)
-    return stats_from_projection(project(*variables, K, as_generator(rng), variances=True), estimator, factors)
+    return _squares_of_projection(project(*variables, K, as_generator(rng), variances=True), estimator, factors)
 
 
 _PARAMETERS = """
@@ -298,7 +330,7 @@ def dcov(
     >>> round(es.dcov(x, y, estimator="U"), 6)   # R: dcovU(1:5, (1:5)^2)
     6.4
     """
-    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).dcov
+    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).r_value("dcov")
 
 
 @vocabulary(data="x", columns=("y",))
@@ -342,9 +374,10 @@ def dcor(
     >>> round(es.dcor(x, x**2), 6), es.dcor(x, 3 * x - 1)   # R: dcor(1:5, (1:5)^2) 0.986916
     (0.986916, 1.0)
     """
-    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).dcor
+    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).r_value("dcor")
 
 
+@names_data("x", "y")
 @vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"), propagate=False)
 def dcov_stats(
@@ -377,10 +410,12 @@ def dcov_stats(
     >>> import numpy as np, energystats as es
     >>> x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     >>> res = es.dcov_stats(x, x**2)
-    >>> round(res.dcov, 6), round(res.dcor, 6), round(res.dvar_x, 6)   # R: DCOR(1:5, (1:5)^2)
-    (2.701111, 0.986916, 1.102724)
+    >>> {name: round(value, 6) for name, value in res.r_names().items()}   # R: DCOR(1:5, (1:5)^2)
+    {'dCov': 2.701111, 'dCor': 0.986916, 'dVarX': 1.102724, 'dVarY': 6.792938}
+    >>> round(res.dcov2, 6), round(res.dcor2, 6)   # their squares
+    (7.296, 0.974003)
     """
-    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng)
+    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).result()
 
 
 for _f, _propagate in ((dcov, "return NaN"), (dcor, "return NaN"), (dcov_stats, "is refused (use one of the others)")):

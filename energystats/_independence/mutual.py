@@ -12,6 +12,7 @@ from .._operator import GatherEngine, centred_gram, permuted_products
 from .._parallel import check_n_jobs
 from .._resampling import check_observed, check_options, permutation_null, pvalue
 from .._validation import as_data, vocabulary
+from .._results import names_data
 from ._data import as_variables
 from .dcov import operators, stats_from_gram
 from .testing import IndependenceTestResult, pairing_scale
@@ -29,6 +30,7 @@ class _SumEngine:
         return sum(w * engine(perms) for engine, w in zip(self.engines, self.weights))
 
 
+@names_data("X")
 @vocabulary
 @handles_missing(("X",))
 def mutual_independence_test(
@@ -90,12 +92,12 @@ def mutual_independence_test(
         variables = as_variables({"X_k": X[:, k], "X_rest": X[:, k + 1 :]}, "euclidean", exponent)
         ops = operators(variables)
         stats = stats_from_gram(centred_gram(ops), "U")  # of the rescaled data, as the matrices below
-        terms.append(stats.dcor)
-        if stats.dvar_x * stats.dvar_y <= 0:
+        terms.append(stats.dcor2)
+        if stats.dvar2_x * stats.dvar2_y <= 0:
             continue  # a constant column: its term is 0 for every permutation
         Uk, Ur = (op.u_centred() for op in ops)
         engines.append(GatherEngine(lambda a, b, M=Ur: M[a:b], Uk))
-        weights.append(1.0 / (n * (n - 3) * np.sqrt(stats.dvar_x * stats.dvar_y)))
+        weights.append(1.0 / (n * (n - 3) * np.sqrt(stats.dvar2_x * stats.dvar2_y)))
         scales.append(weights[-1] * pairing_scale(n, np.vdot(Uk, Uk), np.vdot(Ur, Ur)))
     check_observed(sum(terms), "the sum of the bias-corrected distance correlations")
     if not engines:
@@ -112,7 +114,7 @@ def mutual_independence_test(
         estimate=float(sum(terms)),
         estimates=np.array(terms),
         method="permutation",
-        n=n,
+        n_samples=n,
         exact=exact_used,
     )
 
@@ -165,6 +167,7 @@ def mvi(x, y, *, nan_policy: str = "raise") -> float:
     return float(np.sqrt(max(engine.value(np.arange(engine.n)) / engine.n, 0.0)))
 
 
+@names_data("x", "y")
 @vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"))
 def mvi_test(
@@ -216,6 +219,6 @@ def mvi_test(
         estimate=float(np.sqrt(max(observed / engine.n, 0.0))),
         estimates=None,
         method="permutation",
-        n=engine.n,
+        n_samples=engine.n,
         exact=exact_used,
     )

@@ -24,7 +24,7 @@ from .._parallel import (
 )
 from .._random import as_generator
 from .._resampling import Options, check_observed, check_options, permutation_null, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, names_data
 from .._validation import check_correction, vocabulary
 from ._data import Variable, as_variables
 from .dcov import operators
@@ -52,10 +52,12 @@ class PairwiseDcorResult(ResultMixin):
     method : str
     correction : str
     alpha : float
-    n : int
+    n_samples : int
         Sample size (rows without a missing value in the columns used).
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -63,14 +65,25 @@ class PairwiseDcorResult(ResultMixin):
     method: str
     correction: str
     alpha: float
-    n: int
+    n_samples: int
     n_omitted: int = 0
 
-    _title = "distance correlation of every pair of variables"
+    _title = "Distance correlation of every pair of variables"
+    #: the matrix is printed up to this many variables
+    _MATRIX_PRINTED = 10
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table: one row per pair, sorted by p-value."""
+        return self.table
 
     def _extra_lines(self) -> list[str]:
-        head = self.table.head(10).to_string(index=False, float_format=lambda v: f"{v:.4g}")
-        return [f"{int(self.table['reject'].sum())} of {len(self.table)} pairs rejected at {self.alpha} ({self.correction})"] + head.splitlines()
+        return [f"{int(self.table['reject'].sum())} of {len(self.table)} pairs rejected at alpha = {self.alpha:g} ({self.correction} correction)"]
+
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        tables = [("Pairs, by p-value", self.table)]
+        if len(self.matrix) <= self._MATRIX_PRINTED:
+            tables.append(("Distance correlation matrix", self.matrix))
+        return tables
 
 
 def _variables_of(X, groups) -> dict:
@@ -129,6 +142,7 @@ def _pairs_task(pairs: list, variables: list[Variable], method: str, options: Op
     return [_pair(i, j, variables, ops, sums, method, options, streams[k], t_df) for k, (i, j) in pairs]
 
 
+@names_data("X")
 @vocabulary
 def pairwise_dcor(
     X,
@@ -246,5 +260,5 @@ def pairwise_dcor(
         matrix.loc[x, y] = matrix.loc[y, x] = value
     omitted = 0 if keep is None else int((~keep).sum())
     return PairwiseDcorResult(
-        table=table, matrix=matrix, method=method, correction=correction, alpha=float(alpha), n=n, n_omitted=omitted
+        table=table, matrix=matrix, method=method, correction=correction, alpha=float(alpha), n_samples=n, n_omitted=omitted
     )

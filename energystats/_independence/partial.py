@@ -29,6 +29,7 @@ from .._missing import handles_missing
 from .._operator import GatherEngine, PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
 from .._resampling import check_options, permutation_null, pvalue
+from .._results import names_data
 from .._semimetric import MetricLike, Scaling
 from .._validation import vocabulary
 from ._data import Variable, as_variables
@@ -183,7 +184,7 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
         estimate=float(estimate),
         estimates=None,
         method="permutation",
-        n=n,
+        n_samples=n,
         exact=exact_used,
     )
 
@@ -209,6 +210,7 @@ _TEST_PARAMETERS = """
 """
 
 
+@names_data("x", "y", "z")
 @vocabulary(data="x", columns=("y", "z"))
 @handles_missing(("x", "y", "z"), data=("x", "y", "z"))
 def pdcov_test(
@@ -249,6 +251,7 @@ def pdcov_test(
     return _test(x, y, z, "n pdcov", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs)
 
 
+@names_data("x", "y", "z")
 @vocabulary(data="x", columns=("y", "z"))
 @handles_missing(("x", "y", "z"), data=("x", "y", "z"))
 def pdcor_test(

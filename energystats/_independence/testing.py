@@ -15,7 +15,7 @@ from .._operator import PairwiseOperator, centred_gram, make_operator, permuted_
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import check_observed, check_options, permutation_null, pvalue
-from .._results import ResultMixin
+from .._results import ResultMixin, _number, names_data
 from .._semimetric import MetricLike, Scaling
 from .._validation import vocabulary
 from ._data import Variable, as_variables
@@ -51,11 +51,13 @@ class IndependenceTestResult(ResultMixin):
         ``"nV^2"``, ``"dCor"``, ``"T"``, ... as R's ``htest`` names it.
     estimate : float
         R's ``estimate``: dCov, dCor, the bias-corrected dCor^2, ...
-    estimates : DCovStatsResult or None
-        dCov, dCor, dVar(x), dVar(y) (R's ``estimates`` of ``dcov.test``).
+    estimates : DCovStatsResult, ndarray or None
+        dCov^2, dCor^2, dVar^2(x), dVar^2(y) (their roots are R's ``estimates`` of
+        ``dcov.test``: ``estimates.r_names()``); :func:`mutual_independence_test`: the
+        bias-corrected dCor^2 of each column against the columns after it.
     method : str
-        ``"permutation"`` or ``"t"``.
-    n : int
+        ``"permutation"``, ``"gamma"`` or ``"t"``.
+    n_samples : int
         Sample size (after dropping rows with missing values).
     exact : bool
         Whether every permutation was enumerated.
@@ -63,6 +65,8 @@ class IndependenceTestResult(ResultMixin):
         Degrees of freedom of the t-test.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    data_name : str or None
+        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     statistic: float
@@ -73,27 +77,39 @@ class IndependenceTestResult(ResultMixin):
     estimate: float
     estimates: DCovStatsResult | None = field(repr=False)
     method: str
-    n: int
+    n_samples: int
     exact: bool = False
     df: float | None = None
     n_omitted: int = 0
 
     _titles = {
-        "nV^2": "distance covariance test of independence (R dcov.test)",
-        "dCor": "distance correlation test of independence (R dcor.test)",
-        "T": "distance correlation t-test of independence (R dcorT.test)",
+        "nV^2": "Distance covariance test of independence (R dcov.test)",
+        "dCor": "Distance correlation test of independence (R dcor.test)",
+        "T": "Distance correlation t-test of independence in high dimension (R dcorT.test)",
+        "n pdcov": "Partial distance covariance test (R pdcov.test)",
+        "pdcor": "Partial distance correlation test (R pdcor.test)",
+        "Sum(R*)": "Energy test of mutual independence (R mutualIndep.test)",
+        "n I^2": "Energy test of independence, coefficient I (R mvI.test)",
     }
+    #: R's name of ``estimate`` for each statistic
+    _estimates = {"nV^2": "dCov", "dCor": "dCor", "T": "bcdcor", "n pdcov": "pdcov", "pdcor": "pdcor", "n I^2": "I"}
+    _hidden = ("method", "df", "estimate")
 
     @property
     def _title(self) -> str:
-        return self._titles.get(self.statistic_name, f"energy test of independence, statistic {self.statistic_name}")
+        return self._titles.get(self.statistic_name, f"Energy test of independence, statistic {self.statistic_name}")
 
-    def _extra_lines(self) -> list[str]:
-        if self.null_distribution is None or self.null_distribution.size == 0:
-            return []
-        kind = "exact (all n! permutations)" if self.exact else "Monte Carlo"
-        q = np.quantile(self.null_distribution, [0.5, 0.95])
-        return [f"{kind} permutation null: median {q[0]:.6g}, 95th percentile {q[1]:.6g}"]
+    def _pvalue_note(self) -> str:
+        if self.method == "t":
+            return f"t distribution, df = {_number(self.df)}"
+        if self.method == "gamma":
+            return "gamma approximation of the permutation distribution"
+        return f"exact: all {self.n_resamples} permutations" if self.exact else f"{self.n_resamples} permutations"
+
+    def _details(self) -> list[tuple[str, str]]:
+        name = self._estimates.get(self.statistic_name)
+        estimate = [(name, _number(self.estimate))] if name and name != self.statistic_name else []
+        return estimate + super()._details()
 
 
 def pairing_scale(n: int, squares_x, squares_y):
@@ -185,7 +201,7 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
         scale_xy = P.scale_xy / K
         observed, null = observed * scale_xy, (None if null is None else null * scale_xy)
         denominator = 0.0 if estimates is None else np.sqrt(P.scale_xx * P.scale_yy * np.mean(P.V_xx) * np.mean(P.V_yy))
-        estimate = float(np.sqrt(max(observed, 0.0)) / n) if estimates is None else estimates.dcor
+        estimate = float(np.sqrt(max(observed, 0.0)) / n) if estimates is None else estimates.r_names()["dCor"]
     else:
         ops = operators([vx, vy], n_jobs=n_jobs)
         G = centred_gram(ops, n_jobs=n_jobs, unbiased=False)
@@ -199,7 +215,7 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
             p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, *G.squares), what="the distance covariance")
         denominator = np.sqrt(max(G.V[0, 0], 0.0) * max(G.V[1, 1], 0.0))  # dCor^2 = S / denominator
-        estimate = estimates.dcov if statistic == "nV^2" else estimates.dcor
+        estimate = estimates.r_names()["dCov" if statistic == "nV^2" else "dCor"]
     if statistic == "nV^2":  # n V_n^2 = S / n, in the data's units
         scale = 2.0 ** (factors[0] + factors[1]) / n
         stat, values = observed * scale, (None if null is None else null * scale)
@@ -217,7 +233,7 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
         estimate=float(estimate),
         estimates=estimates,
         method=method,
-        n=n,
+        n_samples=n,
         exact=exact_used,
     )
 
@@ -274,6 +290,7 @@ _TEST_NOTES = """
 """
 
 
+@names_data("x", "y")
 @vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"))
 def dcov_test(
@@ -318,6 +335,7 @@ def dcov_test(
     return _test(x, y, "nV^2", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections)
 
 
+@names_data("x", "y")
 @vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"))
 def dcor_test(
@@ -365,6 +383,7 @@ for _f in (dcov_test, dcor_test):
 del _f
 
 
+@names_data("x", "y")
 @vocabulary(data="x", columns=("y",))
 @handles_missing(("x", "y"), data=("x", "y"))
 def dcor_ttest(
@@ -421,7 +440,7 @@ def dcor_ttest(
     if n < 4:
         raise ValueError(f"the distance correlation t-test needs at least 4 samples (it divides by n(n - 3)), got {n}.")
     stats = stats_from_gram(gram_of([vx, vy], n_jobs=check_n_jobs(n_jobs)), "U", (vx.scaling.log2_factor, vy.scaling.log2_factor))
-    r = check_observed(stats.dcor, "the bias-corrected distance correlation")
+    r = check_observed(stats.dcor2, "the bias-corrected distance correlation")
     df = n * (n - 3) / 2.0 - 1.0
     T = np.inf if r >= 1.0 else float(np.sqrt(df) * r / np.sqrt(1.0 - r * r))
     return IndependenceTestResult(
@@ -433,6 +452,6 @@ def dcor_ttest(
         estimate=float(r),
         estimates=stats,
         method="t",
-        n=n,
+        n_samples=n,
         df=float(df),
     )
