@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from .._operator import PairwiseOperator, centred_kernel, indicator
+from .._parallel import blas_controller
 from ._partition import GAIN_RTOL, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
@@ -98,12 +99,18 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
     n = op.n
     w = np.ones(n) if weights is None else weights
     given = not isinstance(init, str)
+    # A run's products with the operator have k columns (memory bound): one BLAS thread, as
+    # more only spin, and on a busy machine spinning threads slowed a cluster_test five-fold.
+    def one_thread():
+        return blas_controller().limit(limits=1, user_api="blas")
+
     if algorithm == "r-kgroups":
         G = None if given or init == "random" else centred_kernel(op)
         out = []
         for stream in streams:
             labels0 = init if given else initial_labels(init, points, G, w, k, stream)
-            labels, iterations, count, converged = r_kgroups(op, labels0, k, max_iter)
+            with one_thread():
+                labels, iterations, count, converged = r_kgroups(op, labels0, k, max_iter)
             M = op.quadratic(indicator(labels, k))
             W = float(np.sum(np.diag(M) / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
             out.append((W, labels, iterations, count, converged))
@@ -113,6 +120,7 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
     out = []
     for stream in streams:
         labels0 = init if given else initial_labels(init, points, op, w, k, stream)
-        st, iterations, converged = fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
+        with one_thread():
+            st, iterations, converged = fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
         out.append((st.objective(), st.labels, iterations, converged))
     return out

@@ -21,7 +21,7 @@ from scipy.stats import chi2
 
 from .._linalg import centred_svd, whiten
 from .._missing import handles_missing
-from .._parallel import check_n_jobs, n_workers, run_tasks
+from .._parallel import blas_controller, check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._resampling import check_observed, check_options, progress_bar, pvalue
 from .._results import ResultMixin, names_data
@@ -419,8 +419,9 @@ def cluster_test(
     null_shares = functools.partial(_null_shares, n=n, d=J, k=k, options=kgroups_options)
     if jobs > 1:
         parts = run_tasks(null_shares, tasks, n_jobs, progress="Gaussian resamples" if options.progress else None)
-    else:
-        parts = [null_shares(**task) for task in progress_bar(tasks, len(tasks), options.progress, "Gaussian resamples")]
+    else:  # one BLAS thread, as in a joblib task: a fit's products are thin, more threads only spin
+        with blas_controller().limit(limits=1, user_api="blas"):
+            parts = [null_shares(**task) for task in progress_bar(tasks, len(tasks), options.progress, "Gaussian resamples")]
     null = np.concatenate(parts)
     # S / T: a ratio of sums over the n^2 pairs, whose rounding grows with their count's
     # square root, n (see pvalue)
