@@ -205,7 +205,7 @@ def _cluster(args, data, groups) -> dict:
             "statistic": ct.statistic,
             "pvalue": ct.pvalue,
             "n_resamples": ct.n_resamples,
-            "directions": ct.method,
+            "directions": ct.directions,
             "n_components": ct.n_components,
         }
     if args.compare_r:

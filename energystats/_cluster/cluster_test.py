@@ -59,7 +59,7 @@ class ClusterTestResult(ResultMixin):
         Number of Gaussian samples.
     n_clusters : int
         Number of clusters fitted.
-    method : str
+    directions : str
         ``"conditional"`` or ``"whitened"``.
     n_components : int
         J, the number of principal directions the statistic looks at (all d
@@ -86,7 +86,7 @@ class ClusterTestResult(ResultMixin):
     null_distribution: np.ndarray = field(repr=False)
     n_resamples: int
     n_clusters: int
-    method: str
+    directions: str
     n_components: int
     eigenvalues: np.ndarray = field(repr=False)
     labels: np.ndarray = field(repr=False)
@@ -433,7 +433,7 @@ def cluster_test(
         null_distribution=null,
         n_resamples=B,
         n_clusters=k,
-        method=directions,
+        directions=directions,
         n_components=J,
         eigenvalues=eigenvalues,
         labels=found,
