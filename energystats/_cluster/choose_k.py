@@ -35,7 +35,8 @@ import pandas as pd
 from .._missing import handles_missing
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
-from .._resampling import check_options, progress_bar, pvalue
+from .._progress import check_progress, progress_bar
+from .._resampling import check_options, pvalue
 from .._results import ResultMixin
 from .._semimetric import prepare_points, resolve_semimetric
 from .._validation import check_positive_int
@@ -163,7 +164,7 @@ def _unimodal_node(points: np.ndarray, stream, n_resamples: int, options: dict) 
 
 def _gaussian_node(points: np.ndarray, stream, n_resamples: int, options: dict, n_jobs) -> tuple[float, float, np.ndarray]:
     """cluster_test(points, 2): S / T, its p-value, and its partition."""
-    test = cluster_test(points, 2, n_resamples=n_resamples, rng=stream, n_jobs=n_jobs, **options)
+    test = cluster_test(points, 2, n_resamples=n_resamples, rng=stream, n_jobs=n_jobs, progress=False, **options)
     return test.statistic, test.pvalue, test.labels
 
 
@@ -323,8 +324,7 @@ def choose_k(
     n_init = check_positive_int(n_init, "n_init")
     if null == "gaussian" and not (isinstance(metric, str) and metric in ("euclidean", "exponential", "gaussian")):
         raise ValueError("`metric` must be 'euclidean', 'exponential' or 'gaussian' with null='gaussian': the cluster test's null needs a rotation-invariant semimetric.")
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"`progress` must be True or False, got {progress!r}.")
+    progress = check_progress(progress)
     n_jobs = check_n_jobs(n_jobs)
     fit_options = {"metric": metric, "exponent": exponent, "sigma": sigma, "n_init": n_init}
     gen = as_generator(rng)
@@ -333,7 +333,7 @@ def choose_k(
     node_gen = gen.spawn(1)[0]
 
     steps = k_max + n_references + 2 * k_max - 1
-    bar = iter(progress_bar(range(steps), steps, bool(progress), "choose_k: fits, references, node tests"))
+    bar = iter(progress_bar(range(steps), steps, progress, "choose_k: fits, references, node tests"))
 
     def advance(count: int = 1) -> None:
         for _ in range(count):

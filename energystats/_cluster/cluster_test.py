@@ -417,7 +417,7 @@ def cluster_test(
     tasks = [{"streams": [streams[i] for i in chunk]} for chunk in chunks]
     null_shares = functools.partial(_null_shares, n=n, d=J, k=k, options=kgroups_options)
     if jobs > 1:
-        parts = run_tasks(null_shares, tasks, n_jobs, progress="Gaussian resamples" if options.progress else None)
+        parts = run_tasks(null_shares, tasks, n_jobs, progress=options.progress, desc="Gaussian resamples")
     else:
         parts = [null_shares(**task) for task in progress_bar(tasks, len(tasks), options.progress, "Gaussian resamples")]
     null = np.concatenate(parts)

@@ -21,7 +21,8 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 from .._missing import handles_missing
 from .._operator import condensed_semimetric
 from .._random import as_generator
-from .._resampling import check_resamples, progress_bar
+from .._progress import check_progress, progress_bar
+from .._resampling import check_resamples
 from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int
@@ -316,10 +317,9 @@ def significant_clusters(
     X = prepare_points(X, resolve_semimetric(), min_samples=2)
     n, d = X.shape
     minimum = max(10, d + 2) if min_size is None else check_positive_int(min_size, "min_size", minimum=d + 2)
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"`progress` must be True or False, got {progress!r}.")
+    progress = check_progress(progress)
     streams = as_generator(rng).spawn(n - 1)
-    bar = iter(progress_bar(range(n), n, bool(progress), "points in final clusters"))
+    bar = iter(progress_bar(range(n), n, progress, "points in final clusters"))
 
     def settle(points: np.ndarray) -> None:
         final.append(points)
@@ -336,7 +336,7 @@ def significant_clusters(
             settle(points)
             continue
         test = cluster_test(
-            X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent, **cluster_test_options
+            X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent, progress=False, **cluster_test_options
         )
         threshold = alpha * points.size / n
         significant = test.pvalue <= threshold
@@ -356,6 +356,7 @@ def significant_clusters(
             pending += [(int(child), node) for child in tree.merge[node - 1]]
         else:
             settle(points)
+    next(bar, None)  # exhausted: the bar shows n of n and closes
     labels = np.empty(n, dtype=np.int64)
     for code, points in enumerate(final):
         labels[points] = code
