@@ -4,7 +4,8 @@ Every long computation of energystats takes ``progress`` (``None``, ``True`` or 
 and wraps its outer loop in :func:`progress_bar`, which draws one tqdm bar for the call and
 none for a single step. ``progress=None`` (the default) asks :func:`watching`: a bar in a
 terminal or a Jupyter/IPython kernel, none under pytest, in continuous integration or when
-stderr goes to a file or a pipe (a subprocess, a batch job), and the environment variable
+stderr goes to a file or a pipe (a subprocess, a batch job) or in a worker process (joblib,
+Dask, multiprocessing: its parent draws the bars), and the environment variable
 ``ENERGYSTATS_PROGRESS`` (``0``/``1``) overrides the guess. An automatic bar appears only after
 :data:`DELAY` seconds, so a short call prints nothing; ``progress=True`` draws it at once.
 
@@ -14,6 +15,7 @@ chosen here rather than by ``tqdm.auto``, whose fallback warns ``IProgress not f
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from collections.abc import Iterable
@@ -51,8 +53,8 @@ def watching() -> bool:
     show its progress: the answer of ``progress=None``.
 
     ``ENERGYSTATS_PROGRESS`` decides when set (``1``, ``true``, ``yes``, ``on`` or ``0``,
-    ``false``, ``no``, ``off``); otherwise no under pytest or with the ``CI`` variable set,
-    yes in a Jupyter/IPython kernel (a notebook, JupyterLab, VS Code, Colab), else whether
+    ``false``, ``no``, ``off``); otherwise no under pytest, with the ``CI`` variable set or in
+    a worker process (joblib's, Dask's, multiprocessing's), yes in a Jupyter/IPython kernel (a notebook, JupyterLab, VS Code, Colab), else whether
     stderr is a terminal (not a file, a pipe or a closed stream).
     """
     setting = os.environ.get(ENV, "").strip().lower()
@@ -61,6 +63,8 @@ def watching() -> bool:
     if setting:
         raise ValueError(f"The environment variable {ENV} must be 1 or 0 (or true/false, yes/no, on/off), got {os.environ[ENV]!r}.")
     if "PYTEST_CURRENT_TEST" in os.environ or os.environ.get("CI", "").strip().lower() not in ("", *_OFF):
+        return False
+    if multiprocessing.parent_process() is not None:
         return False
     if _shell() is not None:
         return True

@@ -83,6 +83,24 @@ def test_pytest_and_ci_are_not_watched_even_in_a_terminal(person):
     assert _progress.watching()
 
 
+def test_a_worker_process_is_not_watched_even_in_a_terminal(person):
+    person = person()
+    person.setattr(sys, "stderr", Terminal())
+    person.setattr(_progress.multiprocessing, "parent_process", lambda: object())  # a joblib (loky) worker
+    assert not _progress.watching()
+
+
+@pytest.mark.slow  # starts worker processes
+def test_a_worker_of_joblib_reports_it_is_not_watched():
+    import joblib
+
+    def probe():
+        return _progress.multiprocessing.parent_process() is not None
+
+    assert not probe()
+    assert joblib.Parallel(n_jobs=2)(joblib.delayed(probe)() for _ in range(2)) == [True, True]
+
+
 def test_a_jupyter_kernel_is_watched_though_stderr_is_no_terminal(person):
     person = person()
     fake_kernel(person)
