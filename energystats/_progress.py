@@ -53,9 +53,11 @@ def watching() -> bool:
     show its progress: the answer of ``progress=None``.
 
     ``ENERGYSTATS_PROGRESS`` decides when set (``1``, ``true``, ``yes``, ``on`` or ``0``,
-    ``false``, ``no``, ``off``); otherwise no under pytest, with the ``CI`` variable set or in
-    a worker process (joblib's, Dask's, multiprocessing's), yes in a Jupyter/IPython kernel (a notebook, JupyterLab, VS Code, Colab), else whether
-    stderr is a terminal (not a file, a pipe or a closed stream).
+    ``false``, ``no``, ``off``); otherwise no under pytest, with the ``CI`` variable set or
+    in a worker process (joblib's, Dask's, multiprocessing's), yes in a Jupyter/IPython
+    kernel (a notebook, JupyterLab, VS Code, Colab), else whether stderr is a terminal (not
+    a file, a pipe or a closed stream). A notebook executed unattended (nbconvert,
+    papermill) is a kernel too: set ``ENERGYSTATS_PROGRESS=0`` there.
     """
     setting = os.environ.get(ENV, "").strip().lower()
     if setting in _ON or setting in _OFF:
