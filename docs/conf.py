@@ -6,7 +6,12 @@ are executed at every build (so their outputs cannot go stale), and
 ``docs/check_browser.py`` then opens the pages in headless Chromium.
 """
 
+import os
+
 import energystats
+
+# no progress bars in the executed notebooks and examples (their kernels inherit this)
+os.environ.setdefault("ENERGYSTATS_PROGRESS", "0")
 
 project = "energystats"
 author = "energystats developers"

@@ -308,7 +308,8 @@ def _compare_header(out: dict) -> str:
 
 def _hclust(args, data, groups) -> dict:
     res = significant_clusters(
-        data.to_numpy(dtype=float), alpha=args.alpha, n_resamples=args.n_resamples, exponent=args.exponent, rng=args.seed
+        data.to_numpy(dtype=float), alpha=args.alpha, n_resamples=args.n_resamples, exponent=args.exponent, rng=args.seed,
+        progress=args.progress,
     )
     out = {
         "alpha": args.alpha,
@@ -522,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     if hasattr(args, "progress"):
-        args.progress = bool(args.progress and not args.json and sys.stderr.isatty())
+        args.progress = None if args.progress and not args.json else False  # None: a bar when a person is watching
     if sys.stdout is None:  # started with stdout closed (>&-): nowhere to write the result
         print(f"energystats {args.command}: error: stdout is closed, nowhere to write the output", file=sys.stderr)
         return 1

@@ -20,6 +20,7 @@ from ._gof import mvnorm_statistic, mvnorm_test
 from ._homogeneity import dispersion, energy_test
 from ._independence import dcor, dcor_ttest, dcov, dcov_test, pdcor
 from ._operator import condensed_semimetric
+from ._progress import progress_bar
 from .datasets import load_iris
 from ._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
 from ._semimetric import resolve_semimetric
@@ -87,7 +88,7 @@ def _compare_kgroups(name, X, xr, k: int, start) -> list[dict]:
 
 def _compare_etest(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
     # Monte Carlo as R, even where energystats would enumerate every relabeling by default
-    test, t_es = _timed(lambda: energy_test(X, codes, statistic="E", n_resamples=n_resamples, exact=False, ties="strict", rng=seed))
+    test, t_es = _timed(lambda: energy_test(X, codes, statistic="E", n_resamples=n_resamples, exact=False, ties="strict", rng=seed, progress=False))
     r_call("set.seed", seed)
     etest, t_r = _timed(lambda: r_call("eqdist.etest", xr, sizes, R=n_resamples))
     r_stat, r_p = to_numpy(r_field(etest, "statistic"))[0], to_numpy(r_field(etest, "p.value"))[0]
@@ -134,7 +135,7 @@ def _compare_mvnorm(name, X, xr, n_resamples, seed) -> list[dict]:
     theirs, t_r = _timed(lambda: to_numpy(r_call("mvnorm.e", xr))[0])
     d = _rel(ours, theirs)
     rows = [_row(name, 1.0, "mvnorm.e", f"{d:.1e}", d <= RTOL, t_r / t_es)]
-    test, t_es = _timed(lambda: mvnorm_test(X, n_resamples=n_resamples, rng=seed))
+    test, t_es = _timed(lambda: mvnorm_test(X, n_resamples=n_resamples, rng=seed, progress=False))
     r_test, t_r = _timed(lambda: r_call("mvnorm.test", xr, R=n_resamples))
     r_p = to_numpy(r_field(r_test, "p.value"))[0]
     allowed = 4 * np.sqrt(max(r_p * (1 - r_p), 1 / n_resamples) / n_resamples)
@@ -167,7 +168,7 @@ def _compare_independence(name, X, codes, n_resamples, seed) -> list[dict]:
         rows.append(_row(name, 1.0, what, f"{d:.1e}", d <= RTOL, t_r / t_es))
     if split is None:
         return rows
-    test, t_es = _timed(lambda: dcov_test(x, y, n_resamples=n_resamples, rng=seed))
+    test, t_es = _timed(lambda: dcov_test(x, y, n_resamples=n_resamples, rng=seed, progress=False))
     r_test, t_r = _timed(lambda: r_call("dcov.test", xr, yr, R=n_resamples))
     r_p = to_numpy(r_field(r_test, "p.value"))[0]
     p = (test.pvalue + r_p) / 2
@@ -233,13 +234,11 @@ def compare_r(
     :func:`battery`. Group codes are integers 0..k-1. ``etest=False`` leaves out the test,
     whose p-value means nothing when the groups are clusters found from the same data.
     """
-    from tqdm.auto import tqdm
-
     rows = []
     items = list(battery() if datasets is None else datasets)
     for name, X, _ in items:
         _check_for_r(name, np.asarray(X, dtype=float))
-    for name, X, codes in tqdm(items, desc="compare-r", disable=not progress):
+    for name, X, codes in progress_bar(items, len(items), progress, "compare-r"):
         order, codes, sizes = _by_order(np.asarray(codes))
         X = np.asarray(X, dtype=float)[order]
         xr, fac = r_matrix(X), r_factor(codes)

@@ -46,6 +46,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from ._config import config_context, get_config, memory_budget
+from ._progress import progress_bar
 
 __all__ = [
     "MIN_TASKS",
@@ -196,7 +197,7 @@ def _task(function: Callable, shared: dict, call: dict, working_memory: float):
         return function(**shared, **call)
 
 
-def run_tasks(function: Callable, calls: list[dict], n_jobs, *, shared: dict | None = None, progress: str | None = None) -> list:
+def run_tasks(function: Callable, calls: list[dict], n_jobs, *, shared: dict | None = None, progress: bool | None = False, desc: str = "tasks") -> list:
     """``[function(**shared, **call) for call in calls]`` as joblib tasks, results in order.
 
     Parameters
@@ -209,9 +210,11 @@ def run_tasks(function: Callable, calls: list[dict], n_jobs, *, shared: dict | N
         joblib's ``n_jobs``.
     shared : dict, optional
         Keyword arguments every task needs (the data): sent to each worker once.
-    progress : str, optional
-        A description: show a progress bar (tqdm) that advances as tasks finish,
-        wherever they run.
+    progress : bool or None, default=False
+        Show a progress bar that advances as tasks finish, wherever they run
+        (:func:`~energystats._progress.progress_bar`: ``None`` when a person is watching).
+    desc : str, default="tasks"
+        What the bar counts.
     """
     shared = dict(shared or {})
     client = _dask_client()
@@ -224,8 +227,4 @@ def run_tasks(function: Callable, calls: list[dict], n_jobs, *, shared: dict | N
     # resamples): joblib's automatic batching would group them again, unevenly
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator", batch_size=1)
     results = parallel(joblib.delayed(_task)(function, shared, call, working_memory) for call in calls)
-    if progress:
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=len(calls), desc=progress)
-    return list(results)
+    return list(progress_bar(results, len(calls), progress, desc))

@@ -14,7 +14,7 @@ This module owns the rest, as ``scipy.stats._resampling`` does for scipy's resam
 the validation of ``n_resamples``, ``exact``, ``batch`` and ``progress``
 (:func:`check_options`); the choice between enumerating every distinct resample and drawing
 at random, with its cap (:func:`use_exact`); the batch that fits the working memory
-(:func:`batch_size`); one progress bar per call (:func:`progress_bar`); and the one p-value
+(:func:`batch_size`); one progress bar per call (:func:`progress_bar`, from :mod:`._progress`); and the one p-value
 (:func:`pvalue`), with its tie tolerance derived once and a refusal of a statistic that is not
 a number. A new test family brings an engine and calls these.
 """
@@ -22,7 +22,7 @@ a number. A new test family brings an engine and calls these.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import permutations as all_orders
 from numbers import Integral
@@ -31,6 +31,7 @@ import numpy as np
 
 from ._config import check_fits, memory_budget, memory_error
 from ._parallel import THREADS, n_workers, round_robin, run_tasks, run_threads, threads_within
+from ._progress import check_progress, progress_bar
 from ._random import as_generator
 from ._validation import check_positive_int
 
@@ -93,7 +94,8 @@ class Options:
     batch : int or None
         Resamples evaluated at once; ``None``: as many as the working memory holds.
     progress : bool or None
-        Whether to show a progress bar (None: see :func:`progress_bar`).
+        Whether to show a progress bar; ``None``: when a person is watching
+        (:func:`~energystats._progress.watching`).
     """
 
     n_resamples: int
@@ -110,15 +112,6 @@ def check_options(n_resamples, exact="auto", batch=None, progress=None) -> Optio
     if batch is not None:
         batch = check_positive_int(batch, "batch")
     return Options(B, exact if isinstance(exact, str) else bool(exact), batch, check_progress(progress))
-
-
-def check_progress(progress) -> bool | None:
-    """Validate ``progress``: None (the default of every function that takes it), True or False."""
-    if progress is None:
-        return None
-    if not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"`progress` must be None, True or False, got {progress!r}.")
-    return bool(progress)
 
 
 def use_exact(count: int, options: Options, what: str) -> bool:
@@ -151,16 +144,6 @@ def batch_size(per_item: int, total: int, what: str, *, held: int = 0, batch: in
     if cap is not None:
         step = min(step, cap)
     return int(max(1, step))
-
-
-def progress_bar(iterable: Iterable, total: int, enabled: bool, desc: str) -> Iterable:
-    """``iterable`` with one progress bar (tqdm) over its ``total`` items when ``enabled`` and
-    there is more than one: a call shows one bar, and none for a single batch."""
-    if not enabled or total <= 1:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, total=total, desc=desc)
 
 
 def check_observed(observed, what: str = "the test statistic"):
@@ -300,7 +283,7 @@ def permutation_null(engine: Callable[[np.ndarray], np.ndarray], n: int, options
         blocks = _random_orders(n, options.n_resamples, step, gen)
     n_blocks = -(-total // step)
     if n_workers(n_jobs) > 1:
-        values = run_tasks(_task, [{"perms": b} for b in blocks], n_jobs, shared={"engine": engine}, progress="permutations" if options.progress and n_blocks > 1 else None)
+        values = run_tasks(_task, [{"perms": b} for b in blocks], n_jobs, shared={"engine": engine}, progress=options.progress, desc="permutations")
     else:
         # as many threads as the budget holds beside the null and a block (an engine's
         # ``thread_bytes``: its work arrays per thread); fixed shares, so the same values

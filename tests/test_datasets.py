@@ -1,9 +1,55 @@
 """Embedded data sets (energystats.datasets)."""
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import pytest
 
+from energystats import datasets
 from energystats.datasets import load_example, load_iris
+
+# R's name -> (shape, {column: dtype}, categories of each factor in R's order, row names?)
+R_DATASETS = {
+    "iris": ((150, 5), {"Sepal.Length": "float64", "Sepal.Width": "float64", "Petal.Length": "float64", "Petal.Width": "float64", "Species": "category"}, {"Species": ["setosa", "versicolor", "virginica"]}, False),
+    "quakes": ((1000, 5), {"lat": "float64", "long": "float64", "depth": "int64", "mag": "float64", "stations": "int64"}, {}, False),
+    "faithful": ((272, 2), {"eruptions": "float64", "waiting": "float64"}, {}, False),
+    "USArrests": ((50, 4), {"Murder": "float64", "Assault": "int64", "UrbanPop": "int64", "Rape": "float64"}, {}, True),
+    "mtcars": ((32, 11), dict.fromkeys(["mpg", "cyl", "disp", "hp", "drat", "wt", "qsec", "vs", "am", "gear", "carb"], "float64"), {}, True),
+    "PlantGrowth": ((30, 2), {"weight": "float64", "group": "category"}, {"group": ["ctrl", "trt1", "trt2"]}, False),
+    "chickwts": ((71, 2), {"weight": "float64", "feed": "category"}, {"feed": ["casein", "horsebean", "linseed", "meatmeal", "soybean", "sunflower"]}, False),
+    "ToothGrowth": ((60, 3), {"len": "float64", "supp": "category", "dose": "float64"}, {"supp": ["OJ", "VC"]}, False),
+    "warpbreaks": ((54, 3), {"breaks": "float64", "wool": "category", "tension": "category"}, {"wool": ["A", "B"], "tension": ["L", "M", "H"]}, False),
+}
+
+
+def loader(name):
+    return getattr(datasets, f"load_{name.lower()}")
+
+
+def test_every_loader_is_exported_and_documented():
+    loaders = sorted(n for n in datasets.__all__ if n.startswith("load_") and n != "load_example")
+    assert loaders == sorted(f"load_{name.lower()}" for name in R_DATASETS)
+    api = (Path(__file__).resolve().parents[1] / "docs" / "api.rst").read_text()
+    for name in loaders:
+        assert f"   datasets.{name}\n" in api
+
+
+@pytest.mark.parametrize("name", sorted(R_DATASETS))
+def test_loader_shape_dtypes_levels_and_index(name):
+    shape, dtypes, levels, row_names = R_DATASETS[name]
+    frame = loader(name)()
+    assert frame.shape == shape
+    assert {c: str(t) for c, t in frame.dtypes.items()} == dtypes
+    for column, categories in levels.items():
+        assert list(frame[column].cat.categories) == categories and not frame[column].cat.ordered
+        assert not frame[column].isna().any()  # every value one of R's levels
+    assert frame.index.name is None
+    if row_names:
+        assert frame.index.is_unique and isinstance(frame.index[0], str)
+    else:
+        assert frame.index.equals(pd.RangeIndex(shape[0]))
+    assert loader(name)() is not frame and loader(name)().equals(frame)  # a fresh copy each call
 
 
 def test_iris_is_fishers_data():
@@ -29,6 +75,29 @@ def test_iris_equals_rs_builtin_copy():
     iris = load_iris()
     np.testing.assert_array_equal(r_iris[:, :4], iris.iloc[:, :4].to_numpy())
     np.testing.assert_array_equal(r_iris[:, 4], iris["Species"].astype("category").cat.codes + 1)
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("name", sorted(R_DATASETS))
+def test_loader_equals_rs_copy_exactly(name):
+    """Every value as R holds it (doubles to the last bit), factors' levels and codes, R's
+    row names, R's column types."""
+    from energystats._rbridge import r_call, to_numpy
+
+    r_frame = r_call("get", name)
+    frame = loader(name)()
+    assert list(frame.columns) == list(r_call("names", r_frame))
+    if R_DATASETS[name][3]:
+        assert frame.index.tolist() == list(r_call("rownames", r_frame))
+    for i, column in enumerate(frame.columns, start=1):
+        r_column = r_call("[[", r_frame, i)
+        if to_numpy(r_call("is.factor", r_column))[0]:
+            assert list(frame[column].cat.categories) == list(r_call("levels", r_column))
+            np.testing.assert_array_equal(frame[column].cat.codes.to_numpy() + 1, to_numpy(r_call("as.integer", r_column)))
+        else:
+            kind = r_call("typeof", r_column)[0]
+            assert frame[column].dtype == {"double": np.float64, "integer": np.int64}[kind]
+            np.testing.assert_array_equal(frame[column].to_numpy(), to_numpy(r_column))
 
 
 def test_power_kmeans_data_sizes():

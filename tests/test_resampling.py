@@ -76,7 +76,7 @@ def test_a_null_value_that_is_nan_cannot_be_counted():
         ({"n_resamples": 10**8}, ValueError, "`n_resamples` must be at most 10,000,000"),
         ({"n_resamples": 9, "exact": "yes"}, ValueError, "`exact` must be 'auto', True or False, got 'yes'"),
         ({"n_resamples": 9, "batch": 0}, ValueError, "`batch` must be an integer >= 1"),
-        ({"n_resamples": 9, "progress": "no"}, TypeError, "`progress` must be None, True or False, got 'no'"),
+        ({"n_resamples": 9, "progress": "no"}, TypeError, "`progress` must be True or False \\(or None: when a person is watching\\), got 'no'"),
     ],
 )
 def test_options_are_checked_with_messages_naming_the_argument(kwargs, error, match):

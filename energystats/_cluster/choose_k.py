@@ -35,7 +35,8 @@ import pandas as pd
 from .._missing import handles_missing
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
-from .._resampling import check_options, check_progress, progress_bar, pvalue
+from .._progress import check_progress, progress_bar
+from .._resampling import check_options, pvalue
 from .._results import ResultMixin, names_data
 from .._semimetric import prepare_points, resolve_semimetric
 from .._validation import check_positive_int, vocabulary
@@ -170,7 +171,7 @@ def _unimodal_node(points: np.ndarray, stream, n_resamples: int, options: dict) 
 
 def _gaussian_node(points: np.ndarray, stream, n_resamples: int, options: dict, n_jobs) -> tuple[float, float, np.ndarray]:
     """cluster_test(points, 2): S / T, its p-value, and its partition."""
-    test = cluster_test(points, 2, n_resamples=n_resamples, rng=stream, n_jobs=n_jobs, **options)
+    test = cluster_test(points, 2, n_resamples=n_resamples, rng=stream, n_jobs=n_jobs, progress=False, **options)
     return test.statistic, test.pvalue, test.labels
 
 

@@ -418,7 +418,7 @@ def cluster_test(
     tasks = [{"streams": [streams[i] for i in chunk]} for chunk in chunks]
     null_shares = functools.partial(_null_shares, n=n, d=J, k=k, options=kgroups_options)
     if jobs > 1:
-        parts = run_tasks(null_shares, tasks, n_jobs, progress="Gaussian resamples" if options.progress else None)
+        parts = run_tasks(null_shares, tasks, n_jobs, progress=options.progress, desc="Gaussian resamples")
     else:  # one BLAS thread, as in a joblib task: a fit's products are thin, more threads only spin
         with blas_controller().limit(limits=1, user_api="blas"):
             parts = [null_shares(**task) for task in progress_bar(tasks, len(tasks), options.progress, "Gaussian resamples")]

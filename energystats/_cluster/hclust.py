@@ -21,7 +21,8 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 from .._missing import handles_missing
 from .._operator import condensed_semimetric
 from .._random import as_generator
-from .._resampling import check_progress, check_resamples, progress_bar
+from .._progress import check_progress, progress_bar
+from .._resampling import check_resamples
 from .._results import ResultMixin, names_data
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int, vocabulary
@@ -357,7 +358,7 @@ def significant_clusters(
             settle(points)
             continue
         test = cluster_test(
-            X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent, **cluster_test_options
+            X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent, progress=False, **cluster_test_options
         )
         threshold = alpha * points.size / n
         significant = test.pvalue <= threshold
@@ -377,6 +378,7 @@ def significant_clusters(
             pending += [(int(child), node) for child in tree.merge[node - 1]]
         else:
             settle(points)
+    next(bar, None)  # exhausted: the bar shows n of n and closes
     labels = np.empty(n, dtype=np.int64)
     for code, points in enumerate(final):
         labels[points] = code

@@ -1,4 +1,12 @@
-"""Small data sets shipped with energystats.
+"""Small data sets shipped with energystats: R's classic examples, as pandas DataFrames.
+
+Each ``load_<name>`` returns the data set of that name in R's ``datasets`` package (its name
+in lower case: ``load_usarrests`` is R's ``USArrests``), exported from R 4.2.2 with
+``write.csv`` and equal to R's copy value for value: R's factors are pandas Categoricals with
+R's levels in R's order, R's integer columns int64, its numeric columns float64, and R's row
+names the index where they name the rows (``mtcars``, ``USArrests``). Each loader's docstring
+gives the data's published source; the numbers are facts from those publications, shipped
+with R since its first releases.
 
 Examples
 --------
@@ -20,9 +28,35 @@ import pandas as pd
 from .._config import check_fits
 from .._validation import check_positive_int, vocabulary
 
-__all__ = ["load_example", "load_iris", "make_power_kmeans_data"]
+__all__ = [
+    "load_chickwts",
+    "load_example",
+    "load_faithful",
+    "load_iris",
+    "load_mtcars",
+    "load_plantgrowth",
+    "load_quakes",
+    "load_toothgrowth",
+    "load_usarrests",
+    "load_warpbreaks",
+    "make_power_kmeans_data",
+]
 
 EXAMPLES = ("iris",)
+
+_FLOAT, _INT = "float64", "int64"
+
+
+def _factor(*levels: str) -> pd.CategoricalDtype:
+    """An R factor's levels, in R's order (unordered, as R's ``factor``)."""
+    return pd.CategoricalDtype(list(levels), ordered=False)
+
+
+def _read(name: str, dtype: dict, row_names: bool = False) -> pd.DataFrame:
+    """``name.csv``, written by R's ``write.csv`` (its row names in the first column when
+    ``row_names``), with each column's ``dtype``."""
+    with resources.files(__package__).joinpath(f"{name}.csv").open("r", encoding="utf-8") as fh:
+        return pd.read_csv(fh, dtype=dtype, index_col=0 if row_names else None)
 
 
 def load_iris() -> pd.DataFrame:
@@ -32,11 +66,253 @@ def load_iris() -> pd.DataFrame:
     -------
     pandas.DataFrame of shape (150, 5)
         Columns ``Sepal.Length``, ``Sepal.Width``, ``Petal.Length``,
-        ``Petal.Width`` (cm) and ``Species`` (``setosa``, ``versicolor``,
+        ``Petal.Width`` (cm) and ``Species`` (a categorical: ``setosa``, ``versicolor``,
         ``virginica``; 50 each), rows in R's order.
+
+    References
+    ----------
+    Fisher, R. A. (1936). The use of multiple measurements in taxonomic problems.
+    *Annals of Eugenics*, 7(2), 179-188. Anderson, E. (1935). The irises of the Gaspe
+    Peninsula. *Bulletin of the American Iris Society*, 59, 2-5.
+
+    Examples
+    --------
+    >>> from energystats.datasets import load_iris
+    >>> iris = load_iris()
+    >>> iris.shape, list(iris["Species"].cat.categories)
+    ((150, 5), ['setosa', 'versicolor', 'virginica'])
     """
-    with resources.files(__package__).joinpath("iris.csv").open("r") as fh:
-        return pd.read_csv(fh)
+    columns = ("Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width")
+    return _read("iris", {**dict.fromkeys(columns, _FLOAT), "Species": _factor("setosa", "versicolor", "virginica")})
+
+
+def load_quakes() -> pd.DataFrame:
+    """Locations of 1,000 earthquakes off Fiji, R's ``quakes``.
+
+    Seismic events of body-wave magnitude above 4.0 in a cube near Fiji since 1964, a
+    subsample of 5,000; they lie on two planes of activity (a major plate junction and the
+    Tonga trench).
+
+    Returns
+    -------
+    pandas.DataFrame of shape (1000, 5)
+        ``lat`` and ``long`` (degrees), ``depth`` (km, integer), ``mag`` (Richter
+        magnitude) and ``stations`` (number of stations reporting, integer).
+
+    Notes
+    -----
+    Source: one of the Harvard PRIM-H project data sets, which obtained it from
+    Dr. John Woodhouse, Department of Geophysics, Harvard University (R's ``?quakes``).
+
+    Examples
+    --------
+    >>> from energystats.datasets import load_quakes
+    >>> quakes = load_quakes()
+    >>> quakes.shape, float(quakes["mag"].mean())
+    ((1000, 5), 4.6204)
+    """
+    return _read("quakes", {"lat": _FLOAT, "long": _FLOAT, "depth": _INT, "mag": _FLOAT, "stations": _INT})
+
+
+def load_faithful() -> pd.DataFrame:
+    """Old Faithful geyser eruptions, R's ``faithful``.
+
+    Waiting time between eruptions and the duration of the eruption for the Old Faithful
+    geyser in Yellowstone National Park, Wyoming, USA: 272 eruptions in two clusters
+    (short and long). The eruption times are heavily rounded (they were seconds).
+
+    Returns
+    -------
+    pandas.DataFrame of shape (272, 2)
+        ``eruptions`` (eruption time, minutes) and ``waiting`` (waiting time to the next
+        eruption, minutes).
+
+    References
+    ----------
+    Härdle, W. (1991). *Smoothing Techniques with Implementation in S*. New York: Springer
+    (the source of R's copy). Azzalini, A. and Bowman, A. W. (1990). A look at some data on
+    the Old Faithful geyser. *Applied Statistics*, 39, 357-365 (a more complete version).
+
+    Examples
+    --------
+    >>> from energystats.datasets import load_faithful
+    >>> faithful = load_faithful()
+    >>> faithful.shape, float(faithful["waiting"].median())
+    ((272, 2), 76.0)
+    """
+    return _read("faithful", {"eruptions": _FLOAT, "waiting": _FLOAT})
+
+
+def load_usarrests() -> pd.DataFrame:
+    """Violent crime rates by US state in 1973, R's ``USArrests``.
+
+    Arrests per 100,000 residents for assault, murder and rape in each of the 50 states,
+    with the percentage of the population living in urban areas.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (50, 4)
+        Indexed by state (R's row names). ``Murder``, ``Assault`` (integer) and ``Rape``
+        (arrests per 100,000) and ``UrbanPop`` (percent urban population, integer).
+
+    Notes
+    -----
+    The data are as in McNeil's monograph, which R's help page says carries a transcription
+    error in ``UrbanPop`` for Maryland; they are kept as R has them.
+
+    References
+    ----------
+    World Almanac and Book of Facts 1975 (crime rates); Statistical Abstracts of the United
+    States 1975, p. 20 (urban rates). McNeil, D. R. (1977). *Interactive Data Analysis*.
+    New York: Wiley.
+
+    Examples
+    --------
+    >>> from energystats.datasets import load_usarrests
+    >>> arrests = load_usarrests()
+    >>> arrests.shape, int(arrests.loc["Maryland", "UrbanPop"])
+    ((50, 4), 67)
+    """
+    return _read("USArrests", {"Murder": _FLOAT, "Assault": _INT, "UrbanPop": _INT, "Rape": _FLOAT}, row_names=True)
+
+
+def load_mtcars() -> pd.DataFrame:
+    """Motor Trend car road tests, R's ``mtcars``.
+
+    Fuel consumption and 10 aspects of design and performance of 32 automobiles (1973-74
+    models), from the 1974 *Motor Trend* US magazine.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (32, 11)
+        Indexed by car model (R's row names); every column numeric (float64) as in R:
+        ``mpg`` (miles per US gallon), ``cyl`` (cylinders), ``disp`` (displacement, cu. in.),
+        ``hp`` (gross horsepower), ``drat`` (rear axle ratio), ``wt`` (weight, 1000 lb),
+        ``qsec`` (quarter-mile time, s), ``vs`` (engine: 0 V-shaped, 1 straight), ``am``
+        (transmission: 0 automatic, 1 manual), ``gear`` (forward gears), ``carb``
+        (carburettors).
+
+    References
+    ----------
+    Henderson, H. V. and Velleman, P. F. (1981). Building multiple regression models
+    interactively. *Biometrics*, 37, 391-411.
+
+    Examples
+    --------
+    >>> from energystats.datasets import load_mtcars
+    >>> mtcars = load_mtcars()
+    >>> mtcars.shape, float(mtcars.loc["Mazda RX4", "mpg"])
+    ((32, 11), 21.0)
+    """
+    columns = ("mpg", "cyl", "disp", "hp", "drat", "wt", "qsec", "vs", "am", "gear", "carb")
+    return _read("mtcars", dict.fromkeys(columns, _FLOAT), row_names=True)
+
+
+def load_plantgrowth() -> pd.DataFrame:
+    """Plant yields under a control and two treatments, R's ``PlantGrowth`` (three groups
+    of 10: a k-sample test).
+
+    Returns
+    -------
+    pandas.DataFrame of shape (30, 2)
+        ``weight`` (dried weight of the plants) and ``group`` (a categorical: ``ctrl``,
+        ``trt1``, ``trt2``).
+
+    References
+    ----------
+    Dobson, A. J. (1983). *An Introduction to Statistical Modelling*. London: Chapman and
+    Hall.
+
+    Examples
+    --------
+    >>> from energystats.datasets import load_plantgrowth
+    >>> plants = load_plantgrowth()
+    >>> plants.shape, plants.groupby("group", observed=True)["weight"].mean().round(3).tolist()
+    ((30, 2), [5.032, 4.661, 5.526])
+    """
+    return _read("PlantGrowth", {"weight": _FLOAT, "group": _factor("ctrl", "trt1", "trt2")})
+
+
+def load_chickwts() -> pd.DataFrame:
+    """Chicken weights by feed supplement, R's ``chickwts`` (six groups: a k-sample test).
+
+    Newly hatched chicks were randomly allocated to six groups, each given a different
+    feed supplement; their weights after six weeks.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (71, 2)
+        ``weight`` (grams) and ``feed`` (a categorical: ``casein``, ``horsebean``,
+        ``linseed``, ``meatmeal``, ``soybean``, ``sunflower``).
+
+    References
+    ----------
+    Anonymous (1948). *Biometrika*, 35, 214. McNeil, D. R. (1977). *Interactive Data
+    Analysis*. New York: Wiley.
+
+    Examples
+    --------
+    >>> from energystats.datasets import load_chickwts
+    >>> chicks = load_chickwts()
+    >>> chicks.shape, chicks["feed"].value_counts(sort=False).tolist()
+    ((71, 2), [12, 10, 12, 11, 14, 12])
+    """
+    feeds = _factor("casein", "horsebean", "linseed", "meatmeal", "soybean", "sunflower")
+    return _read("chickwts", {"weight": _FLOAT, "feed": feeds})
+
+
+def load_toothgrowth() -> pd.DataFrame:
+    """The effect of vitamin C on tooth growth in guinea pigs, R's ``ToothGrowth``.
+
+    The length of odontoblasts in 60 guinea pigs, each given one of three doses of vitamin C
+    (0.5, 1 or 2 mg/day) by one of two delivery methods, orange juice (``OJ``) or ascorbic
+    acid (``VC``).
+
+    Returns
+    -------
+    pandas.DataFrame of shape (60, 3)
+        ``len`` (tooth length), ``supp`` (a categorical: ``OJ``, ``VC``) and ``dose``
+        (mg/day).
+
+    References
+    ----------
+    Bliss, C. I. (1952). *The Statistics of Bioassay*. Academic Press. Crampton, E. W.
+    (1947). The growth of the odontoblast of the incisor teeth as a criterion of vitamin C
+    intake of the guinea pig. *The Journal of Nutrition*, 33(5), 491-504.
+
+    Examples
+    --------
+    >>> from energystats.datasets import load_toothgrowth
+    >>> teeth = load_toothgrowth()
+    >>> teeth.shape, round(float(teeth["len"].mean()), 5)
+    ((60, 3), 18.81333)
+    """
+    return _read("ToothGrowth", {"len": _FLOAT, "supp": _factor("OJ", "VC"), "dose": _FLOAT})
+
+
+def load_warpbreaks() -> pd.DataFrame:
+    """Warp breaks in yarn during weaving, R's ``warpbreaks`` (two factors crossed, 9 looms
+    each: R's ``disco`` with several factors).
+
+    Returns
+    -------
+    pandas.DataFrame of shape (54, 3)
+        ``breaks`` (warp breaks per loom, a fixed length of yarn), ``wool`` (a categorical:
+        ``A``, ``B``) and ``tension`` (a categorical: ``L``, ``M``, ``H``).
+
+    References
+    ----------
+    Tippett, L. H. C. (1950). *Technological Applications of Statistics*. Wiley, p. 106.
+    Tukey, J. W. (1977). *Exploratory Data Analysis*. Addison-Wesley.
+
+    Examples
+    --------
+    >>> from energystats.datasets import load_warpbreaks
+    >>> warp = load_warpbreaks()
+    >>> warp.shape, warp.groupby("tension", observed=True)["breaks"].mean().round(5).tolist()
+    ((54, 3), [36.38889, 26.38889, 21.66667])
+    """
+    return _read("warpbreaks", {"breaks": _FLOAT, "wool": _factor("A", "B"), "tension": _factor("L", "M", "H")})
 
 
 def load_example(name: str) -> pd.DataFrame:

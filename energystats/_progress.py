@@ -1,0 +1,103 @@
+"""Progress bars: one per call, shown by default only where a person is watching.
+
+Every long computation of energystats takes ``progress`` (``None``, ``True`` or ``False``)
+and wraps its outer loop in :func:`progress_bar`, which draws one tqdm bar for the call and
+none for a single step. ``progress=None`` (the default) asks :func:`watching`: a bar in a
+terminal or a Jupyter/IPython kernel, none under pytest, in continuous integration or when
+stderr goes to a file or a pipe (a subprocess, a batch job) or in a worker process (joblib,
+Dask, multiprocessing: its parent draws the bars), and the environment variable
+``ENERGYSTATS_PROGRESS`` (``0``/``1``) overrides the guess. An automatic bar appears only after
+:data:`DELAY` seconds, so a short call prints nothing; ``progress=True`` draws it at once.
+
+In a notebook the bar is a widget when ipywidgets is installed and tqdm's text bar otherwise,
+chosen here rather than by ``tqdm.auto``, whose fallback warns ``IProgress not found``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["DELAY", "ENV", "check_progress", "progress_bar", "watching"]
+
+#: Seconds an automatic bar (``progress=None``) waits before it appears: a call that ends
+#: sooner shows none.
+DELAY = 1.5
+#: The environment variable that turns automatic bars on (``1``) or off (``0``) everywhere.
+ENV = "ENERGYSTATS_PROGRESS"
+_OFF = ("0", "false", "no", "off")
+_ON = ("1", "true", "yes", "on")
+
+
+def check_progress(progress) -> bool | None:
+    """``progress`` checked: ``None`` (when a person is watching), ``True`` or ``False``."""
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"`progress` must be True or False (or None: when a person is watching), got {progress!r}.")
+    return None if progress is None else bool(progress)
+
+
+def _shell():
+    """The IPython shell of a Jupyter/IPython kernel this process runs, or None."""
+    if "ipykernel" not in sys.modules or "IPython" not in sys.modules:
+        return None
+    shell = sys.modules["IPython"].get_ipython()
+    return shell if getattr(shell, "kernel", None) is not None else None
+
+
+def watching() -> bool:
+    """Whether a person is likely watching this process's output, so that a long call should
+    show its progress: the answer of ``progress=None``.
+
+    ``ENERGYSTATS_PROGRESS`` decides when set (``1``, ``true``, ``yes``, ``on`` or ``0``,
+    ``false``, ``no``, ``off``); otherwise no under pytest, with the ``CI`` variable set or
+    in a worker process (joblib's, Dask's, multiprocessing's), yes in a Jupyter/IPython
+    kernel (a notebook, JupyterLab, VS Code, Colab), else whether stderr is a terminal (not
+    a file, a pipe or a closed stream). A notebook executed unattended (nbconvert,
+    papermill) is a kernel too: set ``ENERGYSTATS_PROGRESS=0`` there.
+    """
+    setting = os.environ.get(ENV, "").strip().lower()
+    if setting in _ON or setting in _OFF:
+        return setting in _ON
+    if setting:
+        raise ValueError(f"The environment variable {ENV} must be 1 or 0 (or true/false, yes/no, on/off), got {os.environ[ENV]!r}.")
+    if "PYTEST_CURRENT_TEST" in os.environ or os.environ.get("CI", "").strip().lower() not in ("", *_OFF):
+        return False
+    if multiprocessing.parent_process() is not None:
+        return False
+    if _shell() is not None:
+        return True
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        return False
+
+
+def _bar_class():
+    """tqdm's widget bar in a notebook kernel with ipywidgets, its text bar everywhere else
+    (a terminal; a kernel without ipywidgets, or a Qt console or Spyder, which draw no widgets)."""
+    shell = _shell()
+    if shell is not None and not any(key == "QT_API" or key.startswith("SPYDER") for key in os.environ):
+        from tqdm.notebook import IProgress
+        from tqdm.notebook import tqdm as notebook_tqdm
+
+        if IProgress is not None and "qt" not in type(shell).__name__.lower():
+            return notebook_tqdm
+    from tqdm.std import tqdm
+
+    return tqdm
+
+
+def progress_bar(iterable: Iterable, total: int, enabled: bool | None, desc: str) -> Iterable:
+    """``iterable`` with one progress bar over its ``total`` items, or ``iterable`` itself.
+
+    ``enabled``: ``True`` draws the bar at once, ``None`` draws it after :data:`DELAY` seconds
+    when :func:`watching` says so, ``False`` never. There is no bar for one item (a single
+    batch): a call shows one bar, over its outer loop, or none.
+    """
+    if enabled is False or total <= 1 or (enabled is None and not watching()):
+        return iterable
+    return _bar_class()(iterable, total=total, desc=desc, delay=0.0 if enabled else DELAY)
