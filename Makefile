@@ -81,6 +81,7 @@ validate: $(STAMP)-test
 	$(PY) validation/power_kmeans_sensitivity.py
 	$(PY) validation/cluster_test_power.py
 	$(PY) validation/choose_k.py
+	$(PY) validation/cluster_test_starts.py
 	$(PY) validation/paper_experiments.py
 	$(PY) validation/approximations.py
 	$(PY) validation/independence_gamma.py
@@ -95,6 +96,7 @@ validate-quick: $(STAMP)-test
 	$(PY) validation/power_kmeans_sensitivity.py --quick --out .validate-quick
 	$(PY) validation/cluster_test_power.py --quick --out .validate-quick
 	$(PY) validation/choose_k.py --quick --out .validate-quick
+	$(PY) validation/cluster_test_starts.py --quick --out .validate-quick
 	$(PY) validation/paper_experiments.py --quick --out .validate-quick
 	$(PY) validation/approximations.py --quick --out .validate-quick
 	$(PY) validation/independence_gamma.py --quick --out .validate-quick

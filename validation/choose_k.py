@@ -9,10 +9,7 @@ Usage: python validation/choose_k.py [--quick] [--out validation/results]
 2. The right k on mixtures: P(k̂ = k) on mixtures with k = 2..6 clusters in d = 2..20,
    unequal sizes and spreads, some clusters non-Gaussian (see ``MIXTURES``).
 3. Iris (the 4 measurements; 3 species, two of them overlapping).
-4. cluster_test before and after the speed change (n_init 10 against the new default 3,
-   and 1):
-   level on one Gaussian (n = 100, d = 2, standard deviations 2 and 1) and power on two clusters (n = 100, d = 2,
-   the second half shifted by 3 along the first axis), 99 Gaussian samples per test.
+(cluster_test before and after its speed change: ``validation/cluster_test_starts.py``.)
 
 Methods, on the same data sets:
 
@@ -110,29 +107,6 @@ def summarise(rows, key, target, what):
     return pd.DataFrame(records)
 
 
-def cluster_test_before_after(reps, gen) -> pd.DataFrame:
-    """Level and power of cluster_test with n_init=10 (before) and the default (after)."""
-    records = []
-    # one Gaussian with standard deviations 2 and 1, so that J = 2 and the k-groups path
-    # (where n_init acts) is taken, not the exact split of J = 1
-    for setting, shift, spread in (("level, one Gaussian (sd 2, 1)", 0.0, 2.0), ("power, two clusters", 3.0, 1.0)):
-        data = []
-        for _ in range(reps):
-            X = gen.standard_normal((100, 2))
-            X[:, 0] *= spread
-            X[50:, 0] += shift
-            data.append((X, int(gen.integers(2**32))))
-        for label, options in (("before: n_init=10", {"n_init": 10}), ("after: default (n_init=3)", {}), ("one start: n_init=1", {"n_init": 1})):
-            start, rejections = time.perf_counter(), 0
-            for X, seed in data:  # the same data sets and seeds for both procedures
-                rejections += es.cluster_test(X, 2, n_resamples=99, rng=seed, **options).pvalue <= ALPHA
-            rate = rejections / reps
-            records.append({"setting": setting, "procedure": label, "rejection rate": rate, "se": np.sqrt(rate * (1 - rate) / reps),
-                            "data sets": reps, "seconds per test": (time.perf_counter() - start) / reps})
-            print(records[-1], flush=True)
-    return pd.DataFrame(records)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -140,9 +114,8 @@ def main():
     args = parser.parse_args()
     reps_single, reps_gauss_single = (4, 2) if args.quick else (50, 16)
     reps_mix, reps_gauss_mix = (2, 1) if args.quick else (20, 4)
-    reps_ct = 3 if args.quick else 40
     root = np.random.SeedSequence(20261124)
-    single_seq, mix_seq, ct_seq = root.spawn(3)
+    single_seq, mix_seq = root.spawn(2)
     started = time.perf_counter()
 
     single_rows = []
@@ -171,13 +144,10 @@ def main():
     iris_k = choices(iris, K_MAX, 0, gaussian=True)
     print("iris", iris_k, flush=True)
 
-    ct = cluster_test_before_after(reps_ct, np.random.default_rng(ct_seq))
-
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "_quick" if args.quick else ""
     single.to_csv(args.out / f"choose_k_single{suffix}.csv", index=False)
     mix.to_csv(args.out / f"choose_k_mixtures{suffix}.csv", index=False)
-    ct.to_csv(args.out / f"choose_k_cluster_test{suffix}.csv", index=False)
 
     def wide(table, value):
         table = table.copy()
@@ -190,7 +160,6 @@ def main():
         f"## P(k̂ = k) on mixtures (k_max = {K_MAX})\n\n```text\n{wide(mix, 'P(right k)').to_string()}\n```\n\n"
         f"Mean k̂ on mixtures:\n\n```text\n{mix.pivot_table(index='setting', columns='method', values='mean k', sort=False).round(2).to_string()}\n```\n\n"
         f"## Iris (3 species)\n\n{iris_k}\n\n"
-        f"## cluster_test before and after (n = 100, d = 2, 99 Gaussian samples, level {ALPHA})\n\n```text\n{ct.round(3).to_string(index=False)}\n```\n\n"
         f"Total time {time.perf_counter() - started:.0f} s\n"
     )
     (args.out / f"choose_k{suffix}.md").write_text(text)

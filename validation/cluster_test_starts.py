@@ -88,11 +88,12 @@ def main():
         rows.append(compare(setting, reps, seed))
         print(rows[-1], flush=True)
     table = pd.DataFrame(rows)
-    if not args.quick:
-        args.out.mkdir(parents=True, exist_ok=True)
-        table.to_csv(args.out / "cluster_test_starts.csv", index=False)
-        (args.out / "cluster_test_starts.md").write_text(table.to_markdown(index=False, floatfmt=".3f") + "\n")
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    suffix = "_quick" if args.quick else ""
+    args.out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(args.out / f"cluster_test_starts{suffix}.csv", index=False)
+    text = table.to_string(index=False, float_format=lambda v: f"{v:.3f}")
+    (args.out / f"cluster_test_starts{suffix}.md").write_text(f"# {__doc__.splitlines()[0]}\n\n```text\n{text}\n```\n")
+    print(text)
 
 
 if __name__ == "__main__":
