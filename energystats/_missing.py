@@ -39,15 +39,28 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import warnings
 from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
 
-from ._rbridge import R_NA_INTEGER, from_r
+from ._rbridge import R_NA_INTEGER, from_r, is_r_dist
 from ._validation import _as_array
 
-__all__ = ["NAN_POLICIES", "check_nan_policy", "drop_missing", "expand_labels", "handles_missing", "with_omitted"]
+__all__ = [
+    "NAN_POLICIES",
+    "check_nan_policy",
+    "drop_missing",
+    "expand_labels",
+    "handles_missing",
+    "read_arguments",
+    "read_r",
+    "read_table",
+    "reads_r",
+    "warn_if_transposed",
+    "with_omitted",
+]
 
 NAN_POLICIES = ("raise", "omit", "propagate")
 
@@ -224,7 +237,9 @@ def _is_matrix(metric, position: int) -> bool:
     return isinstance(metric, str) and metric in _MATRIX_METRICS
 
 
-def handles_missing(*groups: tuple[str, ...], data: tuple[str, ...] = (), propagate: bool = False) -> Callable:
+def handles_missing(
+    *groups: tuple[str, ...], data: tuple[str, ...] = (), propagate: bool = False, prepare: dict | None = None
+) -> Callable:
     """Give a public function scipy's ``nan_policy`` for its row arguments.
 
     Parameters
@@ -239,6 +254,13 @@ def handles_missing(*groups: tuple[str, ...], data: tuple[str, ...] = (), propag
         dropped together).
     propagate : bool
         The function returns a number: ``"propagate"`` returns NaN.
+    prepare : dict, default=None
+        ``{name: function}``: a conversion of an argument after R's objects are read and
+        before missing rows are dropped (several factors as one DataFrame).
+
+    Every argument named in ``groups`` is first read by :func:`read_arguments`, the one
+    conversion of R objects (an R ``dist`` object for a ``data`` argument: its matrix, with
+    that argument's metric ``"precomputed"``), and ``X`` gets the orientation check.
 
     The function keeps ``nan_policy`` in its signature (for its documentation and
     ``inspect``); this wrapper applies it. A result dataclass with an ``n_omitted``
@@ -256,6 +278,7 @@ def handles_missing(*groups: tuple[str, ...], data: tuple[str, ...] = (), propag
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             arguments = bound.arguments
+            read_arguments(arguments, [name for names in groups for name in names], data, f"{func.__name__}()", prepare)
             policy = check_nan_policy(arguments["nan_policy"], propagate=propagate, where=f"{func.__name__}()")
             # "propagate" computes the statistic of the complete rows (so that every other
             # argument is checked: NaN is the answer only to a valid call) and returns NaN
@@ -301,3 +324,121 @@ def with_omitted(result, omitted: int, keep: np.ndarray | None):
     if keep is not None and isinstance(labels, np.ndarray) and labels.shape == (int(keep.sum()),):
         changes["labels"] = expand_labels(labels, keep)
     return dataclasses.replace(result, **changes)
+
+
+# --- R objects: the one conversion path of every public function's data arguments ---
+
+
+def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
+    """``value`` as Python data, whoever made it: the one conversion of R objects.
+
+    An rpy2 object becomes the Python data it holds (:func:`energystats._rbridge.from_r`: a
+    data frame a DataFrame with observations in rows, a matrix its array, a factor a
+    categorical, R's NA missing); reticulate hands over Python objects already (a data frame
+    as a DataFrame, a matrix as an array, a vector as a list), whose R ``NA`` values the
+    missing-value rules read. An R ``dist`` object is its square matrix of distances where
+    the argument takes distances (``distances``), else refused with a ``ValueError``: read as
+    data it would give a meaningless number.
+    """
+    if is_r_dist(value) and not distances:
+        raise ValueError(
+            f"`{name}` is an R dist object (distances between points), but {where or 'this function'} takes the "
+            "points themselves here: pass the data the distances were computed from"
+            + (", or metric='precomputed' with the distances." if where.endswith(".fit()") else ".")
+        )
+    return from_r(value)
+
+
+def warn_if_transposed(value, name: str, *, stacklevel: int = 3) -> None:
+    """A ``UserWarning`` when the table ``value`` has more columns than rows: its rows are read
+    as observations, and more variables than observations usually means a transposed table."""
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(value)
+        except ValueError:  # ragged nested lists: the function's own validation names them
+            return
+    if len(shape) == 2 and shape[1] > shape[0]:
+        warnings.warn(
+            f"`{name}` has more variables (columns: {shape[1]}) than observations (rows: {shape[0]}). Rows are read "
+            f"as observations: if the table is transposed, pass its transpose ({name}.T); if it is meant, "
+            "ignore this warning.",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+
+
+def read_table(value, name: str, *, where: str, precomputed: bool = False, stacklevel: int = 3):
+    """:func:`read_r` for a table of observations (``X`` of a clustering or a k-sample test)
+    outside :func:`handles_missing`, with the orientation check of :func:`warn_if_transposed`;
+    ``precomputed``: ``value`` is (or may be, an R ``dist`` object) a square matrix of
+    distances, which is not checked."""
+    value = read_r(value, name, distances=precomputed, where=where)
+    if not precomputed:
+        warn_if_transposed(value, name, stacklevel=stacklevel + 1)
+    return value
+
+
+def _with_precomputed(metric, position: int, count: int, name: str):
+    """``metric`` with the data argument at ``position`` (of ``count``) made ``"precomputed"``:
+    an R dist object holds distances, as R's functions read it."""
+    metrics = list(metric) if isinstance(metric, (tuple, list)) else [metric] * count
+    current = metrics[position] if position < len(metrics) else None
+    if not (isinstance(current, str) and current in ("euclidean", "precomputed")):
+        raise ValueError(
+            f"`{name}` is an R dist object, read as precomputed distances; `metric`={current!r} cannot apply to it."
+        )
+    metrics[position] = "precomputed"
+    return metrics[0] if count == 1 else tuple(metrics)
+
+
+def read_arguments(
+    arguments: dict, names: Iterable[str], data: tuple[str, ...], where: str, prepare: dict | None = None, *, tables: bool = True
+) -> None:
+    """Convert a public function's bound ``arguments`` named ``names`` in place by
+    :func:`read_r`. An R ``dist`` object given for a data argument of a function that takes
+    ``metric`` becomes its matrix with that argument's metric ``"precomputed"``; a table ``X``
+    not given as distances gets the orientation check (``tables``). ``prepare`` maps names to a further
+    conversion (e.g. several factors as one DataFrame)."""
+    takes_metric = "metric" in arguments
+    for name in names:
+        if name == "*samples":
+            arguments["samples"] = tuple(read_r(s, f"samples[{i}]", where=where) for i, s in enumerate(arguments["samples"]))
+            continue
+        value = arguments.get(name)
+        dist = is_r_dist(value) and name in data and takes_metric
+        if dist:
+            arguments["metric"] = _with_precomputed(arguments["metric"], data.index(name), len(data), name)
+        value = read_r(value, name, distances=dist, where=where)
+        if prepare and name in prepare:
+            value = prepare[name](value)
+        if name in arguments:
+            arguments[name] = value
+    if tables and "X" in names and not (takes_metric and "X" in data and _is_matrix(arguments["metric"], data.index("X"))):
+        warn_if_transposed(arguments.get("X"), "X", stacklevel=4)
+
+
+def reads_r(*names: str, data: tuple[str, ...] = ()) -> Callable:
+    """Give a public function without ``nan_policy`` the one conversion of R objects
+    (:func:`read_arguments`) for its arguments ``names``; ``data`` as in
+    :func:`handles_missing` (arguments that may be distances, in ``metric``'s order, or
+    all-distance arguments such as ``D`` when the function takes no ``metric``)."""
+
+    def decorate(func: Callable) -> Callable:
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            arguments = bound.arguments
+            if "metric" in signature.parameters:
+                bound.apply_defaults()
+            for name in names:
+                if name in arguments and name in data and "metric" not in arguments:  # a matrix argument: D
+                    arguments[name] = read_r(arguments[name], name, distances=True)
+            read_arguments(arguments, [n for n in names if n in arguments], data, f"{func.__name__}()", tables=False)
+            return func(*bound.args, **bound.kwargs)
+
+        return wrapper
+
+    return decorate

@@ -17,6 +17,7 @@ import pandas as pd
 __all__ = [
     "RNotAvailableError",
     "from_r",
+    "is_r_dist",
     "is_r_object",
     "r_available",
     "r_call",
@@ -26,6 +27,7 @@ __all__ = [
     "r_matrix",
     "r_versions",
     "to_numpy",
+    "dist_matrix",
 ]
 
 INSTALL_HINT = (
@@ -166,6 +168,24 @@ def is_r_object(obj) -> bool:
     return type(obj).__module__.startswith("rpy2.")
 
 
+def is_r_dist(obj) -> bool:
+    """Whether ``obj`` is an R ``dist`` object from rpy2 (the distances between points)."""
+    return is_r_object(obj) and "dist" in list(getattr(obj, "rclass", ()))
+
+
+def dist_matrix(obj) -> np.ndarray:
+    """The square matrix of an R ``dist`` object: its values are the lower triangle column
+    by column, d(2, 1), d(3, 1), ..., d(n, 1), d(3, 2), ..., the order of
+    ``scipy.spatial.distance.squareform`` for a symmetric matrix."""
+    from scipy.spatial.distance import squareform
+
+    values = np.asarray(obj, dtype=np.float64)
+    size = int(np.asarray(obj.do_slot("Size"))[0])
+    if values.shape != (size * (size - 1) // 2,):
+        raise ValueError(f"R dist object of {size} points holds {values.size} distances, not {size * (size - 1) // 2}.")
+    return squareform(values, checks=False)
+
+
 def from_r(obj):
     """An R object from rpy2 as the Python data it holds, R's missing values as missing.
 
@@ -173,10 +193,13 @@ def from_r(obj):
     ordered factor), a data frame a ``pandas.DataFrame`` of such columns, an integer or
     logical vector (or matrix) with ``NA`` a float array with NaN there (R's NA integer is
     -2147483648 in numpy), a character vector an object array with ``None`` for ``NA``, a
-    numeric vector or matrix its float64 array. Anything else is returned unchanged.
+    numeric vector or matrix its float64 array, a ``dist`` object its square matrix of
+    distances. Anything else is returned unchanged.
     """
     if not is_r_object(obj):
         return obj
+    if is_r_dist(obj):
+        return dist_matrix(obj)
     kind = type(obj).__name__
     if kind == "DataFrame":
         return pd.DataFrame({str(name): from_r(column) for name, column in zip(obj.names, obj)})
