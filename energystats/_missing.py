@@ -45,7 +45,7 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from ._rbridge import R_NA_INTEGER, from_r, is_r_dist
+from ._rbridge import R_NA_INTEGER, dist_matrix, from_r, is_r_dist
 from ._validation import _as_array
 
 __all__ = [
@@ -343,15 +343,16 @@ def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
     if is_r_dist(value) and not distances:
         raise ValueError(
             f"`{name}` is an R dist object (distances between points), but {where or 'this function'} takes the "
-            "points themselves here: pass the data the distances were computed from"
-            + (", or metric='precomputed' with the distances." if where.endswith(".fit()") else ".")
+            "points themselves here: pass the data the distances were computed from."
         )
-    return from_r(value)
+    return dist_matrix(value) if is_r_dist(value) else from_r(value)
 
 
-def warn_if_transposed(value, name: str, *, stacklevel: int = 3) -> None:
+def warn_if_transposed(value, name: str) -> None:
     """A ``UserWarning`` when the table ``value`` has more columns than rows: its rows are read
-    as observations, and more variables than observations usually means a transposed table."""
+    as observations, and more variables than observations usually means a transposed table.
+    Called from :func:`read_arguments` (in the wrapper of a public function) or
+    :func:`read_table` (in a public function), so that the warning points at the caller's line."""
     shape = getattr(value, "shape", None)
     if shape is None:
         try:
@@ -364,19 +365,25 @@ def warn_if_transposed(value, name: str, *, stacklevel: int = 3) -> None:
             f"as observations: if the table is transposed, pass its transpose ({name}.T); if it is meant, "
             "ignore this warning.",
             UserWarning,
-            stacklevel=stacklevel + 1,
+            stacklevel=4,  # this function, read_arguments or read_table, the public function, its caller
         )
 
 
-def read_table(value, name: str, *, where: str, precomputed: bool = False, stacklevel: int = 3):
+def read_table(value, name: str, *, where: str, metric=None, fixed: bool = False):
     """:func:`read_r` for a table of observations (``X`` of a clustering or a k-sample test)
-    outside :func:`handles_missing`, with the orientation check of :func:`warn_if_transposed`;
-    ``precomputed``: ``value`` is (or may be, an R ``dist`` object) a square matrix of
-    distances, which is not checked."""
-    value = read_r(value, name, distances=precomputed, where=where)
-    if not precomputed:
-        warn_if_transposed(value, name, stacklevel=stacklevel + 1)
-    return value
+    outside :func:`handles_missing`: returns ``(value, metric)``. An R ``dist`` object is its
+    matrix with ``metric`` ``"precomputed"`` when the function takes a metric (``metric`` not
+    None; an estimator's own, ``fixed``, must say ``"precomputed"`` itself); anything not
+    given as distances gets the orientation check of :func:`warn_if_transposed`."""
+    if is_r_dist(value) and metric is not None:
+        if fixed and metric != "precomputed":
+            raise ValueError(f"`{name}` is an R dist object (distances between points): construct the estimator with "
+                             f"metric='precomputed' to use them in {where}.")
+        return dist_matrix(value), _with_precomputed(metric, 0, 1, name)
+    value = read_r(value, name, where=where)
+    if not _is_matrix(metric, 0):
+        warn_if_transposed(value, name)
+    return value, metric
 
 
 def _with_precomputed(metric, position: int, count: int, name: str):
@@ -415,7 +422,7 @@ def read_arguments(
         if name in arguments:
             arguments[name] = value
     if tables and "X" in names and not (takes_metric and "X" in data and _is_matrix(arguments["metric"], data.index("X"))):
-        warn_if_transposed(arguments.get("X"), "X", stacklevel=4)
+        warn_if_transposed(arguments.get("X"), "X")
 
 
 def reads_r(*names: str, data: tuple[str, ...] = ()) -> Callable:

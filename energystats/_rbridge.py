@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.spatial.distance import squareform
 
 __all__ = [
     "RNotAvailableError",
@@ -177,8 +178,6 @@ def dist_matrix(obj) -> np.ndarray:
     """The square matrix of an R ``dist`` object: its values are the lower triangle column
     by column, d(2, 1), d(3, 1), ..., d(n, 1), d(3, 2), ..., the order of
     ``scipy.spatial.distance.squareform`` for a symmetric matrix."""
-    from scipy.spatial.distance import squareform
-
     values = np.asarray(obj, dtype=np.float64)
     size = int(np.asarray(obj.do_slot("Size"))[0])
     if values.shape != (size * (size - 1) // 2,):
@@ -193,13 +192,17 @@ def from_r(obj):
     ordered factor), a data frame a ``pandas.DataFrame`` of such columns, an integer or
     logical vector (or matrix) with ``NA`` a float array with NaN there (R's NA integer is
     -2147483648 in numpy), a character vector an object array with ``None`` for ``NA``, a
-    numeric vector or matrix its float64 array, a ``dist`` object its square matrix of
-    distances. Anything else is returned unchanged.
+    numeric vector or matrix its float64 array. Anything else is returned unchanged, except a
+    ``dist`` object, refused with a ``ValueError``: it holds distances, which only an argument
+    that takes them reads (:func:`energystats._missing.read_r`), never as data.
     """
     if not is_r_object(obj):
         return obj
     if is_r_dist(obj):
-        return dist_matrix(obj)
+        raise ValueError(
+            "An R dist object (distances between points) was given where data are read: pass the data the "
+            "distances were computed from, or the distances with metric='precomputed' where a function takes them."
+        )
     kind = type(obj).__name__
     if kind == "DataFrame":
         return pd.DataFrame({str(name): from_r(column) for name, column in zip(obj.names, obj)})
