@@ -437,9 +437,8 @@ def reads_r(*names: str, data: tuple[str, ...] = ()) -> Callable:
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
             arguments = bound.arguments
-            if "metric" in signature.parameters:
-                bound.apply_defaults()
             for name in names:
                 if name in arguments and name in data and "metric" not in arguments:  # a matrix argument: D
                     arguments[name] = read_r(arguments[name], name, distances=True)
