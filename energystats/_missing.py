@@ -39,11 +39,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import math
 import warnings
 from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
+from scipy.spatial.distance import squareform
 
 from ._rbridge import R_NA_INTEGER, dist_matrix, from_r, is_r_dist
 from ._validation import _as_array
@@ -421,8 +423,49 @@ def read_arguments(
             value = prepare[name](value)
         if name in arguments:
             arguments[name] = value
+    if takes_metric and data:
+        _reticulate_dist(arguments, [name for name in names if name != "*samples"], data)
     if tables and "X" in names and not (takes_metric and "X" in data and _is_matrix(arguments["metric"], data.index("X"))):
         warn_if_transposed(arguments.get("X"), "X")
+
+
+def _triangle(value) -> int | None:
+    """n when ``value`` is what reticulate makes of an R ``dist`` object of n >= 4 points: a
+    Python list of n(n - 1)/2 non-negative floats (its class is lost on the way); else None."""
+    if not isinstance(value, list) or len(value) < 6:
+        return None
+    n = int(round((1.0 + math.sqrt(1.0 + 8.0 * len(value))) / 2.0))
+    if n * (n - 1) // 2 != len(value) or not all(type(v) is float and v >= 0.0 for v in value):
+        return None
+    return n
+
+
+def _reticulate_dist(arguments: dict, names: list[str], data: tuple[str, ...]) -> None:
+    """Read an R ``dist`` object that reticulate handed over as its n(n - 1)/2 values (R's order:
+    the lower triangle column by column) as its distances where that is the only reading: the
+    other arguments (data, labels, weights) have n rows, so as data it could only be refused
+    for its length. When every data argument is such a list and nothing else gives n, they
+    are read as data, with a ``UserWarning`` saying how to pass distances."""
+    triangles = {name: _triangle(arguments.get(name)) for name in data}
+    rows = set()
+    for name in names:
+        value = arguments.get(name)
+        if value is not None and triangles.get(name) is None and np.ndim(value) >= 1:
+            rows.add(len(value))
+    for name, n in triangles.items():
+        if n is not None and rows == {n}:
+            arguments["metric"] = _with_precomputed(arguments["metric"], data.index(name), len(data), name)
+            arguments[name] = squareform(np.asarray(arguments[name], dtype=np.float64), checks=False)
+    values = set(triangles.values())
+    if len(data) > 1 and not rows and len(values) == 1 and None not in values:
+        n = values.pop()
+        warnings.warn(
+            f"{' and '.join(f'`{name}`' for name in data)} are lists of {n * (n - 1) // 2} values each, as many as "
+            f"the distances of an R dist object of {n} points, which reticulate hands over as such a list, without "
+            "its class: they are read as data. To pass distances from R, pass as.matrix(d) with metric='precomputed'.",
+            UserWarning,
+            stacklevel=4,  # this function, read_arguments, the public function, its caller
+        )
 
 
 def reads_r(*names: str, data: tuple[str, ...] = ()) -> Callable:
