@@ -232,3 +232,22 @@ def test_more_variables_than_observations_warns_to_check_orientation():
         es.energy_test(squareform(pdist(wide)), [0, 0, 1, 1], metric="precomputed", n_resamples=9, rng=0)  # a matrix
         es.energy_test(wide.T, [0, 0, 1, 1, 0, 1], n_resamples=9, rng=0)  # six observations of four variables
         es.dcov(wide, wide[:, ::-1])  # paired variables of many dimensions: no table
+
+
+def test_a_dist_object_through_reticulate_is_read_as_distances_where_the_other_arguments_give_n():
+    # reticulate hands R's dist(x) over as list(d(2, 1), d(3, 1), ..., d(n, n - 1)): Python floats
+    points = TABLE.to_numpy()[:10]
+    D = squareform(pdist(points))
+    values = pdist(points).tolist()  # scipy's order is R's: the lower triangle column by column
+    assert es.dcov(values, points[:, 1:]) == es.dcov(D, points[:, 1:], metric=("precomputed", "euclidean"))
+    labels = np.repeat([0, 1], 5)
+    assert es.dispersion(values, labels).W == es.dispersion(D, labels, metric="precomputed").W
+    assert es.dcov(points[:, 0], values) == es.dcov(points[:, 0], D, metric=("euclidean", "precomputed"))
+    with pytest.warns(UserWarning, match=r"`x` and `y` are lists of 45 values each.*as\.matrix\(d\) with metric='precomputed'") as record:
+        as_data = es.dcov(values, pdist(points[:, ::-1] ** 2).tolist())
+    assert record[0].filename == __file__
+    assert as_data == es.dcov(np.array(values), pdist(points[:, ::-1] ** 2))  # read as data, as before
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        assert es.dcov([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5]) > 0  # Python ints: data, no warning
+        es.energy_test(values, np.arange(45) % 2, n_resamples=9, rng=0)  # 45 labels: 45 points on the line
