@@ -151,7 +151,8 @@ def test_prints_rs_disco_table_in_text_and_html():
     assert re.match(r"^Total +31 +34\.1562$", lines[6])
     assert "99 relabelings" in text and "eq." not in text and "pairwise" not in text
     page = res._repr_html_()
-    assert page.count("</table>") == 1 and "<th>F-ratio</th>" in page and "eq." not in page
+    assert page.count("</table>") == 1 and "<th>F-ratio</th>" in page and "<th>Source</th>" in page and "eq." not in page
+    assert "<td>Within</td>" in page
     assert "<pre>" not in page
     one = repr(es.dispersion(MTCARS[["mpg"]], MTCARS["am"]))
     assert "p-value" not in one and "pairwise n_i n_j" in one

@@ -177,7 +177,7 @@ class DispersionResult(ResultMixin):
 
     def _repr_html_(self) -> str:
         parts = [f"<div><strong>{html.escape(type(self).__name__ + ': ' + self._title)}</strong>"]
-        parts.append(self.disco_table().to_html(float_format=lambda v: f"{v:.6g}", na_rep=""))
+        parts.append(self.disco_table().reset_index().to_html(index=False, float_format=lambda v: f"{v:.6g}", na_rep=""))
         notes = [line for line in (self._resampling_line(),) if line]
         if self.n_omitted:
             notes.append(f"{self.n_omitted} row(s) with missing values omitted")
