@@ -1,4 +1,8 @@
-"""Missing values the scipy way: ``nan_policy`` in {"raise", "omit", "propagate"}.
+"""Missing values the scipy way: ``nan_policy`` in {"raise", "omit", "propagate"}; and the one
+reading of R objects that every public function's data arguments go through first
+(:func:`read_r`: rpy2's data frames, matrices, vectors and factors as Python data, a ``dist``
+object as the distances it holds where a function takes distances and refused elsewhere), with
+the warning for a table ``X`` of more variables than observations (:func:`warn_if_transposed`).
 
 A value is missing when it is NaN, ``None``, ``pandas.NA``/``NaT``, or masked in a
 ``numpy.ma`` array (a mask means missing under every policy; a masked array

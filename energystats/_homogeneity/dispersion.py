@@ -97,7 +97,8 @@ class DispersionResult(ResultMixin):
         Permutation p-value of F (``n_resamples`` given, one factor), as R ``disco(...,
         R)$p.value``; ``None`` without resamples and with several factors (see ``by_factor``).
     n_resamples : int or None
-        Relabelings behind ``pvalue`` (all distinct ones when they are fewer than asked).
+        Relabelings behind ``pvalue`` (all distinct ones when they are fewer than asked); with
+        several factors the number asked, each factor's own in ``by_factor``.
     by_factor : tuple of DispersionResult
         With several factors, the one-factor decomposition of each, in the order given:
         its S (R ``between``), W (R ``withins``), F (R ``statistic``) and p-value (R
