@@ -49,9 +49,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
-from scipy.spatial.distance import squareform
 
-from ._rbridge import R_NA_INTEGER, dist_matrix, from_r, is_r_dist
+from ._rbridge import R_NA_INTEGER, condensed_matrix, dist_matrix, from_r, is_r_dist
 from ._validation import _as_array
 
 __all__ = [
@@ -351,7 +350,7 @@ def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
             f"`{name}` is an R dist object (distances between points), but {where or 'this function'} takes the "
             "points themselves here: pass the data the distances were computed from."
         )
-    return dist_matrix(value) if is_r_dist(value) else from_r(value)
+    return dist_matrix(value, name) if is_r_dist(value) else from_r(value)
 
 
 def warn_if_transposed(value, name: str) -> None:
@@ -385,7 +384,7 @@ def read_table(value, name: str, *, where: str, metric=None, fixed: bool = False
         if fixed and metric != "precomputed":
             raise ValueError(f"`{name}` is an R dist object (distances between points): construct the estimator with "
                              f"metric='precomputed' to use them in {where}.")
-        return dist_matrix(value), _with_precomputed(metric, 0, 1, name)
+        return dist_matrix(value, name), _with_precomputed(metric, 0, 1, name)
     value = read_r(value, name, where=where)
     if not _is_matrix(metric, 0):
         warn_if_transposed(value, name)
@@ -459,7 +458,7 @@ def _reticulate_dist(arguments: dict, names: list[str], data: tuple[str, ...]) -
     for name, n in triangles.items():
         if n is not None and rows == {n}:
             arguments["metric"] = _with_precomputed(arguments["metric"], data.index(name), len(data), name)
-            arguments[name] = squareform(np.asarray(arguments[name], dtype=np.float64), checks=False)
+            arguments[name] = condensed_matrix(arguments[name], name)
     values = set(triangles.values())
     if len(data) > 1 and not rows and len(values) == 1 and None not in values:
         n = values.pop()

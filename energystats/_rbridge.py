@@ -28,6 +28,7 @@ __all__ = [
     "r_matrix",
     "r_versions",
     "to_numpy",
+    "condensed_matrix",
     "dist_matrix",
 ]
 
@@ -174,15 +175,21 @@ def is_r_dist(obj) -> bool:
     return is_r_object(obj) and "dist" in list(getattr(obj, "rclass", ()))
 
 
-def dist_matrix(obj) -> np.ndarray:
-    """The square matrix of an R ``dist`` object: its values are the lower triangle column
-    by column, d(2, 1), d(3, 1), ..., d(n, 1), d(3, 2), ..., the order of
-    ``scipy.spatial.distance.squareform`` for a symmetric matrix."""
-    values = np.asarray(obj, dtype=np.float64)
-    size = int(np.asarray(obj.do_slot("Size"))[0])
-    if values.shape != (size * (size - 1) // 2,):
-        raise ValueError(f"R dist object of {size} points holds {values.size} distances, not {size * (size - 1) // 2}.")
+def condensed_matrix(values, name: str) -> np.ndarray:
+    """The square matrix of the n(n - 1)/2 distances of an R ``dist`` object, in R's order:
+    the lower triangle column by column, d(2, 1), d(3, 1), ..., d(n, 1), d(3, 2), ..., which
+    is ``scipy.spatial.distance.squareform``'s for a symmetric matrix (the caller's own
+    distances laid out, no pair computed)."""
+    values = np.asarray(values, dtype=np.float64)
+    n = int(round((1.0 + np.sqrt(1.0 + 8.0 * values.size)) / 2.0))
+    if values.ndim != 1 or n * (n - 1) // 2 != values.size:
+        raise ValueError(f"`{name}` must hold the n(n - 1)/2 distances of n points, got {values.size} values.")
     return squareform(values, checks=False)
+
+
+def dist_matrix(obj, name: str = "X") -> np.ndarray:
+    """The square matrix of an R ``dist`` object from rpy2 (:func:`condensed_matrix`)."""
+    return condensed_matrix(np.asarray(obj, dtype=np.float64), name)
 
 
 def from_r(obj):
