@@ -361,8 +361,8 @@ def warn_if_transposed(value, name: str) -> None:
     shape = getattr(value, "shape", None)
     if shape is None:
         try:
-            shape = np.shape(value)
-        except ValueError:  # ragged nested lists: the function's own validation names them
+            shape = np.asarray(value).shape  # lists, and array-likes that only convert (__array__)
+        except (TypeError, ValueError):  # ragged nested lists: the function's own validation names them
             return
     if len(shape) == 2 and shape[1] > shape[0]:
         warnings.warn(
@@ -453,8 +453,12 @@ def _reticulate_dist(arguments: dict, names: list[str], data: tuple[str, ...]) -
     rows = set()
     for name in names:
         value = arguments.get(name)
-        if value is not None and triangles.get(name) is None and np.ndim(value) >= 1:
-            rows.add(len(value))
+        if value is not None and triangles.get(name) is None:
+            try:
+                if np.ndim(value) >= 1:
+                    rows.add(len(value))
+            except TypeError:  # an array-like that only converts: its own validation reads it
+                pass
     for name, n in triangles.items():
         if n is not None and rows == {n}:
             arguments["metric"] = _with_precomputed(arguments["metric"], data.index(name), len(data), name)
