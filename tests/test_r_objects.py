@@ -251,3 +251,14 @@ def test_a_dist_object_through_reticulate_is_read_as_distances_where_the_other_a
         warnings.simplefilter("error", UserWarning)
         assert es.dcov([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5]) > 0  # Python ints: data, no warning
         es.energy_test(values, np.arange(45) % 2, n_resamples=9, rng=0)  # 45 labels: 45 points on the line
+
+
+@pytest.mark.r
+def test_an_r_data_frame_of_factors_gives_rs_disco(ro):
+    factors = ro.r("data.frame(cyl = factor(mtcars$cyl), am = factor(mtcars$am))")
+    res = es.dispersion(ro.r('mtcars[, c("mpg", "hp")]'), factors)
+    theirs = ro.r['disco'](ro.r('mtcars[, c("mpg", "hp")]'), factors, R=0)
+    between = np.asarray(theirs.rx2("between"))
+    np.testing.assert_allclose([f.S for f in res.by_factor], between, rtol=1e-13)
+    assert res.W == pytest.approx(float(theirs.rx2("within")[0]), rel=1e-12)
+    assert res.disco_table().index.tolist() == ["cyl", "am", "Within", "Total"]
