@@ -1,4 +1,8 @@
-"""Missing values the scipy way: ``nan_policy`` in {"raise", "omit", "propagate"}.
+"""Missing values the scipy way: ``nan_policy`` in {"raise", "omit", "propagate"}; and the one
+reading of R objects that every public function's data arguments go through first
+(:func:`read_r`: rpy2's data frames, matrices, vectors and factors as Python data, a ``dist``
+object as the distances it holds where a function takes distances and refused elsewhere), with
+the warning for a table ``X`` of more variables than observations (:func:`warn_if_transposed`).
 
 A value is missing when it is NaN, ``None``, ``pandas.NA``/``NaT``, or masked in a
 ``numpy.ma`` array (a mask means missing under every policy; a masked array
@@ -39,15 +43,31 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import math
+import os
+import sys
+import warnings
 from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
 
-from ._rbridge import R_NA_INTEGER, from_r
+from ._rbridge import R_NA_INTEGER, condensed_matrix, dist_matrix, from_r, is_r_dist
 from ._validation import _as_array
 
-__all__ = ["NAN_POLICIES", "check_nan_policy", "drop_missing", "expand_labels", "handles_missing", "with_omitted"]
+__all__ = [
+    "NAN_POLICIES",
+    "check_nan_policy",
+    "drop_missing",
+    "expand_labels",
+    "handles_missing",
+    "read_arguments",
+    "read_r",
+    "read_table",
+    "reads_r",
+    "warn_if_transposed",
+    "with_omitted",
+]
 
 NAN_POLICIES = ("raise", "omit", "propagate")
 
@@ -224,7 +244,9 @@ def _is_matrix(metric, position: int) -> bool:
     return isinstance(metric, str) and metric in _MATRIX_METRICS
 
 
-def handles_missing(*groups: tuple[str, ...], data: tuple[str, ...] = (), propagate: bool = False) -> Callable:
+def handles_missing(
+    *groups: tuple[str, ...], data: tuple[str, ...] = (), propagate: bool = False, prepare: dict | None = None
+) -> Callable:
     """Give a public function scipy's ``nan_policy`` for its row arguments.
 
     Parameters
@@ -239,6 +261,13 @@ def handles_missing(*groups: tuple[str, ...], data: tuple[str, ...] = (), propag
         dropped together).
     propagate : bool
         The function returns a number: ``"propagate"`` returns NaN.
+    prepare : dict, default=None
+        ``{name: function}``: a conversion of an argument after R's objects are read and
+        before missing rows are dropped (several factors as one DataFrame).
+
+    Every argument named in ``groups`` is first read by :func:`read_arguments`, the one
+    conversion of R objects (an R ``dist`` object for a ``data`` argument: its matrix, with
+    that argument's metric ``"precomputed"``), and ``X`` gets the orientation check.
 
     The function keeps ``nan_policy`` in its signature (for its documentation and
     ``inspect``); this wrapper applies it. A result dataclass with an ``n_omitted``
@@ -256,6 +285,7 @@ def handles_missing(*groups: tuple[str, ...], data: tuple[str, ...] = (), propag
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             arguments = bound.arguments
+            read_arguments(arguments, [name for names in groups for name in names], data, f"{func.__name__}()", prepare)
             policy = check_nan_policy(arguments["nan_policy"], propagate=propagate, where=f"{func.__name__}()")
             # "propagate" computes the statistic of the complete rows (so that every other
             # argument is checked: NaN is the answer only to a valid call) and returns NaN
@@ -301,3 +331,183 @@ def with_omitted(result, omitted: int, keep: np.ndarray | None):
     if keep is not None and isinstance(labels, np.ndarray) and labels.shape == (int(keep.sum()),):
         changes["labels"] = expand_labels(labels, keep)
     return dataclasses.replace(result, **changes)
+
+
+# --- R objects: the one conversion path of every public function's data arguments ---
+
+
+def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
+    """``value`` as Python data, whoever made it: the one conversion of R objects.
+
+    An rpy2 object becomes the Python data it holds (:func:`energystats._rbridge.from_r`: a
+    data frame a DataFrame with observations in rows, a matrix its array, a factor a
+    categorical, R's NA missing); reticulate hands over Python objects already (a data frame
+    as a DataFrame, a matrix as an array, a vector as a list), whose R ``NA`` values the
+    missing-value rules read. An R ``dist`` object is its square matrix of distances where
+    the argument takes distances (``distances``), else refused with a ``ValueError``: read as
+    data it would give a meaningless number.
+    """
+    if is_r_dist(value) and not distances:
+        raise ValueError(
+            f"`{name}` is an R dist object (distances between points), but {where or 'this function'} takes the "
+            "points themselves here: pass the data the distances were computed from."
+        )
+    return dist_matrix(value, name) if is_r_dist(value) else from_r(value)
+
+
+def warn_if_transposed(value, name: str) -> None:
+    """A ``UserWarning`` when the table ``value`` has more columns than rows: its rows are read
+    as observations, and more variables than observations usually means a transposed table.
+    Called from :func:`read_arguments` (in the wrapper of a public function) or
+    :func:`read_table` (in a public function), so that the warning points at the caller's line."""
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(value).shape  # lists, and array-likes that only convert (__array__)
+        except (TypeError, ValueError):  # ragged nested lists: the function's own validation names them
+            return
+    if len(shape) == 2 and shape[1] > shape[0]:
+        warnings.warn(
+            f"`{name}` has more variables (columns: {shape[1]}) than observations (rows: {shape[0]}). Rows are read "
+            f"as observations: if the table is transposed, pass its transpose ({name}.T); if it is meant, "
+            "ignore this warning.",
+            UserWarning,
+            stacklevel=_caller_level(),
+        )
+
+
+def _caller_level() -> int:
+    """``stacklevel`` of the first frame outside energystats, seen from the function that
+    calls this one: a warning then points at the user's line whatever wrappers (the public
+    function's decorators) lie between."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(2), 2  # the caller of warnings.warn's caller
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def read_table(value, name: str, *, where: str, metric=None, fixed: bool = False):
+    """:func:`read_r` for a table of observations (``X`` of a clustering or a k-sample test)
+    outside :func:`handles_missing`: returns ``(value, metric)``. An R ``dist`` object is its
+    matrix with ``metric`` ``"precomputed"`` when the function takes a metric (``metric`` not
+    None; an estimator's own, ``fixed``, must say ``"precomputed"`` itself); anything not
+    given as distances gets the orientation check of :func:`warn_if_transposed`."""
+    if is_r_dist(value) and metric is not None:
+        if fixed and metric != "precomputed":
+            raise ValueError(f"`{name}` is an R dist object (distances between points): construct the estimator with "
+                             f"metric='precomputed' to use them in {where}.")
+        return dist_matrix(value, name), _with_precomputed(metric, 0, 1, name)
+    value = read_r(value, name, where=where)
+    if not _is_matrix(metric, 0):
+        warn_if_transposed(value, name)
+    return value, metric
+
+
+def _with_precomputed(metric, position: int, count: int, name: str):
+    """``metric`` with the data argument at ``position`` (of ``count``) made ``"precomputed"``:
+    an R dist object holds distances, as R's functions read it."""
+    metrics = list(metric) if isinstance(metric, (tuple, list)) else [metric] * count
+    current = metrics[position] if position < len(metrics) else None
+    if not (isinstance(current, str) and current in ("euclidean", "precomputed")):
+        raise ValueError(
+            f"`{name}` is an R dist object, read as precomputed distances; `metric`={current!r} cannot apply to it."
+        )
+    metrics[position] = "precomputed"
+    return metrics[0] if count == 1 else tuple(metrics)
+
+
+def read_arguments(
+    arguments: dict, names: Iterable[str], data: tuple[str, ...], where: str, prepare: dict | None = None, *, tables: bool = True
+) -> None:
+    """Convert a public function's bound ``arguments`` named ``names`` in place by
+    :func:`read_r`. An R ``dist`` object given for a data argument of a function that takes
+    ``metric`` becomes its matrix with that argument's metric ``"precomputed"``; a table ``X``
+    not given as distances gets the orientation check (``tables``). ``prepare`` maps names to a further
+    conversion (e.g. several factors as one DataFrame)."""
+    takes_metric = "metric" in arguments
+    for name in names:
+        if name == "*samples":
+            arguments["samples"] = tuple(read_r(s, f"samples[{i}]", where=where) for i, s in enumerate(arguments["samples"]))
+            continue
+        value = arguments.get(name)
+        dist = is_r_dist(value) and name in data and takes_metric
+        if dist:
+            arguments["metric"] = _with_precomputed(arguments["metric"], data.index(name), len(data), name)
+        value = read_r(value, name, distances=dist, where=where)
+        if prepare and name in prepare:
+            value = prepare[name](value)
+        if name in arguments:
+            arguments[name] = value
+    if takes_metric and data:
+        _reticulate_dist(arguments, [name for name in names if name != "*samples"], data)
+    if tables and "X" in names and not (takes_metric and "X" in data and _is_matrix(arguments["metric"], data.index("X"))):
+        warn_if_transposed(arguments.get("X"), "X")
+
+
+def _triangle(value) -> int | None:
+    """n when ``value`` is what reticulate makes of an R ``dist`` object of n >= 4 points: a
+    Python list of n(n - 1)/2 non-negative floats (its class is lost on the way); else None."""
+    if not isinstance(value, list) or len(value) < 6:
+        return None
+    n = int(round((1.0 + math.sqrt(1.0 + 8.0 * len(value))) / 2.0))
+    if n * (n - 1) // 2 != len(value) or not all(type(v) is float and v >= 0.0 for v in value):
+        return None
+    return n
+
+
+def _reticulate_dist(arguments: dict, names: list[str], data: tuple[str, ...]) -> None:
+    """Read an R ``dist`` object that reticulate handed over as its n(n - 1)/2 values (R's order:
+    the lower triangle column by column) as its distances where that is the only reading: the
+    other arguments (data, labels, weights) have n rows, so as data it could only be refused
+    for its length. When every data argument is such a list and nothing else gives n, they
+    are read as data, with a ``UserWarning`` saying how to pass distances."""
+    triangles = {name: _triangle(arguments.get(name)) for name in data}
+    rows = set()
+    for name in names:
+        value = arguments.get(name)
+        if value is not None and triangles.get(name) is None:
+            try:
+                if np.ndim(value) >= 1:
+                    rows.add(len(value))
+            except TypeError:  # an array-like that only converts: its own validation reads it
+                pass
+    for name, n in triangles.items():
+        if n is not None and rows == {n}:
+            arguments["metric"] = _with_precomputed(arguments["metric"], data.index(name), len(data), name)
+            arguments[name] = condensed_matrix(arguments[name], name)
+    values = set(triangles.values())
+    if len(data) > 1 and not rows and len(values) == 1 and None not in values:
+        n = values.pop()
+        warnings.warn(
+            f"{' and '.join(f'`{name}`' for name in data)} are lists of {n * (n - 1) // 2} values each, as many as "
+            f"the distances of an R dist object of {n} points, which reticulate hands over as such a list, without "
+            "its class: they are read as data. To pass distances from R, pass as.matrix(d) with metric='precomputed'.",
+            UserWarning,
+            stacklevel=_caller_level(),
+        )
+
+
+def reads_r(*names: str, data: tuple[str, ...] = ()) -> Callable:
+    """Give a public function without ``nan_policy`` the one conversion of R objects
+    (:func:`read_arguments`) for its arguments ``names``; ``data`` as in
+    :func:`handles_missing` (arguments that may be distances, in ``metric``'s order, or
+    all-distance arguments such as ``D`` when the function takes no ``metric``)."""
+
+    def decorate(func: Callable) -> Callable:
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = bound.arguments
+            for name in names:
+                if name in arguments and name in data and "metric" not in arguments:  # a matrix argument: D
+                    arguments[name] = read_r(arguments[name], name, distances=True)
+            read_arguments(arguments, [n for n in names if n in arguments], data, f"{func.__name__}()", tables=False)
+            return func(*bound.args, **bound.kwargs)
+
+        return wrapper
+
+    return decorate

@@ -13,10 +13,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.spatial.distance import squareform
 
 __all__ = [
     "RNotAvailableError",
     "from_r",
+    "is_r_dist",
     "is_r_object",
     "r_available",
     "r_call",
@@ -26,6 +28,8 @@ __all__ = [
     "r_matrix",
     "r_versions",
     "to_numpy",
+    "condensed_matrix",
+    "dist_matrix",
 ]
 
 INSTALL_HINT = (
@@ -166,6 +170,28 @@ def is_r_object(obj) -> bool:
     return type(obj).__module__.startswith("rpy2.")
 
 
+def is_r_dist(obj) -> bool:
+    """Whether ``obj`` is an R ``dist`` object from rpy2 (the distances between points)."""
+    return is_r_object(obj) and "dist" in list(getattr(obj, "rclass", ()))
+
+
+def condensed_matrix(values, name: str) -> np.ndarray:
+    """The square matrix of the n(n - 1)/2 distances of an R ``dist`` object, in R's order:
+    the lower triangle column by column, d(2, 1), d(3, 1), ..., d(n, 1), d(3, 2), ..., which
+    is ``scipy.spatial.distance.squareform``'s for a symmetric matrix (the caller's own
+    distances laid out, no pair computed)."""
+    values = np.asarray(values, dtype=np.float64)
+    n = int(round((1.0 + np.sqrt(1.0 + 8.0 * values.size)) / 2.0))
+    if values.ndim != 1 or n * (n - 1) // 2 != values.size:
+        raise ValueError(f"`{name}` must hold the n(n - 1)/2 distances of n points, got {values.size} values.")
+    return squareform(values, checks=False)
+
+
+def dist_matrix(obj, name: str = "X") -> np.ndarray:
+    """The square matrix of an R ``dist`` object from rpy2 (:func:`condensed_matrix`)."""
+    return condensed_matrix(np.asarray(obj, dtype=np.float64), name)
+
+
 def from_r(obj):
     """An R object from rpy2 as the Python data it holds, R's missing values as missing.
 
@@ -173,10 +199,17 @@ def from_r(obj):
     ordered factor), a data frame a ``pandas.DataFrame`` of such columns, an integer or
     logical vector (or matrix) with ``NA`` a float array with NaN there (R's NA integer is
     -2147483648 in numpy), a character vector an object array with ``None`` for ``NA``, a
-    numeric vector or matrix its float64 array. Anything else is returned unchanged.
+    numeric vector or matrix its float64 array. Anything else is returned unchanged, except a
+    ``dist`` object, refused with a ``ValueError``: it holds distances, which only an argument
+    that takes them reads (:func:`energystats._missing.read_r`), never as data.
     """
     if not is_r_object(obj):
         return obj
+    if is_r_dist(obj):
+        raise ValueError(
+            "An R dist object (distances between points) was given where data are read: pass the data the "
+            "distances were computed from, or the distances with metric='precomputed' where a function takes them."
+        )
     kind = type(obj).__name__
     if kind == "DataFrame":
         return pd.DataFrame({str(name): from_r(column) for name, column in zip(obj.names, obj)})

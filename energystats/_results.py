@@ -32,7 +32,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ._rbridge import from_r
+from ._rbridge import from_r, is_r_dist
 
 __all__ = ["FittedReport", "ReportsWhenFitted", "ResultMixin", "data_name_of", "format_pvalue", "names_data", "table_html", "table_text"]
 
@@ -94,7 +94,7 @@ def _is_scalar(value) -> bool:
 # tables
 
 
-def _cells(frame: pd.DataFrame) -> dict[str, list[str]]:
+def _cells(frame: pd.DataFrame, digits: int = 4) -> dict[str, list[str]]:
     """The formatted cells of each column (p-values as R's format.pval, numbers to 4
     significant digits)."""
     out = {}
@@ -107,7 +107,7 @@ def _cells(frame: pd.DataFrame) -> dict[str, list[str]]:
         elif pd.api.types.is_integer_dtype(column.dtype):
             out[name] = [str(v) for v in column.tolist()]
         else:
-            out[name] = _column_numbers(np.asarray(column, dtype=float))
+            out[name] = _column_numbers(np.asarray(column, dtype=float), digits)
     return out
 
 
@@ -150,11 +150,11 @@ def _shows_index(frame: pd.DataFrame) -> bool:
     return not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)
 
 
-def table_text(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS) -> list[str]:
+def table_text(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4) -> list[str]:
     """The lines of ``frame`` as an aligned text table: numbers right-aligned to 4
     significant digits, p-value columns as R's ``format.pval``, text left-aligned."""
     frame, more = _shown(frame, max_rows)
-    cells = _cells(frame)
+    cells = _cells(frame, digits)
     show_index = _shows_index(frame)
     index = [str(v) for v in frame.index] if show_index else []
     head = [str(frame.index.name or "")] if show_index else []
@@ -171,11 +171,11 @@ def table_text(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS) -> list[str]:
     return lines + ([more] if more else [])
 
 
-def table_html(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS) -> str:
+def table_html(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4) -> str:
     """``frame`` as an HTML ``<table>``: numbers right-aligned in a monospace font with
     tabular figures, so that columns align in JupyterLab and in the Sphinx docs."""
     frame, more = _shown(frame, max_rows)
-    cells = _cells(frame)
+    cells = _cells(frame, digits)
     show_index = _shows_index(frame)
     styles = {name: _NUMBER_STYLE if _numeric(frame[name]) or str(name) in _PVALUE_COLUMNS else _TEXT_STYLE for name in frame.columns}
     head = "".join(f"<th style='{styles[name]}'>{html.escape(str(name))}</th>" for name in frame.columns)
@@ -221,7 +221,7 @@ class ResultMixin:
     ``_pvalue_note()``
         What the p-value rests on, in brackets after it.
     ``_tables()``
-        ``(caption, DataFrame)`` pairs printed as tables.
+        ``(caption, DataFrame)`` pairs printed as tables, numbers to ``_digits`` significant digits.
     ``_extra_lines()``
         Notes printed last.
     """
@@ -231,6 +231,8 @@ class ResultMixin:
     _title = ""
     _resamples = "permutations"
     _hidden = ()
+    #: significant digits of the numbers in the printed tables
+    _digits = 4
     #: fields the title, data and statistic lines already show
     _header = ("data_name", "statistic", "pvalue", "statistic_name", "n_resamples", "exact")
 
@@ -313,7 +315,7 @@ class ResultMixin:
             lines.append(statistic)
         lines += [f"{name}: {value}" for name, value in self._details()]
         for caption, frame in self._tables():
-            lines += ["", f"{caption}:"] + table_text(frame)
+            lines += ["", f"{caption}:"] + table_text(frame, digits=self._digits)
         extra = self._extra_lines()
         if extra:
             lines += [""] + extra
@@ -341,7 +343,7 @@ class ResultMixin:
             f"<table style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table>" if body else "",
         ]
         for caption, frame in self._tables():
-            parts.append(f"<div style='margin-top:0.5em'>{html.escape(caption)}</div>{table_html(frame)}")
+            parts.append(f"<div style='margin-top:0.5em'>{html.escape(caption)}</div>{table_html(frame, digits=self._digits)}")
         parts += [f"<div>{html.escape(line)}</div>" for line in self._extra_lines()]
         return "".join(parts) + "</div>"
 
@@ -369,6 +371,8 @@ def _columns(frame: pd.DataFrame, leave_out: set) -> str:
 def _name(value, parameter: str, leave_out: set) -> str:
     """What one argument is called: a column name given as a string, a Series' name, a data
     frame's columns (without those named by other arguments), else the parameter's name."""
+    if is_r_dist(value):  # distances: read as such by the function, named by the parameter
+        return parameter
     value = from_r(value)
     if isinstance(value, str):
         return value

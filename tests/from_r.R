@@ -146,6 +146,27 @@ xy <- cbind(x, 2L * x + c(1L, 0L, 0L, 1L, 1L, 0L, 0L, 1L))
 agree("mvnorm.e of an integer matrix with NA omitted", es$mvnorm_statistic(xy, nan_policy = "omit"),
       mvnorm.e(xy[!is.na(x), ]))
 
+# R objects as R users pass them: a data frame of variables, a dist object, several factors.
+# [r-objects]
+screen <- es$pairwise_dcor(quakes)
+screen$n
+d <- dist(quakes[1:50, 1:2])
+es$dcov(d, quakes[1:50, 3:4])
+factors <- data.frame(cyl = factor(mtcars$cyl), am = factor(mtcars$am))
+two <- es$dispersion(mtcars[, c("mpg", "disp", "hp")], factors)
+two$disco_table()
+# [/r-objects]
+report("pairwise_dcor reads a data frame by its columns", screen$n == 1000L && nrow(screen$table) == 10L,
+       sprintf("%d observations, %d pairs", screen$n, nrow(screen$table)))
+agree("pairwise_dcor of mag and stations = dcor", screen$matrix["mag", "stations"], dcor(quakes$mag, quakes$stations))
+agree("dcov of a dist object = dcov(d, y)", es$dcov(d, quakes[1:50, 3:4]), dcov(d, quakes[1:50, 3:4]))
+agree("dcor of a dist object = dcor(d, y)", es$dcor(d, quakes[1:50, 3:4]), dcor(d, quakes[1:50, 3:4]))
+theirs <- disco(mtcars[, c("mpg", "disp", "hp")], factors, R = 0)
+agree("disco with two factors: between, within, total, F",
+      c(sapply(two$by_factor, function(f) f$S), two$W, two$T, sapply(two$by_factor, function(f) f$F)),
+      c(theirs$between, theirs$within, theirs$total, theirs$statistic))
+agree("disco with two factors: Df", two$disco_table()$Df, c(theirs$Df.trt, theirs$Df.e, theirs$N - 1), tolerance = 0)
+
 if (length(failures) > 0) {
   cat("energystats differs from energy:", paste(failures, collapse = "; "), "\n")
   quit(status = 1)

@@ -247,10 +247,11 @@ def test_matches_r_scaling_on_iris():
 def test_repr_is_readable(rng):
     res = es.dispersion(rng.normal(size=(9, 2)), np.arange(9) % 3)
     text = repr(res)
-    assert text.startswith("energy dispersion decomposition T = S + W")
-    assert re.search(rf"^W: {res.W:.5g}$", text, re.M)
-    assert "pairwise n_i n_j / (n_i + n_j) * E_ij (R edist)" in text
-    assert "<table" in res._repr_html_()
+    assert text.startswith("Distance components (DISCO)\n\ndata:  X by labels")
+    assert re.search(rf"^Within +6 +{res.W:.5f} +{res.W / 6:.6f} +NaN$", text, re.M)
+    assert "Pairwise n_i n_j / (n_i + n_j) * E_ij (R edist)" in text
+    # the data line, the disco table and the pairwise matrix, as HTML tables
+    assert res._repr_html_().count("</table>") == 3
 
 
 @pytest.mark.parametrize(
@@ -258,7 +259,8 @@ def test_repr_is_readable(rng):
     [
         (lambda: es.dispersion(np.zeros((4, 2)), [0, 0, 0, 0]), ValueError, "`labels` must define at least two groups"),
         (lambda: es.dispersion(np.zeros((4, 2)), [0, 1, 0]), ValueError, r"`labels` must have one entry per sample \(4\)"),
-        (lambda: es.dispersion(np.zeros((4, 2)), [[0, 1], [0, 1]]), ValueError, "`labels` must be one-dimensional"),
+        (lambda: es.dispersion(np.zeros((4, 2)), np.zeros((4, 1, 1))), ValueError, "`labels` must be one-dimensional"),
+        (lambda: es.dispersion(np.zeros((4, 2)), [[0, 1], [0, 1]]), ValueError, r"`labels\[0\]` must have one entry per sample \(4\)"),
         (lambda: es.dispersion([[0.0, np.nan], [1, 1]], [0, 1]), ValueError, r"`X` contains missing values \(NaN, None or masked\) in 1 of 2 row"),
         (lambda: es.dispersion([[0.0, np.inf], [1, 1]], [0, 1]), ValueError, "`X` contains NaN or infinite"),
         (lambda: es.dispersion(np.zeros((2, 2, 2)), [0, 1]), ValueError, "`X` must be a 1-D or 2-D array, got 3"),

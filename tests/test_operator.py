@@ -213,7 +213,8 @@ def test_a_product_that_cannot_fit_raises_before_allocating(rng):
 #: the Semimetric itself (two given blocks, _semimetric.py) and the public functions that
 #: return (or decompose) a matrix by definition, after checking the memory budget (_pairwise.py).
 PAIRWISE = re.compile(r"\b(cdist|pdist|squareform|semimetric_matrix|centre_in_place|kernel_matrix|pairwise_semimetric)\(")
-MATRIX_BUILDERS = {"_semimetric.py": ("__call__",), "_pairwise.py": ("kernel_matrix", "is_negative_type", "pairwise_semimetric")}
+MATRIX_BUILDERS = {"_semimetric.py": ("__call__",), "_pairwise.py": ("kernel_matrix", "is_negative_type", "pairwise_semimetric"),
+                   "_rbridge.py": ("condensed_matrix",)}  # an R dist object's own distances, laid out square
 
 
 def pairwise_calls(package: Path) -> list[str]:

@@ -26,7 +26,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
-from .._missing import check_nan_policy, drop_missing, expand_labels
+from .._missing import check_nan_policy, drop_missing, expand_labels, read_table
 from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
@@ -385,6 +385,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         -------
         self
         """
+        X, _ = read_table(X, "X", where="KGroups.fit()", metric=self.metric, fixed=True)
         X, sample_weight, init, keep = self._complete(X, sample_weight, self.init)
         numeric_columns(X, "X")
         self._fit(validate_data(self, X, dtype=np.float64), sample_weight, init)

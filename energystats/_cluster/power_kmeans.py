@@ -26,7 +26,7 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._missing import check_nan_policy, drop_missing, expand_labels
+from .._missing import check_nan_policy, drop_missing, expand_labels, read_table
 from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
 from .._random import as_generator
 from .._results import ReportsWhenFitted
@@ -388,6 +388,7 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Fit power k-means to ``X`` (n_samples, n_features); returns self."""
+        X, _ = read_table(X, "X", where="PowerKMeans.fit()")
         X, keep = self._complete(X)
         X, k, n_init, max_iter, start = self._validate(X)
         # data far from 1 in magnitude are divided by a power of two (exact); centres and

@@ -20,7 +20,7 @@ from numbers import Real
 import numpy as np
 from scipy import stats
 
-from .._missing import handles_missing
+from .._missing import handles_missing, reads_r
 from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
@@ -119,6 +119,7 @@ def _tie_scale(family, params: tuple, x: np.ndarray, statistic: float) -> float:
     return tie_scale(statistic, x.size, between, float(np.std((x - params[-2]) / params[-1])))
 
 
+@reads_r("x")
 def energy_gof_statistic(dist, x, axis: int = -1):
     r"""The energy goodness-of-fit statistic of ``x`` against a frozen distribution, in the
     form ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls.

@@ -10,20 +10,24 @@ analysis of variance", Annals of Applied Statistics 4 (2010).
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._missing import handles_missing
+from .._missing import handles_missing, read_r
 from .._operator import N_PROJECTIONS, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
+from .._resampling import MAX_EXACT, check_options, use_exact
 from .._results import ResultMixin, names_data
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_groups, as_weights, weight_scale, vocabulary
+from .._validation import as_groups, as_weights, vocabulary, weight_scale
+from ._relabel import count_relabelings
+from .permutation import _permutation_test
 
-__all__ = ["DispersionResult", "dispersion", "energy_distance"]
+__all__ = ["DispersionResult", "as_factors", "dispersion", "energy_distance"]
 
 
 @dataclass(frozen=True)
@@ -53,15 +57,17 @@ def decompose(M: np.ndarray, s: np.ndarray) -> Decomposition:
 
 @dataclass(frozen=True, repr=False)
 class DispersionResult(ResultMixin):
-    r"""Energy dispersion of a sample split into groups (DISCO decomposition).
+    r"""Energy dispersion of a sample split into groups by one factor or several (DISCO).
 
     Attributes
     ----------
     W : float
-        Within-group dispersion, eq. (15): :math:`\sum_j \tfrac{s_j}{2} g(C_j, C_j)`.
-        Equals R ``disco(...)$within``.
+        Within-sample dispersion. One factor: eq. (15),
+        :math:`\sum_j \tfrac{s_j}{2} g(C_j, C_j)`; several factors: the total less every
+        factor's between-sample statistic, :math:`T - \sum_f S_f`. Equals R ``disco(...)$within``.
     S : float
-        Between-group statistic, eq. (16). Equals R ``disco(...)$between``.
+        Between-sample statistic, eq. (16); with several factors the sum of theirs. Equals
+        R ``disco(...)$between`` (its sum).
     T : float
         Total dispersion :math:`\tfrac{s}{2} g(X, X)` (Lemma 1, eq. 18);
         ``S + W == T`` to rounding. Equals R ``disco(...)$total``.
@@ -71,8 +77,10 @@ class DispersionResult(ResultMixin):
         ``nan`` when ``s <= k``, where the ratio has no degrees of freedom; ``inf`` when
         W = 0 < S (every group constant, the groups apart); ``nan`` when S = W = 0 (every
         point the same: nothing to compare), which ``energy_test(statistic="F")`` refuses.
+        With several factors ``nan``: each factor's ratio is in ``by_factor``.
     within : ndarray of shape (k,)
-        Per-group terms :math:`W_j = \tfrac{s_j}{2} g(C_j, C_j)`.
+        Per-group terms :math:`W_j = \tfrac{s_j}{2} g(C_j, C_j)` (empty with several factors,
+        as are ``sizes``, ``weights``, ``pairwise`` and ``groups``: see ``by_factor``).
     sizes : ndarray of shape (k,)
         Number of points in each group.
     weights : ndarray of shape (k,)
@@ -82,6 +90,19 @@ class DispersionResult(ResultMixin):
         statistic of R ``edist(x, sizes)`` (method ``"cluster"``).
     groups : ndarray of shape (k,)
         Group labels, in the (sorted) order of every per-group field.
+    factor : str
+        Name of the factor (a column or Series name, else ``"labels"``); with several
+        factors, their names joined by ``" + "``.
+    pvalue : float or None
+        Permutation p-value of F (``n_resamples`` given, one factor), as R ``disco(...,
+        R)$p.value``; ``None`` without resamples and with several factors (see ``by_factor``).
+    n_resamples : int or None
+        Relabelings behind ``pvalue`` (all distinct ones when they are fewer than asked); with
+        several factors the number asked, each factor's own in ``by_factor``.
+    by_factor : tuple of DispersionResult
+        With several factors, the one-factor decomposition of each, in the order given:
+        its S (R ``between``), W (R ``withins``), F (R ``statistic``) and p-value (R
+        ``p.value``); empty for one factor.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
     """
@@ -95,13 +116,54 @@ class DispersionResult(ResultMixin):
     weights: np.ndarray
     pairwise: np.ndarray = field(repr=False)
     groups: np.ndarray
+    factor: str = "labels"
+    pvalue: float | None = None
+    n_resamples: int | None = None
+    by_factor: tuple = ()
     n_omitted: int = 0
 
-    _title = "energy dispersion decomposition T = S + W"
+    _title = "Distance components (DISCO)"
+    _digits = 6  # as R's disco prints its table
+    #: shown by the disco table and the notes instead
+    _hidden = ("W", "S", "T", "F", "within", "sizes", "weights", "groups", "factor", "pvalue", "n_resamples", "by_factor")
+
+    @property
+    def df_within(self) -> float:
+        """Degrees of freedom of W: s - 1 less each factor's k - 1 (s - k for one factor; s is
+        the total weight, the number of points without weights), R ``disco(...)$Df.e``."""
+        factors = self.by_factor or (self,)
+        return float(factors[0].weights.sum()) - 1.0 - sum(len(f.groups) - 1 for f in factors)
+
+    def disco_table(self) -> pd.DataFrame:
+        """R's ``disco`` table: one row per factor, then ``Within`` and ``Total``; columns
+        ``Df``, ``Sum Dist``, ``Mean Dist`` (sum over Df), ``F-ratio`` and ``p-value`` (the
+        last only with resamples)."""
+        factors = self.by_factor or (self,)
+        df = [len(f.groups) - 1 for f in factors]
+        rows = {
+            "Df": df + [self.df_within, self.df_within + sum(df)],
+            "Sum Dist": [f.S for f in factors] + [self.W, self.T],
+            "Mean Dist": [f.S / d for f, d in zip(factors, df)] + [self.W / self.df_within if self.df_within > 0 else np.nan, np.nan],
+            "F-ratio": [f.F for f in factors] + [np.nan, np.nan],
+        }
+        if any(f.pvalue is not None for f in factors):
+            rows["p-value"] = [np.nan if f.pvalue is None else f.pvalue for f in factors] + [np.nan, np.nan]
+        index = pd.Index([f.factor for f in factors] + ["Within", "Total"], name="Source")
+        table = pd.DataFrame(rows, index=index)
+        if all(float(d).is_integer() for d in table["Df"]):  # no weights, or whole ones: R's integer Df
+            table["Df"] = table["Df"].astype(np.int64)
+        return table
+
+    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+        tables = [("Distance components", self.disco_table())]
+        if not self.by_factor:
+            tables.append(("Pairwise n_i n_j / (n_i + n_j) * E_ij (R edist)", self.pairwise_frame()))
+        return tables
 
     def _extra_lines(self) -> list[str]:
-        table = self.pairwise_frame().to_string(float_format=lambda v: f"{v:.6g}")
-        return ["pairwise n_i n_j / (n_i + n_j) * E_ij (R edist):"] + table.splitlines()
+        if self.n_resamples is None:
+            return []
+        return [f"p-values: permutation test of each factor's F-ratio, {self.n_resamples} relabelings"]
 
     def pairwise_frame(self) -> pd.DataFrame:
         """The ``pairwise`` matrix as a DataFrame indexed by group."""
@@ -109,7 +171,10 @@ class DispersionResult(ResultMixin):
         return pd.DataFrame(self.pairwise, index=labels, columns=labels)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per group: size, total weight and within term W_j."""
+        """One row per group: size, total weight and within term W_j (with several factors,
+        the groups of each factor, indexed by factor and group)."""
+        if self.by_factor:
+            return pd.concat({f.factor: f.to_frame() for f in self.by_factor}, names=["factor", "group"])
         return pd.DataFrame(
             {"size": self.sizes, "weight": self.weights, "within": self.within},
             index=pd.Index([str(g) for g in self.groups], name="group"),
@@ -280,9 +345,32 @@ def energy_distance(
     return scaling.result(float(value), "the energy distance")
 
 
+def as_factors(labels):
+    """``labels`` as one factor (returned as given) or several factors as a DataFrame whose
+    columns are the factors: a DataFrame (of two columns or more), a list or tuple of 1-D
+    label arrays, or a 2-D array of one column per factor (R's matrix of factor labels)."""
+    if isinstance(labels, pd.DataFrame):
+        if labels.shape[1] == 0:
+            raise ValueError("`labels` is a DataFrame without columns: give at least one factor.")
+        return labels.set_axis([str(c) for c in labels.columns], axis=1)
+    if isinstance(labels, (list, tuple)) and labels and all(np.ndim(f) == 1 and not isinstance(f, str) for f in labels):
+        factors = [read_r(f) for f in labels]
+        lengths = {len(f) for f in factors}
+        if len(lengths) > 1:
+            raise ValueError(f"`labels` must hold factors of equal length, got lengths {[len(f) for f in factors]}.")
+        names = [f.name if isinstance(getattr(f, "name", None), str) else f"labels[{i}]" for i, f in enumerate(factors)]
+        if len(set(names)) < len(names):
+            names = [f"labels[{i}]" for i in range(len(factors))]
+        columns = {name: (f.reset_index(drop=True) if isinstance(f, pd.Series) else pd.Series(f)) for name, f in zip(names, factors)}
+        return pd.DataFrame(columns)
+    if isinstance(labels, np.ndarray) and labels.ndim == 2:
+        return pd.DataFrame(labels, columns=[f"labels[{j}]" for j in range(labels.shape[1])])
+    return labels
+
+
 @names_data("X", by="labels")
 @vocabulary(data="X", columns=("labels",))
-@handles_missing(("X", "labels", "sample_weight"), data=("X",))
+@handles_missing(("X", "labels", "sample_weight"), data=("X",), prepare={"labels": as_factors})
 def dispersion(
     X,
     labels,
@@ -291,24 +379,29 @@ def dispersion(
     metric: MetricLike = "euclidean",
     sigma=None,
     sample_weight=None,
+    n_resamples: int | None = None,
     n_jobs=None,
     approximation: str | None = None,
     n_projections: int = N_PROJECTIONS,
     rng=None,
     nan_policy: str = "raise",
 ) -> DispersionResult:
-    r"""Within, between and total energy dispersion of grouped data.
+    r"""Within, between and total energy dispersion of grouped data (R ``disco``).
 
     Computes the DISCO decomposition T = S + W (França et al. Lemma 1,
-    eq. 18) with W from eq. (15), S from eq. (16) and T = s/2 g(X, X).
+    eq. 18) with W from eq. (15), S from eq. (16) and T = s/2 g(X, X); with
+    several factors, as R ``disco(x, factors)``, each factor's between-sample
+    statistic S_f and the within dispersion W = T - sum_f S_f.
 
     Parameters
     ----------
     X : array_like of shape (N, d), or (N, N) when ``metric="precomputed"``
-        Data, or a symmetric zero-diagonal matrix of semimetric values.
-    labels : array_like of shape (N,)
+        Data, or a symmetric zero-diagonal matrix of semimetric values (an R ``dist``
+        object is one).
+    labels : array_like of shape (N,), or several factors
         Group of each point; at least two distinct values. Groups are
-        reported in sorted label order.
+        reported in sorted label order. Several factors (R ``disco(x, factors)``): a
+        DataFrame of two columns or more, a list of label arrays, or an N x m array.
     exponent : float, default=1.0
         alpha in (0, 2] of :math:`\|x - y\|^\alpha` (eq. 52).
     metric : {"euclidean", "exponential", "gaussian", "precomputed"} or callable, default="euclidean"
@@ -318,6 +411,10 @@ def dispersion(
     sample_weight : array_like of shape (N,), default=None
         Non-negative point weights w(x) (eq. 13-16); a point of weight 0
         counts as removed (also in ``sizes``).
+    n_resamples : int, default=None
+        Relabelings of the permutation test of each factor's F (R ``disco(..., R)``), all
+        distinct ones when there are no more than ``n_resamples``; ``None``: no p-values.
+        Takes no ``sample_weight``.
     n_jobs : int, default=None
         joblib's ``n_jobs``: bands of the semimetric matrix as joblib tasks
         (on a Dask cluster inside ``joblib.parallel_config(backend="dask")``).
@@ -329,7 +426,7 @@ def dispersion(
         default of every projected statistic (``N_PROJECTIONS``; measured level, power and
         time of both families in the validation page, "How many directions").
     rng : int, numpy.random.Generator or None, default=None
-        Draws the directions of ``approximation="projection"``.
+        Draws the directions of ``approximation="projection"``, then the relabelings.
     nan_policy : {"raise", "omit"}, default="raise"
         A row with a missing value (NaN, None, pandas NA, masked) in X, its label or
         its weight: ``"raise"`` an error, ``"omit"`` drop it (``n_omitted``; for a
@@ -338,6 +435,8 @@ def dispersion(
     Returns
     -------
     DispersionResult
+        Printed as R prints ``disco``: Source, Df, Sum Dist, Mean Dist, F-ratio, p-value
+        (``disco_table()`` gives that table as a DataFrame).
 
     Notes
     -----
@@ -348,11 +447,26 @@ def dispersion(
     (``pairwise * (n_i + n_j) / (2 N)``); ``eqdist.e(x, sizes)`` is the sum
     of the upper triangle of ``pairwise``.
 
+    With several factors (Rizzo & Székely 2010, section 5), factor f with k_f levels has
+    the one-factor decomposition T = S_f + W_f; R's ``disco`` reports its S_f on k_f - 1
+    degrees of freedom and its one-factor ratio :math:`F_f = \frac{S_f / (k_f - 1)}{W_f /
+    (N - k_f)}` with the p-value of F_f's permutation test, and on the ``Within`` row
+    :math:`W = T - \sum_f S_f` on :math:`N - 1 - \sum_f (k_f - 1)` degrees of freedom;
+    energystats reports the same (each factor's one-factor result is in ``by_factor``).
+    The p-value is :math:`(1 + \#\{F^* \ge F\}) / (B + 1)` over B random relabelings of
+    the factor (ties to rounding counted, as :func:`energy_test` does).
+
     Data near the ends of float64 are rescaled by a power of two, exactly
     (see :func:`energy_distance`).
 
-    Time O(N^2 (d + k)); memory O(N k) beyond the data: one streamed pass of
-    the pairwise operator (O(N log N) for one-dimensional data with exponent 1).
+    Time O(N^2 (d + m k)) for m factors; memory O(N k) beyond the data: one streamed pass
+    of the pairwise operator per factor (O(N log N) for one-dimensional data with exponent
+    1). Each p-value costs what :func:`energy_test` with ``statistic="F"`` costs.
+
+    References
+    ----------
+    M. L. Rizzo and G. J. Székely, "DISCO analysis: A nonparametric extension of analysis
+    of variance", Annals of Applied Statistics 4 (2010).
 
     Examples
     --------
@@ -363,13 +477,61 @@ def dispersion(
     (119.2373, 70.3385, 189.5758)
     >>> round(res.F, 4)
     124.5967
+    >>> iris["Large"] = iris["Sepal.Width"] > 3
+    >>> print(es.dispersion(iris.iloc[:, :2], iris[["Species", "Large"]]))
+    Distance components (DISCO)
+    <BLANKLINE>
+    data:  [Sepal.Length, Sepal.Width] by [Species, Large]
+    <BLANKLINE>
+    Distance components:
+    Source    Df  Sum Dist  Mean Dist  F-ratio
+    Species    2   31.4224   15.71118  42.3678
+    Large      1   10.6797   10.67966  21.0033
+    Within   146   43.8321    0.30022      NaN
+    Total    149   85.9341        NaN      NaN
     """
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm, "X")
     n = X.shape[0]
-    codes, groups, sizes = as_groups(labels, n)
-    k = len(groups)
+    if isinstance(labels, pd.DataFrame):
+        factors = [(name, labels.iloc[:, j]) for j, name in enumerate(labels.columns)]
+    else:
+        factors = [(labels.name if isinstance(getattr(labels, "name", None), str) else "labels", labels)]
+    several = len(factors) > 1
+    coded = [as_groups(f, n, (name if name.startswith("labels[") else f"labels[{name!r}]") if several else "labels")
+             for name, f in factors]
     w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
+    options = None
+    if n_resamples is not None:
+        if w is not None:
+            raise ValueError("`n_resamples` (permutation p-values) takes no `sample_weight`: relabeling weighted points "
+                             "has no single definition; pass n_resamples=None.")
+        options = check_options(n_resamples)
+    scaling = Scaling.for_data(X, sm)
+    gen = as_generator(rng)
+    permutations = None if options is None else (max(len(c[1]) for c in coded), options.n_resamples + 1, None)
+    op = make_operator(
+        scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
+        rng=gen, n_jobs=check_n_jobs(n_jobs), repeated=several, permutations=permutations,
+    )
+    results = tuple(_one_factor(op, name, codes, groups, sizes, w, w_shift, scaling, options, gen)
+                    for (name, _), (codes, groups, sizes) in zip(factors, coded))
+    if not several:
+        return results[0]
+    S = sum(r.S for r in results)
+    T = results[0].T
+    empty = np.zeros(0)
+    return DispersionResult(
+        W=T - S, S=S, T=T, F=np.nan, within=empty, sizes=np.zeros(0, dtype=np.int64), weights=empty,
+        pairwise=np.zeros((0, 0)), groups=empty, factor=" + ".join(r.factor for r in results),
+        n_resamples=None if options is None else options.n_resamples, by_factor=results,
+    )
+
+
+def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: Scaling, options, gen) -> DispersionResult:
+    """The one-factor decomposition on the pairwise operator ``op`` of the (rescaled) data,
+    with the permutation p-value of F when ``options`` asks for resamples."""
+    k = len(groups)
     if w is not None:
         s = np.bincount(codes, weights=w, minlength=k)
         if np.any(s <= 0):
@@ -378,12 +540,6 @@ def dispersion(
         sizes = np.bincount(codes[w > 0], minlength=k)  # a point of weight 0 counts as removed
     else:
         s = sizes.astype(float)
-    scaling = Scaling.for_data(X, sm)
-    n_jobs = check_n_jobs(n_jobs)
-    op = make_operator(
-        scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
-        rng=as_generator(rng), n_jobs=n_jobs,
-    )
     dec = decompose(op.block_sums(codes, k, w), s)
     total = s.sum()
     k_scaled = np.ldexp(float(k), -w_shift)  # k in the units of the rescaled weights
@@ -391,15 +547,26 @@ def dispersion(
         F = (dec.S / (k - 1)) / (dec.W / (total - k_scaled)) if total > k_scaled else np.nan
     by_weight = Scaling().weighted(w_shift)  # F and the group weights are linear in the weights
     pairwise = np.outer(s, s) / (s[:, None] + s[None, :]) * dec.energy
-    scaling = scaling.weighted(w_shift)
+    result_scaling = scaling.weighted(w_shift)
+    pvalue, n_resamples = None, None
+    if options is not None:
+        if not np.isfinite(F):
+            raise ValueError(f"`n_resamples`: factor {name!r} has no finite F-ratio (W = 0: every group constant, or too "
+                             "few points), so it has no permutation p-value.")
+        exact = use_exact(count_relabelings(sizes, MAX_EXACT), options, "relabelings")
+        test = _permutation_test(op, codes, groups, sizes, "F", options, gen, exact, "tolerant")
+        pvalue, n_resamples = test.pvalue, test.n_resamples
     return DispersionResult(
-        W=scaling.result(dec.W, "W"),
-        S=scaling.result(dec.S, "S"),
-        T=scaling.result(dec.T, "T"),
+        W=result_scaling.result(dec.W, "W"),
+        S=result_scaling.result(dec.S, "S"),
+        T=result_scaling.result(dec.T, "T"),
         F=by_weight.result(float(F), "F") if np.isfinite(F) else float(F),
-        within=scaling.result(dec.within, "the within-group dispersions"),
+        within=result_scaling.result(dec.within, "the within-group dispersions"),
         sizes=sizes,
         weights=by_weight.result(s, "the group weights"),
-        pairwise=scaling.result(pairwise, "the pairwise statistics"),
+        pairwise=result_scaling.result(pairwise, "the pairwise statistics"),
         groups=groups,
+        factor=name,
+        pvalue=pvalue,
+        n_resamples=n_resamples,
     )

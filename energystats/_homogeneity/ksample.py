@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._missing import check_nan_policy, drop_missing
+from .._missing import check_nan_policy, drop_missing, read_table
 from .._operator import make_operator
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, check_positive_int, vocabulary
@@ -120,6 +120,7 @@ def ksample_statistic(
     >>> es.ksample_statistic(X, labels, permutations=perms).round(4)
     array([8.4454, 4.4118, 8.8737])
     """
+    X, metric = read_table(X, "X", where="ksample_statistic()", metric=metric)
     sm = resolve_semimetric(metric, exponent, sigma)
     policy = check_nan_policy(nan_policy, propagate=True)
     if policy == "omit" and permutations is not None:

@@ -24,7 +24,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .._missing import check_nan_policy, drop_missing, handles_missing
+from .._missing import check_nan_policy, drop_missing, handles_missing, read_table
 from .._operator import N_PROJECTIONS, PairwiseOperator, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
@@ -515,6 +515,7 @@ def pairwise_energy_tests(
         raise TypeError(f"pairwise_energy_tests() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}.")
     opts.update(energy_test_options)
     policy = check_nan_policy(nan_policy, propagate=False, where="pairwise_energy_tests()")
+    X, opts["metric"] = read_table(X, "X", where="pairwise_energy_tests()", metric=opts["metric"])
     sm = resolve_semimetric(opts["metric"], opts["exponent"], opts["sigma"])
     values, kept = drop_missing(policy, {"X": X, "labels": labels}, ("X",) if sm.precomputed else ())
     X, labels = values["X"], values["labels"]

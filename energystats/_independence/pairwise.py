@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
-from .._missing import check_nan_policy, drop_missing
+from .._missing import check_nan_policy, drop_missing, read_table
 from .._operator import centred_gram
 from .._parallel import (
     THREADS,
@@ -233,6 +233,7 @@ def pairwise_dcor(
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}.")
     options = check_options(n_resamples)
     n_jobs = check_n_jobs(n_jobs)
+    X, _ = read_table(X, "X", where="pairwise_dcor()")
     columns, keep = drop_missing(check_nan_policy(nan_policy, propagate=False, where="pairwise_dcor()"), _variables_of(X, groups))
     variables = as_variables(columns, "euclidean", exponent, min_samples=4)
     if len(variables) < 2:
