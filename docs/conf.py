@@ -15,6 +15,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "matplotlib.sphinxext.plot_directive",
     "sphinx-mathjax-offline",
     "numpydoc",
     "myst_nb",
@@ -25,6 +26,8 @@ exclude_patterns = ["_build", "gallery", "examples", "**.ipynb_checkpoints", "au
 autosummary_generate = True
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
+# docstring Examples that import matplotlib are drawn (numpydoc wraps them in the plot directive)
+numpydoc_use_plots = True
 autodoc_default_options = {"members": False}
 
 # notebooks: executed in the build, any error fails it
@@ -32,6 +35,14 @@ nb_execution_mode = "force"
 nb_execution_timeout = 900
 nb_execution_raise_on_error = True
 nb_merge_streams = True
+
+# figures of the landing page, the user guide and the docstrings: drawn at every build, the code
+# shown above its figure
+plot_include_source = True
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 110)]
+plot_rcparams = {"figure.figsize": (6.4, 3.6)}
 
 sphinx_gallery_conf = {
     "examples_dirs": "gallery",
