@@ -42,7 +42,7 @@ plot_include_source = True
 plot_html_show_source_link = False
 plot_html_show_formats = False
 plot_formats = [("png", 110)]
-plot_rcparams = {"figure.figsize": (6.4, 3.6)}
+plot_rcparams = {"figure.figsize": (6.4, 3.6), "figure.autolayout": True}
 
 sphinx_gallery_conf = {
     "examples_dirs": "gallery",
