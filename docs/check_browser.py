@@ -5,7 +5,8 @@ Usage: python docs/check_browser.py [docs/_build/html]
 Every HTML page of the build is loaded in a frame of a harness page (one browser run, no
 network: the pages use the MathJax copied into the build). After MathJax has typeset a page,
 the harness reports what a reader would see wrong: raw LaTeX delimiters left in the visible
-text (outside code), images that did not load (``naturalWidth`` 0), and a page that draws
+text (outside code), images that did not load (``naturalWidth`` 0), a displayed equation
+wider than the text column (cut off, behind a scroll bar, at 1400 px), and a page that draws
 (its code calls a plotting function, ``plot_...(``, ``plt.``, ``.plot(``, or imports
 matplotlib) but shows no image, as a notebook that switches to the Agg backend does. The
 script exits with status 1 if any page has one of these, after first checking on
@@ -30,7 +31,7 @@ SCREENSHOTS = ("contents.html", "index.html", "notebooks/clustering_and_valid_te
 SCREENSHOT_WIDTH = 1400
 
 HARNESS = """<!doctype html><html><body><pre id="result">running</pre>
-<iframe id="page" style="width:1200px;height:900px"></iframe>
+<iframe id="page" style="width:%(width)dpx;height:900px"></iframe>
 <script>
 const pages = %(pages)s;
 const frame = document.getElementById("page");
@@ -54,6 +55,12 @@ function check(doc) {
   doc.querySelectorAll("img").forEach(img => {
     if (!img.complete || img.naturalWidth === 0) problems.push("broken image " + img.getAttribute("src"));
     else shown += 1;
+  });
+  doc.querySelectorAll("div.math, mjx-container[display='true']").forEach(math => {
+    if (math.scrollWidth > math.clientWidth + 2) {
+      problems.push("equation wider than the page (" + math.scrollWidth + " > " + math.clientWidth + " px): " +
+                    math.textContent.slice(0, 60).replace(/\\s+/g, " "));
+    }
   });
   const drawing = Array.from(doc.querySelectorAll("pre")).find(pre => DRAWS.test(pre.textContent));
   if (drawing && shown === 0) {
@@ -109,7 +116,7 @@ def browser(*arguments: str, timeout: float = 600) -> str:
 def inspect(root: Path, pages: list[str]) -> dict[str, list[str]]:
     """Problems per page (paths relative to ``root``), from one browser run."""
     harness = root / "_browser_check.html"
-    harness.write_text(HARNESS % {"pages": json.dumps(pages)})
+    harness.write_text(HARNESS % {"pages": json.dumps(pages), "width": SCREENSHOT_WIDTH})
     try:
         budget = 4000 * len(pages) + 20000  # virtual milliseconds: MathJax and images on each page
         dom = browser("--virtual-time-budget=%d" % budget, "--dump-dom", harness.as_uri())
@@ -122,13 +129,16 @@ def inspect(root: Path, pages: list[str]) -> dict[str, list[str]]:
 
 
 def check_that_the_check_can_fail(static: Path) -> None:
-    """Pages with raw LaTeX, a missing image, or code that draws and no image must be flagged;
+    """Pages with raw LaTeX, a missing image, an equation wider than the page, or code that draws
+    and no image must be flagged;
     a typeset page and a drawing page with its image must not."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         shutil.copytree(static / "mathjax", root / "mathjax")
         mathjax = '<script defer src="mathjax/tex-chtml.js"></script>'
-        (root / "bad.html").write_text("<html><body><p>\\(x\\) is not typeset</p>$$ y $$<img src='missing.png'></body></html>")
+        (root / "bad.html").write_text("<html><body><p>\\(x\\) is not typeset</p>$$ y $$<img src='missing.png'>"
+                                       "<div class='math' style='width:100px;overflow-x:auto;white-space:nowrap'>"
+                                       "a long equation a long equation a long equation</div></body></html>")
         (root / "good.html").write_text(f"<html><head>{mathjax}</head><body><p>\\(\\frac{{1}}{{2}}\\) typeset</p>"
                                         f"<pre>ax = plot_clusters(X, labels)</pre><img src='{PIXEL}'></body></html>")
         (root / "blank.html").write_text("<html><body><pre>import matplotlib\nmatplotlib.use('Agg')\n"
@@ -136,7 +146,9 @@ def check_that_the_check_can_fail(static: Path) -> None:
         found = inspect(root, ["bad.html", "good.html", "blank.html"])
     bad = " ".join(found["bad.html"])
     blank = " ".join(found["blank.html"])
-    if not ("raw LaTeX" in bad and "broken image missing.png" in bad and "shows no image" in blank) or found["good.html"]:
+    expected = ("raw LaTeX" in bad and "broken image missing.png" in bad and "equation wider than the page" in bad
+                and "shows no image" in blank)
+    if not expected or found["good.html"]:
         raise SystemExit(f"the browser check does not detect what it should: {found}")
 
 

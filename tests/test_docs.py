@@ -6,8 +6,11 @@ These read the sources of the docs (no Sphinx build); ``make docs`` builds them 
 """
 
 import doctest
+import importlib.util
 import json
 import re
+import shutil
+import sys
 import types
 from pathlib import Path
 
@@ -80,7 +83,11 @@ def test_every_api_page_is_of_a_public_name_listed_once():
 
 def test_landing_page_tour_runs_as_printed():
     # the tour on the docs' home page (contents.rst, not collected by --doctest-glob=*.md)
-    result = doctest.testfile(str(DOCS / "contents.rst"), module_relative=False)
+    plt = pytest.importorskip("matplotlib.pyplot")
+    try:
+        result = doctest.testfile(str(DOCS / "contents.rst"), module_relative=False)
+    finally:
+        plt.close("all")
     assert result.attempted >= 20 and result.failed == 0
 
 
@@ -106,3 +113,17 @@ def test_readme_commands_are_make_targets_and_install_extras_exist():
     named = {extra for group in re.findall(r"pip install [^\n]*?\.\[([\w,]+)\]", readme) for extra in group.split(",")}
     assert named and named <= extras
     assert "pip install ." in readme
+
+
+def test_validation_figures_are_titled_by_what_they_show_and_redrawn_from_their_csv(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    spec = importlib.util.spec_from_file_location("paper_experiments", ROOT / "validation" / "paper_experiments.py")
+    paper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(paper)
+    titles = [experiment.title for experiment in paper.EXPERIMENTS.values()]
+    assert not [title for title in titles if re.search(r"\b(fig|table)\s*\d", title, flags=re.I)]
+    assert len(set(titles)) == len(titles)
+    shutil.copy(ROOT / "validation" / "results" / "paper_fig3e.csv", tmp_path)
+    monkeypatch.setattr(sys, "argv", ["paper_experiments.py", "--replot", "--only", "fig3e", "--out", str(tmp_path)])
+    paper.main()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["paper_fig3e.csv", "paper_fig3e.png"]
