@@ -6,7 +6,9 @@ Every HTML page of the build is loaded in a frame of a harness page (one browser
 network: the pages use the MathJax copied into the build). After MathJax has typeset a page,
 the harness reports what a reader would see wrong: raw LaTeX delimiters left in the visible
 text (outside code), images that did not load (``naturalWidth`` 0), a displayed equation
-wider than the text column (cut off, behind a scroll bar, at 1400 px), and a page that draws
+wider than the text column (cut off, behind a scroll bar, at 1400 px), one plot directive's
+image shown for several plots (the plot directive inside MyST's ``eval-rst`` numbers every
+block 1 unless given a ``:filename-prefix:``), and a page that draws
 (its code calls a plotting function, ``plot_...(``, ``plt.``, ``.plot(``, or imports
 matplotlib) but shows no image, as a notebook that switches to the Agg backend does. The
 script exits with status 1 if any page has one of these, after first checking on
@@ -51,6 +53,9 @@ function check(doc) {
     const at = text.indexOf(token);
     if (at >= 0) problems.push("raw LaTeX " + token + ": ..." + text.slice(Math.max(0, at - 40), at + 40).replace(/\\s+/g, " ") + "...");
   }
+  const plotted = Array.from(doc.querySelectorAll("img.plot-directive")).map(img => img.getAttribute("src"));
+  plotted.filter((src, at) => plotted.indexOf(src) !== at).forEach(src =>
+    problems.push("one plot's file shown for several plots (give each a :filename-prefix:): " + src));
   let shown = 0;
   doc.querySelectorAll("img").forEach(img => {
     if (!img.complete || img.naturalWidth === 0) problems.push("broken image " + img.getAttribute("src"));
@@ -141,13 +146,15 @@ def check_that_the_check_can_fail(static: Path) -> None:
                                        "a long equation a long equation a long equation</div></body></html>")
         (root / "good.html").write_text(f"<html><head>{mathjax}</head><body><p>\\(\\frac{{1}}{{2}}\\) typeset</p>"
                                         f"<pre>ax = plot_clusters(X, labels)</pre><img src='{PIXEL}'></body></html>")
+        (root / "twice.html").write_text(f"<html><body><img class='plot-directive' src='{PIXEL}'>"
+                                         f"<img class='plot-directive' src='{PIXEL}'></body></html>")
         (root / "blank.html").write_text("<html><body><pre>import matplotlib\nmatplotlib.use('Agg')\n"
                                          "ax = plot_clusters(X, labels)</pre></body></html>")
-        found = inspect(root, ["bad.html", "good.html", "blank.html"])
+        found = inspect(root, ["bad.html", "good.html", "blank.html", "twice.html"])
     bad = " ".join(found["bad.html"])
     blank = " ".join(found["blank.html"])
     expected = ("raw LaTeX" in bad and "broken image missing.png" in bad and "equation wider than the page" in bad
-                and "shows no image" in blank)
+                and "shows no image" in blank and "several plots" in " ".join(found["twice.html"]))
     if not expected or found["good.html"]:
         raise SystemExit(f"the browser check does not detect what it should: {found}")
 

@@ -60,7 +60,7 @@ html_title = f"energystats {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "header_links_before_dropdown": 6,
+    "header_links_before_dropdown": 8,
 }
 html_static_path = []
 root_doc = "contents"
