@@ -62,5 +62,7 @@ html_theme_options = {
     "show_toc_level": 2,
     "header_links_before_dropdown": 8,
 }
+# pages without sub-pages: no empty "Section Navigation" column beside them
+html_sidebars = {"validation": [], "from_r": []}
 html_static_path = []
 root_doc = "contents"
