@@ -64,5 +64,6 @@ html_theme_options = {
 }
 # pages without sub-pages: no empty "Section Navigation" column beside them
 html_sidebars = {"validation": [], "from_r": []}
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 root_doc = "contents"
