@@ -67,3 +67,7 @@ html_sidebars = {"validation": [], "from_r": []}
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 root_doc = "contents"
+# index.html, the page a web server or a file browser opens first, sends the reader to the
+# landing page (contents.html)
+templates_path = ["_templates"]
+html_additional_pages = {"index": "redirect.html"}
