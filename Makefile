@@ -61,7 +61,8 @@ check-machine: $(STAMP)-check
 	OPENBLAS_CORETYPE=Prescott OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -p no:xdist -m "not slow" -q tests energystats
 
 # The documentation, with Sphinx warnings as errors (notebooks and gallery examples executed),
-# then opened offline in headless Chromium: no raw LaTeX, no broken image, three screenshots.
+# then opened offline in headless Chromium: no raw LaTeX, no broken image, no equation cut off, no
+# page that draws without its figure; five screenshots at 1400 px (docs/_build/html/screenshots).
 docs: $(STAMP)-test
 	scripts/ensure_chromium.sh
 	$(PY) -m pip install -q -e '.[docs]'

@@ -1,8 +1,9 @@
 """Reproduce experiments of França, Rizzo & Vogelstein (2020), "Kernel k-Groups via Hartigan's Method".
 
-Usage: python validation/paper_experiments.py [--quick] [--only NAME ...] [--out validation/results]
+Usage: python validation/paper_experiments.py [--quick] [--only NAME ...] [--out validation/results] [--replot]
 
-Experiments (each writes <name>.csv, <name>.md with means and standard errors, and <name>.png):
+Experiments (each writes <name>.csv, <name>.md with means and standard errors, and <name>.png,
+a figure titled by what it shows; --replot redraws the figures from the CSV files):
 
 * table1: one-dimensional mixtures (1/2) N(0, 1.5) + (1/2) N(1.5, 0.3) (standard deviations)
   and its exponential, n = 2,000 (Table 1);
@@ -37,8 +38,10 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -139,7 +142,7 @@ def table1(reps, quick):
         for name, data in (("normal", x), ("lognormal", np.exp(x))):
             for method, fn in ONE_DIM.items():
                 score(rows, fn(data[:, None], 2, run), truth, mixture=name, method=method, run=run)
-    return pd.DataFrame(rows), "mixture", None
+    return pd.DataFrame(rows)
 
 
 def fig1(reps, quick):
@@ -150,7 +153,7 @@ def fig1(reps, quick):
             for name, data in (("normal", x), ("lognormal", np.exp(x))):
                 for method, fn in ONE_DIM.items():
                     score(rows, fn(data[:, None], 2, run), truth, n=n, method=f"{method} ({name})", run=run)
-    return pd.DataFrame(rows), "n", None
+    return pd.DataFrame(rows)
 
 
 def fig3a(reps, quick):
@@ -163,7 +166,7 @@ def fig3a(reps, quick):
             X, truth = two_gaussians(rng, 200, mu2, 1.0, 1.0)
             for method, fn in STANDARD.items():
                 score(rows, fn(X, 2, run), truth, D=D, method=method, run=run)
-    return pd.DataFrame(rows), "D", 0.86
+    return pd.DataFrame(rows)
 
 
 SIGMA57 = np.sqrt([1.367, 3.175, 3.247, 4.403, 1.249, 1.969, 4.035, 4.237, 2.813, 3.637])
@@ -180,7 +183,7 @@ def fig3b(reps, quick):
             X, truth = two_gaussians(rng, 200, mu2, 1.0, sd2)
             for method, fn in STANDARD.items():
                 score(rows, fn(X, 2, run), truth, D=D, method=method, run=run)
-    return pd.DataFrame(rows), "D", 0.95
+    return pd.DataFrame(rows)
 
 
 def _eq58(reps, quick, lognormal):
@@ -195,7 +198,7 @@ def _eq58(reps, quick, lognormal):
                 X = np.exp(X)
             for method, fn in EQ58.items():
                 score(rows, fn(X, 2, run), truth, n=n, method=method, run=run)
-    return pd.DataFrame(rows), "n", 0.90
+    return pd.DataFrame(rows)
 
 
 def fig3c(reps, quick):
@@ -219,7 +222,7 @@ def fig3e(reps, quick):
             X = rng.normal(size=(2 * N, 4)) * np.where(truth[:, None] == 0, 1.0, sd2) + np.outer(truth, mu2)
             for method, fn in STANDARD.items():
                 score(rows, fn(X, 2, run), truth, m=m, method=method, run=run)
-    return pd.DataFrame(rows), "m", None
+    return pd.DataFrame(rows)
 
 
 def cigars(rng, n):
@@ -255,7 +258,7 @@ def table2(reps, quick):
             X, truth = generate(np.random.default_rng(9000 + run), 800)
             for method, fn in methods.items():
                 score(rows, fn(X, 2, run), truth, data=data, method=method, run=run)
-    return pd.DataFrame(rows), "data", None
+    return pd.DataFrame(rows)
 
 
 def digits(reps, quick):
@@ -280,7 +283,7 @@ def digits(reps, quick):
             }
             for method, fn in methods.items():
                 score(rows, fn(X, k, run), truth, classes=f"0..{k - 1}", method=method, run=run, sigma=sigma)
-    return pd.DataFrame(rows), "classes", None
+    return pd.DataFrame(rows)
 
 
 def realdata(reps, quick):
@@ -297,21 +300,31 @@ def realdata(reps, quick):
         for run in range(reps):
             for method, fn in STANDARD.items():
                 score(rows, fn(X, k, run), truth, data=name, method=method, run=run)
-    return pd.DataFrame(rows), "data", None
+    return pd.DataFrame(rows)
+
+
+class Experiment(NamedTuple):
+    run: Callable  # (reps, quick) -> one row per method, run and setting
+    axis: str  # the column of the setting that varies
+    bayes: float | None  # the Bayes accuracy, drawn as a line when known
+    title: str  # what the figure shows
 
 
 EXPERIMENTS = {
-    "table1": table1,
-    "fig1": fig1,
-    "fig3a": fig3a,
-    "fig3b": fig3b,
-    "fig3c": fig3c,
-    "fig3d": fig3d,
-    "fig3e": fig3e,
-    "table2": table2,
-    "digits": digits,
-    "realdata": realdata,
+    "table1": Experiment(table1, "mixture", None, "One-dimensional mixtures, n = 2,000"),
+    "fig1": Experiment(fig1, "n", None, "One-dimensional normal and lognormal mixtures"),
+    "fig3a": Experiment(fig3a, "D", 0.86, "Two Gaussians, signal in 10 of D coordinates"),
+    "fig3b": Experiment(fig3b, "D", 0.95, "Two Gaussians, unequal diagonal covariances"),
+    "fig3c": Experiment(fig3c, "n", 0.90, "Normal mixture in 20 dimensions"),
+    "fig3d": Experiment(fig3d, "n", 0.90, "Lognormal mixture in 20 dimensions"),
+    "fig3e": Experiment(fig3e, "m", None, "Unbalanced clusters of 300 - m and 300 + m points"),
+    "table2": Experiment(table2, "data", None, "Parallel cigars and concentric circles, 800 points"),
+    "digits": Experiment(digits, "classes", None, "8 x 8 digits, 100 images per class"),
+    "realdata": Experiment(realdata, "data", None, "iris, wine and breast cancer, standardised"),
 }
+#: the label of each setting's axis
+AXIS_LABELS = {"n": "sample size n", "D": "dimension D", "m": "imbalance m", "mixture": "mixture",
+               "data": "data set", "classes": "digit classes"}
 REPS = {"table2": 30, "digits": 10}
 
 
@@ -332,12 +345,12 @@ def plot(frame, axis, bayes, title, path):
     if pd.api.types.is_numeric_dtype(means.columns):
         for method, row in means.iterrows():
             ax.plot(row.index, row.values, marker="o", label=method)
-        ax.set_xlabel(axis)
+        ax.set_xlabel(AXIS_LABELS[axis])
     else:
-        means.T.plot.bar(ax=ax, rot=0)
+        means.T.plot.bar(ax=ax, rot=0, xlabel=AXIS_LABELS[axis])
     if bayes is not None:
         ax.axhline(bayes, color="k", ls="--", lw=1, label="Bayes accuracy")
-    ax.set_ylabel("accuracy (eq. 55)")
+    ax.set_ylabel("accuracy")
     ax.set_title(title)
     ax.legend(fontsize=7, frameon=False)
     fig.tight_layout()
@@ -350,18 +363,24 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", nargs="+", choices=list(EXPERIMENTS))
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--replot", action="store_true", help="redraw the figures from the saved CSV files, running nothing")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "_quick" if args.quick else ""
     for name in args.only or EXPERIMENTS:
+        experiment = EXPERIMENTS[name]
+        figure = args.out / f"paper_{name}{suffix}.png"
+        if args.replot:
+            plot(pd.read_csv(args.out / f"paper_{name}{suffix}.csv"), experiment.axis, experiment.bayes, experiment.title, figure)
+            continue
         reps = 3 if args.quick else REPS.get(name, 20)
-        frame, axis, bayes = EXPERIMENTS[name](reps, args.quick)
+        frame = experiment.run(reps, args.quick)
         frame.to_csv(args.out / f"paper_{name}{suffix}.csv", index=False)
-        acc = summarise(frame, axis)
+        acc = summarise(frame, experiment.axis)
         text = (f"# {name}: accuracy (eq. 55), mean (standard error) over {frame['run'].nunique()} runs\n\n"
                 f"```text\n{acc.to_string()}\n```\n")
         (args.out / f"paper_{name}{suffix}.md").write_text(text)
-        plot(frame, axis, bayes, name, args.out / f"paper_{name}{suffix}.png")
+        plot(frame, experiment.axis, experiment.bayes, experiment.title, figure)
         print(text, flush=True)
 
 

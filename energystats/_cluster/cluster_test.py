@@ -143,9 +143,9 @@ def signal_dimension(eigenvalues: np.ndarray, n_samples: int, *, minimum: int = 
 
     .. math::
 
-        \Big(n - 1 - j - \frac{2q^2 + q + 2}{6q}
-        + \sum_{i \le j} \frac{\bar l^2}{(l_i - \bar l)^2}\Big)
-        \Big(q \log \bar l - \sum_{i > j} \log l_i\Big)
+        & \Big(n - 1 - j - \frac{2q^2 + q + 2}{6q}
+        + \sum_{i \le j} \frac{\bar l^2}{(l_i - \bar l)^2}\Big) \\
+        & \times \Big(q \log \bar l - \sum_{i > j} \log l_i\Big)
         \sim \chi^2_{(q + 2)(q - 1)/2},
 
     :math:`\bar l` the mean of the last q, each step at level ``alpha``. J is the first j not

@@ -104,9 +104,9 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
 
     .. math::
 
-        n\mathcal E_n = n\Big(\frac2n\sum_i E|y_i - Z| - E|Z - Z'|
-        - \frac1{n^2}\sum_{i,j}|y_i - y_j|\Big),
-        \quad E|y - Z| = 2y\Phi(y) + 2\varphi(y) - y,\quad E|Z - Z'| = \frac{2}{\sqrt\pi}.
+        n\mathcal E_n &= n\Big(\frac2n\sum_i E|y_i - Z| - E|Z - Z'|
+        - \frac1{n^2}\sum_{i,j}|y_i - y_j|\Big), \\
+        E|y - Z| &= 2y\Phi(y) + 2\varphi(y) - y,\quad E|Z - Z'| = \frac{2}{\sqrt\pi}.
 
     Equal to :func:`mvnorm_statistic` of the data as one column. O(n log n): the pair sum
     from the sorted sample.

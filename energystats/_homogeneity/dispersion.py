@@ -218,9 +218,9 @@ def energy_distance(
 
     .. math::
 
-        \mathcal E_U(X, Y) = \frac{2}{n_1 n_2} \sum_{i, j} \rho(x_i, y_j)
-        - \frac{1}{n_1 (n_1 - 1)} \sum_{i \ne j} \rho(x_i, x_j)
-        - \frac{1}{n_2 (n_2 - 1)} \sum_{i \ne j} \rho(y_i, y_j),
+        \mathcal E_U(X, Y) = {}& \frac{2}{n_1 n_2} \sum_{i, j} \rho(x_i, y_j)
+        - \frac{1}{n_1 (n_1 - 1)} \sum_{i \ne j} \rho(x_i, x_j) \\
+        & - \frac{1}{n_2 (n_2 - 1)} \sum_{i \ne j} \rho(y_i, y_j),
 
     the U-statistic of ``dcor.energy_distance(x, y,
     estimation_stat="u_statistic")``: unbiased for
