@@ -186,7 +186,7 @@ def test_progress_bar_runs(rng, capsys):
         (dict(exact="yes"), ValueError, "`exact` must be 'auto', True or False"),
         (dict(batch=0), ValueError, "`batch` must be an integer >= 1"),
         (dict(ties="loose"), ValueError, "`ties` must be 'tolerant' or 'strict'"),
-        (dict(progress="yes"), TypeError, "`progress` must be None, True or False"),
+        (dict(progress="yes"), TypeError, "`progress` must be True or False"),
         (dict(exponent=2.5), ValueError, r"`exponent` must lie in \(0, 2\]"),
     ],
 )
