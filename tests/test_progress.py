@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 from tqdm import notebook as tqdm_notebook
 from tqdm.std import tqdm as text_tqdm
 
@@ -209,6 +210,15 @@ def test_dcor_test_draws_no_bar_for_its_single_batch(rng, bars):
 def test_energy_test_draws_one_bar_over_its_batches(rng, bars):
     es.energy_test(rng.normal(size=(30, 2)), np.repeat([0, 1], 15), n_resamples=20, batch=5, rng=0, progress=True)
     assert [(b.desc, b.total, b.n) for b in bars] == [("permutations", 5, 5)]
+
+
+def test_energy_gof_draws_a_bar_over_samples_fitted_one_by_one_and_none_when_vectorised(rng, bars):
+    x = rng.gamma(2.0, size=30)
+    fit_each = lambda sample: stats.gamma.fit(sample, floc=0)  # noqa: E731 (a fit per sample)
+    es.energy_gof(x, stats.gamma, known_params={"loc": 0}, fit=fit_each, n_resamples=99, rng=0, progress=True)
+    assert [(b.desc, b.total, b.n) for b in bars] == [("samples", 50, 50)]  # batches of 2 samples
+    es.energy_gof(x, stats.gamma, known_params={"loc": 0}, n_resamples=99, rng=0, progress=True)  # one vectorised batch
+    assert len(bars) == 1
 
 
 def test_significant_clusters_draws_one_bar_not_one_per_node(rng, bars, monkeypatch):

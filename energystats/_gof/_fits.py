@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["fitter", "parameter_names"]
+__all__ = ["fitter", "parameter_names", "vectorised"]
 
 
 def parameter_names(family) -> list[str]:
@@ -90,6 +90,12 @@ _VECTORISED = {
     (type(stats.gamma), ("loc",)): _gamma,
     (type(stats.weibull_min), ("loc",)): _weibull_min,
 }
+
+
+def vectorised(family, known: dict, fit=None) -> bool:
+    """Whether :func:`fitter` fits every sample at once (no ``fit`` given, and a vectorised
+    maximum likelihood for the family with these parameters known)."""
+    return fit is None and (type(family), tuple(sorted(known))) in _VECTORISED
 
 
 def fitter(family, known: dict, fit=None):

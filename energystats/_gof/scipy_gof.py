@@ -23,11 +23,12 @@ from scipy import stats
 from .._missing import handles_missing, reads_r
 from .._operator import sorted_pair_sums
 from .._random import as_generator
+from .._progress import check_progress, progress_bar
 from .._resampling import batch_size, check_observed, check_resamples, pvalue
 from .._results import ResultMixin, names_data
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale, vocabulary
-from ._fits import fitter, parameter_names
+from ._fits import fitter, parameter_names, vectorised
 from ._standard import mean_distances, tie_scale
 
 __all__ = ["EnergyGofResult", "energy_gof", "energy_gof_statistic"]
@@ -220,7 +221,9 @@ def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
 @names_data("x")
 @vocabulary
 @handles_missing(("x",))
-def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> EnergyGofResult:
+def energy_gof(
+    x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None, progress: bool | None = None, nan_policy: str = "raise"
+) -> EnergyGofResult:
     r"""Energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous distribution.
 
     H0: the values are i.i.d. from ``dist``, with its parameters as given or as estimated.
@@ -247,6 +250,11 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
         Samples drawn from the null distribution.
     rng : int, numpy.random.Generator, RandomState or None, default=None
         Seeds the samples.
+    progress : bool or None, default=None
+        A progress bar over the samples when each is fitted on its own (``fit`` given, or
+        ``dist.fit``: seconds to minutes); None shows it when a person is watching (a
+        terminal or a notebook), True always, False never. The vectorised fits take one
+        batch and show none.
     nan_policy : {"raise", "omit"}, default="raise"
         Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
         drop them (``n_omitted`` counts them).
@@ -294,6 +302,7 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     0.005
     """
     x, dist, known, B = _energy_gof_iv(x, dist, known_params, fit, n_resamples)
+    progress = check_progress(progress)
     n = x.size
     gen = as_generator(rng)
     # The statistic of z = (x - loc) / scale is unchanged when x, loc and scale are divided by
@@ -323,8 +332,11 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     null_dist = family(*params)
     statistic = float(check_observed(_statistic(family, params[:-2], params[-2], params[-1], x[None, :])[0], "the energy goodness-of-fit statistic"))
     step = batch_size(8 * n * 8, B, f"energy_gof (n = {n})")  # the draws, their fits and temporaries
+    if estimate is not None and not vectorised(family, known, fit):  # one fit per sample: batches of about 2% for the bar
+        step = min(step, -(-B // 50))
+    starts = range(0, B, step)
     null = []
-    for a in range(0, B, step):
+    for a in progress_bar(starts, len(starts), progress, "samples"):
         samples = null_dist.rvs(size=(min(step, B - a), n), random_state=gen)
         p = [np.asarray(v)[:, None] for v in estimate(samples)] if estimate is not None else params
         null.append(_statistic(family, tuple(p[:-2]), p[-2], p[-1], samples))
