@@ -366,7 +366,7 @@ def warn_if_transposed(value, name: str) -> None:
             shape = np.asarray(value).shape  # lists, and array-likes that only convert (__array__)
         except (TypeError, ValueError):  # ragged nested lists: the function's own validation names them
             return
-    if len(shape) == 2 and shape[1] > shape[0]:
+    if len(shape) == 2 and 0 < shape[0] < shape[1]:
         warnings.warn(
             f"`{name}` has more variables (columns: {shape[1]}) than observations (rows: {shape[0]}). Rows are read "
             f"as observations: if the table is transposed, pass its transpose ({name}.T); if it is meant, "

@@ -35,8 +35,8 @@ __all__ = ["ClusterTestResult", "cluster_test", "signal_dimension"]
 #: Level of each step of the sequential sphericity test that picks the signal dimension.
 SPHERICITY_LEVEL = 0.05
 #: Restarts of each k-groups fit of the test (the data's and every resample's) unless the
-#: caller sets ``n_init``: the same procedure on the data and the null (measured: one start
-#: lost power, 0.675 against 0.825 with ten; three kept 0.775, within Monte Carlo error).
+#: caller sets ``n_init``: the same procedure on the data and the null (measured on 200 paired
+#: data sets: three starts kept the power of ten within 0.015, validation/cluster_test_starts.py).
 N_INIT = 3
 
 
@@ -343,9 +343,11 @@ def cluster_test(
     starts; the level is exact for any fixed procedure applied alike to the data and to
     the resamples, so three starts per fit (the default ``n_init=3``, where it was ten)
     keep it exact at about a third of the cost (the kernel is built once per fit either
-    way). Power, measured on the same 40 data sets (two clusters 3 apart, n = 100):
-    0.825 with ten starts, 0.775 with three, 0.675 with one (``docs/validation.md``).
-    ``n_init=10`` restores the previous procedure. ``n_jobs`` spreads the resamples over
+    way). Power, measured pairwise on the same 200 data sets with the same seeds: 0.850 with
+    ten starts and 0.835 with three on two clusters 3 apart (n = 100), 0.815 and 0.810 on
+    three clusters (n = 90), the level 0.075 and 0.065 (``docs/validation.md``).
+    ``n_init=10`` restores the previous procedure. A fit's products have k columns, so the
+    resamples run with one BLAS thread (more threads only spin); ``n_jobs`` spreads them over
     processes.
 
     Limitation: a unimodal but non-Gaussian population (skewed, heavy tailed) can be
