@@ -181,7 +181,7 @@ def normal_limit_pdf(t):
     \varphi(s) e^{-ist}\,ds` by the trapezoidal rule with step 1/4 up to the s where
     :math:`|\varphi(s)| < 10^{-17}` (about 950). The rule is exact up to the aliasing of the
     density's mass beyond :math:`t + 8\pi` (below :math:`10^{-20}`) and the truncation: it agrees
-    with central differences of :func:`normal_limit_sf` to 1e-6 (``tests/test_plotting.py``).
+    with the five-point derivative of :func:`normal_limit_sf` to 1e-6 (``tests/test_plotting.py``).
     Time O(3800 m) for m values, after a table of 3800 x 150 terms.
     """
     lam = normal_eigenvalues(("mean", "sd"))
