@@ -227,7 +227,7 @@ def _independence_panels(result: IndependenceTestResult) -> list[_Panel]:
     if result.method == "t":
         null_label = f"Student t, {result.df:g} df"
     else:
-        null_label = "gamma approximation of the permutation null"
+        null_label = "gamma approximation of the null"
     support = (float(reference.ppf(0.0005)), float(reference.ppf(0.9995)))
     return [_Panel(test, label, result.statistic, result.pvalue, null_label, reference=reference, support=support)]
 
@@ -327,12 +327,12 @@ def _draw_panel(ax, panel: _Panel, bins) -> None:
         if np.isfinite(observed):
             tail = grid >= observed
             ax.fill_between(grid[tail], density[tail], color="C3", alpha=0.35, label="tail area: the p-value")
-        ax.set_ylim(bottom=0.0)
     shown = observed if np.isfinite(observed) else ax.get_xlim()[1]
     ax.axvline(shown, color="C3", lw=2, label=f"observed {observed:.4g} (p = {panel.pvalue:.3g})")
     ax.set_xlabel(panel.statistic_label)
     ax.set_ylabel("density")
-    ax.legend(frameon=False, fontsize="small")
+    ax.set_ylim(0.0, 1.3 * ax.get_ylim()[1])  # room for the legend above the bars or the curve
+    ax.legend(fontsize="small", framealpha=0.9, edgecolor="none")
 
 
 def plot_null_distribution(result, ax=None, *, test=None, bins=40):
@@ -563,8 +563,8 @@ def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
     options = {"no_labels": n > 60, "link_color_func": colour}
     options.update(dendrogram_options)
     dendrogram(tree.linkage, ax=ax, **options)
-    ax.set_ylabel("merge cost (n_A n_B / (n_A + n_B)) E(A, B)")
-    name = "energy hierarchical clustering" if tree is result else f"significant splits of the energy dendrogram (family-wise error {result.alpha:g})"
+    ax.set_ylabel(r"merge cost $\frac{n_A n_B}{n_A + n_B}\,\mathcal{E}(A, B)$")
+    name = "energy hierarchical clustering" if tree is result else f"significant splits of the energy dendrogram, \u03b1 = {result.alpha:g}"
     ax.set_title(_titled(name, _data_name(result)))
     return ax
 

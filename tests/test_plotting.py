@@ -357,7 +357,7 @@ def test_trees_matrices_and_k_carry_the_data_name(rng):
     X = _blobs(rng, 15)
     assert plot_dendrogram(_named(es.energy_hclust(X))).get_title() == f"energy hierarchical clustering\ndata: {DATA_NAME}"
     ax = plot_dendrogram(_named(es.significant_clusters(X, n_resamples=9, rng=0)))
-    assert ax.get_title() == f"significant splits of the energy dendrogram (family-wise error 0.05)\ndata: {DATA_NAME}"
+    assert ax.get_title() == f"significant splits of the energy dendrogram, \u03b1 = 0.05\ndata: {DATA_NAME}"
     ax = plot_dcor_matrix(_named(es.pairwise_dcor(pd.DataFrame(X, columns=["a", "b"]))))
     assert ax.get_title() == f"distance correlation (dots: independence rejected)\ndata: {DATA_NAME}"
     ax = plot_choose_k(_named(es.choose_k(X, k_max=3, n_resamples=9, n_references=0, rng=0)))
