@@ -193,12 +193,12 @@ def _panels(result) -> list[_Panel]:
 def _draw_panel(ax, panel: _Panel, bins) -> None:
     observed = panel.statistic
     if panel.null is not None:
-        values = np.asarray(panel.null, dtype=float)
-        edges = np.histogram_bin_edges(values, bins=bins)  # the null's range: the statistic may lie far beyond it
-        ax.hist(values, bins=edges, density=True, color="0.75", label=panel.null_label)
-        tail = values[values >= observed]
+        draws = np.asarray(panel.null, dtype=float)
+        edges = np.histogram_bin_edges(draws, bins=bins)  # the null's range: the statistic may lie far beyond it
+        ax.hist(draws, bins=edges, density=True, color="0.75", label=panel.null_label)
+        tail = draws[draws >= observed]
         if tail.size:  # the null values counted in the p-value, on the same scale
-            ax.hist(tail, bins=edges, weights=np.full(tail.size, 1.0 / (values.size * np.diff(edges)[0])), color="C3",
+            ax.hist(tail, bins=edges, weights=np.full(tail.size, 1.0 / (draws.size * np.diff(edges)[0])), color="C3",
                     alpha=0.45, label="null values as large as observed")
     else:
         low, high = panel.support
@@ -300,17 +300,17 @@ def _sample(x, result) -> tuple[np.ndarray, str]:
     else:
         name = str(x.name) if getattr(x, "name", None) is not None else (data_name(result) or "x")
     try:
-        values = np.asarray(x.to_numpy(dtype=float, na_value=np.nan) if hasattr(x, "to_numpy") else x, dtype=float)
+        sample = np.asarray(x.to_numpy(dtype=float, na_value=np.nan) if hasattr(x, "to_numpy") else x, dtype=float)
     except (TypeError, ValueError):
         raise ValueError("`x` must be an array of numbers, the data the test was run on.") from None
-    if values.ndim > 1 and values.shape[1:] != (1,) * (values.ndim - 1):
-        raise ValueError(f"`x` must be one-dimensional, the data the test was run on, got shape {values.shape}.")
-    values = values.ravel()
-    values = values[~np.isnan(values)]
-    if values.size != result.n_samples:
-        raise ValueError(f"`x` has {values.size} values without missing ones, `result` was computed on {result.n_samples}: "
+    if sample.ndim > 1 and sample.shape[1:] != (1,) * (sample.ndim - 1):
+        raise ValueError(f"`x` must be one-dimensional, the data the test was run on, got shape {sample.shape}.")
+    sample = sample.ravel()
+    sample = sample[~np.isnan(sample)]
+    if sample.size != result.n_samples:
+        raise ValueError(f"`x` has {sample.size} values without missing ones, `result` was computed on {result.n_samples}: "
                          "pass the data the test was run on.")
-    return values, name
+    return sample, name
 
 
 def _fitted(result, values: np.ndarray):

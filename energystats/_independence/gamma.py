@@ -43,9 +43,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import gamma
+from scipy import stats
 
-__all__ = ["SKEW_ROWS", "SquareRoot", "gamma_pvalue", "gamma_reference", "permutation_moments", "quadratic_assignment_moments", "skewness_of"]
+__all__ = ["SKEW_ROWS", "Reference", "SquareRoot", "gamma_pvalue", "gamma_reference", "permutation_moments", "quadratic_assignment_moments", "skewness_of"]
 
 
 def quadratic_assignment_moments(n: int, alpha: tuple[float, float, float], beta: tuple[float, float, float]) -> tuple[float, float]:
@@ -76,17 +76,44 @@ def permutation_moments(V_xx: float, rows_x: np.ndarray, squares_y: float, rows_
     return quadratic_assignment_moments(n, alpha, beta)
 
 
-def gamma_reference(mean: float, variance: float, skewness: float | None = None):
-    """The frozen ``scipy.stats.gamma`` with this mean and variance, or the Pearson type III
-    distribution (a shifted gamma) with this mean, variance and (positive) skewness; None when
-    the variance or the mean is 0 (every permutation gives the same statistic)."""
+@dataclass(frozen=True)
+class Reference:
+    """A ``scipy.stats`` continuous distribution of one shape parameter, by name, compared by
+    value (a result holding it compares equal to one computed the same way): ``pdf``, ``cdf``,
+    ``sf`` and ``ppf`` of ``scipy.stats.<family>(shape, loc=loc, scale=scale)``."""
+
+    family: str
+    shape: float
+    loc: float = 0.0
+    scale: float = 1.0
+
+    def _frozen(self):
+        return getattr(stats, self.family)(self.shape, loc=self.loc, scale=self.scale)
+
+    def pdf(self, x):
+        return self._frozen().pdf(x)
+
+    def cdf(self, x):
+        return self._frozen().cdf(x)
+
+    def sf(self, x):
+        return self._frozen().sf(x)
+
+    def ppf(self, q):
+        return self._frozen().ppf(q)
+
+
+def gamma_reference(mean: float, variance: float, skewness: float | None = None) -> Reference | None:
+    """The gamma with this mean and variance, or the Pearson type III distribution (a shifted
+    gamma) with this mean, variance and (positive) skewness; None when the variance or the
+    mean is 0 (every permutation gives the same statistic)."""
     if variance <= 0 or mean <= 0:
         return None
     if skewness is None or not skewness > 0:
-        return gamma(mean * mean / variance, scale=variance / mean)
+        return Reference("gamma", float(mean * mean / variance), scale=float(variance / mean))
     shape = 4.0 / skewness**2
     scale = np.sqrt(variance) * skewness / 2.0
-    return gamma(shape, loc=mean - shape * scale, scale=scale)
+    return Reference("gamma", float(shape), loc=float(mean - shape * scale), scale=float(scale))
 
 
 def gamma_pvalue(statistic: float, mean: float, variance: float, skewness: float | None = None) -> float:
@@ -98,10 +125,10 @@ def gamma_pvalue(statistic: float, mean: float, variance: float, skewness: float
 
 @dataclass(frozen=True)
 class SquareRoot:
-    r"""The distribution of :math:`\sqrt{\max(Y, 0)}` for a frozen ``scipy.stats`` distribution Y
+    r"""The distribution of :math:`\sqrt{\max(Y, 0)}` for a distribution Y (a :class:`Reference`)
     (the distance correlation when Y is its square), with Y's ``pdf``, ``cdf``, ``sf`` and ``ppf``."""
 
-    base: object
+    base: Reference
 
     def pdf(self, r):
         r = np.asarray(r, dtype=float)

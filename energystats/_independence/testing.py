@@ -25,7 +25,7 @@ from .dcov import (
     stats_from_gram,
     stats_from_projection,
 )
-from .gamma import SKEW_ROWS, SquareRoot, gamma_pvalue, gamma_reference, permutation_moments, skewness_of
+from .gamma import SKEW_ROWS, Reference, SquareRoot, gamma_pvalue, gamma_reference, permutation_moments, skewness_of
 from .projection import N_PROJECTIONS, check_variables, project, projection_gamma
 
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "pairing_scale"]
@@ -62,9 +62,10 @@ class IndependenceTestResult(ResultMixin):
         Degrees of freedom of the t-test.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
-    reference_distribution : frozen scipy.stats distribution or None
+    reference_distribution : object or None
         The distribution of ``statistic`` under independence whose upper tail at
-        ``statistic`` is ``pvalue`` (its ``pdf``, ``cdf``, ``sf``, ``ppf``): Student t with
+        ``statistic`` is ``pvalue``, with the ``pdf``, ``cdf``, ``sf`` and ``ppf`` of a
+        ``scipy.stats`` distribution and compared by value: Student t with
         ``df`` degrees of freedom for the t-test, the gamma of ``method="gamma"`` (for dCor
         the distribution of the square root of the gamma of dCor^2); None for permutation
         tests (``null_distribution``) and when every permutation gives the same statistic.
@@ -82,7 +83,7 @@ class IndependenceTestResult(ResultMixin):
     exact: bool = False
     df: float | None = None
     n_omitted: int = 0
-    reference_distribution: object = field(default=None, repr=False)
+    reference_distribution: object | None = field(default=None, repr=False)
 
     _titles = {
         "nV^2": "distance covariance test of independence (R dcov.test)",
@@ -445,5 +446,5 @@ def dcor_ttest(
         method="t",
         n=n,
         df=float(df),
-        reference_distribution=student_t(df),
+        reference_distribution=Reference("t", float(df)),
     )
