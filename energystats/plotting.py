@@ -1,7 +1,10 @@
 """Plotting helpers (optional extra ``plot``: matplotlib).
 
-Each function draws on ``ax`` (a new figure's axes when ``None``) and
-returns the axes, so plots compose in notebooks.
+Each function draws on ``ax`` (a new figure's axes when ``None``) and returns the axes, so
+plots compose in notebooks; the two-panel :func:`plot_gof` returns its pair of axes. Axis
+labels come from the data (DataFrame column names, a Series' name); titles name the test or
+method and, when the result knows it (``data_name``), the data. W against k is
+:func:`plot_choose_k`.
 """
 
 from __future__ import annotations
@@ -10,21 +13,19 @@ from numbers import Integral
 
 import numpy as np
 from scipy.cluster.hierarchy import dendrogram
-from scipy.stats import t as student_t
 
+from ._test_plots import axes_of, data_name, plot_gof, plot_null_distribution, titled
 from ._validation import as_data
 
-__all__ = ["plot_choose_k", "plot_clusters", "plot_dcor_matrix", "plot_dendrogram", "plot_null_distribution", "plot_w_curve"]
-
-
-def _axes(ax):
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - exercised only without the extra
-        raise ImportError("plotting needs matplotlib: pip install 'pyenergystats[plot]'") from None
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    return ax
+__all__ = [
+    "plot_choose_k",
+    "plot_clusters",
+    "plot_dcor_matrix",
+    "plot_dendrogram",
+    "plot_gof",
+    "plot_null_distribution",
+    "plot_w_curve",
+]
 
 
 def plot_w_curve(result, ax=None):
@@ -39,14 +40,15 @@ def plot_w_curve(result, ax=None):
     >>> import energystats as es
     >>> from energystats.plotting import plot_w_curve
     >>> ax = plot_w_curve(es.split_1d([0.1, 0.3, 0.2, 5.0, 5.2, 4.9]))
-    >>> ax.get_xlabel()
-    'threshold'
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('threshold', 'within dispersion W')
     """
-    ax = _axes(ax)
+    ax = axes_of(ax)
     ax.plot(result.curve_thresholds, result.W_curve, lw=1.2, label="W of the split")
     ax.axvline(result.threshold, color="C3", ls="--", label=f"optimum {result.threshold:.4g}")
     ax.set_xlabel("threshold")
-    ax.set_ylabel("within dispersion W (eq. 63)")
+    ax.set_ylabel("within dispersion W")
+    ax.set_title(titled("split into two groups at the threshold of least W", data_name(result)))
     ax.legend(frameon=False)
     return ax
 
@@ -54,6 +56,9 @@ def plot_w_curve(result, ax=None):
 def plot_choose_k(result, ax=None):
     """W of ``KGroups(k)`` against k (a :class:`ChooseKResult`), the chosen k marked, and
     the gap statistic's choice when it was computed. The title names the rule.
+
+    This is the package's W-against-k picture: the curve of W alone (an "elbow") says
+    nothing about which k the data support; :func:`choose_k` tests each split.
 
     Examples
     --------
@@ -67,27 +72,43 @@ def plot_choose_k(result, ax=None):
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('number of clusters k', 'within dispersion W')
     """
-    ax = _axes(ax)
+    ax = axes_of(ax)
     table = result.table
     ax.plot(table["k"], table["W"], marker="o", lw=1.2, color="0.3", label="W of KGroups(k)")
     chosen = table.loc[table["k"] == result.k, "W"].iloc[0]
     ax.plot([result.k], [chosen], marker="o", markersize=11, mfc="none", mec="C3", mew=2, ls="none")
-    ax.axvline(result.k, color="C3", ls="--", label=f"chosen k = {result.k}")
+    ax.axvline(result.k, color="C3", ls="--", label=f"chosen k = {result.k} (family-wise error {result.alpha:g})")
     if result.k_gap is not None and result.k_gap != result.k:
         ax.axvline(result.k_gap, color="C0", ls=":", label=f"gap statistic: k = {result.k_gap}")
     ax.set_xticks(table["k"].tolist())
     ax.set_xlabel("number of clusters k")
     ax.set_ylabel("within dispersion W")
     null = "dip tests of unimodality" if result.null == "unimodal" else "cluster tests against one Gaussian"
-    ax.set_title(f"choice of k: sequential {null}, family-wise error {result.alpha:g}")
+    ax.set_title(titled(f"choice of k: sequential {null}", data_name(result)))
     ax.legend(frameon=False)
     return ax
 
 
 def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
-    """Scatter plot of two columns of ``X`` coloured by ``labels``; the axes are named by
-    the DataFrame's column names when ``X`` is one."""
+    """Scatter plot of two columns of ``X`` coloured by ``labels``.
+
+    The axes are named by the DataFrame's column names when ``X`` is one ("column 0" and
+    "column 1" for an array), the legend by the name of ``labels`` when it is a Series
+    ("cluster" otherwise).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import energystats as es
+    >>> from energystats.plotting import plot_clusters
+    >>> iris = es.datasets.load_iris()
+    >>> ax = plot_clusters(iris[["Petal.Length", "Petal.Width"]], iris["Species"])
+    >>> ax.get_xlabel(), ax.get_ylabel(), ax.get_legend().get_title().get_text()
+    ('Petal.Length', 'Petal.Width', 'Species')
+    """
     names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+    legend = str(labels.name) if getattr(labels, "name", None) is not None else "cluster"
     X = as_data(X, "X")
     if X.shape[1] < 2:
         raise ValueError(f"`X` needs at least two columns to plot, got {X.shape[1]}.")
@@ -96,56 +117,18 @@ def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
         raise ValueError(f"`labels` must have one entry per sample ({X.shape[0]}), got shape {labels.shape}.")
     if len(columns) != 2 or not all(isinstance(c, Integral) and not isinstance(c, bool) and -X.shape[1] <= c < X.shape[1] for c in columns):
         raise ValueError(f"`columns` must be two column indices of `X` (it has {X.shape[1]} columns), got {columns!r}.")
-    ax = _axes(ax)
+    ax = axes_of(ax)
     i, j = columns
     for value in np.unique(labels):
         keep = labels == value
         ax.scatter(X[keep, i], X[keep, j], s=12, label=str(value))
-    ax.set_xlabel(names[i] if names else f"column {i}")
-    ax.set_ylabel(names[j] if names else f"column {j}")
-    ax.legend(title="cluster", frameon=False)
+    ax.set_xlabel(names[i] if names else f"column {i % X.shape[1]}")
+    ax.set_ylabel(names[j] if names else f"column {j % X.shape[1]}")
+    ax.legend(title=legend, frameon=False)
     return ax
 
 
-def plot_null_distribution(result, ax=None, *, bins=40):
-    """Histogram of a test's null distribution with the observed statistic marked.
-
-    Works for every result with a ``null_distribution`` (permutation, Monte Carlo and
-    bootstrap tests; one histogram per test of :func:`poisson_test`); for the t-test
-    (:func:`dcor_ttest`) it draws the Student t density of its null. Results of methods
-    that keep no null distribution (``method="gamma"``, ``method="limit"``) are refused.
-    """
-    null = getattr(result, "null_distribution", None)
-    if null is None and getattr(result, "method", None) == "t":
-        ax = _axes(ax)
-        reach = max(4.0, 1.2 * abs(result.statistic)) if np.isfinite(result.statistic) else 4.0
-        grid = np.linspace(-reach, reach, 400)
-        ax.plot(grid, student_t.pdf(grid, result.df), color="0.4", label=f"null: Student t, {result.df:g} df")
-        ax.axvline(min(result.statistic, reach), color="C3", lw=2, label=f"observed (p = {result.pvalue:.3g})")
-        ax.set_xlabel("statistic")
-        ax.set_ylabel("density")
-        ax.legend(frameon=False)
-        return ax
-    if null is None or np.size(null) == 0:
-        method = getattr(result, "method", None)
-        raise ValueError(
-            f"`result` keeps no null distribution to plot{f' (method={method!r})' if method else ''}: its p-value comes "
-            "from an approximation; run the test with permutations (method='permutation' or 'bootstrap') to plot one."
-        )
-    ax = _axes(ax)
-    null = np.asarray(null, dtype=float)
-    observed = np.atleast_1d(result.statistic)
-    pvalues = np.atleast_1d(result.pvalue)
-    names = list(getattr(result, "tests", ())) if null.ndim == 2 else []
-    columns = null.T if null.ndim == 2 else null[None, :]
-    for k, (values, t, p) in enumerate(zip(columns, observed, pvalues)):
-        name = f"{names[k]}: " if names else ""
-        ax.hist(values, bins=bins, color=f"C{k}" if names else "0.7", alpha=0.5 if names else 1.0, label=f"{name}null distribution")
-        ax.axvline(t, color=f"C{k}" if names else "C3", lw=2, label=f"{name}observed (p = {p:.3g})")
-    ax.set_xlabel("statistic")
-    ax.set_ylabel("count")
-    ax.legend(frameon=False)
-    return ax
+# --- trees and matrices ---------------------------------------------------------------
 
 
 def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
@@ -174,11 +157,13 @@ def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
     def colour(link: int) -> str:
         return "0.4" if owner[link] < 0 or (tree is result and n_clusters is None) else colours[owner[link]]
 
-    ax = _axes(ax)
+    ax = axes_of(ax)
     options = {"no_labels": n > 60, "link_color_func": colour}
     options.update(dendrogram_options)
     dendrogram(tree.linkage, ax=ax, **options)
-    ax.set_ylabel("merge cost (n_A n_B / (n_A + n_B)) E(A, B)")
+    ax.set_ylabel(r"merge cost $\frac{n_A n_B}{n_A + n_B}\,\mathcal{E}(A, B)$")
+    name = "energy hierarchical clustering" if tree is result else f"significant splits of the energy dendrogram, \u03b1 = {result.alpha:g}"
+    ax.set_title(titled(name, data_name(result)))
     return ax
 
 
@@ -202,7 +187,7 @@ def plot_dcor_matrix(result, ax=None, *, annotate: bool | None = None, mark_reje
     """
     import matplotlib
 
-    ax = _axes(ax)
+    ax = axes_of(ax)
     matrix = getattr(result, "matrix", result)
     values = matrix.to_numpy(dtype=float)
     names = [str(c) for c in matrix.columns]
@@ -223,5 +208,6 @@ def plot_dcor_matrix(result, ax=None, *, annotate: bool | None = None, mark_reje
         for x, y in zip(table.loc[table["reject"], "x"], table.loc[table["reject"], "y"]):
             for i, j in ((index[x], index[y]), (index[y], index[x])):
                 ax.plot(j, i + 0.3, marker=".", color="C3", markersize=6)
-    ax.set_title("distance correlation" + (" (dots: independence rejected)" if mark_rejected and table is not None else ""))
+    name = "distance correlation" + (" (dots: independence rejected)" if mark_rejected and table is not None else "")
+    ax.set_title(titled(name, data_name(result)))
     return ax

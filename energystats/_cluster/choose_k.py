@@ -287,6 +287,7 @@ def choose_k(
     Returns
     -------
     ChooseKResult
+        :func:`energystats.plotting.plot_choose_k` draws W against k with the decision marked.
 
     Notes
     -----

@@ -52,7 +52,7 @@ import functools
 import numpy as np
 from scipy import integrate, linalg, special
 
-__all__ = ["imhof_sf", "normal_eigenvalues", "normal_limit_sf", "normal_trace"]
+__all__ = ["imhof_sf", "normal_eigenvalues", "normal_limit_pdf", "normal_limit_sf", "normal_trace"]
 
 #: Legendre polynomials of the Ritz basis, and Gauss-Legendre nodes of its quadrature.
 _DEGREE = 300
@@ -170,6 +170,33 @@ def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
         value -= integrate.quad(lambda u: np.cos(psi(u)) * np.exp(-log_u_rho(u)), cut, np.inf,
                                 weight="sin", wvar=0.5 * t, limlst=200, epsabs=1e-13)[0]
     return float(min(1.0, max(0.0, 0.5 + value / np.pi)))
+
+
+def normal_limit_pdf(t):
+    r"""The density of the limit distribution of :func:`normal_limit_sf` at the values ``t``
+    (any shape), for the plot of ``normal_test(method="limit")``.
+
+    With :math:`\varphi(s) = e^{is\,\text{shift}} \prod_k (1 - 2i\lambda_k s)^{-1/2}` the
+    characteristic function, :math:`f(t) = \frac1\pi \int_0^\infty \mathrm{Re}\,
+    \varphi(s) e^{-ist}\,ds` by the trapezoidal rule with step 1/4 up to the s where
+    :math:`|\varphi(s)| < 10^{-17}` (about 950). The rule is exact up to the aliasing of the
+    density's mass beyond :math:`t + 8\pi` (below :math:`10^{-20}`) and the truncation: it agrees
+    with the five-point derivative of :func:`normal_limit_sf` to 1e-6 (``tests/test_plotting.py``).
+    Time O(3800 m) for m values, after a table of 3800 x 150 terms.
+    """
+    lam = normal_eigenvalues(("mean", "sd"))
+    shift = normal_trace(("mean", "sd")) - lam.sum()
+    step = 0.25
+    s = np.arange(0.0, 4000.0, step)
+    log_modulus = -0.25 * np.log1p((2.0 * np.multiply.outer(s, lam)) ** 2).sum(axis=-1)
+    keep = log_modulus > np.log(1e-17)
+    s, modulus = s[keep], np.exp(log_modulus[keep])
+    argument = 0.5 * np.arctan(2.0 * np.multiply.outer(s, lam)).sum(axis=-1) + s * shift
+    weights = np.full(s.size, step)
+    weights[0] = step / 2.0
+    t = np.asarray(t, dtype=float)
+    values = (weights * modulus) @ np.cos(argument[:, None] - np.multiply.outer(s, t.ravel())) / np.pi
+    return np.maximum(values, 0.0).reshape(t.shape)
 
 
 def normal_limit_sf(statistic: float) -> float:

@@ -40,10 +40,12 @@ gives the upper-tail p-value. Its calibration against the permutation p-value is
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.stats import gamma
+from dataclasses import dataclass
 
-__all__ = ["SKEW_ROWS", "gamma_pvalue", "permutation_moments", "quadratic_assignment_moments", "skewness_of"]
+import numpy as np
+from scipy import stats
+
+__all__ = ["SKEW_ROWS", "Reference", "SquareRoot", "gamma_pvalue", "gamma_reference", "permutation_moments", "quadratic_assignment_moments", "skewness_of"]
 
 
 def quadratic_assignment_moments(n: int, alpha: tuple[float, float, float], beta: tuple[float, float, float]) -> tuple[float, float]:
@@ -74,17 +76,74 @@ def permutation_moments(V_xx: float, rows_x: np.ndarray, squares_y: float, rows_
     return quadratic_assignment_moments(n, alpha, beta)
 
 
-def gamma_pvalue(statistic: float, mean: float, variance: float, skewness: float | None = None) -> float:
-    """The upper tail at ``statistic`` of the gamma with this mean and variance, or of the
-    Pearson type III distribution with this mean, variance and (positive) skewness; 1 when
-    the variance is 0 (every permutation gives the same statistic)."""
+@dataclass(frozen=True)
+class Reference:
+    """A ``scipy.stats`` continuous distribution of one shape parameter, by name, compared by
+    value (a result holding it compares equal to one computed the same way): ``pdf``, ``cdf``,
+    ``sf`` and ``ppf`` of ``scipy.stats.<family>(shape, loc=loc, scale=scale)``."""
+
+    family: str
+    shape: float
+    loc: float = 0.0
+    scale: float = 1.0
+
+    def _frozen(self):
+        return getattr(stats, self.family)(self.shape, loc=self.loc, scale=self.scale)
+
+    def pdf(self, x):
+        return self._frozen().pdf(x)
+
+    def cdf(self, x):
+        return self._frozen().cdf(x)
+
+    def sf(self, x):
+        return self._frozen().sf(x)
+
+    def ppf(self, q):
+        return self._frozen().ppf(q)
+
+
+def gamma_reference(mean: float, variance: float, skewness: float | None = None) -> Reference | None:
+    """The gamma with this mean and variance, or the Pearson type III distribution (a shifted
+    gamma) with this mean, variance and (positive) skewness; None when the variance or the
+    mean is 0 (every permutation gives the same statistic)."""
     if variance <= 0 or mean <= 0:
-        return 1.0
+        return None
     if skewness is None or not skewness > 0:
-        return float(gamma.sf(statistic, mean * mean / variance, scale=variance / mean))
+        return Reference("gamma", float(mean * mean / variance), scale=float(variance / mean))
     shape = 4.0 / skewness**2
     scale = np.sqrt(variance) * skewness / 2.0
-    return float(gamma.sf(statistic - (mean - shape * scale), shape, scale=scale))
+    return Reference("gamma", float(shape), loc=float(mean - shape * scale), scale=float(scale))
+
+
+def gamma_pvalue(statistic: float, mean: float, variance: float, skewness: float | None = None) -> float:
+    """The upper tail at ``statistic`` of :func:`gamma_reference`; 1 when the variance is 0
+    (every permutation gives the same statistic)."""
+    reference = gamma_reference(mean, variance, skewness)
+    return 1.0 if reference is None else float(reference.sf(statistic))
+
+
+@dataclass(frozen=True)
+class SquareRoot:
+    r"""The distribution of :math:`\sqrt{\max(Y, 0)}` for a distribution Y (a :class:`Reference`)
+    (the distance correlation when Y is its square), with Y's ``pdf``, ``cdf``, ``sf`` and ``ppf``."""
+
+    base: Reference
+
+    def pdf(self, r):
+        r = np.asarray(r, dtype=float)
+        return np.where(r > 0, 2.0 * r * self.base.pdf(r * r), 0.0)
+
+    def cdf(self, r):
+        r = np.asarray(r, dtype=float)
+        return np.where(r < 0, 0.0, self.base.cdf(r * r))
+
+    def sf(self, r):
+        r = np.asarray(r, dtype=float)
+        return np.where(r < 0, 1.0, self.base.sf(r * r))
+
+    def ppf(self, q):
+        return np.sqrt(np.maximum(self.base.ppf(q), 0.0))
 
 
 #: Rows of the double-centred matrices whose traces give the limit's skewness.

@@ -113,8 +113,9 @@ def _u_dcov_pairs(P: np.ndarray, pairs: list) -> np.ndarray:
     return out
 
 
-def projection_gamma(x: Variable, y: Variable, stats: ProjectedStatistics, rng: np.random.Generator) -> tuple[float, float]:
-    """n times the projected V-statistic and its gamma p-value (see the module): the K diagonal
+def projection_gamma(x: Variable, y: Variable, stats: ProjectedStatistics, rng: np.random.Generator) -> tuple[float, float, float, float]:
+    """n times the projected V-statistic, its gamma p-value, and the gamma's mean and variance
+    (see the module): the K diagonal
     terms of the variance from all rows, the K(K - 1)/2 others estimated without bias from at
     most CROSS_PAIRS of them, drawn from ``rng``, on at most CROSS_ROWS rows."""
     n = stats.n
@@ -132,4 +133,4 @@ def projection_gamma(x: Variable, y: Variable, stats: ProjectedStatistics, rng: 
         products = _u_dcov_pairs(Px, chosen) * _u_dcov_pairs(Py, chosen)
         total += 2.0 * len(pairs) * float(products.mean())
     variance = 2.0 * (stats.scale_xy / K) ** 2 * total
-    return statistic, gamma_pvalue(statistic, mean, variance)
+    return statistic, gamma_pvalue(statistic, mean, variance), mean, variance

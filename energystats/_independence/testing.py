@@ -26,7 +26,7 @@ from .dcov import (
     stats_from_gram,
     stats_from_projection,
 )
-from .gamma import SKEW_ROWS, gamma_pvalue, permutation_moments, skewness_of
+from .gamma import SKEW_ROWS, Reference, SquareRoot, gamma_pvalue, gamma_reference, permutation_moments, skewness_of
 from .projection import N_PROJECTIONS, check_variables, project, projection_gamma
 
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "pairing_scale"]
@@ -65,6 +65,13 @@ class IndependenceTestResult(ResultMixin):
         Degrees of freedom of the t-test.
     n_omitted : int
         Rows dropped for missing values (``nan_policy="omit"``).
+    reference_distribution : object or None
+        The distribution of ``statistic`` under independence whose upper tail at
+        ``statistic`` is ``pvalue``, with the ``pdf``, ``cdf``, ``sf`` and ``ppf`` of a
+        ``scipy.stats`` distribution and compared by value: Student t with
+        ``df`` degrees of freedom for the t-test, the gamma of ``method="gamma"`` (for dCor
+        the distribution of the square root of the gamma of dCor^2); None for permutation
+        tests (``null_distribution``) and when every permutation gives the same statistic.
     data_name : str or None
         What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
@@ -81,6 +88,7 @@ class IndependenceTestResult(ResultMixin):
     exact: bool = False
     df: float | None = None
     n_omitted: int = 0
+    reference_distribution: object | None = field(default=None, repr=False)
 
     _titles = {
         "nV^2": "Distance covariance test of independence (R dcov.test)",
@@ -188,12 +196,14 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
     factors = (vx.scaling.log2_factor, vy.scaling.log2_factor)
     gen = as_generator(rng)
     null, count, exact_used = None, 0, False
+    moments = None  # method="gamma": mean, variance and skewness of the null in the units of `observed` as rescaled below
     if approximation == "projection":
         K = check_variables([vx, vy], n_projections)
         P = project(vx, vy, K, gen.spawn(1)[0], variances=statistic == "dCor")  # directions from their own stream
         estimates = stats_from_projection(P, "V", factors) if statistic == "dCor" else None
         if method == "gamma":
-            observed, p = float(P.V_xy.sum()), projection_gamma(vx, vy, P, gen)[1]  # the engine's units: sum of S_k
+            _, p, mean, variance = projection_gamma(vx, vy, P, gen)  # of n times the projected V-statistic
+            observed, moments = float(P.V_xy.sum()), (n * mean, n * n * variance, None)  # the engine's units: sum of S_k
         else:
             res = permutation_null(permuted_products(*P.operators), n, options, gen, n_jobs)
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
@@ -209,7 +219,8 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
         if method == "gamma":
             observed = float(G.V[0, 1])
             mean, variance = permutation_moments(G.V[0, 0], ops[0].row_sums(), G.squares[1], ops[1].row_sums())
-            p = gamma_pvalue(check_observed(observed, "the distance covariance"), mean, variance, _skewness(vx, vy))
+            moments = (mean, variance, _skewness(vx, vy))
+            p = gamma_pvalue(check_observed(observed, "the distance covariance"), *moments)
         else:
             res = permutation_null(engine_for(vx, vy, *ops), n, options, gen, n_jobs)
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
@@ -219,11 +230,14 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
     if statistic == "nV^2":  # n V_n^2 = S / n, in the data's units
         scale = 2.0 ** (factors[0] + factors[1]) / n
         stat, values = observed * scale, (None if null is None else null * scale)
+        reference = None if moments is None else gamma_reference(moments[0] * scale, moments[1] * scale * scale, moments[2])
         if approximation == "projection":
             estimate = Scaling(0, (factors[0] + factors[1]) / 2).result(estimate, "dCov")
     else:  # dCor is a monotone function of S: the same p-value
         to_dcor = _dcor_of(denominator)
         stat, values = float(min(to_dcor(observed), 1.0)), (None if null is None else to_dcor(null))
+        square = None if moments is None or not denominator > 0 else gamma_reference(moments[0] / denominator, moments[1] / denominator**2, moments[2])
+        reference = None if square is None else SquareRoot(square)
     return IndependenceTestResult(
         statistic=float(stat),
         pvalue=float(p),
@@ -235,6 +249,7 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
         method=method,
         n_samples=n,
         exact=exact_used,
+        reference_distribution=reference,
     )
 
 
@@ -454,4 +469,5 @@ def dcor_ttest(
         method="t",
         n_samples=n,
         df=float(df),
+        reference_distribution=Reference("t", float(df)),
     )
