@@ -200,7 +200,7 @@ def test_plot_choose_k(rng):
     ax = plot_choose_k(res)
     np.testing.assert_array_equal(ax.get_lines()[0].get_ydata(), res.table["W"])
     assert ax.get_lines()[2].get_xdata()[0] == res.k
-    assert ax.get_title() == "choice of k: sequential dip tests of unimodality"
+    assert ax.get_title() == "choice of k: sequential dip tests of unimodality\ndata: X"
     assert ax.get_legend().get_texts()[1].get_text() == f"chosen k = {res.k} (family-wise error 0.05)"
     assert "(" not in ax.get_xlabel() + ax.get_ylabel()  # no equation numbers
     plt.close("all")

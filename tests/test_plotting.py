@@ -1,6 +1,8 @@
 """Plotting helpers (energystats.plotting): labels from the data, titles naming the test and the
 data, the observed statistic and the p-value of every test result marked where they are."""
 
+import dataclasses
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -363,4 +365,5 @@ def test_trees_matrices_and_k_carry_the_data_name(rng):
     assert ax.get_title() == f"distance correlation (dots: independence rejected)\ndata: {DATA_NAME}"
     ax = plot_choose_k(_named(es.choose_k(X, k_max=3, n_resamples=9, n_references=0, rng=0)))
     assert ax.get_title() == f"choice of k: sequential dip tests of unimodality\ndata: {DATA_NAME}"
-    assert plot_dendrogram(es.energy_hclust(X)).get_title() == "energy hierarchical clustering"  # no data name: no data line
+    assert plot_dendrogram(es.energy_hclust(X)).get_title() == "energy hierarchical clustering\ndata: X"  # the parameter's name
+    assert plot_dendrogram(dataclasses.replace(es.energy_hclust(X), data_name=None)).get_title() == "energy hierarchical clustering"

@@ -32,6 +32,7 @@ VOCABULARY = {
     "annotate": "write each value in its cell of the plot",
     "approximation": "an approximation for large n (None: exact)",
     "ax": "the matplotlib Axes to draw in (None: a new figure)",
+    "axes": "the two matplotlib Axes to draw in, side by side (None: a new figure)",
     "axis": "the axis of `x` along which a sample lies",
     "batch": "resamples (permutations) evaluated at once (None: as many as the working memory holds)",
     "batch_size": "points per mini-batch step of the clustering",
