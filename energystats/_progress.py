@@ -27,6 +27,8 @@ __all__ = ["DELAY", "ENV", "check_progress", "progress_bar", "watching"]
 #: Seconds an automatic bar (``progress=None``) waits before it appears: a call that ends
 #: sooner shows none.
 DELAY = 1.5
+#: Seconds between redraws of a bar.
+REDRAW = 1.0
 #: The environment variable that turns automatic bars on (``1``) or off (``0``) everywhere.
 ENV = "ENERGYSTATS_PROGRESS"
 _OFF = ("0", "false", "no", "off")
@@ -100,4 +102,5 @@ def progress_bar(iterable: Iterable, total: int, enabled: bool | None, desc: str
     """
     if enabled is False or total <= 1 or (enabled is None and not watching()):
         return iterable
-    return _bar_class()(iterable, total=total, desc=desc, delay=0.0 if enabled else DELAY)
+    # redrawn at most once every REDRAW seconds: a text bar in a notebook adds a line of saved output per redraw
+    return _bar_class()(iterable, total=total, desc=desc, delay=0.0 if enabled else DELAY, mininterval=REDRAW)
