@@ -380,7 +380,7 @@ def _name(value, parameter: str, leave_out: set) -> str:
         return str(value.name)
     if isinstance(value, pd.DataFrame) and value.shape[1] > 0:
         return _columns(value, leave_out)
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (pd.Series, str)) for v in value):
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, pd.Series) for v in value):  # several factors
         return " and ".join(_name(v, f"{parameter}[{i}]", leave_out) for i, v in enumerate(value))
     return parameter
 

@@ -259,7 +259,7 @@ def plot_null_distribution(result, ax=None, *, test=None, bins=40):
     >>> x = np.random.default_rng(0).normal(size=(60, 2))
     >>> ax = plot_null_distribution(es.dcov_test(x[:, 0], x[:, 1], method="gamma"))
     >>> ax.get_title(), ax.get_xlabel()
-    ('distance covariance test of independence', 'n V² (distance covariance statistic)')
+    ('distance covariance test of independence\\ndata: x and y', 'n V² (distance covariance statistic)')
     """
     panels = _panels(result)
     if test is not None:

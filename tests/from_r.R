@@ -149,15 +149,15 @@ agree("mvnorm.e of an integer matrix with NA omitted", es$mvnorm_statistic(xy, n
 # R objects as R users pass them: a data frame of variables, a dist object, several factors.
 # [r-objects]
 screen <- es$pairwise_dcor(quakes)
-screen$n
+screen$n_samples
 d <- dist(quakes[1:50, 1:2])
 es$dcov(d, quakes[1:50, 3:4])
 factors <- data.frame(cyl = factor(mtcars$cyl), am = factor(mtcars$am))
 two <- es$dispersion(mtcars[, c("mpg", "disp", "hp")], factors)
 two$disco_table()
 # [/r-objects]
-report("pairwise_dcor reads a data frame by its columns", screen$n == 1000L && nrow(screen$table) == 10L,
-       sprintf("%d observations, %d pairs", screen$n, nrow(screen$table)))
+report("pairwise_dcor reads a data frame by its columns", screen$n_samples == 1000L && nrow(screen$table) == 10L,
+       sprintf("%d observations, %d pairs", screen$n_samples, nrow(screen$table)))
 agree("pairwise_dcor of mag and stations = dcor", screen$matrix["mag", "stations"], dcor(quakes$mag, quakes$stations))
 agree("dcov of a dist object = dcov(d, y)", es$dcov(d, quakes[1:50, 3:4]), dcov(d, quakes[1:50, 3:4]))
 agree("dcor of a dist object = dcor(d, y)", es$dcor(d, quakes[1:50, 3:4]), dcor(d, quakes[1:50, 3:4]))
