@@ -33,7 +33,7 @@ print(pd.crosstab(labels, site))
 
 for name, covariate in {"age": age, "site": site}.items():
     res = es.dcov_test(labels, covariate, n_resamples=999, rng=1)
-    print(f"{name:5s} dCor = {res.estimates.dcor:.3f}, p = {res.pvalue:.3f}")
+    print(f"{name:5s} dCor = {np.sqrt(res.estimates.dcor2):.3f}, p = {res.pvalue:.3f}")
 
 # %%
 # Age is related to the clusters (through the first biomarker, which it shifts); the site is
