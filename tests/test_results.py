@@ -151,6 +151,18 @@ def test_data_name_from_what_was_passed():
     assert np.isnan(es.dcov([1.0, np.nan, 3, 4], [1.0, 2, 3, 4], nan_policy="propagate"))
 
 
+def test_data_name_is_the_callers_variable_as_r_names_it():
+    # R's data.name is deparse(substitute(x)): "response by group", not "X by labels"
+    response, group = np.r_[np.zeros(4), np.ones(4)] + np.arange(8) / 10, np.repeat(["a", "b"], 4)
+    assert es.energy_test(response, group, n_resamples=9, rng=0).data_name == "response by group"
+    height, weight = np.arange(8.0), np.arange(8.0) ** 2
+    assert es.dcor_test(height, weight, n_resamples=9, rng=0).data_name == "height and weight"
+    assert es.dcor_test(height[:6], weight[:6], n_resamples=9, rng=0).data_name == "x and y"  # expressions: the parameters
+    assert es.energy_test_samples(height, weight, n_resamples=9, rng=0).data_name == "height and weight"
+    _hidden = height  # a name with a leading underscore (IPython's _, _1, ...) is not used
+    assert es.normal_test(_hidden, n_resamples=9, rng=0).data_name == "height"
+
+
 def test_dcov_stats_fields_are_squares_under_both_estimators():
     x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     v, u = es.dcov_stats(x, x**2), es.dcov_stats(x, x**2, estimator="U")
