@@ -169,7 +169,7 @@ def _agreement(labels, groups) -> dict:
 
 def _print_agreement(out: dict) -> None:
     if "accuracy" in out:
-        print(f"against {out['by']!r}: accuracy (eq. 55) {out['accuracy']:.6g}, adjusted Rand index {out['adjusted_rand_index']:.6g}")
+        print(f"against {out['by']!r}: accuracy {out['accuracy']:.6g}, adjusted Rand index {out['adjusted_rand_index']:.6g}")
 
 
 def _cluster(args, data, groups) -> dict:
@@ -240,7 +240,7 @@ def _print_cluster(out: dict) -> None:
     if out["n_landmarks"] is not None:
         print(f"on Nystroem features from {out['n_landmarks']} landmarks (W is an upper bound on the labels' exact W)")
     print(f"cluster sizes: {out['sizes']}")
-    print(f"W (within, eq. 15) = {out['W']:.6g}   S (between, eq. 16) = {out['S']:.6g}   converged: {out['converged']}")
+    print(f"W (within) = {out['W']:.6g}   S (between) = {out['S']:.6g}   converged: {out['converged']}")
     _print_agreement(out)
     if "cluster_test" in out:
         ct = out["cluster_test"]
