@@ -137,3 +137,10 @@ def test_power_kmeans_data_rejects_a_non_boolean_size_option():
 
     with pytest.raises(ValueError, match="`equal_sizes` must be True or False"):
         make_power_kmeans_data(100, 5, 2, equal_sizes="yes")
+
+
+def test_every_example_loads_by_name_and_others_are_refused():
+    for name in datasets.EXAMPLES:
+        pd.testing.assert_frame_equal(load_example(name), getattr(datasets, f"load_{name}")())
+    with pytest.raises(ValueError, match="`name` must be one of"):
+        load_example("airquality")

@@ -42,7 +42,7 @@ __all__ = [
     "make_power_kmeans_data",
 ]
 
-EXAMPLES = ("iris",)
+EXAMPLES = ("iris", "quakes", "faithful", "usarrests", "mtcars", "plantgrowth", "chickwts", "toothgrowth", "warpbreaks")
 
 _FLOAT, _INT = "float64", "int64"
 
@@ -316,10 +316,14 @@ def load_warpbreaks() -> pd.DataFrame:
 
 
 def load_example(name: str) -> pd.DataFrame:
-    """Load an embedded example data set by name (one of ``EXAMPLES``)."""
-    if name == "iris":
-        return load_iris()
-    raise ValueError(f"`name` must be one of {EXAMPLES}, got {name!r}.")
+    """Load an embedded example data set by name (one of ``EXAMPLES``: ``load_<name>``).
+
+    >>> load_example("quakes").shape
+    (1000, 5)
+    """
+    if name not in EXAMPLES:
+        raise ValueError(f"`name` must be one of {EXAMPLES}, got {name!r}.")
+    return globals()[f"load_{name}"]()
 
 
 @vocabulary
