@@ -95,24 +95,24 @@ CASES = [
 
 #: (name, call with a distance matrix from Python, the same call with an R dist object).
 DIST_CASES = [
-    ("dcov", lambda D, i: es.dcov(D, i["y"], metric=("precomputed", "euclidean")), lambda d, i: es.dcov(d, i["y"])),
-    ("dcor_test", lambda D, i: es.dcor_test(i["x"], D, metric=("euclidean", "precomputed"), n_resamples=19, rng=0),
+    ("dcov", lambda d, i: es.dcov(d, i["y"], metric=("precomputed", "euclidean")), lambda d, i: es.dcov(d, i["y"])),
+    ("dcor_test", lambda d, i: es.dcor_test(i["x"], d, metric=("euclidean", "precomputed"), n_resamples=19, rng=0),
      lambda d, i: es.dcor_test(i["x"], d, n_resamples=19, rng=0)),
-    ("pdcor", lambda D, i: es.pdcor(D, D, i["z"], metric=("precomputed", "precomputed", "euclidean")),
+    ("pdcor", lambda d, i: es.pdcor(d, d, i["z"], metric=("precomputed", "precomputed", "euclidean")),
      lambda d, i: es.pdcor(d, d, i["z"])),
-    ("dispersion", lambda D, i: es.dispersion(D, i["labels"], metric="precomputed"), lambda d, i: es.dispersion(d, i["labels"])),
-    ("energy_test", lambda D, i: es.energy_test(D, i["labels"], metric="precomputed", n_resamples=19, rng=0),
+    ("dispersion", lambda d, i: es.dispersion(d, i["labels"], metric="precomputed"), lambda d, i: es.dispersion(d, i["labels"])),
+    ("energy_test", lambda d, i: es.energy_test(d, i["labels"], metric="precomputed", n_resamples=19, rng=0),
      lambda d, i: es.energy_test(d, i["labels"], n_resamples=19, rng=0)),
-    ("energy_hclust", lambda D, i: es.energy_hclust(D, metric="precomputed"), lambda d, i: es.energy_hclust(d)),
-    ("ksample_statistic", lambda D, i: es.ksample_statistic(D, i["labels"], metric="precomputed"),
+    ("energy_hclust", lambda d, i: es.energy_hclust(d, metric="precomputed"), lambda d, i: es.energy_hclust(d)),
+    ("ksample_statistic", lambda d, i: es.ksample_statistic(d, i["labels"], metric="precomputed"),
      lambda d, i: es.ksample_statistic(d, i["labels"])),
-    ("pairwise_energy_tests", lambda D, i: es.pairwise_energy_tests(D, i["labels"], metric="precomputed", n_resamples=19, rng=0),
+    ("pairwise_energy_tests", lambda d, i: es.pairwise_energy_tests(d, i["labels"], metric="precomputed", n_resamples=19, rng=0),
      lambda d, i: es.pairwise_energy_tests(d, i["labels"], n_resamples=19, rng=0)),
-    ("KGroups.fit", lambda D, i: _fit(es.KGroups(3, metric="precomputed", random_state=0), D),
+    ("KGroups.fit", lambda d, i: _fit(es.KGroups(3, metric="precomputed", random_state=0), d),
      lambda d, i: _fit(es.KGroups(3, metric="precomputed", random_state=0), d)),
-    ("d_center", lambda D, i: es.d_center(D), lambda d, i: es.d_center(d)),
-    ("u_center", lambda D, i: es.u_center(D), lambda d, i: es.u_center(d)),
-    ("is_negative_type", lambda D, i: es.is_negative_type(D), lambda d, i: es.is_negative_type(d)),
+    ("d_center", lambda d, i: es.d_center(d), lambda d, i: es.d_center(d)),
+    ("u_center", lambda d, i: es.u_center(d), lambda d, i: es.u_center(d)),
+    ("is_negative_type", lambda d, i: es.is_negative_type(d), lambda d, i: es.is_negative_type(d)),
 ]
 
 #: Functions that take points only: an R dist object is refused, naming the argument.
