@@ -381,7 +381,7 @@ def _caller_level() -> int:
     calls this one: a warning then points at the user's line whatever wrappers (the public
     function's decorators) lie between."""
     package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame, level = sys._getframe(2), 2  # the caller of warnings.warn's caller
+    frame, level = sys._getframe(1).f_back, 2  # the caller of warnings.warn's caller (None: R through reticulate)
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, level = frame.f_back, level + 1
     return level

@@ -419,7 +419,7 @@ def _caller_variables(frame) -> dict[int, str]:
     held by several; names with a leading underscore, such as IPython's output cache, left
     out); none when the caller is energystats itself, whose variable names mean nothing to the
     user."""
-    if frame.f_code.co_filename.startswith(_PACKAGE):
+    if frame is None or frame.f_code.co_filename.startswith(_PACKAGE):  # None: called from R through reticulate
         return {}
     variables = {}
     for name, value in frame.f_locals.items():
@@ -441,7 +441,7 @@ def names_data(*names: str, by: str | None = None) -> Callable:
             if not isinstance(result, ResultMixin):
                 return result  # nan_policy="propagate": a number
             arguments = signature.bind(*args, **kwargs).arguments
-            return dataclasses.replace(result, data_name=data_name_of(arguments, names, by, _caller_variables(sys._getframe(1))))
+            return dataclasses.replace(result, data_name=data_name_of(arguments, names, by, _caller_variables(sys._getframe().f_back)))
 
         return wrapper
 
