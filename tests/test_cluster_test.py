@@ -243,3 +243,16 @@ def test_clusters_below_a_gaussian_spike_are_found():
 def test_signal_dimension_bad_input(args, kwargs, error, match):
     with pytest.raises(error, match=match):
         es.signal_dimension(*args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda X: es.cluster_test(X, 2, method="whitened"), r"cluster_test\(\) got unexpected keyword argument\(s\) 'method'.*`directions`"),
+        (lambda X: es.thinned_cluster_comparison(X, 2, cov=np.eye(2), n_inits=3), r"thinned_cluster_comparison\(\) got unexpected keyword argument\(s\) 'n_inits'"),
+    ],
+)
+def test_an_option_neither_its_own_nor_kgroups_is_named(call, match):
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(TypeError, match=match):
+        call(X)

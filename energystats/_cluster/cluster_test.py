@@ -12,6 +12,7 @@ what lets the statistic look only at the directions that carry signal.
 from __future__ import annotations
 
 import functools
+import inspect
 from dataclasses import dataclass, field
 from numbers import Real
 
@@ -30,7 +31,7 @@ from .._validation import as_data, check_n_clusters, check_n_init, check_positiv
 from .kgroups import KGroups
 from .split1d import split_1d
 
-__all__ = ["ClusterTestResult", "cluster_test", "signal_dimension"]
+__all__ = ["ClusterTestResult", "check_kgroups_options", "cluster_test", "signal_dimension"]
 
 #: Level of each step of the sequential sphericity test that picks the signal dimension.
 SPHERICITY_LEVEL = 0.05
@@ -232,6 +233,17 @@ def align_labels(labels: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray,
     return aligned, float(np.mean(aligned == reference))
 
 
+def check_kgroups_options(options: dict, where: str) -> None:
+    """Refuse, naming ``where``, a keyword that is neither the function's own nor an option of
+    :class:`KGroups` (where it would be passed on), with the name meant when it is a known
+    one (``method`` of cluster_test was renamed ``directions``)."""
+    unknown = sorted(set(options) - set(inspect.signature(KGroups).parameters))
+    if unknown:
+        hint = " Which principal directions cluster_test looks at is `directions` (e.g. directions='whitened')." if "method" in unknown else ""
+        raise TypeError(f"{where}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}: it takes its own "
+                        f"options and those of KGroups, which it passes on.{hint}")
+
+
 def _null_shares(streams, n: int, d: int, k: int, options: dict) -> np.ndarray:
     """S / T of the procedure on one sample of N(0, I_d) of size n per stream (a joblib task)."""
     return np.array([_share(s.standard_normal((n, d)), k, s, options) for s in streams])
@@ -398,6 +410,7 @@ def cluster_test(
             raise ValueError(f"`n_components` must be at most the number of features ({d}), got {J}.")
         if directions == "whitened" and J != d:
             raise ValueError(f"`directions`='whitened' uses all {d} directions; `n_components`={J} needs directions='conditional'.")
+    check_kgroups_options(kgroups_options, "cluster_test")
     metric = kgroups_options.get("metric", "euclidean")
     if not (isinstance(metric, str) and metric in ("euclidean", "exponential", "gaussian")):
         raise ValueError("`metric` must be 'euclidean', 'exponential' or 'gaussian': the null needs a rotation-invariant semimetric.")

@@ -22,6 +22,7 @@ from .._random import as_generator
 from .._resampling import check_resamples
 from .._results import ResultMixin, names_data
 from .._validation import as_data, check_n_clusters, vocabulary
+from .cluster_test import check_kgroups_options
 from .kgroups import KGroups
 
 __all__ = ["ThinnedComparisonResult", "thinned_cluster_comparison"]
@@ -250,6 +251,7 @@ def thinned_cluster_comparison(
         if (X < 0).any() or (X != np.round(X)).any():
             raise ValueError("`X` must hold non-negative integer counts for family='poisson'.")
     check_resamples(n_resamples)
+    check_kgroups_options(kgroups_options, "thinned_cluster_comparison")
     thinning, clustering, relabeling = as_generator(rng).spawn(3)
     fit_part = _thin(X, family, cov, epsilon, thinning)
     test_part = X - fit_part
