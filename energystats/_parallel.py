@@ -56,6 +56,7 @@ __all__ = [
     "check_n_jobs",
     "items_per_task",
     "n_workers",
+    "one_blas_thread",
     "round_robin",
     "run_tasks",
     "run_threads",
@@ -112,6 +113,13 @@ def blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
+def one_blas_thread():
+    """A context in which BLAS runs on one thread: for work split over the package's threads
+    or processes, and for products with few columns (memory bound), where more BLAS threads
+    only spin (on a busy machine spinning threads slowed a cluster_test five-fold)."""
+    return blas_controller().limit(limits=1, user_api="blas")
+
+
 def threads_within(per_thread: float, fixed: float = 0.0) -> int:
     """Threads for a computation that needs ``fixed`` bytes plus ``per_thread`` bytes for each
     thread: :data:`THREADS`, or as many as the memory budget holds, at least one (the
@@ -144,7 +152,7 @@ def run_threads(work: Callable, shares: list, blas: bool = True) -> list:
 
     if not blas:
         return run()
-    with blas_controller().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         return run()
 
 
@@ -193,7 +201,7 @@ def _dask_client():
 
 def _task(function: Callable, shared: dict, call: dict, working_memory: float):
     """One task on a worker: one core (one BLAS thread), the caller's memory budget."""
-    with config_context(working_memory=working_memory), blas_controller().limit(limits=1, user_api="blas"):
+    with config_context(working_memory=working_memory), one_blas_thread():
         return function(**shared, **call)
 
 

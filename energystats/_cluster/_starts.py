@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from .._operator import PairwiseOperator, centred_kernel, indicator
-from .._parallel import blas_controller
+from .._parallel import one_blas_thread
 from ._partition import GAIN_RTOL, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
@@ -99,17 +99,13 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
     n = op.n
     w = np.ones(n) if weights is None else weights
     given = not isinstance(init, str)
-    # A run's products with the operator have k columns (memory bound): one BLAS thread, as
-    # more only spin, and on a busy machine spinning threads slowed a cluster_test five-fold.
-    def one_thread():
-        return blas_controller().limit(limits=1, user_api="blas")
-
+    # a run's products with the operator have k columns: one BLAS thread (one_blas_thread)
     if algorithm == "r-kgroups":
         G = None if given or init == "random" else centred_kernel(op)
         out = []
         for stream in streams:
             labels0 = init if given else initial_labels(init, points, G, w, k, stream)
-            with one_thread():
+            with one_blas_thread():
                 labels, iterations, count, converged = r_kgroups(op, labels0, k, max_iter)
             M = op.quadratic(indicator(labels, k))
             W = float(np.sum(np.diag(M) / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
@@ -120,7 +116,7 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
     out = []
     for stream in streams:
         labels0 = init if given else initial_labels(init, points, op, w, k, stream)
-        with one_thread():
+        with one_blas_thread():
             st, iterations, converged = fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
         out.append((st.objective(), st.labels, iterations, converged))
     return out

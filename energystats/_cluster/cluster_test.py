@@ -22,7 +22,7 @@ from scipy.stats import chi2
 
 from .._linalg import centred_svd, whiten
 from .._missing import handles_missing
-from .._parallel import blas_controller, check_n_jobs, n_workers, run_tasks
+from .._parallel import check_n_jobs, n_workers, one_blas_thread, run_tasks
 from .._random import as_generator
 from .._resampling import check_observed, check_options, progress_bar, pvalue
 from .._results import ResultMixin, names_data
@@ -435,7 +435,7 @@ def cluster_test(
     if jobs > 1:
         parts = run_tasks(null_shares, tasks, n_jobs, progress=options.progress, desc="Gaussian resamples")
     else:  # one BLAS thread, as in a joblib task: a fit's products are thin, more threads only spin
-        with blas_controller().limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             parts = [null_shares(**task) for task in progress_bar(tasks, len(tasks), options.progress, "Gaussian resamples")]
     null = np.concatenate(parts)
     # S / T: a ratio of sums over the n^2 pairs, whose rounding grows with their count's
