@@ -92,10 +92,15 @@ _VECTORISED = {
 }
 
 
+def _vectorised_fit(family, known: dict):
+    """The vectorised maximum likelihood of ``family`` with the parameters ``known`` fixed, or None."""
+    return _VECTORISED.get((type(family), tuple(sorted(known))))
+
+
 def vectorised(family, known: dict, fit=None) -> bool:
     """Whether :func:`fitter` fits every sample at once (no ``fit`` given, and a vectorised
     maximum likelihood for the family with these parameters known)."""
-    return fit is None and (type(family), tuple(sorted(known))) in _VECTORISED
+    return fit is None and _vectorised_fit(family, known) is not None
 
 
 def fitter(family, known: dict, fit=None):
@@ -111,7 +116,7 @@ def fitter(family, known: dict, fit=None):
                 raise ValueError(f"`fit` must return the {len(names)} parameters ({', '.join(names)}), got {wrong[0]}.")
             return tuple(np.array(column, dtype=float) for column in zip(*rows))
         return each
-    vectorised = _VECTORISED.get((type(family), tuple(sorted(known))))
+    vectorised = _vectorised_fit(family, known)
     if vectorised is not None:
         return lambda X: tuple(np.asarray(p, dtype=float) for p in vectorised(X, known))
     fixed = {f"f{name}": value for name, value in known.items()}
