@@ -139,8 +139,10 @@ def _column_numbers(values: np.ndarray, digits: int = 4) -> list[str]:
     return [_number(v) if not np.isfinite(v) else f"{v:.{max(decimals, 0)}f}" for v in values]
 
 
-def _numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype)
+def _right_aligned(frame: pd.DataFrame, name) -> bool:
+    """Whether a column is printed right-aligned: numbers (not booleans) and p-values."""
+    column = frame[name]
+    return (pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype)) or str(name) in _PVALUE_COLUMNS
 
 
 def _shown(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, str]:
@@ -170,7 +172,7 @@ def table_text(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4
         parts = [((head + index)[r]).ljust(index_width)] if show_index else []
         for col, width, name in zip(columns, widths, frame.columns):
             value = col[r]
-            parts.append(value.rjust(width) if _numeric(frame[name]) or str(name) in _PVALUE_COLUMNS else value.ljust(width))
+            parts.append(value.rjust(width) if _right_aligned(frame, name) else value.ljust(width))
         lines.append("  ".join(parts).rstrip())
     return lines + ([more] if more else [])
 
@@ -181,7 +183,7 @@ def table_html(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4
     frame, more = _shown(frame, max_rows)
     cells = _cells(frame, digits)
     show_index = _shows_index(frame)
-    styles = {name: _NUMBER_STYLE if _numeric(frame[name]) or str(name) in _PVALUE_COLUMNS else _TEXT_STYLE for name in frame.columns}
+    styles = {name: _NUMBER_STYLE if _right_aligned(frame, name) else _TEXT_STYLE for name in frame.columns}
     head = "".join(f"<th style='{styles[name]}'>{html.escape(str(name))}</th>" for name in frame.columns)
     if show_index:
         head = f"<th style='{_TEXT_STYLE}'>{html.escape(str(frame.index.name or ''))}</th>" + head
