@@ -1,169 +1,274 @@
-"""How many clusters: choose_k's two nulls beside the gap statistic and the silhouette.
+"""How many clusters: choose_k's two nulls beside R's cluster::clusGap and the silhouette.
 
-Usage: python validation/choose_k.py [--quick] [--out validation/results]
+Usage: python validation/choose_k.py [--quick] [--out validation/results] [--parts ...]
 
-1. Overestimation on one cluster: P(k̂ > 1) over data sets of n = 200 points from one
-   population: Gaussian with unequal variances (standard deviations 1 to 3 across the
-   coordinates), uniform on the cube, t with 3 degrees of freedom (each coordinate) and
-   exponential (each coordinate, skewed), in d = 2 and 10.
-2. The right k on mixtures: P(k̂ = k) on mixtures with k = 2..6 clusters in d = 2..20,
-   unequal sizes and spreads, some clusters non-Gaussian (see ``MIXTURES``).
-3. Iris (the 4 measurements; 3 species, two of them overlapping).
-(cluster_test before and after its speed change: ``validation/cluster_test_starts.py``.)
+1. The five simulations of Tibshirani, Walther & Hastie (2001, Sec. 6), 50 data sets each:
+   (1) 200 points uniform on the unit cube in 10-D (k = 1); (2) three N(0, I) clusters of 25,
+   25, 50 points at (0, 0), (0, 5), (5, -3) in 2-D (k = 3); (3) four clusters in 3-D, each
+   25 or 50 N(0, I) points (chosen at random), centres N(0, 5 I); (4) four such clusters in
+   10-D, centres N(0, 1.9 I); in (3) and (4) a data set whose clusters come within 1.0 of
+   each other (the smallest distance between points of two clusters) is discarded and drawn
+   again, as in the paper; (5) two elongated clusters in 3-D: 100 values t equally spaced on
+   [-0.5, 0.5], each coordinate t plus N(0, 0.1^2) noise, the second cluster shifted by 10 in
+   every coordinate (k = 2).
+2. One cluster of n = 200 points, 50 data sets per shape: the shapes the documentation names
+   (Gaussian with unequal variances, uniform, t(3), exponential (skewed), a uniform triangle,
+   an elongated cluster, Gaussian in 10-D, uniform in 10-D, a noisy half-circle, rating-scale
+   data: N(3, I) in 3-D rounded to 1..5, and a Gaussian rounded to integers).
+3. Seed stability: the same data, choose_k with ten seeds: the share of seeds that agree with
+   the most frequent k, on five data sets of each simulation.
 
-Methods, on the same data sets:
+Methods, on the same data sets, all with k_max = 10:
 
-- ``unimodal``: ``choose_k(X, k_max, null="unimodal")`` (999 uniform dips per node; the
-  direction from one half of the node's points, the dip of the other half's projection).
-- ``gaussian``: ``choose_k(X, k_max, null="gaussian", n_resamples=99)`` (fewer data sets:
-  each node test is 100 k-groups fits; 99 resamples make nodes below 20% of the points
-  untestable at alpha = 0.05, which caps k̂ on the mixtures).
-- ``gap``: the gap statistic of the same choose_k call (KGroups W, 5 uniform reference
-  sets over the principal-axes box, Tibshirani et al.'s one-standard-error rule).
-- ``silhouette``: the k in 2..k_max of largest silhouette (scikit-learn, Euclidean) of
-  ``KGroups(k)``; it cannot say 1, so it always overestimates one cluster.
+- ``unimodal``, ``gaussian``: ``choose_k(X, 10, null=...)`` at its defaults (alpha = 0.05,
+  199 references per node test), ``n_references=0`` (the gap column is descriptive);
+- ``clusGap``: R's ``cluster::clusGap(x, kmeans, nstart = 20, K.max = 10, B = 50,
+  spaceH0 = "scaledPCA")`` and ``maxSE(gap, SE.sim, "Tibs2001SEmax")`` through rpy2 (skipped,
+  with a note, where R's cluster package cannot be loaded);
+- ``silhouette``: the k in 2..10 of largest silhouette (scikit-learn) of ``KGroups(k)``; it
+  cannot say 1.
 
-Each cell is a proportion over its data sets with its binomial standard error.
+Each cell is a count or a proportion over its data sets, with the binomial standard error.
+``--quick`` (CI) runs three data sets per cell and no seed-stability part.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.spatial.distance import cdist
 from sklearn.metrics import silhouette_score
 
 import energystats as es
 
-ALPHA = 0.05
-K_MAX = 8
-N_REFERENCES = 5
-N_SINGLE = 200
-
-#: (name, sizes, dimension, separation, spreads, shapes): clusters centred on orthogonal
-#: axes (d >= k) or on a circle (d = 2), at distance ``separation`` from their neighbours.
-MIXTURES = [
-    ("k=2, d=2, 150/50", (150, 50), 2, 6.0, (1.0, 0.6), ("gauss", "gauss")),
-    ("k=3, d=5, uniform", (120, 80, 60), 5, 6.0, (1.0, 1.5, 0.8), ("gauss", "uniform", "gauss")),
-    ("k=4, d=10, t(5)", (80, 80, 60, 60), 10, 7.0, (1.0, 1.0, 1.2, 0.8), ("t5", "t5", "t5", "t5")),
-    ("k=5, d=2, skewed", (100, 80, 60, 60, 40), 2, 8.0, (1.0, 1.2, 0.8, 1.0, 0.7), ("gauss", "exp", "gauss", "exp", "uniform")),
-    ("k=6, d=20, unequal", (80, 60, 60, 50, 40, 40), 20, 7.0, (1.0, 1.3, 0.8, 1.0, 1.2, 0.9), ("gauss", "t5", "gauss", "exp", "gauss", "uniform")),
-]
+K_MAX = 10
+TRUE_K = {1: 1, 2: 3, 3: 4, 4: 4, 5: 2}
+SETTING_NAMES = {
+    1: "(1) uniform, 10-D",
+    2: "(2) three clusters, 2-D",
+    3: "(3) four clusters, 3-D",
+    4: "(4) four clusters, 10-D",
+    5: "(5) two elongated, 3-D",
+}
+SHAPES = ["gaussian", "uniform", "t3", "exponential", "triangle", "elongated", "gaussian 10-D",
+          "uniform 10-D", "half-circle", "rating 1..5, 3-D", "rounded gaussian"]
 
 
-def shape_sample(shape: str, size: int, d: int, gen: np.random.Generator) -> np.ndarray:
-    """``size`` points of one standardised-ish population (mean 0, spread about 1)."""
-    if shape == "gauss":
-        return gen.standard_normal((size, d))
-    if shape == "gauss-unequal":
-        return gen.standard_normal((size, d)) * np.linspace(1.0, 3.0, d)
+def _closest(X: np.ndarray, y: np.ndarray) -> float:
+    """The smallest distance between points of two different clusters."""
+    k = y.max() + 1
+    return min(cdist(X[y == a], X[y == b]).min() for a in range(k) for b in range(a + 1, k))
+
+
+def tibshirani(setting: int, gen: np.random.Generator) -> np.ndarray:
+    """One data set of the setting (module docstring)."""
+    if setting == 1:
+        return gen.uniform(size=(200, 10))
+    if setting == 2:
+        centres = np.array([[0.0, 0.0], [0.0, 5.0], [5.0, -3.0]])
+        return np.vstack([gen.standard_normal((m, 2)) + c for m, c in zip((25, 25, 50), centres)])
+    if setting in (3, 4):
+        d, variance = (3, 5.0) if setting == 3 else (10, 1.9)
+        while True:
+            sizes = gen.choice([25, 50], size=4)
+            centres = gen.normal(0.0, np.sqrt(variance), size=(4, d))
+            X = np.vstack([gen.standard_normal((m, d)) + c for m, c in zip(sizes, centres)])
+            if _closest(X, np.repeat(np.arange(4), sizes)) >= 1.0:
+                return X
+    t = np.linspace(-0.5, 0.5, 100)[:, None]
+    return np.vstack([t + gen.normal(0.0, 0.1, size=(100, 3)) + shift for shift in (0.0, 10.0)])
+
+
+def one_cluster(shape: str, gen: np.random.Generator, n: int = 200) -> np.ndarray:
+    """One cluster of n points of the shape."""
+    if shape == "gaussian":
+        return gen.standard_normal((n, 2)) * [3.0, 1.0]
     if shape == "uniform":
-        return gen.uniform(-np.sqrt(3), np.sqrt(3), (size, d))
+        return gen.uniform(size=(n, 2))
     if shape == "t3":
-        return gen.standard_t(3, (size, d))
-    if shape == "t5":
-        return gen.standard_t(5, (size, d)) * np.sqrt(3 / 5)
-    if shape == "exp":
-        return gen.exponential(1.0, (size, d)) - 1.0
+        return gen.standard_t(3, size=(n, 2))
+    if shape == "exponential":
+        return gen.exponential(size=(n, 2))
+    if shape == "triangle":
+        u = gen.uniform(size=(n, 2))
+        return np.where(u.sum(1, keepdims=True) > 1, 1 - u, u)
+    if shape == "elongated":
+        return np.linspace(-0.5, 0.5, n)[:, None] + gen.normal(0.0, 0.1, size=(n, 3))
+    if shape == "gaussian 10-D":
+        return gen.standard_normal((n, 10))
+    if shape == "uniform 10-D":
+        return gen.uniform(size=(n, 10))
+    if shape == "half-circle":
+        angle = gen.uniform(0.0, np.pi, n)
+        return np.column_stack([np.cos(angle), np.sin(angle)]) + gen.normal(0.0, 0.3, size=(n, 2))
+    if shape == "rating 1..5, 3-D":
+        return np.clip(np.round(3.0 + gen.standard_normal((n, 3))), 1, 5)
+    if shape == "rounded gaussian":
+        return np.round(2.0 * gen.standard_normal((n, 2)))
     raise ValueError(shape)
 
 
-def mixture(sizes, d, separation, spreads, shapes, gen) -> tuple[np.ndarray, np.ndarray]:
-    k = len(sizes)
-    if d >= k:
-        centres = np.eye(k, d) * separation / np.sqrt(2)
-    else:  # d = 2: a regular polygon with sides ``separation``
-        radius = separation / (2 * np.sin(np.pi / k))
-        angle = 2 * np.pi * np.arange(k) / k
-        centres = radius * np.column_stack([np.cos(angle), np.sin(angle)])
-    X = np.vstack([c + s * shape_sample(h, m, d, gen) for c, m, s, h in zip(centres, sizes, spreads, shapes)])
-    return X, np.repeat(np.arange(k), sizes)
+class ClusGap:
+    """R's cluster::clusGap with kmeans, as the module docstring says, or None without R."""
+
+    def __init__(self):
+        try:
+            import rpy2.robjects as ro
+            from rpy2.robjects import numpy2ri
+            from rpy2.robjects.conversion import localconverter
+
+            ro.r("suppressMessages(library(cluster))")
+            ro.r("""choose_gap <- function(x, kmax, seed) {
+                set.seed(seed)
+                g <- suppressWarnings(clusGap(x, FUNcluster = kmeans, nstart = 20, K.max = kmax, B = 50,
+                                              spaceH0 = "scaledPCA", verbose = FALSE))
+                maxSE(g$Tab[, "gap"], g$Tab[, "SE.sim"], method = "Tibs2001SEmax") }""")
+            self._call = ro.r["choose_gap"]
+            self._convert = lambda: localconverter(ro.default_converter + numpy2ri.converter)
+            self.note = ""
+        except Exception as exc:  # R, rpy2 or the cluster package missing
+            self._call = None
+            self.note = f"clusGap not run: {type(exc).__name__}: {exc}"
+
+    def __call__(self, X: np.ndarray, seed: int) -> float:
+        if self._call is None:
+            return np.nan
+        with self._convert():
+            return int(self._call(np.asarray(X, dtype=float), K_MAX, seed)[0])
 
 
-def silhouette_k(X, k_max, seed) -> int:
-    scores = [silhouette_score(X, es.KGroups(k, n_init=3, random_state=seed).fit(X).labels_) for k in range(2, k_max + 1)]
+def silhouette_k(X: np.ndarray, seed) -> int:
+    """The k in 2..K_MAX of largest silhouette of KGroups(k)."""
+    scores = []
+    for k in range(2, K_MAX + 1):
+        labels = es.KGroups(k, n_init=3, random_state=seed).fit(X).labels_
+        scores.append(silhouette_score(X, labels) if np.unique(labels).size > 1 else -1.0)
     return int(np.argmax(scores)) + 2
 
 
-def choices(X, k_max, seed, gaussian: bool) -> dict:
-    res = es.choose_k(X, k_max, alpha=ALPHA, n_references=N_REFERENCES, rng=seed)
-    out = {"unimodal": res.k, "gap": res.k_gap, "silhouette": silhouette_k(X, k_max, seed)}
-    if gaussian:
-        out["gaussian"] = es.choose_k(X, k_max, alpha=ALPHA, null="gaussian", n_resamples=99, n_references=0, rng=seed).k
+def choices(X: np.ndarray, seed: int, gap: ClusGap) -> dict:
+    """k of every method on one data set, and choose_k's seconds."""
+    out = {}
+    for null in ("unimodal", "gaussian"):
+        start = time.perf_counter()
+        with warnings.catch_warnings():  # the Gaussian null warns when it reaches k_max
+            warnings.simplefilter("ignore", UserWarning)
+            out[null] = es.choose_k(X, K_MAX, null=null, n_references=0, rng=seed).k
+        out[f"seconds {null}"] = time.perf_counter() - start
+    out["clusGap"] = gap(X, seed)
+    out["silhouette"] = silhouette_k(X, seed)
     return out
 
 
-def summarise(rows, key, target, what):
-    table = pd.DataFrame(rows)
-    records = []
-    for (setting, method), group in table.groupby(["setting", "method"], sort=False):
-        hits = (group["k"] > 1) if what == "overestimate" else (group["k"] == group["true k"])
-        rate = float(hits.mean())
-        records.append({"setting": setting, "method": method, what: rate, "se": np.sqrt(rate * (1 - rate) / len(group)), "data sets": len(group),
-                        "mean k": group["k"].mean()})
-    return pd.DataFrame(records)
+METHODS = ["unimodal", "gaussian", "clusGap", "silhouette"]
+
+
+def run_settings(reps: int, gap: ClusGap, root: np.random.SeedSequence) -> pd.DataFrame:
+    rows = []
+    for setting, seq in zip(range(1, 6), root.spawn(5)):
+        for rep, s in enumerate(seq.spawn(reps)):
+            X = tibshirani(setting, np.random.default_rng(s))
+            rows.append({"setting": setting, "rep": rep, "true k": TRUE_K[setting], **choices(X, rep, gap)})
+        print(f"setting {setting} done", flush=True)
+    return pd.DataFrame(rows)
+
+
+def run_shapes(reps: int, gap: ClusGap, root: np.random.SeedSequence) -> pd.DataFrame:
+    rows = []
+    for shape, seq in zip(SHAPES, root.spawn(len(SHAPES))):
+        for rep, s in enumerate(seq.spawn(reps)):
+            X = one_cluster(shape, np.random.default_rng(s))
+            rows.append({"shape": shape, "rep": rep, **choices(X, rep, gap)})
+        print(f"shape {shape} done", flush=True)
+    return pd.DataFrame(rows)
+
+
+def run_stability(data_sets: int, seeds: int, root: np.random.SeedSequence) -> pd.DataFrame:
+    rows = []
+    for setting, seq in zip(range(1, 6), root.spawn(5)):
+        for rep, s in enumerate(seq.spawn(data_sets)):
+            X = tibshirani(setting, np.random.default_rng(s))
+            for null in ("unimodal", "gaussian"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    ks = [es.choose_k(X, K_MAX, null=null, n_references=0, rng=seed).k for seed in range(seeds)]
+                modal = np.bincount(ks).argmax()
+                rows.append({"setting": setting, "rep": rep, "null": null, "ks": " ".join(map(str, ks)),
+                             "agree": float(np.mean(np.array(ks) == modal))})
+        print(f"stability {setting} done", flush=True)
+    return pd.DataFrame(rows)
+
+
+def _cell(hits: int, total: int) -> str:
+    rate = hits / total
+    return f"{hits}/{total} ({rate:.2f} ± {np.sqrt(rate * (1 - rate) / total):.2f})"
+
+
+def settings_table(runs: pd.DataFrame) -> pd.DataFrame:
+    out = {}
+    for setting, group in runs.groupby("setting"):
+        row = {}
+        for method in METHODS:
+            k = group[method]
+            if k.isna().all():
+                row[method] = "not run"
+                continue
+            right, over = int((k == group["true k"]).sum()), int((k > group["true k"]).sum())
+            row[method] = f"{right} (over {over})"
+        out[SETTING_NAMES[setting]] = row
+    return pd.DataFrame(out).T.rename_axis(f"right k of {len(group)} (k > true k)")
+
+
+def shapes_table(runs: pd.DataFrame) -> pd.DataFrame:
+    out = {}
+    for shape, group in runs.groupby("shape", sort=False):
+        out[shape] = {m: ("not run" if group[m].isna().all() else _cell(int((group[m] > 1).sum()), len(group)))
+                      for m in METHODS}
+    return pd.DataFrame(out).T.rename_axis("P(k > 1) on one cluster")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--parts", default="settings,shapes,stability")
     args = parser.parse_args()
-    reps_single, reps_gauss_single = (4, 2) if args.quick else (50, 16)
-    reps_mix, reps_gauss_mix = (2, 1) if args.quick else (20, 4)
-    root = np.random.SeedSequence(20261124)
-    single_seq, mix_seq = root.spawn(2)
+    parts = args.parts.split(",")
+    reps = 3 if args.quick else 50
+    # the simulations' data are those of the audit in the issue (choose_k_audit_before.csv)
+    setting_seq, shape_seq, stability_seq = (np.random.SeedSequence(seed) for seed in (41, 42, 43))
+    gap = ClusGap()
     started = time.perf_counter()
-
-    single_rows = []
-    shapes = ["gauss-unequal", "uniform", "t3", "exp"]
-    cells = [(shape, d) for shape in shapes for d in (2, 10)]
-    for (shape, d), seq in zip(cells, single_seq.spawn(len(cells))):
-        for rep, s in enumerate(seq.spawn(reps_single)):
-            data_seed, fit_seed = s.spawn(2)
-            X = shape_sample(shape, N_SINGLE, d, np.random.default_rng(data_seed))
-            for method, k in choices(X, 6, fit_seed, gaussian=rep < reps_gauss_single).items():
-                single_rows.append({"setting": f"{shape}, d={d}", "method": method, "k": k})
-        print(f"single {shape} d={d}: {time.perf_counter() - started:.0f} s", flush=True)
-    single = summarise(single_rows, "k", 1, "overestimate")
-
-    mix_rows = []
-    for (name, sizes, d, sep, spreads, shapes_), seq in zip(MIXTURES, mix_seq.spawn(len(MIXTURES))):
-        for rep, s in enumerate(seq.spawn(reps_mix)):
-            data_seed, fit_seed = s.spawn(2)
-            X, _ = mixture(sizes, d, sep, spreads, shapes_, np.random.default_rng(data_seed))
-            for method, k in choices(X, K_MAX, fit_seed, gaussian=rep < reps_gauss_mix).items():
-                mix_rows.append({"setting": name, "method": method, "k": k, "true k": len(sizes)})
-        print(f"mixture {name}: {time.perf_counter() - started:.0f} s", flush=True)
-    mix = summarise(mix_rows, "k", None, "P(right k)")
-
-    iris = es.datasets.load_iris().iloc[:, :4].to_numpy()
-    iris_k = choices(iris, K_MAX, 0, gaussian=True)
-    print("iris", iris_k, flush=True)
-
-    args.out.mkdir(parents=True, exist_ok=True)
     suffix = "_quick" if args.quick else ""
-    single.to_csv(args.out / f"choose_k_single{suffix}.csv", index=False)
-    mix.to_csv(args.out / f"choose_k_mixtures{suffix}.csv", index=False)
-
-    def wide(table, value):
-        table = table.copy()
-        table["cell"] = [f"{r:.2f} ({s:.2f}, {m})" for r, s, m in zip(table[value], table["se"], table["data sets"])]
-        return table.pivot_table(index="setting", columns="method", values="cell", aggfunc="first", sort=False)
-
-    text = (
-        f"# choose_k: alpha = {ALPHA}; cell = proportion (standard error, data sets)\n\n"
-        f"## P(k̂ > 1) on one cluster of n = {N_SINGLE} (k_max = 6)\n\n```text\n{wide(single, 'overestimate').to_string()}\n```\n\n"
-        f"## P(k̂ = k) on mixtures (k_max = {K_MAX})\n\n```text\n{wide(mix, 'P(right k)').to_string()}\n```\n\n"
-        f"Mean k̂ on mixtures:\n\n```text\n{mix.pivot_table(index='setting', columns='method', values='mean k', sort=False).round(2).to_string()}\n```\n\n"
-        f"## Iris (3 species)\n\n{iris_k}\n\n"
-        f"Total time {time.perf_counter() - started:.0f} s\n"
-    )
-    (args.out / f"choose_k{suffix}.md").write_text(text)
-    print(text)
+    args.out.mkdir(parents=True, exist_ok=True)
+    text = [f"# choose_k beside clusGap and the silhouette (k_max = {K_MAX}, alpha = 0.05)\n"]
+    if gap.note:
+        text.append(gap.note + "\n")
+    if "settings" in parts:
+        runs = run_settings(reps, gap, setting_seq)
+        runs.to_csv(args.out / f"choose_k_settings{suffix}.csv", index=False)
+        seconds = runs[["seconds unimodal", "seconds gaussian"]].mean().round(2).to_dict()
+        text += ["## Tibshirani, Walther & Hastie (2001), Sec. 6: the right k\n",
+                 "```text", settings_table(runs).to_string(), "```\n",
+                 f"choose_k's mean seconds per data set: {seconds}\n"]
+    if "shapes" in parts:
+        runs = run_shapes(reps, gap, shape_seq)
+        runs.to_csv(args.out / f"choose_k_shapes{suffix}.csv", index=False)
+        text += ["## One cluster, n = 200: P(k > 1) (standard error)\n", "```text", shapes_table(runs).to_string(), "```\n"]
+    if "stability" in parts and not args.quick:
+        runs = run_stability(5, 10, stability_seq)
+        runs.to_csv(args.out / f"choose_k_stability{suffix}.csv", index=False)
+        summary = runs.pivot_table(index="setting", columns="null", values="agree", aggfunc=["mean", "min"])
+        text += ["## The same data, ten seeds: share of seeds agreeing with the most frequent k (5 data sets)\n",
+                 "```text", summary.round(2).to_string(), "```\n"]
+    text.append(f"Total time {time.perf_counter() - started:.0f} s\n")
+    (args.out / f"choose_k{suffix}.md").write_text("\n".join(text))
+    print("\n".join(text))
 
 
 if __name__ == "__main__":
