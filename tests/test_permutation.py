@@ -185,7 +185,7 @@ def test_progress_bar_runs(rng, capsys):
         (dict(labels=np.zeros(6)), ValueError, "`labels` must define at least two groups"),
         (dict(labels=[0, 1, 0]), ValueError, r"`labels` must have one entry per sample \(6\)"),
         (dict(n_resamples=0), ValueError, "`n_resamples` must be a positive integer"),
-        (dict(n_resamples=9.5), TypeError, "`n_resamples` must be a positive integer"),
+        (dict(n_resamples=9.5), ValueError, "`n_resamples` must be a whole number"),
         (dict(statistic="T"), ValueError, "`statistic` must be one of"),
         (dict(exact="yes"), ValueError, "`exact` must be 'auto', True or False"),
         (dict(batch=0), ValueError, "`batch` must be an integer >= 1"),

@@ -78,7 +78,10 @@ def test_a_null_value_that_is_nan_cannot_be_counted():
     "kwargs, error, match",
     [
         ({"n_resamples": 0}, ValueError, "`n_resamples` must be a positive integer, got 0"),
-        ({"n_resamples": 9.0}, TypeError, "`n_resamples` must be a positive integer, got float"),
+        ({"n_resamples": 9.5}, ValueError, r"`n_resamples` must be a whole number \(a .*, got 9.5"),
+        ({"n_resamples": np.nan}, ValueError, "`n_resamples` must be a whole number"),
+        ({"n_resamples": -9.0}, ValueError, "`n_resamples` must be a positive integer, got -9.0"),
+        ({"n_resamples": "9"}, TypeError, "`n_resamples` must be a positive integer, got str"),
         ({"n_resamples": True}, TypeError, "`n_resamples` must be a positive integer, got bool"),
         ({"n_resamples": 10**8}, ValueError, "`n_resamples` must be at most 10,000,000"),
         ({"n_resamples": 9, "exact": "yes"}, ValueError, "`exact` must be 'auto', True or False, got 'yes'"),
@@ -89,6 +92,18 @@ def test_a_null_value_that_is_nan_cannot_be_counted():
 def test_options_are_checked_with_messages_naming_the_argument(kwargs, error, match):
     with pytest.raises(error, match=match):
         rs.check_options(**kwargs)
+
+
+def test_a_count_written_as_a_whole_float_is_a_count():
+    """R users write 999 (a double) where a count is asked, as scipy accepts 999.0."""
+    assert rs.check_resamples(999.0) == 999 and type(rs.check_resamples(np.float64(99.0))) is int
+    x = np.r_[np.zeros(6), np.ones(6)] + np.arange(12) / 100
+    labels = np.repeat([0, 1], 6)
+    as_float, as_int = (es.energy_test(x, labels, n_resamples=B, rng=1) for B in (99.0, 99))
+    assert as_float.pvalue == as_int.pvalue and as_float.n_resamples == 99
+    np.testing.assert_array_equal(as_float.null_distribution, as_int.null_distribution)
+    with pytest.raises(ValueError, match="`n_resamples` must be a whole number .* got 99.5"):
+        es.dcor_test(x, labels, n_resamples=99.5)
 
 
 def test_exact_auto_enumerates_only_what_is_no_more_work_than_the_draws(monkeypatch):

@@ -3,9 +3,10 @@ every distinct resample and drawing at random."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -35,10 +36,15 @@ MAX_EXACT = 10**6
 
 
 def check_resamples(value, name: str = "n_resamples") -> int:
-    """Check a number of Monte Carlo resamples: an integer from 1 to :data:`MAX_RESAMPLES`
-    whose stored null distribution fits the memory budget (before anything is drawn)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+    """Check a number of Monte Carlo resamples: a whole number from 1 to :data:`MAX_RESAMPLES`
+    whose stored null distribution fits the memory budget (before anything is drawn).
+
+    A float that is a whole number is a count (``999.0``, as R writes ``999`` without ``L``
+    and as ``scipy.stats.permutation_test`` accepts); ``999.5`` is refused."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
         raise TypeError(f"`{name}` must be a positive integer, got {type(value).__name__}.")
+    if not isinstance(value, Integral) and not (math.isfinite(value) and float(value).is_integer()):
+        raise ValueError(f"`{name}` must be a whole number (a count of resamples), got {value!r}.")
     if value < 1:
         raise ValueError(f"`{name}` must be a positive integer, got {value}.")
     B = int(value)
