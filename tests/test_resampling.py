@@ -222,6 +222,37 @@ def own_pvalues(tree) -> list[int]:
     return lines
 
 
+#: Words of a progress bar's description that say it counts resamples.
+RESAMPLE_WORDS = ("permutation", "relabel", "resample", "sample", "bootstrap", "draw")
+
+
+def own_loops(tree) -> list[int]:
+    """Lines where a module runs its own loop over resamples: it sizes blocks of them within the
+    budget (``batch_size``), draws a progress bar over them (a description naming them), loops
+    over ``range(...)`` of ``n_resamples``, or imports a submodule of the resampling package
+    (the loop's parts) instead of the package."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("_resampling."):
+            lines.append(node.lineno)
+        if not isinstance(node, ast.Call):
+            continue
+        called = getattr(node.func, "id", getattr(node.func, "attr", ""))
+        given = node.args[3:] + [k.value for k in node.keywords if k.arg == "desc"]
+        texts = [a.value for a in given if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        desc = " ".join(texts).lower()
+        counted = {getattr(n, "id", getattr(n, "attr", "")) for a in node.args for n in ast.walk(a)}
+        if called == "batch_size" or (called == "range" and "n_resamples" in counted):
+            lines.append(node.lineno)
+        if called == "progress_bar" and any(word in desc for word in RESAMPLE_WORDS):
+            lines.append(node.lineno)
+    return lines
+
+
+#: Modules that still loop over their resamples themselves, each with the work that moves it.
+PENDING = {"_cluster/dip.py": "the issue on choosing k rewrites the dip test on the engine"}
+
+
 def test_no_module_counts_its_own_monte_carlo_pvalue():
     """The p-value is computed in _resampling only: no other module compares a null
     distribution with the statistic (``null >= ...``) or divides by B + 1 itself."""
@@ -229,11 +260,30 @@ def test_no_module_counts_its_own_monte_carlo_pvalue():
     assert found == []
 
 
+def test_no_module_runs_its_own_loop_over_resamples():
+    """The loop over resamples (blocks, threads, tasks, progress, enumeration) is
+    _resampling's: every other module hands it an engine."""
+    found = {name: own_loops(tree) for name, tree in package_modules()}
+    assert {name for name, lines in found.items() if lines} == set(PENDING)
+
+
 @pytest.mark.parametrize("planted", [
     "def p(null, t, B):\n    return (1 + (null >= t).sum()) / (B + 1)\n",
 ])
 def test_the_pvalue_check_sees_a_planted_pvalue(planted):
     assert len(own_pvalues(ast.parse(planted))) == 1
+
+
+@pytest.mark.parametrize("planted", [
+    "null = [stat(gen.random(n)) for _ in range(options.n_resamples)]\n",
+    "for block in progress_bar(blocks, k, progress, 'Gaussian samples'):\n    pass\n",
+    "step = batch_size(8 * n, B, 'my test')\n",
+    "from .._resampling.loop import plan\n",
+])
+def test_the_loop_check_sees_a_planted_loop(planted):
+    assert len(own_loops(ast.parse(planted))) == 1
+    pairs = "for pair in progress_bar(pairs, k, progress, 'pairs of groups'):\n    pass\n"
+    assert own_loops(ast.parse(pairs)) == []  # a loop over tests, each through the engine
 
 
 # --- the families: a statistic that is not a number is refused, ties tie -------------------
