@@ -22,9 +22,9 @@ from scipy.stats import chi2
 
 from .._linalg import centred_svd, whiten
 from .._missing import handles_missing
-from .._parallel import check_n_jobs, n_workers, one_blas_thread, run_tasks
+from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import check_observed, check_options, progress_bar, pvalue
+from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue, tie_scale
 from .._results import ResultMixin, names_data
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int, vocabulary
@@ -245,8 +245,14 @@ def check_kgroups_options(options: dict, where: str) -> None:
 
 
 def _null_shares(streams, n: int, d: int, k: int, options: dict) -> np.ndarray:
-    """S / T of the procedure on one sample of N(0, I_d) of size n per stream (a joblib task)."""
+    """S / T of the procedure on one sample of N(0, I_d) of size n per stream (a block of the
+    resampling loop, in this process or as a joblib task)."""
     return np.array([_share(s.standard_normal((n, d)), k, s, options) for s in streams])
+
+
+def _streams(gen: np.random.Generator, size: int) -> list:
+    """One random stream per resample, spawned in order: each resample's sample and fit."""
+    return gen.spawn(size)
 
 
 @names_data("X")
@@ -426,25 +432,22 @@ def cluster_test(
     if n_components is None:
         n_components = d if directions == "whitened" else signal_dimension(eigenvalues, n, minimum=k - 1)
     J = int(n_components)
-    streams = as_generator(rng).spawn(B + 1)
-    statistic, model = _share(scores[:, :J], k, streams[0], kgroups_options, model=True)
-    jobs = n_workers(n_jobs)
-    chunks = np.array_split(np.arange(1, B + 1), min(B, 4 * jobs)) if jobs > 1 else [[i] for i in range(1, B + 1)]
-    tasks = [{"streams": [streams[i] for i in chunk]} for chunk in chunks]
+    gen = as_generator(rng)
+    # the data's stream, then one per resample: spawned as gen.spawn(B + 1) at once would be
+    statistic, model = _share(scores[:, :J], k, gen.spawn(1)[0], kgroups_options, model=True)
+    # each resample a whole fit with its own stream (one a block here, so that a bar moves;
+    # joblib tasks with n_jobs), with one BLAS thread: a fit's products are thin
     null_shares = functools.partial(_null_shares, n=n, d=J, k=k, options=kgroups_options)
-    if jobs > 1:
-        parts = run_tasks(null_shares, tasks, n_jobs, progress=options.progress, desc="Gaussian resamples")
-    else:  # one BLAS thread, as in a joblib task: a fit's products are thin, more threads only spin
-        with one_blas_thread():
-            parts = [null_shares(**task) for task in progress_bar(tasks, len(tasks), options.progress, "Gaussian resamples")]
-    null = np.concatenate(parts)
-    # S / T: a ratio of sums over the n^2 pairs, whose rounding grows with their count's
-    # square root, n (see pvalue)
+    engine = Draws(_streams, null_shares, item_bytes=8 * n * J, what=f"cluster_test (n = {n})",
+                   desc="Gaussian resamples", cap=1, tasks=True, one_blas_thread=True)
+    null = null_distribution(engine, options, gen, n_jobs).values
     check_observed(statistic, "the cluster test's statistic S / T")
     found, agreement = (model.labels_, float("nan")) if labels is None else align_labels(model.labels_, reference)
     return ClusterTestResult(
         statistic=float(statistic),
-        pvalue=pvalue(statistic, null, scale=float(n), what="the cluster test's statistic S / T"),
+        # S / T in [0, 1]: a ratio of sums over the n^2 pairs, the run of their additions
+        pvalue=pvalue(statistic, null, scale=tie_scale(1.0, run=n * n),
+                      what="the cluster test's statistic S / T"),
         null_distribution=null,
         n_resamples=B,
         n_clusters=k,

@@ -25,19 +25,21 @@ import functools
 import numpy as np
 from scipy import integrate, interpolate, special, stats
 
-__all__ = ["mean_distances", "tie_scale"]
+from .._resampling import tie_scale
+
+__all__ = ["energy_scale", "mean_distances"]
 
 
-def tie_scale(statistic: float, n: int, between: float, spread: float) -> float:
-    r"""The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance for an energy
+def energy_scale(statistic: float, n: int, between: float, spread: float) -> float:
+    r"""The tie rule (:func:`~energystats._resampling.tie_scale`) fed with the terms of an energy
     goodness-of-fit statistic :math:`t = n(2m - b - p)`, m the mean of the n distances
     :math:`E|y_i - Y|`, b = E|Y - Y'| (``between``) and p the mean of the n^2 distances
     :math:`|y_i - y_j|` (Székely & Rizzo 2005, eq. 3.1): all three are non-negative, so the
     terms sum in absolute value to :math:`n(2m + b + p) = t + 2n(b + p)`, and
     :math:`p \le \sqrt{2\,\mathrm{var}(y)}` (Cauchy-Schwarz; ``spread`` is
     :math:`\sqrt{\mathrm{var}(y)}`, or its bound). The pair sum runs through a cumulative sum
-    of n terms: times :math:`\sqrt n`."""
-    return float(np.sqrt(n) * (abs(statistic) + 2.0 * n * (between + np.sqrt(2.0) * spread)))
+    of n terms: the run is n."""
+    return tie_scale(abs(statistic) + 2.0 * n * (between + np.sqrt(2.0) * spread), run=n)
 
 
 def _norm(z):

@@ -9,12 +9,12 @@ import numpy as np
 from .._missing import handles_missing
 from .._operator import sorted_pair_sums
 from .._random import as_generator, check_rng
-from .._resampling import batch_size, check_observed, check_resamples, pvalue
+from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution, pvalue
 from .._results import ResultMixin, names_data
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale, vocabulary
 from ._limit import normal_limit_sf
-from ._standard import tie_scale
+from ._standard import energy_scale
 from .normality import _mean_distance_to_gaussian
 
 __all__ = ["NormalTestResult", "normal_statistic", "normal_test"]
@@ -216,10 +216,12 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
         return NormalTestResult(statistic=statistic, pvalue=normal_limit_sf(statistic), method="limit",
                                 n_resamples=None, null_distribution=None, **estimates)
     B = 999 if n_resamples is None else check_resamples(n_resamples)
-    gen = as_generator(rng)
-    step = batch_size(8 * n * 6, B, f"normal_test (n = {n})")  # the draws and five temporaries of their size
-    null = np.concatenate([_statistics(gen.standard_normal((min(step, B - a), n))) for a in range(0, B, step)])
+    # the draws and five temporaries of their size per sample
+    engine = Draws(lambda gen, size: gen.standard_normal((size, n)), _statistics,
+                   item_bytes=8 * n * 6, what=f"normal_test (n = {n})")
+    null = null_distribution(engine, Options(B, progress=False), as_generator(rng)).values
     # standardised with the n - 1 sd: var(y) = (n - 1)/n <= 1
-    scale = tie_scale(statistic, n, _BETWEEN, 1.0)
-    return NormalTestResult(statistic=statistic, pvalue=pvalue(statistic, null, scale=scale, what="the normality statistic"),
-                            method="bootstrap", n_resamples=B, null_distribution=null, **estimates)
+    scale = energy_scale(statistic, n, _BETWEEN, 1.0)
+    p = pvalue(statistic, null, scale=scale, what="the normality statistic")
+    return NormalTestResult(statistic=statistic, pvalue=p, method="bootstrap", n_resamples=B,
+                            null_distribution=null, **estimates)

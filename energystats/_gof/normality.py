@@ -11,11 +11,11 @@ from .._linalg import standardise
 from .._missing import handles_missing
 from .._operator import make_operator
 from .._random import as_generator
-from .._resampling import check_observed, check_options, progress_bar, pvalue
+from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue
 from .._results import ResultMixin, names_data
 from .._semimetric import resolve_semimetric
 from .._validation import as_data, unit_scale, vocabulary
-from ._standard import tie_scale
+from ._standard import energy_scale
 
 __all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
 
@@ -72,6 +72,11 @@ def _statistic(X: np.ndarray) -> float:
     between_gaussians = 2.0 * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
     within = make_operator(Y, resolve_semimetric()).row_sums().sum()
     return float(n * (2.0 * _mean_distance_to_gaussian(Y).mean() - between_gaussians - within / (n * n)))
+
+
+def _statistics(samples: np.ndarray) -> np.ndarray:
+    """The statistic of each sample of a block (B x n x d)."""
+    return np.array([_statistic(sample) for sample in samples])
 
 
 def _check(X) -> np.ndarray:
@@ -179,13 +184,17 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
     options = check_options(n_resamples, progress=progress)
     B = options.n_resamples
     statistic = check_observed(_statistic(X), "the multivariate normality statistic")
-    gen = as_generator(rng)
-    null = np.array([_statistic(gen.standard_normal((n, d))) for _ in progress_bar(range(B), B, options.progress, "Gaussian samples")])
+    # one sample at a time (the statistic is a product of the pairwise operator each)
+    engine = Draws(lambda gen, size: gen.standard_normal((size, n, d)), _statistics,
+                   item_bytes=8 * n * d, what=f"mvnorm_test (n = {n}, d = {d})",
+                   desc="Gaussian samples", cap=1)
+    null = null_distribution(engine, options, as_generator(rng)).values
     # standardised: mean ||y_j - y_k||^2 = 2 tr(cov) <= 2d, so var(y) is at most d
     between = 2.0 * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
     return NormalityTestResult(
         statistic=statistic,
-        pvalue=pvalue(statistic, null, scale=tie_scale(statistic, n, between, np.sqrt(d)), what="the multivariate normality statistic"),
+        pvalue=pvalue(statistic, null, scale=energy_scale(statistic, n, between, np.sqrt(d)),
+                      what="the multivariate normality statistic"),
         null_distribution=null,
         n_resamples=B,
         n_samples=n,

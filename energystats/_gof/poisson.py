@@ -45,10 +45,11 @@ from .._missing import handles_missing
 from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._config import check_fits
-from .._resampling import batch_size, check_observed, check_resamples, pvalue
+from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution
+from .._resampling import pvalue, tie_scale
 from .._results import ResultMixin, names_data
 from .._validation import as_data, vocabulary
-from ._standard import tie_scale
+from ._standard import energy_scale
 
 __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
 
@@ -374,15 +375,19 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
     low, high = _grid_bounds(x[None, :], np.array([lam]))
     width = high - low + 1 + 2 * int(_SPAN_SD * np.sqrt(lam) + _SPAN_ADD)  # the samples' grid, wider than the data's
     if tests == ("E",):  # no grid: 8 arrays of the samples' size
-        step = batch_size(8 * 8 * n, B, f"poisson_test (n = {n})")
+        per, what = 8 * 8 * n, f"poisson_test (n = {n})"
     else:
         _check_grid(x[None, :], low, high)
-        step = batch_size(8 * 16 * (n + width), B, f"poisson_test (n = {n}, a grid of {width:,} counts)")  # 16 arrays of the samples' or the grid's size
-    null = np.concatenate([_statistics(gen.poisson(lam, size=(min(step, B - a), n)), tests) for a in range(0, B, step)])
+        # 16 arrays of the samples' or the grid's size
+        per, what = 8 * 16 * (n + width), f"poisson_test (n = {n}, a grid of {width:,} counts)"
+    engine = Draws(lambda gen, size: gen.poisson(lam, size=(size, n)),
+                   lambda samples: _statistics(samples, tests), item_bytes=per, what=what)
+    null = null_distribution(engine, Options(B, progress=False), gen).values
     # the M statistics are n times sums of non-negative terms over the grid (their own size,
-    # times the square root of the grid's length); E is an energy statistic (tie_scale)
+    # and the grid's length as the run); E is an energy statistic (energy_scale)
     between = 2.0 * lam * (special.i0e(2.0 * lam) + special.i1e(2.0 * lam))
-    scale = np.array([tie_scale(t, n, between, float(x.std())) if name == "E" else np.sqrt(width) * abs(t) for name, t in zip(tests, observed)])
+    scale = np.array([energy_scale(t, n, between, float(x.std())) if name == "E"
+                      else tie_scale(abs(t), run=width) for name, t in zip(tests, observed)])
     return PoissonTestResult(
         tests=tests, statistic=observed, pvalue=pvalue(observed, null, scale=scale, what="the Poisson statistic"), estimate=lam,
         n_samples=n, n_resamples=B,

@@ -14,6 +14,7 @@ quadrature otherwise (:mod:`._standard`), and the pair sum in O(n log n) from th
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from numbers import Real
 
@@ -23,13 +24,13 @@ from scipy import stats
 from .._missing import handles_missing, reads_r
 from .._operator import sorted_pair_sums
 from .._random import as_generator
-from .._progress import check_progress, progress_bar
-from .._resampling import batch_size, check_observed, check_resamples, pvalue
+from .._resampling import Draws, Options, check_observed, check_progress, check_resamples
+from .._resampling import null_distribution, pvalue
 from .._results import ResultMixin, names_data
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale, vocabulary
 from ._fits import fitter, parameter_names, vectorised
-from ._standard import mean_distances, tie_scale
+from ._standard import energy_scale, mean_distances
 
 __all__ = ["EnergyGofResult", "energy_gof", "energy_gof_statistic"]
 
@@ -115,9 +116,17 @@ def _check_params(family, params: tuple, known: dict | None, fit) -> None:
 
 
 def _tie_scale(family, params: tuple, x: np.ndarray, statistic: float) -> float:
-    """:func:`~._standard.tie_scale` of the statistic of x against ``family(*params)``."""
+    """:func:`~._standard.energy_scale` of the statistic of x against ``family(*params)``."""
     between = float(mean_distances(family, tuple(np.atleast_1d(p) for p in params[:-2]), np.zeros((1, 1)))[1][0])
-    return tie_scale(statistic, x.size, between, float(np.std((x - params[-2]) / params[-1])))
+    return energy_scale(statistic, x.size, between, float(np.std((x - params[-2]) / params[-1])))
+
+
+
+def _evaluate(family, params: tuple, estimate, samples: np.ndarray) -> np.ndarray:
+    """The statistic of each sample of a block against the null distribution, its parameters
+    re-estimated on each sample by ``estimate`` when they were estimated from the data."""
+    p = [np.asarray(v)[:, None] for v in estimate(samples)] if estimate is not None else params
+    return _statistic(family, tuple(p[:-2]), p[-2], p[-1], samples)
 
 
 @reads_r("x")
@@ -331,16 +340,15 @@ def energy_gof(
         raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
     null_dist = family(*params)
     statistic = float(check_observed(_statistic(family, params[:-2], params[-2], params[-1], x[None, :])[0], "the energy goodness-of-fit statistic"))
-    step = batch_size(8 * n * 8, B, f"energy_gof (n = {n})")  # the draws, their fits and temporaries
-    if estimate is not None and not vectorised(family, known, fit):  # one fit per sample: batches of about 2% for the bar
-        step = min(step, -(-B // 50))
-    starts = range(0, B, step)
-    null = []
-    for a in progress_bar(starts, len(starts), progress, "samples"):
-        samples = null_dist.rvs(size=(min(step, B - a), n), random_state=gen)
-        p = [np.asarray(v)[:, None] for v in estimate(samples)] if estimate is not None else params
-        null.append(_statistic(family, tuple(p[:-2]), p[-2], p[-1], samples))
-    null = np.concatenate(null)
+    # the draws, their fits and temporaries: 8 arrays of a sample's size
+    one_by_one = estimate is not None and not vectorised(family, known, fit)
+    engine = Draws(
+        lambda gen, size: null_dist.rvs(size=(size, n), random_state=gen),
+        functools.partial(_evaluate, family, params, estimate),
+        item_bytes=8 * n * 8, what=f"energy_gof (n = {n})",
+        cap=-(-B // 50) if one_by_one else None,  # one fit per sample: blocks of 2% for the bar
+    )
+    null = null_distribution(engine, Options(B, progress=progress), gen).values
     names = parameter_names(family)
     return EnergyGofResult(
         statistic=statistic,

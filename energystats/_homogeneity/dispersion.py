@@ -10,7 +10,6 @@ analysis of variance", Annals of Applied Statistics 4 (2010).
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,12 +19,11 @@ from .._missing import handles_missing, read_r
 from .._operator import N_PROJECTIONS, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import MAX_EXACT, check_options, use_exact
+from .._resampling import check_options
 from .._results import ResultMixin, names_data
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, as_weights, vocabulary, weight_scale
-from ._relabel import count_relabelings
-from .permutation import _permutation_test
+from .permutation import relabeling_test
 
 __all__ = ["DispersionResult", "as_factors", "dispersion", "energy_distance"]
 
@@ -553,8 +551,7 @@ def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: S
         if not np.isfinite(F):
             raise ValueError(f"`n_resamples`: factor {name!r} has no finite F-ratio (W = 0: every group constant, or too "
                              "few points), so it has no permutation p-value.")
-        exact = use_exact(count_relabelings(sizes, MAX_EXACT), options, "relabelings")
-        test = _permutation_test(op, codes, groups, sizes, "F", options, gen, exact, "tolerant")
+        test = relabeling_test(op, codes, groups, sizes, "F", options, gen, "tolerant")
         pvalue, n_resamples = test.pvalue, test.n_resamples
     return DispersionResult(
         W=result_scaling.result(dec.W, "W"),

@@ -11,9 +11,10 @@ import numpy as np
 
 from .._missing import check_nan_policy, drop_missing, read_table
 from .._operator import make_operator
+from .._resampling import evaluate_resamples
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, check_positive_int, vocabulary
-from .permutation import _batch_size, _statistics
+from .permutation import relabeling_engine
 
 __all__ = ["ksample_statistic"]
 
@@ -144,12 +145,8 @@ def ksample_statistic(
     np.put_along_axis(labelings, perms, codes[None, :].astype(labelings.dtype), axis=1)
     scaling = Scaling.for_data(X, sm)
     op = make_operator(scaling.data(X), scaling.semimetric(sm), permutations=(k, len(perms), batch))
-    step = _batch_size(op, k, len(perms), batch)
-    total = op.row_sums().sum()
-    values = np.concatenate([
-        _statistics(op.group_sums(labelings[a : a + step], k, statistic == "E"), total, sizes, statistic)
-        for a in range(0, len(perms), step)
-    ])
+    engine = relabeling_engine(op, codes, sizes, statistic, total=op.row_sums().sum())
+    values = evaluate_resamples(engine, labelings, batch)
     if statistic != "F":
         values = scaling.result(values, "the statistic")
     if keep is not None and policy == "propagate":

@@ -28,17 +28,20 @@ from .._missing import check_nan_policy, drop_missing, handles_missing, read_tab
 from .._operator import N_PROJECTIONS, PairwiseOperator, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import MAX_EXACT, Options, batch_size, check_options, progress_bar, pvalue, use_exact
+from .._resampling import Options, Relabelings, check_options, null_distribution, progress_bar
+from .._resampling import pvalue, relabeling_count, tie_scale
 from .._results import ResultMixin, names_data
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_data, as_groups, check_correction, vocabulary
-from ._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
 
 __all__ = [
     "EnergyTestResult",
     "energy_test",
     "energy_test_samples",
     "pairwise_energy_tests",
+    "relabeling_engine",
+    "relabeling_test",
+    "statistics",
 ]
 
 _STATISTICS = ("S", "E", "F")
@@ -112,7 +115,7 @@ class EnergyTestResult(ResultMixin):
         return []
 
 
-def _statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np.ndarray:
+def statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np.ndarray:
     """S, E or F for each relabeling from its block sums M (B x k x k; off-diagonal
     entries needed for "E" only) and the constant sum of rho over all pairs."""
     n = sizes.sum()
@@ -300,8 +303,7 @@ def energy_test(
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm, "X")
     codes, groups, sizes = as_groups(labels, X.shape[0])
-    exact_used = _use_exact(sizes, options)
-    labelings = count_relabelings(sizes) if exact_used else options.n_resamples + 1
+    labelings = relabeling_count(sizes, options)
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
     # directions from a spawned stream: the relabelings are those of the exact test
@@ -309,7 +311,7 @@ def energy_test(
         scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
         rng=gen.spawn(1)[0] if approximation else None, permutations=(len(groups), labelings, options.batch), n_jobs=n_jobs,
     )
-    res = _permutation_test(op, codes, groups, sizes, statistic, options, gen, exact_used, ties)
+    res = relabeling_test(op, codes, groups, sizes, statistic, options, gen, ties)
     if not op.exact:
         res = replace(res, approximation=op.approximation, n_projections=int(n_projections))
     return _rescaled(res, scaling)
@@ -326,80 +328,61 @@ def _rescaled(res: EnergyTestResult, scaling: Scaling) -> EnergyTestResult:
     )
 
 
-def _use_exact(sizes: np.ndarray, options: Options) -> bool:
-    """Whether to enumerate every distinct relabeling (see ``exact`` of :func:`energy_test`)."""
-    return use_exact(count_relabelings(sizes, MAX_EXACT), options, "relabelings")
+_UNDEFINED = "`statistic`='F' is undefined when every group is constant (W = 0); use 'S' or 'E'."
 
 
-def _batch_size(op: PairwiseOperator, k: int, labelings: int, batch: int | None) -> int:
-    """Labelings per product: ``batch``, or as many as the memory budget holds beside the
-    operator (at most its ``batch_cap``)."""
-    per = op.group_sums_bytes(k)
-    cap = None if op.batch_cap is None else max(1, op.batch_cap // per)
-    return batch_size(per, labelings, f"energy_test (n = {op.n}, k = {k}, {op.kind} operator)", held=op.nbytes, batch=batch, cap=cap)
-
-
-def _permutation_test(op: PairwiseOperator, codes, groups, sizes, statistic, options: Options, rng, exact: bool, ties):
-    """The test on a pairwise operator of the pooled data (see :func:`energy_test`)."""
-    k = len(groups)
+def relabeling_engine(op: PairwiseOperator, codes: np.ndarray, sizes: np.ndarray, statistic: str,
+                      total: float | None = None) -> Relabelings:
+    """The engine of the k-sample tests: relabelings of the pooled points, a block of them
+    evaluated by one product of the pairwise operator (its block sums Z'DZ,
+    :meth:`~energystats._operator.PairwiseOperator.group_sums`) and :func:`statistics`
+    (``total``, 1'D1, is the operator's unless given: asked after the block sums, which some
+    back-ends find it from)."""
+    k = sizes.shape[0]
     cross = statistic == "E"
-    labelings = count_relabelings(sizes) if exact else options.n_resamples + 1
-    step = _batch_size(op, k, labelings, options.batch)
+    per = op.group_sums_bytes(k)
 
     def evaluate(block) -> np.ndarray:
         M = op.group_sums(block, k, cross)
-        return _statistics(M, op.total(), sizes, statistic)
+        return statistics(M, op.total() if total is None else total, sizes, statistic)
 
-    def undefined() -> ValueError:
-        return ValueError("`statistic`='F' is undefined when every group is constant (W = 0); use 'S' or 'E'.")
+    return Relabelings(
+        codes, sizes, evaluate, item_bytes=per, held=op.nbytes,
+        cap=None if op.batch_cap is None else max(1, op.batch_cap // per),
+        packed=op.packed_labelings, undefined=_UNDEFINED,
+        what=f"energy_test (n = {op.n}, k = {k}, {op.kind} operator)",
+    )
 
-    n_batches = -(-labelings // step)
-    if exact:
-        relabelings = all_relabelings(sizes)
-        chunks = (relabelings[a : a + step] for a in range(0, labelings, step))
-        null = np.concatenate([evaluate(c) for c in progress_bar(chunks, n_batches, options.progress, "permutations")])
-        # the observed labeling's own value in the enumeration: a separate evaluation
-        # could round differently and count it twice
-        mine = int(np.flatnonzero((relabelings == codes).all(axis=1))[0])
-        observed = float(null[mine])
-        if not np.isfinite(observed):
-            raise undefined()
-    else:
-        gen = np.random.default_rng(rng)
-        if op.packed_labelings:
-            blocks = packed_batches(codes, sizes, options.n_resamples, step, gen)
-        else:
-            blocks = random_batches(codes, options.n_resamples, step, gen)
-        values = []
-        for block in progress_bar(blocks, n_batches, options.progress, "permutations"):
-            values.append(evaluate(block))
-            if len(values) == 1 and not np.isfinite(values[0][0]):
-                raise undefined()
-        values = np.concatenate(values)
-        observed, null = float(values[0]), values[1:]
-    p = pvalue(observed, null, exact=exact, scale=_tie_scale(observed, op.total() / (2.0 * op.n), sizes, statistic),
+
+def relabeling_test(op: PairwiseOperator, codes, groups, sizes, statistic: str, options: Options,
+                    rng, ties: str) -> EnergyTestResult:
+    """The test on a pairwise operator of the pooled data (see :func:`energy_test`): the null
+    of :func:`relabeling_engine` from the one resampling loop, and its p-value."""
+    null = null_distribution(relabeling_engine(op, codes, sizes, statistic), options, rng)
+    terms = _tie_terms(null.observed, op.total() / (2.0 * op.n), sizes, statistic)
+    p = pvalue(null.observed, null.values, exact=null.exact, scale=tie_scale(terms),
                strict=ties == "strict", what=f"the energy statistic {statistic}")
     return EnergyTestResult(
-        statistic=observed,
+        statistic=null.observed,
         pvalue=p,
-        null_distribution=null,
-        n_resamples=int(labelings if exact else options.n_resamples),
-        exact=bool(exact),
+        null_distribution=null.values,
+        n_resamples=int(null.count),
+        exact=bool(null.exact),
         statistic_name=statistic,
         sizes=sizes,
         groups=groups,
     )
 
 
-def _tie_scale(observed: float, T: float, sizes: np.ndarray, statistic: str) -> float:
-    """The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance: the size of what
-    the statistic is computed from. S = T - W and E are sums of block sums whose rounding
-    is relative to the total dispersion T (eq. 18), not to the statistic, which can be far
-    smaller (S = 3 beside T = 1,500 at n = 1,000); a labeling and its swap of two equal-sized
-    groups give the same statistic exactly, and must tie however the block sums were added
-    (one sort and prefix sums on the line, a BLAS product otherwise): s = k^2 T. F = (S/(k-1)) /
-    (W/(n-k)) inherits the error of S relative to W: with r = F (k-1)/(n-k) = S/W and
-    W = T/(1 + r), s = k (n-k)/(k-1) (1 + r)^2."""
+def _tie_terms(observed: float, T: float, sizes: np.ndarray, statistic: str) -> float:
+    """What the engine adds up, for the tie rule (:func:`~energystats._resampling.tie_scale`,
+    run 1: the bound covers the order of the additions). S = T - W and E are sums of block
+    sums whose rounding is relative to the total dispersion T (eq. 18), not to the
+    statistic, which can be far smaller (S = 3 beside T = 1,500 at n = 1,000); a labeling and
+    its swap of two equal-sized groups give the same statistic exactly, and must tie however
+    the block sums were added (one sort and prefix sums on the line, a BLAS product
+    otherwise): k^2 T. F = (S/(k-1)) / (W/(n-k)) inherits the error of S relative to W:
+    with r = F (k-1)/(n-k) = S/W and W = T/(1 + r), k (n-k)/(k-1) (1 + r)^2."""
     n, k = float(sizes.sum()), sizes.shape[0]
     if statistic == "F":
         r = abs(observed) * (k - 1) / (n - k)
@@ -538,10 +521,8 @@ def pairwise_energy_tests(
         pair_codes = (codes[keep] == j).astype(np.intp)
         sizes = np.bincount(pair_codes, minlength=2)
         res = _rescaled(
-            _permutation_test(
-                full.restrict(keep), pair_codes, groups[[i, j]], sizes, opts["statistic"], per_pair,
-                stream, _use_exact(sizes, per_pair), opts["ties"],
-            ),
+            relabeling_test(full.restrict(keep), pair_codes, groups[[i, j]], sizes,
+                            opts["statistic"], per_pair, stream, opts["ties"]),
             scaling,
         )
         rows.append(

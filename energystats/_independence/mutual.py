@@ -10,7 +10,7 @@ from .._config import check_fits
 from .._missing import handles_missing
 from .._operator import GatherEngine, centred_gram, permuted_products
 from .._parallel import check_n_jobs
-from .._resampling import check_observed, check_options, permutation_null, pvalue
+from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
 from .._validation import as_data, vocabulary
 from .._results import names_data
 from ._data import as_variables
@@ -103,7 +103,7 @@ def mutual_independence_test(
     if not engines:
         null = np.zeros(options.n_resamples)
         return IndependenceTestResult(0.0, 1.0, null, options.n_resamples, "Sum(R*)", 0.0, np.array(terms), "permutation", n)
-    res = permutation_null(_SumEngine(engines, weights), n, options, rng, n_jobs)
+    res = null_distribution(Pairings(n, _SumEngine(engines, weights)), options, rng, n_jobs)
     observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
     return IndependenceTestResult(
         statistic=float(sum(terms)),
@@ -208,7 +208,7 @@ def mvi_test(
     """
     options = check_options(n_resamples, exact, progress=progress)
     engine = _mvi_engine(x, y)
-    res = permutation_null(engine, engine.n, options, rng, check_n_jobs(n_jobs))
+    res = null_distribution(Pairings(engine.n, engine), options, rng, check_n_jobs(n_jobs))
     observed, null, exact_used, count = check_observed(res.observed, "n I^2"), res.values, res.exact, res.count
     return IndependenceTestResult(
         statistic=float(observed),

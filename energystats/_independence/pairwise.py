@@ -23,7 +23,8 @@ from .._parallel import (
     run_threads,
 )
 from .._random import as_generator
-from .._resampling import Options, check_observed, check_options, permutation_null, pvalue
+from .._resampling import Options, Pairings, check_observed, check_options, null_distribution
+from .._resampling import pvalue
 from .._results import ResultMixin, names_data
 from .._validation import check_correction, vocabulary
 from ._data import Variable, as_variables
@@ -131,7 +132,8 @@ def _pair(i: int, j: int, variables: list[Variable], ops: list, sums: list, meth
         statistic = np.inf if bcdcor >= 1 else float(np.sqrt(t_df) * bcdcor / np.sqrt(1 - bcdcor**2))
         p = float(student_t.sf(statistic, t_df))
     else:
-        null = permutation_null(engine_for(variables[i], variables[j], ops[i], ops[j]), n, options, stream)
+        engine = engine_for(variables[i], variables[j], ops[i], ops[j])
+        null = null_distribution(Pairings(n, engine), options, stream)
         p = pvalue(null.observed, null.values, exact=null.exact, scale=pairing_scale(n, *G.squares), what="the distance covariance")
     return {"x": variables[i].name, "y": variables[j].name, "dcor": dcor, "bcdcor": bcdcor, "statistic": statistic, "pvalue": p}
 

@@ -28,7 +28,7 @@ from .._config import check_fits
 from .._missing import handles_missing
 from .._operator import GatherEngine, PairwiseOperator, centred_gram
 from .._parallel import check_n_jobs
-from .._resampling import check_options, permutation_null, pvalue
+from .._resampling import Pairings, check_options, null_distribution, pvalue
 from .._results import names_data
 from .._semimetric import MetricLike, Scaling
 from .._validation import vocabulary
@@ -164,7 +164,7 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
     Py = _projection(ops[1], Cz, cy)
     del Cz
     engine = GatherEngine(lambda a, b: Py[a:b], Px)
-    res = permutation_null(engine, n, options, rng, n_jobs)
+    res = null_distribution(Pairings(n, engine), options, rng, n_jobs)
     observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
     p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, np.vdot(Px, Px), np.vdot(Py, Py)), what="the partial distance covariance")
     fx, fy = variables[0].scaling.log2_factor, variables[1].scaling.log2_factor

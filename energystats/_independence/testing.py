@@ -14,7 +14,8 @@ from .._missing import handles_missing
 from .._operator import PairwiseOperator, centred_gram, make_operator, permuted_products
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import check_observed, check_options, permutation_null, pvalue
+from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
+from .._resampling import tie_scale
 from .._results import ResultMixin, _number, names_data
 from .._semimetric import MetricLike, Scaling
 from .._validation import vocabulary
@@ -121,17 +122,18 @@ class IndependenceTestResult(ResultMixin):
 
 
 def pairing_scale(n: int, squares_x, squares_y):
-    r"""The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance for
-    :math:`S(\pi) = \sum_{ij} A_{ij} b_{\pi(i)\pi(j)}`, from the raw sums of squares
-    :math:`\sum_{ij} a_{ij}^2` and :math:`\sum_{ij} b_{ij}^2` of the two matrices. The terms
-    sum in absolute value to at most :math:`\|A\|\,\|b\| \le \|a\|\,\|b\|` (Cauchy-Schwarz;
-    centring is a projection), and the O(n log n) expansion's three terms to at most
-    :math:`4\|a\|\,\|b\|` (:math:`\sum_i a_{i\cdot}^2 \le n \|a\|^2`,
+    r"""The tie rule (:func:`~energystats._resampling.tie_scale`) fed with what the pairing
+    engines add up for :math:`S(\pi) = \sum_{ij} A_{ij} b_{\pi(i)\pi(j)}`, from the raw sums of
+    squares :math:`\sum_{ij} a_{ij}^2` and :math:`\sum_{ij} b_{ij}^2` of the two matrices. The
+    terms sum in absolute value to at most :math:`\|A\|\,\|b\| \le \|a\|\,\|b\|`
+    (Cauchy-Schwarz; centring is a projection), and the O(n log n) expansion's three terms to
+    at most :math:`4\|a\|\,\|b\|` (:math:`\sum_i a_{i\cdot}^2 \le n \|a\|^2`,
     :math:`a_{\cdot\cdot} \le n \|a\|`); the longest run of sequential additions is a gather's
-    block of 64 rows (a dot product of 64 n terms) or a cumulative sum of n: times
-    :math:`8\sqrt n`. Tied values of the statistic (permutations that give the same
-    contingency table of categorical data) then tie on every machine."""
-    return 32.0 * np.sqrt(n * np.asarray(squares_x, dtype=float) * np.asarray(squares_y, dtype=float))
+    block of 64 rows (a dot product of 64 n terms; a cumulative sum of n is shorter). Tied
+    values of the statistic (permutations that give the same contingency table of categorical
+    data) then tie on every machine."""
+    terms = 4.0 * np.sqrt(np.asarray(squares_x, dtype=float) * np.asarray(squares_y, dtype=float))
+    return tie_scale(terms, run=64 * n)
 
 
 def engine_for(x: Variable, y: Variable, op_x: PairwiseOperator, op_y: PairwiseOperator):
@@ -205,7 +207,8 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
             _, p, mean, variance = projection_gamma(vx, vy, P, gen)  # of n times the projected V-statistic
             observed, moments = float(P.V_xy.sum()), (n * mean, n * n * variance, None)  # the engine's units: sum of S_k
         else:
-            res = permutation_null(permuted_products(*P.operators), n, options, gen, n_jobs)
+            engine = Pairings(n, permuted_products(*P.operators))
+            res = null_distribution(engine, options, gen, n_jobs)
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
             p = pvalue(observed, null, exact=exact_used, scale=_projected_scale(vx, vy, P.directions), what="the projected distance covariance")
         scale_xy = P.scale_xy / K
@@ -222,7 +225,7 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
             moments = (mean, variance, _skewness(vx, vy))
             p = gamma_pvalue(check_observed(observed, "the distance covariance"), *moments)
         else:
-            res = permutation_null(engine_for(vx, vy, *ops), n, options, gen, n_jobs)
+            res = null_distribution(Pairings(n, engine_for(vx, vy, *ops)), options, gen, n_jobs)
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
             p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, *G.squares), what="the distance covariance")
         denominator = np.sqrt(max(G.V[0, 0], 0.0) * max(G.V[1, 1], 0.0))  # dCor^2 = S / denominator
