@@ -190,9 +190,15 @@ class _MviEngine:
 
 
 def _mvi_engine(x, y) -> _MviEngine:
-    """The engine of n I_n^2 on x and y."""
+    """The engine of n I_n^2 on x and y, rescaled by one power of two: I_n is invariant to a
+    common scale of x and y, not to separate ones (z_kl = (x_k, y_l) joins the two), so they
+    must not be rescaled by their own powers as the distance covariances' variables are."""
     vx, vy = as_variables({"x": x, "y": y}, "euclidean", 1.0, min_samples=2)
-    op_x, op_y = (make_operator(v.data, v.semimetric, Repeated(sort=False)) for v in (vx, vy))
+    shift = max(vx.scaling.shift, vy.scaling.shift)
+    op_x, op_y = (
+        make_operator(np.ldexp(v.data, v.scaling.shift - shift), v.semimetric, Repeated(sort=False))
+        for v in (vx, vy)
+    )
     return _MviEngine(op_x, op_y)
 
 
