@@ -98,7 +98,7 @@ def test_test_subcommand_json(capsys):
 
 
 def test_working_memory_option_streams_and_reports_what_cannot_fit(capsys, monkeypatch):
-    from energystats._operator import StreamedOperator
+    from energystats._operator.streamed import StreamedOperator
 
     argv = ["test", "--example", "iris", "--by", "Species", "--n-resamples", "99", "--seed", "1", "--json"]
     assert main(argv) == 0

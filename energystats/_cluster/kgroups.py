@@ -27,7 +27,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
 from .._missing import check_nan_policy, drop_missing, expand_labels, read_table
-from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
+from .._operator import Kernel, PairwiseOperator, Repeated, approximation_of, dense_bytes
+from .._operator import indicator, make_operator, nystroem_map
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._results import ReportsWhenFitted
@@ -423,13 +424,14 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
             return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k, None)
         distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
-        op = make_operator(
-            fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
-            approximation=self.approximation, n_landmarks=self.n_landmarks, landmarks=self.landmarks,
-            rng=gen.spawn(1)[0] if self.approximation else None,
-            repeated=True, reserve=reserve,
-            n_jobs=None if distribute else self.n_jobs,  # else one start may still spread its passes over the workers
+        kernel = Kernel(fit_w) if self.algorithm != "r-kgroups" else None
+        estimate = approximation_of(
+            self.approximation, kernel=kernel is not None, n_landmarks=self.n_landmarks,
+            landmarks=self.landmarks, rng=gen.spawn(1)[0] if self.approximation else None,
         )
+        jobs = None if distribute else self.n_jobs  # else one start's passes may use the workers
+        op = make_operator(fit_data, sm_fit, Repeated(reserve), kernel=kernel,
+                           approximation=estimate, n_jobs=jobs)
         labels, W, T, within_, iterations, converged, count = self._fit_operator(op, fit_data, fit_w, problem, streams, distribute)
         if op.features is not None:
             # The features leave out each point's residual e_i = E_ii outside the landmarks'

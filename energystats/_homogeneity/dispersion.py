@@ -16,7 +16,14 @@ import numpy as np
 import pandas as pd
 
 from .._missing import handles_missing, read_r
-from .._operator import N_PROJECTIONS, make_operator
+from .._operator import (
+    N_PROJECTIONS,
+    OnePass,
+    GroupSums,
+    Repeated,
+    approximation_of,
+    make_operator,
+)
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import check_options
@@ -331,9 +338,9 @@ def energy_distance(
     pooled = np.vstack([x, y])
     scaling = Scaling.for_data(pooled, sm)
     n_jobs = check_n_jobs(n_jobs)
+    estimate = approximation_of(approximation, n_projections=n_projections, rng=as_generator(rng))
     op = make_operator(
-        scaling.data(pooled), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
-        rng=as_generator(rng), n_jobs=n_jobs,
+        scaling.data(pooled), scaling.semimetric(sm), approximation=estimate, n_jobs=n_jobs
     )
     M = op.block_sums(codes, 2, w)
     if estimator == "U":  # the diagonal of D is 0: only the denominators change
@@ -507,11 +514,14 @@ def dispersion(
         options = check_options(n_resamples)
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
-    permutations = None if options is None else (max(len(c[1]) for c in coded), options.n_resamples + 1, None)
-    op = make_operator(
-        scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
-        rng=gen, n_jobs=check_n_jobs(n_jobs), repeated=several, permutations=permutations,
-    )
+    if options is not None:
+        use = GroupSums(max(len(c[1]) for c in coded), options.n_resamples + 1)
+    else:
+        use = Repeated() if several else OnePass()
+    estimate = approximation_of(approximation, n_projections=n_projections, rng=gen)
+    n_jobs = check_n_jobs(n_jobs)
+    points, rho = scaling.data(X), scaling.semimetric(sm)
+    op = make_operator(points, rho, use, approximation=estimate, n_jobs=n_jobs)
     results = tuple(_one_factor(op, name, codes, groups, sizes, w, w_shift, scaling, options, gen)
                     for (name, _), (codes, groups, sizes) in zip(factors, coded))
     if not several:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._missing import check_nan_policy, drop_missing, read_table
-from .._operator import make_operator
+from .._operator import GroupSums, make_operator
 from .._resampling import evaluate_resamples
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, check_positive_int, vocabulary
@@ -144,7 +144,7 @@ def ksample_statistic(
     labelings = np.empty(perms.shape, dtype=np.int8 if k < 127 else np.intp)
     np.put_along_axis(labelings, perms, codes[None, :].astype(labelings.dtype), axis=1)
     scaling = Scaling.for_data(X, sm)
-    op = make_operator(scaling.data(X), scaling.semimetric(sm), permutations=(k, len(perms), batch))
+    op = make_operator(scaling.data(X), scaling.semimetric(sm), GroupSums(k, len(perms), batch))
     engine = relabeling_engine(op, codes, sizes, statistic, total=op.row_sums().sum())
     values = evaluate_resamples(engine, labelings, batch)
     if statistic != "F":

@@ -25,7 +25,15 @@ import numpy as np
 import pandas as pd
 
 from .._missing import check_nan_policy, drop_missing, handles_missing, read_table
-from .._operator import N_PROJECTIONS, PairwiseOperator, make_operator
+from .._operator import (
+    N_PROJECTIONS,
+    GroupSums,
+    OnePass,
+    PairwiseOperator,
+    Repeated,
+    approximation_of,
+    make_operator,
+)
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import Options, Relabelings, check_options, null_distribution, progress_bar
@@ -307,9 +315,11 @@ def energy_test(
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
     # directions from a spawned stream: the relabelings are those of the exact test
+    stream = gen.spawn(1)[0] if approximation else None
+    estimate = approximation_of(approximation, n_projections=n_projections, rng=stream)
     op = make_operator(
-        scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
-        rng=gen.spawn(1)[0] if approximation else None, permutations=(len(groups), labelings, options.batch), n_jobs=n_jobs,
+        scaling.data(X), scaling.semimetric(sm), GroupSums(len(groups), labelings, options.batch),
+        approximation=estimate, n_jobs=n_jobs,
     )
     res = relabeling_test(op, codes, groups, sizes, statistic, options, gen, ties)
     if not op.exact:
@@ -511,10 +521,12 @@ def pairwise_energy_tests(
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
     streams = gen.spawn(len(pairs))
-    full = make_operator(  # dense when it fits: shared by all pairs
-        scaling.data(X), scaling.semimetric(sm), approximation=opts["approximation"], n_projections=opts["n_projections"],
-        rng=gen.spawn(1)[0] if opts["approximation"] else None, repeated=len(pairs) > 1, n_jobs=n_jobs,
-    )
+    directions = gen.spawn(1)[0] if opts["approximation"] else None
+    L = opts["n_projections"]
+    estimate = approximation_of(opts["approximation"], n_projections=L, rng=directions)
+    use = Repeated() if len(pairs) > 1 else OnePass()  # dense when it fits: shared by all pairs
+    points, rho = scaling.data(X), scaling.semimetric(sm)
+    full = make_operator(points, rho, use, approximation=estimate, n_jobs=n_jobs)
     rows = []
     for (i, j), stream in progress_bar(list(zip(pairs, streams)), len(pairs), resampling.progress, "pairs of groups"):
         keep = np.flatnonzero((codes == i) | (codes == j))

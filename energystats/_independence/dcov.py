@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._missing import handles_missing
-from .._operator import CentredGram, PairwiseOperator, centred_gram
+from .._operator import CentredGram, PairwiseOperator, Repeated, centred_gram
 from .._parallel import check_n_jobs
 from .._random import as_generator, check_rng
 from .._results import ResultMixin, _number, names_data
@@ -122,7 +122,8 @@ def operators(variables: list[Variable], algorithm: str = "auto", n_jobs=None) -
         raise ValueError("`algorithm`='sorted' needs one-dimensional data with metric='euclidean' and exponent=1 for every variable.")
     ops = []
     for v in variables:  # each held matrix counts against the budget of the next ones
-        ops.append(v.operator(sort=algorithm != "pairwise", reserve=sum(op.nbytes for op in ops), n_jobs=n_jobs))
+        use = Repeated(sum(op.nbytes for op in ops), sort=algorithm != "pairwise")
+        ops.append(v.operator(use, n_jobs=n_jobs))
     return ops
 
 

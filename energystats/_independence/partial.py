@@ -17,16 +17,17 @@ the projection of x's matrix onto the orthogonal complement of z's is
 of :math:`\tilde A, \tilde B, \tilde C`, which one pass over the tiles of the three
 distance matrices gives (:func:`~energystats._operator.centred_gram`): no n x n array. The
 tests permute the rows of :math:`P_{z^\perp}(x)` against :math:`P_{z^\perp}(y)` (Section
-4.2), which needs the two projections as matrices.
+4.2): the permutation engine of the operator layer
+(:func:`~energystats._operator.gathered_products`) holds the two projections, formed from the
+operators' U-centred rows.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._config import check_fits
 from .._missing import handles_missing
-from .._operator import GatherEngine, PairwiseOperator, centred_gram
+from .._operator import PairwiseOperator, centred_gram, gathered_products
 from .._parallel import check_n_jobs
 from .._resampling import Pairings, check_options, null_distribution, pvalue
 from .._results import names_data
@@ -142,11 +143,16 @@ for _f in (pdcov, pdcor):
 del _f
 
 
-def _projection(op: PairwiseOperator, z_matrix: np.ndarray, c: float) -> np.ndarray:
-    """P(x) = U(x) - c U(z) as an n x n array (U-centred, zero diagonal)."""
-    P = op.u_centred("the projection's distance matrix")
-    P -= c * z_matrix
-    return P
+def _projection_rows(op: PairwiseOperator, z: PairwiseOperator, c: float):
+    """Rows a:b of P(x) = U(x) - c U(z) (U-centred, zero diagonal), from the operators'
+    U-centred rows: no n x n array."""
+
+    def rows(a: int, b: int) -> np.ndarray:
+        P = op.centred_rows(a, b, unbiased=True)
+        P -= c * z.centred_rows(a, b, unbiased=True)
+        return P
+
+    return rows
 
 
 def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs) -> IndependenceTestResult:
@@ -154,19 +160,21 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
     n_jobs = check_n_jobs(n_jobs)
     variables = _variables(x, y, z, metric, exponent, sigma)
     n = variables[0].n
-    check_fits(f"the partial test's matrices (n = {n}: three n x n arrays)", 3 * 8 * n * n + GatherEngine.nbytes(n))
     ops = operators(variables, n_jobs=n_jobs)
     U = centred_gram(ops, n_jobs=n_jobs).U / (n * (n - 3))
     xy, xx, yy = _partial(U)
     cx, cy = _coefficients(U)
-    Cz = ops[2].u_centred("z's distance matrix")
-    Px = _projection(ops[0], Cz, cx)
-    Py = _projection(ops[1], Cz, cy)
-    del Cz
-    engine = GatherEngine(lambda a, b: Py[a:b], Px)
+    # S(pi) = sum_ij P(y)_ij P(x)_pi(i)pi(j): the rows of P(x) permuted (Section 4.2)
+    engine = gathered_products(
+        _projection_rows(ops[1], ops[2], cy), _projection_rows(ops[0], ops[2], cx), n,
+        reserve=sum(op.nbytes for op in ops), what="the partial test's matrices",
+    )
+    del ops  # the engine holds the two projections
     res = null_distribution(Pairings(n, engine), options, rng, n_jobs)
     observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
-    p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, np.vdot(Px, Px), np.vdot(Py, Py)), what="the partial distance covariance")
+    scale = pairing_scale(n, *engine.squares)
+    what = "the partial distance covariance"
+    p = pvalue(observed, null, exact=exact_used, scale=scale, what=what)
     fx, fy = variables[0].scaling.log2_factor, variables[1].scaling.log2_factor
     if statistic == "n pdcov":  # R's statistic: n times the U-product
         scale = 2.0 ** (fx + fy) / (n - 3)
@@ -233,7 +241,7 @@ def pdcov_test(
     The statistic is :math:`n\,(P_{z^\perp}(x) \cdot P_{z^\perp}(y))` (R's ``n V^*``);
     each permutation permutes the rows and columns of :math:`P_{z^\perp}(x)` (Székely &
     Rizzo 2014, Section 4.2), in float64 gathers on both cores: time O(B n^2), memory
-    three n x n arrays.
+    two n x n arrays (the two projections) beside the three distance matrices' operators.
     {parameters}
     Returns
     -------

@@ -11,7 +11,7 @@ from scipy.stats import t as student_t
 
 from .._config import check_fits
 from .._missing import handles_missing
-from .._operator import PairwiseOperator, centred_gram, make_operator, permuted_products
+from .._operator import PairwiseOperator, Repeated, centred_gram, make_operator, permuted_products
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
@@ -157,7 +157,7 @@ def variable_power_sums(v: Variable, rows: np.ndarray) -> tuple[float, float]:
     m = rows.shape[0]
     check_fits(f"the skewness of the gamma p-value ({m} x {m} matrices)", 4 * 8 * m * m)
     data = v.data[np.ix_(rows, rows)] if v.semimetric.precomputed else v.data[rows]
-    return make_operator(data, v.semimetric, repeated=True, sort=False).power_sums()
+    return make_operator(data, v.semimetric, Repeated(sort=False)).power_sums()
 
 
 def _skewness(x: Variable, y: Variable) -> float:
