@@ -224,10 +224,21 @@ def test_estimators_leave_rows_with_missing_values_out_and_label_them_minus_one(
         np.testing.assert_array_equal(fitted.labels_[keep], ref.labels_)
         np.testing.assert_array_equal(fitted.predict(Xm)[keep], ref.predict(X[keep]))
         assert fitted.predict(Xm)[FIRST] == -1
+        np.testing.assert_array_equal(make(nan_policy="omit").fit_predict(Xm), fitted.labels_)
         with pytest.raises(ValueError, match="`X` contains missing values"):
             make().fit(Xm)
         with pytest.raises(ValueError, match="`nan_policy`='propagate'"):
             make(nan_policy="propagate").fit(Xm)
+
+
+def test_kgroups_init_labels_lose_the_rows_dropped():
+    Xm = _with_missing(X, FIRST)
+    keep = np.arange(N) != FIRST
+    start = np.arange(N) % 2
+    fitted = es.KGroups(2, init=start, nan_policy="omit").fit(Xm)
+    ref = es.KGroups(2, init=start[keep]).fit(X[keep])
+    np.testing.assert_array_equal(fitted.labels_[keep], ref.labels_)
+    assert fitted.labels_[FIRST] == -1 and fitted.n_omitted_ == 1
 
 
 def test_pairwise_dcor_drops_incomplete_rows_of_the_columns_it_uses():

@@ -125,7 +125,6 @@ REFUSED = [
     ("PowerKMeans.fit", lambda d, i: es.PowerKMeans(2).fit(d), "`X` is an R dist object"),
     ("KGroups.fit", lambda d, i: es.KGroups(2).fit(d), r"`X` is an R dist object .* metric='precomputed'"),
     ("dcov with a gaussian metric", lambda d, i: es.dcov(d, i["y"], metric="gaussian"), "`metric`='gaussian' cannot apply"),
-    ("pairwise_semimetric", lambda d, i: es.pairwise_semimetric(d), "`X` is an R dist object"),
 ]
 
 

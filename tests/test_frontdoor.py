@@ -1,0 +1,201 @@
+"""The front door (``_frontdoor.front_door``): every public callable wears it; it binds the
+arguments once, names the function and the close match in argument errors, names the data
+from pandas names and parameter names (never the caller's variables), writes the shared docstring entries, and is skipped on calls made
+inside another public call (not on a worker thread's)."""
+
+import inspect
+import re
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import energystats as es
+import energystats.datasets
+import energystats.plotting
+from energystats import _frontdoor
+from energystats._frontdoor import door_of
+
+ESTIMATOR_METHODS = ("fit", "fit_predict", "predict")
+
+
+def _public() -> dict:
+    """``{name: callable}``: the functions of ``energystats.__all__``, of
+    ``energystats.plotting`` and ``energystats.datasets``, the estimators (their ``__init__``)
+    and the estimators' own methods."""
+    out = {}
+    for name in es.__all__:
+        obj = getattr(es, name)
+        if inspect.isfunction(obj) or (inspect.isclass(obj) and hasattr(obj, "fit")):
+            out[name] = obj
+        if inspect.isclass(obj) and hasattr(obj, "fit"):
+            out.update({f"{name}.{m}": vars(obj)[m] for m in ESTIMATOR_METHODS if m in vars(obj)})
+    for module in (energystats.plotting, energystats.datasets):
+        out.update({f"{module.__name__}.{n}": getattr(module, n) for n in module.__all__})
+    return out
+
+
+PUBLIC = _public()
+
+
+def test_every_public_callable_wears_the_door():
+    assert len(PUBLIC) > 60
+    bare = [name for name, obj in PUBLIC.items() if door_of(obj) is None]
+    assert not bare, f"public callables without the front door: {bare}"
+    assert {"KGroups.fit", "KGroups.predict", "PowerKMeans.fit", "PowerKMeans.predict"} <= set(PUBLIC)
+    for name in es.__all__:  # nothing else in __all__ is callable but result and error types
+        obj = getattr(es, name)
+        assert name in PUBLIC or inspect.ismodule(obj) or name.endswith(("Result", "Error")), name
+
+
+def _keywords(obj) -> list[str]:
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [name for name, p in inspect.signature(obj).parameters.items()
+            if p.kind in kinds and name not in ("self", "data_name")]
+
+
+#: callables whose ``**options`` go to a function of their choosing, checked in their body
+_OPEN = {"cluster_test", "significant_clusters", "thinned_cluster_comparison",
+         "energystats.plotting.plot_dendrogram"}
+MISSPELT = [pytest.param(name, id=name) for name, obj in PUBLIC.items()
+            if name not in _OPEN and _keywords(obj)]
+
+
+@pytest.mark.parametrize("name", MISSPELT)
+def test_an_unknown_keyword_names_the_function_and_the_close_match(name):
+    """Each public callable, its longest parameter misspelt (one letter too many)."""
+    obj = PUBLIC[name]
+    right = max(_keywords(obj), key=len)
+    wrong = right + "s"
+    where = obj.__qualname__.removesuffix(".__init__")
+    target = obj
+    if not inspect.isclass(obj) and obj.__name__ in ESTIMATOR_METHODS:  # a method: on an estimator
+        target = getattr(getattr(es, obj.__qualname__.split(".")[0])(2), obj.__name__)
+    message = (rf"^{re.escape(where)}\(\) got an unexpected keyword argument '{wrong}'; "
+               rf"did you mean '{right}'\?$")
+    with pytest.raises(TypeError, match=message):
+        target(**{wrong: 1})
+
+
+def test_argument_errors_name_the_function():
+    x = np.arange(8.0)
+    with pytest.raises(TypeError, match=r"^energy_test\(\) got an unexpected keyword argument 'nresamples'; did you mean 'n_resamples'\?$"):
+        es.energy_test(x, x % 2, nresamples=9)
+    with pytest.raises(TypeError, match=r"^energy_test\(\) got an unexpected keyword argument 'foo'$"):
+        es.energy_test(x, x % 2, foo=9)  # nothing close: no guess
+    with pytest.raises(TypeError, match=r"^energy_test\(\) missing a required argument: 'labels'$"):
+        es.energy_test(x)
+    with pytest.raises(TypeError, match=r"^dcov\(\) too many positional arguments$"):
+        es.dcov(x, x, 1.0)
+    with pytest.raises(TypeError, match=r"^dcov\(\) multiple values for argument 'y'$"):
+        es.dcov(x, x, y=x)
+    # options passed on to energy_test: its keyword-only parameters, and the close match among them
+    with pytest.raises(TypeError, match=r"^pairwise_energy_tests\(\) got an unexpected keyword argument 'nresamples'; did you mean 'n_resamples'\?$"):
+        es.pairwise_energy_tests(x, x % 2, nresamples=9)
+    with pytest.raises(TypeError, match=r"^energy_test_samples\(\) got an unexpected keyword argument 'exponnent'; did you mean 'exponent'\?$"):
+        es.energy_test_samples(x, x, exponnent=0.5)
+    with pytest.raises(TypeError, match=r"^KGroups\.fit\(\) got an unexpected keyword argument 'sample_weights'; did you mean 'sample_weight'\?$"):
+        es.KGroups(2).fit(x[:, None], sample_weights=x)
+    with pytest.raises(TypeError, match=r"^`data_name` must be a string or None, got int\.$"):
+        es.dcor_test(x, x, data_name=1)
+
+
+def _entries(monkeypatch) -> list:
+    entered = []
+    enter = _frontdoor._Door.enter
+
+    def counting(door, args, kwargs):
+        entered.append(door.where)
+        return enter(door, args, kwargs)
+
+    monkeypatch.setattr(_frontdoor._Door, "enter", counting)
+    return entered
+
+
+def test_a_public_call_inside_another_runs_directly(monkeypatch):
+    """thinned_cluster_comparison fits KGroups and calls energy_test and
+    pairwise_energy_tests; energy_test_samples calls energy_test: one door each."""
+    X = np.r_[np.zeros((10, 2)), np.ones((10, 2)) * 4] + np.random.default_rng(0).normal(size=(20, 2))
+    entered = _entries(monkeypatch)
+    es.thinned_cluster_comparison(X, 2, cov=np.eye(2), n_resamples=9, rng=0)
+    es.energy_test_samples(X[:10], X[10:], n_resamples=9, rng=0)
+    assert entered == ["thinned_cluster_comparison()", "energy_test_samples()"]
+
+
+def test_a_worker_thread_goes_through_the_door_again():
+    """The flag is per thread: a public call made on another thread while a public call
+    runs gets the door (its messages); the same call on the calling thread runs directly."""
+    seen = {}
+
+    def metric(a, b):  # runs inside dispersion's call
+        if not seen:
+            for where, call in (("thread", None), ("inside", None)):
+                try:
+                    if where == "thread":
+                        worker = threading.Thread(target=lambda: seen.setdefault("thread", _call()))
+                        worker.start()
+                        worker.join()
+                    else:
+                        seen["inside"] = _call()
+                except TypeError as exc:
+                    seen[where] = str(exc)
+        return np.abs(a[:, None, 0] - b[None, :, 0])
+
+    def _call():
+        try:
+            es.dcov(np.arange(5.0), np.arange(5.0), nan_polic="omit")
+        except TypeError as exc:
+            return str(exc)
+
+    es.dispersion(np.arange(6.0), [0, 0, 0, 1, 1, 1], metric=metric)
+    assert seen["thread"].endswith("did you mean 'nan_policy'?")
+    assert "did you mean" not in seen["inside"]  # Python's own message: the door was skipped
+
+
+def test_data_name_comes_from_pandas_and_parameter_names_or_the_caller():
+    x = np.arange(10.0)
+    y = x  # the caller's variables are never read: "y" is not the name of anything here
+    labels = np.arange(10) % 2
+    assert es.energy_test(y, labels, n_resamples=9, rng=0).data_name == "X by labels"
+    frame = pd.DataFrame({"mag": x, "depth": x**2, "site": labels})
+    assert es.energy_test(frame, "site", n_resamples=9, rng=0).data_name == "[mag, depth] by site"
+    assert es.dcor_test(frame["mag"], frame["depth"], n_resamples=9, rng=0).data_name == "mag and depth"
+    res = es.dcor_test(x, y, n_resamples=9, rng=0, data_name="quakes$mag and quakes$depth")
+    assert res.data_name == "quakes$mag and quakes$depth"
+    for name, obj in PUBLIC.items():
+        door = door_of(obj)
+        assert ("data_name" in inspect.signature(obj).parameters) == bool(door.names), name
+
+
+def test_numpy_arrays_take_the_short_path(monkeypatch):
+    """Arrays of numbers without NaN are neither read nor searched for missing values."""
+    from energystats import _frontdoor as door
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the full path was taken")
+
+    monkeypatch.setattr(door, "drop_missing", refuse)
+    monkeypatch.setattr(door, "read_arguments", refuse)
+    x = np.random.default_rng(0).normal(size=(20, 3))
+    assert es.energy_distance(x, x + 1) > 0 and es.dcov(x, x) > 0
+    assert es.energy_test(x, np.arange(20) % 2, n_resamples=9, rng=0).data_name == "X by labels"
+    assert es.KGroups(2, random_state=0).fit(x).n_omitted_ == 0
+    x[3, 0] = np.nan
+    with pytest.raises(AssertionError, match="full path"):
+        es.dcov(x, x)  # NaN: the full path
+
+
+SHARED = ("nan_policy", "rng", "data_name")
+
+
+@pytest.mark.parametrize("name", [n for n, obj in PUBLIC.items() if inspect.isfunction(obj)
+                                  and obj.__name__ not in ESTIMATOR_METHODS])
+def test_the_shared_docstring_entries_are_written(name):
+    obj = PUBLIC[name]
+    doc = obj.__doc__ or ""
+    for parameter in SHARED:
+        if parameter in inspect.signature(obj).parameters:
+            assert re.search(rf"^\s+{parameter} : \S", doc, re.M), f"{name}: no typed `{parameter}` entry"
+    if "data_name" in inspect.signature(obj).parameters:
+        assert "never the caller's variables" in doc
