@@ -63,6 +63,7 @@ from ._missing import (
     read_table,
     warn_if_transposed,
 )
+from ._rbridge import is_r_object
 
 __all__ = ["ALL_ROWS", "FOREIGN_NAMES", "Rows", "door_of", "front_door"]
 
@@ -387,8 +388,15 @@ class _Door:
 
     def full(self, arguments: dict, owner, label):
         where = self.where
+        from_rpy2 = {name for name in self.data if name != "*samples"
+                     and is_r_object(arguments.get(name))}
+        if "*samples" in self.data:
+            from_rpy2.update(f"samples[{i}]" for i, sample in enumerate(arguments["samples"])
+                             if is_r_object(sample))
         if self.columns:
-            by_column_name(arguments, self.data[0], self.columns)
+            resolved = by_column_name(arguments, self.data[0], self.columns)
+            if self.data[0] in from_rpy2:
+                from_rpy2.update(resolved)
         if owner is None:
             metric = read_arguments(
                 arguments, self.data, self.distances, where, metric=self.metric(arguments, None),
@@ -414,7 +422,7 @@ class _Door:
             if group == ("*samples",):
                 samples = []
                 for i, sample in enumerate(arguments["samples"]):
-                    kept, keep = drop_missing(policy, {f"samples[{i}]": sample})
+                    kept, keep = drop_missing(policy, {f"samples[{i}]": sample}, (), from_rpy2)
                     samples.append(kept[f"samples[{i}]"])
                     omitted += 0 if keep is None else int((~keep).sum())
                     found = found or keep is not None
@@ -426,10 +434,10 @@ class _Door:
                        for n in group}
             members = {n: (None if isinstance(v, str) else v) for n, v in members.items()}
             if given and propagating:
-                _, keep = drop_missing("propagate", members, matrices)
+                _, keep = drop_missing("propagate", members, matrices, from_rpy2)
                 if keep is not None:
                     return self.indexes[given[0]](arguments, keep.shape[0])
-            kept, keep = drop_missing(policy, members, matrices)
+            kept, keep = drop_missing(policy, members, matrices, from_rpy2)
             found = found or keep is not None
             for n in group:
                 if n in self.attributes and members[n] is not None:

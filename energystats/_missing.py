@@ -11,6 +11,7 @@ without masked entries is its data). Infinite values are not missing: they stay
 errors. One rule for every function:
 
 * ``"raise"`` (default): a ``ValueError`` naming the argument, the number of rows and the
+  kind of missing value the caller sees (NaN, None or masked; R's NA for data from R), and
   saying how to go on;
 * ``"omit"``: each row with a missing value in the data, its label or its weight
   is dropped; for paired data (``x`` and ``y`` of a distance covariance) the row
@@ -45,7 +46,7 @@ import math
 import os
 import sys
 import warnings
-from typing import Iterable
+from typing import Collection, Iterable
 
 import numpy as np
 import pandas as pd
@@ -152,6 +153,37 @@ def _r_missing(arr: np.ndarray | None) -> np.ndarray | bool:
     return np.zeros(arr.shape, dtype=bool)
 
 
+def _r_na_kinds(obj) -> list[str]:
+    """How R's NA appears in ``obj`` when reticulate handed it over: the integer -2147483648,
+    the string "NA" (for the message of ``"raise"``: the caller sees no NaN there)."""
+    frame = isinstance(obj, pd.DataFrame)
+    columns = [obj.iloc[:, j] for j in range(obj.shape[1])] if frame else [obj]
+    kinds = []
+    for column in columns:
+        try:
+            arr = np.asarray(column.array if isinstance(column, pd.Series) else column)
+        except (TypeError, ValueError):
+            continue
+        integers = arr.dtype == np.int32 or isinstance(obj, (list, tuple)) and arr.dtype.kind == "i"
+        if integers and (arr == R_NA_INTEGER).any() and "the integer -2147483648" not in kinds:
+            kinds.append("the integer -2147483648")
+        strings = arr.dtype.kind in "OU" and np.asarray(_r_missing(arr)).any()
+        if strings and 'the string "NA"' not in kinds:
+            kinds.append('the string "NA"')
+    return kinds
+
+
+def _kinds(names: list[str], group: dict, r_objects: Collection[str]) -> str:
+    """The missing values of the arguments ``names`` as the caller sees them: R's NA in data
+    from R (rpy2's objects, or reticulate's values of it), else NaN, None or masked."""
+    if not any(name in r_objects for name in names):
+        kinds = [kind for name in names for kind in _r_na_kinds(group[name])]
+        if not kinds:
+            return "NaN, None or masked"
+        return f"R's NA, which reticulate hands over as {' and '.join(dict.fromkeys(kinds))}"
+    return "R's NA"
+
+
 def _missing_rows(obj, matrix: bool, name: str) -> np.ndarray | None:
     cells = _missing_cells(obj)
     if cells is None or cells.ndim == 0 or cells.ndim > 2:
@@ -194,7 +226,7 @@ def _take(obj, keep: np.ndarray, matrix: bool):
 
 
 def drop_missing(
-    nan_policy: str, group: dict, matrices: Iterable[str] = ()
+    nan_policy: str, group: dict, matrices: Iterable[str] = (), r_objects: Collection[str] = ()
 ) -> tuple[dict, np.ndarray | None]:
     """Apply a validated ``nan_policy`` to arguments whose rows belong together.
 
@@ -206,6 +238,9 @@ def drop_missing(
         weights); ``None`` values are skipped.
     matrices : iterable of str
         Names in ``group`` that hold a precomputed square matrix.
+    r_objects : collection of str
+        Names in ``group`` whose value came from R through rpy2: their missing values are
+        R's NA in the message of ``"raise"``.
 
     Returns
     -------
@@ -242,7 +277,7 @@ def drop_missing(
         count = int(missing.sum())
         raise ValueError(
             f"{', '.join(f'`{n}`' for n in names)} {'contains' if len(names) == 1 else 'contain'} "
-            f"missing values (NaN, None or masked) in {count} of {len(missing)} "
+            f"missing values ({_kinds(names, group, r_objects)}) in {count} of {len(missing)} "
             "row(s): pass nan_policy='omit' to drop those rows."
         )
     keep = ~missing

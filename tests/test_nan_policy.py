@@ -241,6 +241,20 @@ def test_kgroups_init_labels_lose_the_rows_dropped():
     assert fitted.labels_[FIRST] == -1 and fitted.n_omitted_ == 1
 
 
+def test_rs_integer_na_from_reticulate_is_named_in_the_message():
+    """reticulate hands R's NA_integer_ over as the int32 -2147483648: pandas shows no NaN, so
+    the message names R's NA and how it arrived (issue 42, item 17)."""
+    frame = pd.DataFrame({"a": X[:, 0], "count": np.arange(N, dtype=np.int32)})
+    frame.loc[FIRST, "count"] = np.iinfo(np.int32).min
+    with pytest.raises(ValueError, match=r"^`X` contains missing values \(R's NA, which reticulate hands "
+                       r"over as the integer -2147483648\) in 1 of 24 row\(s\): pass nan_policy='omit'"):
+        es.energy_test(frame, LABELS)
+    res = es.energy_test(frame, LABELS, nan_policy="omit", n_resamples=19, rng=0)
+    assert res.n_omitted == 1
+    with pytest.raises(ValueError, match=r"^`labels` contains missing values \(NaN, None or masked\)"):
+        es.energy_test(X, _labels_with_missing(LABELS, SECOND))
+
+
 def test_pairwise_dcor_drops_incomplete_rows_of_the_columns_it_uses():
     frame = pd.DataFrame({"a": X[:, 0], "b": Y, "c": Z, "unused": X[:, 1]})
     frame.loc[FIRST, "a"] = np.nan
