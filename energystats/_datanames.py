@@ -61,15 +61,27 @@ def data_name_of(arguments: dict, names: tuple[str, ...], by: str | None = None)
     return text
 
 
+def _is_label(value) -> bool:
+    """A string, or an integer (not a bool): what can name a data frame's column."""
+    return isinstance(value, (str, int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def by_column_name(arguments: dict, data: str, columns: tuple[str, ...]) -> list[str]:
     """Replace the arguments of ``columns`` that name a column of the data frame
     ``arguments[data]`` by that column, and the data by the other columns (R's and statsmodels'
-    formulas: ``energy_test(quakes, "stations")`` reads ``. ~ stations``). Returns the names
+    formulas: ``energy_test(quakes, "stations")`` reads ``. ~ stations``). A string always
+    names a column; an integer does when the data frame has it among its column names (an
+    integer elsewhere is left to the function, which refuses a scalar). Returns the names
     replaced."""
-    named = [name for name in columns if isinstance(arguments.get(name), str)]
+    named = [name for name in columns if _is_label(arguments.get(name))]
     if not named:
         return []
     frame = from_r(arguments[data])
+    numbered = isinstance(frame, pd.DataFrame) and any(_is_label(c) and not isinstance(c, str)
+                                                       for c in frame.columns)
+    named = [name for name in named if isinstance(arguments[name], str) or numbered]
+    if not named:
+        return []
     if not isinstance(frame, pd.DataFrame):
         name = named[0]
         raise ValueError(

@@ -1,6 +1,7 @@
 """The front door (``_frontdoor.front_door``): every public callable wears it; it binds the
 arguments once, names the function and the close match in argument errors, names the data
-from pandas names and parameter names (never the caller's variables), writes the shared docstring entries, and is skipped on calls made
+from pandas names and parameter names (never the caller's variables), takes column names
+(also integers) for labels, writes the shared docstring entries, and is skipped on calls made
 inside another public call (not on a worker thread's)."""
 
 import inspect
@@ -166,6 +167,26 @@ def test_data_name_comes_from_pandas_and_parameter_names_or_the_caller():
     for name, obj in PUBLIC.items():
         door = door_of(obj)
         assert ("data_name" in inspect.signature(obj).parameters) == bool(door.names), name
+
+
+def test_integer_column_names_are_labels():
+    """A data frame whose columns are numbered takes the number as a column name (issue 42,
+    item 15); elsewhere an integer is no column name and the function refuses a scalar."""
+    gen = np.random.default_rng(1)
+    values = np.c_[gen.normal(size=(12, 2)), np.repeat([0, 1, 2], 4)]
+    values[8:, 0] += 3.0
+    frame = pd.DataFrame(values)  # columns 0, 1, 2
+    by_number = es.energy_test(frame, 2, n_resamples=19, rng=0)
+    by_value = es.energy_test(frame[[0, 1]], frame[2], n_resamples=19, rng=0)
+    assert (by_number.statistic, by_number.pvalue) == (by_value.statistic, by_value.pvalue)
+    assert by_number.data_name == "[0, 1] by 2"
+    assert es.dcor(frame, np.int64(1)) == es.dcor(frame[[0, 2]], frame[1])
+    with pytest.raises(ValueError, match=r"^`labels`=5 is not a column of `X` \(its columns: 0, 1, 2\)\.$"):
+        es.energy_test(frame, 5)
+    with pytest.raises(ValueError, match=r"`labels` must be one-dimensional"):
+        es.energy_test(values, 2)  # no data frame: a number, not a column
+    with pytest.raises(ValueError, match=r"`labels` must be one-dimensional"):
+        es.energy_test(pd.DataFrame(values, columns=list("abc")), 2)  # named columns: a number
 
 
 def test_numpy_arrays_take_the_short_path(monkeypatch):
