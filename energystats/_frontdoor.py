@@ -400,7 +400,7 @@ class _Door:
         if owner is None:
             metric = read_arguments(
                 arguments, self.data, self.distances, where, metric=self.metric(arguments, None),
-                takes_metric=self.takes_metric,
+                takes_metric=self.takes_metric, exponent=self.option(arguments, "exponent", 1.0),
                 tables=self.tables,
             )
             self.set_metric(arguments, metric)

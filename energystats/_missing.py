@@ -381,15 +381,23 @@ def read_table(value, name: str, *, where: str, metric=None, fixed: bool = False
     return value, metric
 
 
-def _with_precomputed(metric, position: int, count: int, name: str):
+def _with_precomputed(metric, position: int, count: int, name: str, exponent=1.0):
     """``metric`` with the data argument at ``position`` (of ``count``) made ``"precomputed"``:
-    an R dist object holds distances, as R's functions read it."""
+    an R dist object holds distances, as R's functions read it. The Euclidean ``exponent`` of
+    that argument (one, or one per data argument) cannot apply to distances given."""
     metrics = list(metric) if isinstance(metric, (tuple, list)) else [metric] * count
     current = metrics[position] if position < len(metrics) else None
     if not (isinstance(current, str) and current in ("euclidean", "precomputed")):
         raise ValueError(
             f"`{name}` is an R dist object, read as precomputed distances; `metric`={current!r} "
             "cannot apply to it."
+        )
+    power = exponent[position] if isinstance(exponent, (tuple, list)) else exponent
+    if current == "euclidean" and isinstance(power, (int, float)) and power != 1.0:
+        raise ValueError(
+            f"`{name}` is an R dist object, read as the distances it holds; `exponent`={power!r} "
+            f"applies to distances computed here from points: raise them to the power in R "
+            f"(dist(x)^{power!r}), or pass the data the distances were computed from."
         )
     metrics[position] = "precomputed"
     return metrics[0] if count == 1 else tuple(metrics)
@@ -403,13 +411,15 @@ def read_arguments(
     *,
     metric=None,
     takes_metric: bool = False,
+    exponent=1.0,
     tables: bool = True,
 ):
     """Convert a public function's bound ``arguments`` named ``names`` in place by
     :func:`read_r`, and return its ``metric`` as the data make it. An R ``dist`` object given
     for an argument of ``distances`` is read as the distances it holds: for a function that
     ``takes_metric``, that argument's metric becomes ``"precomputed"`` (``distances`` lists
-    the arguments in the order a tuple ``metric`` does). A table ``X`` not given as distances gets the orientation check
+    the arguments in the order a tuple ``metric`` does; ``exponent``, one or one per argument,
+    cannot apply to them). A table ``X`` not given as distances gets the orientation check
     (``tables``)."""
     for name in names:
         if name == "*samples":
@@ -420,7 +430,9 @@ def read_arguments(
         value = arguments.get(name)
         dist = is_r_dist(value) and name in distances
         if dist and takes_metric:
-            metric = _with_precomputed(metric, distances.index(name), len(distances), name)
+            metric = _with_precomputed(
+                metric, distances.index(name), len(distances), name, exponent
+            )
         if name in arguments:
             arguments[name] = read_r(value, name, distances=dist, where=where)
     if takes_metric and distances:
