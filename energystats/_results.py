@@ -29,7 +29,14 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import pandas as pd
 
-__all__ = ["FittedReport", "ReportsWhenFitted", "ResultMixin", "format_pvalue", "table_html", "table_text"]
+__all__ = [
+    "FittedReport",
+    "ReportsWhenFitted",
+    "ResultMixin",
+    "format_pvalue",
+    "table_html",
+    "table_text",
+]
 
 #: R's ``.Machine$double.eps``: ``format.pval`` prints smaller p-values as "< 2.2e-16".
 _EPS = float(np.finfo(float).eps)

@@ -44,7 +44,8 @@ def test_every_public_callable_wears_the_door():
     assert len(PUBLIC) > 60
     bare = [name for name, obj in PUBLIC.items() if door_of(obj) is None]
     assert not bare, f"public callables without the front door: {bare}"
-    assert {"KGroups.fit", "KGroups.predict", "PowerKMeans.fit", "PowerKMeans.predict"} <= set(PUBLIC)
+    methods = {"KGroups.fit", "KGroups.predict", "PowerKMeans.fit", "PowerKMeans.predict"}
+    assert methods <= PUBLIC.keys()
     for name in es.__all__:  # nothing else in __all__ is callable but result and error types
         obj = getattr(es, name)
         assert name in PUBLIC or inspect.ismodule(obj) or name.endswith(("Result", "Error")), name
@@ -79,12 +80,17 @@ def test_an_unknown_keyword_names_the_function_and_the_close_match(name):
         target(**{wrong: 1})
 
 
+UNEXPECTED = r"^{}\(\) got an unexpected keyword argument '{}'; did you mean '{}'\?$"
+
+
 def test_argument_errors_name_the_function():
     x = np.arange(8.0)
-    with pytest.raises(TypeError, match=r"^energy_test\(\) got an unexpected keyword argument 'nresamples'; did you mean 'n_resamples'\?$"):
+    message = UNEXPECTED.format("energy_test", "nresamples", "n_resamples")
+    with pytest.raises(TypeError, match=message):
         es.energy_test(x, x % 2, nresamples=9)
-    with pytest.raises(TypeError, match=r"^energy_test\(\) got an unexpected keyword argument 'foo'$"):
-        es.energy_test(x, x % 2, foo=9)  # nothing close: no guess
+    with pytest.raises(TypeError, match=r"^energy_test\(\) got an unexpected keyword argument 'q'"):
+        es.energy_test(x, x % 2, q=9)  # nothing close: no guess
+    assert "did you mean" not in str(pytest.raises(TypeError, es.energy_test, x, x % 2, q=9).value)
     with pytest.raises(TypeError, match=r"^energy_test\(\) missing a required argument: 'labels'$"):
         es.energy_test(x)
     with pytest.raises(TypeError, match=r"^dcov\(\) too many positional arguments$"):
@@ -92,11 +98,14 @@ def test_argument_errors_name_the_function():
     with pytest.raises(TypeError, match=r"^dcov\(\) multiple values for argument 'y'$"):
         es.dcov(x, x, y=x)
     # options passed on to energy_test: its keyword-only parameters, and the close match among them
-    with pytest.raises(TypeError, match=r"^pairwise_energy_tests\(\) got an unexpected keyword argument 'nresamples'; did you mean 'n_resamples'\?$"):
+    message = UNEXPECTED.format("pairwise_energy_tests", "nresamples", "n_resamples")
+    with pytest.raises(TypeError, match=message):
         es.pairwise_energy_tests(x, x % 2, nresamples=9)
-    with pytest.raises(TypeError, match=r"^energy_test_samples\(\) got an unexpected keyword argument 'exponnent'; did you mean 'exponent'\?$"):
+    message = UNEXPECTED.format("energy_test_samples", "exponnent", "exponent")
+    with pytest.raises(TypeError, match=message):
         es.energy_test_samples(x, x, exponnent=0.5)
-    with pytest.raises(TypeError, match=r"^KGroups\.fit\(\) got an unexpected keyword argument 'sample_weights'; did you mean 'sample_weight'\?$"):
+    message = UNEXPECTED.format(r"KGroups\.fit", "sample_weights", "sample_weight")
+    with pytest.raises(TypeError, match=message):
         es.KGroups(2).fit(x[:, None], sample_weights=x)
     with pytest.raises(TypeError, match=r"^`data_name` must be a string or None, got int\.$"):
         es.dcor_test(x, x, data_name=1)
@@ -117,7 +126,7 @@ def _entries(monkeypatch) -> list:
 def test_a_public_call_inside_another_runs_directly(monkeypatch):
     """thinned_cluster_comparison fits KGroups and calls energy_test and
     pairwise_energy_tests; energy_test_samples calls energy_test: one door each."""
-    X = np.r_[np.zeros((10, 2)), np.ones((10, 2)) * 4] + np.random.default_rng(0).normal(size=(20, 2))
+    X = np.random.default_rng(0).normal(size=(20, 2)) + np.repeat([[0.0], [4.0]], 10, axis=0)
     entered = _entries(monkeypatch)
     es.thinned_cluster_comparison(X, 2, cov=np.eye(2), n_resamples=9, rng=0)
     es.energy_test_samples(X[:10], X[10:], n_resamples=9, rng=0)
@@ -125,33 +134,28 @@ def test_a_public_call_inside_another_runs_directly(monkeypatch):
 
 
 def test_a_worker_thread_goes_through_the_door_again():
-    """The flag is per thread: a public call made on another thread while a public call
-    runs gets the door (its messages); the same call on the calling thread runs directly."""
+    """The flag is per thread: a public call made on another thread while a public call runs
+    gets the door (its message names the close match); the same call on the calling thread
+    runs directly (Python's own message)."""
     seen = {}
 
-    def metric(a, b):  # runs inside dispersion's call
-        if not seen:
-            for where, call in (("thread", None), ("inside", None)):
-                try:
-                    if where == "thread":
-                        worker = threading.Thread(target=lambda: seen.setdefault("thread", _call()))
-                        worker.start()
-                        worker.join()
-                    else:
-                        seen["inside"] = _call()
-                except TypeError as exc:
-                    seen[where] = str(exc)
-        return np.abs(a[:, None, 0] - b[None, :, 0])
-
-    def _call():
+    def misspelt(where):
         try:
             es.dcov(np.arange(5.0), np.arange(5.0), nan_polic="omit")
         except TypeError as exc:
-            return str(exc)
+            seen[where] = str(exc)
+
+    def metric(a, b):  # runs inside dispersion's call
+        if not seen:
+            misspelt("inside")
+            worker = threading.Thread(target=misspelt, args=("thread",))
+            worker.start()
+            worker.join()
+        return np.abs(a[:, None, 0] - b[None, :, 0])
 
     es.dispersion(np.arange(6.0), [0, 0, 0, 1, 1, 1], metric=metric)
     assert seen["thread"].endswith("did you mean 'nan_policy'?")
-    assert "did you mean" not in seen["inside"]  # Python's own message: the door was skipped
+    assert "did you mean" not in seen["inside"]
 
 
 def test_data_name_comes_from_pandas_and_parameter_names_or_the_caller():
@@ -161,7 +165,8 @@ def test_data_name_comes_from_pandas_and_parameter_names_or_the_caller():
     assert es.energy_test(y, labels, n_resamples=9, rng=0).data_name == "X by labels"
     frame = pd.DataFrame({"mag": x, "depth": x**2, "site": labels})
     assert es.energy_test(frame, "site", n_resamples=9, rng=0).data_name == "[mag, depth] by site"
-    assert es.dcor_test(frame["mag"], frame["depth"], n_resamples=9, rng=0).data_name == "mag and depth"
+    paired = es.dcor_test(frame["mag"], frame["depth"], n_resamples=9, rng=0)
+    assert paired.data_name == "mag and depth"
     res = es.dcor_test(x, y, n_resamples=9, rng=0, data_name="quakes$mag and quakes$depth")
     assert res.data_name == "quakes$mag and quakes$depth"
     for name, obj in PUBLIC.items():
@@ -181,7 +186,7 @@ def test_integer_column_names_are_labels():
     assert (by_number.statistic, by_number.pvalue) == (by_value.statistic, by_value.pvalue)
     assert by_number.data_name == "[0, 1] by 2"
     assert es.dcor(frame, np.int64(1)) == es.dcor(frame[[0, 2]], frame[1])
-    with pytest.raises(ValueError, match=r"^`labels`=5 is not a column of `X` \(its columns: 0, 1, 2\)\.$"):
+    with pytest.raises(ValueError, match=r"^`labels`=5 is not a column of `X` \(its columns: 0, 1"):
         es.energy_test(frame, 5)
     with pytest.raises(ValueError, match=r"`labels` must be one-dimensional"):
         es.energy_test(values, 2)  # no data frame: a number, not a column
@@ -217,6 +222,6 @@ def test_the_shared_docstring_entries_are_written(name):
     doc = obj.__doc__ or ""
     for parameter in SHARED:
         if parameter in inspect.signature(obj).parameters:
-            assert re.search(rf"^\s+{parameter} : \S", doc, re.M), f"{name}: no typed `{parameter}` entry"
+            assert re.search(rf"^\s+{parameter} : \S", doc, re.M), f"{name}: no `{parameter}` entry"
     if "data_name" in inspect.signature(obj).parameters:
         assert "never the caller's variables" in doc

@@ -246,12 +246,13 @@ def test_rs_integer_na_from_reticulate_is_named_in_the_message():
     the message names R's NA and how it arrived (issue 42, item 17)."""
     frame = pd.DataFrame({"a": X[:, 0], "count": np.arange(N, dtype=np.int32)})
     frame.loc[FIRST, "count"] = np.iinfo(np.int32).min
-    with pytest.raises(ValueError, match=r"^`X` contains missing values \(R's NA, which reticulate hands "
-                       r"over as the integer -2147483648\) in 1 of 24 row\(s\): pass nan_policy='omit'"):
+    message = (r"^`X` contains missing values \(R's NA, which reticulate hands over as the "
+               r"integer -2147483648\) in 1 of 24 row\(s\): pass nan_policy='omit'")
+    with pytest.raises(ValueError, match=message):
         es.energy_test(frame, LABELS)
     res = es.energy_test(frame, LABELS, nan_policy="omit", n_resamples=19, rng=0)
     assert res.n_omitted == 1
-    with pytest.raises(ValueError, match=r"^`labels` contains missing values \(NaN, None or masked\)"):
+    with pytest.raises(ValueError, match=r"^`labels` contains missing values \(NaN, None or "):
         es.energy_test(X, _labels_with_missing(LABELS, SECOND))
 
 

@@ -31,7 +31,13 @@ from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks
 from .._random import as_generator
 from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int, numeric_columns
+from .._validation import (
+    as_data,
+    check_n_clusters,
+    check_n_init,
+    check_positive_int,
+    numeric_columns,
+)
 from ._partition import canonical_order
 from ._report import power_kmeans_report
 
