@@ -362,14 +362,18 @@ class _Door:
         return given
 
     def named(self, arguments: dict, label):
-        """The result's ``data_name``, from the data as read (before ``prepare``)."""
+        """The result's ``data_name``, from the data as given (before ``prepare``)."""
         if not self.names:
             return None
         return label or data_name_of(arguments, self.names, self.by)
 
+    def preparations(self, owner) -> dict:
+        """``prepare``'s functions (an estimator's methods by their names)."""
+        return {name: (getattr(owner, f) if isinstance(f, str) else f)
+                for name, f in self.prepare.items()}
+
     def prepared(self, arguments: dict, owner) -> None:
-        for name, function in self.prepare.items():
-            function = getattr(owner, function) if isinstance(function, str) else function
+        for name, function in self.preparations(owner).items():
             arguments[name] = function(arguments[name])
 
     def short(self, arguments: dict, owner, label):
@@ -397,18 +401,18 @@ class _Door:
             resolved = by_column_name(arguments, self.data[0], self.columns)
             if self.data[0] in from_rpy2:
                 from_rpy2.update(resolved)
+        name = self.named(arguments, label)
         if owner is None:
             metric = read_arguments(
-                arguments, self.data, self.distances, where, metric=self.metric(arguments, None),
-                takes_metric=self.takes_metric, exponent=self.option(arguments, "exponent", 1.0),
-                tables=self.tables,
+                arguments, self.data, self.distances, where, self.preparations(None),
+                metric=self.metric(arguments, None), takes_metric=self.takes_metric,
+                exponent=self.option(arguments, "exponent", 1.0), tables=self.tables,
             )
             self.set_metric(arguments, metric)
         else:
             self.read_for(arguments, owner)
+            self.prepared(arguments, owner)
             metric = self.metric(arguments, owner)
-        name = self.named(arguments, label)
-        self.prepared(arguments, owner)
         if not self.takes_policy:
             return self.finish(self.call(arguments), name, 0, None)
         policy = self.policy(arguments, owner)

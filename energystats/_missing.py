@@ -408,6 +408,7 @@ def read_arguments(
     names: Iterable[str],
     distances: tuple[str, ...],
     where: str,
+    prepare: dict | None = None,
     *,
     metric=None,
     takes_metric: bool = False,
@@ -420,7 +421,8 @@ def read_arguments(
     ``takes_metric``, that argument's metric becomes ``"precomputed"`` (``distances`` lists
     the arguments in the order a tuple ``metric`` does; ``exponent``, one or one per argument,
     cannot apply to them). A table ``X`` not given as distances gets the orientation check
-    (``tables``)."""
+    (``tables``). ``prepare`` maps names to a further conversion of the argument read (e.g.
+    several factors as one DataFrame)."""
     for name in names:
         if name == "*samples":
             arguments["samples"] = tuple(
@@ -433,8 +435,11 @@ def read_arguments(
             metric = _with_precomputed(
                 metric, distances.index(name), len(distances), name, exponent
             )
+        value = read_r(value, name, distances=dist, where=where)
+        if prepare and name in prepare:
+            value = prepare[name](value)
         if name in arguments:
-            arguments[name] = read_r(value, name, distances=dist, where=where)
+            arguments[name] = value
     if takes_metric and distances:
         rows = [n for n in names if n != "*samples"]
         metric = _reticulate_dist(arguments, rows, distances, metric)

@@ -32,17 +32,8 @@ from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
-from .._validation import (
-    as_labels,
-    as_weights,
-    check_gram,
-    check_n_clusters,
-    check_n_init,
-    check_positive_int,
-    check_symmetric,
-    numeric_columns,
-    weight_scale,
-)
+from .._validation import (as_labels, as_weights, check_gram, check_n_clusters, check_n_init,
+                           check_positive_int, check_symmetric, numeric_columns, weight_scale)
 from ._assignment import feature_assignment, make_assignment
 from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, canonical_order, within
