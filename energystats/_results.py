@@ -15,28 +15,28 @@ A result adds a table by overriding ``_tables()`` (a list of ``(caption, DataFra
 :func:`table_text` and :func:`table_html` render it in both forms, with p-value columns
 (``pvalue``, ``pvalue_adjusted``, ``p-value``) formatted as R's ``format.pval``.
 
-``data_name`` (R's ``data.name``) is filled by :func:`names_data`, the decorator of every
-public function returning a result: pandas names and columns, else the parameter names.
+``data_name`` (R's ``data.name``) is filled by the front door (:mod:`energystats._frontdoor`)
+of every public function returning a result: pandas names and columns, else the parameter names.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import html
-import inspect
 import math
-import os
-import sys
 from dataclasses import dataclass, field, fields
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from ._rbridge import from_r, is_r_dist
-
-__all__ = ["FittedReport", "ReportsWhenFitted", "ResultMixin", "data_name_of", "format_pvalue", "names_data", "table_html", "table_text"]
+__all__ = [
+    "FittedReport",
+    "ReportsWhenFitted",
+    "ResultMixin",
+    "format_pvalue",
+    "table_html",
+    "table_text",
+]
 
 #: R's ``.Machine$double.eps``: ``format.pval`` prints smaller p-values as "< 2.2e-16".
 _EPS = float(np.finfo(float).eps)
@@ -44,10 +44,6 @@ _EPS = float(np.finfo(float).eps)
 _PVALUE_COLUMNS = ("pvalue", "pvalue_adjusted", "p-value", "adjusted p-value")
 #: Rows of a table shown before "... more rows" (all of them are in ``to_frame()``).
 MAX_ROWS = 20
-#: Columns of a data frame named before "... (k columns)".
-_MAX_COLUMNS = 4
-#: The package's folder: callers inside it are energystats itself.
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 _NUMBER_STYLE = "text-align:right;font-family:var(--jp-code-font-family,monospace);font-variant-numeric:tabular-nums;white-space:nowrap"
 _TEXT_STYLE = "text-align:left;white-space:nowrap"
@@ -359,95 +355,6 @@ def _equal(value, default) -> bool:
         return bool(value == default)
     except (TypeError, ValueError):
         return False
-
-
-# ---------------------------------------------------------------------------------------
-# data_name
-
-
-def _columns(frame: pd.DataFrame, leave_out: set) -> str:
-    names = [str(c) for c in frame.columns if str(c) not in leave_out]
-    if len(names) == 1:
-        return names[0]
-    if len(names) > _MAX_COLUMNS:
-        return f"[{', '.join(names[:_MAX_COLUMNS - 1])}, ... ({len(names)} columns)]"
-    return f"[{', '.join(names)}]"
-
-
-def _name(value, parameter: str, leave_out: set, bound: dict | None = None) -> str:
-    """What one argument is called: a column name given as a string, a Series' name, a data
-    frame's columns (without those named by other arguments), else the caller's variable
-    holding it (``bound``: names by object id, as R's ``deparse(substitute(x))`` names a
-    variable), else the parameter's name."""
-    fallback = (bound or {}).get(id(value), parameter)
-    if is_r_dist(value):  # distances: read as such by the function, named by the variable or parameter
-        return fallback
-    value = from_r(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, pd.Series) and value.name is not None:
-        return str(value.name)
-    if isinstance(value, pd.DataFrame) and value.shape[1] > 0:
-        return _columns(value, leave_out)
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, pd.Series) for v in value):  # several factors
-        return " and ".join(_name(v, f"{parameter}[{i}]", leave_out) for i, v in enumerate(value))
-    return fallback
-
-
-def data_name_of(arguments: dict, names: tuple[str, ...], by: str | None = None, bound: dict | None = None) -> str:
-    """R's ``data.name`` of a call: ``"x and y"``, ``"x and y, controlling for z"`` (three
-    names), ``"X by labels"``, or the samples of ``"*samples"`` (``"a, b and c"``); ``bound``
-    names the caller's variables by object id."""
-    if names == ("*samples",):
-        samples = arguments["samples"]
-        parts = [_name(s, f"samples[{i}]", set(), bound) for i, s in enumerate(samples)]
-        if len(parts) > _MAX_COLUMNS:
-            return f"{len(parts)} samples"
-        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
-    given = {v for v in (arguments.get(n) for n in names + ((by,) if by else ())) if isinstance(v, str)}
-    parts = [_name(arguments.get(n), n, given, bound) for n in names]
-    text = parts[0]
-    if len(parts) >= 2:
-        text += f" and {parts[1]}"
-    if len(parts) == 3:
-        text += f", controlling for {parts[2]}"
-    if by is not None and arguments.get(by) is not None:
-        text += f" by {_name(arguments[by], by, set(), bound)}"
-    return text
-
-
-def _caller_variables(frame) -> dict[int, str]:
-    """The caller's variables by the id of the object each holds (the first name of an object
-    held by several; names with a leading underscore, such as IPython's output cache, left
-    out); none when the caller is energystats itself, whose variable names mean nothing to the
-    user."""
-    if frame is None or frame.f_code.co_filename.startswith(_PACKAGE):  # None: called from R through reticulate
-        return {}
-    variables = {}
-    for name, value in frame.f_locals.items():
-        if name.isidentifier() and not name.startswith("_"):  # not pytest's @py_assert temporaries
-            variables.setdefault(id(value), name)
-    return variables
-
-
-def names_data(*names: str, by: str | None = None) -> Callable:
-    """Fill ``data_name`` of the result a public function returns from its arguments
-    (:func:`data_name_of`); outermost decorator, so that it sees what the caller passed."""
-
-    def decorate(func: Callable) -> Callable:
-        signature = inspect.signature(func)
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            result = func(*args, **kwargs)
-            if not isinstance(result, ResultMixin):
-                return result  # nan_policy="propagate": a number
-            arguments = signature.bind(*args, **kwargs).arguments
-            return dataclasses.replace(result, data_name=data_name_of(arguments, names, by, _caller_variables(sys._getframe().f_back)))
-
-        return wrapper
-
-    return decorate
 
 
 # ---------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from ._cluster import (
     SignificantClustersResult,
     ThinnedComparisonResult,
 )
+from ._frontdoor import front_door
 from ._gof import EnergyGofResult, NormalityTestResult, NormalTestResult, PoissonTestResult
 from ._gof._limit import normal_limit_pdf
 from ._homogeneity import DispersionResult, EnergyTestResult
@@ -219,6 +220,7 @@ def _draw_panel(ax, panel: _Panel, bins) -> None:
     ax.legend(fontsize="small", framealpha=0.9, edgecolor="none")
 
 
+@front_door()
 def plot_null_distribution(result, ax=None, *, test=None, bins=40):
     """The null distribution of a test with the observed statistic and its p-value marked.
 
@@ -328,6 +330,7 @@ def _fitted(result, values: np.ndarray):
     return stats.poisson(result.estimate), f"Poisson({result.estimate:.4g})", "Poisson goodness-of-fit tests"
 
 
+@front_door()
 def plot_gof(x, result, axes=None):
     """The data against the fitted distribution of a goodness-of-fit test, side by side.
 

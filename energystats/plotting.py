@@ -14,6 +14,7 @@ from numbers import Integral
 import numpy as np
 from scipy.cluster.hierarchy import dendrogram
 
+from ._frontdoor import front_door
 from ._test_plots import axes_of, data_name, plot_gof, plot_null_distribution, titled
 from ._validation import as_data
 
@@ -28,6 +29,7 @@ __all__ = [
 ]
 
 
+@front_door()
 def plot_w_curve(result, ax=None):
     """W against the threshold of every admissible split (a :class:`Split1DResult`).
 
@@ -53,6 +55,7 @@ def plot_w_curve(result, ax=None):
     return ax
 
 
+@front_door()
 def plot_choose_k(result, ax=None):
     """W of ``KGroups(k)`` against k (a :class:`ChooseKResult`), the chosen k marked, and
     the gap statistic's choice when it was computed. The title names the rule.
@@ -89,6 +92,7 @@ def plot_choose_k(result, ax=None):
     return ax
 
 
+@front_door()
 def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
     """Scatter plot of two columns of ``X`` coloured by ``labels``.
 
@@ -131,6 +135,7 @@ def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
 # --- trees and matrices ---------------------------------------------------------------
 
 
+@front_door()
 def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
     """Dendrogram of :func:`energy_hclust`, heights the energy merge costs.
 
@@ -167,6 +172,7 @@ def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
     return ax
 
 
+@front_door()
 def plot_dcor_matrix(result, ax=None, *, annotate: bool | None = None, mark_rejected: bool = True):
     """Heatmap of the distance correlations of :func:`pairwise_dcor` (a
     :class:`PairwiseDcorResult`, or a square DataFrame of values in [0, 1]).

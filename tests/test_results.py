@@ -151,16 +151,18 @@ def test_data_name_from_what_was_passed():
     assert np.isnan(es.dcov([1.0, np.nan, 3, 4], [1.0, 2, 3, 4], nan_policy="propagate"))
 
 
-def test_data_name_is_the_callers_variable_as_r_names_it():
-    # R's data.name is deparse(substitute(x)): "response by group", not "X by labels"
+def test_data_name_is_never_guessed_from_the_callers_variables():
+    # Python has no substitute(): after y = x both names hold one array, so arrays are named
+    # by the parameters, and data_name= says it in the caller's words (R's data.name)
     response, group = np.r_[np.zeros(4), np.ones(4)] + np.arange(8) / 10, np.repeat(["a", "b"], 4)
-    assert es.energy_test(response, group, n_resamples=9, rng=0).data_name == "response by group"
+    y = response
+    assert es.energy_test(response, group, n_resamples=9, rng=0).data_name == "X by labels"
+    assert es.energy_test(y, group, n_resamples=9, rng=0).data_name == "X by labels"
+    named = es.energy_test(y, group, n_resamples=9, rng=0, data_name="response by group")
+    assert named.data_name == "response by group" and "data:  response by group" in repr(named)
     height, weight = np.arange(8.0), np.arange(8.0) ** 2
-    assert es.dcor_test(height, weight, n_resamples=9, rng=0).data_name == "height and weight"
-    assert es.dcor_test(height[:6], weight[:6], n_resamples=9, rng=0).data_name == "x and y"  # expressions: the parameters
-    assert es.energy_test_samples(height, weight, n_resamples=9, rng=0).data_name == "height and weight"
-    _hidden = height  # a name with a leading underscore (IPython's _, _1, ...) is not used
-    assert es.normal_test(_hidden, n_resamples=9, rng=0).data_name == "height"
+    assert es.dcor_test(height, weight, n_resamples=9, rng=0).data_name == "x and y"
+    assert es.energy_test_samples(height, weight, rng=0).data_name == "samples[0] and samples[1]"
 
 
 def test_dcov_stats_fields_are_squares_under_both_estimators():

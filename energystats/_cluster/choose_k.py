@@ -32,14 +32,14 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._progress import check_progress, progress_bar
 from .._resampling import check_options, pvalue
-from .._results import ResultMixin, names_data
+from .._results import ResultMixin
 from .._semimetric import prepare_points, resolve_semimetric
-from .._validation import check_positive_int, vocabulary
+from .._validation import check_positive_int
 from .cluster_test import cluster_test
 from .dip import _dip_sorted, uniform_dip_null
 from .kgroups import KGroups
@@ -211,9 +211,7 @@ def _choose_k_iv(k_max, alpha, null, n_resamples, n_references, min_size, n, d):
     return k_max, float(alpha), options, int(n_references), minimum
 
 
-@names_data("X")
-@vocabulary
-@handles_missing(("X",))
+@front_door("X", names=("X",))
 def choose_k(
     X,
     k_max: int = 10,

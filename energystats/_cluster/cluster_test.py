@@ -21,13 +21,13 @@ from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2
 
 from .._linalg import centred_svd, whiten
-from .._missing import handles_missing
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue, tie_scale
-from .._results import ResultMixin, names_data
+from .._results import ResultMixin
+from .._frontdoor import front_door
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int, vocabulary
+from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
 from .kgroups import KGroups
 from .split1d import split_1d
 
@@ -134,7 +134,7 @@ def _check_eigenvalues(eigenvalues) -> np.ndarray:
     return lam
 
 
-@vocabulary
+@front_door()
 def signal_dimension(eigenvalues: np.ndarray, n_samples: int, *, minimum: int = 1, alpha: float = SPHERICITY_LEVEL) -> int:
     r"""J: how many leading principal directions stand out from a spherical noise floor.
 
@@ -255,9 +255,7 @@ def _streams(gen: np.random.Generator, size: int) -> list:
     return gen.spawn(size)
 
 
-@names_data("X")
-@vocabulary(data="X", columns=("labels",))
-@handles_missing(("X", "labels"))
+@front_door(("X", "labels"), columns=("labels",), names=("X",))
 def cluster_test(
     X,
     n_clusters: int,
@@ -298,8 +296,8 @@ def cluster_test(
         ``"whitened"``). Fix it before looking at the data for the level to hold.
     n_resamples : int, default=199
         Number of Gaussian samples.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seeds the clustering of X and every Gaussian sample and its clustering.
+    rng
+        It seeds the clustering of X and every Gaussian sample and its clustering.
     progress : bool or None, default=None
         Show a progress bar (tqdm).
     n_jobs : int, default=None
@@ -322,9 +320,8 @@ def cluster_test(
         (see Notes). With J = 1, k = 2 and
         :math:`|x - y|` the partition is the exact optimal split
         (:func:`split_1d`) instead.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
-        ``"omit"`` drop them (``n_omitted`` counts them; ``labels`` is -1 on them).
+    nan_policy
+        ``labels`` is -1 on the rows dropped.
 
     Returns
     -------

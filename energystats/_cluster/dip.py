@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._missing import reads_r
+from .._frontdoor import front_door
 from .._random import as_generator
 from .._resampling import check_options, progress_bar, pvalue
-from .._results import ResultMixin, names_data
-from .._validation import as_data, vocabulary
+from .._results import ResultMixin
+from .._validation import as_data
 
 __all__ = ["DipTestResult", "dip_statistic", "dip_test", "uniform_dip_null"]
 
@@ -135,7 +135,7 @@ def _as_values(x) -> np.ndarray:
     return np.sort(X[:, 0])
 
 
-@reads_r("x")
+@front_door("x")
 def dip_statistic(x) -> float:
     r"""Hartigan's dip: the sup-distance from the empirical distribution function of x to
     the closest unimodal distribution function.
@@ -205,9 +205,7 @@ class DipTestResult(ResultMixin):
     _resamples = "uniform samples"
 
 
-@names_data("x")
-@vocabulary
-@reads_r("x")
+@front_door("x", names=("x",))
 def dip_test(x, *, n_resamples: int = 1999, rng=None, progress: bool | None = None) -> DipTestResult:
     r"""Test unimodality with Hartigan's dip, calibrated on uniform samples.
 

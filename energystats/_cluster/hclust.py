@@ -18,14 +18,14 @@ import numpy as np
 import pandas as pd
 from scipy.cluster.hierarchy import cut_tree, linkage
 
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._operator import condensed_semimetric
 from .._random import as_generator
 from .._progress import check_progress, progress_bar
 from .._resampling import check_resamples
-from .._results import ResultMixin, names_data
+from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import check_n_clusters, check_positive_int, vocabulary
+from .._validation import check_n_clusters, check_positive_int
 from .cluster_test import cluster_test
 
 __all__ = ["EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters"]
@@ -126,8 +126,7 @@ class EnergyHClustResult(ResultMixin):
         return [f"last merge heights: {', '.join(f'{h:.5g}' for h in self.height[-3:])}"]
 
 
-@names_data("X")
-@handles_missing(("X",), data=("X",))
+@front_door("X", distances=("X",), names=("X",))
 def energy_hclust(X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=None, nan_policy: str = "raise") -> EnergyHClustResult:
     r"""Agglomerative clustering that merges the two clusters of smallest energy distance.
 
@@ -245,9 +244,7 @@ class SignificantClustersResult(ResultMixin):
         return [("Tested nodes", self.nodes)]
 
 
-@names_data("X")
-@vocabulary
-@handles_missing(("X",))
+@front_door("X", names=("X",))
 def significant_clusters(
     X,
     *,

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._config import check_fits
-from .._missing import handles_missing
-from .._results import ResultMixin, names_data
+from .._frontdoor import front_door
+from .._results import ResultMixin
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, as_weights, weight_scale
 
@@ -160,8 +160,7 @@ def _position(admissible: np.ndarray, i: int) -> int:
     raise IndexError(i)
 
 
-@names_data("x")
-@handles_missing(("x", "sample_weight"))
+@front_door(("x", "sample_weight"), names=("x",))
 def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResult:
     r"""Split one-dimensional data into the two groups of least within-dispersion W.
 
@@ -179,10 +178,8 @@ def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResu
     sample_weight : array_like of shape (n,), default=None
         Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
         left out of the split, as if removed, and labelled by the threshold.
-    nan_policy : {"raise", "omit"}, default="raise"
-        A point with a missing value (NaN, None, pandas NA, masked) or a missing
-        weight: ``"raise"`` an error, ``"omit"`` leave it out (label -1,
-        ``n_omitted`` counts them).
+    nan_policy
+        ``labels`` is -1 on the points left out.
 
     Returns
     -------

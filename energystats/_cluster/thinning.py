@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 
 from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._random import as_generator
 from .._resampling import check_resamples
-from .._results import ResultMixin, names_data
-from .._validation import as_data, check_n_clusters, vocabulary
+from .._results import ResultMixin
+from .._validation import as_data, check_n_clusters
 from .cluster_test import check_kgroups_options
 from .kgroups import KGroups
 
@@ -132,9 +132,7 @@ def _thin(X: np.ndarray, family: str, cov, epsilon: float, rng: np.random.Genera
     return epsilon * X + np.sqrt(epsilon * (1.0 - epsilon)) * (rng.standard_normal(X.shape) @ root)
 
 
-@names_data("X")
-@vocabulary
-@handles_missing(("X",))
+@front_door("X", names=("X",))
 def thinned_cluster_comparison(
     X,
     n_clusters: int,
@@ -177,18 +175,16 @@ def thinned_cluster_comparison(
         The energy test's statistic (see :func:`energy_test`).
     n_resamples : int, default=999
         Relabelings of the energy test.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seeds the thinning, the clustering and the relabelings (three independent
+    rng
+        It seeds the thinning, the clustering and the relabelings (three independent
         streams).
     n_jobs : int, default=None
         joblib's ``n_jobs``, for the clustering's restarts and the energy test.
     **kgroups_options
         Options of :class:`KGroups`; ``exponent``, ``metric`` and ``sigma`` are used
         by the energy test as well.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
-        ``"omit"`` drop them (``n_omitted`` counts them; ``labels`` is -1 on them, ``fit_part``
-        and ``test_part`` hold the other rows).
+    nan_policy
+        ``labels`` is -1 on the rows dropped; ``fit_part`` and ``test_part`` hold the others.
 
     Returns
     -------

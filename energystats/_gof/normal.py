@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._operator import sorted_pair_sums
 from .._random import as_generator, check_rng
 from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution, pvalue
-from .._results import ResultMixin, names_data
+from .._results import ResultMixin
 from .._semimetric import Scaling
-from .._validation import as_data, unit_scale, vocabulary
+from .._validation import as_data, unit_scale
 from ._limit import normal_limit_sf
 from ._standard import energy_scale
 from .normality import _mean_distance_to_gaussian
@@ -95,7 +95,7 @@ def _statistics(samples: np.ndarray) -> np.ndarray:
     return n * (2.0 * to_gaussian.mean(axis=-1) - _BETWEEN - sorted_pair_sums(y) / (n * n))
 
 
-@handles_missing(("x",), propagate=True)
+@front_door("x", propagate=True)
 def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     r"""The energy statistic of univariate normality, :math:`n\mathcal E_n` (R ``normal.e``).
 
@@ -115,9 +115,6 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     ----------
     x : array_like of shape (n,)
         Univariate data, at least two values, not all equal.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
-        drop them, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -133,9 +130,7 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     return float(_statistics(_check(x)[0][None, :])[0])
 
 
-@names_data("x")
-@vocabulary
-@handles_missing(("x",))
+@front_door("x", names=("x",))
 def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None, rng=None, nan_policy: str = "raise") -> NormalTestResult:
     r"""Energy test of univariate normality with estimated mean and sd (R ``normal.test``).
 
@@ -155,11 +150,8 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
     n_resamples : int, default=None
         Gaussian samples for ``"bootstrap"`` (R's ``R``); None means 999. Not accepted with
         ``"limit"``, which draws nothing.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seeds the Gaussian samples (unused by ``"limit"``).
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
-        drop them (``n_omitted`` counts them).
+    rng
+        It seeds the Gaussian samples (unused by ``"limit"``).
 
     Returns
     -------

@@ -8,13 +8,13 @@ import numpy as np
 from scipy.special import gammaln, hyp1f1, ndtr
 
 from .._linalg import standardise
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._operator import make_operator
 from .._random import as_generator
 from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue
-from .._results import ResultMixin, names_data
+from .._results import ResultMixin
 from .._semimetric import resolve_semimetric
-from .._validation import as_data, unit_scale, vocabulary
+from .._validation import as_data, unit_scale
 from ._standard import energy_scale
 
 __all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
@@ -89,7 +89,7 @@ def _check(X) -> np.ndarray:
     return unit_scale(X)[0]
 
 
-@handles_missing(("X",), propagate=True)
+@front_door("X", propagate=True)
 def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     r"""The energy statistic of multivariate normality, n E_n (R ``mvnorm.e``).
 
@@ -111,9 +111,6 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     ----------
     X : array_like of shape (n, d)
         Data; needs n > d + 1.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
-        drop the rows holding them, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -129,9 +126,7 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     return _statistic(_check(X))
 
 
-@names_data("X")
-@vocabulary
-@handles_missing(("X",))
+@front_door("X", names=("X",))
 def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = None, nan_policy: str = "raise") -> NormalityTestResult:
     r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).
 
@@ -146,13 +141,10 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
         Data; needs n > d + 1.
     n_resamples : int, default=999
         Gaussian samples (R's ``R``).
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seeds the Gaussian samples.
+    rng
+        It seeds the Gaussian samples.
     progress : bool or None, default=None
         Show a progress bar (tqdm).
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
-        drop the rows holding them (``n_omitted`` counts them).
 
     Returns
     -------

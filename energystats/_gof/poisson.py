@@ -41,14 +41,14 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._config import check_fits
 from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution
 from .._resampling import pvalue, tie_scale
-from .._results import ResultMixin, names_data
-from .._validation import as_data, vocabulary
+from .._results import ResultMixin
+from .._validation import as_data
 from ._standard import energy_scale
 
 __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
@@ -225,7 +225,7 @@ def _statistics(X: np.ndarray, tests: tuple) -> np.ndarray:
     return np.column_stack([values[t] for t in tests])
 
 
-@handles_missing(("x",), propagate=True)
+@front_door("x", propagate=True)
 def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float | dict[str, float]:
     r"""A Poisson goodness-of-fit statistic (R ``poisson.e``, ``poisson.m``).
 
@@ -238,9 +238,6 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
         ``"E"``: the energy statistic :math:`Q_n` (R ``poisson.e``); ``"M-CvM"`` and
         ``"M-AD"``: the mean distance statistics; ``"M"``: both (R ``poisson.m``);
         ``"all"``: the three. The values :func:`poisson_test` takes. Formulas in the Notes.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
-        drop them, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -303,9 +300,7 @@ def _check_test(test) -> tuple[str, ...]:
     return _TESTS[test]
 
 
-@names_data("x")
-@vocabulary
-@handles_missing(("x",))
+@front_door("x", names=("x",))
 def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> PoissonTestResult:
     r"""Goodness-of-fit tests of the Poisson distribution with estimated mean (R ``poisson.tests``).
 
@@ -324,11 +319,8 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
         those of :func:`poisson_statistic`.
     n_resamples : int, default=999
         Bootstrap samples (R's ``R``).
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seeds the Poisson samples.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
-        drop them (``n_omitted`` counts them).
+    rng
+        It seeds the Poisson samples.
 
     Returns
     -------

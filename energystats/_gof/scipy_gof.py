@@ -21,14 +21,14 @@ from numbers import Real
 import numpy as np
 from scipy import stats
 
-from .._missing import handles_missing, reads_r
+from .._frontdoor import front_door
 from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._resampling import Draws, Options, check_observed, check_progress, check_resamples
 from .._resampling import null_distribution, pvalue
-from .._results import ResultMixin, names_data
+from .._results import ResultMixin
 from .._semimetric import Scaling
-from .._validation import as_data, unit_scale, vocabulary
+from .._validation import as_data, unit_scale
 from ._fits import fitter, parameter_names, vectorised
 from ._standard import energy_scale, mean_distances
 
@@ -129,7 +129,7 @@ def _evaluate(family, params: tuple, estimate, samples: np.ndarray) -> np.ndarra
     return _statistic(family, tuple(p[:-2]), p[-2], p[-1], samples)
 
 
-@reads_r("x")
+@front_door("x")
 def energy_gof_statistic(dist, x, axis: int = -1):
     r"""The energy goodness-of-fit statistic of ``x`` against a frozen distribution, in the
     form ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls.
@@ -227,9 +227,7 @@ def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
                     "(parameters estimated) or a frozen one such as stats.gamma(2.0) (parameters known).")
 
 
-@names_data("x")
-@vocabulary
-@handles_missing(("x",))
+@front_door("x", names=("x",))
 def energy_gof(
     x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None, progress: bool | None = None, nan_policy: str = "raise"
 ) -> EnergyGofResult:
@@ -257,16 +255,13 @@ def energy_gof(
         every bootstrap sample; None means maximum likelihood (see Notes).
     n_resamples : int, default=999
         Samples drawn from the null distribution.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seeds the samples.
+    rng
+        It seeds the samples.
     progress : bool or None, default=None
         A progress bar over the samples when each is fitted on its own (``fit`` given, or
         ``dist.fit``: seconds to minutes); None shows it when a person is watching (a
         terminal or a notebook), True always, False never. The vectorised fits take one
         batch and show none.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
-        drop them (``n_omitted`` counts them).
 
     Returns
     -------

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._missing import handles_missing, read_r
+from .._missing import read_r
 from .._operator import (
     N_PROJECTIONS,
     OnePass,
@@ -27,10 +27,11 @@ from .._operator import (
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import check_options
-from .._results import ResultMixin, names_data
+from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_groups, as_weights, vocabulary, weight_scale
+from .._validation import as_groups, as_weights, weight_scale
 from .permutation import relabeling_test
+from .._frontdoor import front_door
 
 __all__ = ["DispersionResult", "as_factors", "dispersion", "energy_distance"]
 
@@ -193,8 +194,7 @@ def _check_same_features(x: np.ndarray, y: np.ndarray) -> None:
         )
 
 
-@vocabulary
-@handles_missing(("x", "x_weights"), ("y", "y_weights"), propagate=True)
+@front_door(("x", "x_weights"), ("y", "y_weights"), propagate=True)
 def energy_distance(
     x,
     y,
@@ -258,18 +258,14 @@ def energy_distance(
         L, the number of random directions, for ``approximation="projection"``: the one
         default of every projected statistic (``N_PROJECTIONS``; measured level, power and
         time of both families in the validation page, "How many directions").
-    rng : int, numpy.random.Generator or None, default=None
-        Draws the directions of ``approximation="projection"``.
+    rng
+        It draws the directions of ``approximation="projection"``.
     estimator : {"V", "U"}, default="V"
         ``"V"``: the V-statistic (every pair, a point with itself included);
         ``"U"``: the unbiased U-statistic above. Each sample needs at least two
         points for ``"U"``, which takes no weights (a weighted U-statistic has
         no single definition: frequency and probability weights give
         different denominators).
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in a sample or
-        its weight: ``"raise"`` an error, ``"omit"`` drop it from its own sample,
-        ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -373,9 +369,10 @@ def as_factors(labels):
     return labels
 
 
-@names_data("X", by="labels")
-@vocabulary(data="X", columns=("labels",))
-@handles_missing(("X", "labels", "sample_weight"), data=("X",), prepare={"labels": as_factors})
+@front_door(
+    ("X", "labels", "sample_weight"), distances=("X",), columns=("labels",), names=("X",),
+    by="labels", prepare={"labels": as_factors},
+)
 def dispersion(
     X,
     labels,
@@ -430,12 +427,8 @@ def dispersion(
         L, the number of random directions, for ``approximation="projection"``: the one
         default of every projected statistic (``N_PROJECTIONS``; measured level, power and
         time of both families in the validation page, "How many directions").
-    rng : int, numpy.random.Generator or None, default=None
-        Draws the directions of ``approximation="projection"``, then the relabelings.
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in X, its label or
-        its weight: ``"raise"`` an error, ``"omit"`` drop it (``n_omitted``; for a
-        precomputed matrix the point's row and column).
+    rng
+        It draws the directions of ``approximation="projection"``, then the relabelings.
 
     Returns
     -------

@@ -24,7 +24,6 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .._missing import check_nan_policy, drop_missing, handles_missing, read_table
 from .._operator import (
     N_PROJECTIONS,
     GroupSums,
@@ -38,9 +37,10 @@ from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import Options, Relabelings, check_options, null_distribution, progress_bar
 from .._resampling import pvalue, relabeling_count, tie_scale
-from .._results import ResultMixin, names_data
+from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_data, as_groups, check_correction, vocabulary
+from .._validation import as_data, as_groups, check_correction
+from .._frontdoor import front_door
 
 __all__ = [
     "EnergyTestResult",
@@ -173,9 +173,7 @@ def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties) -> Opt
     return check_options(n_resamples, exact, batch, progress)
 
 
-@names_data("X", by="labels")
-@vocabulary(data="X", columns=("labels",))
-@handles_missing(("X", "labels"), data=("X",))
+@front_door(("X", "labels"), distances=("X",), columns=("labels",), names=("X",), by="labels")
 def energy_test(
     X,
     labels,
@@ -217,8 +215,8 @@ def energy_test(
         Number of random relabelings (at least 1).
     exponent, metric, sigma
         The semimetric, as in :func:`dispersion`.
-    rng : int, numpy.random.Generator or None, default=None
-        Seed or generator for the relabelings.
+    rng
+        It draws the relabelings.
     exact : {"auto", True, False}, default="auto"
         ``"auto"`` enumerates every distinct relabeling when there are at
         most ``n_resamples`` of them (and at most 10**6); ``True`` always
@@ -252,10 +250,6 @@ def energy_test(
         L, the number of random directions, for ``approximation="projection"``: the one
         default of every projected statistic (``N_PROJECTIONS``; measured level, power and
         time of both families in the validation page, "How many directions").
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in X or its label:
-        ``"raise"`` an error, ``"omit"`` drop it (``n_omitted`` counts them; for a
-        precomputed matrix the point's row and column).
 
     Returns
     -------
@@ -400,9 +394,7 @@ def _tie_terms(observed: float, T: float, sizes: np.ndarray, statistic: str) -> 
     return k * k * abs(T)
 
 
-@names_data("*samples")
-@vocabulary(forwards=energy_test)
-@handles_missing(("*samples",))
+@front_door("*samples", names=("*samples",), forwards=energy_test)
 def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_options) -> EnergyTestResult:
     """:func:`energy_test` for samples given as separate arrays.
 
@@ -411,9 +403,6 @@ def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_optio
     *samples : array_like
         Two or more samples with the same number of features; sample i gets
         label i.
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value: an error, or dropped from its own sample
-        (``n_omitted`` counts them).
     **energy_test_options
         Keyword options of :func:`energy_test`.
 
@@ -441,7 +430,7 @@ def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_optio
     return energy_test(np.vstack(arrays), labels, **energy_test_options)
 
 
-@vocabulary(data="X", columns=("labels",), forwards=energy_test)
+@front_door(("X", "labels"), distances=("X",), columns=("labels",), forwards=energy_test)
 def pairwise_energy_tests(
     X,
     labels,
@@ -463,11 +452,10 @@ def pairwise_energy_tests(
         (``"holm"``, ``"bonferroni"``, ``"fdr_bh"``, ...).
     alpha : float, default=0.05
         Family-wise level (or FDR) for the ``reject`` column.
-    rng : int, numpy.random.Generator or None, default=None
+    rng
         Each pair gets an independent stream spawned from it.
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value in X or its label: an error, or dropped (the
-        count in ``table.attrs["n_omitted"]``).
+    nan_policy
+        The count of dropped rows is in ``table.attrs["n_omitted"]``.
     **energy_test_options
         Keyword options of :func:`energy_test` (``statistic``,
         ``n_resamples``, ``exponent``, ``metric``, ``sigma``, ``exact``,
@@ -503,15 +491,8 @@ def pairwise_energy_tests(
 
     correction, alpha = check_correction(correction, alpha)
     opts = dict(_TEST_DEFAULTS)
-    unknown = sorted(set(energy_test_options) - set(opts))
-    if unknown:
-        raise TypeError(f"pairwise_energy_tests() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}.")
     opts.update(energy_test_options)
-    policy = check_nan_policy(nan_policy, propagate=False, where="pairwise_energy_tests()")
-    X, opts["metric"] = read_table(X, "X", where="pairwise_energy_tests()", metric=opts["metric"])
     sm = resolve_semimetric(opts["metric"], opts["exponent"], opts["sigma"])
-    values, kept = drop_missing(policy, {"X": X, "labels": labels}, ("X",) if sm.precomputed else ())
-    X, labels = values["X"], values["labels"]
     resampling = _energy_test_iv(opts["statistic"], opts["n_resamples"], opts["exact"], opts["batch"], opts["progress"], opts["ties"])
     per_pair = replace(resampling, progress=False)  # one bar for the call, over the pairs
     n_jobs = check_n_jobs(opts["n_jobs"])
@@ -551,6 +532,4 @@ def pairwise_energy_tests(
     reject, adjusted, _, _ = multipletests(table["pvalue"].to_numpy(), alpha=alpha, method=correction)
     table["pvalue_adjusted"] = adjusted
     table["reject"] = reject
-    if kept is not None:
-        table.attrs["n_omitted"] = int((~kept).sum())
     return table

@@ -24,13 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._missing import handles_missing
 from .._operator import CentredGram, PairwiseOperator, Repeated, centred_gram
+from .._frontdoor import door_of, front_door
 from .._parallel import check_n_jobs
 from .._random import as_generator, check_rng
-from .._results import ResultMixin, _number, names_data
+from .._results import ResultMixin, _number
 from .._semimetric import MetricLike, Scaling
-from .._validation import vocabulary
 from ._data import Variable, as_variables
 from .projection import N_PROJECTIONS, ProjectedStatistics, check_variables, project
 
@@ -268,16 +267,12 @@ _PARAMETERS = """
         K, the number of random directions, for ``approximation="projection"``: the one
         default of every projected statistic (``N_PROJECTIONS``; measured level, power and
         time of both families in the validation page, "How many directions").
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Draws the directions of ``approximation="projection"``.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in x or y: ``"raise"`` an
-        error, ``"omit"`` drop the row of both, ``"propagate"`` {propagate}.
+    rng
+        It draws the directions of ``approximation="projection"``.
 """
 
 
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"), propagate=True)
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), propagate=True)
 def dcov(
     x,
     y,
@@ -334,8 +329,7 @@ def dcov(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).r_value("dcov")
 
 
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"), propagate=True)
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), propagate=True)
 def dcor(
     x,
     y,
@@ -378,9 +372,7 @@ def dcor(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).r_value("dcor")
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"), propagate=False)
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
 def dcov_stats(
     x,
     y,
@@ -419,6 +411,6 @@ def dcov_stats(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).result()
 
 
-for _f, _propagate in ((dcov, "return NaN"), (dcor, "return NaN"), (dcov_stats, "is refused (use one of the others)")):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _PARAMETERS.replace("{propagate}", _propagate))
-del _f, _propagate
+for _f in (dcov, dcor, dcov_stats):
+    _f.__doc__ = door_of(_f).document(_f.__doc__.replace("{parameters}", _PARAMETERS))
+del _f

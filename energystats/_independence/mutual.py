@@ -8,12 +8,11 @@ import functools
 
 import numpy as np
 
-from .._missing import handles_missing
 from .._operator import PairwiseOperator, Repeated, centred_gram, gathered_products, make_operator
 from .._parallel import check_n_jobs
 from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
-from .._validation import as_data, vocabulary
-from .._results import names_data
+from .._validation import as_data
+from .._frontdoor import front_door
 from ._data import as_variables
 from .dcov import operators, stats_from_gram
 from .testing import IndependenceTestResult, pairing_scale
@@ -31,9 +30,7 @@ class _SumEngine:
         return sum(w * engine(perms) for engine, w in zip(self.engines, self.weights))
 
 
-@names_data("X")
-@vocabulary
-@handles_missing(("X",))
+@front_door("X", names=("X",))
 def mutual_independence_test(
     X, *, n_resamples: int = 999, exponent=1.0, rng=None, exact="auto", progress: bool | None = None, n_jobs=None, nan_policy: str = "raise"
 ) -> IndependenceTestResult:
@@ -53,13 +50,10 @@ def mutual_independence_test(
     n_resamples : int, default=999
     exponent : float, default=1.0
         alpha in (0, 2] of the Euclidean distances.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
+    rng
     exact : {"auto", True, False}, default="auto"
     progress : bool or None, default=None
     n_jobs : int, default=None
-    nan_policy : {"raise", "omit"}, default="raise"
-        Rows of X with a missing value (NaN, None, pandas NA, masked): an error, or dropped
-        (``n_omitted`` counts them).
 
     Returns
     -------
@@ -202,8 +196,7 @@ def _mvi_engine(x, y) -> _MviEngine:
     return _MviEngine(op_x, op_y)
 
 
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), propagate=True)
+@front_door(("x", "y"), columns=("y",), propagate=True)
 def mvi(x, y, *, nan_policy: str = "raise") -> float:
     r"""The independence coefficient :math:`\mathcal I_n` of Bakirov, Rizzo & Székely (2006):
     R ``mvI(x, y)``.
@@ -220,8 +213,6 @@ def mvi(x, y, *, nan_policy: str = "raise") -> float:
     ----------
     x : array_like of shape (n,) or (n, p)
     y : array_like of shape (n,) or (n, q)
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value in x or y: an error, the row of both dropped, or NaN.
 
     Returns
     -------
@@ -243,9 +234,7 @@ def mvi(x, y, *, nan_policy: str = "raise") -> float:
     return float(np.sqrt(max(engine.value(np.arange(engine.n)) / engine.n, 0.0)))
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"))
+@front_door(("x", "y"), columns=("y",), names=("x", "y"))
 def mvi_test(
     x, y, *, n_resamples: int = 999, rng=None, exact="auto", progress: bool | None = None, n_jobs=None, nan_policy: str = "raise"
 ) -> IndependenceTestResult:
@@ -257,13 +246,10 @@ def mvi_test(
     x : array_like of shape (n,) or (n, p)
     y : array_like of shape (n,) or (n, q)
     n_resamples : int, default=999
-    rng : int, numpy.random.Generator, RandomState or None, default=None
+    rng
     exact : {"auto", True, False}, default="auto"
     progress : bool or None, default=None
     n_jobs : int, default=None
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value in x or y: an error, or the row of both dropped
-        (``n_omitted`` counts them).
 
     Returns
     -------

@@ -25,8 +25,9 @@ from .._parallel import (
 from .._random import as_generator
 from .._resampling import Options, Pairings, check_observed, check_options, null_distribution
 from .._resampling import pvalue
-from .._results import ResultMixin, names_data
-from .._validation import check_correction, vocabulary
+from .._results import ResultMixin
+from .._validation import check_correction
+from .._frontdoor import front_door
 from ._data import Variable, as_variables
 from .dcov import operators
 from .gamma import gamma_pvalue, permutation_moments, skewness_of
@@ -144,8 +145,7 @@ def _pairs_task(pairs: list, variables: list[Variable], method: str, options: Op
     return [_pair(i, j, variables, ops, sums, method, options, streams[k], t_df) for k, (i, j) in pairs]
 
 
-@names_data("X")
-@vocabulary
+@front_door(names=("X",))
 def pairwise_dcor(
     X,
     *,
@@ -186,8 +186,8 @@ def pairwise_dcor(
         For ``method="permutation"``.
     exponent : float, default=1.0
         alpha in (0, 2] of the Euclidean distances.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        The permutations of ``method="permutation"`` (one stream per pair).
+    rng
+        It draws the permutations of ``method="permutation"`` (one stream per pair).
     n_jobs : int, default=None
         joblib's ``n_jobs``: shares of the pairs as joblib tasks (Dask inside
         ``joblib.parallel_config(backend="dask")``), the data sent once; otherwise the pairs

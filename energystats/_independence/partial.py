@@ -26,13 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._missing import handles_missing
 from .._operator import PairwiseOperator, centred_gram, gathered_products
 from .._parallel import check_n_jobs
 from .._resampling import Pairings, check_options, null_distribution, pvalue
-from .._results import names_data
+from .._frontdoor import door_of, front_door
 from .._semimetric import MetricLike, Scaling
-from .._validation import vocabulary
 from ._data import Variable, as_variables
 from .dcov import gram_of, operators
 from .testing import IndependenceTestResult, pairing_scale
@@ -74,14 +72,10 @@ _PARAMETERS = """
         The semimetric of each sample, as in :func:`dcov` (one value, or three).
     n_jobs : int, default=None
         joblib's ``n_jobs`` for the pass over the tiles.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in x, y or z: ``"raise"``
-        an error, ``"omit"`` drop the row of all three, ``"propagate"`` return NaN.
 """
 
 
-@vocabulary(data="x", columns=("y", "z"))
-@handles_missing(("x", "y", "z"), data=("x", "y", "z"), propagate=True)
+@front_door(("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), propagate=True)
 def pdcov(
     x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
 ) -> float:
@@ -114,8 +108,7 @@ def pdcov(
     return Scaling(0, fx + fy).result(float(xy), "pdcov")
 
 
-@vocabulary(data="x", columns=("y", "z"))
-@handles_missing(("x", "y", "z"), data=("x", "y", "z"), propagate=True)
+@front_door(("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), propagate=True)
 def pdcor(
     x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
 ) -> float:
@@ -139,7 +132,7 @@ def pdcor(
 
 
 for _f in (pdcov, pdcor):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _PARAMETERS)
+    _f.__doc__ = door_of(_f).document(_f.__doc__.replace("{parameters}", _PARAMETERS))
 del _f
 
 
@@ -206,21 +199,18 @@ _TEST_PARAMETERS = """
         Number of random permutations.
     exponent, metric, sigma
         The semimetric of each sample, as in :func:`dcov`.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
+    rng
     exact : {"auto", True, False}, default="auto"
         As in :func:`dcov_test`.
     progress : bool or None, default=None
     n_jobs : int, default=None
         joblib's ``n_jobs`` for blocks of permutations.
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value in x, y or z: an error, or the row of all three dropped
-        (``n_omitted`` counts them).
 """
 
 
-@names_data("x", "y", "z")
-@vocabulary(data="x", columns=("y", "z"))
-@handles_missing(("x", "y", "z"), data=("x", "y", "z"))
+@front_door(
+    ("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), names=("x", "y", "z")
+)
 def pdcov_test(
     x,
     y,
@@ -259,9 +249,9 @@ def pdcov_test(
     return _test(x, y, z, "n pdcov", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs)
 
 
-@names_data("x", "y", "z")
-@vocabulary(data="x", columns=("y", "z"))
-@handles_missing(("x", "y", "z"), data=("x", "y", "z"))
+@front_door(
+    ("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), names=("x", "y", "z")
+)
 def pdcor_test(
     x,
     y,
@@ -298,5 +288,5 @@ def pdcor_test(
 
 
 for _f in (pdcov_test, pdcor_test):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _TEST_PARAMETERS)
+    _f.__doc__ = door_of(_f).document(_f.__doc__.replace("{parameters}", _TEST_PARAMETERS))
 del _f

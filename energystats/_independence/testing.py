@@ -10,15 +10,14 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from .._config import check_fits
-from .._missing import handles_missing
 from .._operator import PairwiseOperator, Repeated, centred_gram, make_operator, permuted_products
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
 from .._resampling import tie_scale
-from .._results import ResultMixin, _number, names_data
+from .._results import ResultMixin, _number
+from .._frontdoor import door_of, front_door
 from .._semimetric import MetricLike, Scaling
-from .._validation import vocabulary
 from ._data import Variable, as_variables
 from .dcov import (
     DCovStatsResult,
@@ -265,8 +264,8 @@ _TEST_PARAMETERS = """
         Number of random permutations (R's ``R``).
     exponent, metric, sigma
         The semimetric of each sample, as in :func:`dcov`.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seed or generator for the permutations.
+    rng
+        It draws the permutations.
     exact : {"auto", True, False}, default="auto"
         ``"auto"`` enumerates all n! permutations when there are at most
         ``n_resamples`` of them; ``True`` always does (n <= 9); ``False`` never does.
@@ -290,9 +289,6 @@ _TEST_PARAMETERS = """
     n_projections : int, default=200
         K, the number of random directions, for ``approximation="projection"`` (the one
         default of every projected statistic, ``N_PROJECTIONS``).
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in x or y: ``"raise"`` an
-        error, ``"omit"`` drop the row of both (``n_omitted`` counts them).
 """
 
 _TEST_NOTES = """
@@ -308,9 +304,7 @@ _TEST_NOTES = """
 """
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"))
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
 def dcov_test(
     x,
     y,
@@ -353,9 +347,7 @@ def dcov_test(
     return _test(x, y, "nV^2", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections)
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"))
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
 def dcor_test(
     x,
     y,
@@ -397,13 +389,12 @@ def dcor_test(
 
 
 for _f in (dcov_test, dcor_test):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _TEST_PARAMETERS).replace("{notes}", _TEST_NOTES)
-del _f
+    _doc = _f.__doc__.replace("{parameters}", _TEST_PARAMETERS).replace("{notes}", _TEST_NOTES)
+    _f.__doc__ = door_of(_f).document(_doc)
+del _f, _doc
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"))
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
 def dcor_ttest(
     x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
 ) -> IndependenceTestResult:
@@ -429,8 +420,6 @@ def dcor_ttest(
         The semimetric of each sample, as in :func:`dcov`.
     n_jobs : int, default=None
         joblib's ``n_jobs`` for the pass over the tiles.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Rows with a missing value in x or y: an error, or dropped (``n_omitted``).
 
     Returns
     -------
