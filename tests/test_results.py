@@ -178,6 +178,27 @@ def test_sample_size_is_n_samples_everywhere():
         assert "n" not in names, name
 
 
+def test_table_columns_have_one_format_and_missing_cells_are_blank():
+    frame = pd.DataFrame({"a": [0.0, 143.61764, 44.473512], "b": [143.61764, 0.0, np.nan]},
+                         index=["x", "y", "z"])
+    # each column's decimals by its own most demanding value: one number as 143.6176 and 143.618
+    assert table_text(frame, digits=6) == [
+        "          a        b", "x    0.0000  143.618", "y  143.6176    0.000", "z   44.4735",
+    ]
+    shared = table_text(frame, digits=6, decimals=4)  # a matrix of one quantity: one format
+    assert shared == [
+        "          a         b", "x    0.0000  143.6176", "y  143.6176    0.0000", "z   44.4735",
+    ]
+    fixed = table_text(pd.DataFrame({"v": [123.456789, 0.5]}), decimals={"v": 5})
+    assert fixed == ["        v", "123.45679", "  0.50000"]
+    tiny = table_text(pd.DataFrame({"v": [1e-7, 2.5]}), decimals={"v": 5})  # 0.00000 would lose it
+    assert tiny == ["        v", "1.000e-07", "2.500e+00"]
+    page = table_html(frame, digits=6, decimals=4)
+    cells = re.findall(r"<t[dh] style='([^']*)'", page)
+    assert len(cells) == 3 * 4 and all("padding:" in style for style in cells)
+    assert ">143.6176</td>" in page and "NaN" not in page and "<td style='" in page
+
+
 def test_tables_align():
     frame = pd.DataFrame({"x": ["a", "bb"], "value": [1.5, 10.25], "pvalue": [0.5, 1e-20], "count": [3, 12]})
     lines = table_text(frame)
