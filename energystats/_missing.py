@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from ._rbridge import R_NA_INTEGER, condensed_matrix, dist_matrix, from_r, is_r_dist
+from ._results import ResultMixin
 from ._validation import _as_array
 
 __all__ = [
@@ -325,8 +326,7 @@ def with_omitted(result, omitted: int, keep: np.ndarray | None):
     """``result`` reporting ``omitted`` dropped rows (see :func:`handles_missing`)."""
     if not omitted or not dataclasses.is_dataclass(result):
         return result
-    names = {f.name for f in dataclasses.fields(result)}
-    changes = {"n_omitted": omitted} if "n_omitted" in names else {}
+    changes = {"n_omitted": omitted} if isinstance(result, ResultMixin) else {}  # every result
     labels = getattr(result, "labels", None)
     if keep is not None and isinstance(labels, np.ndarray) and labels.shape == (int(keep.sum()),):
         changes["labels"] = expand_labels(labels, keep)

@@ -6,10 +6,19 @@ then the fields that carry something (``None`` and default values are left out),
 result's tables and notes. In Jupyter the same content is HTML, its tables real
 ``<table>`` elements with right-aligned monospace numbers in padded cells.
 
-A result is a test when it has the fields ``statistic`` and ``pvalue``: it unpacks as
-scipy's results do (``statistic, pvalue = result``); any other result refuses to unpack
-with a ``TypeError`` naming what to read instead. ``to_dict()`` gives every field;
-``to_frame()`` one row of the scalar fields, or the result's table where it has one.
+:class:`ResultMixin` is the root of every result; the declared bases of
+``_result_bases`` derive from it: ``TestResult`` (a test: statistic, p-value, null
+distribution) and ``ClusteringResult`` (a partition: labels). A result is a test when it is
+a ``TestResult``: it unpacks as scipy's results do (``statistic, pvalue = result``); any
+other result refuses to unpack with a ``TypeError`` naming what to read instead.
+``to_dict()`` gives every field; ``to_frame()`` one row of the scalar fields, or the
+result's table where it has one.
+
+A field is documented once, in the ``Attributes`` of the class that declares it: every
+subclass's docstring receives its bases' entries (``_result_docs.compose_attributes``, run
+when the subclass is defined), first (a base whose ``_doc_place`` is ``"head"``: a test's statistic
+and p-value) or last (``"tail"``: the omitted rows, the data's name), except the entries
+of the fields the subclass documents itself.
 
 A result adds a table by overriding ``_tables()`` (a list of :class:`Table`, or of
 ``(caption, frame)`` pairs): :func:`table_text` and :func:`table_html` render it in both
@@ -37,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ._rbridge import from_r, is_r_dist
+from ._result_docs import attribute_entries, compose_attributes
 
 __all__ = [
     "FittedReport",
@@ -262,61 +272,65 @@ def table_html(
 
 
 # ---------------------------------------------------------------------------------------
-# the mixin
+# the root
 
 
 @dataclass(frozen=True, repr=False)
 class ResultMixin:
-    """Unpacking, ``to_dict``, ``to_frame`` and R-style printing of a result dataclass.
+    """The root of every result: unpacking, ``to_dict``, ``to_frame`` and R-style printing.
 
     Attributes
     ----------
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``); 0 when none was.
     data_name : str or None
         What was passed, as R's ``data.name``: ``"mag and stations"`` (pandas names and
-        columns, else the parameter names, ``"x and y"``). Keyword-only, last.
+        columns, else the parameter names, ``"x and y"``).
 
-    A result customises its printing with class attributes and methods:
-
-    ``_title``
-        The title (str, or a property): what the test is, no equation numbers.
-    ``_statistic_label``
-        The statistic's name on the statistic line (default: ``statistic_name``).
-    ``_resamples``
-        What ``n_resamples`` counts, for the p-value line ("permutations").
-    ``_hidden``
-        Fields left out of the printed details (beyond ``None`` and defaults).
-    ``_pvalue_note()``
-        What the p-value rests on, in brackets after it.
-    ``_tables()``
-        :class:`Table` s printed as tables, numbers to ``_digits`` significant digits.
-    ``_extra_lines()``
-        Notes printed last.
+    Notes
+    -----
+    A result customises its printing with class attributes and methods: ``_title`` (the
+    title, a str or a property: what the result is, no equation numbers); ``_hidden``
+    (fields left out of the printed details, beyond ``None`` and defaults); ``_tables()``
+    (:class:`Table` s printed as tables, numbers to ``_digits`` significant digits);
+    ``_extra_lines()`` (notes printed last); ``_not_one_test`` (why
+    ``plot_null_distribution`` draws nothing for it, and what draws it). A test adds its
+    statistic line (``TestResult``).
     """
 
     data_name: str | None = field(default=None, kw_only=True)
+    n_omitted: int = field(default=0, kw_only=True)
 
     _title = ""
-    _resamples = "permutations"
     _hidden = ()
     #: significant digits of the numbers in the printed tables
     _digits = 4
-    #: fields the title, data and statistic lines already show
-    _header = ("data_name", "statistic", "pvalue", "statistic_name", "n_resamples", "exact")
+    #: fields the title and data lines (and a test's statistic line) already show
+    _header = ("data_name",)
+    #: where the entries of this class's Attributes go in its subclasses' docstrings
+    _doc_place = "tail"
+    #: what plot_null_distribution says of a result that is not one test
+    _not_one_test = "is not the result of a test"
+
+    def __init_subclass__(cls, **kwargs):
+        """Give the subclass's docstring the Attributes entries of its bases."""
+        super().__init_subclass__(**kwargs)
+        doc = cls.__dict__.get("__doc__") or ""
+        cls._own_attributes = attribute_entries(doc)
+        bases = [base for base in cls.__mro__[1:] if "_own_attributes" in vars(base)]
+        if doc:
+            head = [e for base in bases if base._doc_place == "head" for e in base._own_attributes]
+            tail = [e for base in bases if base._doc_place == "tail" for e in base._own_attributes]
+            cls.__doc__ = compose_attributes(doc, head, tail)
 
     # --- scipy's behaviour -------------------------------------------------------------
 
-    def _is_test(self) -> bool:
-        names = {f.name for f in fields(self)}
-        return "statistic" in names and "pvalue" in names
-
     def __iter__(self):
-        """``statistic, pvalue = result`` for a test; a ``TypeError`` for other results."""
-        if self._is_test():
-            return iter((self.statistic, self.pvalue))
+        """Only a test unpacks (``statistic, pvalue = result``): a ``TypeError`` here."""
+        names = ", ".join(f.name for f in fields(self) if f.name != "data_name")
         raise TypeError(
-            f"{type(self).__name__} is not a test (it has no `statistic` and `pvalue`), so it does not "
-            f"unpack: read its fields ({', '.join(f.name for f in fields(self) if f.name != 'data_name')}) "
-            "or call to_dict()."
+            f"{type(self).__name__} is not a test, so it does not unpack into a statistic and a "
+            f"p-value: read its fields ({names}) or call to_dict()."
         )
 
     def to_dict(self) -> dict:
@@ -332,32 +346,19 @@ class ResultMixin:
 
     # --- printing ----------------------------------------------------------------------
 
-    @property
-    def _statistic_label(self) -> str:
-        return str(getattr(self, "statistic_name", None) or "statistic")
-
-    def _pvalue_note(self) -> str:
-        n = getattr(self, "n_resamples", None)
-        if not n:
-            return ""
-        if getattr(self, "exact", False):
-            return f"exact: all {n} {self._resamples}"
-        return f"{n} {self._resamples}"
-
     def _statistic_line(self) -> str:
-        if not self._is_test() or not np.ndim(self.statistic) == 0:
-            return ""
-        note = self._pvalue_note()
-        return (
-            f"{self._statistic_label} = {_number(self.statistic)}, p-value {format_pvalue(float(self.pvalue))}"
-            + (f" ({note})" if note else "")
-        )
+        """The statistic and p-value line of a test's text; none here."""
+        return ""
+
+    def _statistic_rows(self) -> list[tuple[str, str]]:
+        """The statistic and p-value rows of a test's HTML summary; none here."""
+        return []
 
     def _details(self) -> list[tuple[str, str]]:
         """The fields worth printing: not in the header, not hidden, not None, not default."""
         rows = []
         for f in fields(self):
-            if not f.repr or f.name in (self._header if self._is_test() else ("data_name",)) or f.name in self._hidden:
+            if not f.repr or f.name in self._header or f.name in self._hidden:
                 continue
             value = getattr(self, f.name)
             if value is None or (f.default is not dataclasses.MISSING and _equal(value, f.default)):
@@ -390,14 +391,8 @@ class ResultMixin:
 
     def _repr_html_(self) -> str:
         title = html.escape(self._title or type(self).__name__)
-        rows = []
-        if self.data_name:
-            rows.append(("data", self.data_name, False))
-        if self._statistic_line():
-            rows.append((self._statistic_label, _number(self.statistic), True))
-            note = self._pvalue_note()
-            p = format_pvalue(float(self.pvalue)).removeprefix("= ")
-            rows.append(("p-value", p + (f" ({note})" if note else ""), True))
+        rows = [("data", self.data_name, False)] if self.data_name else []
+        rows += [(name, value, True) for name, value in self._statistic_rows()]
         rows += [(name, value, False) for name, value in self._details()]
         body = "".join(
             f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th>"
@@ -414,6 +409,9 @@ class ResultMixin:
             parts.append(f"<div style='margin-top:0.5em'>{html.escape(caption)}</div>{table}")
         parts += [f"<div>{html.escape(line)}</div>" for line in self._extra_lines()]
         return "".join(parts) + "</div>"
+
+
+ResultMixin._own_attributes = attribute_entries(ResultMixin.__doc__)
 
 
 def _equal(value, default) -> bool:

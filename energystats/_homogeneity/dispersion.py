@@ -107,8 +107,6 @@ class DispersionResult(ResultMixin):
         With several factors, the one-factor decomposition of each, in the order given:
         its S (R ``between``), W (R ``withins``), F (R ``statistic``) and p-value (R
         ``p.value``); empty for one factor.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     W: float
@@ -124,7 +122,6 @@ class DispersionResult(ResultMixin):
     pvalue: float | np.ndarray | None = None
     n_resamples: int | None = None
     by_factor: tuple = ()
-    n_omitted: int = 0
 
     _title = "Distance components (DISCO)"
     _digits = 6  # the pairwise table's significant digits
@@ -133,6 +130,7 @@ class DispersionResult(ResultMixin):
     #: shown by the disco table and the notes instead
     _hidden = ("W", "S", "T", "F", "within", "sizes", "weights", "groups", "factor", "pvalue",
                "n_resamples", "by_factor")
+    _not_one_test = "is a decomposition, not a test: energy_test gives the permutation null of S"
 
     @property
     def df_within(self) -> float:
