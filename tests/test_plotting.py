@@ -388,7 +388,8 @@ def test_gof_mvnorm_mahalanobis_distances_against_their_beta_law(rng):
     law = stats.beta(1.5, (39 - 4) / 2, scale=38**2 / 39)
     quantiles = law.ppf((np.arange(1, 40) - 0.5) / 39)
     np.testing.assert_allclose(points.get_xdata(), quantiles, rtol=1e-12)
-    assert ecdf.get_xlabel() == "squared Mahalanobis distance D\u00b2"
+    assert ecdf.get_xlabel() == "Mahalanobis D\u00b2"
+    assert qq.get_xlabel() == "quantiles of the scaled Beta(1.5, 17.5) law of D\u00b2"
     title = f"energy test of 3-variate normality: p = {result.pvalue:.3g}\ndata: [a, b, c]"
     assert qq.figure.get_suptitle() == title
     with pytest.raises(ValueError, match=r"`x` must have the 3 columns the test was run on, "

@@ -62,8 +62,7 @@ class MvnormTestResult(TestResult):
         squared = np.einsum("ij,ji->i", centred, np.linalg.solve(covariance, centred.T))
         law = stats.beta(d / 2.0, (n - d - 1) / 2.0, scale=(n - 1.0) ** 2 / n)
         beta = f"Beta({d / 2:g}, {(n - d - 1) / 2:g})"
-        return FitPanel(squared, "squared Mahalanobis distance D\u00b2", law,
-                        f"law of D\u00b2 under normality, (n - 1)\u00b2/n {beta}",
+        return FitPanel(squared, "Mahalanobis D\u00b2", law, f"scaled {beta} law of D\u00b2",
                         f"energy test of {d}-variate normality: p = {self.pvalue:.3g}")
 
 
