@@ -48,6 +48,8 @@ _TITLES = {
     "E": "Energy test of equal distributions (R eqdist.etest)",
     "F": "Energy test of equal distributions (DISCO F ratio, R disco)",
 }
+
+
 @dataclass(frozen=True, repr=False)
 class EnergyTestResult(TestResult):
     """Result of a k-sample energy permutation test.
@@ -74,7 +76,6 @@ class EnergyTestResult(TestResult):
     n_projections: int | None = None
 
     _hidden = ("approximation", "n_projections")
-    _resamples = "permutations"
     #: the axis label of each statistic in plot_null_distribution
     _plot_labels = {
         "S": "between-sample energy S",
