@@ -65,6 +65,7 @@ from ._missing import (
     warn_if_transposed,
 )
 from ._rbridge import is_r_object
+from ._results import ResultMixin
 
 __all__ = ["ALL_ROWS", "FOREIGN_NAMES", "Rows", "door_of", "front_door"]
 
@@ -500,17 +501,16 @@ class _Door:
         """``n_omitted`` and per-row ``labels`` on every row passed; ``data_name``."""
         if omitted and isinstance(result, pd.DataFrame):
             result.attrs["n_omitted"] = omitted  # a table made by this call
-        if not dataclasses.is_dataclass(result):
+        if not isinstance(result, ResultMixin):
             return result
-        fields = {f.name for f in dataclasses.fields(result)}
         changes = {}
-        if omitted and "n_omitted" in fields:
+        if omitted:
             changes["n_omitted"] = omitted
         labels = getattr(result, "labels", None)
         if omitted and keep is not None and isinstance(labels, np.ndarray):
             if labels.shape == (int(keep.sum()),):
                 changes["labels"] = expand_labels(labels, keep)
-        if name is not None and "data_name" in fields:
+        if name is not None:
             changes["data_name"] = name
         return dataclasses.replace(result, **changes) if changes else result
 

@@ -37,7 +37,7 @@ from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._progress import check_progress, progress_bar
 from .._resampling import check_options, pvalue
-from .._results import ResultMixin
+from .._result_bases import ClusteringResult
 from .._semimetric import prepare_points, resolve_semimetric
 from .._validation import check_positive_int
 from .cluster_test import cluster_test
@@ -56,7 +56,7 @@ _TABLE_COLUMNS = ["k", "W", "S", "log_W", "ref_log_W", "gap", "gap_se", "pvalue"
 
 
 @dataclass(frozen=True, repr=False)
-class ChooseKResult(ResultMixin):
+class ChooseKResult(ClusteringResult):
     """Result of :func:`choose_k`.
 
     Attributes
@@ -92,10 +92,6 @@ class ChooseKResult(ResultMixin):
         Monte Carlo resamples per node test.
     n_references : int
         Uniform reference sets of the gap statistic.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     k: int
@@ -103,22 +99,17 @@ class ChooseKResult(ResultMixin):
     null: str
     table: pd.DataFrame = field(repr=False)
     nodes: pd.DataFrame = field(repr=False)
-    labels: np.ndarray = field(repr=False)
     model: KGroups = field(repr=False)
     k_gap: int | None
     n_resamples: int
     n_references: int
-    n_omitted: int = 0
 
     _title = "Number of clusters by sequential tests down a divisive k-groups tree"
+    _not_one_test = "holds one test per split: plot_choose_k draws the decision"
 
     def to_frame(self) -> pd.DataFrame:
         """The table over k, indexed by k."""
         return self.table.set_index("k")
-
-    def _details(self) -> list[tuple[str, str]]:
-        sizes = np.bincount(self.labels[self.labels >= 0]).tolist()
-        return super()._details() + [("cluster sizes", ", ".join(map(str, sizes)))]
 
     def _tables(self) -> list[tuple[str, pd.DataFrame]]:
         return [("Over k", self.to_frame())]

@@ -24,8 +24,8 @@ from .._linalg import centred_svd, whiten
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue, tie_scale
-from .._results import ResultMixin
 from .._frontdoor import front_door
+from .._result_bases import ClusteringResult, NullPanel, TestResult
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
 from .kgroups import KGroups
@@ -42,7 +42,7 @@ N_INIT = 3
 
 
 @dataclass(frozen=True, repr=False)
-class ClusterTestResult(ResultMixin):
+class ClusterTestResult(ClusteringResult, TestResult):
     """Result of :func:`cluster_test`.
 
     Attributes
@@ -51,13 +51,9 @@ class ClusterTestResult(ResultMixin):
         S / T of the partition fitted to the whitened scores of the data on
         ``n_components`` principal directions: the share of the total energy
         dispersion explained by the clusters (Lemma 1: T = S + W).
-    pvalue : float
-        (1 + #{null >= statistic}) / (n_resamples + 1).
     null_distribution : ndarray of shape (n_resamples,)
         S / T of the same procedure fitted to samples of N(0, I_J) of the same
         size, J = ``n_components``.
-    n_resamples : int
-        Number of Gaussian samples.
     n_clusters : int
         Number of clusters fitted.
     directions : str
@@ -76,38 +72,33 @@ class ClusterTestResult(ResultMixin):
     agreement : float
         With ``labels=``: the share of points whose (renumbered) test cluster is their
         cluster in the user's fit; NaN otherwise.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    statistic: float
-    pvalue: float
-    null_distribution: np.ndarray = field(repr=False)
-    n_resamples: int
     n_clusters: int
     directions: str
     n_components: int
     eigenvalues: np.ndarray = field(repr=False)
-    labels: np.ndarray = field(repr=False)
     model: KGroups = field(repr=False)
     agreement: float = field(default=float("nan"), repr=False)
-    n_omitted: int = 0
 
     _title = "Energy test of cluster structure against one Gaussian"
     _statistic_label = "S/T"
     _resamples = "Gaussian samples"
 
-    def _details(self) -> list[tuple[str, str]]:
-        return super()._details() + [("cluster sizes", ", ".join(map(str, self.model.cluster_sizes_.tolist())))]
-
     def _extra_lines(self) -> list[str]:
         if np.isnan(self.agreement):
             source = "clusters of the test's own fit to the whitened scores (not a fit to X)"
         else:
-            source = f"test's clusters renumbered to the given labels; they agree on {self.agreement:.1%} of the points"
-        return [source, f"statistic on the whitened scores of {self.n_components} of {self.eigenvalues.size} principal directions"]
+            source = (f"test's clusters renumbered to the given labels; they agree on "
+                      f"{self.agreement:.1%} of the points")
+        scores = f"{self.n_components} of {self.eigenvalues.size} principal directions"
+        return [source, f"statistic on the whitened scores of {scores}"]
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        return (NullPanel(f"test of {self.n_clusters} clusters against one Gaussian",
+                          "S / T (share of the energy between clusters)", self.statistic,
+                          self.pvalue, f"{self.n_resamples:,} Gaussian samples",
+                          null=self.null_distribution),)
 
 
 def _principal_scores(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._config import check_fits
 from .._frontdoor import front_door
-from .._results import ResultMixin
+from .._result_bases import ClusteringResult
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, as_weights, weight_scale
 
@@ -30,7 +30,7 @@ __all__ = ["Split1DResult", "split_1d"]
 
 
 @dataclass(frozen=True, repr=False)
-class Split1DResult(ResultMixin):
+class Split1DResult(ClusteringResult):
     """The exact energy-optimal split of one-dimensional data into two groups.
 
     Attributes
@@ -39,7 +39,8 @@ class Split1DResult(ResultMixin):
         Midpoint between the two sorted values the split falls between;
         points above it form group 1.
     labels : ndarray of shape (n,)
-        0 for the lower group, 1 for the upper, in the input's order.
+        0 for the lower group, 1 for the upper, in the input's order; -1 on rows dropped
+        for missing values (``nan_policy="omit"``).
     W : float
         Within dispersion (eq. 15, 63) at the optimum, the minimum of ``W_curve``.
     S : float
@@ -52,24 +53,17 @@ class Split1DResult(ResultMixin):
         values), in sorted order.
     curve_thresholds : ndarray of shape (m,)
         The threshold of each split in ``W_curve`` (for plotting).
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``); their ``labels``
-        are -1.
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     threshold: float
-    labels: np.ndarray
     W: float
     S: float
     split_index: int
     W_curve: np.ndarray
     curve_thresholds: np.ndarray = field(repr=False)
-    n_omitted: int = 0
 
     _title = "Exact energy split of one-dimensional data into two groups"
-    _hidden = ("labels", "W_curve")
+    _hidden = ("W_curve",)
 
 
 def _midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from .._frontdoor import front_door
 from .._operator import sorted_pair_sums
 from .._random import as_generator, check_rng
 from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution, pvalue
-from .._results import ResultMixin
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale
 from ._limit import normal_limit_sf
 from ._standard import energy_scale
+from .._result_bases import FitPanel, NullPanel, Sample, TestResult
+from ._limit import normal_limit_pdf
 from .normality import _mean_distance_to_gaussian
 
 __all__ = ["NormalTestResult", "normal_statistic", "normal_test"]
@@ -25,40 +27,25 @@ _METHODS = ("bootstrap", "limit")
 
 
 @dataclass(frozen=True, repr=False)
-class NormalTestResult(ResultMixin):
+class NormalTestResult(TestResult):
     """Result of :func:`normal_test` (R ``normal.test``: ``statistic``, ``p.value``, ``estimate``).
 
     Attributes
     ----------
     statistic : float
         :math:`n\\mathcal E_n` of :func:`normal_statistic` (R ``normal.e``).
-    pvalue : float
-        ``"bootstrap"``: (1 + #{null >= statistic}) / (n_resamples + 1); ``"limit"``: the tail
-        probability of the limit distribution.
     method : str
-        ``"bootstrap"`` or ``"limit"``.
+        ``"bootstrap"`` (the null of ``n_resamples`` Gaussian samples) or ``"limit"`` (the
+        tail of the limit distribution; ``null_distribution`` and ``n_resamples`` None).
     mean, sd : float
         The estimates (R's ``estimate``): sample mean and standard deviation (n - 1).
     n_samples : int
-    n_resamples : int or None
-        Gaussian samples of the parametric bootstrap (``"bootstrap"``); None for ``"limit"``.
-    null_distribution : ndarray of shape (n_resamples,) or None
-        The statistic of each Gaussian sample (``"bootstrap"``); None for ``"limit"``.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    statistic: float
-    pvalue: float
     method: str
     mean: float
     sd: float
     n_samples: int
-    n_resamples: int | None
-    null_distribution: np.ndarray | None = field(repr=False)
-    n_omitted: int = 0
 
     _title = "Energy test of univariate normality, estimated mean and sd (R normal.test)"
     _statistic_label = "E"
@@ -68,6 +55,25 @@ class NormalTestResult(ResultMixin):
         if self.method == "limit":
             return "limit distribution"
         return f"{self.n_resamples} parametric bootstrap samples"
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        test, label = "energy test of normality", "energy statistic n E\u2099"
+        if self.method == "limit":  # its density over (0, 2.5], beyond which it holds < 1e-5
+            return (NullPanel(test, label, self.statistic, self.pvalue,
+                              "limit distribution \u03a3 \u03bb\u2096 Z\u2096\u00b2",
+                              density=normal_limit_pdf, support=(0.0, 2.5)),)
+        return (NullPanel(test, label, self.statistic, self.pvalue,
+                          f"parametric bootstrap ({self.n_resamples:,} normal samples)",
+                          null=self.null_distribution),)
+
+    def _fit_panel(self, sample: Sample) -> FitPanel:
+        values = sample.column(self.n_samples)
+        if not np.isclose(values.mean(), self.mean, rtol=1e-9, atol=1e-12 * (1 + abs(self.mean))):
+            raise ValueError(f"`x` has mean {values.mean():.6g}, `result` estimated "
+                             f"{self.mean:.6g}: pass the data the test was run on.")
+        return FitPanel(values, sample.name, stats.norm(self.mean, self.sd),
+                        f"fitted N({self.mean:.4g}, {self.sd:.4g}\u00b2)",
+                        f"energy test of normality: p = {self.pvalue:.3g}")
 
 
 def _check(x) -> tuple[np.ndarray, int]:

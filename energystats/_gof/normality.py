@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 from scipy.special import gammaln, hyp1f1, ndtr
 
 from .._linalg import standardise
@@ -12,45 +13,56 @@ from .._frontdoor import front_door
 from .._operator import make_operator
 from .._random import as_generator
 from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue
-from .._results import ResultMixin
+from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 from .._semimetric import resolve_semimetric
 from .._validation import as_data, unit_scale
 from ._standard import energy_scale
 
-__all__ = ["NormalityTestResult", "mvnorm_statistic", "mvnorm_test"]
+__all__ = ["MvnormTestResult", "mvnorm_statistic", "mvnorm_test"]
 
 
 @dataclass(frozen=True, repr=False)
-class NormalityTestResult(ResultMixin):
+class MvnormTestResult(TestResult):
     """Result of :func:`mvnorm_test` (R ``mvnorm.test``: ``statistic``, ``p.value``).
 
     Attributes
     ----------
     statistic : float
         n E_n of :func:`mvnorm_statistic` (R ``mvnorm.e``).
-    pvalue : float
-        (1 + #{null >= statistic}) / (n_resamples + 1).
     null_distribution : ndarray of shape (n_resamples,)
         The statistic of Gaussian samples of the same size and dimension.
-    n_resamples : int
     n_samples, n_features : int
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    statistic: float
-    pvalue: float
-    null_distribution: np.ndarray = field(repr=False)
-    n_resamples: int
     n_samples: int
     n_features: int
-    n_omitted: int = 0
 
     _title = "Energy test of multivariate normality, estimated parameters (R mvnorm.test)"
     _statistic_label = "E"
     _resamples = "parametric bootstrap samples"
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        return (NullPanel(f"energy test of {self.n_features}-variate normality",
+                          "energy statistic n E\u2099", self.statistic, self.pvalue,
+                          f"parametric bootstrap ({self.n_resamples:,} normal samples)",
+                          null=self.null_distribution),)
+
+    def _fit_panel(self, sample: Sample) -> FitPanel:
+        """The squared Mahalanobis distances of the rows from their mean (covariance with
+        n - 1) against their law under normality: n D^2 / (n - 1)^2 is Beta(d / 2,
+        (n - d - 1) / 2) for every row (Gnanadesikan & Kettenring 1972, after Wilks 1963)."""
+        X = sample.matrix(self.n_samples, self.n_features)
+        n, d = X.shape
+        if n <= d + 1:
+            raise ValueError("`x` needs more rows than columns + 1 for the law of its Mahalanobis "
+                             f"distances, got {n} rows and {d} columns.")
+        centred = X - X.mean(axis=0)
+        covariance = np.cov(X, rowvar=False).reshape(d, d)
+        squared = np.einsum("ij,ji->i", centred, np.linalg.solve(covariance, centred.T))
+        law = stats.beta(d / 2.0, (n - d - 1) / 2.0, scale=(n - 1.0) ** 2 / n)
+        beta = f"Beta({d / 2:g}, {(n - d - 1) / 2:g})"
+        return FitPanel(squared, "Mahalanobis D\u00b2", law, f"scaled {beta} law of D\u00b2",
+                        f"energy test of {d}-variate normality: p = {self.pvalue:.3g}")
 
 
 def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
@@ -127,7 +139,9 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
 
 
 @front_door("X", names=("X",))
-def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = None, nan_policy: str = "raise") -> NormalityTestResult:
+def mvnorm_test(
+    X, *, n_resamples: int = 999, rng=None, progress: bool | None = None, nan_policy: str = "raise"
+) -> MvnormTestResult:
     r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).
 
     The statistic of :func:`mvnorm_statistic`, with its null distribution from a
@@ -148,7 +162,7 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
 
     Returns
     -------
-    NormalityTestResult
+    MvnormTestResult
 
     Notes
     -----
@@ -183,7 +197,7 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
     null = null_distribution(engine, options, as_generator(rng)).values
     # standardised: mean ||y_j - y_k||^2 = 2 tr(cov) <= 2d, so var(y) is at most d
     between = 2.0 * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
-    return NormalityTestResult(
+    return MvnormTestResult(
         statistic=statistic,
         pvalue=pvalue(statistic, null, scale=energy_scale(statistic, n, between, np.sqrt(d)),
                       what="the multivariate normality statistic"),

@@ -35,7 +35,7 @@ Two families (Székely & Rizzo 2004; R ``energy``'s help page "Poisson Tests"):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -47,9 +47,10 @@ from .._random import as_generator
 from .._config import check_fits
 from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution
 from .._resampling import pvalue, tie_scale
-from .._results import ResultMixin
 from .._validation import as_data
 from ._standard import energy_scale
+from .._result_bases import FitPanel, NullPanel, Sample, TestResult
+from .._results import Table
 
 __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
 
@@ -63,43 +64,40 @@ _SPAN_SD, _SPAN_ADD = 40.0, 40.0
 
 
 @dataclass(frozen=True, repr=False)
-class PoissonTestResult(ResultMixin):
+class PoissonTestResult(TestResult):
     """Result of :func:`poisson_test` (R ``poisson.tests``; one row of its data frame per test).
 
     Attributes
     ----------
-    tests : tuple of str
-        The tests, among ``"M-CvM"``, ``"M-AD"``, ``"E"``.
     statistic : ndarray of shape (n_tests,)
         The statistics, in the order of ``tests``.
     pvalue : ndarray of shape (n_tests,)
         (1 + #{null >= statistic}) / (n_resamples + 1), per test.
+    null_distribution : ndarray of shape (n_resamples, n_tests)
+        The statistics of the Poisson(estimate) samples, all from the same samples.
+    tests : tuple of str
+        The tests, among ``"M-CvM"``, ``"M-AD"``, ``"E"``.
     estimate : float
         The sample mean, the estimate of lambda.
     n_samples : int
-    n_resamples : int
-    null_distribution : ndarray of shape (n_resamples, n_tests)
-        The statistics of the Poisson(estimate) samples, all from the same samples.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     tests: tuple
-    statistic: np.ndarray
-    pvalue: np.ndarray
     estimate: float
     n_samples: int
-    n_resamples: int
-    null_distribution: np.ndarray = field(repr=False)
-    n_omitted: int = 0
 
     _title = "Goodness-of-fit tests of the Poisson distribution, estimated mean (R poisson.tests)"
     _hidden = ("tests",)
+    #: the axis label of each test's statistic in plot_null_distribution
+    _plot_labels = {
+        "M-CvM": "mean distance Cram\u00e9r-von Mises statistic",
+        "M-AD": "mean distance Anderson-Darling statistic",
+        "E": "energy statistic",
+    }
 
-    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
-        return [(f"Tests (p-values from {self.n_resamples} parametric bootstrap samples)", self.to_frame().drop(columns="estimate"))]
+    def _tables(self) -> list[Table]:
+        caption = f"Tests (p-values from {self.n_resamples} parametric bootstrap samples)"
+        return [Table(caption, self.to_frame().drop(columns="estimate"))]
 
     def to_frame(self) -> pd.DataFrame:
         """R's ``poisson.tests`` data frame: one row per test (index ``"M-CvM"``, ``"M-AD"``,
@@ -113,6 +111,27 @@ class PoissonTestResult(ResultMixin):
             },
             index=pd.Index(list(self.tests), name="test"),
         )
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        null = np.asarray(self.null_distribution, dtype=float).reshape(-1, len(self.tests))
+        statistics, pvalues = np.atleast_1d(self.statistic), np.atleast_1d(self.pvalue)
+        return tuple(
+            NullPanel("Poisson goodness-of-fit tests", self._plot_labels[name], float(t), float(p),
+                      f"parametric bootstrap ({self.n_resamples:,} Poisson samples)",
+                      null=null[:, k], name=name)
+            for k, (name, t, p) in enumerate(zip(self.tests, statistics, pvalues))
+        )
+
+    def _fit_panel(self, sample: Sample) -> FitPanel:
+        values = sample.column(self.n_samples)
+        if not np.isclose(values.mean(), self.estimate, rtol=1e-12):
+            raise ValueError(f"`x` has mean {values.mean():.6g}, `result` estimated "
+                             f"{self.estimate:.6g}: pass the data the test was run on.")
+        pairs = zip(self.tests, np.atleast_1d(self.pvalue))
+        pvalues = ", ".join(f"{p:.3g} ({t})" for t, p in pairs)
+        return FitPanel(values, sample.name, stats.poisson(self.estimate),
+                        f"fitted Poisson({self.estimate:.4g})",
+                        f"Poisson goodness-of-fit tests: p = {pvalues}", discrete=True)
 
 
 def _check(x) -> np.ndarray:

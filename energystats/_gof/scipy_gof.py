@@ -15,7 +15,7 @@ quadrature otherwise (:mod:`._standard`), and the pair sum in O(n log n) from th
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
@@ -26,7 +26,7 @@ from .._operator import sorted_pair_sums
 from .._random import as_generator
 from .._resampling import Draws, Options, check_observed, check_progress, check_resamples
 from .._resampling import null_distribution, pvalue
-from .._results import ResultMixin
+from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale
 from ._fits import fitter, parameter_names, vectorised
@@ -36,15 +36,16 @@ __all__ = ["EnergyGofResult", "energy_gof", "energy_gof_statistic"]
 
 
 @dataclass(frozen=True, repr=False)
-class EnergyGofResult(ResultMixin):
+class EnergyGofResult(TestResult):
     """Result of :func:`energy_gof`.
 
     Attributes
     ----------
     statistic : float
         :math:`Q_n` of :func:`energy_gof_statistic` against the null distribution.
-    pvalue : float
-        (1 + #{null >= statistic}) / (n_resamples + 1).
+    null_distribution : ndarray of shape (n_resamples,)
+        The statistic of each sample drawn from the null distribution (parameters
+        re-estimated on each when they were estimated from the data).
     distribution : str
         The scipy name of the family.
     params : dict
@@ -52,25 +53,13 @@ class EnergyGofResult(ResultMixin):
         from the data.
     estimated : tuple of str
         The names of the estimated parameters (empty for a fully specified distribution).
-    n_samples, n_resamples : int
-    null_distribution : ndarray of shape (n_resamples,)
-        The statistic of each sample drawn from the null distribution (parameters
-        re-estimated on each when they were estimated from the data).
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
+    n_samples : int
     """
 
-    statistic: float
-    pvalue: float
     distribution: str
     params: dict
     estimated: tuple
     n_samples: int
-    n_resamples: int
-    null_distribution: np.ndarray = field(repr=False)
-    n_omitted: int = 0
 
     _statistic_label = "Q"
     _hidden = ("distribution",)  # in the title
@@ -83,6 +72,21 @@ class EnergyGofResult(ResultMixin):
     def _pvalue_note(self) -> str:
         kind = "parametric bootstrap" if self.estimated else "Monte Carlo"
         return f"{self.n_resamples} {kind} samples"
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        kind = "parametric bootstrap" if self.estimated else "Monte Carlo"
+        return (NullPanel(f"energy goodness-of-fit test of {self.distribution}",
+                          "energy statistic Q\u2099", self.statistic, self.pvalue,
+                          f"{kind} ({self.n_resamples:,} samples of {self.distribution})",
+                          null=self.null_distribution),)
+
+    def _fit_panel(self, sample: Sample) -> FitPanel:
+        params = ", ".join(f"{name}={value:.4g}" for name, value in self.params.items())
+        fitted = getattr(stats, self.distribution)(**self.params)
+        return FitPanel(sample.column(self.n_samples), sample.name, fitted,
+                        f"fitted {self.distribution}({params})",
+                        f"energy goodness-of-fit test of {self.distribution}: "
+                        f"p = {self.pvalue:.3g}")
 
 
 def _split(frozen) -> tuple[object, tuple, object, object]:

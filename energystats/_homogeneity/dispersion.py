@@ -28,6 +28,7 @@ from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import check_options
 from .._results import ResultMixin
+from .._results import Table, shared_decimals
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, as_weights, weight_scale
 from .permutation import relabeling_test
@@ -65,6 +66,10 @@ def decompose(M: np.ndarray, s: np.ndarray) -> Decomposition:
 class DispersionResult(ResultMixin):
     r"""Energy dispersion of a sample split into groups by one factor or several (DISCO).
 
+    With several factors, ``F`` and ``pvalue`` hold one value per factor, in the order the
+    factors were given, as R's ``disco()$statistic`` and ``$p.value`` are vectors:
+    ``d.pvalue < 0.05`` tests each factor (``d.pvalue[0]`` the first).
+
     Attributes
     ----------
     W : float
@@ -72,18 +77,18 @@ class DispersionResult(ResultMixin):
         :math:`\sum_j \tfrac{s_j}{2} g(C_j, C_j)`; several factors: the total less every
         factor's between-sample statistic, :math:`T - \sum_f S_f`. Equals R ``disco(...)$within``.
     S : float
-        Between-sample statistic, eq. (16); with several factors the sum of theirs. Equals
-        R ``disco(...)$between`` (its sum).
+        Between-sample statistic, eq. (16); with several factors the sum of theirs (each
+        factor's in ``by_factor``). Equals R ``disco(...)$between`` (its sum).
     T : float
         Total dispersion :math:`\tfrac{s}{2} g(X, X)` (Lemma 1, eq. 18);
         ``S + W == T`` to rounding. Equals R ``disco(...)$total``.
-    F : float
+    F : float, or ndarray of shape (n_factors,)
         DISCO ratio :math:`\frac{S / (k - 1)}{W / (s - k)}`, R ``disco(...)$statistic``.
         With weights, s is the total weight (weights count as frequencies);
         ``nan`` when ``s <= k``, where the ratio has no degrees of freedom; ``inf`` when
         W = 0 < S (every group constant, the groups apart); ``nan`` when S = W = 0 (every
         point the same: nothing to compare), which ``energy_test(statistic="F")`` refuses.
-        With several factors ``nan``: each factor's ratio is in ``by_factor``.
+        With several factors each factor's one-factor ratio :math:`F_f` (R's vector).
     within : ndarray of shape (k,)
         Per-group terms :math:`W_j = \tfrac{s_j}{2} g(C_j, C_j)` (empty with several factors,
         as are ``sizes``, ``weights``, ``pairwise`` and ``groups``: see ``by_factor``).
@@ -99,9 +104,10 @@ class DispersionResult(ResultMixin):
     factor : str
         Name of the factor (a column or Series name, else ``"labels"``); with several
         factors, their names joined by ``" + "``.
-    pvalue : float or None
-        Permutation p-value of F (``n_resamples`` given, one factor), as R ``disco(...,
-        R)$p.value``; ``None`` without resamples and with several factors (see ``by_factor``).
+    pvalue : float, ndarray of shape (n_factors,), or None
+        Permutation p-value of F (``n_resamples`` given), as R ``disco(..., R)$p.value``;
+        with several factors each factor's, of its own F (R's vector); ``None`` without
+        resamples.
     n_resamples : int or None
         Relabelings behind ``pvalue`` (all distinct ones when they are fewer than asked); with
         several factors the number asked, each factor's own in ``by_factor``.
@@ -109,29 +115,30 @@ class DispersionResult(ResultMixin):
         With several factors, the one-factor decomposition of each, in the order given:
         its S (R ``between``), W (R ``withins``), F (R ``statistic``) and p-value (R
         ``p.value``); empty for one factor.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     W: float
     S: float
     T: float
-    F: float
+    F: float | np.ndarray
     within: np.ndarray
     sizes: np.ndarray
     weights: np.ndarray
     pairwise: np.ndarray = field(repr=False)
     groups: np.ndarray
     factor: str = "labels"
-    pvalue: float | None = None
+    pvalue: float | np.ndarray | None = None
     n_resamples: int | None = None
     by_factor: tuple = ()
-    n_omitted: int = 0
 
     _title = "Distance components (DISCO)"
-    _digits = 6  # as R's disco prints its table
+    _digits = 6  # the pairwise table's significant digits
+    #: the decimals of R's disco table
+    _decimals = {"Sum Dist": 5, "Mean Dist": 5, "F-ratio": 3}
     #: shown by the disco table and the notes instead
-    _hidden = ("W", "S", "T", "F", "within", "sizes", "weights", "groups", "factor", "pvalue", "n_resamples", "by_factor")
+    _hidden = ("W", "S", "T", "F", "within", "sizes", "weights", "groups", "factor", "pvalue",
+               "n_resamples", "by_factor")
+    _not_one_test = "is a decomposition, not a test: energy_test gives the permutation null of S"
 
     @property
     def df_within(self) -> float:
@@ -143,27 +150,31 @@ class DispersionResult(ResultMixin):
     def disco_table(self) -> pd.DataFrame:
         """R's ``disco`` table: one row per factor, then ``Within`` and ``Total``; columns
         ``Df``, ``Sum Dist``, ``Mean Dist`` (sum over Df), ``F-ratio`` and ``p-value`` (the
-        last only with resamples)."""
+        last only with resamples). The cells R leaves blank (the mean of ``Total``, the
+        ratio and p-value of ``Within`` and ``Total``) are NaN, and print blank."""
         factors = self.by_factor or (self,)
         df = [len(f.groups) - 1 for f in factors]
+        within_mean = self.W / self.df_within if self.df_within > 0 else np.nan
         rows = {
             "Df": df + [self.df_within, self.df_within + sum(df)],
             "Sum Dist": [f.S for f in factors] + [self.W, self.T],
-            "Mean Dist": [f.S / d for f, d in zip(factors, df)] + [self.W / self.df_within if self.df_within > 0 else np.nan, np.nan],
+            "Mean Dist": [f.S / d for f, d in zip(factors, df)] + [within_mean, np.nan],
             "F-ratio": [f.F for f in factors] + [np.nan, np.nan],
         }
-        if any(f.pvalue is not None for f in factors):
-            rows["p-value"] = [np.nan if f.pvalue is None else f.pvalue for f in factors] + [np.nan, np.nan]
+        if self.pvalue is not None:
+            rows["p-value"] = [f.pvalue for f in factors] + [np.nan, np.nan]
         index = pd.Index([f.factor for f in factors] + ["Within", "Total"], name="Source")
         table = pd.DataFrame(rows, index=index)
         if all(float(d).is_integer() for d in table["Df"]):  # no weights, or whole ones: R's integer Df
             table["Df"] = table["Df"].astype(np.int64)
         return table
 
-    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
-        tables = [("Distance components", self.disco_table())]
+    def _tables(self) -> list[Table]:
+        tables = [Table("Distance components", self.disco_table(), self._decimals)]
         if not self.by_factor:
-            tables.append(("Pairwise n_i n_j / (n_i + n_j) * E_ij (R edist)", self.pairwise_frame()))
+            caption = "Pairwise n_i n_j / (n_i + n_j) * E_ij (R edist)"
+            decimals = shared_decimals(self.pairwise, self._digits)  # one quantity: one format
+            tables.append(Table(caption, self.pairwise_frame(), decimals))
         return tables
 
     def _extra_lines(self) -> list[str]:
@@ -433,8 +444,10 @@ def dispersion(
     Returns
     -------
     DispersionResult
-        Printed as R prints ``disco``: Source, Df, Sum Dist, Mean Dist, F-ratio, p-value
-        (``disco_table()`` gives that table as a DataFrame).
+        Printed as R prints ``disco``: Source, Df, Sum Dist, Mean Dist, F-ratio, p-value, in
+        R's decimals and with R's blank cells (``disco_table()`` gives that table as a
+        DataFrame). With several factors ``F`` and ``pvalue`` are arrays, one value per
+        factor, as R's ``statistic`` and ``p.value`` vectors.
 
     Notes
     -----
@@ -483,10 +496,13 @@ def dispersion(
     <BLANKLINE>
     Distance components:
     Source    Df  Sum Dist  Mean Dist  F-ratio
-    Species    2   31.4224   15.71118  42.3678
-    Large      1   10.6797   10.67966  21.0033
-    Within   146   43.8321    0.30022      NaN
-    Total    149   85.9341        NaN      NaN
+    Species    2  31.42236   15.71118   42.368
+    Large      1  10.67966   10.67966   21.003
+    Within   146  43.83211    0.30022
+    Total    149  85.93413
+    >>> d = es.dispersion(iris.iloc[:, :2], iris[["Species", "Large"]], n_resamples=199, rng=0)
+    >>> d.F.round(3).tolist(), d.pvalue.tolist()  # one per factor, as R's vectors
+    ([42.368, 21.003], [0.005, 0.005])
     """
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm, "X")
@@ -523,8 +539,10 @@ def dispersion(
     T = results[0].T
     empty = np.zeros(0)
     return DispersionResult(
-        W=T - S, S=S, T=T, F=np.nan, within=empty, sizes=np.zeros(0, dtype=np.int64), weights=empty,
-        pairwise=np.zeros((0, 0)), groups=empty, factor=" + ".join(r.factor for r in results),
+        W=T - S, S=S, T=T, F=np.array([r.F for r in results]), within=empty,
+        sizes=np.zeros(0, dtype=np.int64), weights=empty, pairwise=np.zeros((0, 0)), groups=empty,
+        factor=" + ".join(r.factor for r in results),
+        pvalue=None if options is None else np.array([r.pvalue for r in results]),
         n_resamples=None if options is None else options.n_resamples, by_factor=results,
     )
 

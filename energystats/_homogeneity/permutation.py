@@ -18,7 +18,7 @@ tiles of D serves a whole batch), and sorted for one-dimensional data with expon
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -37,7 +37,7 @@ from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import Options, Relabelings, check_options, null_distribution, progress_bar
 from .._resampling import pvalue, relabeling_count, tie_scale
-from .._results import ResultMixin
+from .._result_bases import NullPanel, TestResult
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_data, as_groups, check_correction
 from .._frontdoor import front_door
@@ -58,23 +58,14 @@ _TITLES = {
     "E": "Energy test of equal distributions (R eqdist.etest)",
     "F": "Energy test of equal distributions (DISCO F ratio, R disco)",
 }
+
+
 @dataclass(frozen=True, repr=False)
-class EnergyTestResult(ResultMixin):
+class EnergyTestResult(TestResult):
     """Result of a k-sample energy permutation test.
 
     Attributes
     ----------
-    statistic : float
-        Observed value of the test statistic.
-    pvalue : float
-        Permutation p-value (see :func:`energy_test`, Notes); never 0.
-    null_distribution : ndarray
-        The statistic under each relabeling (all distinct relabelings when
-        ``exact``).
-    n_resamples : int
-        Number of relabelings in ``null_distribution``.
-    exact : bool
-        Whether every distinct relabeling was enumerated (exact p-value).
     statistic_name : str
         ``"S"``, ``"E"`` or ``"F"``.
     sizes : ndarray of shape (k,)
@@ -86,28 +77,30 @@ class EnergyTestResult(ResultMixin):
         on the random-projection estimate of the distance.
     n_projections : int or None
         The number of directions L of ``"projection"``.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    statistic: float
-    pvalue: float
-    null_distribution: np.ndarray = field(repr=False)
-    n_resamples: int
-    exact: bool
     statistic_name: str
     sizes: np.ndarray
     groups: np.ndarray
     approximation: str = "exact"
     n_projections: int | None = None
-    n_omitted: int = 0
 
     _hidden = ("approximation", "n_projections")
+    #: the axis label of each statistic in plot_null_distribution
+    _plot_labels = {
+        "S": "between-sample energy S",
+        "E": "sum of pairwise two-sample energy statistics",
+        "F": "DISCO F ratio",
+    }
+
+    @property
+    def _statistic_label(self) -> str:
+        return self.statistic_name
 
     def _pvalue_note(self) -> str:
-        return f"exact: all {self.n_resamples} distinct relabelings" if self.exact else f"{self.n_resamples} permutations"
+        if self.exact:
+            return f"exact: all {self.n_resamples} distinct relabelings"
+        return f"{self.n_resamples} permutations"
 
     @property
     def _title(self) -> str:
@@ -121,6 +114,13 @@ class EnergyTestResult(ResultMixin):
         if self.approximation == "projection":
             return [f"distance estimated from {self.n_projections} random projections (the test's level is exact)"]
         return []
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        return (
+            NullPanel(f"{len(self.sizes)}-sample energy test of equal distributions",
+                      self._plot_labels[self.statistic_name], self.statistic, self.pvalue,
+                      self._permutation_label("relabelings"), null=self.null_distribution),
+        )
 
 
 def statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np.ndarray:

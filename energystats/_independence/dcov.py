@@ -65,10 +65,6 @@ class DCovStatsResult(ResultMixin):
         ``"V"`` or ``"U"``.
     n_samples : int
         Sample size (after dropping rows with missing values).
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed (R's ``data.name``).
     """
 
     dcov2: float
@@ -77,7 +73,6 @@ class DCovStatsResult(ResultMixin):
     dvar2_y: float
     estimator: str
     n_samples: int
-    n_omitted: int = 0
 
     @property
     def _title(self) -> str:

@@ -56,10 +56,6 @@ class PairwiseDcorResult(ResultMixin):
     alpha : float
     n_samples : int
         Sample size (rows without a missing value in the columns used).
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -68,9 +64,9 @@ class PairwiseDcorResult(ResultMixin):
     correction: str
     alpha: float
     n_samples: int
-    n_omitted: int = 0
 
     _title = "Distance correlation of every pair of variables"
+    _not_one_test = "holds one test per pair of variables: plot_dcor_matrix draws them"
     #: the matrix is printed up to this many variables
     _MATRIX_PRINTED = 10
 

@@ -15,8 +15,9 @@ from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
 from .._resampling import tie_scale
-from .._results import ResultMixin, _number
+from .._results import _number
 from .._frontdoor import door_of, front_door
+from .._result_bases import NullPanel, TestResult
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 from .dcov import (
@@ -33,20 +34,11 @@ __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "en
 
 
 @dataclass(frozen=True, repr=False)
-class IndependenceTestResult(ResultMixin):
+class IndependenceTestResult(TestResult):
     """Result of a test of independence.
 
     Attributes
     ----------
-    statistic : float
-        The test statistic, ``statistic_name`` (R's name for it).
-    pvalue : float
-        Permutation tests: (1 + #{null >= statistic}) / (n_resamples + 1), or the share of
-        all n! permutations when ``exact``; the t-test: its upper-tail probability.
-    null_distribution : ndarray or None
-        The statistic under each permutation (``None`` for the t-test).
-    n_resamples : int
-        Number of permutations in ``null_distribution`` (0 for the t-test).
     statistic_name : str
         ``"nV^2"``, ``"dCor"``, ``"T"``, ... as R's ``htest`` names it.
     estimate : float
@@ -59,12 +51,8 @@ class IndependenceTestResult(ResultMixin):
         ``"permutation"``, ``"gamma"`` or ``"t"``.
     n_samples : int
         Sample size (after dropping rows with missing values).
-    exact : bool
-        Whether every permutation was enumerated.
     df : float or None
         Degrees of freedom of the t-test.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
     reference_distribution : object or None
         The distribution of ``statistic`` under independence whose upper tail at
         ``statistic`` is ``pvalue``, with the ``pdf``, ``cdf``, ``sf`` and ``ppf`` of a
@@ -72,22 +60,14 @@ class IndependenceTestResult(ResultMixin):
         ``df`` degrees of freedom for the t-test, the gamma of ``method="gamma"`` (for dCor
         the distribution of the square root of the gamma of dCor^2); None for permutation
         tests (``null_distribution``) and when every permutation gives the same statistic.
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    statistic: float
-    pvalue: float
-    null_distribution: np.ndarray | None = field(repr=False)
-    n_resamples: int
     statistic_name: str
     estimate: float
     estimates: DCovStatsResult | None = field(repr=False)
     method: str
     n_samples: int
-    exact: bool = False
     df: float | None = None
-    n_omitted: int = 0
     reference_distribution: object | None = field(default=None, repr=False)
 
     _titles = {
@@ -102,10 +82,26 @@ class IndependenceTestResult(ResultMixin):
     #: R's name of ``estimate`` for each statistic
     _estimates = {"nV^2": "dCov", "dCor": "dCor", "T": "bcdcor", "n pdcov": "pdcov", "pdcor": "pdcor", "n I^2": "I"}
     _hidden = ("method", "df", "estimate")
+    #: the test and the axis label of each statistic in plot_null_distribution
+    _plot_names = {
+        "nV^2": ("distance covariance test of independence",
+                 "n V\u00b2 (distance covariance statistic)"),
+        "dCor": ("distance correlation test of independence", "distance correlation dCor"),
+        "T": ("distance correlation t-test of independence",
+              "T (t statistic of the bias-corrected dCor\u00b2)"),
+        "Sum(R*)": ("energy test of mutual independence", "sum of bias-corrected dCor\u00b2"),
+        "n I^2": ("test of independence by the coefficient I", "n I\u00b2"),
+        "n pdcov": ("partial distance covariance test", "n pdCov"),
+        "pdcor": ("partial distance correlation test", "partial distance correlation pdCor"),
+    }
 
     @property
     def _title(self) -> str:
         return self._titles.get(self.statistic_name, f"Energy test of independence, statistic {self.statistic_name}")
+
+    @property
+    def _statistic_label(self) -> str:
+        return self.statistic_name
 
     def _pvalue_note(self) -> str:
         if self.method == "t":
@@ -118,6 +114,25 @@ class IndependenceTestResult(ResultMixin):
         name = self._estimates.get(self.statistic_name)
         estimate = [(name, _number(self.estimate))] if name and name != self.statistic_name else []
         return estimate + super()._details()
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        unknown = ("test of independence", self.statistic_name)
+        test, label = self._plot_names.get(self.statistic_name, unknown)
+        if self.null_distribution is not None:
+            null_label = self._permutation_label("permutations")
+            return (NullPanel(test, label, self.statistic, self.pvalue, null_label,
+                              null=self.null_distribution),)
+        reference = self.reference_distribution
+        if reference is None:
+            raise ValueError("`result`'s null distribution is a point mass (every permutation "
+                             "gives the same statistic, p = 1): there is no distribution to draw.")
+        if self.method == "t":
+            null_label = f"Student t, {self.df:g} df"
+        else:
+            null_label = "gamma approximation of the null"
+        support = (float(reference.ppf(0.0005)), float(reference.ppf(0.9995)))
+        return (NullPanel(test, label, self.statistic, self.pvalue, null_label,
+                          density=reference.pdf, support=support),)
 
 
 def pairing_scale(n: int, squares_x, squares_y):
