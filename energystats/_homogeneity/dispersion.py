@@ -11,12 +11,14 @@ analysis of variance", Annals of Applied Statistics 4 (2010).
 from __future__ import annotations
 
 import html
+import itertools
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._missing import handles_missing, read_r
+from .._missing import _caller_level, handles_missing, read_r
 from .._operator import N_PROJECTIONS, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
@@ -397,7 +399,9 @@ def dispersion(
     ----------
     X : array_like of shape (N, d), or (N, N) when ``metric="precomputed"``
         Data, or a symmetric zero-diagonal matrix of semimetric values (an R ``dist``
-        object is one).
+        object is one). Distances that are not of negative type (an R ``dist`` of method
+        ``"maximum"``, a graph's shortest paths) give R's numbers, which can be negative,
+        with a warning (checked on up to 1,000 points).
     labels : array_like of shape (N,), or several factors
         Group of each point; at least two distinct values. Groups are
         reported in sorted label order. Several factors (R ``disco(x, factors)``): a
@@ -453,6 +457,10 @@ def dispersion(
     (N - k_f)}` with the p-value of F_f's permutation test, and on the ``Within`` row
     :math:`W = T - \sum_f S_f` on :math:`N - 1 - \sum_f (k_f - 1)` degrees of freedom;
     energystats reports the same (each factor's one-factor result is in ``by_factor``).
+    That W is a difference: factors that are aliased (the same grouping, or one nested in
+    another) or associated (an unbalanced design) share between-group dispersion, which the
+    sum counts once per factor, and W can be negative, in R as here; energystats then warns,
+    naming the aliased factors.
     The p-value is :math:`(1 + \#\{F^* \ge F\}) / (B + 1)` over B random relabelings of
     the factor (ties to rounding counted, as :func:`energy_test` does).
 
@@ -520,12 +528,52 @@ def dispersion(
         return results[0]
     S = sum(r.S for r in results)
     T = results[0].T
+    _warn_of_overlap([r.factor for r in results], [c[0] for c in coded], T - S, S, T)
     empty = np.zeros(0)
     return DispersionResult(
         W=T - S, S=S, T=T, F=np.nan, within=empty, sizes=np.zeros(0, dtype=np.int64), weights=empty,
         pairwise=np.zeros((0, 0)), groups=empty, factor=" + ".join(r.factor for r in results),
         n_resamples=None if options is None else options.n_resamples, by_factor=results,
     )
+
+
+def _aliased(names: list[str], codes: list[np.ndarray]) -> list[str]:
+    """The pairs of factors of which one is a function of the other (the same groups, or the
+    groups of one nested in those of the other), described: codes f and g with
+    #{distinct (g, f)} = #{levels of g} have one level of f in each level of g."""
+    found = []
+    for (i, f), (j, g) in itertools.combinations(enumerate(codes), 2):
+        kf, kg = int(f.max()) + 1, int(g.max()) + 1
+        cells = np.unique(g.astype(np.int64) * kf + f).size
+        if cells == kf == kg:
+            found.append(f"{names[i]!r} and {names[j]!r} are the same grouping")
+        elif cells == kg:
+            found.append(f"{names[j]!r} is nested in {names[i]!r}")
+        elif cells == kf:
+            found.append(f"{names[i]!r} is nested in {names[j]!r}")
+    return found
+
+
+def _warn_of_overlap(names: list[str], codes: list[np.ndarray], W: float, S: float, T: float):
+    """Warn when W = T - sum S_f of several factors does not measure a within dispersion: some
+    factors are aliased (named), or W is negative beyond rounding. Each S_f is the factor's
+    own (marginal) between-group dispersion, so what factors share is counted once per
+    factor, and W subtracts from T more than it holds."""
+    aliased = _aliased(names, codes)
+    if aliased:
+        message = (f"`labels`: factors are aliased ({'; '.join(aliased)}): W = T - sum of the "
+                   f"factors' S = {W:.6g} counts the between-group dispersion they share once per "
+                   "factor and is no within-group dispersion (R's disco computes W the same way). "
+                   "Drop one factor of each pair; each factor's own T = S_f + W_f is in by_factor.")
+    elif W < -1e-12 * (abs(T) + abs(S)):
+        message = (f"`labels`: W = T - sum of the factors' S = {W:.6g} < 0: the factors are "
+                   "associated (not orthogonal, as in a balanced design), so the between-group "
+                   "dispersion they share is counted once per factor and W is no within-group "
+                   "dispersion (R's disco computes W the same way). Each factor's own "
+                   "T = S_f + W_f is in by_factor; one factor of their combined levels has a W.")
+    else:
+        return
+    warnings.warn(message, UserWarning, stacklevel=_caller_level())
 
 
 def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: Scaling, options, gen) -> DispersionResult:
