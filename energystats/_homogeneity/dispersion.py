@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._config import check_fits
 from .._missing import _caller_level, handles_missing, read_r
 from .._operator import N_PROJECTIONS, make_operator
 from .._parallel import check_n_jobs
@@ -43,18 +44,49 @@ class Decomposition:
     energy: np.ndarray  # k x k matrix of E_ij = 2 g_ij - g_ii - g_jj
 
 
+#: Values of a band of rows of a k x k matrix worked on at once (1 MiB): the temporaries of
+#: :func:`decompose` and :func:`pairwise_statistics` are a few such bands, not k x k arrays.
+BAND_VALUES = 2**17
+
+
+def _bands(k: int):
+    rows = max(1, BAND_VALUES // max(k, 1))
+    return ((a, min(a + rows, k)) for a in range(0, k, rows))
+
+
+def decomposition_bytes(k: int) -> int:
+    """Memory :func:`decompose` and :func:`pairwise_statistics` need for k groups: the k x k
+    block sums, which become the energies and then the pairwise statistics in place, and
+    three bands of temporaries."""
+    return 8 * k * k + 3 * 8 * min(k * k, max(k, BAND_VALUES))
+
+
 def decompose(M: np.ndarray, s: np.ndarray) -> Decomposition:
-    """Evaluate eq. (13), (15), (16) and (18) from block sums ``M`` and group weights ``s``."""
-    g = M / np.outer(s, s)  # eq. (13)
-    gd = np.diag(g)
-    energy = 2.0 * g - (gd[:, None] + gd[None, :])  # summed first: exactly symmetric
-    np.fill_diagonal(energy, 0.0)
-    within = 0.5 * s * gd  # eq. (15), one term per group
+    """Evaluate eq. (13), (15), (16) and (18) from block sums ``M`` and group weights ``s``.
+
+    ``M`` is overwritten: it becomes ``energy``, band by band of rows (no k x k temporary).
+    """
     total = s.sum()
-    iu = np.triu_indices(len(s), k=1)
-    S = float(np.sum(np.outer(s, s)[iu] * energy[iu]) / (2.0 * total))  # eq. (16)
     T = float(M.sum() / (2.0 * total))  # eq. (18): T = s/2 g(X, X)
-    return Decomposition(W=float(within.sum()), S=S, T=T, within=within, energy=energy)
+    gd = np.diag(M) / (s * s)  # g(C_i, C_i), eq. (13)
+    pair_sum = 0.0
+    for a, b in _bands(len(s)):
+        band = M[a:b]
+        band /= np.outer(s[a:b], s)  # g(C_i, C_j), eq. (13)
+        band *= 2.0
+        band -= gd[a:b, None] + gd[None, :]  # summed first: exactly symmetric
+        pair_sum += float(s[a:b] @ (band * s).sum(axis=1))  # over i != j of s_i s_j E_ij
+    np.fill_diagonal(M, 0.0)
+    within = 0.5 * s * gd  # eq. (15), one term per group
+    S = pair_sum / (4.0 * total)  # eq. (16): half the sum (over i < j), over 2 s
+    return Decomposition(W=float(within.sum()), S=S, T=T, within=within, energy=M)
+
+
+def pairwise_statistics(energy: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """R's ``edist``: s_i s_j / (s_i + s_j) E_ij, in place of ``energy``, band by band."""
+    for a, b in _bands(len(s)):
+        energy[a:b] *= np.outer(s[a:b], s) / (s[a:b, None] + s[None, :])
+    return energy
 
 
 @dataclass(frozen=True, repr=False)
@@ -467,9 +499,12 @@ def dispersion(
     Data near the ends of float64 are rescaled by a power of two, exactly
     (see :func:`energy_distance`).
 
-    Time O(N^2 (d + m k)) for m factors; memory O(N k) beyond the data: one streamed pass
-    of the pairwise operator per factor (O(N log N) for one-dimensional data with exponent
-    1). Each p-value costs what :func:`energy_test` with ``statistic="F"`` costs.
+    Time O(N^2 (d + m k)) for m factors; memory O(N k + k^2) beyond the data: one streamed
+    pass of the pairwise operator per factor (O(N log N) for one-dimensional data with exponent
+    1), and the k x k block sums, which become the ``pairwise`` statistics in place. With about
+    as many groups as points these are several N x N arrays: they are counted in
+    ``working_memory``, and what does not fit raises ``WorkingMemoryError`` before anything is
+    allocated. Each p-value costs what :func:`energy_test` with ``statistic="F"`` costs.
 
     References
     ----------
@@ -515,6 +550,10 @@ def dispersion(
             raise ValueError("`n_resamples` (permutation p-values) takes no `sample_weight`: relabeling weighted points "
                              "has no single definition; pass n_resamples=None.")
         options = check_options(n_resamples)
+    counts = [len(groups) for _, groups, _ in coded]  # every factor's k x k statistics are held
+    held = sum(8 * k * k for k in counts) - 8 * max(counts) ** 2 + decomposition_bytes(max(counts))
+    what = f"the block sums and pairwise statistics of {' + '.join(map(str, counts))} groups"
+    check_fits(what, held)
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
     permutations = None if options is None else (max(len(c[1]) for c in coded), options.n_resamples + 1, None)
@@ -594,7 +633,7 @@ def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: S
     with np.errstate(divide="ignore", invalid="ignore"):
         F = (dec.S / (k - 1)) / (dec.W / (total - k_scaled)) if total > k_scaled else np.nan
     by_weight = Scaling().weighted(w_shift)  # F and the group weights are linear in the weights
-    pairwise = np.outer(s, s) / (s[:, None] + s[None, :]) * dec.energy
+    pairwise = pairwise_statistics(dec.energy, s)
     result_scaling = scaling.weighted(w_shift)
     pvalue, n_resamples = None, None
     if options is not None:
@@ -612,7 +651,7 @@ def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: S
         within=result_scaling.result(dec.within, "the within-group dispersions"),
         sizes=sizes,
         weights=by_weight.result(s, "the group weights"),
-        pairwise=result_scaling.result(pairwise, "the pairwise statistics"),
+        pairwise=result_scaling.result(pairwise, "the pairwise statistics", inplace=True),
         groups=groups,
         factor=name,
         pvalue=pvalue,
