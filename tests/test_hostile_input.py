@@ -691,3 +691,56 @@ def test_rs_dist_of_method_maximum_warns_and_gives_rs_disco():
     fields = ((res.S, "between"), (res.W, "within"), (res.T, "total"), (res.F, "statistic"))
     for ours, field in fields:
         assert ours == pytest.approx(to_numpy(r_field(disco, field))[0], rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# As many groups as points (issue 42, item 13): dispersion's k x k arrays are counted in the
+# memory budget (it took 1.55 GB above its baseline at k = n = 6,000 under the default 1 GiB).
+# ---------------------------------------------------------------------------------------------
+
+DISPERSION_PEAK = """
+import json, resource
+import numpy as np
+import energystats as es
+
+def peak():  # MiB (Linux reports KiB)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+X = np.random.default_rng(0).normal(size=(2000, 2))
+labels = np.arange(2000)  # as many groups as points
+es.dispersion(X[:50], labels[:50] % 3)
+base = peak()
+try:
+    with es.config_context(working_memory=64):
+        es.dispersion(X, labels)
+    refused = ""
+except es.WorkingMemoryError as exc:
+    refused = str(exc)
+refusal = peak() - base
+with es.config_context(working_memory=144):
+    res = es.dispersion(X, labels)
+print(json.dumps({"refused": refused, "refusal": refusal, "peak": peak() - base, "S": res.S,
+                  "W": res.W, "T": res.T}))
+"""
+
+
+def test_dispersion_of_as_many_groups_as_points_stays_within_the_budget():
+    """k = n = 2,000 in a fresh process: each k x k array is 30.5 MiB. Under a 64 MiB budget
+    the call is refused before allocating anything; under 144 MiB it runs and its peak memory
+    above the process's baseline (ru_maxrss) stays within the budget (it was 178 MiB: five
+    and a half k x k arrays). Every group is one point: W = 0 and S = T."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", DISPERSION_PEAK], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-600:]
+    out = json.loads(done.stdout)
+    assert out["refused"].startswith("the block sums of 2000 groups") and out["refusal"] < 8
+    assert out["peak"] <= 144
+    assert out["W"] == 0 and out["S"] == pytest.approx(out["T"], rel=1e-14)
+    from scipy.spatial.distance import pdist
+
+    X = np.random.default_rng(0).normal(size=(2000, 2))
+    assert out["T"] == pytest.approx(pdist(X).sum() / 2000, rel=1e-12)  # sum over i < j, over n
