@@ -314,6 +314,12 @@ HOSTILE_CALLS = [
           ("dcor-timedelta", lambda d: es.dcor(pd.to_timedelta(np.arange(30), unit="h").to_series(), d["y"])),
           ("normal_statistic", lambda d: es.normal_statistic(pd.Series(pd.date_range("2020", periods=30, tz="UTC")))),
       ]],
+    # a statistic beyond float64 is an error, not inf or 0
+    ("dcov_test-overflow", lambda d: es.dcov_test(d["x"] * 1e300, d["y"] * 1e300, n_resamples=9),
+     OverflowError, r"the statistic n V_n\^2 is about 2\^199\d, beyond float64"),
+    ("dcov_test-underflow",
+     lambda d: es.dcov_test(d["x"] * 1e-300, d["y"] * 1e-300, method="gamma"),
+     ValueError, r"the statistic n V_n\^2 is about 2\^-199\d, below float64's smallest number"),
     # cluster_test's labels are checked before any fit
     ("cluster_test-labels-length", lambda d: es.cluster_test(d["X"], 2, labels=d["labels"][:29]),
      ValueError, r"`labels` must have one entry per sample \(30\), got 29"),
@@ -744,3 +750,37 @@ def test_dispersion_of_as_many_groups_as_points_stays_within_the_budget():
 
     X = np.random.default_rng(0).normal(size=(2000, 2))
     assert out["T"] == pytest.approx(pdist(X).sum() / 2000, rel=1e-12)  # sum over i < j, over n
+
+
+# ---------------------------------------------------------------------------------------------
+# dcor_ttest at the ends of float64 (issue 42, item 15): its statistic is scale free; the
+# U-statistics beside it may not be representable (x * 1e300 raised OverflowError).
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [2.0**-1000, 1e-300, 1e-160, 2.0**500, 1e160, 1e300, 2.0**1000])
+def test_scale_free_tests_of_independence_at_every_magnitude(scale):
+    """T (the t-test) and dCor (the permutation test) of x * c and y equal those of x and y
+    (to 1e-12: x * c rounds unless c is a power of two), with the same p-value; the
+    U- or V-statistics beside them are None when beyond float64, else scaled."""
+    g = np.random.default_rng(18)
+    x, y = g.normal(size=40), g.normal(size=40)
+    y = y + x
+    unit, scaled = es.dcor_ttest(x, y), es.dcor_ttest(x * scale, y)
+    assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12)
+    assert scaled.pvalue == pytest.approx(unit.pvalue, rel=1e-10)
+    assert scaled.estimate == pytest.approx(unit.estimate, rel=1e-12)
+    def representable(dvar2):  # dVar^2(x * c) = c^2 dVar^2(x)
+        return -1074 < np.log2(dvar2) + 2 * np.log2(scale) < 1024
+
+    assert (scaled.estimates is not None) == representable(unit.estimates.dvar2_x)
+    if scaled.estimates is not None:
+        dvar2 = unit.estimates.dvar2_x * scale * scale
+        assert scaled.estimates.dvar2_x == pytest.approx(dvar2, rel=1e-12, abs=2.0**-1074 * 4)
+    unit, scaled = (es.dcor_test(x * c, y, n_resamples=99, rng=0) for c in (1.0, scale))
+    assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12)
+    assert scaled.pvalue == unit.pvalue
+    assert (scaled.estimates is not None) == representable(unit.estimates.dvar2_x)
+    covariance = es.dcov_test(x * scale, y, n_resamples=99, rng=0)  # n V_n^2 scales with c
+    plain = es.dcov_test(x, y, n_resamples=99, rng=0)
+    assert covariance.statistic == pytest.approx(plain.statistic * scale, rel=1e-12)
