@@ -67,7 +67,7 @@ def decompose(M: np.ndarray, s: np.ndarray) -> Decomposition:
         pair_sum += float(s[a:b] @ (band * s).sum(axis=1))  # over i != j of s_i s_j E_ij
     np.fill_diagonal(M, 0.0)
     within = 0.5 * s * gd  # eq. (15), one term per group
-    S = pair_sum / (4.0 * total)  # eq. (16): half the sum (over i < j), over 2 s
+    S = float(pair_sum / (4.0 * total))  # eq. (16): half the sum (over i < j), over 2 s
     return Decomposition(W=float(within.sum()), S=S, T=T, within=within, energy=M)
 
 
