@@ -264,8 +264,9 @@ def as_precomputed(D, name: str = "X") -> np.ndarray:
 
 #: Points of a precomputed matrix whose negative type every function checks: all of them up to
 #: this many, else this many evenly spaced ones. The check is a Cholesky factorisation of
-#: m - 1 rows, m^3 / 3 multiply-adds: about 20 ms at m = 1,000 on one core, where the
-#: eigenvalues of :func:`energystats.is_negative_type` take ten times as long.
+#: m - 1 rows, m^3 / 3 multiply-adds: about 60 ms at m = 1,000 on one core (measured on a
+#: busy machine), where the eigenvalues of :func:`energystats.is_negative_type` take four
+#: times as long.
 NEGATIVE_TYPE_POINTS = 1000
 
 
