@@ -218,3 +218,49 @@ def test_missing_values_in_a_factor_drop_the_row():
 def test_bad_factors_are_refused_naming_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# R 4.2.2, energy 1.7-11: x <- as.matrix(mtcars[, c("mpg", "disp", "hp")]);
+# disco(x, data.frame(...), R = 0)$within, print(..., digits = 17)
+OVERLAPPING_FACTORS = [
+    # the same factor twice: R's within -448.08320635454311
+    ("identical", {"cyl": "cyl", "cyl2": "cyl"}, -448.08320635454311,
+     r"factors are aliased \('cyl' and 'cyl2' are the same grouping\): W = T - sum of the "
+     r"factors' S = -448\.083 counts"),
+    # cyl x am combined is nested in each: a finer grouping holds the coarser one's dispersion
+    ("nested", {"cyl": "cyl", "cyl_am": None, "am": "am"}, None,
+     r"factors are aliased \('cyl_am' is nested in 'cyl'; 'cyl_am' is nested in 'am'\)"),
+    # associated, unbalanced: R's within -823.19553555302809
+    ("associated", {"cyl": "cyl", "gear": "gear", "carb": "carb"}, -823.19553555302809,
+     r"W = T - sum of the factors' S = -823\.196 < 0: the factors are associated"),
+]
+
+
+@pytest.mark.parametrize("columns, within, match", [case[1:] for case in OVERLAPPING_FACTORS],
+                         ids=[case[0] for case in OVERLAPPING_FACTORS])
+def test_aliased_or_overlapping_factors_warn_that_w_is_no_within_dispersion(columns, within, match):
+    """W = T - sum S_f, as R's disco computes it: with aliased factors (one a function of the
+    other) or associated ones it is negative, and the warning names the aliased factors."""
+    X = MTCARS[["mpg", "disp", "hp"]]
+    combined = MTCARS["cyl"].astype(str) + "/" + MTCARS["am"].astype(str)
+    factors = pd.DataFrame({name: combined if column is None else MTCARS[column]
+                            for name, column in columns.items()})
+    with pytest.warns(UserWarning, match=match):
+        res = es.dispersion(X, factors)
+    assert res.W < 0 and res.W == pytest.approx(res.T - sum(f.S for f in res.by_factor), rel=1e-12)
+    if within is not None:
+        assert res.W == pytest.approx(within, rel=1e-12)
+    for factor in res.by_factor:  # each factor's own decomposition holds
+        assert factor.S + factor.W == pytest.approx(factor.T, rel=1e-13) and factor.W > 0
+
+
+def test_orthogonal_or_unrelated_factors_do_not_warn():
+    import warnings
+
+    X = MTCARS[["mpg", "disp", "hp"]]
+    balanced = pd.DataFrame({"a": np.repeat([0, 1], 16), "b": np.tile([0, 1], 16)})  # orthogonal
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        within = es.dispersion(X, MTCARS[["cyl", "am"]]).W
+        assert within == pytest.approx(570.03737585957015, rel=1e-12)  # R's
+        assert es.dispersion(X, balanced).W > 0

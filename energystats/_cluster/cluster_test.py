@@ -28,6 +28,9 @@ from .._frontdoor import front_door
 from .._result_bases import ClusteringResult, NullPanel, TestResult
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
+from .._validation import (
+    as_labels,
+)
 from .kgroups import KGroups
 from .split1d import split_1d
 
@@ -66,7 +69,7 @@ class ClusterTestResult(ClusteringResult, TestResult):
     labels : ndarray of shape (n,)
         The test's own clusters of the data: the partition of the whitened scores
         (``model.labels_``), not a fit to X itself. With the user's fit given
-        (``labels=``), renumbered to match the user's clusters by maximum overlap.
+        (``labels=``), renamed after the user's labels (their values) by maximum overlap.
     model : KGroups
         The estimator fitted to the whitened scores (n x J).
     agreement : float
@@ -206,22 +209,40 @@ def _share(X: np.ndarray, n_clusters: int, seed: np.random.Generator, options: d
     return (share, fit) if model else share
 
 
-def align_labels(labels: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, float]:
-    """``labels`` renumbered so that each cluster takes the reference cluster it shares the
-    most points with (the assignment of largest total overlap: Hungarian algorithm,
-    ``scipy.optimize.linear_sum_assignment``), and the share of points on which they then
-    agree. Clusters left without a partner keep numbers after the reference's."""
+def align_labels(labels: np.ndarray, reference) -> tuple[np.ndarray, float]:
+    """``labels`` (clusters numbered by the test) renamed after the ``reference`` labels: each
+    cluster takes the reference label it shares the most points with (the assignment of
+    largest total overlap: Hungarian algorithm, ``scipy.optimize.linear_sum_assignment``),
+    and the share of points on which they then agree.
+
+    The reference labels may be of any kind (integers, R's numeric codes, strings, pandas
+    categories): they are compared as values, never converted to integers. Clusters left
+    without a partner (more clusters than reference labels) take numbers after the largest
+    reference label when those are numbers, else the name ``"cluster <i>"``, i the test's
+    own number of the cluster. Labels that are not numbers come back as an object array."""
     ours, mine = np.unique(labels, return_inverse=True)
-    theirs, yours = np.unique(reference, return_inverse=True)
+    mine = mine.ravel()
+    yours, theirs = as_labels(reference, mine.size, "labels")
     overlap = np.zeros((ours.size, theirs.size), dtype=np.int64)
-    np.add.at(overlap, (mine.ravel(), yours.ravel()), 1)
+    np.add.at(overlap, (mine, yours), 1)
     rows, cols = linear_sum_assignment(overlap, maximize=True)
-    code = np.empty(ours.size, dtype=np.int64)
-    code[rows] = theirs[cols]
-    spare = np.setdiff1d(np.arange(ours.size), rows)
-    code[spare] = np.max(theirs) + 1 + np.arange(spare.size)
-    aligned = code[mine.ravel()]
-    return aligned, float(np.mean(aligned == reference))
+    partner = np.full(ours.size, -1)
+    partner[rows] = cols
+    spare = np.flatnonzero(partner < 0)
+    if theirs.dtype.kind in "iuf":  # widened: the spare numbers after the largest must fit
+        wide = {"i": np.int64, "u": np.uint64, "f": np.float64}[theirs.dtype.kind]
+        names = np.empty(ours.size, dtype=wide)
+        names[spare] = theirs.max() + 1 + np.arange(spare.size)
+    else:
+        names = np.empty(ours.size, dtype=object)
+        taken = set(theirs.tolist())
+        for i in spare:
+            name = f"cluster {ours[i]}"
+            while name in taken:
+                name += "'"
+            names[i] = name
+    names[rows] = theirs[cols]
+    return names[mine], float(np.mean(partner[mine] == yours))
 
 
 def check_kgroups_options(options: dict, where: str) -> None:
@@ -297,11 +318,14 @@ def cluster_test(
         ``joblib.parallel_config(backend="dask")``); the result is the same
         whatever ``n_jobs``.
     labels : array_like of shape (n,), default=None
-        The user's clusters of X (e.g. ``KGroups(k).fit(X).labels_``). The test clusters
+        The user's clusters of X (e.g. ``KGroups(k).fit(X).labels_``, or a column of known
+        classes such as iris' ``"Species"``, by name or as values). The test clusters
         the whitened scores, not X, so its partition is its own; given ``labels``, the
-        test's clusters are renumbered to match them by maximum overlap (Hungarian
-        algorithm) and ``agreement`` says on what share of the points they agree. The
-        p-value does not depend on them.
+        test's clusters are renamed after them by maximum overlap (Hungarian
+        algorithm) and ``agreement`` says on what share of the points they agree. Labels
+        of any kind are labels (integers, R's numeric codes ``c(1.5, 2.5)``, strings,
+        categories): compared as values, never truncated to integers. The p-value does
+        not depend on them.
     **kgroups_options
         Options of :class:`KGroups` (``algorithm``, ``exponent``, ``metric``
         among "euclidean", "exponential", "gaussian", ``sigma``, ``init``,
@@ -412,9 +436,7 @@ def cluster_test(
         check_n_init(kgroups_options["n_init"], n)
     n_jobs = check_n_jobs(n_jobs)
     if labels is not None:
-        reference = np.asarray(labels.to_numpy() if hasattr(labels, "to_numpy") else labels)
-        if reference.shape != (n,):
-            raise ValueError(f"`labels` must have one entry per sample ({n}), got shape {reference.shape}.")
+        as_labels(labels, n, "labels")  # refused before any fit
     kgroups_options = {"n_init": N_INIT, **kgroups_options}
     scores, eigenvalues = _principal_scores(X)
     if n_components is None:
@@ -430,7 +452,9 @@ def cluster_test(
                    desc="Gaussian resamples", cap=1, tasks=True, one_blas_thread=True)
     null = null_distribution(engine, options, gen, n_jobs).values
     check_observed(statistic, "the cluster test's statistic S / T")
-    found, agreement = (model.labels_, float("nan")) if labels is None else align_labels(model.labels_, reference)
+    found, agreement = (model.labels_, float("nan"))
+    if labels is not None:
+        found, agreement = align_labels(model.labels_, labels)
     return ClusterTestResult(
         statistic=float(statistic),
         # S / T in [0, 1]: a ratio of sums over the n^2 pairs, the run of their additions

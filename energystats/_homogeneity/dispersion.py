@@ -24,6 +24,7 @@ from .._operator import (
     approximation_of,
     make_operator,
 )
+from .._config import check_fits
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import check_options
@@ -33,33 +34,9 @@ from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetri
 from .._validation import as_groups, as_weights, weight_scale
 from .permutation import relabeling_test
 from .._frontdoor import front_door
+from ._disco import decompose, decomposition_bytes, pairwise_statistics, warn_of_overlap
 
 __all__ = ["DispersionResult", "as_factors", "dispersion", "energy_distance"]
-
-
-@dataclass(frozen=True)
-class Decomposition:
-    """W, S, T and per-group quantities from a matrix of block sums."""
-
-    W: float
-    S: float
-    T: float
-    within: np.ndarray
-    energy: np.ndarray  # k x k matrix of E_ij = 2 g_ij - g_ii - g_jj
-
-
-def decompose(M: np.ndarray, s: np.ndarray) -> Decomposition:
-    """Evaluate eq. (13), (15), (16) and (18) from block sums ``M`` and group weights ``s``."""
-    g = M / np.outer(s, s)  # eq. (13)
-    gd = np.diag(g)
-    energy = 2.0 * g - (gd[:, None] + gd[None, :])  # summed first: exactly symmetric
-    np.fill_diagonal(energy, 0.0)
-    within = 0.5 * s * gd  # eq. (15), one term per group
-    total = s.sum()
-    iu = np.triu_indices(len(s), k=1)
-    S = float(np.sum(np.outer(s, s)[iu] * energy[iu]) / (2.0 * total))  # eq. (16)
-    T = float(M.sum() / (2.0 * total))  # eq. (18): T = s/2 g(X, X)
-    return Decomposition(W=float(within.sum()), S=S, T=T, within=within, energy=energy)
 
 
 @dataclass(frozen=True, repr=False)
@@ -410,7 +387,9 @@ def dispersion(
     ----------
     X : array_like of shape (N, d), or (N, N) when ``metric="precomputed"``
         Data, or a symmetric zero-diagonal matrix of semimetric values (an R ``dist``
-        object is one).
+        object is one). Distances that are not of negative type (an R ``dist`` of method
+        ``"maximum"``, a graph's shortest paths) give R's numbers, which can be negative,
+        with a warning (checked on up to 1,000 points).
     labels : array_like of shape (N,), or several factors
         Group of each point; at least two distinct values. Groups are
         reported in sorted label order. Several factors (R ``disco(x, factors)``): a
@@ -464,15 +443,22 @@ def dispersion(
     (N - k_f)}` with the p-value of F_f's permutation test, and on the ``Within`` row
     :math:`W = T - \sum_f S_f` on :math:`N - 1 - \sum_f (k_f - 1)` degrees of freedom;
     energystats reports the same (each factor's one-factor result is in ``by_factor``).
+    That W is a difference: factors that are aliased (the same grouping, or one nested in
+    another) or associated (an unbalanced design) share between-group dispersion, which the
+    sum counts once per factor, and W can be negative, in R as here; energystats then warns,
+    naming the aliased factors.
     The p-value is :math:`(1 + \#\{F^* \ge F\}) / (B + 1)` over B random relabelings of
     the factor (ties to rounding counted, as :func:`energy_test` does).
 
     Data near the ends of float64 are rescaled by a power of two, exactly
     (see :func:`energy_distance`).
 
-    Time O(N^2 (d + m k)) for m factors; memory O(N k) beyond the data: one streamed pass
-    of the pairwise operator per factor (O(N log N) for one-dimensional data with exponent
-    1). Each p-value costs what :func:`energy_test` with ``statistic="F"`` costs.
+    Time O(N^2 (d + m k)) for m factors; memory O(N k + k^2) beyond the data: one streamed
+    pass of the pairwise operator per factor (O(N log N) for one-dimensional data with exponent
+    1), and the k x k block sums, which become the ``pairwise`` statistics in place. With about
+    as many groups as points these are several N x N arrays: they are counted in
+    ``working_memory``, and what does not fit raises ``WorkingMemoryError`` before anything is
+    allocated. Each p-value costs what :func:`energy_test` with ``statistic="F"`` costs.
 
     References
     ----------
@@ -521,6 +507,10 @@ def dispersion(
             raise ValueError("`n_resamples` (permutation p-values) takes no `sample_weight`: relabeling weighted points "
                              "has no single definition; pass n_resamples=None.")
         options = check_options(n_resamples)
+    counts = [len(groups) for _, groups, _ in coded]  # every factor's k x k statistics are held
+    held = sum(8 * k * k for k in counts) - 8 * max(counts) ** 2 + decomposition_bytes(max(counts))
+    what = f"the block sums and pairwise statistics of {' + '.join(map(str, counts))} groups"
+    check_fits(what, held)
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
     if options is not None:
@@ -537,6 +527,7 @@ def dispersion(
         return results[0]
     S = sum(r.S for r in results)
     T = results[0].T
+    warn_of_overlap([r.factor for r in results], [c[0] for c in coded], T - S, S, T)
     empty = np.zeros(0)
     return DispersionResult(
         W=T - S, S=S, T=T, F=np.array([r.F for r in results]), within=empty,
@@ -565,7 +556,7 @@ def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: S
     with np.errstate(divide="ignore", invalid="ignore"):
         F = (dec.S / (k - 1)) / (dec.W / (total - k_scaled)) if total > k_scaled else np.nan
     by_weight = Scaling().weighted(w_shift)  # F and the group weights are linear in the weights
-    pairwise = np.outer(s, s) / (s[:, None] + s[None, :]) * dec.energy
+    pairwise = pairwise_statistics(dec.energy, s)
     result_scaling = scaling.weighted(w_shift)
     pvalue, n_resamples = None, None
     if options is not None:
@@ -582,7 +573,7 @@ def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: S
         within=result_scaling.result(dec.within, "the within-group dispersions"),
         sizes=sizes,
         weights=by_weight.result(s, "the group weights"),
-        pairwise=result_scaling.result(pairwise, "the pairwise statistics"),
+        pairwise=result_scaling.result(pairwise, "the pairwise statistics", inplace=True),
         groups=groups,
         factor=name,
         pvalue=pvalue,

@@ -5,6 +5,7 @@ correlation t-test for high dimension (R ``dcorT.test``; Székely & Rizzo 2013).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable, TypeVar
 
 import numpy as np
 from scipy.stats import t as student_t
@@ -199,6 +200,20 @@ def _projected_scale(x: Variable, y: Variable, directions: tuple[np.ndarray, np.
     return float(pairing_scale(n, squares(x.data, directions[0]), squares(y.data, directions[1])).sum())
 
 
+_Value = TypeVar("_Value")
+
+
+def _at_data_scale(compute: Callable[[], _Value]) -> _Value | None:
+    """``compute()``, numbers a test reports at the data's scale beside its statistic (the V- or
+    U-statistics of ``estimates``, the reference distribution of n V_n^2), or None when one of
+    them is beyond float64 (data scaled near 1e300 or 1e-300): the statistic and its p-value
+    do not need them (dCor and the t-test's bias-corrected dCor^2 are scale free)."""
+    try:
+        return compute()
+    except (OverflowError, ValueError):  # Scaling.result: beyond float64, either way
+        return None
+
+
 def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections) -> IndependenceTestResult:
     """:func:`dcov_test` and :func:`dcor_test`: every method, exact or projected."""
     if method not in _METHODS:
@@ -216,7 +231,9 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
     if approximation == "projection":
         K = check_variables([vx, vy], n_projections)
         P = project(vx, vy, K, gen.spawn(1)[0], variances=statistic == "dCor")  # directions from their own stream
-        estimates = stats_from_projection(P, "V", factors) if statistic == "dCor" else None
+        unscaled = stats_from_projection(P, "V", (0.0, 0.0)) if statistic == "dCor" else None
+        estimates = None if unscaled is None else _at_data_scale(
+            lambda: stats_from_projection(P, "V", factors))
         if method == "gamma":
             _, p, mean, variance = projection_gamma(vx, vy, P, gen)  # of n times the projected V-statistic
             observed, moments = float(P.V_xy.sum()), (n * mean, n * n * variance, None)  # the engine's units: sum of S_k
@@ -227,12 +244,16 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
             p = pvalue(observed, null, exact=exact_used, scale=_projected_scale(vx, vy, P.directions), what="the projected distance covariance")
         scale_xy = P.scale_xy / K
         observed, null = observed * scale_xy, (None if null is None else null * scale_xy)
-        denominator = 0.0 if estimates is None else np.sqrt(P.scale_xx * P.scale_yy * np.mean(P.V_xx) * np.mean(P.V_yy))
-        estimate = float(np.sqrt(max(observed, 0.0)) / n) if estimates is None else estimates.r_names()["dCor"]
+        if unscaled is None:
+            denominator, estimate = 0.0, float(np.sqrt(max(observed, 0.0)) / n)
+        else:
+            variances = P.scale_xx * P.scale_yy * np.mean(P.V_xx) * np.mean(P.V_yy)
+            denominator, estimate = np.sqrt(variances), unscaled.r_names()["dCor"]
     else:
         ops = operators([vx, vy], n_jobs=n_jobs)
         G = centred_gram(ops, n_jobs=n_jobs, unbiased=False)
-        estimates = stats_from_gram(G, "V", factors)
+        unscaled = stats_from_gram(G, "V")  # of the rescaled data: dCor is scale free
+        estimates = _at_data_scale(lambda: stats_from_gram(G, "V", factors))
         if method == "gamma":
             observed = float(G.V[0, 1])
             mean, variance = permutation_moments(G.V[0, 0], ops[0].row_sums(), G.squares[1], ops[1].row_sums())
@@ -243,11 +264,17 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
             p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, *G.squares), what="the distance covariance")
         denominator = np.sqrt(max(G.V[0, 0], 0.0) * max(G.V[1, 1], 0.0))  # dCor^2 = S / denominator
-        estimate = estimates.r_names()["dCov" if statistic == "nV^2" else "dCor"]
-    if statistic == "nV^2":  # n V_n^2 = S / n, in the data's units
-        scale = 2.0 ** (factors[0] + factors[1]) / n
-        stat, values = observed * scale, (None if null is None else null * scale)
-        reference = None if moments is None else gamma_reference(moments[0] * scale, moments[1] * scale * scale, moments[2])
+        estimate = unscaled.r_names()["dCov" if statistic == "nV^2" else "dCor"]
+        if statistic == "nV^2":
+            estimate = Scaling(0, (factors[0] + factors[1]) / 2).result(estimate, "dCov")
+    if statistic == "nV^2":  # n V_n^2 = S / n, in the data's units (beyond float64: an error)
+        what, f = "the statistic n V_n^2", factors[0] + factors[1]
+        stat = Scaling(0, f).result(observed * (1.0 / n), what)
+        values = None if null is None else Scaling(0, f).result(null * (1.0 / n), what)
+        reference = None if moments is None else _at_data_scale(lambda: gamma_reference(
+            Scaling(0, f).result(moments[0] * (1.0 / n), what),
+            Scaling(0, 2 * f).result(moments[1] * (1.0 / n) * (1.0 / n), "its variance"),
+            moments[2]))
         if approximation == "projection":
             estimate = Scaling(0, (factors[0] + factors[1]) / 2).result(estimate, "dCov")
     else:  # dCor is a monotone function of S: the same p-value
@@ -342,7 +369,9 @@ def dcov_test(
     The statistic is :math:`n \mathcal V_n^2(x, y)` (R's ``nV^2``, Székely, Rizzo &
     Bakirov 2007, Section 4); the p-value is :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` over
     B permutations of y's rows. ``estimate`` is :math:`\mathcal V_n(x, y)` and
-    ``estimates`` R's four numbers (dCov, dCor, dVar(x), dVar(y)).
+    ``estimates`` R's four numbers (dCov, dCor, dVar(x), dVar(y)), or None when one of them is
+    beyond float64 (data scaled near 1e300: dVar(x)^2 is their square); a statistic beyond
+    float64 is an ``OverflowError``.
     {parameters}
     Returns
     -------
@@ -440,7 +469,8 @@ def dcor_ttest(
     -------
     IndependenceTestResult
         ``statistic`` T, ``df``, ``estimate`` the bias-corrected dCor^2, ``estimates`` the
-        U-statistics (R ``dcovU_stats``).
+        U-statistics (R ``dcovU_stats``), None when one of them is beyond float64 (data
+        scaled near 1e300 or 1e-300: T is scale free, the U-statistics are not).
 
     Notes
     -----
@@ -461,8 +491,11 @@ def dcor_ttest(
     n = vx.n
     if n < 4:
         raise ValueError(f"the distance correlation t-test needs at least 4 samples (it divides by n(n - 3)), got {n}.")
-    stats = stats_from_gram(gram_of([vx, vy], n_jobs=check_n_jobs(n_jobs)), "U", (vx.scaling.log2_factor, vy.scaling.log2_factor))
-    r = check_observed(stats.dcor2, "the bias-corrected distance correlation")
+    G = gram_of([vx, vy], n_jobs=check_n_jobs(n_jobs))
+    factors = (vx.scaling.log2_factor, vy.scaling.log2_factor)
+    # bcdcor is scale free: from the rescaled data, whatever the data's scale
+    r = check_observed(stats_from_gram(G, "U").dcor2, "the bias-corrected distance correlation")
+    stats = _at_data_scale(lambda: stats_from_gram(G, "U", factors))
     df = n * (n - 3) / 2.0 - 1.0
     T = np.inf if r >= 1.0 else float(np.sqrt(df) * r / np.sqrt(1.0 - r * r))
     return IndependenceTestResult(

@@ -348,14 +348,20 @@ class PairwiseOperator(abc.ABC):
 
     def block_sums(self, codes: np.ndarray, k: int, weights: np.ndarray | None = None) -> np.ndarray:
         """Z' A Z (k x k, exactly symmetric) for the weighted indicator Z of ``codes`` (weights
-        w, or 1): the block sums M_ij of França et al. eq. (13)."""
+        w, or 1): the block sums M_ij of França et al. eq. (13). The indicator (n x k), the
+        product and the two k x k arrays of :meth:`quadratic` are checked against the budget
+        first (k near n: several n x n arrays)."""
+        check_fits(f"the block sums of {k} groups ({self.kind} {self.n} x {self.n} operator)",
+                   self.nbytes + 8 * self.n * k + self.product_bytes(k) + 2 * 8 * k * k)
         return self.quadratic(indicator(codes, k, weights))
 
     def quadratic(self, Z: np.ndarray) -> np.ndarray:
         """Z' A Z (m x m), exactly symmetric: for a weighted group indicator Z the block
         sums M_ij of França et al. eq. (13), g(C_i, C_j) = M_ij / (s_i s_j)."""
         M = Z.T @ self.matmat(Z, "a block sum")
-        return 0.5 * (M + M.T)
+        M += M.T  # numpy reads the overlapping transpose from one m x m copy
+        M *= 0.5
+        return M
 
     @abc.abstractmethod
     def group_sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
