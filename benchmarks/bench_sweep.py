@@ -219,8 +219,8 @@ def run(sizes, tests, repeats: int, budget: float, out_rows: list):
             out_rows.append(row)
             shown = "  ".join(f"{k} {row[f'{k}_ratio']:7.2f}x" for k in ("R", "dcor", "hyppo")
                               if f"{k}_ratio" in row)
-            print(f"{name:40s} n = {n:5d}  energystats {best['energystats'] * 1e3:9.2f} ms  {shown}",
-                  flush=True)
+            ours = best["energystats"] * 1e3
+            print(f"{name:40s} n = {n:5d}  energystats {ours:9.2f} ms  {shown}", flush=True)
 
 
 def _table(rows, sizes):
