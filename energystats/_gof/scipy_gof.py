@@ -96,7 +96,25 @@ def _split(frozen) -> tuple[object, tuple, object, object]:
 
 def _statistic(family, shapes: tuple, loc, scale, x: np.ndarray) -> np.ndarray:
     """Q_n of each row of x (last axis) against loc + scale * (the standard member), in units of
-    scale (the statistic of z = (x - loc) / scale)."""
+    scale (the statistic of z = (x - loc) / scale). A row whose parameters are not usable (not
+    finite, scale <= 0, or no finite mean: a bootstrap sample on which even the refit of
+    :func:`~._fits.fitter` failed) gets +inf: it counts as more extreme than the data."""
+    shapes = tuple(np.asarray(v, dtype=float) for v in shapes)
+    loc, scale = np.asarray(loc, dtype=float), np.asarray(scale, dtype=float)
+    with np.errstate(all="ignore"):
+        mean = family.mean(*shapes) if shapes else 0.0
+        fine = np.isfinite(mean) & np.isfinite(loc) & (scale > 0)
+    for v in shapes:
+        fine = fine & np.isfinite(v)
+    usable = np.broadcast_to(fine, x.shape).all(axis=-1)
+    if not usable.all():
+        out = np.full(x.shape[:-1], np.inf)
+        keep = np.flatnonzero(usable.ravel())
+        rows = x.reshape(-1, x.shape[-1])[keep]
+        pick = [np.broadcast_to(v, x.shape).reshape(-1, x.shape[-1])[keep, :1]
+                for v in (*shapes, loc, scale)]
+        out.ravel()[keep] = _statistic(family, tuple(pick[:-2]), pick[-2], pick[-1], rows)
+        return out
     z = np.sort((x - loc) / scale, axis=-1)
     n = z.shape[-1]
     to_dist, between = mean_distances(family, shapes, z)
@@ -322,8 +340,8 @@ def energy_gof(
         names = parameter_names(family)
         estimated = tuple(name for name in names if name not in known)
         if estimated:
-            estimate = fitter(family, known, fit)
-            params = tuple(p[0] for p in estimate(x[None, :]))
+            params = tuple(p[0] for p in fitter(family, known, fit)(x[None, :]))
+            estimate = fitter(family, known, fit, start=params)  # the samples' refits start there
         else:
             params, estimate = tuple(float(known[name]) for name in names), None
     _check_params(family, params, known, fit)
