@@ -77,7 +77,8 @@ def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
         return 2.0 * y * ndtr(y) + 2.0 * np.exp(-0.5 * y * y) / np.sqrt(2.0 * np.pi) - y
     r2 = np.einsum("ij,ij->i", Y, Y)
     if d < MIXTURE_FROM:
-        return np.sqrt(2.0) * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2)) * hyp1f1(-0.5, d / 2, -r2 / 2)
+        ratio = np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
+        return np.sqrt(2.0) * ratio * hyp1f1(-0.5, d / 2, -r2 / 2)
     x = r2 / 2.0
     reach = 12.0 * np.sqrt(x.max()) + 20.0
     first = np.maximum(np.floor(x - reach), 0.0)
@@ -101,7 +102,8 @@ def _log_poisson(k: np.ndarray, x: np.ndarray) -> np.ndarray:
     k, x = np.broadcast_arrays(k, x)
     with np.errstate(divide="ignore", invalid="ignore"):
         small = k < 15
-        stirlerr = np.where(small, gammaln(k + 1.0) - (k + 0.5) * np.log(k) + k - 0.5 * np.log(2 * np.pi),
+        direct = gammaln(k + 1.0) - (k + 0.5) * np.log(k) + k - 0.5 * np.log(2 * np.pi)
+        stirlerr = np.where(small, direct,
                             _stirling(np.maximum(k, 15.0)))
         v = (k - x) / (k + x)
         series = (k - x) * v
@@ -109,8 +111,7 @@ def _log_poisson(k: np.ndarray, x: np.ndarray) -> np.ndarray:
         for j in range(1, 20):
             term = term * v * v
             series = series + term / (2 * j + 1)
-        direct = special.xlogy(k, k / x) + x - k
-        bd0 = np.where(np.abs(v) < 0.1, series, direct)
+        bd0 = np.where(np.abs(v) < 0.1, series, special.xlogy(k, k / x) + x - k)
         out = -stirlerr - bd0 - 0.5 * np.log(2 * np.pi * k)
     return np.where(k == 0, -x, out)
 
