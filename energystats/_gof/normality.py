@@ -89,10 +89,13 @@ def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
 
 
 def _stirling(a: np.ndarray) -> np.ndarray:
-    """log Gamma(a) - ((a - 1/2) log a - a + log(2 pi) / 2) for a >= 15, by its series
-    (the next term, 1/(1188 a^9), below 1e-14 of the first)."""
+    """log Gamma(a) - ((a - 1/2) log a - a + log(2 pi) / 2) for a >= 15, by its series to
+    a^-13 (the next term, 3617/(122400 a^15), below 1e-19 there)."""
     b = 1.0 / (a * a)
-    return (1.0 / 12.0 - b * (1.0 / 360.0 - b * (1.0 / 1260.0 - b / 1680.0))) / a
+    series = 1.0 / 156.0
+    for coefficient in (-691.0 / 360360.0, 1.0 / 1188.0, -1.0 / 1680.0, 1.0 / 1260.0, -1.0 / 360.0, 1.0 / 12.0):
+        series = coefficient + b * series
+    return series / a
 
 
 def _log_poisson(k: np.ndarray, x: np.ndarray) -> np.ndarray:
