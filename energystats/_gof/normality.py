@@ -93,7 +93,8 @@ def _stirling(a: np.ndarray) -> np.ndarray:
     a^-13 (the next term, 3617/(122400 a^15), below 1e-19 there)."""
     b = 1.0 / (a * a)
     series = 1.0 / 156.0
-    for coefficient in (-691.0 / 360360.0, 1.0 / 1188.0, -1.0 / 1680.0, 1.0 / 1260.0, -1.0 / 360.0, 1.0 / 12.0):
+    terms = (-691.0 / 360360.0, 1.0 / 1188.0, -1.0 / 1680.0, 1.0 / 1260.0, -1.0 / 360.0, 1.0 / 12.0)
+    for coefficient in terms:
         series = coefficient + b * series
     return series / a
 

@@ -200,7 +200,8 @@ def _m_estimate(running: np.ndarray, lam: np.ndarray, k: np.ndarray) -> np.ndarr
     previous, rows = np.zeros(A.shape[0]), []
     for start, end in zip(edges[:-1], edges[1:]):
         log_P = np.cumsum(log_b[:, start:end], axis=1)
-        x = np.exp(log_P) * (previous[:, None] + np.cumsum(A[:, start:end] * np.exp(-log_P), axis=1))
+        partial = np.cumsum(A[:, start:end] * np.exp(-log_P), axis=1)
+        x = np.exp(log_P) * (previous[:, None] + partial)
         x[np.maximum.accumulate(x >= 1.0, axis=1)] = 1.0
         rows.append(x)
         previous = x[:, -1]
