@@ -136,6 +136,10 @@ def _cdf_sf(Y, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         upper = F > 0.5
         if upper.any():
             S[upper] = family.sf(t[upper], *shapes)
+    # scipy's sf of some families is NaN far in the tail where it underflows (invgauss beyond
+    # 3e7 times its mean): there F rounds to 1, and S is taken as 0 (and F as 0 where S is 1)
+    S[np.isnan(S) & (F == 1.0)] = 0.0
+    F[np.isnan(F) & (S == 1.0)] = 0.0
     return F, S
 
 
