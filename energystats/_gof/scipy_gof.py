@@ -177,8 +177,9 @@ def energy_gof_statistic(dist, x, axis: int = -1):
     per sample); for every other family from one table per shape parameters of Chebyshev
     series of the cdf and sf, resolved to rounding, and exp-sinh quadrature of the tails
     (milliseconds per shape; as accurate as the family's ``cdf`` and ``sf``: 1e-12 of
-    QUADPACK for t, beta, gumbel_r, pareto, invgauss). The family needs a finite mean. For ``norm`` with the sample mean and standard deviation
-    this is R's ``normal.e`` (:func:`normal_statistic`).
+    QUADPACK for t, beta, gumbel_r, pareto, invgauss). The family needs a finite mean. For
+    ``norm`` with the sample mean and standard deviation this is R's ``normal.e``
+    (:func:`normal_statistic`).
 
     Examples
     --------
