@@ -52,6 +52,8 @@ DEGREE, RESOLVED = 32, 1e-15
 MAX_HALVINGS = 60
 #: The narrowest panel, in u.
 MIN_WIDTH = 1e-9
+#: Panels graded geometrically (widths 2^-1 .. 2^-GRADED) towards a finite support end.
+GRADED = 30
 #: The exp-sinh rule's range of w and its finest step.
 _W, _FINEST = 5.5, 2.0**-9
 
@@ -169,7 +171,14 @@ def _tail(Y, start: float, scale: float, side: float) -> tuple[float, float]:
 
 def _build(family, shapes: tuple, u0: float, u1: float, Y, median: float, s: float, support) -> Table:
     """The panels of [u0, u1] (edges on the integers of u, halved until resolved)."""
-    cuts = np.unique(np.r_[u0, np.arange(np.ceil(u0), np.floor(u1) + 1), u1])
+    cuts = np.r_[u0, np.arange(np.ceil(u0), np.floor(u1) + 1), u1]
+    u_end = _support_in_u(median, s, support)
+    graded = 2.0 ** -np.arange(1, GRADED + 1)  # a density singular at a support end: one round
+    if u0 == u_end[0]:
+        cuts = np.r_[cuts, u0 + min(1.0, u1 - u0) * graded]
+    if u1 == u_end[1]:
+        cuts = np.r_[cuts, u1 - min(1.0, u1 - u0) * graded]
+    cuts = np.unique(cuts)
     pending = np.column_stack([cuts[:-1], cuts[1:]])
     pending = pending[pending[:, 1] > pending[:, 0]]
     done_edges, done_F, done_S, done_FS = [], [], [], []
@@ -207,7 +216,6 @@ def _build(family, shapes: tuple, u0: float, u1: float, Y, median: float, s: flo
     F_panel, S_panel = half * _clenshaw(F_int, ones), half * _clenshaw(S_int, ones)
     FS_total = float((half * _clenshaw(FS_int, ones)).sum())
     t0, t1 = (float(v) for v in np.clip(median + s * np.sinh([u0, u1]), *support))
-    u_end = _support_in_u(median, s, support)
     left_F, left_FS = _tail(Y, t0, s, -1.0) if u0 > u_end[0] else (0.0, 0.0)
     right_S, right_FS = _tail(Y, t1, s, 1.0) if u1 < u_end[1] else (0.0, 0.0)
     below = left_F + np.r_[0.0, np.cumsum(F_panel)]
@@ -247,14 +255,17 @@ def _cached(family, shapes: tuple, u0: float, u1: float) -> Table:
 
 
 def table(family, shapes: tuple, t0: float, t1: float) -> Table:
-    """The table of ``family(*shapes)`` covering [t0, t1] and the bulk (u in [-2, 2]), on the
-    integers of u outwards (cached: the data's statistic and every resample with these shapes
+    """The table of ``family(*shapes)`` covering [t0, t1], the bulk (u in [-2, 2]) and the
+    support's finite ends, on the integers of u outwards (cached: the data's statistic and every resample with these shapes
     whose points it covers share it)."""
     Y, median, s, support = _standard_member(family, shapes)
     u_end = _support_in_u(median, s, support)
     u0 = np.floor(min(np.arcsinh((t0 - median) / s), -2.0))
     u1 = np.ceil(max(np.arcsinh((t1 - median) / s), 2.0))
-    return _cached(family, shapes, float(max(u0, u_end[0])), float(min(u1, u_end[1])))
+    # a finite support end is reached by the panels (no tail beyond it to integrate)
+    u0 = u_end[0] if np.isfinite(u_end[0]) else u0
+    u1 = u_end[1] if np.isfinite(u_end[1]) else u1
+    return _cached(family, shapes, float(u0), float(u1))
 
 
 def mean_distances_by_table(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, float]:
