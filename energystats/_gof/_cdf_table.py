@@ -256,8 +256,8 @@ def _cached(family, shapes: tuple, u0: float, u1: float) -> Table:
 
 def table(family, shapes: tuple, t0: float, t1: float) -> Table:
     """The table of ``family(*shapes)`` covering [t0, t1], the bulk (u in [-2, 2]) and the
-    support's finite ends, on the integers of u outwards (cached: the data's statistic and every resample with these shapes
-    whose points it covers share it)."""
+    support's finite ends, on the integers of u outwards (cached: the data's statistic and
+    every resample with these shapes whose points it covers share it)."""
     Y, median, s, support = _standard_member(family, shapes)
     u_end = _support_in_u(median, s, support)
     u0 = np.floor(min(np.arcsinh((t0 - median) / s), -2.0))
