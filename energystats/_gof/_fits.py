@@ -105,11 +105,11 @@ def vectorised(family, known: dict, fit=None) -> bool:
 
 def _usable(family, params: tuple) -> bool:
     """Finite parameters, a positive scale and a finite mean (the energy statistic needs it)."""
-    values = np.asarray(params, dtype=float)
-    if not (np.all(np.isfinite(values)) and values[-1] > 0):
+    theta = np.asarray(params, dtype=float)
+    if not (np.all(np.isfinite(theta)) and theta[-1] > 0):
         return False
     with np.errstate(all="ignore"):
-        return bool(np.isfinite(family.mean(*values[:-2])))
+        return bool(np.isfinite(family.mean(*theta[:-2])))
 
 
 def _scipy_fit(family, row: np.ndarray, fixed: dict, start: tuple | None) -> tuple:
