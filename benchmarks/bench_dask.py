@@ -25,8 +25,8 @@ import joblib
 import numpy as np
 
 import energystats as es
-from energystats._operator import TILE, StreamedOperator
-from energystats._operator._tiled import upper_tiles
+from energystats._operator._tiled import TILE, upper_tiles
+from energystats._operator.streamed import StreamedOperator
 from energystats._parallel import TASK_WORK, blas_controller, items_per_task, run_tasks
 from energystats._semimetric import resolve_semimetric
 

@@ -46,8 +46,12 @@ def peak_mib():
 kind, n, working_memory, path = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 if path == "dense":  # hold the matrix even where one streamed pass would do
     from energystats._homogeneity import permutation
-    from energystats._operator import DenseOperator, semimetric_matrix
-    permutation.make_operator = lambda X, sm, **options: DenseOperator(semimetric_matrix(X, sm), owned=True)
+    from energystats._operator import semimetric_matrix
+    from energystats._operator.dense import DenseOperator
+    def held(X, sm, *use, **options):
+        return DenseOperator(semimetric_matrix(X, sm), owned=True)
+
+    permutation.make_operator = held
 rng = np.random.default_rng(1)
 if kind == "test":
     X = rng.normal(size=(n, 10))

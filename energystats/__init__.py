@@ -28,7 +28,7 @@ from ._cluster import (
 from ._config import WorkingMemoryError, config_context, get_config, set_config
 from ._gof import (
     EnergyGofResult,
-    NormalityTestResult,
+    MvnormTestResult,
     NormalTestResult,
     PoissonTestResult,
     energy_gof,
@@ -87,8 +87,8 @@ __all__ = [
     "EnergyTestResult",
     "IndependenceTestResult",
     "KGroups",
+    "MvnormTestResult",
     "NormalTestResult",
-    "NormalityTestResult",
     "PairwiseDcorResult",
     "PoissonTestResult",
     "PowerKMeans",

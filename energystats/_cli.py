@@ -44,12 +44,13 @@ import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
 from . import __version__
-from ._cli_io import CLIError, OutputError, check_output, finite_json, read_table, select, write_output
+from ._cli_io import (CLIError, OutputError, check_output, file_after_columns, finite_json,
+                      read_table, select, write_output)
 from ._cluster import KGroups, cluster_test, significant_clusters, split_1d
 from ._compare_r import compare_r
 from ._config import WorkingMemoryError, config_context
 from ._gof import mvnorm_test
-from ._homogeneity import dispersion, energy_distance, energy_test
+from ._homogeneity import dispersion, energy_test
 from ._metrics import accuracy
 from ._operator import N_PROJECTIONS
 from ._rbridge import r_available, r_versions
@@ -76,23 +77,22 @@ def _print_input(out: dict) -> None:
 # --- subcommands: each returns a JSON-able dict and prints a report -----------------
 
 
+#: Pairs of groups and group sizes a ``describe`` report prints (``--json`` has them all).
+SHOWN_PAIRS, SHOWN_GROUPS = 100, 20
+
+
 def _describe(args, data, groups) -> dict:
     res = dispersion(data, groups, exponent=args.exponent)
-    X = data.to_numpy(dtype=float)
-    labels = groups.to_numpy()
-    pairs = []
-    for i, j in combinations(range(len(res.groups)), 2):
-        a, b = res.groups[i], res.groups[j]
-        pairs.append(
-            {
-                "group_a": str(a),
-                "group_b": str(b),
-                "energy_distance": energy_distance(X[labels == a], X[labels == b], exponent=args.exponent),
-                "edist_statistic": float(res.pairwise[i, j]),
-            }
-        )
+    # R's edist statistic n_i n_j / (n_i + n_j) E_ij of every pair is held by dispersion
+    names, sizes = [str(g) for g in res.groups], res.sizes.astype(float).tolist()
+    pairs = [
+        {"group_a": names[i], "group_b": names[j],
+         "energy_distance": float(edist * (sizes[i] + sizes[j]) / (sizes[i] * sizes[j])),
+         "edist_statistic": float(edist)}
+        for i, j in combinations(range(len(names)), 2) for edist in [res.pairwise[i, j]]
+    ]
     return {
-        "groups": {str(g): int(n) for g, n in zip(res.groups, res.sizes)},
+        "groups": dict(zip(names, res.sizes.tolist())),
         "pairs": pairs,
         "W": res.W,
         "S": res.S,
@@ -106,9 +106,11 @@ def _print_describe(out: dict) -> None:
     print(f"Energy statistics of {n} points in {len(out['columns'])} variables, grouped by {out['by']!r}")
     _print_input(out)
     print(f"semimetric: |x - y|^{out['exponent']:g} (Euclidean)")
-    print("group sizes: " + ", ".join(f"{g} {m}" for g, m in out["groups"].items()))
+    sizes = [f"{g} {m}" for g, m in out["groups"].items()]
+    more = f", ... ({len(sizes)} groups; --json lists all)" if len(sizes) > SHOWN_GROUPS else ""
+    print("group sizes: " + ", ".join(sizes[:SHOWN_GROUPS]) + more)
     print()
-    pairs = pd.DataFrame(out["pairs"]).rename(
+    pairs = pd.DataFrame(out["pairs"][:SHOWN_PAIRS]).rename(
         columns={
             "group_a": "group a",
             "group_b": "group b",
@@ -117,6 +119,8 @@ def _print_describe(out: dict) -> None:
         }
     )
     print(pairs.to_string(index=False, float_format=_num))
+    if len(out["pairs"]) > SHOWN_PAIRS:
+        print(f"... the first {SHOWN_PAIRS} of {len(out['pairs'])} pairs; --json prints every pair")
     print()
     print("DISCO decomposition (R disco):")
     print(f"  W (within)      {out['W']:.6g}")
@@ -391,7 +395,8 @@ def _parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--example", choices=EXAMPLES, help="use an embedded data set instead of a file")
         p.add_argument("--by", help=by_help)
-        p.add_argument("--columns", nargs="+", help="numeric data columns (default: every column except --by; all must be numeric)")
+        p.add_argument("--columns", nargs="+", help="numeric data columns (default: every column "
+                       "except --by; all must be numeric); a file named last is the file")
         p.add_argument("--dropna", action="store_true", help="drop the rows with a missing value in the data or --by columns")
         p.add_argument("--json", action="store_true", help="print JSON instead of a report")
         p.add_argument(
@@ -522,6 +527,7 @@ def main(argv: list[str] | None = None) -> int:
     SIGPIPE advises); 2 for bad input, with one line on stderr; 130 on Ctrl-C.
     """
     args = _parser().parse_args(argv)
+    file_after_columns(args)
     if hasattr(args, "progress"):
         args.progress = None if args.progress and not args.json else False  # None: a bar when a person is watching
     if sys.stdout is None:  # started with stdout closed (>&-): nowhere to write the result

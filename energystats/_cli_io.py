@@ -22,7 +22,17 @@ import pandas as pd
 
 from .datasets import load_example
 
-__all__ = ["CLIError", "OutputError", "Selection", "check_output", "finite_json", "read_table", "select", "write_output"]
+__all__ = [
+    "CLIError",
+    "OutputError",
+    "Selection",
+    "check_output",
+    "file_after_columns",
+    "finite_json",
+    "read_table",
+    "select",
+    "write_output",
+]
 
 #: characters of the file read to sniff its delimiter
 SNIFF_CHARS = 64 * 1024
@@ -50,7 +60,8 @@ def read_table(args) -> pd.DataFrame | None:
             if args.by is not None or args.columns:
                 raise CLIError("--by and --columns need a CSV file or --example")
             return None  # the built-in battery of data sets
-        raise CLIError("give a CSV file or --example iris")
+        hint = f" (no file named {args.columns[-1]!r} was found)" if args.columns else ""
+        raise CLIError(f"give a CSV file or --example iris{hint}")
     if args.csv == "-":
         try:
             text = sys.stdin.read()
@@ -70,6 +81,16 @@ def read_table(args) -> pd.DataFrame | None:
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror}") from None
     return _parse(path, sample, str(path))
+
+
+def file_after_columns(args) -> None:
+    """``--columns a b data.csv``: argparse gives every word after ``--columns`` to it, the
+    file's name too. Without a file or ``--example`` otherwise, a last word that names an
+    existing file (or ``-``, stdin) is the file."""
+    columns = args.columns
+    if args.csv is None and args.example is None and columns and len(columns) > 1:
+        if columns[-1] == "-" or Path(columns[-1]).exists():
+            args.csv = columns.pop()
 
 
 def _read_stream(path: Path) -> pd.DataFrame:

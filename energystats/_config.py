@@ -18,6 +18,8 @@ import math
 from contextlib import contextmanager
 from numbers import Real
 
+from ._frontdoor import front_door
+
 __all__ = [
     "WorkingMemoryError",
     "check_fits",
@@ -48,6 +50,7 @@ def _check_working_memory(value) -> float:
     return float(value)
 
 
+@front_door()
 def get_config() -> dict:
     """Current configuration of energystats.
 
@@ -65,6 +68,7 @@ def get_config() -> dict:
     return dict(_config.get())
 
 
+@front_door()
 def set_config(working_memory=None) -> None:
     """Set energystats' configuration (``None`` leaves a setting unchanged).
 
@@ -88,6 +92,7 @@ def set_config(working_memory=None) -> None:
     _config.set(config)
 
 
+@front_door()
 @contextmanager
 def config_context(*, working_memory=None):
     """Context manager for :func:`set_config`; the previous configuration is restored on exit,

@@ -3,14 +3,16 @@ reading of R objects that every public function's data arguments go through firs
 (:func:`read_r`: rpy2's data frames, matrices, vectors and factors as Python data, a ``dist``
 object as the distances it holds where a function takes distances and refused elsewhere), with
 the warning for a table ``X`` of more variables than observations (:func:`warn_if_transposed`).
+The front door (:mod:`energystats._frontdoor`) applies both to every public function.
 
 A value is missing when it is NaN, ``None``, ``pandas.NA``/``NaT``, or masked in a
 ``numpy.ma`` array (a mask means missing under every policy; a masked array
 without masked entries is its data). Infinite values are not missing: they stay
 errors. One rule for every function:
 
-* ``"raise"`` (default): a ``ValueError`` naming the argument and the number of
-  rows, and saying how to go on;
+* ``"raise"`` (default): a ``ValueError`` naming the argument, the number of rows and the
+  kind of missing value the caller sees (NaN, None or masked; R's NA for data from R), and
+  saying how to go on;
 * ``"omit"``: each row with a missing value in the data, its label or its weight
   is dropped; for paired data (``x`` and ``y`` of a distance covariance) the row
   of both. A precomputed matrix loses points (a point's row and column), one at
@@ -40,33 +42,27 @@ Nothing the caller passed in is modified: rows are selected into new arrays
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import inspect
 import math
 import os
 import sys
 import warnings
-from typing import Callable, Iterable
+from typing import Collection, Iterable
 
 import numpy as np
 import pandas as pd
 
 from ._rbridge import R_NA_INTEGER, condensed_matrix, dist_matrix, from_r, is_r_dist
-from ._validation import _as_array
 
 __all__ = [
     "NAN_POLICIES",
     "check_nan_policy",
     "drop_missing",
     "expand_labels",
-    "handles_missing",
+    "is_matrix",
     "read_arguments",
     "read_r",
     "read_table",
-    "reads_r",
     "warn_if_transposed",
-    "with_omitted",
 ]
 
 NAN_POLICIES = ("raise", "omit", "propagate")
@@ -79,13 +75,25 @@ def check_nan_policy(nan_policy, *, propagate: bool, where: str = "") -> str:
     """Validate ``nan_policy``; ``propagate=False`` refuses ``"propagate"`` (results
     that are not a number)."""
     if not isinstance(nan_policy, str) or nan_policy not in NAN_POLICIES:
-        raise ValueError(f"`nan_policy` must be 'raise', 'omit' or 'propagate', got {nan_policy!r}.")
+        raise ValueError(
+            f"`nan_policy` must be 'raise', 'omit' or 'propagate', got {nan_policy!r}."
+        )
     if nan_policy == "propagate" and not propagate:
         raise ValueError(
-            f"`nan_policy`='propagate' is for statistics returned as a number; {where or 'this function'} "
-            "returns a result with no meaningful NaN form: use 'omit' (drop rows with missing values) or 'raise'."
+            f"`nan_policy`='propagate' is for statistics returned as a number; "
+            f"{where or 'this function'} returns a result with no meaningful NaN form: use "
+            "'omit' (drop rows with missing values) or 'raise'."
         )
     return nan_policy
+
+
+def _as_array(values) -> np.ndarray:
+    """``np.asarray``, except that a list or tuple holding strings stays objects: numpy would
+    turn a NaN or None among them into the string "nan" or "None"."""
+    arr = np.asarray(values)
+    if isinstance(values, (list, tuple)) and arr.dtype.kind in "US":
+        arr = np.asarray(values, dtype=object)
+    return arr
 
 
 def _missing_cells(obj) -> np.ndarray | None:
@@ -99,7 +107,9 @@ def _missing_cells(obj) -> np.ndarray | None:
         values = obj if isinstance(obj, pd.Categorical) else obj.array
         if isinstance(obj.dtype, pd.CategoricalDtype):
             return cells | np.asarray(values == R_NA_STRING, dtype=bool)
-        numpy_like = isinstance(obj.dtype, pd.StringDtype) or isinstance(obj.dtype, np.dtype) and obj.dtype.kind in "iOU"
+        numpy_like = isinstance(obj.dtype, pd.StringDtype) or (
+            isinstance(obj.dtype, np.dtype) and obj.dtype.kind in "iOU"
+        )
         return cells | _r_missing(np.asarray(values) if numpy_like else None)
     if np.ma.isMaskedArray(obj):
         data = np.ma.getdata(obj)
@@ -116,7 +126,7 @@ def _missing_cells(obj) -> np.ndarray | None:
         return np.asarray(pd.isna(arr), dtype=bool) | _r_missing(arr)
     if arr.dtype.kind == "M" or arr.dtype.kind == "m":
         return np.isnat(arr)
-    if isinstance(obj, (list, tuple)) and arr.dtype.kind == "i":  # R's integer vectors through reticulate
+    if isinstance(obj, (list, tuple)) and arr.dtype.kind == "i":  # R's integers via reticulate
         return arr == R_NA_INTEGER
     return _r_missing(arr)
 
@@ -124,6 +134,10 @@ def _missing_cells(obj) -> np.ndarray | None:
 #: R's NA of a character vector or factor as reticulate hands it over: the string "NA" (as
 #: R's ``read.csv`` and pandas' ``read_csv`` read it by default).
 R_NA_STRING = "NA"
+
+
+def _is_r_na_string(value) -> bool:
+    return isinstance(value, str) and value == R_NA_STRING
 
 
 def _r_missing(arr: np.ndarray | None) -> np.ndarray | bool:
@@ -135,8 +149,39 @@ def _r_missing(arr: np.ndarray | None) -> np.ndarray | bool:
     if arr.dtype == np.int32:
         return arr == R_NA_INTEGER
     if arr.dtype.kind in "OU":
-        return np.asarray(np.frompyfunc(lambda v: isinstance(v, str) and v == R_NA_STRING, 1, 1)(arr), dtype=bool)
+        return np.asarray(np.frompyfunc(_is_r_na_string, 1, 1)(arr), dtype=bool)
     return np.zeros(arr.shape, dtype=bool)
+
+
+def _r_na_kinds(obj) -> list[str]:
+    """How R's NA appears in ``obj`` when reticulate handed it over: the integer -2147483648,
+    the string "NA" (for the message of ``"raise"``: the caller sees no NaN there)."""
+    frame = isinstance(obj, pd.DataFrame)
+    columns = [obj.iloc[:, j] for j in range(obj.shape[1])] if frame else [obj]
+    kinds = []
+    for column in columns:
+        try:
+            arr = np.asarray(column.array if isinstance(column, pd.Series) else column)
+        except (TypeError, ValueError):
+            continue
+        integers = arr.dtype == np.int32 or isinstance(obj, (list, tuple)) and arr.dtype.kind == "i"
+        if integers and (arr == R_NA_INTEGER).any() and "the integer -2147483648" not in kinds:
+            kinds.append("the integer -2147483648")
+        strings = arr.dtype.kind in "OU" and np.asarray(_r_missing(arr)).any()
+        if strings and 'the string "NA"' not in kinds:
+            kinds.append('the string "NA"')
+    return kinds
+
+
+def _kinds(names: list[str], group: dict, r_objects: Collection[str]) -> str:
+    """The missing values of the arguments ``names`` as the caller sees them: R's NA in data
+    from R (rpy2's objects, or reticulate's values of it), else NaN, None or masked."""
+    if not any(name in r_objects for name in names):
+        kinds = [kind for name in names for kind in _r_na_kinds(group[name])]
+        if not kinds:
+            return "NaN, None or masked"
+        return f"R's NA, which reticulate hands over as {' and '.join(dict.fromkeys(kinds))}"
+    return "R's NA"
 
 
 def _missing_rows(obj, matrix: bool, name: str) -> np.ndarray | None:
@@ -149,8 +194,8 @@ def _missing_rows(obj, matrix: bool, name: str) -> np.ndarray | None:
         return _matrix_points(cells)
     if matrix and cells.any():
         raise ValueError(
-            f"`{name}` must be a square distance matrix for a precomputed metric, got shape {cells.shape}: its "
-            "rows and columns are the same points, dropped together."
+            f"`{name}` must be a square distance matrix for a precomputed metric, got shape "
+            f"{cells.shape}: its rows and columns are the same points, dropped together."
         )
     return cells.any(axis=1)
 
@@ -180,7 +225,9 @@ def _take(obj, keep: np.ndarray, matrix: bool):
     return out[:, keep] if matrix and out.ndim == 2 else out
 
 
-def drop_missing(nan_policy: str, group: dict, matrices: Iterable[str] = ()) -> tuple[dict, np.ndarray | None]:
+def drop_missing(
+    nan_policy: str, group: dict, matrices: Iterable[str] = (), r_objects: Collection[str] = ()
+) -> tuple[dict, np.ndarray | None]:
     """Apply a validated ``nan_policy`` to arguments whose rows belong together.
 
     Parameters
@@ -191,6 +238,9 @@ def drop_missing(nan_policy: str, group: dict, matrices: Iterable[str] = ()) -> 
         weights); ``None`` values are skipped.
     matrices : iterable of str
         Names in ``group`` that hold a precomputed square matrix.
+    r_objects : collection of str
+        Names in ``group`` whose value came from R through rpy2: their missing values are
+        R's NA in the message of ``"raise"``.
 
     Returns
     -------
@@ -202,11 +252,16 @@ def drop_missing(nan_policy: str, group: dict, matrices: Iterable[str] = ()) -> 
         (``"propagate"``: the caller returns NaN); ``None`` when nothing is missing.
     """
     matrices = set(matrices)
-    group = {name: from_r(value) for name, value in group.items()}  # R objects from rpy2 as Python data
-    rows = {name: _missing_rows(value, name in matrices, name) for name, value in group.items() if value is not None}
+    group = {name: from_r(value) for name, value in group.items()}  # rpy2's objects as data
+    rows = {
+        name: _missing_rows(value, name in matrices, name)
+        for name, value in group.items()
+        if value is not None
+    }
     present = {name: r for name, r in rows.items() if r is not None}
     unmasked = {
-        name: (np.ma.getdata(value) if np.ma.isMaskedArray(value) else value) for name, value in group.items()
+        name: (np.ma.getdata(value) if np.ma.isMaskedArray(value) else value)
+        for name, value in group.items()
     }
     if not any(r.any() for r in present.values()):
         return unmasked, None  # nothing missing: the function's own checks see the arguments
@@ -221,14 +276,18 @@ def drop_missing(nan_policy: str, group: dict, matrices: Iterable[str] = ()) -> 
         names = [name for name, r in present.items() if r.any()]
         count = int(missing.sum())
         raise ValueError(
-            f"{', '.join(f'`{n}`' for n in names)} {'contains' if len(names) == 1 else 'contain'} missing values "
-            f"(NaN, None or masked) in {count} of {len(missing)} row(s): pass nan_policy='omit' to drop "
-            "those rows."
+            f"{', '.join(f'`{n}`' for n in names)} {'contains' if len(names) == 1 else 'contain'} "
+            f"missing values ({_kinds(names, group, r_objects)}) in {count} of {len(missing)} "
+            "row(s): pass nan_policy='omit' to drop those rows."
         )
     keep = ~missing
     if nan_policy == "propagate":
         return unmasked, keep
-    return {name: (None if value is None else _take(value, keep, name in matrices)) for name, value in group.items()}, keep
+    values = {
+        name: (None if value is None else _take(value, keep, name in matrices))
+        for name, value in group.items()
+    }
+    return values, keep
 
 
 def expand_labels(labels: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -238,99 +297,12 @@ def expand_labels(labels: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return out
 
 
-def _is_matrix(metric, position: int) -> bool:
+def is_matrix(metric, position: int) -> bool:
+    """Whether ``metric`` (one, or one per data argument) makes the data argument at
+    ``position`` a precomputed matrix."""
     if isinstance(metric, (tuple, list)):
         metric = metric[position] if position < len(metric) else None
     return isinstance(metric, str) and metric in _MATRIX_METRICS
-
-
-def handles_missing(
-    *groups: tuple[str, ...], data: tuple[str, ...] = (), propagate: bool = False, prepare: dict | None = None
-) -> Callable:
-    """Give a public function scipy's ``nan_policy`` for its row arguments.
-
-    Parameters
-    ----------
-    *groups : tuple of str
-        Argument names whose rows are dropped together (``("X", "labels",
-        "sample_weight")``; paired ``("x", "y")``). ``"*samples"`` names a
-        var-positional argument whose items are separate samples.
-    data : tuple of str
-        The data arguments, in the order a tuple ``metric`` lists them; a data
-        argument whose metric is ``"precomputed"`` is a matrix (row and column
-        dropped together).
-    propagate : bool
-        The function returns a number: ``"propagate"`` returns NaN.
-    prepare : dict, default=None
-        ``{name: function}``: a conversion of an argument after R's objects are read and
-        before missing rows are dropped (several factors as one DataFrame).
-
-    Every argument named in ``groups`` is first read by :func:`read_arguments`, the one
-    conversion of R objects (an R ``dist`` object for a ``data`` argument: its matrix, with
-    that argument's metric ``"precomputed"``), and ``X`` gets the orientation check.
-
-    The function keeps ``nan_policy`` in its signature (for its documentation and
-    ``inspect``); this wrapper applies it. A result dataclass with an ``n_omitted``
-    field gets the count, and its ``labels`` (one per kept row) are laid out on all
-    rows with ``-1`` on dropped rows.
-    """
-
-    def decorate(func: Callable) -> Callable:
-        signature = inspect.signature(func)
-        if "nan_policy" not in signature.parameters:
-            raise TypeError(f"{func.__name__} must take `nan_policy`.")  # pragma: no cover
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            arguments = bound.arguments
-            read_arguments(arguments, [name for names in groups for name in names], data, f"{func.__name__}()", prepare)
-            policy = check_nan_policy(arguments["nan_policy"], propagate=propagate, where=f"{func.__name__}()")
-            # "propagate" computes the statistic of the complete rows (so that every other
-            # argument is checked: NaN is the answer only to a valid call) and returns NaN
-            found = False
-            policy, propagating = ("omit", True) if policy == "propagate" else (policy, False)
-            metric = arguments.get("metric")
-            omitted = 0
-            layout = None
-            for names in groups:
-                if names == ("*samples",):
-                    samples = []
-                    for i, sample in enumerate(arguments["samples"]):
-                        values, keep = drop_missing(policy, {f"samples[{i}]": sample})
-                        samples.append(values[f"samples[{i}]"])
-                        omitted += 0 if keep is None else int((~keep).sum())
-                        found = found or keep is not None
-                    arguments["samples"] = tuple(samples)
-                    continue
-                matrices = [name for name in names if name in data and _is_matrix(metric, data.index(name))]
-                values, keep = drop_missing(policy, {name: arguments.get(name) for name in names}, matrices)
-                found = found or keep is not None
-                arguments.update({name: values[name] for name in names if name in arguments})
-                if keep is not None:
-                    omitted += int((~keep).sum())
-                    layout = keep if len(groups) == 1 else None
-            result = func(*bound.args, **bound.kwargs)
-            if propagating and found:
-                return np.nan
-            return with_omitted(result, omitted, layout)
-
-        return wrapper
-
-    return decorate
-
-
-def with_omitted(result, omitted: int, keep: np.ndarray | None):
-    """``result`` reporting ``omitted`` dropped rows (see :func:`handles_missing`)."""
-    if not omitted or not dataclasses.is_dataclass(result):
-        return result
-    names = {f.name for f in dataclasses.fields(result)}
-    changes = {"n_omitted": omitted} if "n_omitted" in names else {}
-    labels = getattr(result, "labels", None)
-    if keep is not None and isinstance(labels, np.ndarray) and labels.shape == (int(keep.sum()),):
-        changes["labels"] = expand_labels(labels, keep)
-    return dataclasses.replace(result, **changes)
 
 
 # --- R objects: the one conversion path of every public function's data arguments ---
@@ -349,8 +321,9 @@ def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
     """
     if is_r_dist(value) and not distances:
         raise ValueError(
-            f"`{name}` is an R dist object (distances between points), but {where or 'this function'} takes the "
-            "points themselves here: pass the data the distances were computed from."
+            f"`{name}` is an R dist object (distances between points), but "
+            f"{where or 'this function'} takes the points themselves here: pass the data the "
+            "distances were computed from."
         )
     return dist_matrix(value, name) if is_r_dist(value) else from_r(value)
 
@@ -358,19 +331,20 @@ def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
 def warn_if_transposed(value, name: str) -> None:
     """A ``UserWarning`` when the table ``value`` has more columns than rows: its rows are read
     as observations, and more variables than observations usually means a transposed table.
-    Called from :func:`read_arguments` (in the wrapper of a public function) or
-    :func:`read_table` (in a public function), so that the warning points at the caller's line."""
+    Called from :func:`read_arguments` (in the front door of a public function) or
+    :func:`read_table` (in a public function), so that the warning points at the caller's
+    line."""
     shape = getattr(value, "shape", None)
     if shape is None:
         try:
-            shape = np.asarray(value).shape  # lists, and array-likes that only convert (__array__)
-        except (TypeError, ValueError):  # ragged nested lists: the function's own validation names them
+            shape = np.asarray(value).shape  # lists, and array-likes that only convert
+        except (TypeError, ValueError):  # ragged nested lists: the function's own validation
             return
     if len(shape) == 2 and 0 < shape[0] < shape[1]:
         warnings.warn(
-            f"`{name}` has more variables (columns: {shape[1]}) than observations (rows: {shape[0]}). Rows are read "
-            f"as observations: if the table is transposed, pass its transpose ({name}.T); if it is meant, "
-            "ignore this warning.",
+            f"`{name}` has more variables (columns: {shape[1]}) than observations (rows: "
+            f"{shape[0]}). Rows are read as observations: if the table is transposed, pass its "
+            f"transpose ({name}.T); if it is meant, ignore this warning.",
             UserWarning,
             stacklevel=_caller_level(),
         )
@@ -379,70 +353,101 @@ def warn_if_transposed(value, name: str) -> None:
 def _caller_level() -> int:
     """``stacklevel`` of the first frame outside energystats, seen from the function that
     calls this one: a warning then points at the user's line whatever wrappers (the public
-    function's decorators) lie between."""
+    function's front door) lie between."""
     package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame, level = sys._getframe(1).f_back, 2  # the caller of warnings.warn's caller (None: R through reticulate)
+    # the caller of warnings.warn's caller (None: R calling through reticulate)
+    frame, level = sys._getframe(1).f_back, 2
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, level = frame.f_back, level + 1
     return level
 
 
 def read_table(value, name: str, *, where: str, metric=None, fixed: bool = False):
-    """:func:`read_r` for a table of observations (``X`` of a clustering or a k-sample test)
-    outside :func:`handles_missing`: returns ``(value, metric)``. An R ``dist`` object is its
+    """:func:`read_r` for a table of observations (``X`` of a clustering or of
+    ``pairwise_dcor``): returns ``(value, metric)``. An R ``dist`` object is its
     matrix with ``metric`` ``"precomputed"`` when the function takes a metric (``metric`` not
     None; an estimator's own, ``fixed``, must say ``"precomputed"`` itself); anything not
     given as distances gets the orientation check of :func:`warn_if_transposed`."""
     if is_r_dist(value) and metric is not None:
         if fixed and metric != "precomputed":
-            raise ValueError(f"`{name}` is an R dist object (distances between points): construct the estimator with "
-                             f"metric='precomputed' to use them in {where}.")
+            raise ValueError(
+                f"`{name}` is an R dist object (distances between points): construct the "
+                f"estimator with metric='precomputed' to use them in {where}."
+            )
         return dist_matrix(value, name), _with_precomputed(metric, 0, 1, name)
     value = read_r(value, name, where=where)
-    if not _is_matrix(metric, 0):
+    if not is_matrix(metric, 0):
         warn_if_transposed(value, name)
     return value, metric
 
 
-def _with_precomputed(metric, position: int, count: int, name: str):
+def _with_precomputed(metric, position: int, count: int, name: str, exponent=1.0):
     """``metric`` with the data argument at ``position`` (of ``count``) made ``"precomputed"``:
-    an R dist object holds distances, as R's functions read it."""
+    an R dist object holds distances, as R's functions read it. The Euclidean ``exponent`` of
+    that argument (one, or one per data argument) cannot apply to distances given."""
     metrics = list(metric) if isinstance(metric, (tuple, list)) else [metric] * count
     current = metrics[position] if position < len(metrics) else None
     if not (isinstance(current, str) and current in ("euclidean", "precomputed")):
         raise ValueError(
-            f"`{name}` is an R dist object, read as precomputed distances; `metric`={current!r} cannot apply to it."
+            f"`{name}` is an R dist object, read as precomputed distances; `metric`={current!r} "
+            "cannot apply to it."
+        )
+    power = exponent[position] if isinstance(exponent, (tuple, list)) else exponent
+    if current == "euclidean" and isinstance(power, (int, float)) and power != 1.0:
+        raise ValueError(
+            f"`{name}` is an R dist object, read as the distances it holds; `exponent`={power!r} "
+            f"applies to distances computed here from points: raise them to the power in R "
+            f"(dist(x)^{power!r}), or pass the data the distances were computed from."
         )
     metrics[position] = "precomputed"
     return metrics[0] if count == 1 else tuple(metrics)
 
 
 def read_arguments(
-    arguments: dict, names: Iterable[str], data: tuple[str, ...], where: str, prepare: dict | None = None, *, tables: bool = True
-) -> None:
+    arguments: dict,
+    names: Iterable[str],
+    distances: tuple[str, ...],
+    where: str,
+    prepare: dict | None = None,
+    *,
+    metric=None,
+    takes_metric: bool = False,
+    exponent=1.0,
+    tables: bool = True,
+):
     """Convert a public function's bound ``arguments`` named ``names`` in place by
-    :func:`read_r`. An R ``dist`` object given for a data argument of a function that takes
-    ``metric`` becomes its matrix with that argument's metric ``"precomputed"``; a table ``X``
-    not given as distances gets the orientation check (``tables``). ``prepare`` maps names to a further
-    conversion (e.g. several factors as one DataFrame)."""
-    takes_metric = "metric" in arguments
+    :func:`read_r`, and return its ``metric`` as the data make it. An R ``dist`` object given
+    for an argument of ``distances`` is read as the distances it holds: for a function that
+    ``takes_metric``, that argument's metric becomes ``"precomputed"`` (``distances`` lists
+    the arguments in the order a tuple ``metric`` does; ``exponent``, one or one per argument,
+    cannot apply to them). A table ``X`` not given as distances gets the orientation check
+    (``tables``). ``prepare`` maps names to a further conversion of the argument read (e.g.
+    several factors as one DataFrame)."""
     for name in names:
         if name == "*samples":
-            arguments["samples"] = tuple(read_r(s, f"samples[{i}]", where=where) for i, s in enumerate(arguments["samples"]))
+            arguments["samples"] = tuple(
+                read_r(s, f"samples[{i}]", where=where) for i, s in enumerate(arguments["samples"])
+            )
             continue
         value = arguments.get(name)
-        dist = is_r_dist(value) and name in data and takes_metric
-        if dist:
-            arguments["metric"] = _with_precomputed(arguments["metric"], data.index(name), len(data), name)
+        dist = is_r_dist(value) and name in distances
+        if dist and takes_metric:
+            metric = _with_precomputed(
+                metric, distances.index(name), len(distances), name, exponent
+            )
         value = read_r(value, name, distances=dist, where=where)
         if prepare and name in prepare:
             value = prepare[name](value)
         if name in arguments:
             arguments[name] = value
-    if takes_metric and data:
-        _reticulate_dist(arguments, [name for name in names if name != "*samples"], data)
-    if tables and "X" in names and not (takes_metric and "X" in data and _is_matrix(arguments["metric"], data.index("X"))):
-        warn_if_transposed(arguments.get("X"), "X")
+    if takes_metric and distances:
+        rows = [n for n in names if n != "*samples"]
+        metric = _reticulate_dist(arguments, rows, distances, metric)
+    if tables and "X" in names:
+        precomputed = takes_metric and "X" in distances and is_matrix(metric, distances.index("X"))
+        if not precomputed:
+            warn_if_transposed(arguments.get("X"), "X")
+    return metric
 
 
 def _triangle(value) -> int | None:
@@ -456,13 +461,14 @@ def _triangle(value) -> int | None:
     return n
 
 
-def _reticulate_dist(arguments: dict, names: list[str], data: tuple[str, ...]) -> None:
+def _reticulate_dist(arguments: dict, names: list[str], distances: tuple[str, ...], metric):
     """Read an R ``dist`` object that reticulate handed over as its n(n - 1)/2 values (R's order:
     the lower triangle column by column) as its distances where that is the only reading: the
     other arguments (data, labels, weights) have n rows, so as data it could only be refused
-    for its length. When every data argument is such a list and nothing else gives n, they
-    are read as data, with a ``UserWarning`` saying how to pass distances."""
-    triangles = {name: _triangle(arguments.get(name)) for name in data}
+    for its length; returns the metric. When every data argument is such a list and nothing
+    else gives n, they are read as data, with a ``UserWarning`` saying how to pass
+    distances."""
+    triangles = {name: _triangle(arguments.get(name)) for name in distances}
     rows = set()
     for name in names:
         value = arguments.get(name)
@@ -474,40 +480,17 @@ def _reticulate_dist(arguments: dict, names: list[str], data: tuple[str, ...]) -
                 pass
     for name, n in triangles.items():
         if n is not None and rows == {n}:
-            arguments["metric"] = _with_precomputed(arguments["metric"], data.index(name), len(data), name)
+            metric = _with_precomputed(metric, distances.index(name), len(distances), name)
             arguments[name] = condensed_matrix(arguments[name], name)
     values = set(triangles.values())
-    if len(data) > 1 and not rows and len(values) == 1 and None not in values:
+    if len(distances) > 1 and not rows and len(values) == 1 and None not in values:
         n = values.pop()
         warnings.warn(
-            f"{' and '.join(f'`{name}`' for name in data)} are lists of {n * (n - 1) // 2} values each, as many as "
-            f"the distances of an R dist object of {n} points, which reticulate hands over as such a list, without "
-            "its class: they are read as data. To pass distances from R, pass as.matrix(d) with metric='precomputed'.",
+            f"{' and '.join(f'`{name}`' for name in distances)} are lists of {n * (n - 1) // 2} "
+            f"values each, as many as the distances of an R dist object of {n} points, which "
+            "reticulate hands over as such a list, without its class: they are read as data. To "
+            "pass distances from R, pass as.matrix(d) with metric='precomputed'.",
             UserWarning,
             stacklevel=_caller_level(),
         )
-
-
-def reads_r(*names: str, data: tuple[str, ...] = ()) -> Callable:
-    """Give a public function without ``nan_policy`` the one conversion of R objects
-    (:func:`read_arguments`) for its arguments ``names``; ``data`` as in
-    :func:`handles_missing` (arguments that may be distances, in ``metric``'s order, or
-    all-distance arguments such as ``D`` when the function takes no ``metric``)."""
-
-    def decorate(func: Callable) -> Callable:
-        signature = inspect.signature(func)
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            arguments = bound.arguments
-            for name in names:
-                if name in arguments and name in data and "metric" not in arguments:  # a matrix argument: D
-                    arguments[name] = read_r(arguments[name], name, distances=True)
-            read_arguments(arguments, [n for n in names if n in arguments], data, f"{func.__name__}()", tables=False)
-            return func(*bound.args, **bound.kwargs)
-
-        return wrapper
-
-    return decorate
+    return metric

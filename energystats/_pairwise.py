@@ -12,7 +12,7 @@ from numbers import Real
 import numpy as np
 
 from ._config import check_fits
-from ._missing import reads_r
+from ._frontdoor import front_door
 from ._operator import centre_in_place, dense_bytes, semimetric_matrix
 from ._semimetric import MetricLike, Scaling, as_precomputed, prepare_points, resolve_semimetric
 from ._validation import as_data, as_weights
@@ -20,7 +20,7 @@ from ._validation import as_data, as_weights
 __all__ = ["is_negative_type", "kernel_matrix", "pairwise_semimetric"]
 
 
-@reads_r("X", "Y")
+@front_door(("X", "Y"), tables=False)
 def pairwise_semimetric(X, Y=None, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None) -> np.ndarray:
     r"""Matrix of semimetric values between the rows of ``X`` and ``Y``.
 
@@ -73,7 +73,7 @@ def pairwise_semimetric(X, Y=None, *, metric: MetricLike = "euclidean", exponent
     return scaling.result(rho(scaling.data(X), scaling.data(Y)), "the semimetric matrix", inplace=True)
 
 
-@reads_r("X", "sample_weight", "x0")
+@front_door(("X", "sample_weight", "x0"), tables=False)
 def kernel_matrix(
     X, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None, sample_weight=None, x0=None
 ) -> np.ndarray:
@@ -152,7 +152,7 @@ def kernel_matrix(
     return scaling.result(G, "the kernel matrix", inplace=True)
 
 
-@reads_r("D", data=("D",))
+@front_door("D", distances=("D",))
 def is_negative_type(D, *, tol: float = 1e-10) -> bool:
     r"""Whether a semimetric matrix is conditionally negative definite.
 

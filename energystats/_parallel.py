@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 
 import joblib
 import numpy as np
-from threadpoolctl import ThreadpoolController
+from threadpoolctl import OpenBLASController, ThreadpoolController
 
 from ._config import config_context, get_config, memory_budget
 from ._progress import progress_bar
@@ -102,7 +102,8 @@ def _pooled(work, share):
 
 @functools.cache
 def _pool() -> ThreadPoolExecutor:
-    """The package's worker threads, started once (starting threads costs about a millisecond)."""
+    """The package's worker threads, started once per process (starting threads costs about a
+    millisecond)."""
     return ThreadPoolExecutor(THREADS, thread_name_prefix="energystats")
 
 
@@ -113,11 +114,90 @@ def blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def one_blas_thread():
+class _OneBlasThread:
+    """One-thread BLAS for as long as any thread of this process is inside the context.
+
+    The first thread to enter limits the libraries and the last to leave restores what was
+    there before, whichever threads they are. threadpoolctl's own limit restores what it found
+    on entry, and (from 3.6) lets only the first thread that sets OpenBLAS's process-wide count
+    change it; so limits that overlapped in several threads (joblib's threading backend runs
+    tasks side by side; a user runs two calls in two threads) left BLAS on one thread for good.
+    Here the limit is set and restored under one lock, as the controlling thread.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._depth = threading.local()  # how often this thread is inside
+        self._holders = 0
+        self._limiter = None
+
+    @staticmethod
+    def _as_controller(action: Callable):
+        """``action()`` as the thread that controls OpenBLAS's count, released afterwards."""
+        # threadpoolctl >= 3.6 lets one thread control OpenBLAS's count
+        release = getattr(OpenBLASController, "clear_controlling_thread", None)
+        if release is None:
+            return action()
+        release(force=True)
+        try:
+            return action()
+        finally:
+            release(force=True)
+
+    def __enter__(self):
+        with self._lock:
+            if self._holders == 0:
+                self._limiter = self._as_controller(
+                    lambda: blas_controller().limit(limits=1, user_api="blas")
+                )
+            self._holders += 1
+        self._depth.count = getattr(self._depth, "count", 0) + 1
+        return self
+
+    def __exit__(self, *exc):
+        self._depth.count -= 1
+        with self._lock:
+            self._holders -= 1
+            if self._holders == 0:
+                self._restore()
+
+    def _restore(self):
+        self._as_controller(self._limiter.restore_original_limits)
+        self._limiter = None
+
+    def after_fork(self):
+        """In a forked child only the forking thread lives: the limits the other threads held
+        are gone with them (the parent's setting is restored when none is left), and the lock
+        is new (another thread may have held it at the fork)."""
+        self._lock = threading.Lock()
+        self._holders = getattr(self._depth, "count", 0)
+        if self._holders == 0 and self._limiter is not None:
+            self._restore()
+
+
+_BLAS_LIMIT = _OneBlasThread()
+
+
+def one_blas_thread() -> _OneBlasThread:
     """A context in which BLAS runs on one thread: for work split over the package's threads
     or processes, and for products with few columns (memory bound), where more BLAS threads
-    only spin (on a busy machine spinning threads slowed a cluster_test five-fold)."""
-    return blas_controller().limit(limits=1, user_api="blas")
+    only spin (on a busy machine spinning threads slowed a cluster_test five-fold). Contexts
+    of several threads overlap: BLAS is restored when the last one ends."""
+    return _BLAS_LIMIT
+
+
+def _after_fork() -> None:
+    """In a child forked from this process (``multiprocessing``, joblib's fork backends, a
+    Jupyter kernel's workers): forget the parent's thread pool, whose threads did not survive
+    the fork (work queued on it would wait forever; the child starts its own on first use),
+    and the BLAS limits of the threads that are not in the child."""
+    _pool.cache_clear()
+    _in_pool.active = False
+    _BLAS_LIMIT.after_fork()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def threads_within(per_thread: float, fixed: float = 0.0) -> int:

@@ -4,39 +4,55 @@ A result prints as R prints an ``htest``: a title, ``data:`` naming what was pas
 statistic with its name and the p-value (R's ``format.pval``) with the resamples behind it,
 then the fields that carry something (``None`` and default values are left out), the
 result's tables and notes. In Jupyter the same content is HTML, its tables real
-``<table>`` elements with right-aligned monospace numbers.
+``<table>`` elements with right-aligned monospace numbers in padded cells.
 
-A result is a test when it has the fields ``statistic`` and ``pvalue``: it unpacks as
-scipy's results do (``statistic, pvalue = result``); any other result refuses to unpack
-with a ``TypeError`` naming what to read instead. ``to_dict()`` gives every field;
-``to_frame()`` one row of the scalar fields, or the result's table where it has one.
+:class:`ResultMixin` is the root of every result; the declared bases of
+``_result_bases`` derive from it: ``TestResult`` (a test: statistic, p-value, null
+distribution) and ``ClusteringResult`` (a partition: labels). A result is a test when it is
+a ``TestResult``: it unpacks as scipy's results do (``statistic, pvalue = result``); any
+other result refuses to unpack with a ``TypeError`` naming what to read instead.
+``to_dict()`` gives every field; ``to_frame()`` one row of the scalar fields, or the
+result's table where it has one.
 
-A result adds a table by overriding ``_tables()`` (a list of ``(caption, DataFrame)``):
-:func:`table_text` and :func:`table_html` render it in both forms, with p-value columns
-(``pvalue``, ``pvalue_adjusted``, ``p-value``) formatted as R's ``format.pval``.
+A field is documented once, in the ``Attributes`` of the class that declares it: every
+subclass's docstring receives its bases' entries (``_result_docs.compose_attributes``, run
+when the subclass is defined), first (a base whose ``_doc_place`` is ``"head"``: a test's statistic
+and p-value) or last (``"tail"``: the omitted rows, the data's name), except the entries
+of the fields the subclass documents itself.
 
-``data_name`` (R's ``data.name``) is filled by :func:`names_data`, the decorator of every
-public function returning a result: pandas names and columns, else the parameter names.
+A result adds a table by overriding ``_tables()`` (a list of :class:`Table`, or of
+``(caption, frame)`` pairs): :func:`table_text` and :func:`table_html` render it in both
+forms, each column in one number format, p-value columns (``pvalue``, ``pvalue_adjusted``,
+``p-value``) as R's ``format.pval``, missing cells blank (as R prints an analysis of
+variance table).
+
+``data_name`` (R's ``data.name``) is filled by the front door (:mod:`energystats._frontdoor`)
+of every public function returning a result: pandas names and columns, else the parameter names.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import html
-import inspect
 import math
-import os
-import sys
 from dataclasses import dataclass, field, fields
-from typing import Callable
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from ._rbridge import from_r, is_r_dist
+from ._result_docs import attribute_entries, compose_attributes
 
-__all__ = ["FittedReport", "ReportsWhenFitted", "ResultMixin", "data_name_of", "format_pvalue", "names_data", "table_html", "table_text"]
+__all__ = [
+    "FittedReport",
+    "ReportsWhenFitted",
+    "ResultMixin",
+    "Table",
+    "format_pvalue",
+    "shared_decimals",
+    "table_html",
+    "table_text",
+]
 
 #: R's ``.Machine$double.eps``: ``format.pval`` prints smaller p-values as "< 2.2e-16".
 _EPS = float(np.finfo(float).eps)
@@ -44,15 +60,17 @@ _EPS = float(np.finfo(float).eps)
 _PVALUE_COLUMNS = ("pvalue", "pvalue_adjusted", "p-value", "adjusted p-value")
 #: Rows of a table shown before "... more rows" (all of them are in ``to_frame()``).
 MAX_ROWS = 20
-#: Columns of a data frame named before "... (k columns)".
-_MAX_COLUMNS = 4
-#: The package's folder: callers inside it are energystats itself.
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
-_NUMBER_STYLE = "text-align:right;font-family:var(--jp-code-font-family,monospace);font-variant-numeric:tabular-nums;white-space:nowrap"
-_TEXT_STYLE = "text-align:left;white-space:nowrap"
+#: every cell of the HTML tables: padded, so that neighbouring numbers never run together
+#: where the page's style sheet gives cells no padding (the Sphinx theme)
+_CELL = "padding:0.15em 0.6em;white-space:nowrap;vertical-align:baseline"
+_NUMBER_STYLE = (
+    f"{_CELL};text-align:right;font-family:var(--jp-code-font-family,monospace);"
+    "font-variant-numeric:tabular-nums"
+)
+_TEXT_STYLE = f"{_CELL};text-align:left"
 #: a number beside its name (the summary of a result): monospace, left-aligned
-_VALUE_STYLE = "text-align:left;font-family:var(--jp-code-font-family,monospace);white-space:nowrap"
+_VALUE_STYLE = f"{_CELL};text-align:left;font-family:var(--jp-code-font-family,monospace)"
 
 
 def format_pvalue(p: float) -> str:
@@ -98,20 +116,36 @@ def _is_scalar(value) -> bool:
 # tables
 
 
-def _cells(frame: pd.DataFrame, digits: int = 4) -> dict[str, list[str]]:
-    """The formatted cells of each column (p-values as R's format.pval, numbers to 4
-    significant digits)."""
+class Table(NamedTuple):
+    """A result's table: its caption, the DataFrame, and the decimals of its numbers.
+
+    ``decimals`` fixes the format of number columns: an int for all of them (a matrix of one
+    quantity, whose columns must read alike), a dict for the columns it names (R's fixed
+    decimals of ``disco``). The other number columns show each value to the table's
+    significant digits, all with the decimals that the most demanding value needs.
+    """
+
+    caption: str
+    frame: pd.DataFrame
+    decimals: int | dict | None = None
+
+
+def _cells(frame: pd.DataFrame, digits: int = 4, decimals=None) -> dict[str, list[str]]:
+    """The formatted cells of each column: p-values as R's format.pval, numbers in one
+    format per column (:func:`_column_numbers`), missing values blank."""
     out = {}
     for name in frame.columns:
         column = frame[name]
+        fixed = decimals if isinstance(decimals, int) else (decimals or {}).get(str(name))
         if str(name) in _PVALUE_COLUMNS and (column < _EPS).any():
-            out[name] = [("NaN" if pd.isna(v) else format_pvalue(float(v)).removeprefix("= ")) for v in column]
+            out[name] = ["" if pd.isna(v) else format_pvalue(float(v)).removeprefix("= ")
+                         for v in column]
         elif pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
             out[name] = ["" if v is None else str(v) for v in column]
         elif pd.api.types.is_integer_dtype(column.dtype):
             out[name] = [str(v) for v in column.tolist()]
         else:
-            out[name] = _column_numbers(np.asarray(column, dtype=float), digits)
+            out[name] = _column_numbers(np.asarray(column, dtype=float), digits, fixed)
     return out
 
 
@@ -125,24 +159,44 @@ def _decimals(value: float, digits: int) -> int:
     return sig - 1 - math.floor(math.log10(abs(target)))
 
 
-def _column_numbers(values: np.ndarray, digits: int = 4) -> list[str]:
-    """A column of numbers as R's ``format(values, digits = 4)``: each value to ``digits``
-    significant digits, all with the decimals the most demanding one needs (so that the
-    points align); scientific for all when that is more than six decimals or a value is
-    1e15 or more."""
+def _special(value: float) -> str:
+    """A value that is not a finite number: blank when missing, else R's ``Inf``."""
+    return "" if math.isnan(value) else _number(value)
+
+
+def _column_numbers(values: np.ndarray, digits: int = 4, decimals: int | None = None) -> list[str]:
+    """A column of numbers in one format, as R's ``format(values, digits = 4)``: each value
+    to ``digits`` significant digits, all with the decimals the most demanding one needs (so
+    that the points align), or with the ``decimals`` given; scientific for all when that is
+    more than six decimals, when the given decimals would leave a value fewer than three
+    significant digits, or when a value is 1e15 or more."""
     finite = values[np.isfinite(values) & (values != 0)]
     if finite.size == 0:
-        return [_number(v, digits) for v in values]
-    decimals = max(_decimals(float(v), digits) for v in finite)
-    if decimals > 6 or np.abs(finite).max() >= 1e15:
-        return [_number(v) if not np.isfinite(v) else f"{v:.{digits - 1}e}" for v in values]
-    return [_number(v) if not np.isfinite(v) else f"{v:.{max(decimals, 0)}f}" for v in values]
+        zero = "0" if decimals is None else f"{0.0:.{decimals}f}"
+        return [zero if v == 0 else _special(v) for v in values]
+    if decimals is None:
+        decimals = max(_decimals(float(v), digits) for v in finite)
+        fits = decimals <= 6
+    else:
+        fits = np.abs(finite).min() >= 10.0 ** (2 - decimals)
+    if not fits or np.abs(finite).max() >= 1e15:
+        return [f"{v:.{digits - 1}e}" if np.isfinite(v) else _special(v) for v in values]
+    return [f"{v:.{max(decimals, 0)}f}" if np.isfinite(v) else _special(v) for v in values]
+
+
+def shared_decimals(values: np.ndarray, digits: int) -> int:
+    """The decimals of a table whose cells are one quantity: those that show its most
+    demanding value to ``digits`` significant digits (the :class:`Table` of a matrix)."""
+    finite = values[np.isfinite(values) & (values != 0)]
+    return max((_decimals(float(v), digits) for v in finite.ravel()), default=0)
 
 
 def _right_aligned(frame: pd.DataFrame, name) -> bool:
     """Whether a column is printed right-aligned: numbers (not booleans) and p-values."""
     column = frame[name]
-    return (pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype)) or str(name) in _PVALUE_COLUMNS
+    kind = column.dtype
+    number = pd.api.types.is_numeric_dtype(kind) and not pd.api.types.is_bool_dtype(kind)
+    return number or str(name) in _PVALUE_COLUMNS
 
 
 def _shown(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, str]:
@@ -156,11 +210,14 @@ def _shows_index(frame: pd.DataFrame) -> bool:
     return not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)
 
 
-def table_text(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4) -> list[str]:
-    """The lines of ``frame`` as an aligned text table: numbers right-aligned to 4
-    significant digits, p-value columns as R's ``format.pval``, text left-aligned."""
+def table_text(
+    frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4, decimals=None
+) -> list[str]:
+    """The lines of ``frame`` as an aligned text table: numbers right-aligned, one format a
+    column (``decimals`` as :class:`Table` takes it), p-value columns as R's
+    ``format.pval``, text left-aligned, missing values blank."""
     frame, more = _shown(frame, max_rows)
-    cells = _cells(frame, digits)
+    cells = _cells(frame, digits, decimals)
     show_index = _shows_index(frame)
     index = [str(v) for v in frame.index] if show_index else []
     head = [str(frame.index.name or "")] if show_index else []
@@ -177,11 +234,14 @@ def table_text(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4
     return lines + ([more] if more else [])
 
 
-def table_html(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4) -> str:
-    """``frame`` as an HTML ``<table>``: numbers right-aligned in a monospace font with
-    tabular figures, so that columns align in JupyterLab and in the Sphinx docs."""
+def table_html(
+    frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4, decimals=None
+) -> str:
+    """``frame`` as an HTML ``<table>``: the cells of :func:`table_text`, padded, numbers
+    right-aligned in a monospace font with tabular figures, so that columns align and
+    neighbouring cells stay apart in JupyterLab and in the Sphinx docs."""
     frame, more = _shown(frame, max_rows)
-    cells = _cells(frame, digits)
+    cells = _cells(frame, digits, decimals)
     show_index = _shows_index(frame)
     styles = {name: _NUMBER_STYLE if _right_aligned(frame, name) else _TEXT_STYLE for name in frame.columns}
     head = "".join(f"<th style='{styles[name]}'>{html.escape(str(name))}</th>" for name in frame.columns)
@@ -201,61 +261,65 @@ def table_html(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4
 
 
 # ---------------------------------------------------------------------------------------
-# the mixin
+# the root
 
 
 @dataclass(frozen=True, repr=False)
 class ResultMixin:
-    """Unpacking, ``to_dict``, ``to_frame`` and R-style printing of a result dataclass.
+    """The root of every result: unpacking, ``to_dict``, ``to_frame`` and R-style printing.
 
     Attributes
     ----------
+    n_omitted : int
+        Rows dropped for missing values (``nan_policy="omit"``); 0 when none was.
     data_name : str or None
         What was passed, as R's ``data.name``: ``"mag and stations"`` (pandas names and
-        columns, else the parameter names, ``"x and y"``). Keyword-only, last.
+        columns, else the parameter names, ``"x and y"``).
 
-    A result customises its printing with class attributes and methods:
-
-    ``_title``
-        The title (str, or a property): what the test is, no equation numbers.
-    ``_statistic_label``
-        The statistic's name on the statistic line (default: ``statistic_name``).
-    ``_resamples``
-        What ``n_resamples`` counts, for the p-value line ("permutations").
-    ``_hidden``
-        Fields left out of the printed details (beyond ``None`` and defaults).
-    ``_pvalue_note()``
-        What the p-value rests on, in brackets after it.
-    ``_tables()``
-        ``(caption, DataFrame)`` pairs printed as tables, numbers to ``_digits`` significant digits.
-    ``_extra_lines()``
-        Notes printed last.
+    Notes
+    -----
+    A result customises its printing with class attributes and methods: ``_title`` (the
+    title, a str or a property: what the result is, no equation numbers); ``_hidden``
+    (fields left out of the printed details, beyond ``None`` and defaults); ``_tables()``
+    (:class:`Table` s printed as tables, numbers to ``_digits`` significant digits);
+    ``_extra_lines()`` (notes printed last); ``_not_one_test`` (why
+    ``plot_null_distribution`` draws nothing for it, and what draws it). A test adds its
+    statistic line (``TestResult``).
     """
 
     data_name: str | None = field(default=None, kw_only=True)
+    n_omitted: int = field(default=0, kw_only=True)
 
     _title = ""
-    _resamples = "permutations"
     _hidden = ()
     #: significant digits of the numbers in the printed tables
     _digits = 4
-    #: fields the title, data and statistic lines already show
-    _header = ("data_name", "statistic", "pvalue", "statistic_name", "n_resamples", "exact")
+    #: fields the title and data lines (and a test's statistic line) already show
+    _header = ("data_name",)
+    #: where the entries of this class's Attributes go in its subclasses' docstrings
+    _doc_place = "tail"
+    #: what plot_null_distribution says of a result that is not one test
+    _not_one_test = "is not the result of a test"
+
+    def __init_subclass__(cls, **kwargs):
+        """Give the subclass's docstring the Attributes entries of its bases."""
+        super().__init_subclass__(**kwargs)
+        doc = cls.__dict__.get("__doc__") or ""
+        cls._own_attributes = attribute_entries(doc)
+        bases = [base for base in cls.__mro__[1:] if "_own_attributes" in vars(base)]
+        if doc:
+            head = [e for base in bases if base._doc_place == "head" for e in base._own_attributes]
+            tail = [e for base in bases if base._doc_place == "tail" for e in base._own_attributes]
+            cls.__doc__ = compose_attributes(doc, head, tail)
 
     # --- scipy's behaviour -------------------------------------------------------------
 
-    def _is_test(self) -> bool:
-        names = {f.name for f in fields(self)}
-        return "statistic" in names and "pvalue" in names
-
     def __iter__(self):
-        """``statistic, pvalue = result`` for a test; a ``TypeError`` for other results."""
-        if self._is_test():
-            return iter((self.statistic, self.pvalue))
+        """Only a test unpacks (``statistic, pvalue = result``): a ``TypeError`` here."""
+        names = ", ".join(f.name for f in fields(self) if f.name != "data_name")
         raise TypeError(
-            f"{type(self).__name__} is not a test (it has no `statistic` and `pvalue`), so it does not "
-            f"unpack: read its fields ({', '.join(f.name for f in fields(self) if f.name != 'data_name')}) "
-            "or call to_dict()."
+            f"{type(self).__name__} is not a test, so it does not unpack into a statistic and a "
+            f"p-value: read its fields ({names}) or call to_dict()."
         )
 
     def to_dict(self) -> dict:
@@ -271,32 +335,19 @@ class ResultMixin:
 
     # --- printing ----------------------------------------------------------------------
 
-    @property
-    def _statistic_label(self) -> str:
-        return str(getattr(self, "statistic_name", None) or "statistic")
-
-    def _pvalue_note(self) -> str:
-        n = getattr(self, "n_resamples", None)
-        if not n:
-            return ""
-        if getattr(self, "exact", False):
-            return f"exact: all {n} {self._resamples}"
-        return f"{n} {self._resamples}"
-
     def _statistic_line(self) -> str:
-        if not self._is_test() or not np.ndim(self.statistic) == 0:
-            return ""
-        note = self._pvalue_note()
-        return (
-            f"{self._statistic_label} = {_number(self.statistic)}, p-value {format_pvalue(float(self.pvalue))}"
-            + (f" ({note})" if note else "")
-        )
+        """The statistic and p-value line of a test's text; none here."""
+        return ""
+
+    def _statistic_rows(self) -> list[tuple[str, str]]:
+        """The statistic and p-value rows of a test's HTML summary; none here."""
+        return []
 
     def _details(self) -> list[tuple[str, str]]:
         """The fields worth printing: not in the header, not hidden, not None, not default."""
         rows = []
         for f in fields(self):
-            if not f.repr or f.name in (self._header if self._is_test() else ("data_name",)) or f.name in self._hidden:
+            if not f.repr or f.name in self._header or f.name in self._hidden:
                 continue
             value = getattr(self, f.name)
             if value is None or (f.default is not dataclasses.MISSING and _equal(value, f.default)):
@@ -306,7 +357,7 @@ class ResultMixin:
             rows.append((f.name, _format_value(value)))
         return rows
 
-    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
+    def _tables(self) -> list:
         return []
 
     def _extra_lines(self) -> list[str]:
@@ -320,8 +371,8 @@ class ResultMixin:
         if statistic:
             lines.append(statistic)
         lines += [f"{name}: {value}" for name, value in self._details()]
-        for caption, frame in self._tables():
-            lines += ["", f"{caption}:"] + table_text(frame, digits=self._digits)
+        for caption, frame, decimals in (Table(*table) for table in self._tables()):
+            lines += ["", f"{caption}:"] + table_text(frame, digits=self._digits, decimals=decimals)
         extra = self._extra_lines()
         if extra:
             lines += [""] + extra
@@ -329,14 +380,8 @@ class ResultMixin:
 
     def _repr_html_(self) -> str:
         title = html.escape(self._title or type(self).__name__)
-        rows = []
-        if self.data_name:
-            rows.append(("data", self.data_name, False))
-        if self._statistic_line():
-            rows.append((self._statistic_label, _number(self.statistic), True))
-            note = self._pvalue_note()
-            p = format_pvalue(float(self.pvalue)).removeprefix("= ")
-            rows.append(("p-value", p + (f" ({note})" if note else ""), True))
+        rows = [("data", self.data_name, False)] if self.data_name else []
+        rows += [(name, value, True) for name, value in self._statistic_rows()]
         rows += [(name, value, False) for name, value in self._details()]
         body = "".join(
             f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th>"
@@ -348,10 +393,14 @@ class ResultMixin:
             f"<div style='font-weight:bold;margin-bottom:0.25em'>{title}</div>",
             f"<table style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table>" if body else "",
         ]
-        for caption, frame in self._tables():
-            parts.append(f"<div style='margin-top:0.5em'>{html.escape(caption)}</div>{table_html(frame, digits=self._digits)}")
+        for caption, frame, decimals in (Table(*table) for table in self._tables()):
+            table = table_html(frame, digits=self._digits, decimals=decimals)
+            parts.append(f"<div style='margin-top:0.5em'>{html.escape(caption)}</div>{table}")
         parts += [f"<div>{html.escape(line)}</div>" for line in self._extra_lines()]
         return "".join(parts) + "</div>"
+
+
+ResultMixin._own_attributes = attribute_entries(ResultMixin.__doc__)
 
 
 def _equal(value, default) -> bool:
@@ -359,95 +408,6 @@ def _equal(value, default) -> bool:
         return bool(value == default)
     except (TypeError, ValueError):
         return False
-
-
-# ---------------------------------------------------------------------------------------
-# data_name
-
-
-def _columns(frame: pd.DataFrame, leave_out: set) -> str:
-    names = [str(c) for c in frame.columns if str(c) not in leave_out]
-    if len(names) == 1:
-        return names[0]
-    if len(names) > _MAX_COLUMNS:
-        return f"[{', '.join(names[:_MAX_COLUMNS - 1])}, ... ({len(names)} columns)]"
-    return f"[{', '.join(names)}]"
-
-
-def _name(value, parameter: str, leave_out: set, bound: dict | None = None) -> str:
-    """What one argument is called: a column name given as a string, a Series' name, a data
-    frame's columns (without those named by other arguments), else the caller's variable
-    holding it (``bound``: names by object id, as R's ``deparse(substitute(x))`` names a
-    variable), else the parameter's name."""
-    fallback = (bound or {}).get(id(value), parameter)
-    if is_r_dist(value):  # distances: read as such by the function, named by the variable or parameter
-        return fallback
-    value = from_r(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, pd.Series) and value.name is not None:
-        return str(value.name)
-    if isinstance(value, pd.DataFrame) and value.shape[1] > 0:
-        return _columns(value, leave_out)
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, pd.Series) for v in value):  # several factors
-        return " and ".join(_name(v, f"{parameter}[{i}]", leave_out) for i, v in enumerate(value))
-    return fallback
-
-
-def data_name_of(arguments: dict, names: tuple[str, ...], by: str | None = None, bound: dict | None = None) -> str:
-    """R's ``data.name`` of a call: ``"x and y"``, ``"x and y, controlling for z"`` (three
-    names), ``"X by labels"``, or the samples of ``"*samples"`` (``"a, b and c"``); ``bound``
-    names the caller's variables by object id."""
-    if names == ("*samples",):
-        samples = arguments["samples"]
-        parts = [_name(s, f"samples[{i}]", set(), bound) for i, s in enumerate(samples)]
-        if len(parts) > _MAX_COLUMNS:
-            return f"{len(parts)} samples"
-        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
-    given = {v for v in (arguments.get(n) for n in names + ((by,) if by else ())) if isinstance(v, str)}
-    parts = [_name(arguments.get(n), n, given, bound) for n in names]
-    text = parts[0]
-    if len(parts) >= 2:
-        text += f" and {parts[1]}"
-    if len(parts) == 3:
-        text += f", controlling for {parts[2]}"
-    if by is not None and arguments.get(by) is not None:
-        text += f" by {_name(arguments[by], by, set(), bound)}"
-    return text
-
-
-def _caller_variables(frame) -> dict[int, str]:
-    """The caller's variables by the id of the object each holds (the first name of an object
-    held by several; names with a leading underscore, such as IPython's output cache, left
-    out); none when the caller is energystats itself, whose variable names mean nothing to the
-    user."""
-    if frame is None or frame.f_code.co_filename.startswith(_PACKAGE):  # None: called from R through reticulate
-        return {}
-    variables = {}
-    for name, value in frame.f_locals.items():
-        if name.isidentifier() and not name.startswith("_"):  # not pytest's @py_assert temporaries
-            variables.setdefault(id(value), name)
-    return variables
-
-
-def names_data(*names: str, by: str | None = None) -> Callable:
-    """Fill ``data_name`` of the result a public function returns from its arguments
-    (:func:`data_name_of`); outermost decorator, so that it sees what the caller passed."""
-
-    def decorate(func: Callable) -> Callable:
-        signature = inspect.signature(func)
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            result = func(*args, **kwargs)
-            if not isinstance(result, ResultMixin):
-                return result  # nan_policy="propagate": a number
-            arguments = signature.bind(*args, **kwargs).arguments
-            return dataclasses.replace(result, data_name=data_name_of(arguments, names, by, _caller_variables(sys._getframe().f_back)))
-
-        return wrapper
-
-    return decorate
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,30 +1,25 @@
 """Plots of test results: the null or reference distribution with the observed statistic and
-its p-value, and the goodness-of-fit picture (re-exported by :mod:`energystats.plotting`)."""
+its p-value, and the goodness-of-fit picture (re-exported by :mod:`energystats.plotting`).
+
+Neither keeps a list of result types: each asks the result what to draw
+(:mod:`energystats._result_bases`): ``result._null_panels()`` the panels of
+:func:`plot_null_distribution`, ``result._fit_panel(sample)`` the picture of
+:func:`plot_gof`. A new test brings its own panels.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-from scipy import stats
 
-from ._cluster import (
-    ChooseKResult,
-    ClusterTestResult,
-    DipTestResult,
-    SignificantClustersResult,
-    ThinnedComparisonResult,
-)
-from ._gof import EnergyGofResult, NormalityTestResult, NormalTestResult, PoissonTestResult
-from ._gof._limit import normal_limit_pdf
-from ._homogeneity import DispersionResult, EnergyTestResult
-from ._independence import IndependenceTestResult, PairwiseDcorResult
+from ._result_bases import FitPanel, NullPanel, Sample, TestResult
+from ._frontdoor import front_door
 
 __all__ = ["axes_of", "data_name", "plot_gof", "plot_null_distribution", "titled"]
 
 
 def axes_of(ax):
-    """``ax``, or the axes of a new figure when None (matplotlib imported here: an optional extra)."""
+    """``ax``, or the axes of a new figure when None (matplotlib imported here: an optional
+    extra)."""
     try:
         import matplotlib.pyplot as plt
     except ImportError:  # pragma: no cover - exercised only without the extra
@@ -40,177 +35,45 @@ def titled(name: str, data: str | None) -> str:
 
 
 def data_name(result) -> str | None:
-    """R's ``data.name`` of the result (``data_name``), where the result type has it."""
+    """R's ``data.name`` of the result (``data_name``); None for a plain table."""
     return getattr(result, "data_name", None)
 
 
 # --- null and reference distributions -------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Panel:
-    """What one panel of :func:`plot_null_distribution` draws: the observed statistic and
-    its p-value against a resampled null (``null``) or a reference density (``reference``,
-    with ``pdf``, drawn over ``support`` widened to the statistic)."""
-
-    test: str
-    statistic_label: str
-    statistic: float
-    pvalue: float
-    null_label: str
-    null: np.ndarray | None = None
-    reference: object = None
-    support: tuple[float, float] | None = None
-
-
-class _NormalLimit:
-    """The limit distribution of ``normal_test(method="limit")``: its density over (0, 2.5],
-    beyond which it holds less than 1e-5."""
-
-    pdf = staticmethod(normal_limit_pdf)
-
-
-_ENERGY_STATISTICS = {
-    "S": "between-sample energy S",
-    "E": "sum of pairwise two-sample energy statistics",
-    "F": "DISCO F ratio",
-}
-_INDEPENDENCE = {  # R's statistic name -> (test, axis label)
-    "nV^2": ("distance covariance test of independence", "n V\u00b2 (distance covariance statistic)"),
-    "dCor": ("distance correlation test of independence", "distance correlation dCor"),
-    "T": ("distance correlation t-test of independence", "T (t statistic of the bias-corrected dCor\u00b2)"),
-    "Sum(R*)": ("energy test of mutual independence", "sum of bias-corrected dCor\u00b2"),
-    "n I^2": ("test of independence by the coefficient I", "n I\u00b2"),
-    "n pdcov": ("partial distance covariance test", "n pdCov"),
-    "pdcor": ("partial distance correlation test", "partial distance correlation pdCor"),
-}
-_POISSON = {"M-CvM": "mean distance Cramér-von Mises statistic", "M-AD": "mean distance Anderson-Darling statistic", "E": "energy statistic"}
-
-
-def _permutations(result, unit: str) -> str:
-    if getattr(result, "exact", False):
-        return f"exact permutation null (all {result.n_resamples:,} {unit})"
-    return f"permutation null ({result.n_resamples:,} {unit})"
-
-
-def _energy_panels(result: EnergyTestResult, test: str | None = None) -> list[_Panel]:
-    name = test or f"{len(result.sizes)}-sample energy test of equal distributions"
-    return [_Panel(name, _ENERGY_STATISTICS[result.statistic_name], result.statistic, result.pvalue,
-                   _permutations(result, "relabelings"), null=result.null_distribution)]
-
-
-def _independence_panels(result: IndependenceTestResult) -> list[_Panel]:
-    test, label = _INDEPENDENCE.get(result.statistic_name, ("test of independence", result.statistic_name))
-    if result.null_distribution is not None:
-        return [_Panel(test, label, result.statistic, result.pvalue, _permutations(result, "permutations"),
-                       null=result.null_distribution)]
-    reference = getattr(result, "reference_distribution", None)
-    if reference is None:
-        raise ValueError("`result`'s null distribution is a point mass (every permutation gives the same statistic, "
-                         "p = 1): there is no distribution to draw.")
-    if result.method == "t":
-        null_label = f"Student t, {result.df:g} df"
-    else:
-        null_label = "gamma approximation of the null"
-    support = (float(reference.ppf(0.0005)), float(reference.ppf(0.9995)))
-    return [_Panel(test, label, result.statistic, result.pvalue, null_label, reference=reference, support=support)]
-
-
-def _normal_panels(result: NormalTestResult) -> list[_Panel]:
-    test, label = "energy test of normality", "energy statistic n E\u2099"
-    if result.method == "limit":
-        return [_Panel(test, label, result.statistic, result.pvalue, "limit distribution \u03a3 \u03bb\u2096 Z\u2096\u00b2",
-                       reference=_NormalLimit(), support=(0.0, 2.5))]
-    return [_Panel(test, label, result.statistic, result.pvalue,
-                   f"parametric bootstrap ({result.n_resamples:,} normal samples)", null=result.null_distribution)]
-
-
-def _normality_panels(result: NormalityTestResult) -> list[_Panel]:
-    return [_Panel(f"energy test of {result.n_features}-variate normality", "energy statistic n E\u2099", result.statistic,
-                   result.pvalue, f"parametric bootstrap ({result.n_resamples:,} normal samples)", null=result.null_distribution)]
-
-
-def _poisson_panels(result: PoissonTestResult) -> list[_Panel]:
-    null = np.asarray(result.null_distribution, dtype=float).reshape(-1, len(result.tests))
-    return [
-        _Panel(f"Poisson goodness-of-fit: {name} test", _POISSON[name], float(t), float(p),
-               f"parametric bootstrap ({result.n_resamples:,} Poisson samples)", null=null[:, k])
-        for k, (name, t, p) in enumerate(zip(result.tests, np.atleast_1d(result.statistic), np.atleast_1d(result.pvalue)))
-    ]
-
-
-def _gof_panels(result: EnergyGofResult) -> list[_Panel]:
-    kind = "parametric bootstrap" if result.estimated else "Monte Carlo"
-    return [_Panel(f"energy goodness-of-fit test of {result.distribution}", "energy statistic Q\u2099", result.statistic,
-                   result.pvalue, f"{kind} ({result.n_resamples:,} samples of {result.distribution})", null=result.null_distribution)]
-
-
-def _dip_panels(result: DipTestResult) -> list[_Panel]:
-    return [_Panel("Hartigan's dip test of unimodality", "dip", result.statistic, result.pvalue,
-                   f"dip of {result.n_resamples:,} uniform samples", null=result.null_distribution)]
-
-
-def _cluster_panels(result: ClusterTestResult) -> list[_Panel]:
-    return [_Panel(f"test of {result.n_clusters} clusters against one Gaussian", "S / T (share of the energy between clusters)",
-                   result.statistic, result.pvalue, f"{result.n_resamples:,} Gaussian samples", null=result.null_distribution)]
-
-
-def _thinned_panels(result: ThinnedComparisonResult) -> list[_Panel]:
-    return _energy_panels(result.test, f"{result.n_clusters} clusters found on one thinned part, tested on the other")
-
-
-#: Every test result type and how its null or reference distribution is drawn.
-_PANELS = {
-    EnergyTestResult: _energy_panels,
-    IndependenceTestResult: _independence_panels,
-    NormalTestResult: _normal_panels,
-    NormalityTestResult: _normality_panels,
-    PoissonTestResult: _poisson_panels,
-    EnergyGofResult: _gof_panels,
-    DipTestResult: _dip_panels,
-    ClusterTestResult: _cluster_panels,
-    ThinnedComparisonResult: _thinned_panels,
-}
-#: Results that hold many tests or none, and the plot that draws them.
-_NOT_ONE_TEST = {
-    PairwiseDcorResult: "holds one test per pair of variables: plot_dcor_matrix draws them",
-    SignificantClustersResult: "holds one cluster test per node of the tree: plot_dendrogram draws the tree",
-    ChooseKResult: "holds one test per split: plot_choose_k draws the decision",
-    DispersionResult: "is a decomposition, not a test: energy_test gives the permutation null of S",
-}
-
-
-def _panels(result) -> list[_Panel]:
-    kind = type(result)
-    if kind in _NOT_ONE_TEST:
-        raise TypeError(f"`result` ({kind.__name__}) {_NOT_ONE_TEST[kind]}.")
-    if kind not in _PANELS:
-        supported = ", ".join(sorted(t.__name__ for t in _PANELS))
-        raise TypeError(f"`result` must be the result of a test ({supported}), got {kind.__name__}.")
-    return _PANELS[kind](result)
-
-
-def _draw_panel(ax, panel: _Panel, bins) -> None:
+def _draw_panel(ax, panel: NullPanel, bins) -> None:
     observed = panel.statistic
     if panel.null is not None:
         draws = np.asarray(panel.null, dtype=float)
-        edges = np.histogram_bin_edges(draws, bins=bins)  # the null's range: the statistic may lie far beyond it
+        edges = np.histogram_bin_edges(
+            draws, bins=bins
+        )  # the null's range: the statistic may lie beyond it
         ax.hist(draws, bins=edges, density=True, color="0.75", label=panel.null_label)
         tail = draws[draws >= observed]
         if tail.size:  # the null values counted in the p-value, on the same scale
-            ax.hist(tail, bins=edges, weights=np.full(tail.size, 1.0 / (draws.size * np.diff(edges)[0])), color="C3",
-                    alpha=0.45, label="null values as large as observed")
+            weights = np.full(tail.size, 1.0 / (draws.size * np.diff(edges)[0]))
+            ax.hist(
+                tail,
+                bins=edges,
+                weights=weights,
+                color="C3",
+                alpha=0.45,
+                label="null values as large as observed",
+            )
     else:
         low, high = panel.support
         if np.isfinite(observed):
             width = max(high, observed) - min(low, observed)
             low, high = min(low, observed - 0.05 * width), max(high, observed + 0.05 * width)
         grid = np.linspace(low, high, 400)
-        density = panel.reference.pdf(grid)
+        density = panel.density(grid)
         ax.plot(grid, density, color="0.3", lw=1.5, label=panel.null_label)
         if np.isfinite(observed):
             tail = grid >= observed
-            ax.fill_between(grid[tail], density[tail], color="C3", alpha=0.35, label="tail area: the p-value")
+            ax.fill_between(
+                grid[tail], density[tail], color="C3", alpha=0.35, label="tail area: the p-value"
+            )
     shown = observed if np.isfinite(observed) else ax.get_xlim()[1]
     ax.axvline(shown, color="C3", lw=2, label=f"observed {observed:.4g} (p = {panel.pvalue:.3g})")
     ax.set_xlabel(panel.statistic_label)
@@ -219,6 +82,11 @@ def _draw_panel(ax, panel: _Panel, bins) -> None:
     ax.legend(fontsize="small", framealpha=0.9, edgecolor="none")
 
 
+def _panel_title(panel: NullPanel) -> str:
+    return panel.test if panel.name is None else f"{panel.test}: {panel.name} test"
+
+
+@front_door()
 def plot_null_distribution(result, ax=None, *, test=None, bins=40):
     """The null distribution of a test with the observed statistic and its p-value marked.
 
@@ -228,7 +96,8 @@ def plot_null_distribution(result, ax=None, *, test=None, bins=40):
     approximation of ``dcov_test`` / ``dcor_test(method="gamma")``, the Student t of
     :func:`dcor_ttest` (``reference_distribution``), the limit distribution of
     ``normal_test(method="limit")`` (its upper tail, the p-value, shaded). The title names
-    the test and the data (``data_name``).
+    the test and the data (``data_name``). The result says what to draw: a test result of
+    another kind is drawn as it describes itself.
 
     Parameters
     ----------
@@ -239,10 +108,11 @@ def plot_null_distribution(result, ax=None, *, test=None, bins=40):
         :func:`poisson_test`, :func:`energy_gof`, :func:`dip_test`, :func:`cluster_test`
         or :func:`thinned_cluster_comparison` (its energy test on the held-out part).
     ax : matplotlib Axes, or a sequence of them, default=None
-        Where to draw; one per test for a :class:`PoissonTestResult` of several tests
-        (a new figure with a row of panels when None).
+        Where to draw; one per test for a result of several tests (a
+        :class:`PoissonTestResult`; a new figure with a row of panels when None).
     test : str, default=None
-        For a :class:`PoissonTestResult`: draw this test only (``"M-CvM"``, ``"M-AD"``, ``"E"``).
+        For a result of several tests: draw this one only (``"M-CvM"``, ``"M-AD"`` or
+        ``"E"`` of a :class:`PoissonTestResult`).
     bins : int or str, default=40
         Bins of the histogram (``numpy.histogram_bin_edges``).
 
@@ -258,83 +128,81 @@ def plot_null_distribution(result, ax=None, *, test=None, bins=40):
     >>> from energystats.plotting import plot_null_distribution
     >>> x = np.random.default_rng(0).normal(size=(60, 2))
     >>> ax = plot_null_distribution(es.dcov_test(x[:, 0], x[:, 1], method="gamma"))
-    >>> ax.get_title(), ax.get_xlabel()
-    ('distance covariance test of independence\\ndata: x and y', 'n V² (distance covariance statistic)')
+    >>> ax.get_title()
+    'distance covariance test of independence\\ndata: x and y'
+    >>> ax.get_xlabel()
+    'n V² (distance covariance statistic)'
     """
-    panels = _panels(result)
+    if not isinstance(result, TestResult):
+        why = getattr(result, "_not_one_test", "is not the result of a test")
+        raise TypeError(f"`result` ({type(result).__name__}) {why}.")
+    panels = result._null_panels()
     if test is not None:
-        tests = list(getattr(result, "tests", ()))
-        if test not in tests:
-            raise ValueError(f"`test` selects one test of a PoissonTestResult ({', '.join(map(repr, tests)) or 'none here'}), got {test!r}.")
-        panels = [panels[tests.index(test)]]
+        names = [panel.name for panel in panels if panel.name is not None]
+        if test not in names:
+            listed = ", ".join(map(repr, names)) or "none here"
+            raise ValueError(f"`test` selects one of the result's tests ({listed}), got {test!r}.")
+        panels = tuple(panel for panel in panels if panel.name == test)
     title = data_name(result)
     if len(panels) == 1:
         ax = axes_of(ax)
         _draw_panel(ax, panels[0], bins)
-        ax.set_title(titled(panels[0].test, title))
+        ax.set_title(titled(_panel_title(panels[0]), title))
         return ax
     if ax is None:
         import matplotlib.pyplot as plt
 
         _, ax = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), layout="constrained")
     axes = np.asarray(ax, dtype=object).ravel()
+    names = ", ".join(panel.name for panel in panels)
     if axes.size != len(panels):
-        raise ValueError(f"`ax` must hold one Axes per test ({len(panels)}: {', '.join(result.tests)}), got {axes.size}; "
-                         "or select one with `test`.")
-    for a, panel, name in zip(axes, panels, result.tests):
+        raise ValueError(
+            f"`ax` must hold one Axes per test ({len(panels)}: {names}), got {axes.size}; "
+            "or select one with `test`."
+        )
+    for a, panel in zip(axes, panels):
         _draw_panel(a, panel, bins)
-        a.set_title(f"{name} test")
-    axes[0].figure.suptitle(titled("Poisson goodness-of-fit tests", title))
+        a.set_title(f"{panel.name} test")
+    axes[0].figure.suptitle(titled(panels[0].test, title))
     return axes
 
 
 # --- goodness of fit ------------------------------------------------------------------
 
 
-def _sample(x, result) -> tuple[np.ndarray, str]:
-    """The values of ``x`` without missing ones and their name, checked against ``result``."""
+def _sample(x, result) -> Sample:
+    """The rows of ``x`` without missing values, and their name (a column's or Series' name,
+    else the result's data name)."""
     if hasattr(x, "columns"):
-        if x.shape[1] != 1:
-            raise ValueError(f"`x` must be the one column the test was run on, got {x.shape[1]} columns.")
-        name = str(x.columns[0])
+        name = str(x.columns[0]) if x.shape[1] == 1 else None
     else:
-        name = str(x.name) if getattr(x, "name", None) is not None else (data_name(result) or "x")
+        name = str(x.name) if getattr(x, "name", None) is not None else None
     try:
-        sample = np.asarray(x.to_numpy(dtype=float, na_value=np.nan) if hasattr(x, "to_numpy") else x, dtype=float)
+        values = np.asarray(
+            x.to_numpy(dtype=float, na_value=np.nan) if hasattr(x, "to_numpy") else x, dtype=float
+        )
     except (TypeError, ValueError):
         raise ValueError("`x` must be an array of numbers, the data the test was run on.") from None
-    if sample.ndim > 1 and sample.shape[1:] != (1,) * (sample.ndim - 1):
-        raise ValueError(f"`x` must be one-dimensional, the data the test was run on, got shape {sample.shape}.")
-    sample = sample.ravel()
-    sample = sample[~np.isnan(sample)]
-    if sample.size != result.n_samples:
-        raise ValueError(f"`x` has {sample.size} values without missing ones, `result` was computed on {result.n_samples}: "
-                         "pass the data the test was run on.")
-    return sample, name
+    if values.ndim == 0:
+        raise ValueError(
+            "`x` must be an array of numbers, the data the test was run on, got one number."
+        )
+    rows = values.reshape(values.shape[0], -1)
+    rows = rows[~np.isnan(rows).any(axis=1)]
+    return Sample(rows, values.shape, name or data_name(result) or "x")
 
 
-def _fitted(result, values: np.ndarray):
-    """(fitted frozen distribution, its label, the test's name) of a goodness-of-fit result."""
-    if isinstance(result, NormalTestResult):
-        if not np.isclose(values.mean(), result.mean, rtol=1e-9, atol=1e-12 * (1 + abs(result.mean))):
-            raise ValueError(f"`x` has mean {values.mean():.6g}, `result` estimated {result.mean:.6g}: pass the data the test was run on.")
-        return stats.norm(result.mean, result.sd), f"N({result.mean:.4g}, {result.sd:.4g}\u00b2)", "energy test of normality"
-    if isinstance(result, EnergyGofResult):
-        params = ", ".join(f"{name}={value:.4g}" for name, value in result.params.items())
-        return getattr(stats, result.distribution)(**result.params), f"{result.distribution}({params})", \
-            f"energy goodness-of-fit test of {result.distribution}"
-    if not np.isclose(values.mean(), result.estimate, rtol=1e-12):
-        raise ValueError(f"`x` has mean {values.mean():.6g}, `result` estimated {result.estimate:.6g}: pass the data the test was run on.")
-    return stats.poisson(result.estimate), f"Poisson({result.estimate:.4g})", "Poisson goodness-of-fit tests"
-
-
+@front_door()
 def plot_gof(x, result, axes=None):
     """The data against the fitted distribution of a goodness-of-fit test, side by side.
 
     For :func:`normal_test` (the normal with the estimated mean and sd) and
     :func:`energy_gof` (the distribution with its given or estimated parameters): a QQ plot
     (the sorted data against the fitted quantiles at (i - 1/2)/n, with the line y = x) and
-    the empirical distribution function against the fitted cdf. For :func:`poisson_test`
+    the empirical distribution function against the fitted cdf. For :func:`mvnorm_test`: the
+    same two panels for the squared Mahalanobis distances of the rows from their mean
+    (covariance with n - 1), against their exact law under normality, n D^2 / (n - 1)^2 ~
+    Beta(d / 2, (n - d - 1) / 2) (Gnanadesikan & Kettenring 1972). For :func:`poisson_test`
     (counts, Poisson with the estimated mean): the observed relative frequency of each count
     against the fitted Poisson probability, and the empirical distribution function's steps
     against the Poisson cdf's. The figure's title names the test, its p-value and the data.
@@ -343,16 +211,21 @@ def plot_gof(x, result, axes=None):
 
     Parameters
     ----------
-    x : array_like of shape (n,), Series or one-column DataFrame
-        The data the test was run on (missing values are dropped, as ``nan_policy="omit"``
-        did); a Series' or column's name labels the axes.
-    result : NormalTestResult, EnergyGofResult or PoissonTestResult
+    x : array_like of shape (n,) or (n, d), Series or DataFrame
+        The data the test was run on (rows with a missing value are dropped, as
+        ``nan_policy="omit"`` did); a Series' or one column's name labels the axes.
+    result : NormalTestResult, MvnormTestResult, EnergyGofResult or PoissonTestResult
     axes : pair of matplotlib Axes, default=None
         Where to draw (a new figure of two panels when None).
 
     Returns
     -------
     ndarray of two matplotlib Axes
+
+    References
+    ----------
+    R. Gnanadesikan and J. R. Kettenring, "Robust estimates, residuals, and outlier
+    detection with multiresponse data", Biometrics 28 (1972).
 
     Examples
     --------
@@ -365,10 +238,12 @@ def plot_gof(x, result, axes=None):
     >>> qq.get_ylabel(), ecdf.get_xlabel()
     ('sample quantiles of Sepal.Length', 'Sepal.Length')
     """
-    if not isinstance(result, (NormalTestResult, EnergyGofResult, PoissonTestResult)):
-        raise TypeError(f"`result` must be a NormalTestResult, EnergyGofResult or PoissonTestResult, got {type(result).__name__}.")
-    values, name = _sample(x, result)
-    dist, label, test = _fitted(result, values)
+    panel = result._fit_panel(_sample(x, result)) if isinstance(result, TestResult) else None
+    if panel is None:
+        raise TypeError(
+            "`result` must be the result of a goodness-of-fit test (normal_test, mvnorm_test, "
+            f"energy_gof or poisson_test), got {type(result).__name__}."
+        )
     if axes is None:
         import matplotlib.pyplot as plt
 
@@ -376,39 +251,53 @@ def plot_gof(x, result, axes=None):
     axes = np.asarray(axes, dtype=object).ravel()
     if axes.size != 2:
         raise ValueError(f"`axes` must be two Axes (the two panels), got {axes.size}.")
-    left, right = axes
-    n = values.size
-    sorted_values = np.sort(values)
-    if isinstance(result, PoissonTestResult):
-        counts = np.arange(0, int(max(sorted_values[-1], dist.ppf(0.999))) + 1)
-        observed = np.bincount(sorted_values.astype(np.int64), minlength=counts.size)[: counts.size] / n
-        left.bar(counts, observed, width=0.8, color="0.75", label="observed relative frequency")
-        left.plot(counts, dist.pmf(counts), "o-", color="C3", lw=1, ms=4, label=f"fitted {label}")
-        left.set_xlabel(name)
-        left.set_ylabel("probability")
-        left.set_title("observed and fitted probabilities")
-        steps = np.r_[counts, counts[-1] + 1]
-        right.step(steps, np.searchsorted(sorted_values, steps, side="right") / n, where="post", color="0.2", label="empirical")
-        right.step(steps, dist.cdf(steps), where="post", color="C3", ls="--", label=f"fitted {label}")
-        pvalues = ", ".join(f"{p:.3g} ({t})" for t, p in zip(result.tests, np.atleast_1d(result.pvalue)))
-        summary = f"{test}: p = {pvalues}"
-    else:
-        theoretical = dist.ppf((np.arange(1, n + 1) - 0.5) / n)
-        left.plot(theoretical, sorted_values, "o", ms=3.5, color="0.2", label="data")
-        ends = [min(theoretical[0], sorted_values[0]), max(theoretical[-1], sorted_values[-1])]
-        left.plot(ends, ends, color="C3", lw=1, label="y = x")
-        left.set_xlabel(f"quantiles of the fitted {label}")
-        left.set_ylabel(f"sample quantiles of {name}")
-        left.set_title("QQ plot")
-        grid = np.linspace(*dist.ppf([0.001, 0.999]), 400)
-        grid = np.linspace(min(grid[0], sorted_values[0]), max(grid[-1], sorted_values[-1]), 400)
-        right.step(np.r_[sorted_values[0], sorted_values], np.arange(n + 1) / n, where="post", color="0.2", label="empirical")
-        right.plot(grid, dist.cdf(grid), color="C3", ls="--", label=f"fitted {label}")
-        summary = f"{test}: p = {result.pvalue:.3g}"
-    right.set_xlabel(name)
+    (_draw_discrete if panel.discrete else _draw_continuous)(*axes, panel)
+    right = axes[1]
+    right.set_xlabel(panel.name)
     right.set_ylabel("cumulative probability")
     right.set_title("empirical and fitted distribution functions")
     for a in axes:
         a.legend(frameon=False, fontsize="small")
-    left.figure.suptitle(titled(summary, data_name(result) or name))
+    axes[0].figure.suptitle(titled(panel.summary, data_name(result) or panel.name))
     return axes
+
+
+def _draw_discrete(left, right, panel: FitPanel) -> None:
+    """Counts: observed and fitted probabilities; the empirical and fitted cdf's steps."""
+    values, dist = np.sort(panel.sample), panel.distribution
+    n = values.size
+    counts = np.arange(0, int(max(values[-1], dist.ppf(0.999))) + 1)
+    observed = np.bincount(values.astype(np.int64), minlength=counts.size)[: counts.size] / n
+    left.bar(counts, observed, width=0.8, color="0.75", label="observed relative frequency")
+    left.plot(counts, dist.pmf(counts), "o-", color="C3", lw=1, ms=4, label=panel.label)
+    left.set_xlabel(panel.name)
+    left.set_ylabel("probability")
+    left.set_title("observed and fitted probabilities")
+    steps = np.r_[counts, counts[-1] + 1]
+    right.step(
+        steps,
+        np.searchsorted(values, steps, side="right") / n,
+        where="post",
+        color="0.2",
+        label="empirical",
+    )
+    right.step(steps, dist.cdf(steps), where="post", color="C3", ls="--", label=panel.label)
+
+
+def _draw_continuous(left, right, panel: FitPanel) -> None:
+    """A QQ plot against the fitted quantiles at (i - 1/2)/n; the empirical and fitted cdf."""
+    values, dist = np.sort(panel.sample), panel.distribution
+    n = values.size
+    theoretical = dist.ppf((np.arange(1, n + 1) - 0.5) / n)
+    left.plot(theoretical, values, "o", ms=3.5, color="0.2", label="data")
+    ends = [min(theoretical[0], values[0]), max(theoretical[-1], values[-1])]
+    left.plot(ends, ends, color="C3", lw=1, label="y = x")
+    left.set_xlabel(f"quantiles of the {panel.label}")
+    left.set_ylabel(f"sample quantiles of {panel.name}")
+    left.set_title("QQ plot")
+    grid = np.linspace(*dist.ppf([0.001, 0.999]), 400)
+    grid = np.linspace(min(grid[0], values[0]), max(grid[-1], values[-1]), 400)
+    right.step(
+        np.r_[values[0], values], np.arange(n + 1) / n, where="post", color="0.2", label="empirical"
+    )
+    right.plot(grid, dist.cdf(grid), color="C3", ls="--", label=panel.label)

@@ -8,17 +8,14 @@ will be changed later by the caller).
 
 from __future__ import annotations
 
-import functools
-import inspect
 from numbers import Integral, Real
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 from scipy.linalg import LinAlgError, cholesky
 
 from ._config import check_fits
-from ._rbridge import from_r
+from ._missing import _as_array
 
 __all__ = [
     "as_data",
@@ -34,29 +31,7 @@ __all__ = [
     "check_positive_int",
     "check_symmetric",
     "numeric_columns",
-    "vocabulary",
 ]
-
-#: Names a statistician tries from other packages (R, scipy, scikit-learn) that this package
-#: spells otherwise: ``{name: (this package's names for it, in order of preference)}``. A call
-#: passing one of them gets a ``TypeError`` naming the right argument (:func:`vocabulary`).
-FOREIGN_NAMES = {
-    "random_state": ("rng",),
-    "rng": ("random_state",),
-    "seed": ("rng", "random_state"),
-    "n_permutations": ("n_resamples",),
-    "R": ("n_resamples",),
-    "B": ("n_resamples",),
-    "level": ("alpha",),
-}
-
-#: What each right name of :data:`FOREIGN_NAMES` means, for the message.
-_RIGHT_NAMES = {
-    "rng": "functions take `rng` (an int seed, a numpy Generator or None), estimators `random_state`",
-    "random_state": "estimators take `random_state` as scikit-learn's do (an int seed, a numpy Generator or None); functions take `rng`",
-    "n_resamples": "the number of resamples (permutations, bootstrap or Monte Carlo samples)",
-    "alpha": "the level of the tests",
-}
 
 
 def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
@@ -115,80 +90,6 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
     if not np.isfinite(total) and not np.isfinite(arr).all():
         raise ValueError(f"`{name}` contains NaN or infinite values.")
     return arr
-
-
-def vocabulary(
-    func: Callable | None = None, *, data: str | None = None, columns: tuple[str, ...] = (), forwards: Callable | None = None
-) -> Callable:
-    """Hold a public function (or an estimator's ``__init__``) to the package's vocabulary.
-
-    A keyword of :data:`FOREIGN_NAMES` that the function does not take (``random_state`` to
-    a function, ``rng`` to an estimator, ``seed``, ``n_permutations``, ``R``, ``B``,
-    ``level``) raises a ``TypeError`` naming the argument it takes instead, also one it
-    takes through ``**options`` that it ``forwards`` to another function. With ``data``
-    and ``columns``: an argument of ``columns`` (``labels``; ``y`` and ``z``) given as the
-    name of a column of the data frame ``data`` (pandas, or R's through rpy2) is that
-    column, and the data are the other columns, as R's and statsmodels' formulas read
-    ``mag ~ stations``: ``energy_test(quakes, "stations")``.
-
-    Use it as ``@vocabulary`` or ``@vocabulary(data="X", columns=("labels",))``, above
-    :func:`~energystats._missing.handles_missing` (which then sees the columns as data).
-    """
-    if func is None:
-        return functools.partial(vocabulary, data=data, columns=columns, forwards=forwards)
-    signature = inspect.signature(func)
-    own = set(signature.parameters)
-    taken = own | (set(inspect.signature(forwards).parameters) if forwards is not None else set())
-    where = func.__qualname__.replace(".__init__", "")
-    foreign = {
-        wrong: next(name for name in rights if name in taken)
-        for wrong, rights in FOREIGN_NAMES.items()
-        if wrong not in own and any(name in taken for name in rights)
-    }
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        for wrong in foreign.keys() & kwargs.keys():
-            right = foreign[wrong]
-            raise TypeError(f"{where}() takes `{right}`, not `{wrong}`: {_RIGHT_NAMES[right]}.")
-        if columns:
-            try:
-                bound = signature.bind(*args, **kwargs)
-            except TypeError:  # a wrong call: the function's own message
-                return func(*args, **kwargs)
-            if _by_column_name(bound.arguments, data, columns):
-                return func(*bound.args, **bound.kwargs)
-        return func(*args, **kwargs)
-
-    return wrapper
-
-
-def _by_column_name(arguments: dict, data: str, columns: tuple[str, ...]) -> bool:
-    """Replace the arguments of ``columns`` that name a column of the data frame
-    ``arguments[data]`` by that column, and the data by the other columns; whether any did."""
-    named = [name for name in columns if isinstance(arguments.get(name), str)]
-    if not named:
-        return False
-    frame = from_r(arguments[data])
-    if not isinstance(frame, pd.DataFrame):
-        name = named[0]
-        raise ValueError(
-            f"`{name}`={arguments[name]!r} names a column, but `{data}` is not a data frame: "
-            f"pass `{name}` as an array, or `{data}` as a pandas DataFrame."
-        )
-    for name in named:
-        if arguments[name] not in frame.columns:
-            raise ValueError(
-                f"`{name}`={arguments[name]!r} is not a column of `{data}` (its columns: "
-                f"{', '.join(map(repr, frame.columns))})."
-            )
-    chosen = [arguments[name] for name in named]
-    if len(set(chosen)) < len(chosen):
-        raise ValueError(f"{' and '.join(f'`{name}`' for name in named)} name the same column {chosen[0]!r}.")
-    for name in named:
-        arguments[name] = frame[arguments[name]]
-    arguments[data] = frame.drop(columns=chosen)
-    return True
 
 
 def numeric_columns(X, name: str) -> None:
@@ -306,15 +207,6 @@ def _integer_labels(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for a in range(0, values.shape[0], _LABEL_BLOCK):
         np.take(table, (values[a : a + _LABEL_BLOCK].astype(wide) - low).astype(np.intp), out=codes[a : a + _LABEL_BLOCK])
     return codes, levels.view(bool) if arr.dtype == bool else levels
-
-
-def _as_array(values) -> np.ndarray:
-    """``np.asarray``, except that a list or tuple holding strings stays objects: numpy would
-    turn a NaN or None among them into the string "nan" or "None"."""
-    arr = np.asarray(values)
-    if isinstance(values, (list, tuple)) and arr.dtype.kind in "US":
-        arr = np.asarray(values, dtype=object)
-    return arr
 
 
 def as_groups(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndarray, np.ndarray]:

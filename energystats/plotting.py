@@ -14,6 +14,7 @@ from numbers import Integral
 import numpy as np
 from scipy.cluster.hierarchy import dendrogram
 
+from ._frontdoor import front_door
 from ._test_plots import axes_of, data_name, plot_gof, plot_null_distribution, titled
 from ._validation import as_data
 
@@ -28,6 +29,7 @@ __all__ = [
 ]
 
 
+@front_door()
 def plot_w_curve(result, ax=None):
     """W against the threshold of every admissible split (a :class:`Split1DResult`).
 
@@ -53,6 +55,7 @@ def plot_w_curve(result, ax=None):
     return ax
 
 
+@front_door()
 def plot_choose_k(result, ax=None):
     """W of ``KGroups(k)`` against k (a :class:`ChooseKResult`), the chosen k marked, and
     the gap statistic's choice when it was computed. The title names the rule.
@@ -89,12 +92,30 @@ def plot_choose_k(result, ax=None):
     return ax
 
 
+@front_door()
 def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
     """Scatter plot of two columns of ``X`` coloured by ``labels``.
 
     The axes are named by the DataFrame's column names when ``X`` is one ("column 0" and
     "column 1" for an array), the legend by the name of ``labels`` when it is a Series
     ("cluster" otherwise).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d) or DataFrame
+        The data, at least two columns.
+    labels : array_like of shape (n,)
+        The cluster (or group) of each row.
+    ax : matplotlib Axes, default=None
+        Where to draw (a new figure's axes when None).
+    columns : pair of int or str, default=(0, 1)
+        The two columns drawn: positions (negative from the end), or column names of a
+        DataFrame (``("Petal.Length", "Petal.Width")``; a name that is also a position is
+        read as the name, as ``X[name]`` reads it).
+
+    Returns
+    -------
+    matplotlib Axes
 
     Examples
     --------
@@ -103,22 +124,23 @@ def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
     >>> import energystats as es
     >>> from energystats.plotting import plot_clusters
     >>> iris = es.datasets.load_iris()
-    >>> ax = plot_clusters(iris[["Petal.Length", "Petal.Width"]], iris["Species"])
+    >>> ax = plot_clusters(iris, iris["Species"], columns=("Petal.Length", "Petal.Width"))
     >>> ax.get_xlabel(), ax.get_ylabel(), ax.get_legend().get_title().get_text()
     ('Petal.Length', 'Petal.Width', 'Species')
     """
-    names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
     legend = str(labels.name) if getattr(labels, "name", None) is not None else "cluster"
-    X = as_data(X, "X")
-    if X.shape[1] < 2:
-        raise ValueError(f"`X` needs at least two columns to plot, got {X.shape[1]}.")
+    names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+    if names is None:
+        X = as_data(X, "X")
+        i, j = _column_positions(columns, list(range(X.shape[1])), by_name=False)
+    else:
+        i, j = _column_positions(columns, list(X.columns), by_name=True)
+        X = as_data(X.iloc[:, [i, j]], "X")
+        names, i, j = [names[i], names[j]], 0, 1
     labels = np.asarray(labels)
     if labels.shape != (X.shape[0],):
         raise ValueError(f"`labels` must have one entry per sample ({X.shape[0]}), got shape {labels.shape}.")
-    if len(columns) != 2 or not all(isinstance(c, Integral) and not isinstance(c, bool) and -X.shape[1] <= c < X.shape[1] for c in columns):
-        raise ValueError(f"`columns` must be two column indices of `X` (it has {X.shape[1]} columns), got {columns!r}.")
     ax = axes_of(ax)
-    i, j = columns
     for value in np.unique(labels):
         keep = labels == value
         ax.scatter(X[keep, i], X[keep, j], s=12, label=str(value))
@@ -128,9 +150,42 @@ def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
     return ax
 
 
+def _column_positions(columns, labels: list, *, by_name: bool) -> tuple[int, int]:
+    """The positions of the two ``columns`` of :func:`plot_clusters` among ``labels``, the
+    columns of ``X``: names of a data frame's columns (``by_name``) or positions."""
+    width = len(labels)
+    if width < 2:
+        raise ValueError(f"`X` needs at least two columns to plot, got {width}.")
+    pair = list(columns) if isinstance(columns, (tuple, list)) and len(columns) == 2 else []
+    positions = []
+    for c in pair:
+        named = [k for k, label in enumerate(labels) if by_name and _is_label(label, c)]
+        if len(named) == 1:  # a column's name, as X[c] reads it
+            positions.append(named[0])
+        elif isinstance(c, Integral) and not isinstance(c, bool) and -width <= c < width:
+            positions.append(int(c))
+    if len(positions) != 2:
+        shown = ", ".join(map(str, labels[:8])) + (", ..." if width > 8 else "")
+        which = f"names or indices of the columns of `X` ({shown})" if by_name else \
+            f"column indices of `X` (it has {width} columns)"
+        raise ValueError(f"`columns` must be two {which}, got {columns!r}.")
+    return positions[0], positions[1]
+
+
+def _is_label(label, name) -> bool:
+    """Whether a column label is ``name`` (``True`` is not the label 1)."""
+    if isinstance(label, (bool, np.bool_)) or isinstance(name, (bool, np.bool_)):
+        return False
+    try:
+        return bool(label == name)
+    except (TypeError, ValueError):
+        return False
+
+
 # --- trees and matrices ---------------------------------------------------------------
 
 
+@front_door()
 def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
     """Dendrogram of :func:`energy_hclust`, heights the energy merge costs.
 
@@ -167,6 +222,7 @@ def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
     return ax
 
 
+@front_door()
 def plot_dcor_matrix(result, ax=None, *, annotate: bool | None = None, mark_rejected: bool = True):
     """Heatmap of the distance correlations of :func:`pairwise_dcor` (a
     :class:`PairwiseDcorResult`, or a square DataFrame of values in [0, 1]).

@@ -58,10 +58,13 @@ report("to_frame gives one row", is.data.frame(test$to_frame()) && nrow(test$to_
 report("to_frame gives a data.frame", is.data.frame(groups) && identical(rownames(groups), levels(iris$Species)), "")
 
 # [integers]
-refused <- tryCatch(es$energy_test(x, iris$Species, n_resamples = 999), error = conditionMessage)
+es$energy_test(x, iris$Species, n_resamples = 999, rng = 0L)$n_resamples  # a whole double counts
+refused <- tryCatch(es$energy_test(x, iris$Species, n_resamples = 999.5), error = conditionMessage)
 refused
 # [/integers]
-report("n_resamples = 999 is refused", grepl("`n_resamples` must be a positive integer, got float", refused), "")
+counted <- es$energy_test(x, iris$Species, n_resamples = 999, rng = 0L)
+report("n_resamples = 999 is a count", identical(counted$n_resamples, 999L), "")
+report("n_resamples = 999.5 is refused", grepl("`n_resamples` must be a whole number", refused), "")
 
 # The same calls on every data set: x sorted by group, as edist and eqdist.etest need
 # (they take group sizes, not labels); labels as they come from R.

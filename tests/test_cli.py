@@ -59,7 +59,9 @@ def test_describe_json_and_csv(tmp_path, capsys):
     assert len(out["pairs"]) == 3
     x = iris.loc[iris.Species == "setosa", ["Petal.Length", "Petal.Width"]]
     y = iris.loc[iris.Species == "virginica", ["Petal.Length", "Petal.Width"]]
-    assert out["pairs"][1]["energy_distance"] == pytest.approx(es.energy_distance(x, y, exponent=0.5), rel=1e-15)
+    # from dispersion's block sums: the same sums as energy_distance's, added in another order
+    direct = es.energy_distance(x, y, exponent=0.5)
+    assert out["pairs"][1]["energy_distance"] == pytest.approx(direct, rel=1e-13)
 
 
 @pytest.mark.parametrize(
@@ -98,7 +100,7 @@ def test_test_subcommand_json(capsys):
 
 
 def test_working_memory_option_streams_and_reports_what_cannot_fit(capsys, monkeypatch):
-    from energystats._operator import StreamedOperator
+    from energystats._operator.streamed import StreamedOperator
 
     argv = ["test", "--example", "iris", "--by", "Species", "--n-resamples", "99", "--seed", "1", "--json"]
     assert main(argv) == 0
@@ -327,7 +329,8 @@ def test_one_column_without_delimiter_reads_as_comma_separated(tmp_path, capsys)
 def test_dash_reads_stdin(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("a;b;g\n1;2.5;x\n2;3;x\n3;4;y\n5;5;y\n"))
     assert main(["describe", "-", "--by", "g"]) == 0
-    assert "Energy statistics of 4 points in 2 variables, grouped by 'g'\nvariables: a, b\n" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "Energy statistics of 4 points in 2 variables, grouped by 'g'\nvariables: a, b\n" in text
 
 
 def test_numbers_print_with_six_significant_digits(tmp_path, capsys):
@@ -584,3 +587,54 @@ def test_compare_r_with_one_row_per_group_and_zero_within_dispersion(tmp_path, c
 def test_compare_r_out_to_a_full_device_exits_1(hostile_files):
     proc = run_cli(f"$ES compare-r {hostile_files}/two.csv --by g --n-resamples 19 --out /dev/full")
     assert (proc.returncode, proc.stderr) == (1, "energystats compare-r: error: --out /dev/full: cannot write it (No space left on device)\n")
+
+
+def test_describe_many_groups_reuses_dispersion_and_caps_the_report(tmp_path, capsys):
+    """30 levels, 435 pairs: the report prints the first 100 pairs and 20 group sizes and
+    says how to get all; --json has every pair, each energy distance equal to energy_distance
+    of the two groups (computed by dispersion once, not again pair by pair)."""
+    g = np.random.default_rng(3)
+    levels = np.repeat([f"L{i:02d}" for i in range(30)], 3)
+    frame = pd.DataFrame({"a": g.normal(size=90), "b": g.normal(size=90), "g": levels})
+    path = tmp_path / "levels.csv"
+    frame.to_csv(path, index=False)
+    assert main(["describe", str(path), "--by", "g"]) == 0
+    text = capsys.readouterr().out
+    assert "    L00     L01 " in text
+    assert "... the first 100 of 435 pairs; --json prints every pair\n" in text
+    assert "group sizes: L00 3, L01 3," in text
+    assert "L19 3, ... (30 groups; --json lists all)\n" in text
+    assert "L20 3" not in text and len(text.splitlines()) < 140
+    assert main(["describe", str(path), "--by", "g", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["pairs"]) == 435 and len(out["groups"]) == 30
+    X, labels = frame[["a", "b"]].to_numpy(), frame["g"].to_numpy()
+    for pair in out["pairs"][::37]:
+        a, b = X[labels == pair["group_a"]], X[labels == pair["group_b"]]
+        assert pair["energy_distance"] == pytest.approx(es.energy_distance(a, b), rel=1e-12)
+        edist = 3 * 3 / (3 + 3) * pair["energy_distance"]
+        assert pair["edist_statistic"] == pytest.approx(edist, rel=1e-14)
+
+
+@pytest.mark.parametrize("order", [
+    ["describe", "--columns", "a", "b", "{path}", "--by", "g"],  # the file after the columns
+    ["describe", "--by", "g", "--columns", "a", "b", "{path}"],
+    ["describe", "{path}", "--by", "g", "--columns", "a", "b"],
+    ["describe", "--by", "g", "--columns", "a", "b", "--", "{path}"],
+])
+def test_the_file_may_follow_the_columns(tmp_path, capsys, order):
+    path = write(tmp_path, "a,b,c,g\n1,2,9,x\n2,3,8,x\n3,5,1,y\n5,5,0,y\n")
+    assert main([word.format(path=path) for word in order]) == 0
+    text = capsys.readouterr().out
+    assert "Energy statistics of 4 points in 2 variables, grouped by 'g'\nvariables: a, b\n" in text
+
+
+def test_columns_take_stdin_named_last_and_say_when_no_file_is_found(tmp_path, monkeypatch,
+                                                                      capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a,b,g\n1,2.5,x\n2,3,x\n3,4,y\n5,5,y\n"))
+    assert main(["describe", "--by", "g", "--columns", "a", "b", "-"]) == 0
+    assert "variables: a, b\n" in capsys.readouterr().out
+    monkeypatch.chdir(tmp_path)
+    assert main(["describe", "--by", "g", "--columns", "a", "b", "missing.csv"]) == 2
+    assert capsys.readouterr().err == ("energystats describe: error: give a CSV file or --example "
+                                       "iris (no file named 'missing.csv' was found)\n")

@@ -51,7 +51,9 @@ def test_three_factors_equal_rs_disco():
     np.testing.assert_allclose(table["Mean Dist"].iloc[:4], [36.26058440924302, 24.625794260547082, 24.17265041821696,
                                                              1.6870859362666594], rtol=1e-12)
     assert res.S + res.W == pytest.approx(res.T, rel=1e-15)
-    assert res.factor == "cyl + am + gear" and np.isnan(res.F) and res.pvalue is None
+    assert res.factor == "cyl + am + gear" and res.pvalue is None
+    # R's statistic is a vector, one F-ratio per factor, and so is F
+    np.testing.assert_array_equal(res.F, [f.F for f in res.by_factor])
 
 
 def test_one_factor_keeps_its_numbers_and_each_factor_is_its_one_factor_decomposition():
@@ -128,6 +130,11 @@ def test_pvalues_agree_with_rs_disco_within_monte_carlo_error():
         allowed = 4.5 * np.sqrt(2 * reference * (1 - reference) / 2000) + 2 / 2000
         assert abs(factor.pvalue - reference) <= allowed
     assert res.n_resamples == 1999
+    # R's p.value is a vector, one per factor, and so is pvalue: d.pvalue < 0.05 tests each factor
+    assert isinstance(res.pvalue, np.ndarray)
+    assert res.pvalue.tolist() == [f.pvalue for f in res.by_factor]
+    assert (res.pvalue < 0.05).tolist() == [True, True]
+    assert res.F.tolist() == [f.F for f in res.by_factor]
 
 
 def test_same_seed_same_pvalues_and_one_factors_pvalue_is_energy_tests():
@@ -144,18 +151,39 @@ def test_prints_rs_disco_table_in_text_and_html():
     text = repr(res)
     lines = text.splitlines()
     assert lines[0] == "Distance components (DISCO)" and lines[2] == "data:  [drat, qsec] by [am, carb]"
+    # R 4.2.2: set.seed(1); print(disco(as.matrix(mtcars[, c("drat", "qsec")]),
+    #   data.frame(am = factor(mtcars$am), carb = factor(mtcars$carb)), R = 99))
+    # Source            Df   Sum Dist  Mean Dist   F-ratio   p-value
+    # am                 1    2.62326    2.62326     2.496      0.03
+    # carb               5   11.70993    2.34199     2.713      0.01
+    # Within            25   19.82303    0.79292
+    # Total             31   34.15623
+    # (R's fixed decimals: 5 for the sums and means, 3 for the ratios; blank where no value)
     assert re.match(r"^Source +Df +Sum Dist +Mean Dist +F-ratio +p-value$", lines[5])
-    assert re.match(r"^am +1 +2\.62326 +2\.623261 +2\.49573 +0\.\d+$", lines[6])
-    assert re.match(r"^carb +5 +11\.70993 +2\.341987 +2\.71277 +0\.\d+$", lines[7])
-    assert re.match(r"^Within +25 +19\.82303 +0\.792921 +NaN +NaN$", lines[8])
-    assert re.match(r"^Total +31 +34\.15623 +NaN +NaN +NaN$", lines[9])
+    assert re.match(r"^am +1 +2\.62326 +2\.62326 +2\.496 +0\.\d+$", lines[6])
+    assert re.match(r"^carb +5 +11\.70993 +2\.34199 +2\.713 +0\.\d+$", lines[7])
+    assert re.match(r"^Within +25 +19\.82303 +0\.79292$", lines[8])
+    assert re.match(r"^Total +31 +34\.15623$", lines[9])
     assert "99 relabelings" in text and "eq." not in text and "Pairwise" not in text
+    assert "NaN" not in text
     page = res._repr_html_()
     assert page.count("</table>") == 2 and ">F-ratio</th>" in page and ">Source</th>" in page and "eq." not in page
-    assert ">Within</th>" in page
+    assert ">Within</th>" in page and ">0.79292</td>" in page and "NaN" not in page
+    # R's blank cells: Total's mean, Within's and Total's ratio and p-value
+    assert page.count("'></td>") == 5
     assert "<pre>" not in page
     one = repr(es.dispersion(MTCARS[["mpg"]], MTCARS["am"]))
     assert "p-value" not in one and "Pairwise n_i n_j" in one
+
+
+def test_pairwise_table_is_one_quantity_in_one_format():
+    res = es.dispersion(es.datasets.load_iris().iloc[:, :4], np.repeat([0, 1, 2], 50))
+    text = repr(res)
+    table = text[text.index("Pairwise"):].splitlines()[1:]
+    cells = [cell for line in table[1:] for cell in line.split()[1:]]
+    assert len(cells) == 9 and len({len(cell.split(".")[1]) for cell in cells}) == 1  # decimals
+    both = f"{res.pairwise[0, 1]:.4f}"
+    assert both in table[1] and both in table[2]  # one number, printed alike in both halves
 
 
 def test_to_frame_of_several_factors_has_a_row_per_group_of_each():
@@ -190,3 +218,49 @@ def test_missing_values_in_a_factor_drop_the_row():
 def test_bad_factors_are_refused_naming_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# R 4.2.2, energy 1.7-11: x <- as.matrix(mtcars[, c("mpg", "disp", "hp")]);
+# disco(x, data.frame(...), R = 0)$within, print(..., digits = 17)
+OVERLAPPING_FACTORS = [
+    # the same factor twice: R's within -448.08320635454311
+    ("identical", {"cyl": "cyl", "cyl2": "cyl"}, -448.08320635454311,
+     r"factors are aliased \('cyl' and 'cyl2' are the same grouping\): W = T - sum of the "
+     r"factors' S = -448\.083 counts"),
+    # cyl x am combined is nested in each: a finer grouping holds the coarser one's dispersion
+    ("nested", {"cyl": "cyl", "cyl_am": None, "am": "am"}, None,
+     r"factors are aliased \('cyl_am' is nested in 'cyl'; 'cyl_am' is nested in 'am'\)"),
+    # associated, unbalanced: R's within -823.19553555302809
+    ("associated", {"cyl": "cyl", "gear": "gear", "carb": "carb"}, -823.19553555302809,
+     r"W = T - sum of the factors' S = -823\.196 < 0: the factors are associated"),
+]
+
+
+@pytest.mark.parametrize("columns, within, match", [case[1:] for case in OVERLAPPING_FACTORS],
+                         ids=[case[0] for case in OVERLAPPING_FACTORS])
+def test_aliased_or_overlapping_factors_warn_that_w_is_no_within_dispersion(columns, within, match):
+    """W = T - sum S_f, as R's disco computes it: with aliased factors (one a function of the
+    other) or associated ones it is negative, and the warning names the aliased factors."""
+    X = MTCARS[["mpg", "disp", "hp"]]
+    combined = MTCARS["cyl"].astype(str) + "/" + MTCARS["am"].astype(str)
+    factors = pd.DataFrame({name: combined if column is None else MTCARS[column]
+                            for name, column in columns.items()})
+    with pytest.warns(UserWarning, match=match):
+        res = es.dispersion(X, factors)
+    assert res.W < 0 and res.W == pytest.approx(res.T - sum(f.S for f in res.by_factor), rel=1e-12)
+    if within is not None:
+        assert res.W == pytest.approx(within, rel=1e-12)
+    for factor in res.by_factor:  # each factor's own decomposition holds
+        assert factor.S + factor.W == pytest.approx(factor.T, rel=1e-13) and factor.W > 0
+
+
+def test_orthogonal_or_unrelated_factors_do_not_warn():
+    import warnings
+
+    X = MTCARS[["mpg", "disp", "hp"]]
+    balanced = pd.DataFrame({"a": np.repeat([0, 1], 16), "b": np.tile([0, 1], 16)})  # orthogonal
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        within = es.dispersion(X, MTCARS[["cyl", "am"]]).W
+        assert within == pytest.approx(570.03737585957015, rel=1e-12)  # R's
+        assert es.dispersion(X, balanced).W > 0

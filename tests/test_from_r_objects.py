@@ -44,7 +44,7 @@ def test_airquality_as_it_arrives_with_nan_policy_omit(r):
     res = es.energy_test(data, months, n_resamples=99, rng=0, nan_policy="omit")
     ref = es.energy_test(complete, frame["Month"][frame.iloc[:, :4].notna().all(axis=1)].to_numpy(), n_resamples=99, rng=0)
     assert (res.statistic, res.pvalue, res.n_omitted) == (ref.statistic, ref.pvalue, 42)
-    with pytest.raises(ValueError, match=r"`X` contains missing values \(NaN, None or masked\) in 42 of 153 row"):
+    with pytest.raises(ValueError, match=r"`X` contains missing values \(R's NA\) in 42 of 153"):
         es.energy_test(data, months)
 
 

@@ -1,6 +1,8 @@
 """The probe cases of silent wrong answers and misleading messages: each answered with the
 correct result, or a clear error naming the argument."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -94,7 +96,7 @@ def test_masked_values_are_never_used(X):
 def test_exact_auto_falls_back_to_monte_carlo_past_the_enumeration_cap(X, monkeypatch):
     """More resamples than relabelings, but more relabelings than the cap (10**6, here 10):
     "auto" draws at random; only exact=True is refused."""
-    monkeypatch.setattr("energystats._resampling.MAX_EXACT", 10)
+    monkeypatch.setattr("energystats._resampling.options.MAX_EXACT", 10)
     labels = np.arange(6) % 2  # C(6, 3) = 20 relabelings
     res = es.energy_test(X[:6], labels, n_resamples=50, rng=0)
     assert not res.exact and res.n_resamples == 50
@@ -312,6 +314,18 @@ HOSTILE_CALLS = [
           ("dcor-timedelta", lambda d: es.dcor(pd.to_timedelta(np.arange(30), unit="h").to_series(), d["y"])),
           ("normal_statistic", lambda d: es.normal_statistic(pd.Series(pd.date_range("2020", periods=30, tz="UTC")))),
       ]],
+    # a statistic beyond float64 is an error, not inf or 0
+    ("dcov_test-overflow", lambda d: es.dcov_test(d["x"] * 1e300, d["y"] * 1e300, n_resamples=9),
+     OverflowError, r"the statistic n V_n\^2 is about 2\^199\d, beyond float64"),
+    ("dcov_test-underflow",
+     lambda d: es.dcov_test(d["x"] * 1e-300, d["y"] * 1e-300, method="gamma"),
+     ValueError, r"the statistic n V_n\^2 is about 2\^-199\d, below float64's smallest number"),
+    # cluster_test's labels are checked before any fit
+    ("cluster_test-labels-length", lambda d: es.cluster_test(d["X"], 2, labels=d["labels"][:29]),
+     ValueError, r"`labels` must have one entry per sample \(30\), got 29"),
+    ("cluster_test-labels-2d",
+     lambda d: es.cluster_test(d["X"], 2, labels=np.c_[d["labels"], d["labels"]]),
+     ValueError, r"`labels` must be one-dimensional, got shape \(30, 2\)"),
 ]
 
 
@@ -523,3 +537,250 @@ def test_propagate_gives_nan_to_a_valid_call():
                  lambda: es.ksample_statistic(X_nan, d["labels"], nan_policy="propagate"), lambda: es.mvi(d["x_nan"], d["y"], nan_policy="propagate")):
         assert np.isnan(call())
     assert np.isnan(es.ksample_statistic(X_nan, d["labels"], permutations=np.tile(np.arange(30), (3, 1)), nan_policy="propagate")).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# cluster_test's labels= of every kind (issue 42, items 7 and 12): labels are compared as
+# values, never cast to integers (float codes were truncated: agreement 0.0 where it is 0.82;
+# strings raised "invalid literal for int()").
+# ---------------------------------------------------------------------------------------------
+
+LABEL_KINDS = [
+    ("integer codes", lambda s: s.cat.codes.to_numpy()),
+    ("R numeric codes", lambda s: s.cat.codes.to_numpy() + 1.0),
+    ("float codes", lambda s: s.cat.codes.to_numpy() * 0.5 + 0.25),
+    ("strings", lambda s: s.astype(str).to_numpy()),
+    ("a list of strings", lambda s: s.astype(str).tolist()),
+    ("a categorical Series", lambda s: s),
+    ("a column name", lambda s: "Species"),
+]
+
+
+@pytest.mark.parametrize("make", [k[1] for k in LABEL_KINDS], ids=[k[0] for k in LABEL_KINDS])
+def test_cluster_test_takes_labels_of_every_kind(make):
+    """The test's clusters renamed after the user's labels by the best one-to-one matching
+    (brute force over the 3! matchings), agreement the share of points it matches."""
+    from energystats.datasets import load_iris
+
+    iris = load_iris()
+    given = make(iris["Species"])
+    X = iris if isinstance(given, str) else iris.drop(columns="Species")
+    res = es.cluster_test(X, 3, labels=given, n_resamples=9, rng=0)
+    values = np.asarray(iris["Species"] if isinstance(given, str) else given, dtype=object)
+    levels = sorted(set(values.tolist()))
+    found = res.model.labels_
+    matchings = [np.array(p, dtype=object)[found] for p in itertools.permutations(levels)]
+    best = max(matchings, key=lambda renamed: np.mean(renamed == values))
+    np.testing.assert_array_equal(res.labels.astype(object), best)
+    assert res.agreement == np.mean(best == values) == 0.82
+    plain = es.cluster_test(iris.drop(columns="Species"), 3, n_resamples=9, rng=0)
+    assert res.pvalue == plain.pvalue
+
+
+def test_cluster_test_names_its_clusters_without_a_partner():
+    """Four clusters against three labels: the spare cluster is numbered after the largest
+    label when labels are numbers, else named "cluster <i>" (i the test's own number)."""
+    from energystats.datasets import load_iris
+
+    iris = load_iris()
+    X, species = iris.drop(columns="Species"), iris["Species"]
+    named = es.cluster_test(X, 4, labels=species, n_resamples=1, rng=0)
+    spare = sorted(set(named.labels.tolist()) - set(species))
+    assert len(spare) == 1 and spare[0].startswith("cluster ")
+    assert named.labels.dtype == object
+    assert named.agreement == np.mean(named.labels == species.to_numpy())
+    numbered = es.cluster_test(X, 4, labels=species.cat.codes * 0.5 + 0.25, n_resamples=1, rng=0)
+    assert sorted(set(numbered.labels.tolist())) == [0.25, 0.75, 1.25, 2.25]
+    assert numbered.agreement == named.agreement
+    renamed = species.astype(str).replace("virginica", spare[0])
+    clash = es.cluster_test(X, 4, labels=renamed, n_resamples=1, rng=0)
+    assert spare[0] + "'" in set(clash.labels.tolist())
+
+
+# ---------------------------------------------------------------------------------------------
+# Precomputed distances that are not of negative type (issue 42, item 9): every function that
+# takes a precomputed matrix computes what R's energy computes and warns, naming the argument.
+# ---------------------------------------------------------------------------------------------
+
+#: The shortest paths of the complete bipartite graph K_{2,3} (sides a1 a2 | b1 b2 b3): not of
+#: negative type. Its two sides as groups: E = 2 - 1 - 4/3 = -1/3 < 0.
+K23 = np.array([[0, 2, 1, 1, 1], [2, 0, 1, 1, 1], [1, 1, 0, 2, 2], [1, 1, 2, 0, 2],
+                [1, 1, 2, 2, 0]], float)
+K23_SIDES = np.array([0, 0, 1, 1, 1])
+NOT_NEGATIVE_TYPE = r"`(X|x)` holds distances that are not of negative type: energy statistics"
+
+
+def _k23_copies(copies: int = 4):
+    """K_{2,3} with each vertex repeated (distance 0 between copies): still not of negative type."""
+    return np.kron(K23, np.ones((copies, copies))), np.repeat(K23_SIDES, copies)
+
+
+NOT_NEGATIVE_TYPE_CALLS = [
+    ("dispersion", lambda D, g: es.dispersion(D, g, metric="precomputed")),
+    ("energy_test", lambda D, g: es.energy_test(D, g, metric="precomputed", n_resamples=9, rng=0)),
+    ("ksample_statistic", lambda D, g: es.ksample_statistic(D, g, metric="precomputed")),
+    ("pairwise_energy_tests",
+     lambda D, g: es.pairwise_energy_tests(D, g, metric="precomputed", n_resamples=9, rng=0)),
+    ("KGroups", lambda D, g: es.KGroups(2, metric="precomputed", random_state=0).fit(D)),
+    ("energy_hclust", lambda D, g: es.energy_hclust(D, metric="precomputed")),
+    ("dcor", lambda D, g: es.dcor(D, np.arange(20.0), metric=("precomputed", "euclidean"))),
+]
+
+
+@pytest.mark.parametrize("call", [c[1] for c in NOT_NEGATIVE_TYPE_CALLS],
+                         ids=[c[0] for c in NOT_NEGATIVE_TYPE_CALLS])
+def test_distances_not_of_negative_type_warn(call):
+    D, sides = _k23_copies()
+    with pytest.warns(UserWarning, match=NOT_NEGATIVE_TYPE):
+        call(D, sides)
+
+
+def test_distances_not_of_negative_type_give_rs_numbers_with_a_warning():
+    """R 4.2.2, energy 1.7-11: disco(as.dist(K23), factor(c(0, 0, 1, 1, 1)), R = 0) gives
+    between -0.2, within 3, total 2.8, statistic -0.2; edist(as.dist(K23), c(2, 3)) -0.4."""
+    with pytest.warns(UserWarning, match=NOT_NEGATIVE_TYPE):
+        res = es.dispersion(K23, K23_SIDES, metric="precomputed")
+    np.testing.assert_allclose([res.S, res.W, res.T, res.F], [-0.2, 3.0, 2.8, -0.2], rtol=1e-13)
+    assert res.pairwise[0, 1] == pytest.approx(-0.4, rel=1e-13)
+    assert not es.is_negative_type(K23)
+
+
+def test_past_the_checked_points_a_subset_is_checked():
+    """The maximum metric of 1,500 points in five dimensions (R's dist(x, "maximum")): checked
+    on 1,000 evenly spaced points, the rest too costly (an O(m^3) factorisation)."""
+    from scipy.spatial.distance import pdist, squareform
+
+    from energystats._semimetric import NEGATIVE_TYPE_POINTS
+
+    X = np.random.default_rng(5).normal(size=(1500, 5))
+    D = squareform(pdist(X, "chebyshev"))
+    assert NEGATIVE_TYPE_POINTS == 1000
+    subset = r"`X` holds distances that are not of negative type \(found on 1000 of its 1500 points"
+    with pytest.warns(UserWarning, match=subset):
+        es.dispersion(D, np.arange(1500) % 2, metric="precomputed")
+
+
+def test_distances_of_negative_type_do_not_warn():
+    """Euclidean distances to powers in (0, 2] (the square included: negative type, though not
+    strict), city-block distances, the discrete metric and the maximum metric on the plane
+    (city-block turned by 45 degrees) are of negative type: no warning, as is_negative_type says."""
+    import warnings
+
+    from scipy.spatial.distance import pdist, squareform
+
+    g = np.random.default_rng(6)
+    X, plane = g.normal(size=(60, 4)), g.normal(size=(60, 2))
+    matrices = [squareform(pdist(X)) ** a for a in (0.3, 1.0, 1.5, 2.0)]
+    matrices += [squareform(pdist(X, "cityblock")), squareform(pdist(plane, "chebyshev")),
+                 1.0 - np.eye(60), K23[:2, :2]]
+    labels = np.arange(60) % 2
+    for D in matrices:
+        assert es.is_negative_type(D)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            es.dispersion(D, labels[: D.shape[0]], metric="precomputed")
+
+
+@pytest.mark.r
+def test_rs_dist_of_method_maximum_warns_and_gives_rs_disco():
+    """An R dist of method "maximum" in five dimensions, straight from rpy2: R's disco takes it
+    without a word; energystats gives R's numbers and warns."""
+    from energystats._rbridge import _load, r_call, r_factor, r_field, r_matrix, to_numpy
+
+    ro = _load()[0]
+    X = np.random.default_rng(7).normal(size=(40, 5))
+    labels = np.arange(40) % 2
+    d = ro.r["dist"](r_matrix(X), method="maximum")
+    disco = r_call("disco", d, r_factor(labels), R=0)
+    with pytest.warns(UserWarning, match=NOT_NEGATIVE_TYPE):
+        res = es.dispersion(d, labels)
+    fields = ((res.S, "between"), (res.W, "within"), (res.T, "total"), (res.F, "statistic"))
+    for ours, field in fields:
+        assert ours == pytest.approx(to_numpy(r_field(disco, field))[0], rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# As many groups as points (issue 42, item 13): dispersion's k x k arrays are counted in the
+# memory budget (it took 1.55 GB above its baseline at k = n = 6,000 under the default 1 GiB).
+# ---------------------------------------------------------------------------------------------
+
+DISPERSION_PEAK = """
+import json, resource
+import numpy as np
+import energystats as es
+
+def peak():  # MiB (Linux reports KiB)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+X = np.random.default_rng(0).normal(size=(2000, 2))
+labels = np.arange(2000)  # as many groups as points
+es.dispersion(X[:50], labels[:50] % 3)
+base = peak()
+try:
+    with es.config_context(working_memory=64):
+        es.dispersion(X, labels)
+    refused = ""
+except es.WorkingMemoryError as exc:
+    refused = str(exc)
+refusal = peak() - base
+with es.config_context(working_memory=144):
+    res = es.dispersion(X, labels)
+print(json.dumps({"refused": refused, "refusal": refusal, "peak": peak() - base, "S": res.S,
+                  "W": res.W, "T": res.T}))
+"""
+
+
+def test_dispersion_of_as_many_groups_as_points_stays_within_the_budget():
+    """k = n = 2,000 in a fresh process: each k x k array is 30.5 MiB. Under a 64 MiB budget
+    the call is refused before allocating anything; under 144 MiB it runs and its peak memory
+    above the process's baseline (ru_maxrss) stays within the budget (it was 178 MiB: five
+    and a half k x k arrays). Every group is one point: W = 0 and S = T."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", DISPERSION_PEAK], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-600:]
+    out = json.loads(done.stdout)
+    assert out["refused"].startswith("the block sums of 2000 groups") and out["refusal"] < 8
+    assert out["peak"] <= 144
+    assert out["W"] == 0 and out["S"] == pytest.approx(out["T"], rel=1e-14)
+    from scipy.spatial.distance import pdist
+
+    X = np.random.default_rng(0).normal(size=(2000, 2))
+    assert out["T"] == pytest.approx(pdist(X).sum() / 2000, rel=1e-12)  # sum over i < j, over n
+
+
+# ---------------------------------------------------------------------------------------------
+# dcor_ttest at the ends of float64 (issue 42, item 15): its statistic is scale free; the
+# U-statistics beside it may not be representable (x * 1e300 raised OverflowError).
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [2.0**-1000, 1e-300, 1e-160, 2.0**500, 1e160, 1e300, 2.0**1000])
+def test_scale_free_tests_of_independence_at_every_magnitude(scale):
+    """T (the t-test) and dCor (the permutation test) of x * c and y equal those of x and y
+    (to 1e-12: x * c rounds unless c is a power of two), with the same p-value; the
+    U- or V-statistics beside them are None when beyond float64, else scaled."""
+    g = np.random.default_rng(18)
+    x, y = g.normal(size=40), g.normal(size=40)
+    y = y + x
+    unit, scaled = es.dcor_ttest(x, y), es.dcor_ttest(x * scale, y)
+    assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12)
+    assert scaled.pvalue == pytest.approx(unit.pvalue, rel=1e-10)
+    assert scaled.estimate == pytest.approx(unit.estimate, rel=1e-12)
+    def representable(dvar2):  # dVar^2(x * c) = c^2 dVar^2(x)
+        return -1074 < np.log2(dvar2) + 2 * np.log2(scale) < 1024
+
+    assert (scaled.estimates is not None) == representable(unit.estimates.dvar2_x)
+    if scaled.estimates is not None:
+        dvar2 = unit.estimates.dvar2_x * scale * scale
+        assert scaled.estimates.dvar2_x == pytest.approx(dvar2, rel=1e-12, abs=2.0**-1074 * 4)
+    unit, scaled = (es.dcor_test(x * c, y, n_resamples=99, rng=0) for c in (1.0, scale))
+    assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12)
+    assert scaled.pvalue == unit.pvalue
+    assert (scaled.estimates is not None) == representable(unit.estimates.dvar2_x)
+    covariance = es.dcov_test(x * scale, y, n_resamples=99, rng=0)  # n V_n^2 scales with c
+    plain = es.dcov_test(x, y, n_resamples=99, rng=0)
+    assert covariance.statistic == pytest.approx(plain.statistic * scale, rel=1e-12)

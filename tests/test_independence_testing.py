@@ -133,7 +133,7 @@ def test_result_prints():
     "kwargs,error,match",
     [
         (dict(n_resamples=0), ValueError, r"`n_resamples` must be a positive integer, got 0"),
-        (dict(n_resamples=9.5), TypeError, r"`n_resamples` must be a positive integer, got float"),
+        (dict(n_resamples=9.5), ValueError, r"`n_resamples` must be a whole number .*, got 9.5"),
         (dict(exact="yes"), ValueError, r"`exact` must be 'auto', True or False"),
         (dict(progress=1), TypeError, r"`progress` must be True or False"),
         (dict(n_jobs=0), ValueError, r"`n_jobs` must be None or a non-zero integer"),

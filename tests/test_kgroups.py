@@ -14,7 +14,7 @@ from sklearn.preprocessing import StandardScaler
 
 import energystats as es
 from energystats._cluster._partition import _hartigan_gains, _State, fit_once as _fit_once
-from energystats._operator import DenseOperator
+from energystats._operator.dense import DenseOperator
 
 
 def blobs(rng, sizes=(20, 25, 15), d=2, sep=3.0):
@@ -318,7 +318,7 @@ def test_zero_weights_are_removed_points_and_integer_weights_repetitions(rng, al
 
 
 def test_nystroem_features_with_every_point_a_landmark_give_the_centred_kernel(rng):
-    from energystats._operator import NystroemOperator, nystroem_features
+    from energystats._operator.nystroem import NystroemOperator, nystroem_features
     from energystats._semimetric import resolve_semimetric
 
     X, _ = blobs(rng)
@@ -351,7 +351,7 @@ def test_nystroem_with_every_point_a_landmark_is_the_exact_fit(rng, algorithm):
 
 def test_feature_state_keeps_its_sums_exact(rng):
     from energystats._cluster._partition import _FeatureState
-    from energystats._operator import NystroemOperator, nystroem_features
+    from energystats._operator.nystroem import NystroemOperator, nystroem_features
     from energystats._semimetric import resolve_semimetric
 
     X, _ = blobs(rng, sep=1.0)
@@ -396,7 +396,7 @@ def test_nystroem_is_close_to_the_exact_fit_and_reproducible(rng):
 def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
     # W_hat <= W <= W_hat + sum w e: W_ is the upper bound; without the residuals it would be
     # the lower bound, far below the exact W at these m.
-    from energystats._operator import nystroem_features
+    from energystats._operator.nystroem import nystroem_features
     from energystats._semimetric import resolve_semimetric
 
     X, _ = blobs(rng, sizes=(200, 150, 250), d=5, sep=1.5)

@@ -1,18 +1,29 @@
 """The package's layout: every module imports on its own, the import graph has no cycle
 (function-level imports count: a lazy import that only hides a cycle is still one), no
-module is longer than 600 lines, and the pairwise operator is one door: outside
-``energystats/_operator/`` no module imports one of its submodules, builds a back-end or
-asks an operator for its whole matrix."""
+module is longer than 600 lines, and the pairwise operator is one door, by contract: outside
+``energystats/_operator/`` no module imports one of its submodules or a name the door does
+not export, builds a back-end or asks an operator for its whole matrix, and a run of the
+public API over representative calls (every public function and estimator, on every
+back-end) reads no attribute of an operator that ``PairwiseOperator`` does not declare."""
 
 import ast
+import functools
 import importlib
+import inspect
 import subprocess
 import sys
 from pathlib import Path
 
+import joblib
+import numpy as np
+import pandas as pd
 import pytest
+from scipy import stats
 
 import energystats
+import energystats as es
+from energystats import _operator
+from energystats._operator import PairwiseOperator
 
 PACKAGE = Path(energystats.__file__).parent
 #: optional dependencies imported lazily inside functions (a package, not a cycle)
@@ -130,24 +141,41 @@ def test_every_module_of_the_public_api_is_importable():
 #: the back-end classes of the operator: only ``make_operator`` and the functions of the
 #: ``_operator`` package (``centred_kernel``, ``feature_operator``) construct them
 BACKENDS = ("SortedOperator", "DenseOperator", "NystroemOperator", "CentredKernel", "ProjectionOperator", "StreamedOperator")
-#: methods that hand out the whole matrix: capabilities of the operator (``u_centred``,
+#: methods that hand out the whole matrix: capabilities of the operator (``centred_rows``,
 #: ``power_sums``, ``permuted_products``) use them inside the operator layer only
-WHOLE_MATRIX = ("dense", "held_matrix")
+WHOLE_MATRIX = ("_dense", "_held_matrix")
+#: the names the door exports: all that a module outside the operator may import from it
+EXPORTS = frozenset(_operator.__all__)
+DOOR = "energystats._operator"
+NOT_EXPORTED = "which the door does not export"
 
 
 def door_violations(name: str, source: str, submodules: set[str]) -> list[tuple[str, str]]:
     """(module, what) for each way the module ``name`` (outside the operator) reaches past the
-    door in ``source``: an import of an ``_operator`` submodule (``submodules``: their names),
-    a back-end constructed, a whole matrix asked for."""
+    door in ``source``: an import of an ``_operator`` submodule (``submodules``: their names)
+    or of a name the door does not export (:data:`EXPORTS`), a name read from the package that
+    it does not export, a back-end constructed, a whole matrix asked for."""
     found = []
     base = name.split(".")[:-1]
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    aliases = set()  # names bound to the operator package itself
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             module = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else [])) if node.level else node.module or ""
             imported = [module] + [f"{module}.{a.name}" for a in node.names]
             found += [(name, f"imports {m}") for m in imported if m in submodules]
+            if module == DOOR:  # a submodule is reported above
+                names = [a.name for a in node.names if f"{module}.{a.name}" not in submodules]
+                unknown = [a for a in names if a not in EXPORTS | {"*"}]
+                found += [(name, f"imports {a}, {NOT_EXPORTED}") for a in unknown]
+            aliases.update(a.asname or a.name for a in node.names if f"{module}.{a.name}" == DOOR)
         elif isinstance(node, ast.Import):
             found += [(name, f"imports {a.name}") for a in node.names if a.name in submodules]
+            aliases.update(a.asname for a in node.names if a.name == DOOR and a.asname)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in aliases and node.attr not in EXPORTS:
+                found.append((name, f"reads {node.value.id}.{node.attr}, {NOT_EXPORTED}"))
         elif isinstance(node, ast.Call):
             called = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else ""
             if called in BACKENDS:
@@ -179,9 +207,21 @@ def test_nothing_outside_the_operator_reaches_past_the_door():
         ("from .._operator import sorted\n", "imports energystats._operator.sorted"),
         ("import energystats._operator.dense\n", "imports energystats._operator.dense"),
         ("from .._operator import make_operator\nop = SortedOperator(x)\n", "constructs SortedOperator"),
-        ("import energystats._operator as o\nG = o.CentredKernel(op)\n", "constructs CentredKernel"),
-        ("D = op.dense('y')\n", "calls .dense()"),
-        ("M = op.held_matrix()\n", "calls .held_matrix()"),
+        (
+            "import energystats._operator as o\nG = o.make_operator(o.CentredKernel)\n",
+            "reads o.CentredKernel, which the door does not export",
+        ),
+        ("D = op._dense('y')\n", "calls ._dense()"),
+        ("M = op._held_matrix()\n", "calls ._held_matrix()"),
+        ("from .._operator import TILE\n", "imports TILE, which the door does not export"),
+        (
+            "from .._operator import make_operator, StreamedOperator\n",
+            "imports StreamedOperator, which the door does not export",
+        ),
+        (
+            "from .. import _operator\nstep = _operator.TILE // 2\n",
+            "reads _operator.TILE, which the door does not export",
+        ),
     ],
 )
 def test_the_door_check_catches_a_planted_violation(planted, what):
@@ -189,5 +229,263 @@ def test_the_door_check_catches_a_planted_violation(planted, what):
     allowed forms (the package's own exports, a capability asked of the operator)."""
     submodules = _operator_submodules()
     assert door_violations("energystats._gof.planted", planted, submodules) == [("energystats._gof.planted", what)]
-    allowed = "from .._operator import make_operator, sorted_pair_sums\nG = op.u_centred()\ne = permuted_products(a, b)\n"
+    allowed = (
+        "from .._operator import make_operator, sorted_pair_sums\nfrom .. import _operator\n"
+        "G = op.centred_rows(0, 4)\ne = permuted_products(a, b)\n"
+        "op = _operator.make_operator(X, sm)\n"
+    )
     assert door_violations("energystats._gof.planted", allowed, submodules) == []
+
+
+# --- the door by contract: a family reads of an operator only what its base declares -------
+
+#: what a family may ask of an operator: the public names PairwiseOperator declares (its
+#: methods, properties and attributes, with their defaults); the names that start with an
+#: underscore are the operator layer's own
+DECLARED = frozenset(
+    name
+    for name in set(dir(PairwiseOperator)) | set(PairwiseOperator.__annotations__)
+    if not name.startswith("_")
+)
+
+
+class StrictOperator:
+    """An operator that refuses every attribute its base class does not declare: the read is
+    recorded in ``found`` and raises (a ``TypeError``, which ``getattr(op, name, default)`` and
+    ``hasattr`` do not swallow). Operators its methods return come back wrapped too."""
+
+    __slots__ = ("_op", "_found")
+
+    def __init__(self, op: PairwiseOperator, found: list):
+        object.__setattr__(self, "_op", op)
+        object.__setattr__(self, "_found", found)
+
+    def __getattr__(self, name):
+        if name not in DECLARED:
+            self._found.append(f"{type(self._op).__name__}.{name}")
+            raise TypeError(f"{type(self._op).__name__}.{name} is not declared by PairwiseOperator")
+        value = getattr(self._op, name)
+        if inspect.ismethod(value):
+
+            @functools.wraps(value)
+            def method(*args, **kwargs):
+                return strict(value(*args, **kwargs), self._found)
+
+            return method
+        return value
+
+    def __setattr__(self, name, value):
+        self._found.append(f"{type(self._op).__name__}.{name} (set)")
+        raise TypeError(f"a family sets {name} on an operator")
+
+
+def strict(value, found: list):
+    """``value`` with every operator in it (itself, or in a list or tuple) wrapped."""
+    if isinstance(value, PairwiseOperator):
+        return StrictOperator(value, found)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, PairwiseOperator) for v in value):
+        return type(value)(strict(v, found) for v in value)
+    return value
+
+
+def plain(value):
+    """``value`` with every wrapped operator in it (itself, or in a list or tuple) unwrapped: the
+    door's functions get the operators themselves."""
+    if isinstance(value, StrictOperator):
+        return object.__getattribute__(value, "_op")
+    if isinstance(value, (list, tuple)) and any(isinstance(v, StrictOperator) for v in value):
+        return type(value)(plain(v) for v in value)
+    return value
+
+
+def strict_door(monkeypatch, found: list) -> None:
+    """Every function the door exports, where a module outside the operator bound it, replaced
+    by one that unwraps the operators it is given and wraps those it returns."""
+    for function in (getattr(_operator, name) for name in _operator.__all__):
+        if not inspect.isfunction(function):
+            continue
+
+        def door(*args, _function=function, **kwargs):
+            args, kwargs = [plain(a) for a in args], {k: plain(v) for k, v in kwargs.items()}
+            return strict(_function(*args, **kwargs), found)
+
+        for name, module in list(sys.modules.items()):
+            outside = name.startswith("energystats.") and not name.startswith(DOOR)
+            if outside and getattr(module, function.__name__, None) is function:
+                monkeypatch.setattr(module, function.__name__, door)
+
+
+def _representative_calls() -> dict[str, list]:
+    """Public function or estimator -> calls of it on every back-end it reaches: dense, streamed
+    (a small budget), sorted (one dimension), projection, Nyström, the user's matrix (distances,
+    Gram), the centred kernel, and joblib tasks (the threading backend)."""
+    rng = np.random.default_rng(0)
+    labels = np.arange(36) % 3
+    X = rng.normal(size=(36, 2)) + 2.5 * labels[:, None]
+    x, y, z = X[:, 0], X[:, 1] + X[:, 0] ** 2, rng.normal(size=36)
+    big = np.repeat(X, 4, axis=0) + rng.normal(scale=0.1, size=(144, 2))  # 162 KiB as a matrix
+    D, K = es.pairwise_semimetric(X), es.kernel_matrix(X)
+    two = pd.DataFrame({"a": labels, "b": np.arange(36) % 2})
+    B = dict(n_resamples=19, rng=1)
+    P = dict(approximation="projection", n_projections=5)
+    N = dict(approximation="nystroem", n_landmarks=10)
+    km = dict(random_state=0, n_init=2)
+    one_out = np.r_[0.0, np.ones(35)]  # a point of weight 0: predict's rule places it
+
+    def small(call):  # the streamed back-end
+        with es.config_context(working_memory=0.1):
+            return call()
+
+    def tasks(call):  # products as joblib tasks, in this process
+        with joblib.parallel_config(backend="threading"):
+            return call()
+
+    return {
+        "energy_distance": [
+            lambda: es.energy_distance(X[:15], X[15:], x_weights=np.ones(15)),
+            lambda: es.energy_distance(x[:15], x[15:]),
+            lambda: es.energy_distance(X[:15], X[15:], rng=1, **P),
+            lambda: small(lambda: es.energy_distance(big[:70], big[70:])),
+            lambda: tasks(lambda: es.energy_distance(X[:15], X[15:], n_jobs=2)),
+        ],
+        "dispersion": [
+            lambda: es.dispersion(X, labels, n_resamples=19),
+            lambda: es.dispersion(D, labels, metric="precomputed"),
+            lambda: es.dispersion(X, two),
+            lambda: es.dispersion(X, labels, rng=1, **P),
+            lambda: small(lambda: es.dispersion(big, np.arange(144) % 3)),
+        ],
+        "energy_test": [
+            lambda: es.energy_test(X, labels, **B),
+            lambda: es.energy_test(x, labels, statistic="E", **B),
+            lambda: es.energy_test(D, labels, metric="precomputed", **B),
+            lambda: es.energy_test(X, labels, **P, **B),
+            lambda: small(lambda: es.energy_test(big, np.arange(144) % 2, **B)),
+            lambda: tasks(lambda: es.energy_test(X, labels, n_jobs=2, **B)),
+        ],
+        "energy_test_samples": [lambda: es.energy_test_samples(X[:10], X[10:20], **B)],
+        "pairwise_energy_tests": [lambda: es.pairwise_energy_tests(X, labels, **B)],
+        "ksample_statistic": [lambda: es.ksample_statistic(X, labels)],
+        "dcov": [
+            lambda: es.dcov(X, y),
+            lambda: es.dcov(x, y),
+            lambda: es.dcov(x, y, algorithm="pairwise"),
+            lambda: es.dcov(X, y, rng=1, **P),
+            lambda: small(lambda: es.dcov(big, big[:, ::-1])),
+        ],
+        "dcor": [lambda: es.dcor(X, y, estimator="U"), lambda: es.dcor(X, y, rng=1, **P)],
+        "dcov_stats": [lambda: es.dcov_stats(X, y)],
+        "dcov_test": [
+            lambda: es.dcov_test(X, y, **B),
+            lambda: es.dcov_test(x, y, **B),
+            lambda: es.dcov_test(X, y, method="gamma"),
+            lambda: es.dcov_test(X, y, **P, **B),
+        ],
+        "dcor_test": [
+            lambda: es.dcor_test(X, y, **B),
+            lambda: es.dcor_test(X, y, method="gamma", rng=1, **P),
+        ],
+        "dcor_ttest": [lambda: es.dcor_ttest(X, y)],
+        "pdcov": [lambda: es.pdcov(X, y, z)],
+        "pdcor": [lambda: es.pdcor(x, y, z)],
+        "pdcov_test": [lambda: es.pdcov_test(X, y, z, **B)],
+        "pdcor_test": [lambda: es.pdcor_test(x, y, z, **B)],
+        "mutual_independence_test": [lambda: es.mutual_independence_test(np.c_[X, z], **B)],
+        "mvi": [lambda: es.mvi(X[:12], y[:12])],
+        "mvi_test": [lambda: es.mvi_test(X[:12], y[:12], **B)],
+        "pairwise_dcor": [lambda: es.pairwise_dcor(np.c_[X, z], **B)],
+        "d_center": [lambda: es.d_center(D)],
+        "u_center": [lambda: es.u_center(D)],
+        "u_product": [lambda: es.u_product(D, D)],
+        "mvnorm_statistic": [lambda: es.mvnorm_statistic(X)],
+        "mvnorm_test": [lambda: es.mvnorm_test(X, **B)],
+        "normal_statistic": [lambda: es.normal_statistic(x)],
+        "normal_test": [lambda: es.normal_test(x, **B)],
+        "poisson_statistic": [lambda: es.poisson_statistic(labels)],
+        "poisson_test": [lambda: es.poisson_test(labels, **B)],
+        "energy_gof_statistic": [lambda: es.energy_gof_statistic(stats.norm(), x)],
+        "energy_gof": [lambda: es.energy_gof(x, stats.norm(), **B)],
+        "KGroups": [
+            lambda: es.KGroups(3, **km).fit(X).predict(X[:5]),
+            lambda: es.KGroups(3, algorithm="lloyd", init="spectral", **km).fit(X),
+            lambda: es.KGroups(3, algorithm="r-kgroups", **km).fit(X),
+            lambda: es.KGroups(3, **km).fit(x[:, None]),
+            lambda: es.KGroups(3, metric="precomputed", **km).fit(D, sample_weight=one_out),
+            lambda: es.KGroups(3, metric="precomputed_kernel", **km).fit(K),
+            lambda: es.KGroups(3, **N, **km).fit(X).predict(X[:5]),
+            lambda: es.KGroups(3, batch_size=12, **N, **km).fit(X),
+            lambda: small(lambda: es.KGroups(3, **km).fit(big)),
+            lambda: tasks(lambda: es.KGroups(3, n_jobs=2, **km).fit(X)),
+        ],
+        "PowerKMeans": [lambda: es.PowerKMeans(3, random_state=0).fit(X)],
+        "energy_hclust": [lambda: es.energy_hclust(X)],
+        "split_1d": [lambda: es.split_1d(x)],
+        "cluster_test": [lambda: es.cluster_test(X, 2, n_resamples=9, rng=1, n_init=1)],
+        "significant_clusters": [
+            lambda: es.significant_clusters(X, n_resamples=9, rng=1, min_size=20),
+        ],
+        "choose_k": [lambda: es.choose_k(X, 3, n_init=1, rng=1, n_references=2)],
+        "thinned_cluster_comparison": [
+            lambda: es.thinned_cluster_comparison(X, 2, cov=np.eye(2), n_init=1, **B),
+        ],
+        "dip_statistic": [lambda: es.dip_statistic(x)],
+        "dip_test": [lambda: es.dip_test(x, **B)],
+        "signal_dimension": [lambda: es.signal_dimension(np.array([5.0, 1.0, 0.5]), 36)],
+        "is_negative_type": [lambda: es.is_negative_type(D)],
+        "kernel_matrix": [lambda: es.kernel_matrix(X)],
+        "pairwise_semimetric": [lambda: es.pairwise_semimetric(X)],
+    }
+
+
+#: public names that are not computations: results, the error, the configuration, data sets
+NOT_COMPUTATIONS = ("WorkingMemoryError", "config_context", "get_config", "set_config", "datasets")
+
+
+def _run_public_api_strictly(monkeypatch) -> list[str]:
+    """The representative calls with every operator a family gets wrapped: the undeclared reads."""
+    found = []
+    strict_door(monkeypatch, found)
+    for calls in _representative_calls().values():
+        for call in calls:
+            call()
+    return found
+
+
+def test_the_representative_calls_cover_the_public_api():
+    computations = {n for n in es.__all__ if not n.endswith("Result") and n not in NOT_COMPUTATIONS}
+    assert computations == set(_representative_calls())
+
+
+def test_families_read_only_what_the_operator_declares(monkeypatch):
+    """Every public function and estimator, on every back-end, with every operator a family
+    gets from the door wrapped in :class:`StrictOperator`: no undeclared attribute is read."""
+    assert _run_public_api_strictly(monkeypatch) == []
+
+
+def test_the_proxy_catches_a_planted_undeclared_read(monkeypatch):
+    """A family that reads the dense back-end's matrix (``A``), a private name, or sets an
+    attribute is caught; a declared view (``features``) passes."""
+    from energystats._cluster import _assignment
+
+    found = []
+    strict_door(monkeypatch, found)
+    original = _assignment.make_assignment
+    reads = (
+        lambda op: op.A,
+        lambda op: op._row_sums,
+        lambda op: setattr(op, "n", 3),
+        lambda op: op.features,
+    )
+    for planted in reads:
+
+        def leaky(op, *args, _read=planted):
+            try:
+                _read(op)
+            except TypeError:
+                pass  # swallowed by the family: the read is recorded all the same
+            return original(op, *args)
+
+        monkeypatch.setattr(_assignment, "make_assignment", leaky)
+        monkeypatch.setattr(sys.modules["energystats._cluster.kgroups"], "make_assignment", leaky)
+        es.KGroups(2, random_state=0, n_init=1).fit(np.arange(20.0).reshape(10, 2))
+    assert found == ["DenseOperator.A", "DenseOperator._row_sums", "DenseOperator.n (set)"]

@@ -82,3 +82,34 @@ def test_live_r_mutual_and_mvi(rng):
     # follow from them (docs: Independence); energystats' permutation null is the statistic of
     # each permutation (test_mvi_test_null_and_bad_input)
     assert np.all(to_numpy(r_field(theirs, "replicates")) == 0)
+
+
+@pytest.mark.parametrize("scale", [1e100, 1e-100, 1e300, 1e-300])
+def test_mvi_is_invariant_to_a_common_scale(rng, scale):
+    """I_n of (c x, c y) is I_n of (x, y) (issue 42: x and y were rescaled by powers of two of
+    their own past 2^±128, 0.2708 against 0.2570 at 1e100): to rounding, and the same p-value
+    for the same seed. y's range is about a sixteenth of x's, so that each would get its own
+    power of two."""
+    x = rng.normal(size=(15, 2))
+    y = (np.abs(x[:, 0]) + rng.normal(size=15)) / 16
+    assert es.mvi(x * scale, y * scale) == pytest.approx(es.mvi(x, y), rel=1e-12)
+    ours = es.mvi_test(x, y, n_resamples=49, rng=3)
+    scaled = es.mvi_test(x * scale, y * scale, n_resamples=49, rng=3)
+    assert scaled.statistic == pytest.approx(ours.statistic, rel=1e-12)
+    assert scaled.pvalue == ours.pvalue
+
+
+@pytest.mark.r
+def test_live_r_mvi_at_the_ends_of_float64(rng):
+    """energystats' I_n of (c x, c y) at c = 1e±100 and 1e±300 equals R's ``mvI(x, y)``, and
+    R's own ``mvI(c x, c y)`` where R computes it (1e±100; at 1e±300 its squared distances
+    overflow or underflow)."""
+    from energystats._rbridge import r_call, r_matrix, to_numpy
+
+    x = rng.normal(size=(15, 2))
+    y = (np.abs(x[:, 0]) + rng.normal(size=15)) / 16
+    want = to_numpy(r_call("mvI", r_matrix(x), y))[0]
+    for scale in (1e100, 1e-100, 1e300, 1e-300):
+        assert es.mvi(x * scale, y * scale) == pytest.approx(want, rel=1e-10)
+    for scale in (1e100, 1e-100):
+        assert to_numpy(r_call("mvI", r_matrix(x * scale), y * scale))[0] == pytest.approx(want, rel=1e-10)

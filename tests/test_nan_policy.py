@@ -224,10 +224,36 @@ def test_estimators_leave_rows_with_missing_values_out_and_label_them_minus_one(
         np.testing.assert_array_equal(fitted.labels_[keep], ref.labels_)
         np.testing.assert_array_equal(fitted.predict(Xm)[keep], ref.predict(X[keep]))
         assert fitted.predict(Xm)[FIRST] == -1
+        np.testing.assert_array_equal(make(nan_policy="omit").fit_predict(Xm), fitted.labels_)
         with pytest.raises(ValueError, match="`X` contains missing values"):
             make().fit(Xm)
         with pytest.raises(ValueError, match="`nan_policy`='propagate'"):
             make(nan_policy="propagate").fit(Xm)
+
+
+def test_kgroups_init_labels_lose_the_rows_dropped():
+    Xm = _with_missing(X, FIRST)
+    keep = np.arange(N) != FIRST
+    start = np.arange(N) % 2
+    fitted = es.KGroups(2, init=start, nan_policy="omit").fit(Xm)
+    ref = es.KGroups(2, init=start[keep]).fit(X[keep])
+    np.testing.assert_array_equal(fitted.labels_[keep], ref.labels_)
+    assert fitted.labels_[FIRST] == -1 and fitted.n_omitted_ == 1
+
+
+def test_rs_integer_na_from_reticulate_is_named_in_the_message():
+    """reticulate hands R's NA_integer_ over as the int32 -2147483648: pandas shows no NaN, so
+    the message names R's NA and how it arrived (issue 42, item 17)."""
+    frame = pd.DataFrame({"a": X[:, 0], "count": np.arange(N, dtype=np.int32)})
+    frame.loc[FIRST, "count"] = np.iinfo(np.int32).min
+    message = (r"^`X` contains missing values \(R's NA, which reticulate hands over as the "
+               r"integer -2147483648\) in 1 of 24 row\(s\): pass nan_policy='omit'")
+    with pytest.raises(ValueError, match=message):
+        es.energy_test(frame, LABELS)
+    res = es.energy_test(frame, LABELS, nan_policy="omit", n_resamples=19, rng=0)
+    assert res.n_omitted == 1
+    with pytest.raises(ValueError, match=r"^`labels` contains missing values \(NaN, None or "):
+        es.energy_test(X, _labels_with_missing(LABELS, SECOND))
 
 
 def test_pairwise_dcor_drops_incomplete_rows_of_the_columns_it_uses():

@@ -1,9 +1,10 @@
 """The pairwise operator: dense, streamed, sorted and centred implementations (energystats._operator),
 and every public function giving the same answers on each."""
 
-import re
 import functools
+import re
 import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,15 +15,14 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import energystats as es
-from energystats import _operator
-from energystats._operator import (
-    CentredKernel,
-    DenseOperator,
-    SortedOperator,
-    StreamedOperator,
-    indicator,
-    make_operator,
-)
+from energystats._operator import Kernel, Repeated, indicator, make_operator
+from energystats._operator import choice as _choice
+from energystats._operator._base import TILE
+from energystats._operator.centred import CentredKernel
+from energystats._operator.dense import DenseOperator
+from energystats._operator.projection import ProjectionOperator, random_directions, sphere_constant
+from energystats._operator.sorted import SortedOperator
+from energystats._operator.streamed import StreamedOperator
 from energystats._semimetric import resolve_semimetric
 
 METRICS = [
@@ -174,9 +174,9 @@ def test_a_users_precomputed_matrix_is_used_as_given(rng):
     X = rng.normal(size=(30, 2))
     D = brute_rho(X, X)
     sm = resolve_semimetric("precomputed")
-    op = make_operator(D, sm, repeated=True)
+    op = make_operator(D, sm, Repeated())
     assert isinstance(op, DenseOperator) and op.A is D and op.nbytes == 0
-    G = make_operator(D, sm, kernel=True)
+    G = make_operator(D, sm, kernel=Kernel())
     assert isinstance(G, CentredKernel) and G.D.A is D
     assert np.array_equal(D, brute_rho(X, X))  # not modified
 
@@ -184,24 +184,25 @@ def test_a_users_precomputed_matrix_is_used_as_given(rng):
 def test_the_choice_follows_the_budget(rng):
     X = rng.normal(size=(2000, 2))
     sm = resolve_semimetric()
-    assert isinstance(make_operator(X, sm, repeated=True), DenseOperator)
-    assert isinstance(make_operator(X, sm, repeated=False), StreamedOperator)  # one pass: streamed
+    assert isinstance(make_operator(X, sm, Repeated()), DenseOperator)
+    assert isinstance(make_operator(X, sm), StreamedOperator)  # one pass: streamed
     small = X[:300]
-    assert isinstance(make_operator(small, sm, repeated=False), DenseOperator)  # at most four tiles
-    assert isinstance(make_operator(X, sm, kernel=True), DenseOperator)
-    assert isinstance(make_operator(X[:, :1], sm, repeated=True), SortedOperator)
+    assert isinstance(make_operator(small, sm), DenseOperator)  # at most four tiles
+    assert isinstance(make_operator(X, sm, kernel=Kernel()), DenseOperator)
+    assert isinstance(make_operator(X[:, :1], sm, Repeated()), SortedOperator)
+    assert isinstance(make_operator(X[:, :1], sm, Repeated(sort=False)), DenseOperator)
     with es.config_context(working_memory=8 * 2000**2 / 2**20 * 0.9):
-        assert isinstance(make_operator(X, sm, repeated=True), StreamedOperator)
-        G = make_operator(X, sm, kernel=True)
+        assert isinstance(make_operator(X, sm, Repeated()), StreamedOperator)
+        G = make_operator(X, sm, kernel=Kernel())
         assert isinstance(G, CentredKernel) and isinstance(G.D, StreamedOperator)
     with es.config_context(working_memory=TINY):
-        op = make_operator(X, sm, repeated=True)
+        op = make_operator(X, sm, Repeated())
         assert isinstance(op, StreamedOperator) and op.nbytes <= TINY * 2**20 / 4
 
 
 def test_a_product_that_cannot_fit_raises_before_allocating(rng):
     X = rng.normal(size=(3000, 2))
-    op = make_operator(X, resolve_semimetric(), repeated=False)
+    op = make_operator(X, resolve_semimetric())
     with es.config_context(working_memory=1):
         with pytest.raises(es.WorkingMemoryError, match=r"a product \(streamed 3000 x 3000 operator times 500 columns\)"):
             op.aslinearoperator().matmat(np.ones((3000, 500)))
@@ -348,7 +349,7 @@ def test_exact_energy_test_dense_and_streamed(count_streamed, monkeypatch):
         count_streamed.clear()
         dense = es.energy_test(x, labels, ties=ties)
         with monkeypatch.context() as patch:  # 8 points fit any budget: make the matrix too large to hold
-            patch.setattr(_operator, "dense_bytes", lambda n: float("inf"))
+            patch.setattr(_choice, "dense_bytes", lambda n: float("inf"))
             streamed = es.energy_test(x, labels, ties=ties)
         assert count_streamed
         assert dense.exact and streamed.exact and dense.n_resamples == 70
@@ -447,9 +448,8 @@ def test_kgroups_predict_streams_new_points_in_blocks(rng, monkeypatch):
     km = es.KGroups(3, random_state=0).fit(X)
     new = rng.normal(size=(2000, 2)) * 3
     want = km.predict(new)
-    from energystats._cluster import _assignment
-
-    monkeypatch.setattr(_assignment, "TILE", 4)  # blocks of 4 * 4 // 60 = 1 point
+    assert km._assignment.block == TILE * TILE // 60  # the fit operator's rows per block
+    monkeypatch.setattr(km, "_assignment", replace(km._assignment, block=1))  # blocks of 1 point
     np.testing.assert_array_equal(km.predict(new), want)
 
 
@@ -488,8 +488,6 @@ def test_a_batch_too_large_for_the_budget_says_so(rng):
 
 
 def test_sphere_constant_closed_form_and_monte_carlo():
-    from energystats._operator import random_directions, sphere_constant
-
     assert sphere_constant(1) == pytest.approx(1.0, rel=1e-14)
     assert sphere_constant(2) == pytest.approx(np.pi / 2, rel=1e-14)
     assert sphere_constant(3) == pytest.approx(2.0, rel=1e-14)
@@ -503,8 +501,6 @@ def test_sphere_constant_closed_form_and_monte_carlo():
 
 
 def test_projection_operator_is_the_average_of_one_dimensional_distances(rng):
-    from energystats._operator import ProjectionOperator, random_directions, sphere_constant
-
     X = rng.normal(size=(40, 4))
     U = random_directions(7, 4, rng)
     P = X @ U.T

@@ -13,20 +13,23 @@ from conftest import brute_rho
 
 import energystats as es
 from energystats._operator import (
-    CentredKernel,
-    DenseOperator,
-    NystroemOperator,
-    ProjectionOperator,
-    SortedOperator,
-    StreamedOperator,
+    Repeated,
+    approximation_of,
     centred_gram,
     centred_kernel,
     feature_operator,
+    gathered_products,
     make_operator,
     permuted_products,
-    random_directions,
     sphere_constant,
 )
+from energystats._operator.centred import CentredKernel
+from energystats._operator.choice import choose_engine
+from energystats._operator.dense import DenseOperator
+from energystats._operator.nystroem import NystroemOperator
+from energystats._operator.projection import ProjectionOperator, random_directions
+from energystats._operator.sorted import SortedOperator
+from energystats._operator.streamed import StreamedOperator
 from energystats._semimetric import resolve_semimetric
 
 N = 40
@@ -97,12 +100,13 @@ def _centred_kernel_of_sorted(seed):
 def _chosen(seed):
     """What make_operator chooses for points in the default budget (with its recipe)."""
     X = _points(seed)
-    return make_operator(X, resolve_semimetric(), repeated=True), _dense(X)
+    return make_operator(X, resolve_semimetric(), Repeated()), _dense(X)
 
 
 def _chosen_projection(seed):
     X = _points(seed)
-    op = make_operator(X, resolve_semimetric(), approximation="projection", n_projections=7, rng=np.random.default_rng(seed))
+    estimate = approximation_of("projection", n_projections=7, rng=np.random.default_rng(seed))
+    op = make_operator(X, resolve_semimetric(), approximation=estimate)
     return op, _projected(X, op.directions)
 
 
@@ -162,18 +166,45 @@ def test_block_and_group_sums(backend):
         assert op.group_sums_bytes(3) > 0
 
 
-def test_matrices_asked_of_the_operator(backend):
-    """The whole-matrix capabilities (a held matrix, features, the U-centred matrix, the power
-    sums) where the back-end claims them, within the budget."""
+def _u_centred(A: np.ndarray) -> np.ndarray:
+    """The U-centred matrix by brute force (Székely & Rizzo 2014, eq. 3.1)."""
+    n = A.shape[0]
+    r = A.sum(axis=1)
+    U = A - r[:, None] / (n - 2) - r[None, :] / (n - 2) + r.sum() / ((n - 1) * (n - 2))
+    np.fill_diagonal(U, 0.0)
+    return U
+
+
+def test_views_and_matrices_asked_of_the_operator(backend):
+    """What a back-end claims of the declared views (a held matrix, features, projections, the
+    line) and the centred rows and power sums every back-end gives, within the budget."""
     op, A, ref = backend
     scale = np.abs(A).max() * N
     with es.config_context(working_memory=BUDGET):
-        held = op.held_matrix()
+        held = op._held_matrix()
         if held is not None:
             close(held, A, scale)
         if op.features is not None:
             close(op.features @ op.features.T, A, scale)
-        close(op.u_centred(), ref.u_centred(), scale)
+        if op.directions is not None:  # A = C_d / L sum_l |u_l'x_i - u_l'x_j|
+            P = op.projections()
+            assert P.shape == (N, op.directions.shape[0])
+            close(op.projections(np.array([4, 1])), P[[4, 1]], np.abs(P).max())
+            close(op.projections(direction=2), P[:, 2], np.abs(P).max())
+            C = sphere_constant(op.directions.shape[1]) / P.shape[1]
+            close(C * np.abs(P[:, None, :] - P[None, :, :]).sum(axis=2), A, scale)
+        else:
+            assert op.projections() is None
+        if op.on_line:  # A = |x_i - x_j|, the points known by their sort
+            line = op.line
+            close(np.abs(line.x[:, None] - line.x[None, :]), A, scale)
+            assert np.all(np.diff(line.x[line.order]) >= 0)
+            close(line.xs, line.x[line.order] - line.x.mean(), scale)
+        double = A - A.mean(0) - A.mean(1)[:, None] + A.mean()
+        for a, b in ((0, N), (3, 11), (N - 1, N)):
+            close(op.centred_rows(a, b), double[a:b], scale)
+            close(op.centred_rows(a, b, unbiased=True), _u_centred(A)[a:b], scale)
+        assert op.block_rows() >= 1
         close(op.power_sums(), ref.power_sums(), scale**3)
 
 
@@ -222,6 +253,55 @@ def test_centred_products_and_permutation_engines(backend):
             close(permuted_products(op, other)(perms), permuted_products(ref, DenseOperator(B))(perms), np.abs(A).sum() * np.abs(B).sum())
 
 
+def test_every_permutation_engine_gives_the_gathered_products():
+    """Each engine choose_engine names gives S(pi) = sum_ij A_ij B_pi(i)pi(j), A centred, as the
+    gather engine on the same matrices (the projected engine: the sum over its pairs of
+    directions, against the gathers of each pair's one-dimensional matrices)."""
+    rng = np.random.default_rng(3)
+    perms = np.array([rng.permutation(N) for _ in range(5)])
+    x, y = _points(1), _points(2, 2)
+    sm = resolve_semimetric()
+
+    def line(v: np.ndarray) -> np.ndarray:
+        return np.abs(v[:, None] - v[None, :])
+
+    def gathered(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        F = DenseOperator(a)
+        return gathered_products(F.centred_rows, lambda i, j: b[i:j], N)(perms)
+
+    for op_x, op_y, want in (
+        (SortedOperator(x[:, 0]), SortedOperator(y[:, 0]), "sorted"),
+        (make_operator(x, sm, Repeated()), make_operator(y, sm, Repeated()), "gather"),
+    ):
+        assert choose_engine(op_x, op_y) == want
+        a, b = (line(o.line.x) if o.on_line else o._dense() for o in (op_x, op_y))
+        scale = np.abs(a).sum() * np.abs(b).sum()
+        close(permuted_products(op_x, op_y)(perms), gathered(a, b), scale)
+    U, V = random_directions(4, 3, rng), random_directions(4, 2, rng)
+    px, py = ProjectionOperator(x, U), ProjectionOperator(y, V)
+    assert choose_engine(px, py) == "projected"
+    want = sum(gathered(line(x @ u), line(y @ v)) for u, v in zip(U, V))
+    close(permuted_products(px, py)(perms), want, np.abs(want).max())
+
+
+def test_gathered_root_sums_and_squares():
+    """The root engine gives sum_ij sqrt(F_ij + G_pi(i)pi(j)) by brute force, and squares the
+    sums of the squares of F's and G's entries."""
+    rng = np.random.default_rng(4)
+    F, G = (_dense(_points(s)) ** 2 for s in (5, 6))
+    perms = np.array([rng.permutation(N) for _ in range(3)])
+    for root in (False, True):
+        rows_F, rows_G = (lambda a, b: F[a:b].copy()), (lambda a, b: G[a:b].copy())
+        engine = gathered_products(rows_F, rows_G, N, root=root)
+        permuted = [G[np.ix_(p, p)] for p in perms]
+        want = [np.sqrt(F + Gp).sum() if root else (F * Gp).sum() for Gp in permuted]
+        close(engine(perms), want, np.abs(want).max())
+        close(engine.squares, ((F * F).sum(), (G * G).sum()), (F * F).sum() + (G * G).sum())
+    too_small = pytest.raises(es.WorkingMemoryError, match=r"the matrices \(n = 40\)")
+    with es.config_context(working_memory=0.01), too_small:
+        gathered_products(lambda a, b: F[a:b], lambda a, b: G[a:b], N, what="the matrices")
+
+
 def test_the_interface_is_abstract():
     """A back-end that leaves out a required method cannot be built; capabilities not claimed
     have their declared defaults."""
@@ -234,6 +314,8 @@ def test_the_interface_is_abstract():
         Incomplete()
     op = DenseOperator(np.zeros((3, 3)))
     assert op.on_line is False and op.features is None and op.recipe is None and op.tiled is True
+    assert op.line is None and op.directions is None and op.projections() is None
+    assert op.feature_map is None and op.residual is None
 
 
 def test_top_eigenvectors(backend):
@@ -254,16 +336,17 @@ def test_top_eigenvectors(backend):
 
 
 def test_the_matrices_of_the_default_capabilities_by_brute_force():
-    """u_centred is eq. 3.1 of Székely & Rizzo (2014) and power_sums the sums of the squared and
-    cubed eigenvalues of the double-centred matrix, on the dense back-end that every other one
-    is compared with above."""
+    """centred_rows are eq. 2.7 of Székely, Rizzo & Bakirov (2007) and eq. 3.1 of Székely & Rizzo
+    (2014) and power_sums the sums of the squared and cubed eigenvalues of the double-centred
+    matrix, on the dense back-end that every other one is compared with above."""
     A = _dense(_points(3))
     op = DenseOperator(A)
     n = N
     r = A.sum(axis=1)
     U = A - r[:, None] / (n - 2) - r[None, :] / (n - 2) + r.sum() / ((n - 1) * (n - 2))
     np.fill_diagonal(U, 0.0)
-    close(op.u_centred(), U, np.abs(A).max())
+    close(op.centred_rows(0, n, unbiased=True), U, np.abs(A).max())
     J = np.eye(n) - 1.0 / n
+    close(op.centred_rows(0, n), J @ A @ J, np.abs(A).max())
     lam = np.linalg.eigvalsh(J @ A @ J)
     close(op.power_sums(), ((lam**2).sum(), (lam**3).sum()), np.abs(lam).max() ** 3 * n)

@@ -317,3 +317,104 @@ def test_a_budget_that_one_thread_fits_runs_on_any_number_of_threads():
     for name in ("dcor_test", "projection"):
         assert eight[name][0] == one[name][0]
         assert eight[name][1] == pytest.approx(one[name][1], rel=1e-12)
+
+
+FORK_AFTER_THREADS = """
+import multiprocessing, queue, sys, threading
+import numpy as np
+from threadpoolctl import threadpool_info
+import energystats as es
+from energystats import _parallel
+
+def calls(results=None):
+    X = np.random.default_rng(0).normal(size=(600, 3))
+    blas = sorted(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+    out = (es.dcor(X[:, :2], X[:, 2] ** 2), es.KGroups(3, random_state=0).fit(X).W_, blas)
+    if results is None:
+        return out
+    results.put(out)
+
+if __name__ == "__main__":
+    parent = calls()
+    assert _parallel._pool.cache_info().currsize == 1, "the parent did not use the thread pool"
+    inside, leave = threading.Event(), threading.Event()
+    def hold():  # another thread is inside the BLAS limit at the fork
+        with _parallel.one_blas_thread():
+            inside.set()
+            leave.wait()
+    holder = threading.Thread(target=hold)
+    holder.start()
+    inside.wait()
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=calls, args=(results,))
+    child.start()
+    leave.set()
+    holder.join()
+    try:
+        got = results.get(timeout=60)
+    except queue.Empty:
+        child.kill()
+        sys.exit("the forked child hung")
+    child.join()
+    print(got == parent, got, parent)
+"""
+
+
+def test_a_child_forked_after_threaded_calls_runs_them_again():
+    """After dcor and KGroups.fit ran on the thread pool, the same calls in a child forked by
+    multiprocessing (as joblib's fork backends and notebooks do) give the parent's results
+    instead of waiting forever on the parent's pool threads, which the child does not have;
+    a BLAS limit another thread held at the fork is not the child's (its BLAS threads are
+    the parent's). The child is killed after 60 s, so a regression fails instead of hanging."""
+    import os
+
+    env = dict(os.environ, ENERGYSTATS_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2",
+               OMP_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, "-c", FORK_AFTER_THREADS], capture_output=True,
+                          text=True, env=env, timeout=240)
+    assert done.returncode == 0, done.stderr[-600:]
+    assert done.stdout.startswith("True"), done.stdout
+
+
+OVERLAPPING_BLAS_LIMITS = """
+import json, threading
+from threadpoolctl import threadpool_info
+from energystats._parallel import one_blas_thread
+
+def blas():
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+before = blas()
+steps = [threading.Event() for _ in range(4)]
+seen = []
+def first():
+    with one_blas_thread():
+        steps[0].set(); steps[1].wait()
+    steps[2].set()
+def second():
+    steps[0].wait()
+    with one_blas_thread():
+        steps[1].set(); steps[2].wait(); seen.append(blas())
+threads = [threading.Thread(target=first), threading.Thread(target=second)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps({"before": before, "during": seen[0], "after": blas()}))
+"""
+
+
+def test_overlapping_blas_limits_of_several_threads_restore_blas():
+    """Two threads in the one-thread BLAS context, the first leaving while the second is
+    inside (joblib's threading backend runs tasks so): BLAS stays on one thread until the
+    last leaves, then has its threads back (threadpoolctl's limits left it on one thread for
+    good: each restored what it found on entry, and only one thread may set OpenBLAS)."""
+    import json
+    import os
+
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="2", OMP_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, "-c", OVERLAPPING_BLAS_LIMITS], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-600:]
+    counts = json.loads(done.stdout)
+    assert counts["before"] and set(counts["before"]) == {2}
+    assert counts["during"] == [1] * len(counts["before"]) and counts["after"] == counts["before"]

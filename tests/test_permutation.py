@@ -1,4 +1,5 @@
-"""The k-sample energy permutation test (energystats._permutation)."""
+"""The k-sample energy permutation test (energystats._homogeneity.permutation) and its
+relabelings (energystats._resampling.engines)."""
 
 from collections import Counter
 
@@ -10,7 +11,7 @@ from conftest import brute_rho
 from statsmodels.stats.multitest import multipletests
 
 import energystats as es
-from energystats._homogeneity._relabel import all_relabelings, count_relabelings, packed_batches, random_batches
+from energystats._resampling import Relabelings, all_relabelings, count_relabelings
 
 
 def brute_statistic(X, labels, name, **kw):
@@ -70,9 +71,12 @@ def test_packed_relabelings_are_the_relabelings_as_bits(rng):
     drawn from the same stream, whatever the block size."""
     codes = rng.integers(0, 3, size=50).astype(np.int8)
     sizes = np.bincount(codes, minlength=3)
-    plain = np.vstack(list(random_batches(codes, 20, 8, np.random.default_rng(4))))
+    plain_engine = Relabelings(codes, sizes, evaluate=None, item_bytes=0)
+    packed_engine = Relabelings(codes, sizes, evaluate=None, item_bytes=0, packed=True)
+    plain = np.vstack(list(plain_engine.drawn(20, 8, np.random.default_rng(4))))
+    assert (plain[0] == codes).all() and (np.sort(plain, axis=1) == np.sort(codes)).all()
     for step in (5, 21):
-        packed = list(packed_batches(codes, sizes, 20, step, np.random.default_rng(4)))
+        packed = list(packed_engine.drawn(20, step, np.random.default_rng(4)))
         unpacked = np.vstack([block.codes_block(block.bits, 0, block.count, {}) for block in packed])
         np.testing.assert_array_equal(unpacked, plain)
         assert all((block.sizes == sizes).all() for block in packed)
@@ -181,7 +185,7 @@ def test_progress_bar_runs(rng, capsys):
         (dict(labels=np.zeros(6)), ValueError, "`labels` must define at least two groups"),
         (dict(labels=[0, 1, 0]), ValueError, r"`labels` must have one entry per sample \(6\)"),
         (dict(n_resamples=0), ValueError, "`n_resamples` must be a positive integer"),
-        (dict(n_resamples=9.5), TypeError, "`n_resamples` must be a positive integer"),
+        (dict(n_resamples=9.5), ValueError, "`n_resamples` must be a whole number"),
         (dict(statistic="T"), ValueError, "`statistic` must be one of"),
         (dict(exact="yes"), ValueError, "`exact` must be 'auto', True or False"),
         (dict(batch=0), ValueError, "`batch` must be an integer >= 1"),

@@ -1,5 +1,6 @@
 """Plotting helpers (energystats.plotting): labels from the data, titles naming the test and the
-data, the observed statistic and the p-value of every test result marked where they are."""
+data, the observed statistic and the p-value of every test result marked where they are, each
+drawn from what the result says it is (its null panels, its fitted distribution)."""
 
 import dataclasses
 
@@ -16,6 +17,7 @@ from scipy import stats  # noqa: E402
 from scipy.integrate import trapezoid  # noqa: E402
 
 import energystats as es  # noqa: E402
+from energystats._result_bases import NullPanel, TestResult  # noqa: E402
 from energystats._gof._limit import normal_limit_pdf, normal_limit_sf, normal_trace  # noqa: E402
 from energystats.plotting import (  # noqa: E402
     plot_choose_k,
@@ -87,9 +89,9 @@ CASES = {
     "normal_test-limit": (lambda r: es.normal_test(r.normal(size=40), method="limit"),
                           "NormalTestResult", "energy test of normality", "reference"),
     "mvnorm_test": (lambda r: es.mvnorm_test(r.normal(size=(40, 3)), n_resamples=49, rng=0),
-                    "NormalityTestResult", "energy test of 3-variate normality", "null"),
+                    "MvnormTestResult", "energy test of 3-variate normality", "null"),
     "poisson_test-E": (lambda r: es.poisson_test(r.poisson(3.0, 40), test="E", n_resamples=49, rng=0),
-                       "PoissonTestResult", "Poisson goodness-of-fit: E test", "null"),
+                       "PoissonTestResult", "Poisson goodness-of-fit tests: E test", "null"),
     "energy_gof": (lambda r: es.energy_gof(r.exponential(size=40), stats.expon, known_params={"loc": 0}, n_resamples=49, rng=0),
                    "EnergyGofResult", "energy goodness-of-fit test of expon", "null"),
     "dip_test": (lambda r: es.dip_test(r.normal(size=50), n_resamples=49, rng=0),
@@ -115,8 +117,9 @@ def test_every_result_type_is_covered():
     results = {name for name in es.__all__ if name.endswith("Result")}
     covered = {case[1] for case in CASES.values()} | set(NOT_ONE_TEST) | NOT_TESTS
     assert results == covered
-    for name in results - NOT_TESTS:
-        assert name in NOT_ONE_TEST or {"statistic", "pvalue"} <= set(getattr(es, name).__dataclass_fields__)
+    for name in results:
+        one_test = name not in NOT_ONE_TEST and name not in NOT_TESTS
+        assert issubclass(getattr(es, name), TestResult) == one_test
 
 
 def _observed_line(ax):
@@ -219,9 +222,10 @@ def test_poisson_tests_one_panel_each(rng):
     assert isinstance(one, Axes) and _observed_line(one).get_xdata()[0] == result.statistic[1]
     with pytest.raises(ValueError, match=r"`ax` must hold one Axes per test \(3: M-CvM, M-AD, E\), got 1; or select one with `test`"):
         plot_null_distribution(result, ax=plt.subplots()[1])
-    with pytest.raises(ValueError, match=r"`test` selects one test of a PoissonTestResult \('M-CvM', 'M-AD', 'E'\), got 'X'"):
+    selects = r"`test` selects one of the result's tests "
+    with pytest.raises(ValueError, match=selects + r"\('M-CvM', 'M-AD', 'E'\), got 'X'"):
         plot_null_distribution(result, test="X")
-    with pytest.raises(ValueError, match=r"`test` selects one test of a PoissonTestResult \(none here\), got 'E'"):
+    with pytest.raises(ValueError, match=selects + r"\(none here\), got 'E'"):
         plot_null_distribution(es.dip_test(rng.normal(size=20), n_resamples=9, rng=0), test="E")
 
 
@@ -236,8 +240,42 @@ def test_results_that_are_not_one_test_are_refused(rng):
     for name, result in results.items():
         with pytest.raises(TypeError, match=rf"`result` \({name}\) .*{NOT_ONE_TEST[name]}"):
             plot_null_distribution(result)
-    with pytest.raises(TypeError, match=r"`result` must be the result of a test \(ClusterTestResult, .*\), got Split1DResult"):
+    with pytest.raises(TypeError, match=r"`result` \(Split1DResult\) is not the result of a test"):
         plot_null_distribution(es.split_1d(X[:, 0]))
+
+
+def test_a_new_test_result_brings_its_own_panel(rng):
+    """No registry of types: a test result of a new kind is drawn as its _null_panels says."""
+
+    class SignTestResult(TestResult):
+        """A test this package does not have."""
+
+        _title = "sign test"
+
+        def _null_panels(self):
+            density = stats.norm(10, np.sqrt(5)).pdf
+            return (NullPanel("sign test of a zero median", "positive signs", self.statistic,
+                              self.pvalue, "binomial(20, 1/2)", density=density,
+                              support=(0.0, 20.0)),)
+
+    result = SignTestResult(15.0, float(stats.binom(20, 0.5).sf(14)), None, None, data_name="x")
+    statistic, pvalue = result
+    ax = plot_null_distribution(result)
+    assert ax.get_title() == "sign test of a zero median\ndata: x"
+    assert ax.get_xlabel() == "positive signs"
+    observed = _observed_line(ax)
+    assert observed.get_xdata()[0] == statistic and f"p = {pvalue:.3g}" in observed.get_label()
+
+    class PlainTestResult(TestResult):
+        """A test that says no more than a base: its null drawn against its statistic."""
+
+        _title = "plain test"
+        _statistic_label = "T"
+        _resamples = "draws"
+
+    ax = plot_null_distribution(PlainTestResult(2.0, 0.5, np.array([0.0, 1.0, 3.0]), 3))
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert (ax.get_title(), ax.get_xlabel()) == ("plain test", "T") and "3 draws" in legend
 
 
 def test_a_degenerate_gamma_null_is_refused():
@@ -298,7 +336,8 @@ def test_gof_poisson_probabilities_and_cdf(rng):
     np.testing.assert_allclose(cdf.get_ydata(), stats.poisson.cdf(cdf.get_xdata(), counts.mean()), rtol=1e-12)
     np.testing.assert_array_equal(empirical.get_ydata(), [np.mean(counts <= k) for k in empirical.get_xdata()])
     assert probabilities.get_xlabel() == DATA_NAME and probabilities.get_ylabel() == "probability"  # no Series name: the data name
-    assert plot_gof(counts, es.poisson_test(counts, n_resamples=9, rng=0))[0].get_xlabel() == "counts"  # the variable passed
+    unnamed = plot_gof(counts, es.poisson_test(counts, n_resamples=9, rng=0))[0]
+    assert unnamed.get_xlabel() == "x"  # the parameter's name: the caller's variables are not read
     title = probabilities.figure.get_suptitle()
     assert title.startswith("Poisson goodness-of-fit tests: p = ") and title.endswith(f"data: {DATA_NAME}")
     assert all(f"({t})" in title for t in result.tests)
@@ -307,15 +346,20 @@ def test_gof_poisson_probabilities_and_cdf(rng):
 def test_gof_refuses_other_results_and_data(rng):
     x = rng.normal(size=30)
     result = es.normal_test(x, method="limit")
-    with pytest.raises(TypeError, match="`result` must be a NormalTestResult, EnergyGofResult or PoissonTestResult, got DipTestResult"):
+    gof = r"`result` must be the result of a goodness-of-fit test "
+    with pytest.raises(TypeError, match=gof + r"\(normal_test, mvnorm_test, energy_gof or "
+                                              r"poisson_test\), got DipTestResult"):
         plot_gof(x, es.dip_test(x, n_resamples=9, rng=0))
+    with pytest.raises(TypeError, match=r"goodness-of-fit test .*got DispersionResult"):
+        plot_gof(x, es.dispersion(x, np.arange(30) % 2))
     with pytest.raises(ValueError, match=r"`x` has 29 values without missing ones, `result` was computed on 30: pass the data"):
         plot_gof(x[1:], result)
     with pytest.raises(ValueError, match=r"`x` has mean .*, `result` estimated .*: pass the data the test was run on"):
         plot_gof(x + 1.0, result)
     with pytest.raises(ValueError, match=r"`x` has mean .*, `result` estimated .*: pass the data the test was run on"):
         plot_gof(np.arange(30) % 4, es.poisson_test(np.arange(30) % 3, n_resamples=9, rng=0))
-    with pytest.raises(ValueError, match=r"`x` must be the one column the test was run on, got 2 columns"):
+    with pytest.raises(ValueError, match=r"`x` must be one-dimensional, the data the test was "
+                                         r"run on, got shape \(30, 2\)"):
         plot_gof(pd.DataFrame({"a": x, "b": x}), result)
     with pytest.raises(ValueError, match=r"`x` must be one-dimensional, the data the test was run on, got shape \(15, 2\)"):
         plot_gof(x.reshape(15, 2), result)
@@ -325,6 +369,36 @@ def test_gof_refuses_other_results_and_data(rng):
         plot_gof(x, result, axes=plt.subplots(1, 3)[1])
     fig, given = plt.subplots(1, 2)
     assert list(plot_gof(x, result, axes=given)) == list(given)
+
+
+def test_gof_mvnorm_mahalanobis_distances_against_their_beta_law(rng):
+    """mvnorm_test's picture: the squared Mahalanobis distances D^2 of the rows against their
+    exact law under normality, n D^2 / (n - 1)^2 ~ Beta(d/2, (n - d - 1)/2); their mean is
+    d (n - 1) / n exactly (the trace of S^-1 S, summed over the rows)."""
+    mixing = np.array([[2.0, 0, 0], [1, 1, 0], [0, 0.5, 3]])
+    X = pd.DataFrame(rng.normal(size=(40, 3)) @ mixing, columns=["a", "b", "c"])
+    X.iloc[5, 1] = np.nan
+    result = es.mvnorm_test(X, n_resamples=19, rng=0, nan_policy="omit")
+    qq, ecdf = plot_gof(X, result)
+    complete = X.dropna().to_numpy()
+    centred = complete - complete.mean(axis=0)
+    brute = np.array([row @ np.linalg.inv(np.cov(complete, rowvar=False)) @ row for row in centred])
+    points = qq.get_lines()[0]
+    np.testing.assert_allclose(points.get_ydata(), np.sort(brute), rtol=1e-10)
+    assert np.mean(brute) == pytest.approx(3 * 38 / 39, rel=1e-12)
+    law = stats.beta(1.5, (39 - 4) / 2, scale=38**2 / 39)
+    quantiles = law.ppf((np.arange(1, 40) - 0.5) / 39)
+    np.testing.assert_allclose(points.get_xdata(), quantiles, rtol=1e-12)
+    assert ecdf.get_xlabel() == "Mahalanobis D\u00b2"
+    assert qq.get_xlabel() == "quantiles of the scaled Beta(1.5, 17.5) law of D\u00b2"
+    title = f"energy test of 3-variate normality: p = {result.pvalue:.3g}\ndata: [a, b, c]"
+    assert qq.figure.get_suptitle() == title
+    with pytest.raises(ValueError, match=r"`x` must have the 3 columns the test was run on, "
+                                         r"got shape \(40, 2\)"):
+        plot_gof(X.iloc[:, :2], result)
+    with pytest.raises(ValueError, match=r"`x` has 40 values without missing ones, `result` was "
+                                         r"computed on 39"):
+        plot_gof(X.fillna(0.0), result)
 
 
 # --- clusters, curves, trees --------------------------------------------------------------
@@ -341,6 +415,21 @@ def test_clusters_take_their_labels_from_the_data(rng):
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("column 2", "column 0")
     assert ax.get_legend().get_title().get_text() == "cluster"
     np.testing.assert_array_equal(ax.collections[0].get_offsets(), frame.to_numpy()[:20][:, [2, 0]])
+    # names; a column of text left out
+    ax = plot_clusters(frame.assign(name=["q"] * 40), labels, columns=("depth", "lat"))
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("depth", "lat")
+    np.testing.assert_array_equal(ax.collections[1].get_offsets(), frame.to_numpy()[20:][:, [2, 0]])
+    assert plot_clusters(frame, labels, columns=("long", -1)).get_ylabel() == "depth"  # name, index
+    numbered = pd.DataFrame(frame.to_numpy(), columns=[10, 20, 30])
+    # a label first, as X[30] reads it
+    assert plot_clusters(numbered, labels, columns=(30, 0)).get_xlabel() == "30"
+    with pytest.raises(ValueError, match=r"`columns` must be two names or indices of the columns "
+                                         r"of `X` "
+                                         r"\(lat, long, depth\), got \('lat', 'Lat'\)"):
+        plot_clusters(frame, labels, columns=("lat", "Lat"))
+    with pytest.raises(ValueError, match=r"`columns` must be two column indices of `X` "
+                                         r"\(it has 3 columns\), got \(0, 3\)"):
+        plot_clusters(frame.to_numpy(), labels, columns=(0, 3))
     with pytest.raises(ValueError, match="`X` needs at least two columns"):
         plot_clusters(frame[["lat"]], labels)
     with pytest.raises(ValueError, match="`labels` must have one entry per sample"):

@@ -5,13 +5,14 @@ import numpy as np
 import pytest
 from conftest import brute_rho
 
-from energystats._operator import DenseOperator, indicator
+from energystats._operator import indicator
 from energystats._operator._prefix import (
     PackedLabelings,
     block_sums_on_line,
     group_sums_on_line,
     total_on_line,
 )
+from energystats._operator.dense import DenseOperator
 
 
 def sorted_positions(x):

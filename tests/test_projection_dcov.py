@@ -5,7 +5,8 @@ import pytest
 from _calibration import LEVEL_REPS, rejection_interval
 
 import energystats as es
-from energystats._operator import random_directions, sphere_constant
+from energystats._operator import sphere_constant
+from energystats._operator.projection import random_directions
 
 
 def test_statistic_is_the_average_of_one_dimensional_ones(rng):

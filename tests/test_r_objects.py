@@ -125,6 +125,12 @@ REFUSED = [
     ("PowerKMeans.fit", lambda d, i: es.PowerKMeans(2).fit(d), "`X` is an R dist object"),
     ("KGroups.fit", lambda d, i: es.KGroups(2).fit(d), r"`X` is an R dist object .* metric='precomputed'"),
     ("dcov with a gaussian metric", lambda d, i: es.dcov(d, i["y"], metric="gaussian"), "`metric`='gaussian' cannot apply"),
+    # an exponent applies to distances computed here, not to R's (issue 42, item 15)
+    ("energy_test with an exponent", lambda d, i: es.energy_test(d, i["labels"], exponent=0.5),
+     r"^`X` is an R dist object, read as the distances it holds; `exponent`=0\.5 applies to "
+     r"distances computed here from points: raise them to the power in R \(dist\(x\)\^0\.5\)"),
+    ("dcov with an exponent for x", lambda d, i: es.dcov(d, i["y"], exponent=(1.5, 1.0)),
+     r"^`x` is an R dist object, read as the distances it holds; `exponent`=1\.5"),
     ("pairwise_semimetric", lambda d, i: es.pairwise_semimetric(d), "`X` is an R dist object"),
 ]
 

@@ -1,5 +1,6 @@
-"""Every result type: unpacking, to_dict/to_frame, R-style text and HTML, data_name; the
-fitted estimators' reports."""
+"""Every result type: its declared bases (a test, a clustering) and their fields documented
+once, unpacking, to_dict/to_frame, R-style text and HTML tables, data_name; the fitted
+estimators' reports."""
 
 import dataclasses
 import re
@@ -10,7 +11,9 @@ import pytest
 from scipy import stats
 
 import energystats as es
-from energystats._results import format_pvalue, table_html, table_text
+from energystats import _result_bases
+from energystats._result_docs import attribute_entries, compose_attributes
+from energystats._results import ResultMixin, format_pvalue, table_html, table_text
 
 RESULT_TYPES = sorted(name for name in es.__all__ if name.endswith("Result"))
 
@@ -41,8 +44,8 @@ FACTORIES = {
     "EnergyHClustResult": lambda: es.energy_hclust(_data()[0]),
     "EnergyTestResult": lambda: es.energy_test(*_data(), n_resamples=19, rng=0),
     "IndependenceTestResult": lambda: es.dcov_test(_frame()["a"], _frame()["d"], n_resamples=19, rng=0),
+    "MvnormTestResult": lambda: es.mvnorm_test(_frame(), n_resamples=19, rng=0),
     "NormalTestResult": lambda: es.normal_test(_frame()["a"], n_resamples=19, rng=0),
-    "NormalityTestResult": lambda: es.mvnorm_test(_frame(), n_resamples=19, rng=0),
     "PairwiseDcorResult": lambda: es.pairwise_dcor(_frame()),
     "PoissonTestResult": lambda: es.poisson_test(pd.Series(np.random.default_rng(2).poisson(3, 30), name="counts"), n_resamples=19, rng=0),
     "SignificantClustersResult": lambda: es.significant_clusters(_data()[0], n_resamples=19, rng=0),
@@ -50,8 +53,19 @@ FACTORIES = {
     "ThinnedComparisonResult": lambda: es.thinned_cluster_comparison(_data()[0], 2, cov=1.0, n_resamples=19, rng=0),
 }
 TESTS = {
-    "ClusterTestResult", "DipTestResult", "EnergyGofResult", "EnergyTestResult", "IndependenceTestResult", "NormalTestResult",
-    "NormalityTestResult", "PoissonTestResult", "ThinnedComparisonResult",
+    "ClusterTestResult", "DipTestResult", "EnergyGofResult", "EnergyTestResult",
+    "IndependenceTestResult", "MvnormTestResult", "NormalTestResult", "PoissonTestResult",
+    "ThinnedComparisonResult",
+}
+CLUSTERINGS = {
+    "ChooseKResult", "ClusterTestResult", "SignificantClustersResult", "Split1DResult",
+    "ThinnedComparisonResult",
+}
+#: the fields each base declares, once
+BASE_FIELDS = {
+    ResultMixin: {"data_name", "n_omitted"},
+    _result_bases.TestResult: {"statistic", "pvalue", "null_distribution", "n_resamples", "exact"},
+    _result_bases.ClusteringResult: {"labels"},
 }
 #: the results' tables, printed as <table> in HTML (beside the summary table every result has)
 TABLES = {"ChooseKResult": 1, "DispersionResult": 2, "PairwiseDcorResult": 2, "PoissonTestResult": 1, "SignificantClustersResult": 1}
@@ -64,7 +78,56 @@ def result(request):
 
 def test_every_result_type_is_covered():
     assert set(FACTORIES) == set(RESULT_TYPES) and len(RESULT_TYPES) == 16
-    assert TESTS <= set(RESULT_TYPES)
+    assert TESTS <= set(RESULT_TYPES) and CLUSTERINGS <= set(RESULT_TYPES)
+
+
+def test_a_test_is_a_test_by_type_and_fields_are_declared_once():
+    for name in RESULT_TYPES:
+        cls = getattr(es, name)
+        assert issubclass(cls, _result_bases.TestResult) == (name in TESTS), name
+        assert issubclass(cls, _result_bases.ClusteringResult) == (name in CLUSTERINGS), name
+        own = set(vars(cls).get("__annotations__", {}))
+        for base, declared in BASE_FIELDS.items():
+            if issubclass(cls, base):
+                assert not own & declared, (name, own & declared)
+                assert declared <= {f.name for f in dataclasses.fields(cls)}
+    # DispersionResult has p-values (one per factor), yet is a decomposition: it does not unpack
+    assert not isinstance(es.dispersion(*_data(), n_resamples=9, rng=0), _result_bases.TestResult)
+
+
+def _documented(cls) -> list[str]:
+    """The names of the Attributes entries of ``cls``'s docstring, as numpydoc reads them."""
+    try:
+        from numpydoc.docscrape import ClassDoc
+    except ImportError:  # without the docs' extra: its grammar ("name, name : type"), read here
+        heads = [body[0] for _, body in attribute_entries(cls.__doc__)]
+    else:
+        heads = [entry.name for entry in ClassDoc(cls)["Attributes"]]
+    return [name.strip() for head in heads for name in head.split(" : ")[0].split(",")]
+
+
+def test_attributes_document_every_field_once(result):
+    name, res = result
+    documented = _documented(type(res))
+    assert sorted(documented) == sorted(f.name for f in dataclasses.fields(res)), name
+    assert documented[-2:] == ["n_omitted", "data_name"]  # the root's entries last
+    if name in TESTS:
+        assert documented[:5] == ["statistic", "pvalue", "null_distribution", "n_resamples", "exact"]
+
+
+def test_composed_attributes_keep_a_base_entry_in_its_place():
+    head = [(frozenset({"statistic"}), ["statistic : float", "    Base."]),
+            (frozenset({"pvalue"}), ["pvalue : float"])]
+    tail = [(frozenset({"data_name"}), ["data_name : str"])]
+    doc = ("A test.\n\n    Attributes\n    ----------\n    size : int\n    pvalue : float\n"
+           "        Its own.\n    ")
+    assert compose_attributes(doc, head, tail) == (
+        "A test.\n\n    Attributes\n    ----------\n    statistic : float\n        Base.\n"
+        "    pvalue : float\n        Its own.\n    size : int\n    data_name : str\n    "
+    )
+    assert compose_attributes("Nothing.\n\n    More.\n    ", [], tail) == (
+        "Nothing.\n\n    More.\n\n    Attributes\n    ----------\n    data_name : str\n    "
+    )
 
 
 def test_type_and_data_name(result):
@@ -79,7 +142,8 @@ def test_unpacking(result):
         statistic, pvalue = res
         assert statistic is res.statistic and pvalue is res.pvalue
     else:
-        with pytest.raises(TypeError, match=rf"{name} is not a test \(it has no `statistic` and `pvalue`\), so it does not unpack"):
+        refused = rf"{name} is not a test, so it does not unpack into a statistic and a p-value"
+        with pytest.raises(TypeError, match=refused):
             statistic, pvalue = res
 
 
@@ -151,16 +215,18 @@ def test_data_name_from_what_was_passed():
     assert np.isnan(es.dcov([1.0, np.nan, 3, 4], [1.0, 2, 3, 4], nan_policy="propagate"))
 
 
-def test_data_name_is_the_callers_variable_as_r_names_it():
-    # R's data.name is deparse(substitute(x)): "response by group", not "X by labels"
+def test_data_name_is_never_guessed_from_the_callers_variables():
+    # Python has no substitute(): after y = x both names hold one array, so arrays are named
+    # by the parameters, and data_name= says it in the caller's words (R's data.name)
     response, group = np.r_[np.zeros(4), np.ones(4)] + np.arange(8) / 10, np.repeat(["a", "b"], 4)
-    assert es.energy_test(response, group, n_resamples=9, rng=0).data_name == "response by group"
+    y = response
+    assert es.energy_test(response, group, n_resamples=9, rng=0).data_name == "X by labels"
+    assert es.energy_test(y, group, n_resamples=9, rng=0).data_name == "X by labels"
+    named = es.energy_test(y, group, n_resamples=9, rng=0, data_name="response by group")
+    assert named.data_name == "response by group" and "data:  response by group" in repr(named)
     height, weight = np.arange(8.0), np.arange(8.0) ** 2
-    assert es.dcor_test(height, weight, n_resamples=9, rng=0).data_name == "height and weight"
-    assert es.dcor_test(height[:6], weight[:6], n_resamples=9, rng=0).data_name == "x and y"  # expressions: the parameters
-    assert es.energy_test_samples(height, weight, n_resamples=9, rng=0).data_name == "height and weight"
-    _hidden = height  # a name with a leading underscore (IPython's _, _1, ...) is not used
-    assert es.normal_test(_hidden, n_resamples=9, rng=0).data_name == "height"
+    assert es.dcor_test(height, weight, n_resamples=9, rng=0).data_name == "x and y"
+    assert es.energy_test_samples(height, weight, rng=0).data_name == "samples[0] and samples[1]"
 
 
 def test_dcov_stats_fields_are_squares_under_both_estimators():
@@ -176,6 +242,27 @@ def test_sample_size_is_n_samples_everywhere():
     for name in RESULT_TYPES:
         names = {f.name for f in dataclasses.fields(getattr(es, name))}
         assert "n" not in names, name
+
+
+def test_table_columns_have_one_format_and_missing_cells_are_blank():
+    frame = pd.DataFrame({"a": [0.0, 143.61764, 44.473512], "b": [143.61764, 0.0, np.nan]},
+                         index=["x", "y", "z"])
+    # each column's decimals by its own most demanding value: one number as 143.6176 and 143.618
+    assert table_text(frame, digits=6) == [
+        "          a        b", "x    0.0000  143.618", "y  143.6176    0.000", "z   44.4735",
+    ]
+    shared = table_text(frame, digits=6, decimals=4)  # a matrix of one quantity: one format
+    assert shared == [
+        "          a         b", "x    0.0000  143.6176", "y  143.6176    0.0000", "z   44.4735",
+    ]
+    fixed = table_text(pd.DataFrame({"v": [123.456789, 0.5]}), decimals={"v": 5})
+    assert fixed == ["        v", "123.45679", "  0.50000"]
+    tiny = table_text(pd.DataFrame({"v": [1e-7, 2.5]}), decimals={"v": 5})  # 0.00000 would lose it
+    assert tiny == ["        v", "1.000e-07", "2.500e+00"]
+    page = table_html(frame, digits=6, decimals=4)
+    cells = re.findall(r"<t[dh] style='([^']*)'", page)
+    assert len(cells) == 3 * 4 and all("padding:" in style for style in cells)
+    assert ">143.6176</td>" in page and "NaN" not in page and "<td style='" in page
 
 
 def test_tables_align():

@@ -1,5 +1,6 @@
-"""One vocabulary (_validation.vocabulary and every public signature): one name per concept and
-one concept per name, held against the table below and the docs page that prints it.
+"""One vocabulary (the front door, ``_frontdoor.front_door``, and every public signature): one
+name per concept and one concept per name, held against the table below and the docs page that
+prints it.
 
 A parameter name that is not in :data:`VOCABULARY` fails :func:`test_every_name_is_in_the_table`
 until it is added with its meaning (and to ``docs/vocabulary.md``, which
@@ -16,7 +17,7 @@ import pytest
 import energystats as es
 import energystats.datasets
 import energystats.plotting
-from energystats._validation import FOREIGN_NAMES
+from energystats._frontdoor import FOREIGN_NAMES
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "vocabulary.md"
 
@@ -41,6 +42,8 @@ VOCABULARY = {
     "columns": "which columns of `X` to plot (positions or names)",
     "correction": "the multiple-testing correction, a method of statsmodels' `multipletests`",
     "cov": "the noise covariance of the data (a number, a vector or a matrix)",
+    "data_name": "what the result calls the data (R's `data.name`; None: pandas names, else the "
+    "parameter names)",
     "dendrogram_options": "further keyword options of scipy's `dendrogram`",
     "directions": "which principal directions the cluster test looks at: `\"conditional\"` or `\"whitened\"`",
     "dist": "the hypothesised distribution (a scipy.stats distribution)",

@@ -34,7 +34,8 @@ from scipy.stats import binomtest
 
 import energystats as es
 from energystats._metrics import accuracy
-from energystats._operator import random_directions, sphere_constant
+from energystats._operator import sphere_constant
+from energystats._operator.projection import random_directions
 
 
 def sphere(quick):

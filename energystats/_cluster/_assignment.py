@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import check_fits
-from .._operator import TILE, FeatureMap, PairwiseOperator, indicator
+from .._operator import FeatureMap, PairwiseOperator, indicator
 from .._semimetric import Semimetric
 
 __all__ = ["Assignment", "feature_assignment", "make_assignment"]
@@ -37,13 +37,15 @@ class Assignment:
 @dataclass(frozen=True)
 class _SemimetricAssignment(Assignment):
     """The rule from semimetric values to the training points (of positive weight,
-    ``kept``): given (precomputed), or computed from the ``points`` in blocks."""
+    ``kept``): given (precomputed), or computed from the ``points`` in blocks of ``block``
+    new points (the fit operator's :meth:`~energystats._operator.PairwiseOperator.block_rows`)."""
 
     semimetric: Semimetric
     points: np.ndarray | None
     kept: np.ndarray | None
     Zw: np.ndarray
     within: np.ndarray
+    block: int
     unit: float = 1.0
 
     def __call__(self, new, self_kernel=None):
@@ -53,7 +55,7 @@ class _SemimetricAssignment(Assignment):
         values = None
         if self.points is None:
             values = new if self.kept is None else new[:, self.kept]
-        step = m if values is not None else max(1, min(m, TILE * TILE // n))
+        step = m if values is not None else max(1, min(m, self.block))
         check_fits(f"predict on {m} points ({step} x {n} semimetric values at a time)", 8 * (step * n + m * k))
         out = np.empty(m, dtype=np.intp)
         for a in range(0, m, step):
@@ -125,4 +127,5 @@ def make_assignment(
         return feature_assignment(op.feature_map, Zw.T @ op.features, Zw.sum(axis=0), unit)
     if semimetric is None:
         return _GramAssignment(kept, Zw, np.diag(op.quadratic(Zw)), unit)
-    return _SemimetricAssignment(semimetric, None if semimetric.precomputed else points, kept, Zw, within, unit)
+    points = None if semimetric.precomputed else points
+    return _SemimetricAssignment(semimetric, points, kept, Zw, within, op.block_rows(), unit)

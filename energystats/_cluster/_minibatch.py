@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._config import check_fits, memory_budget, memory_error
-from .._operator import FeatureMap, band_rows, feature_operator
+from .._operator import FeatureMap, feature_operator
 from .._parallel import round_robin, run_threads, threads_within
 from ._starts import initial_labels
 
@@ -83,7 +83,7 @@ class MiniBatchFit:
 def _thread_bytes(m: int, k: int) -> int:
     """Memory of one thread of a Lloyd pass: a band of kernel rows to the landmarks and its
     products with the centres."""
-    return 8 * band_rows(m) * (m + k)
+    return 8 * FeatureMap.band_rows(m) * (m + k)
 
 
 def minibatch_bytes(n: int, m: int, r: int, k: int, batch: int) -> int:
@@ -206,8 +206,8 @@ def _pass_share(X, w, feature_map: FeatureMap, C: np.ndarray, norms: np.ndarray,
     for a, b in shares:
         rows = np.zeros((k, m))
         weights, self_sums, changed = np.zeros(k), np.zeros(k), 0
-        for c in range(a, b, band_rows(m)):
-            e = min(c + band_rows(m), b)
+        for c in range(a, b, feature_map.band_rows(m)):
+            e = min(c + feature_map.band_rows(m), b)
             K, self_kernel = feature_map.kernel_rows(X[c:e])
             new = np.argmin(norms[None, :] - 2.0 * K @ C, axis=1)
             changed += int(np.count_nonzero(new != labels[c:e]))

@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._operator import TILE, PairwiseOperator, indicator
+from .._operator import PairwiseOperator, indicator
 
 __all__ = ["GAIN_RTOL", "canonical_order", "fit_once", "partition_state", "r_kgroups", "within"]
 
@@ -95,7 +95,7 @@ class _FeatureState(_State):
         Zw = indicator(labels, k, w)
         self.G, self.features, self.w, self.k = G, G.features, w, k
         self.labels = labels.copy()
-        self.S = G.matmat_inner(Zw).T  # k x r
+        self.S = G.feature_sums(Zw).T  # k x r
         self.Q = np.einsum("lr,lr->l", self.S, self.S)
         self.s = Zw.sum(axis=0)
         self.counts = np.bincount(labels, minlength=k)
@@ -244,7 +244,7 @@ def r_kgroups(D: PairwiseOperator, labels: np.ndarray, k: int, max_iter: int) ->
     n = labels.shape[0]
     sizes = np.bincount(labels, minlength=k).astype(float)
     pair_sums = 0.5 * np.diag(D.quadratic(indicator(labels, k)))
-    step = max(1, min(n, TILE * TILE // n))
+    step = min(n, D.block_rows())
     count = 0
     for iteration in range(1, max_iter + 1):
         count = 0

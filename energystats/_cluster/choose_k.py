@@ -28,14 +28,14 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._parallel import check_n_jobs
 from .._progress import check_progress, progress_bar
 from .._random import as_generator
 from .._resampling import check_options
-from .._results import ResultMixin, names_data
+from .._result_bases import ClusteringResult
 from .._semimetric import prepare_points, resolve_semimetric
-from .._validation import check_positive_int, vocabulary
+from .._validation import check_positive_int
 from ._k_curve import w_curve
 from ._k_tests import node_test
 from ._sequential import NodeTest, walk_tree
@@ -59,7 +59,7 @@ _RULES = {
 
 
 @dataclass(frozen=True, repr=False)
-class ChooseKResult(ResultMixin):
+class ChooseKResult(ClusteringResult):
     """Result of :func:`choose_k`.
 
     Attributes
@@ -98,10 +98,6 @@ class ChooseKResult(ResultMixin):
         Monte Carlo references per node test.
     n_references : int
         Uniform reference sets of the gap statistic.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     k: int
@@ -110,22 +106,17 @@ class ChooseKResult(ResultMixin):
     stopped: str
     nodes: pd.DataFrame = field(repr=False)
     table: pd.DataFrame = field(repr=False)
-    labels: np.ndarray = field(repr=False)
     model: KGroups = field(repr=False)
     k_gap: int | None
     n_resamples: int
     n_references: int
-    n_omitted: int = 0
 
     _title = "Number of clusters by sequential tests down a divisive k-groups tree"
+    _not_one_test = "holds one test per split: plot_choose_k draws the decision"
 
     def to_frame(self) -> pd.DataFrame:
         """The table over k, indexed by k."""
         return self.table.set_index("k")
-
-    def _details(self) -> list[tuple[str, str]]:
-        sizes = np.bincount(self.labels[self.labels >= 0]).tolist()
-        return super()._details() + [("cluster sizes", ", ".join(map(str, sizes)))]
 
     def _tables(self) -> list[tuple[str, pd.DataFrame]]:
         return [("Tested nodes", self.nodes.set_index("node")), ("Over k", self.to_frame())]
@@ -161,9 +152,7 @@ def _choose_k_iv(k_max, alpha, null, n_resamples, n_references, min_size, n, d):
     return k_max, float(alpha), options, int(n_references), minimum
 
 
-@names_data("X")
-@vocabulary
-@handles_missing(("X",))
+@front_door("X", names=("X",))
 def choose_k(
     X,
     k_max: int = 10,

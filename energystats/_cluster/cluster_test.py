@@ -21,13 +21,16 @@ from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2
 
 from .._linalg import centred_svd, whiten
-from .._missing import handles_missing
-from .._parallel import check_n_jobs, n_workers, one_blas_thread, run_tasks
+from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import check_observed, check_options, progress_bar, pvalue
-from .._results import ResultMixin, names_data
+from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue, tie_scale
+from .._frontdoor import front_door
+from .._result_bases import ClusteringResult, NullPanel, TestResult
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int, vocabulary
+from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
+from .._validation import (
+    as_labels,
+)
 from .kgroups import KGroups
 from .split1d import split_1d
 
@@ -42,7 +45,7 @@ N_INIT = 3
 
 
 @dataclass(frozen=True, repr=False)
-class ClusterTestResult(ResultMixin):
+class ClusterTestResult(ClusteringResult, TestResult):
     """Result of :func:`cluster_test`.
 
     Attributes
@@ -51,13 +54,9 @@ class ClusterTestResult(ResultMixin):
         S / T of the partition fitted to the whitened scores of the data on
         ``n_components`` principal directions: the share of the total energy
         dispersion explained by the clusters (Lemma 1: T = S + W).
-    pvalue : float
-        (1 + #{null >= statistic}) / (n_resamples + 1).
     null_distribution : ndarray of shape (n_resamples,)
         S / T of the same procedure fitted to samples of N(0, I_J) of the same
         size, J = ``n_components``.
-    n_resamples : int
-        Number of Gaussian samples.
     n_clusters : int
         Number of clusters fitted.
     directions : str
@@ -70,44 +69,39 @@ class ClusterTestResult(ResultMixin):
     labels : ndarray of shape (n,)
         The test's own clusters of the data: the partition of the whitened scores
         (``model.labels_``), not a fit to X itself. With the user's fit given
-        (``labels=``), renumbered to match the user's clusters by maximum overlap.
+        (``labels=``), renamed after the user's labels (their values) by maximum overlap.
     model : KGroups
         The estimator fitted to the whitened scores (n x J).
     agreement : float
         With ``labels=``: the share of points whose (renumbered) test cluster is their
         cluster in the user's fit; NaN otherwise.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    statistic: float
-    pvalue: float
-    null_distribution: np.ndarray = field(repr=False)
-    n_resamples: int
     n_clusters: int
     directions: str
     n_components: int
     eigenvalues: np.ndarray = field(repr=False)
-    labels: np.ndarray = field(repr=False)
     model: KGroups = field(repr=False)
     agreement: float = field(default=float("nan"), repr=False)
-    n_omitted: int = 0
 
     _title = "Energy test of cluster structure against one Gaussian"
     _statistic_label = "S/T"
     _resamples = "Gaussian samples"
 
-    def _details(self) -> list[tuple[str, str]]:
-        return super()._details() + [("cluster sizes", ", ".join(map(str, self.model.cluster_sizes_.tolist())))]
-
     def _extra_lines(self) -> list[str]:
         if np.isnan(self.agreement):
             source = "clusters of the test's own fit to the whitened scores (not a fit to X)"
         else:
-            source = f"test's clusters renumbered to the given labels; they agree on {self.agreement:.1%} of the points"
-        return [source, f"statistic on the whitened scores of {self.n_components} of {self.eigenvalues.size} principal directions"]
+            source = (f"test's clusters renumbered to the given labels; they agree on "
+                      f"{self.agreement:.1%} of the points")
+        scores = f"{self.n_components} of {self.eigenvalues.size} principal directions"
+        return [source, f"statistic on the whitened scores of {scores}"]
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        return (NullPanel(f"test of {self.n_clusters} clusters against one Gaussian",
+                          "S / T (share of the energy between clusters)", self.statistic,
+                          self.pvalue, f"{self.n_resamples:,} Gaussian samples",
+                          null=self.null_distribution),)
 
 
 def _principal_scores(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +128,7 @@ def _check_eigenvalues(eigenvalues) -> np.ndarray:
     return lam
 
 
-@vocabulary
+@front_door()
 def signal_dimension(eigenvalues: np.ndarray, n_samples: int, *, minimum: int = 1, alpha: float = SPHERICITY_LEVEL) -> int:
     r"""J: how many leading principal directions stand out from a spherical noise floor.
 
@@ -215,22 +209,40 @@ def _share(X: np.ndarray, n_clusters: int, seed: np.random.Generator, options: d
     return (share, fit) if model else share
 
 
-def align_labels(labels: np.ndarray, reference: np.ndarray) -> tuple[np.ndarray, float]:
-    """``labels`` renumbered so that each cluster takes the reference cluster it shares the
-    most points with (the assignment of largest total overlap: Hungarian algorithm,
-    ``scipy.optimize.linear_sum_assignment``), and the share of points on which they then
-    agree. Clusters left without a partner keep numbers after the reference's."""
+def align_labels(labels: np.ndarray, reference) -> tuple[np.ndarray, float]:
+    """``labels`` (clusters numbered by the test) renamed after the ``reference`` labels: each
+    cluster takes the reference label it shares the most points with (the assignment of
+    largest total overlap: Hungarian algorithm, ``scipy.optimize.linear_sum_assignment``),
+    and the share of points on which they then agree.
+
+    The reference labels may be of any kind (integers, R's numeric codes, strings, pandas
+    categories): they are compared as values, never converted to integers. Clusters left
+    without a partner (more clusters than reference labels) take numbers after the largest
+    reference label when those are numbers, else the name ``"cluster <i>"``, i the test's
+    own number of the cluster. Labels that are not numbers come back as an object array."""
     ours, mine = np.unique(labels, return_inverse=True)
-    theirs, yours = np.unique(reference, return_inverse=True)
+    mine = mine.ravel()
+    yours, theirs = as_labels(reference, mine.size, "labels")
     overlap = np.zeros((ours.size, theirs.size), dtype=np.int64)
-    np.add.at(overlap, (mine.ravel(), yours.ravel()), 1)
+    np.add.at(overlap, (mine, yours), 1)
     rows, cols = linear_sum_assignment(overlap, maximize=True)
-    code = np.empty(ours.size, dtype=np.int64)
-    code[rows] = theirs[cols]
-    spare = np.setdiff1d(np.arange(ours.size), rows)
-    code[spare] = np.max(theirs) + 1 + np.arange(spare.size)
-    aligned = code[mine.ravel()]
-    return aligned, float(np.mean(aligned == reference))
+    partner = np.full(ours.size, -1)
+    partner[rows] = cols
+    spare = np.flatnonzero(partner < 0)
+    if theirs.dtype.kind in "iuf":  # widened: the spare numbers after the largest must fit
+        wide = {"i": np.int64, "u": np.uint64, "f": np.float64}[theirs.dtype.kind]
+        names = np.empty(ours.size, dtype=wide)
+        names[spare] = theirs.max() + 1 + np.arange(spare.size)
+    else:
+        names = np.empty(ours.size, dtype=object)
+        taken = set(theirs.tolist())
+        for i in spare:
+            name = f"cluster {ours[i]}"
+            while name in taken:
+                name += "'"
+            names[i] = name
+    names[rows] = theirs[cols]
+    return names[mine], float(np.mean(partner[mine] == yours))
 
 
 def check_kgroups_options(options: dict, where: str) -> None:
@@ -245,13 +257,17 @@ def check_kgroups_options(options: dict, where: str) -> None:
 
 
 def _null_shares(streams, n: int, d: int, k: int, options: dict) -> np.ndarray:
-    """S / T of the procedure on one sample of N(0, I_d) of size n per stream (a joblib task)."""
+    """S / T of the procedure on one sample of N(0, I_d) of size n per stream (a block of the
+    resampling loop, in this process or as a joblib task)."""
     return np.array([_share(s.standard_normal((n, d)), k, s, options) for s in streams])
 
 
-@names_data("X")
-@vocabulary(data="X", columns=("labels",))
-@handles_missing(("X", "labels"))
+def _streams(gen: np.random.Generator, size: int) -> list:
+    """One random stream per resample, spawned in order: each resample's sample and fit."""
+    return gen.spawn(size)
+
+
+@front_door(("X", "labels"), columns=("labels",), names=("X",))
 def cluster_test(
     X,
     n_clusters: int,
@@ -292,8 +308,8 @@ def cluster_test(
         ``"whitened"``). Fix it before looking at the data for the level to hold.
     n_resamples : int, default=199
         Number of Gaussian samples.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seeds the clustering of X and every Gaussian sample and its clustering.
+    rng
+        It seeds the clustering of X and every Gaussian sample and its clustering.
     progress : bool or None, default=None
         Show a progress bar (tqdm).
     n_jobs : int, default=None
@@ -302,11 +318,14 @@ def cluster_test(
         ``joblib.parallel_config(backend="dask")``); the result is the same
         whatever ``n_jobs``.
     labels : array_like of shape (n,), default=None
-        The user's clusters of X (e.g. ``KGroups(k).fit(X).labels_``). The test clusters
+        The user's clusters of X (e.g. ``KGroups(k).fit(X).labels_``, or a column of known
+        classes such as iris' ``"Species"``, by name or as values). The test clusters
         the whitened scores, not X, so its partition is its own; given ``labels``, the
-        test's clusters are renumbered to match them by maximum overlap (Hungarian
-        algorithm) and ``agreement`` says on what share of the points they agree. The
-        p-value does not depend on them.
+        test's clusters are renamed after them by maximum overlap (Hungarian
+        algorithm) and ``agreement`` says on what share of the points they agree. Labels
+        of any kind are labels (integers, R's numeric codes ``c(1.5, 2.5)``, strings,
+        categories): compared as values, never truncated to integers. The p-value does
+        not depend on them.
     **kgroups_options
         Options of :class:`KGroups` (``algorithm``, ``exponent``, ``metric``
         among "euclidean", "exponential", "gaussian", ``sigma``, ``init``,
@@ -316,9 +335,8 @@ def cluster_test(
         (see Notes). With J = 1, k = 2 and
         :math:`|x - y|` the partition is the exact optimal split
         (:func:`split_1d`) instead.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
-        ``"omit"`` drop them (``n_omitted`` counts them; ``labels`` is -1 on them).
+    nan_policy
+        ``labels`` is -1 on the rows dropped.
 
     Returns
     -------
@@ -418,33 +436,30 @@ def cluster_test(
         check_n_init(kgroups_options["n_init"], n)
     n_jobs = check_n_jobs(n_jobs)
     if labels is not None:
-        reference = np.asarray(labels.to_numpy() if hasattr(labels, "to_numpy") else labels)
-        if reference.shape != (n,):
-            raise ValueError(f"`labels` must have one entry per sample ({n}), got shape {reference.shape}.")
+        as_labels(labels, n, "labels")  # refused before any fit
     kgroups_options = {"n_init": N_INIT, **kgroups_options}
     scores, eigenvalues = _principal_scores(X)
     if n_components is None:
         n_components = d if directions == "whitened" else signal_dimension(eigenvalues, n, minimum=k - 1)
     J = int(n_components)
-    streams = as_generator(rng).spawn(B + 1)
-    statistic, model = _share(scores[:, :J], k, streams[0], kgroups_options, model=True)
-    jobs = n_workers(n_jobs)
-    chunks = np.array_split(np.arange(1, B + 1), min(B, 4 * jobs)) if jobs > 1 else [[i] for i in range(1, B + 1)]
-    tasks = [{"streams": [streams[i] for i in chunk]} for chunk in chunks]
+    gen = as_generator(rng)
+    # the data's stream, then one per resample: spawned as gen.spawn(B + 1) at once would be
+    statistic, model = _share(scores[:, :J], k, gen.spawn(1)[0], kgroups_options, model=True)
+    # each resample a whole fit with its own stream (one a block here, so that a bar moves;
+    # joblib tasks with n_jobs), with one BLAS thread: a fit's products are thin
     null_shares = functools.partial(_null_shares, n=n, d=J, k=k, options=kgroups_options)
-    if jobs > 1:
-        parts = run_tasks(null_shares, tasks, n_jobs, progress=options.progress, desc="Gaussian resamples")
-    else:  # one BLAS thread, as in a joblib task: a fit's products are thin, more threads only spin
-        with one_blas_thread():
-            parts = [null_shares(**task) for task in progress_bar(tasks, len(tasks), options.progress, "Gaussian resamples")]
-    null = np.concatenate(parts)
-    # S / T: a ratio of sums over the n^2 pairs, whose rounding grows with their count's
-    # square root, n (see pvalue)
+    engine = Draws(_streams, null_shares, item_bytes=8 * n * J, what=f"cluster_test (n = {n})",
+                   desc="Gaussian resamples", cap=1, tasks=True, one_blas_thread=True)
+    null = null_distribution(engine, options, gen, n_jobs).values
     check_observed(statistic, "the cluster test's statistic S / T")
-    found, agreement = (model.labels_, float("nan")) if labels is None else align_labels(model.labels_, reference)
+    found, agreement = (model.labels_, float("nan"))
+    if labels is not None:
+        found, agreement = align_labels(model.labels_, labels)
     return ClusterTestResult(
         statistic=float(statistic),
-        pvalue=pvalue(statistic, null, scale=float(n), what="the cluster test's statistic S / T"),
+        # S / T in [0, 1]: a ratio of sums over the n^2 pairs, the run of their additions
+        pvalue=pvalue(statistic, null, scale=tie_scale(1.0, run=n * n),
+                      what="the cluster test's statistic S / T"),
         null_distribution=null,
         n_resamples=B,
         n_clusters=k,

@@ -10,15 +10,15 @@ algorithm of P. M. Hartigan (1985, Applied Statistics AS 217), written here in n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .._missing import reads_r
+from .._frontdoor import front_door
 from .._random import as_generator
 from .._resampling import check_options, progress_bar, pvalue
-from .._results import ResultMixin, names_data
-from .._validation import as_data, vocabulary
+from .._validation import as_data
+from .._result_bases import NullPanel, TestResult
 
 __all__ = ["DipTestResult", "dip_statistic", "dip_test", "uniform_dip_null"]
 
@@ -135,7 +135,7 @@ def _as_values(x) -> np.ndarray:
     return np.sort(X[:, 0])
 
 
-@reads_r("x")
+@front_door("x")
 def dip_statistic(x) -> float:
     r"""Hartigan's dip: the sup-distance from the empirical distribution function of x to
     the closest unimodal distribution function.
@@ -179,35 +179,28 @@ def uniform_dip_null(n: int, n_resamples: int, gen: np.random.Generator) -> np.n
 
 
 @dataclass(frozen=True, repr=False)
-class DipTestResult(ResultMixin):
+class DipTestResult(TestResult):
     """Result of :func:`dip_test`.
 
     Attributes
     ----------
     statistic : float
         The dip of x.
-    pvalue : float
-        (1 + #{null >= statistic}) / (n_resamples + 1).
     null_distribution : ndarray of shape (n_resamples,)
         The dip of uniform samples of the same size.
-    n_resamples : int
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
-
-    statistic: float
-    pvalue: float
-    null_distribution: np.ndarray = field(repr=False)
-    n_resamples: int
 
     _title = "Hartigan's dip test of unimodality, calibrated on the uniform"
     _statistic_label = "D"
     _resamples = "uniform samples"
 
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        return (NullPanel("Hartigan's dip test of unimodality", "dip", self.statistic, self.pvalue,
+                          f"dip of {self.n_resamples:,} uniform samples",
+                          null=self.null_distribution),)
 
-@names_data("x")
-@vocabulary
-@reads_r("x")
+
+@front_door("x", names=("x",))
 def dip_test(x, *, n_resamples: int = 1999, rng=None, progress: bool | None = None) -> DipTestResult:
     r"""Test unimodality with Hartigan's dip, calibrated on uniform samples.
 

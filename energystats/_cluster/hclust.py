@@ -18,14 +18,15 @@ import numpy as np
 import pandas as pd
 from scipy.cluster.hierarchy import cut_tree, linkage
 
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._operator import condensed_semimetric
 from .._random import as_generator
 from .._progress import check_progress, progress_bar
 from .._resampling import check_resamples
-from .._results import ResultMixin, names_data
+from .._results import ResultMixin
+from .._result_bases import ClusteringResult
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import check_n_clusters, check_positive_int, vocabulary
+from .._validation import check_n_clusters, check_positive_int
 from ._sequential import NodeTest, walk_tree
 from .cluster_test import cluster_test
 
@@ -91,10 +92,6 @@ class EnergyHClustResult(ResultMixin):
     metric : str
         The semimetric's name (``"callable"`` for a callable).
     n_samples : int
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     linkage: np.ndarray = field(repr=False)
@@ -104,7 +101,6 @@ class EnergyHClustResult(ResultMixin):
     exponent: float
     metric: str
     n_samples: int
-    n_omitted: int = 0
 
     _title = "Energy hierarchical clustering (R energy.hclust)"
 
@@ -127,8 +123,7 @@ class EnergyHClustResult(ResultMixin):
         return [f"last merge heights: {', '.join(f'{h:.5g}' for h in self.height[-3:])}"]
 
 
-@names_data("X")
-@handles_missing(("X",), data=("X",))
+@front_door("X", distances=("X",), names=("X",))
 def energy_hclust(X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=None, nan_policy: str = "raise") -> EnergyHClustResult:
     r"""Agglomerative clustering that merges the two clusters of smallest energy distance.
 
@@ -203,7 +198,7 @@ def energy_hclust(X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=No
 
 
 @dataclass(frozen=True, repr=False)
-class SignificantClustersResult(ResultMixin):
+class SignificantClustersResult(ClusteringResult):
     """Result of :func:`significant_clusters`.
 
     Attributes
@@ -219,36 +214,25 @@ class SignificantClustersResult(ResultMixin):
         ``n_components`` (J of the test), ``threshold`` (alpha * size / n) and
         ``significant``.
     tree : EnergyHClustResult
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    labels: np.ndarray = field(repr=False)
     n_clusters: int
     alpha: float
     nodes: pd.DataFrame = field(repr=False)
     tree: EnergyHClustResult = field(repr=False)
-    n_omitted: int = 0
 
     _title = "Significant clusters of the energy dendrogram"
+    _not_one_test = "holds one cluster test per node of the tree: plot_dendrogram draws the tree"
 
     def to_frame(self) -> pd.DataFrame:
         """The tested nodes, one row each."""
         return self.nodes
 
-    def _details(self) -> list[tuple[str, str]]:
-        sizes = np.bincount(self.labels[self.labels >= 0]).tolist()
-        return super()._details() + [("cluster sizes", ", ".join(map(str, sizes)))]
-
     def _tables(self) -> list[tuple[str, pd.DataFrame]]:
         return [("Tested nodes", self.nodes)]
 
 
-@names_data("X")
-@vocabulary
-@handles_missing(("X",))
+@front_door("X", names=("X",))
 def significant_clusters(
     X,
     *,

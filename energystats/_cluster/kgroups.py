@@ -26,13 +26,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
-from .._missing import check_nan_policy, drop_missing, expand_labels, read_table
-from .._operator import PairwiseOperator, dense_bytes, indicator, make_operator, nystroem_map
+from .._operator import Kernel, PairwiseOperator, Repeated, approximation_of, dense_bytes
+from .._operator import indicator, make_operator, nystroem_map
+from .._frontdoor import ALL_ROWS, front_door
 from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
 from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
-from .._validation import as_labels, as_weights, check_gram, check_n_clusters, check_n_init, check_positive_int, check_symmetric, numeric_columns, vocabulary, weight_scale
+from .._validation import (as_labels, as_weights, check_gram, check_n_clusters, check_n_init,
+                           check_positive_int, check_symmetric, numeric_columns, weight_scale)
 from ._assignment import feature_assignment, make_assignment
 from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, canonical_order, within
@@ -254,7 +256,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     (67.5288, 122.047)
     """
 
-    @vocabulary
+    @front_door()
     def __init__(
         self,
         n_clusters: int,
@@ -296,15 +298,6 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
         return tags
-
-    def _complete(self, X, sample_weight=None, init=None):
-        """The rows of ``X`` (with their weights and ``init`` labels) without missing values
-        (``nan_policy``), and which they are (``None`` when none is missing)."""
-        policy = check_nan_policy(self.nan_policy, propagate=False, where="KGroups")
-        matrix = isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
-        group = {"X": X, "sample_weight": sample_weight, "init": None if isinstance(init, str) else init}
-        values, keep = drop_missing(policy, group, ("X",) if matrix else ())
-        return values["X"], values["sample_weight"], (init if isinstance(init, str) else values["init"]), keep
 
     def _validate(self, X, sample_weight, init):
         """Check the parameters and the data; X has passed scikit-learn's ``validate_data``."""
@@ -368,6 +361,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     # fitting -----------------------------------------------------------------------
 
+    @front_door(("X", "sample_weight", "init"), distances=("X",), fits=True)
     def fit(self, X, y=None, sample_weight=None):
         """Cluster ``X`` (points, a distance matrix or a Gram matrix, by ``metric``).
 
@@ -385,15 +379,12 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X, _ = read_table(X, "X", where="KGroups.fit()", metric=self.metric, fixed=True)
-        X, sample_weight, init, keep = self._complete(X, sample_weight, self.init)
+        rows = getattr(self, "_rows", ALL_ROWS)  # the front door's (ALL_ROWS inside a call)
         numeric_columns(X, "X")
+        init = rows.values.get("init", self.init)
         self._fit(validate_data(self, X, dtype=np.float64), sample_weight, init)
-        self.n_omitted_ = 0 if keep is None else int((~keep).sum())
         # predict on a precomputed matrix takes distances to every row passed to fit
-        self._columns = keep if self.metric == "precomputed" else None
-        if keep is not None:
-            self.labels_ = expand_labels(self.labels_, keep)
+        self._columns = rows.kept if self.metric == "precomputed" else None
         return self
 
     def _fit(self, X, sample_weight, init):
@@ -423,13 +414,14 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
             return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k, None)
         distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
-        op = make_operator(
-            fit_data, sm_fit, kernel=self.algorithm != "r-kgroups", weights=fit_w,
-            approximation=self.approximation, n_landmarks=self.n_landmarks, landmarks=self.landmarks,
-            rng=gen.spawn(1)[0] if self.approximation else None,
-            repeated=True, reserve=reserve,
-            n_jobs=None if distribute else self.n_jobs,  # else one start may still spread its passes over the workers
+        kernel = Kernel(fit_w) if self.algorithm != "r-kgroups" else None
+        estimate = approximation_of(
+            self.approximation, kernel=kernel is not None, n_landmarks=self.n_landmarks,
+            landmarks=self.landmarks, rng=gen.spawn(1)[0] if self.approximation else None,
         )
+        jobs = None if distribute else self.n_jobs  # else one start's passes may use the workers
+        op = make_operator(fit_data, sm_fit, Repeated(reserve), kernel=kernel,
+                           approximation=estimate, n_jobs=jobs)
         labels, W, T, within_, iterations, converged, count = self._fit_operator(op, fit_data, fit_w, problem, streams, distribute)
         if op.features is not None:
             # The features leave out each point's residual e_i = E_ii outside the landmarks'
@@ -552,10 +544,24 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         W, within_ = within(op, diag, unit_w, labels, k)
         return labels, W, T, within_, iterations, converged, None
 
+    @front_door(("X", "sample_weight", "init"), distances=("X",), fits=True)
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit and return ``labels_``."""
         return self.fit(X, sample_weight=sample_weight).labels_
 
+    def _kept_columns(self, X):
+        """``predict``'s distances (a precomputed metric) to the rows ``fit`` kept."""
+        columns = getattr(self, "_columns", None)
+        if columns is None:
+            return X
+        if np.shape(X)[-1] != columns.size:
+            raise ValueError(f"`X` must hold distances to the {columns.size} rows passed to fit, "
+                             f"got {np.shape(X)[-1]} columns.")
+        if hasattr(X, "iloc"):
+            return X.iloc[:, columns]
+        return (X if np.ma.isMaskedArray(X) else np.asarray(X))[:, columns]
+
+    @front_door("X", tables=False, prepare={"X": "_kept_columns"})
     def predict(self, X):
         r"""Assign new points to the group whose energy grows least by adding them.
 
@@ -584,15 +590,8 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         if not self._assignment.predicts:
             raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
-        policy = check_nan_policy(self.nan_policy, propagate=False, where="KGroups")
-        if self._columns is not None:  # the distances to the training rows that were kept
-            if np.shape(X)[-1] != self._columns.size:
-                raise ValueError(f"`X` must hold distances to the {self._columns.size} rows passed to fit, got {np.shape(X)[-1]} columns.")
-            X = X.iloc[:, self._columns] if hasattr(X, "iloc") else (X if np.ma.isMaskedArray(X) else np.asarray(X))[:, self._columns]
-        values, keep = drop_missing(policy, {"X": X})
-        numeric_columns(values["X"], "X")
-        X = self._scaling.data(validate_data(self, values["X"], dtype=np.float64, reset=False))
+        numeric_columns(X, "X")
+        X = self._scaling.data(validate_data(self, X, dtype=np.float64, reset=False))
         if self.metric == "precomputed" and X.min() < 0:
             raise ValueError("`X` must be non-negative for metric='precomputed'.")
-        labels = self._assignment(X)
-        return labels if keep is None else expand_labels(labels, keep)
+        return self._assignment(X)

@@ -26,12 +26,18 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._missing import check_nan_policy, drop_missing, expand_labels, read_table
+from .._frontdoor import front_door
 from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
 from .._random import as_generator
 from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int, numeric_columns, vocabulary
+from .._validation import (
+    as_data,
+    check_n_clusters,
+    check_n_init,
+    check_positive_int,
+    numeric_columns,
+)
 from ._partition import canonical_order
 from ._report import power_kmeans_report
 
@@ -301,7 +307,7 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     ([50, 50], True)
     """
 
-    @vocabulary
+    @front_door()
     def __init__(
         self,
         n_clusters: int,
@@ -326,12 +332,6 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.nan_policy = nan_policy
-
-    def _complete(self, X):
-        """The rows of ``X`` without missing values (``nan_policy``) and which they are."""
-        policy = check_nan_policy(self.nan_policy, propagate=False, where="PowerKMeans")
-        values, keep = drop_missing(policy, {"X": X})
-        return values["X"], keep
 
     def _validate(self, X):
         numeric_columns(X, "X")
@@ -386,10 +386,9 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             s *= self.eta  # Algorithm 1, step 5
         return centres, max_iter, s, np.array(path), False
 
+    @front_door("X", fits=True)
     def fit(self, X, y=None):
         """Fit power k-means to ``X`` (n_samples, n_features); returns self."""
-        X, _ = read_table(X, "X", where="PowerKMeans.fit()")
-        X, keep = self._complete(X)
         X, k, n_init, max_iter, start = self._validate(X)
         # data far from 1 in magnitude are divided by a power of two (exact); centres and
         # objectives are scaled back (Scaling)
@@ -431,8 +430,7 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
                 stacklevel=2,
             )
         self._centred = (scaling, mean, centres)
-        self.labels_ = labels if keep is None else expand_labels(labels, keep)
-        self.n_omitted_ = 0 if keep is None else int((~keep).sum())
+        self.labels_ = labels
         self._objectives = (scaling, inertia, path)
         self.n_iter_ = int(n_iter)
         self.n_lloyd_iter_ = int(n_lloyd)
@@ -456,12 +454,11 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         scaling, _, path = self._objectives
         return scaling.result(path, "objective_path_")
 
+    @front_door("X", tables=False)
     def predict(self, X):
         """Nearest fitted centre of each row of ``X``."""
         check_is_fitted(self)
-        X, keep = self._complete(X)
         numeric_columns(X, "X")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         scaling, mean, centres = self._centred
-        labels = np.argmin(_sq_dist(scaling.data(X) - mean, centres), axis=1)
-        return labels if keep is None else expand_labels(labels, keep)
+        return np.argmin(_sq_dist(scaling.data(X) - mean, centres), axis=1)

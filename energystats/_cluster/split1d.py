@@ -1,7 +1,7 @@
 """The exact O(n log n) two-group energy split in one dimension, rho(x, y) = |x - y|.
 
 (The other one-dimensional statistics are products of the pairwise operator's
-sorted back-end, :class:`energystats._operator.SortedOperator`.)
+sorted back-end, :class:`energystats._operator.sorted.SortedOperator`.)
 
 For a sorted sample the pair sum is linear in the order statistics,
 França, Rizzo & Vogelstein (2020), Appendix, eq. (62):
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._config import check_fits
-from .._missing import handles_missing
-from .._results import ResultMixin, names_data
+from .._frontdoor import front_door
+from .._result_bases import ClusteringResult
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import as_data, as_weights, weight_scale
 
@@ -30,7 +30,7 @@ __all__ = ["Split1DResult", "split_1d"]
 
 
 @dataclass(frozen=True, repr=False)
-class Split1DResult(ResultMixin):
+class Split1DResult(ClusteringResult):
     """The exact energy-optimal split of one-dimensional data into two groups.
 
     Attributes
@@ -39,7 +39,8 @@ class Split1DResult(ResultMixin):
         Midpoint between the two sorted values the split falls between;
         points above it form group 1.
     labels : ndarray of shape (n,)
-        0 for the lower group, 1 for the upper, in the input's order.
+        0 for the lower group, 1 for the upper, in the input's order; -1 on rows dropped
+        for missing values (``nan_policy="omit"``).
     W : float
         Within dispersion (eq. 15, 63) at the optimum, the minimum of ``W_curve``.
     S : float
@@ -52,24 +53,17 @@ class Split1DResult(ResultMixin):
         values), in sorted order.
     curve_thresholds : ndarray of shape (m,)
         The threshold of each split in ``W_curve`` (for plotting).
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``); their ``labels``
-        are -1.
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     threshold: float
-    labels: np.ndarray
     W: float
     S: float
     split_index: int
     W_curve: np.ndarray
     curve_thresholds: np.ndarray = field(repr=False)
-    n_omitted: int = 0
 
     _title = "Exact energy split of one-dimensional data into two groups"
-    _hidden = ("labels", "W_curve")
+    _hidden = ("W_curve",)
 
 
 def _midpoint(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -160,8 +154,7 @@ def _position(admissible: np.ndarray, i: int) -> int:
     raise IndexError(i)
 
 
-@names_data("x")
-@handles_missing(("x", "sample_weight"))
+@front_door(("x", "sample_weight"), names=("x",))
 def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResult:
     r"""Split one-dimensional data into the two groups of least within-dispersion W.
 
@@ -179,10 +172,8 @@ def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResu
     sample_weight : array_like of shape (n,), default=None
         Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
         left out of the split, as if removed, and labelled by the threshold.
-    nan_policy : {"raise", "omit"}, default="raise"
-        A point with a missing value (NaN, None, pandas NA, masked) or a missing
-        weight: ``"raise"`` an error, ``"omit"`` leave it out (label -1,
-        ``n_omitted`` counts them).
+    nan_policy
+        ``labels`` is -1 on the points left out.
 
     Returns
     -------

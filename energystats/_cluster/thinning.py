@@ -10,18 +10,19 @@ independent of X2.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._random import as_generator
 from .._resampling import check_resamples
-from .._results import ResultMixin, names_data
-from .._validation import as_data, check_n_clusters, vocabulary
+from .._validation import as_data, check_n_clusters
+from .._result_bases import ClusteringResult, NullPanel, TestResult
+from .._results import Table
 from .cluster_test import check_kgroups_options
 from .kgroups import KGroups
 
@@ -32,16 +33,12 @@ _SEMIMETRIC_OPTIONS = ("exponent", "metric", "sigma")
 
 
 @dataclass(frozen=True, repr=False)
-class ThinnedComparisonResult(ResultMixin):
-    """Result of :func:`thinned_cluster_comparison`.
+class ThinnedComparisonResult(ClusteringResult, TestResult):
+    """Result of :func:`thinned_cluster_comparison`: the energy test on the held-out part X2,
+    grouped by the clusters found on X1 (its statistic, p-value and null are ``test``'s).
 
     Attributes
     ----------
-    statistic : float
-        The energy test's statistic on the held-out part X2, grouped by the clusters
-        found on X1.
-    pvalue : float
-        Its permutation p-value.
     n_clusters : int
         Number of clusters fitted.
     family : str
@@ -58,24 +55,16 @@ class ThinnedComparisonResult(ResultMixin):
         The estimator fitted to X1.
     fit_part, test_part : ndarray of shape (n, d)
         X1 and X2, with X1 + X2 = X.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    statistic: float
-    pvalue: float
     n_clusters: int
     family: str
     epsilon: float
     test: EnergyTestResult = field(repr=False)
     pairwise: pd.DataFrame | None = field(repr=False)
-    labels: np.ndarray = field(repr=False)
     model: KGroups = field(repr=False)
     fit_part: np.ndarray = field(repr=False)
     test_part: np.ndarray = field(repr=False)
-    n_omitted: int = 0
 
     _title = "Energy test of clusters by data thinning: found on one part, tested on the other"
 
@@ -86,11 +75,12 @@ class ThinnedComparisonResult(ResultMixin):
     def _pvalue_note(self) -> str:
         return self.test._pvalue_note()
 
-    def _details(self) -> list[tuple[str, str]]:
-        return super()._details() + [("cluster sizes", ", ".join(map(str, self.model.cluster_sizes_.tolist())))]
+    def _tables(self) -> list[Table]:
+        return [] if self.pairwise is None else [Table("Pairs of clusters (Holm)", self.pairwise)]
 
-    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
-        return [] if self.pairwise is None else [("Pairs of clusters (Holm)", self.pairwise)]
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        test = f"{self.n_clusters} clusters found on one thinned part, tested on the other"
+        return tuple(replace(panel, test=test) for panel in self.test._null_panels())
 
 
 def _covariance_root(cov, d: int) -> np.ndarray:
@@ -132,9 +122,7 @@ def _thin(X: np.ndarray, family: str, cov, epsilon: float, rng: np.random.Genera
     return epsilon * X + np.sqrt(epsilon * (1.0 - epsilon)) * (rng.standard_normal(X.shape) @ root)
 
 
-@names_data("X")
-@vocabulary
-@handles_missing(("X",))
+@front_door("X", names=("X",))
 def thinned_cluster_comparison(
     X,
     n_clusters: int,
@@ -177,18 +165,16 @@ def thinned_cluster_comparison(
         The energy test's statistic (see :func:`energy_test`).
     n_resamples : int, default=999
         Relabelings of the energy test.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seeds the thinning, the clustering and the relabelings (three independent
+    rng
+        It seeds the thinning, the clustering and the relabelings (three independent
         streams).
     n_jobs : int, default=None
         joblib's ``n_jobs``, for the clustering's restarts and the energy test.
     **kgroups_options
         Options of :class:`KGroups`; ``exponent``, ``metric`` and ``sigma`` are used
         by the energy test as well.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
-        ``"omit"`` drop them (``n_omitted`` counts them; ``labels`` is -1 on them, ``fit_part``
-        and ``test_part`` hold the other rows).
+    nan_policy
+        ``labels`` is -1 on the rows dropped; ``fit_part`` and ``test_part`` hold the others.
 
     Returns
     -------
@@ -269,6 +255,9 @@ def thinned_cluster_comparison(
     return ThinnedComparisonResult(
         statistic=test.statistic,
         pvalue=test.pvalue,
+        null_distribution=test.null_distribution,
+        n_resamples=test.n_resamples,
+        exact=test.exact,
         n_clusters=k,
         family=family,
         epsilon=epsilon,

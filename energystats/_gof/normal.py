@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
-from .._missing import handles_missing
+from .._frontdoor import front_door
 from .._operator import sorted_pair_sums
 from .._random import as_generator, check_rng
-from .._resampling import batch_size, check_observed, check_resamples, pvalue
-from .._results import ResultMixin, names_data
+from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution, pvalue
 from .._semimetric import Scaling
-from .._validation import as_data, unit_scale, vocabulary
+from .._validation import as_data, unit_scale
 from ._limit import normal_limit_sf
-from ._standard import tie_scale
+from ._standard import energy_scale
+from .._result_bases import FitPanel, NullPanel, Sample, TestResult
+from ._limit import normal_limit_pdf
 from .normality import _mean_distance_to_gaussian
 
 __all__ = ["NormalTestResult", "normal_statistic", "normal_test"]
@@ -25,40 +27,25 @@ _METHODS = ("bootstrap", "limit")
 
 
 @dataclass(frozen=True, repr=False)
-class NormalTestResult(ResultMixin):
+class NormalTestResult(TestResult):
     """Result of :func:`normal_test` (R ``normal.test``: ``statistic``, ``p.value``, ``estimate``).
 
     Attributes
     ----------
     statistic : float
         :math:`n\\mathcal E_n` of :func:`normal_statistic` (R ``normal.e``).
-    pvalue : float
-        ``"bootstrap"``: (1 + #{null >= statistic}) / (n_resamples + 1); ``"limit"``: the tail
-        probability of the limit distribution.
     method : str
-        ``"bootstrap"`` or ``"limit"``.
+        ``"bootstrap"`` (the null of ``n_resamples`` Gaussian samples) or ``"limit"`` (the
+        tail of the limit distribution; ``null_distribution`` and ``n_resamples`` None).
     mean, sd : float
         The estimates (R's ``estimate``): sample mean and standard deviation (n - 1).
     n_samples : int
-    n_resamples : int or None
-        Gaussian samples of the parametric bootstrap (``"bootstrap"``); None for ``"limit"``.
-    null_distribution : ndarray of shape (n_resamples,) or None
-        The statistic of each Gaussian sample (``"bootstrap"``); None for ``"limit"``.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    statistic: float
-    pvalue: float
     method: str
     mean: float
     sd: float
     n_samples: int
-    n_resamples: int | None
-    null_distribution: np.ndarray | None = field(repr=False)
-    n_omitted: int = 0
 
     _title = "Energy test of univariate normality, estimated mean and sd (R normal.test)"
     _statistic_label = "E"
@@ -68,6 +55,25 @@ class NormalTestResult(ResultMixin):
         if self.method == "limit":
             return "limit distribution"
         return f"{self.n_resamples} parametric bootstrap samples"
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        test, label = "energy test of normality", "energy statistic n E\u2099"
+        if self.method == "limit":  # its density over (0, 2.5], beyond which it holds < 1e-5
+            return (NullPanel(test, label, self.statistic, self.pvalue,
+                              "limit distribution \u03a3 \u03bb\u2096 Z\u2096\u00b2",
+                              density=normal_limit_pdf, support=(0.0, 2.5)),)
+        return (NullPanel(test, label, self.statistic, self.pvalue,
+                          f"parametric bootstrap ({self.n_resamples:,} normal samples)",
+                          null=self.null_distribution),)
+
+    def _fit_panel(self, sample: Sample) -> FitPanel:
+        values = sample.column(self.n_samples)
+        if not np.isclose(values.mean(), self.mean, rtol=1e-9, atol=1e-12 * (1 + abs(self.mean))):
+            raise ValueError(f"`x` has mean {values.mean():.6g}, `result` estimated "
+                             f"{self.mean:.6g}: pass the data the test was run on.")
+        return FitPanel(values, sample.name, stats.norm(self.mean, self.sd),
+                        f"fitted N({self.mean:.4g}, {self.sd:.4g}\u00b2)",
+                        f"energy test of normality: p = {self.pvalue:.3g}")
 
 
 def _check(x) -> tuple[np.ndarray, int]:
@@ -95,7 +101,7 @@ def _statistics(samples: np.ndarray) -> np.ndarray:
     return n * (2.0 * to_gaussian.mean(axis=-1) - _BETWEEN - sorted_pair_sums(y) / (n * n))
 
 
-@handles_missing(("x",), propagate=True)
+@front_door("x", propagate=True)
 def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     r"""The energy statistic of univariate normality, :math:`n\mathcal E_n` (R ``normal.e``).
 
@@ -115,9 +121,6 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     ----------
     x : array_like of shape (n,)
         Univariate data, at least two values, not all equal.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
-        drop them, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -133,9 +136,7 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     return float(_statistics(_check(x)[0][None, :])[0])
 
 
-@names_data("x")
-@vocabulary
-@handles_missing(("x",))
+@front_door("x", names=("x",))
 def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None, rng=None, nan_policy: str = "raise") -> NormalTestResult:
     r"""Energy test of univariate normality with estimated mean and sd (R ``normal.test``).
 
@@ -155,11 +156,8 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
     n_resamples : int, default=None
         Gaussian samples for ``"bootstrap"`` (R's ``R``); None means 999. Not accepted with
         ``"limit"``, which draws nothing.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seeds the Gaussian samples (unused by ``"limit"``).
-    nan_policy : {"raise", "omit"}, default="raise"
-        Missing values (NaN, None, pandas NA, masked): ``"raise"`` an error, ``"omit"``
-        drop them (``n_omitted`` counts them).
+    rng
+        It seeds the Gaussian samples (unused by ``"limit"``).
 
     Returns
     -------
@@ -216,10 +214,12 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
         return NormalTestResult(statistic=statistic, pvalue=normal_limit_sf(statistic), method="limit",
                                 n_resamples=None, null_distribution=None, **estimates)
     B = 999 if n_resamples is None else check_resamples(n_resamples)
-    gen = as_generator(rng)
-    step = batch_size(8 * n * 6, B, f"normal_test (n = {n})")  # the draws and five temporaries of their size
-    null = np.concatenate([_statistics(gen.standard_normal((min(step, B - a), n))) for a in range(0, B, step)])
+    # the draws and five temporaries of their size per sample
+    engine = Draws(lambda gen, size: gen.standard_normal((size, n)), _statistics,
+                   item_bytes=8 * n * 6, what=f"normal_test (n = {n})")
+    null = null_distribution(engine, Options(B, progress=False), as_generator(rng)).values
     # standardised with the n - 1 sd: var(y) = (n - 1)/n <= 1
-    scale = tie_scale(statistic, n, _BETWEEN, 1.0)
-    return NormalTestResult(statistic=statistic, pvalue=pvalue(statistic, null, scale=scale, what="the normality statistic"),
-                            method="bootstrap", n_resamples=B, null_distribution=null, **estimates)
+    scale = energy_scale(statistic, n, _BETWEEN, 1.0)
+    p = pvalue(statistic, null, scale=scale, what="the normality statistic")
+    return NormalTestResult(statistic=statistic, pvalue=p, method="bootstrap", n_resamples=B,
+                            null_distribution=null, **estimates)

@@ -10,54 +10,42 @@ analysis of variance", Annals of Applied Statistics 4 (2010).
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._missing import handles_missing, read_r
-from .._operator import N_PROJECTIONS, make_operator
+from .._missing import read_r
+from .._operator import (
+    N_PROJECTIONS,
+    OnePass,
+    GroupSums,
+    Repeated,
+    approximation_of,
+    make_operator,
+)
+from .._config import check_fits
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import MAX_EXACT, check_options, use_exact
-from .._results import ResultMixin, names_data
+from .._resampling import check_options
+from .._results import ResultMixin
+from .._results import Table, shared_decimals
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_groups, as_weights, vocabulary, weight_scale
-from ._relabel import count_relabelings
-from .permutation import _permutation_test
+from .._validation import as_groups, as_weights, weight_scale
+from .permutation import relabeling_test
+from .._frontdoor import front_door
+from ._disco import decompose, decomposition_bytes, pairwise_statistics, warn_of_overlap
 
 __all__ = ["DispersionResult", "as_factors", "dispersion", "energy_distance"]
-
-
-@dataclass(frozen=True)
-class Decomposition:
-    """W, S, T and per-group quantities from a matrix of block sums."""
-
-    W: float
-    S: float
-    T: float
-    within: np.ndarray
-    energy: np.ndarray  # k x k matrix of E_ij = 2 g_ij - g_ii - g_jj
-
-
-def decompose(M: np.ndarray, s: np.ndarray) -> Decomposition:
-    """Evaluate eq. (13), (15), (16) and (18) from block sums ``M`` and group weights ``s``."""
-    g = M / np.outer(s, s)  # eq. (13)
-    gd = np.diag(g)
-    energy = 2.0 * g - (gd[:, None] + gd[None, :])  # summed first: exactly symmetric
-    np.fill_diagonal(energy, 0.0)
-    within = 0.5 * s * gd  # eq. (15), one term per group
-    total = s.sum()
-    iu = np.triu_indices(len(s), k=1)
-    S = float(np.sum(np.outer(s, s)[iu] * energy[iu]) / (2.0 * total))  # eq. (16)
-    T = float(M.sum() / (2.0 * total))  # eq. (18): T = s/2 g(X, X)
-    return Decomposition(W=float(within.sum()), S=S, T=T, within=within, energy=energy)
 
 
 @dataclass(frozen=True, repr=False)
 class DispersionResult(ResultMixin):
     r"""Energy dispersion of a sample split into groups by one factor or several (DISCO).
+
+    With several factors, ``F`` and ``pvalue`` hold one value per factor, in the order the
+    factors were given, as R's ``disco()$statistic`` and ``$p.value`` are vectors:
+    ``d.pvalue < 0.05`` tests each factor (``d.pvalue[0]`` the first).
 
     Attributes
     ----------
@@ -66,18 +54,18 @@ class DispersionResult(ResultMixin):
         :math:`\sum_j \tfrac{s_j}{2} g(C_j, C_j)`; several factors: the total less every
         factor's between-sample statistic, :math:`T - \sum_f S_f`. Equals R ``disco(...)$within``.
     S : float
-        Between-sample statistic, eq. (16); with several factors the sum of theirs. Equals
-        R ``disco(...)$between`` (its sum).
+        Between-sample statistic, eq. (16); with several factors the sum of theirs (each
+        factor's in ``by_factor``). Equals R ``disco(...)$between`` (its sum).
     T : float
         Total dispersion :math:`\tfrac{s}{2} g(X, X)` (Lemma 1, eq. 18);
         ``S + W == T`` to rounding. Equals R ``disco(...)$total``.
-    F : float
+    F : float, or ndarray of shape (n_factors,)
         DISCO ratio :math:`\frac{S / (k - 1)}{W / (s - k)}`, R ``disco(...)$statistic``.
         With weights, s is the total weight (weights count as frequencies);
         ``nan`` when ``s <= k``, where the ratio has no degrees of freedom; ``inf`` when
         W = 0 < S (every group constant, the groups apart); ``nan`` when S = W = 0 (every
         point the same: nothing to compare), which ``energy_test(statistic="F")`` refuses.
-        With several factors ``nan``: each factor's ratio is in ``by_factor``.
+        With several factors each factor's one-factor ratio :math:`F_f` (R's vector).
     within : ndarray of shape (k,)
         Per-group terms :math:`W_j = \tfrac{s_j}{2} g(C_j, C_j)` (empty with several factors,
         as are ``sizes``, ``weights``, ``pairwise`` and ``groups``: see ``by_factor``).
@@ -93,9 +81,10 @@ class DispersionResult(ResultMixin):
     factor : str
         Name of the factor (a column or Series name, else ``"labels"``); with several
         factors, their names joined by ``" + "``.
-    pvalue : float or None
-        Permutation p-value of F (``n_resamples`` given, one factor), as R ``disco(...,
-        R)$p.value``; ``None`` without resamples and with several factors (see ``by_factor``).
+    pvalue : float, ndarray of shape (n_factors,), or None
+        Permutation p-value of F (``n_resamples`` given), as R ``disco(..., R)$p.value``;
+        with several factors each factor's, of its own F (R's vector); ``None`` without
+        resamples.
     n_resamples : int or None
         Relabelings behind ``pvalue`` (all distinct ones when they are fewer than asked); with
         several factors the number asked, each factor's own in ``by_factor``.
@@ -103,29 +92,30 @@ class DispersionResult(ResultMixin):
         With several factors, the one-factor decomposition of each, in the order given:
         its S (R ``between``), W (R ``withins``), F (R ``statistic``) and p-value (R
         ``p.value``); empty for one factor.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
     """
 
     W: float
     S: float
     T: float
-    F: float
+    F: float | np.ndarray
     within: np.ndarray
     sizes: np.ndarray
     weights: np.ndarray
     pairwise: np.ndarray = field(repr=False)
     groups: np.ndarray
     factor: str = "labels"
-    pvalue: float | None = None
+    pvalue: float | np.ndarray | None = None
     n_resamples: int | None = None
     by_factor: tuple = ()
-    n_omitted: int = 0
 
     _title = "Distance components (DISCO)"
-    _digits = 6  # as R's disco prints its table
+    _digits = 6  # the pairwise table's significant digits
+    #: the decimals of R's disco table
+    _decimals = {"Sum Dist": 5, "Mean Dist": 5, "F-ratio": 3}
     #: shown by the disco table and the notes instead
-    _hidden = ("W", "S", "T", "F", "within", "sizes", "weights", "groups", "factor", "pvalue", "n_resamples", "by_factor")
+    _hidden = ("W", "S", "T", "F", "within", "sizes", "weights", "groups", "factor", "pvalue",
+               "n_resamples", "by_factor")
+    _not_one_test = "is a decomposition, not a test: energy_test gives the permutation null of S"
 
     @property
     def df_within(self) -> float:
@@ -137,27 +127,31 @@ class DispersionResult(ResultMixin):
     def disco_table(self) -> pd.DataFrame:
         """R's ``disco`` table: one row per factor, then ``Within`` and ``Total``; columns
         ``Df``, ``Sum Dist``, ``Mean Dist`` (sum over Df), ``F-ratio`` and ``p-value`` (the
-        last only with resamples)."""
+        last only with resamples). The cells R leaves blank (the mean of ``Total``, the
+        ratio and p-value of ``Within`` and ``Total``) are NaN, and print blank."""
         factors = self.by_factor or (self,)
         df = [len(f.groups) - 1 for f in factors]
+        within_mean = self.W / self.df_within if self.df_within > 0 else np.nan
         rows = {
             "Df": df + [self.df_within, self.df_within + sum(df)],
             "Sum Dist": [f.S for f in factors] + [self.W, self.T],
-            "Mean Dist": [f.S / d for f, d in zip(factors, df)] + [self.W / self.df_within if self.df_within > 0 else np.nan, np.nan],
+            "Mean Dist": [f.S / d for f, d in zip(factors, df)] + [within_mean, np.nan],
             "F-ratio": [f.F for f in factors] + [np.nan, np.nan],
         }
-        if any(f.pvalue is not None for f in factors):
-            rows["p-value"] = [np.nan if f.pvalue is None else f.pvalue for f in factors] + [np.nan, np.nan]
+        if self.pvalue is not None:
+            rows["p-value"] = [f.pvalue for f in factors] + [np.nan, np.nan]
         index = pd.Index([f.factor for f in factors] + ["Within", "Total"], name="Source")
         table = pd.DataFrame(rows, index=index)
         if all(float(d).is_integer() for d in table["Df"]):  # no weights, or whole ones: R's integer Df
             table["Df"] = table["Df"].astype(np.int64)
         return table
 
-    def _tables(self) -> list[tuple[str, pd.DataFrame]]:
-        tables = [("Distance components", self.disco_table())]
+    def _tables(self) -> list[Table]:
+        tables = [Table("Distance components", self.disco_table(), self._decimals)]
         if not self.by_factor:
-            tables.append(("Pairwise n_i n_j / (n_i + n_j) * E_ij (R edist)", self.pairwise_frame()))
+            caption = "Pairwise n_i n_j / (n_i + n_j) * E_ij (R edist)"
+            decimals = shared_decimals(self.pairwise, self._digits)  # one quantity: one format
+            tables.append(Table(caption, self.pairwise_frame(), decimals))
         return tables
 
     def _extra_lines(self) -> list[str]:
@@ -188,8 +182,7 @@ def _check_same_features(x: np.ndarray, y: np.ndarray) -> None:
         )
 
 
-@vocabulary
-@handles_missing(("x", "x_weights"), ("y", "y_weights"), propagate=True)
+@front_door(("x", "x_weights"), ("y", "y_weights"), propagate=True)
 def energy_distance(
     x,
     y,
@@ -253,18 +246,14 @@ def energy_distance(
         L, the number of random directions, for ``approximation="projection"``: the one
         default of every projected statistic (``N_PROJECTIONS``; measured level, power and
         time of both families in the validation page, "How many directions").
-    rng : int, numpy.random.Generator or None, default=None
-        Draws the directions of ``approximation="projection"``.
+    rng
+        It draws the directions of ``approximation="projection"``.
     estimator : {"V", "U"}, default="V"
         ``"V"``: the V-statistic (every pair, a point with itself included);
         ``"U"``: the unbiased U-statistic above. Each sample needs at least two
         points for ``"U"``, which takes no weights (a weighted U-statistic has
         no single definition: frequency and probability weights give
         different denominators).
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in a sample or
-        its weight: ``"raise"`` an error, ``"omit"`` drop it from its own sample,
-        ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -333,9 +322,9 @@ def energy_distance(
     pooled = np.vstack([x, y])
     scaling = Scaling.for_data(pooled, sm)
     n_jobs = check_n_jobs(n_jobs)
+    estimate = approximation_of(approximation, n_projections=n_projections, rng=as_generator(rng))
     op = make_operator(
-        scaling.data(pooled), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
-        rng=as_generator(rng), n_jobs=n_jobs,
+        scaling.data(pooled), scaling.semimetric(sm), approximation=estimate, n_jobs=n_jobs
     )
     M = op.block_sums(codes, 2, w)
     if estimator == "U":  # the diagonal of D is 0: only the denominators change
@@ -368,9 +357,10 @@ def as_factors(labels):
     return labels
 
 
-@names_data("X", by="labels")
-@vocabulary(data="X", columns=("labels",))
-@handles_missing(("X", "labels", "sample_weight"), data=("X",), prepare={"labels": as_factors})
+@front_door(
+    ("X", "labels", "sample_weight"), distances=("X",), columns=("labels",), names=("X",),
+    by="labels", prepare={"labels": as_factors},
+)
 def dispersion(
     X,
     labels,
@@ -397,7 +387,9 @@ def dispersion(
     ----------
     X : array_like of shape (N, d), or (N, N) when ``metric="precomputed"``
         Data, or a symmetric zero-diagonal matrix of semimetric values (an R ``dist``
-        object is one).
+        object is one). Distances that are not of negative type (an R ``dist`` of method
+        ``"maximum"``, a graph's shortest paths) give R's numbers, which can be negative,
+        with a warning (checked on up to 1,000 points).
     labels : array_like of shape (N,), or several factors
         Group of each point; at least two distinct values. Groups are
         reported in sorted label order. Several factors (R ``disco(x, factors)``): a
@@ -425,18 +417,16 @@ def dispersion(
         L, the number of random directions, for ``approximation="projection"``: the one
         default of every projected statistic (``N_PROJECTIONS``; measured level, power and
         time of both families in the validation page, "How many directions").
-    rng : int, numpy.random.Generator or None, default=None
-        Draws the directions of ``approximation="projection"``, then the relabelings.
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in X, its label or
-        its weight: ``"raise"`` an error, ``"omit"`` drop it (``n_omitted``; for a
-        precomputed matrix the point's row and column).
+    rng
+        It draws the directions of ``approximation="projection"``, then the relabelings.
 
     Returns
     -------
     DispersionResult
-        Printed as R prints ``disco``: Source, Df, Sum Dist, Mean Dist, F-ratio, p-value
-        (``disco_table()`` gives that table as a DataFrame).
+        Printed as R prints ``disco``: Source, Df, Sum Dist, Mean Dist, F-ratio, p-value, in
+        R's decimals and with R's blank cells (``disco_table()`` gives that table as a
+        DataFrame). With several factors ``F`` and ``pvalue`` are arrays, one value per
+        factor, as R's ``statistic`` and ``p.value`` vectors.
 
     Notes
     -----
@@ -453,15 +443,22 @@ def dispersion(
     (N - k_f)}` with the p-value of F_f's permutation test, and on the ``Within`` row
     :math:`W = T - \sum_f S_f` on :math:`N - 1 - \sum_f (k_f - 1)` degrees of freedom;
     energystats reports the same (each factor's one-factor result is in ``by_factor``).
+    That W is a difference: factors that are aliased (the same grouping, or one nested in
+    another) or associated (an unbalanced design) share between-group dispersion, which the
+    sum counts once per factor, and W can be negative, in R as here; energystats then warns,
+    naming the aliased factors.
     The p-value is :math:`(1 + \#\{F^* \ge F\}) / (B + 1)` over B random relabelings of
     the factor (ties to rounding counted, as :func:`energy_test` does).
 
     Data near the ends of float64 are rescaled by a power of two, exactly
     (see :func:`energy_distance`).
 
-    Time O(N^2 (d + m k)) for m factors; memory O(N k) beyond the data: one streamed pass
-    of the pairwise operator per factor (O(N log N) for one-dimensional data with exponent
-    1). Each p-value costs what :func:`energy_test` with ``statistic="F"`` costs.
+    Time O(N^2 (d + m k)) for m factors; memory O(N k + k^2) beyond the data: one streamed
+    pass of the pairwise operator per factor (O(N log N) for one-dimensional data with exponent
+    1), and the k x k block sums, which become the ``pairwise`` statistics in place. With about
+    as many groups as points these are several N x N arrays: they are counted in
+    ``working_memory``, and what does not fit raises ``WorkingMemoryError`` before anything is
+    allocated. Each p-value costs what :func:`energy_test` with ``statistic="F"`` costs.
 
     References
     ----------
@@ -485,10 +482,13 @@ def dispersion(
     <BLANKLINE>
     Distance components:
     Source    Df  Sum Dist  Mean Dist  F-ratio
-    Species    2   31.4224   15.71118  42.3678
-    Large      1   10.6797   10.67966  21.0033
-    Within   146   43.8321    0.30022      NaN
-    Total    149   85.9341        NaN      NaN
+    Species    2  31.42236   15.71118   42.368
+    Large      1  10.67966   10.67966   21.003
+    Within   146  43.83211    0.30022
+    Total    149  85.93413
+    >>> d = es.dispersion(iris.iloc[:, :2], iris[["Species", "Large"]], n_resamples=199, rng=0)
+    >>> d.F.round(3).tolist(), d.pvalue.tolist()  # one per factor, as R's vectors
+    ([42.368, 21.003], [0.005, 0.005])
     """
     sm = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, sm, "X")
@@ -507,23 +507,33 @@ def dispersion(
             raise ValueError("`n_resamples` (permutation p-values) takes no `sample_weight`: relabeling weighted points "
                              "has no single definition; pass n_resamples=None.")
         options = check_options(n_resamples)
+    counts = [len(groups) for _, groups, _ in coded]  # every factor's k x k statistics are held
+    held = sum(8 * k * k for k in counts) - 8 * max(counts) ** 2 + decomposition_bytes(max(counts))
+    what = f"the block sums and pairwise statistics of {' + '.join(map(str, counts))} groups"
+    check_fits(what, held)
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
-    permutations = None if options is None else (max(len(c[1]) for c in coded), options.n_resamples + 1, None)
-    op = make_operator(
-        scaling.data(X), scaling.semimetric(sm), approximation=approximation, n_projections=n_projections,
-        rng=gen, n_jobs=check_n_jobs(n_jobs), repeated=several, permutations=permutations,
-    )
+    if options is not None:
+        use = GroupSums(max(len(c[1]) for c in coded), options.n_resamples + 1)
+    else:
+        use = Repeated() if several else OnePass()
+    estimate = approximation_of(approximation, n_projections=n_projections, rng=gen)
+    n_jobs = check_n_jobs(n_jobs)
+    points, rho = scaling.data(X), scaling.semimetric(sm)
+    op = make_operator(points, rho, use, approximation=estimate, n_jobs=n_jobs)
     results = tuple(_one_factor(op, name, codes, groups, sizes, w, w_shift, scaling, options, gen)
                     for (name, _), (codes, groups, sizes) in zip(factors, coded))
     if not several:
         return results[0]
     S = sum(r.S for r in results)
     T = results[0].T
+    warn_of_overlap([r.factor for r in results], [c[0] for c in coded], T - S, S, T)
     empty = np.zeros(0)
     return DispersionResult(
-        W=T - S, S=S, T=T, F=np.nan, within=empty, sizes=np.zeros(0, dtype=np.int64), weights=empty,
-        pairwise=np.zeros((0, 0)), groups=empty, factor=" + ".join(r.factor for r in results),
+        W=T - S, S=S, T=T, F=np.array([r.F for r in results]), within=empty,
+        sizes=np.zeros(0, dtype=np.int64), weights=empty, pairwise=np.zeros((0, 0)), groups=empty,
+        factor=" + ".join(r.factor for r in results),
+        pvalue=None if options is None else np.array([r.pvalue for r in results]),
         n_resamples=None if options is None else options.n_resamples, by_factor=results,
     )
 
@@ -546,15 +556,14 @@ def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: S
     with np.errstate(divide="ignore", invalid="ignore"):
         F = (dec.S / (k - 1)) / (dec.W / (total - k_scaled)) if total > k_scaled else np.nan
     by_weight = Scaling().weighted(w_shift)  # F and the group weights are linear in the weights
-    pairwise = np.outer(s, s) / (s[:, None] + s[None, :]) * dec.energy
+    pairwise = pairwise_statistics(dec.energy, s)
     result_scaling = scaling.weighted(w_shift)
     pvalue, n_resamples = None, None
     if options is not None:
         if not np.isfinite(F):
             raise ValueError(f"`n_resamples`: factor {name!r} has no finite F-ratio (W = 0: every group constant, or too "
                              "few points), so it has no permutation p-value.")
-        exact = use_exact(count_relabelings(sizes, MAX_EXACT), options, "relabelings")
-        test = _permutation_test(op, codes, groups, sizes, "F", options, gen, exact, "tolerant")
+        test = relabeling_test(op, codes, groups, sizes, "F", options, gen, "tolerant")
         pvalue, n_resamples = test.pvalue, test.n_resamples
     return DispersionResult(
         W=result_scaling.result(dec.W, "W"),
@@ -564,7 +573,7 @@ def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: S
         within=result_scaling.result(dec.within, "the within-group dispersions"),
         sizes=sizes,
         weights=by_weight.result(s, "the group weights"),
-        pairwise=result_scaling.result(pairwise, "the pairwise statistics"),
+        pairwise=result_scaling.result(pairwise, "the pairwise statistics", inplace=True),
         groups=groups,
         factor=name,
         pvalue=pvalue,

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._missing import check_nan_policy, drop_missing, read_table
-from .._operator import make_operator
+from .._operator import GroupSums, make_operator
+from .._resampling import evaluate_resamples
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_groups, check_positive_int, vocabulary
-from .permutation import _batch_size, _statistics
+from .._validation import as_groups, check_positive_int
+from .permutation import relabeling_engine
+from .._frontdoor import front_door
 
 __all__ = ["ksample_statistic"]
 
@@ -41,7 +42,18 @@ def _ksample_iv(statistic, permutations, n: int, batch):
     return perms, batch
 
 
-@vocabulary(data="X", columns=("labels",))
+def _propagated(arguments: dict, n: int):
+    """``nan_policy="propagate"`` with ``permutations`` (indices of all n rows) and rows missing:
+    the call is checked (the permutations of the n rows), and each permutation gives NaN."""
+    resolve_semimetric(arguments["metric"], arguments["exponent"], arguments["sigma"])
+    perms, _ = _ksample_iv(arguments["statistic"], arguments["permutations"], n, arguments["batch"])
+    return np.nan if np.ndim(arguments["permutations"]) == 1 else np.full(len(perms), np.nan)
+
+
+@front_door(
+    ("X", "labels"), distances=("X",), columns=("labels",), propagate=True,
+    indexes={"permutations": _propagated},
+)
 def ksample_statistic(
     X,
     labels,
@@ -82,10 +94,9 @@ def ksample_statistic(
     batch : int, default=None
         Permutations per product of the pairwise operator; ``None`` fits the
         memory budget. The values do not depend on it.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in X or its label:
-        ``"raise"`` an error, ``"omit"`` drop it (not with ``permutations``, which index
-        the rows: drop the rows before drawing them), ``"propagate"`` NaN values.
+    nan_policy
+        Not ``"omit"`` with ``permutations``, which index the rows: drop the rows before
+        drawing them; ``"propagate"`` with them gives NaN for each permutation.
 
     Returns
     -------
@@ -120,40 +131,20 @@ def ksample_statistic(
     >>> es.ksample_statistic(X, labels, permutations=perms).round(4)
     array([8.4454, 4.4118, 8.8737])
     """
-    X, metric = read_table(X, "X", where="ksample_statistic()", metric=metric)
     sm = resolve_semimetric(metric, exponent, sigma)
-    policy = check_nan_policy(nan_policy, propagate=True)
-    if policy == "omit" and permutations is not None:
-        raise ValueError(
-            "`nan_policy`='omit' cannot be combined with `permutations`, which index the rows of `X`: "
-            "drop the rows with missing values before drawing the permutations."
-        )
-    # "propagate": the statistic of the complete rows checks every argument, then gives NaN
-    # (with `permutations`, which index all the rows, only they are checked)
-    whole = policy == "propagate" and permutations is not None
-    given, keep = drop_missing("omit" if policy == "propagate" and not whole else policy, {"X": X, "labels": labels}, ["X"] if sm.precomputed else [])
-    if keep is not None and whole:
-        perms, _ = _ksample_iv(statistic, permutations, len(keep), batch)
-        return np.nan if np.ndim(permutations) == 1 else np.full(len(perms), np.nan)
-    X = prepare_points(given["X"], sm, "X")
+    X = prepare_points(X, sm, "X")
     n = X.shape[0]
-    codes, groups, sizes = as_groups(given["labels"], n)
+    codes, groups, sizes = as_groups(labels, n)
     perms, batch = _ksample_iv(statistic, permutations, n, batch)
     k = len(groups)
     labelings = np.empty(perms.shape, dtype=np.int8 if k < 127 else np.intp)
     np.put_along_axis(labelings, perms, codes[None, :].astype(labelings.dtype), axis=1)
     scaling = Scaling.for_data(X, sm)
-    op = make_operator(scaling.data(X), scaling.semimetric(sm), permutations=(k, len(perms), batch))
-    step = _batch_size(op, k, len(perms), batch)
-    total = op.row_sums().sum()
-    values = np.concatenate([
-        _statistics(op.group_sums(labelings[a : a + step], k, statistic == "E"), total, sizes, statistic)
-        for a in range(0, len(perms), step)
-    ])
+    op = make_operator(scaling.data(X), scaling.semimetric(sm), GroupSums(k, len(perms), batch))
+    engine = relabeling_engine(op, codes, sizes, statistic, total=op.row_sums().sum())
+    values = evaluate_resamples(engine, labelings, batch)
     if statistic != "F":
         values = scaling.result(values, "the statistic")
-    if keep is not None and policy == "propagate":
-        values = np.full(len(values), np.nan)
     if permutations is None or np.ndim(permutations) == 1:
         return float(values[0])
     return values

@@ -12,7 +12,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from .._operator import PairwiseOperator, make_operator
+from .._operator import PairwiseOperator, Repeated, make_operator
 from .._semimetric import MetricLike, Scaling, Semimetric, prepare_points, resolve_semimetric
 from .._validation import _as_array
 
@@ -43,10 +43,11 @@ class Variable:
     def n(self) -> int:
         return self.data.shape[0]
 
-    def operator(self, *, repeated: bool = True, sort: bool = True, reserve: int = 0, n_jobs=None) -> PairwiseOperator:
-        """The pairwise operator of this variable's semimetric matrix (held only when it fits
-        the budget beside ``reserve`` bytes: the other variables' operators)."""
-        return make_operator(self.data, self.semimetric, repeated=repeated, sort=sort, reserve=reserve, n_jobs=n_jobs)
+    def operator(self, use: Repeated = Repeated(), n_jobs=None) -> PairwiseOperator:
+        """The pairwise operator of this variable's semimetric matrix, for repeated use (held
+        only when it fits the budget beside ``use.reserve`` bytes: the other variables'
+        operators)."""
+        return make_operator(self.data, self.semimetric, use, n_jobs=n_jobs)
 
 
 def _is_categorical(x) -> bool:

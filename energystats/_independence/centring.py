@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits
-from .._missing import reads_r
+from .._frontdoor import front_door
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale
 
@@ -28,7 +28,7 @@ def _square(D, name: str) -> tuple[np.ndarray, Scaling]:
     return D, Scaling(0, float(e))
 
 
-@reads_r("D", data=("D",))
+@front_door("D", distances=("D",))
 def d_center(D) -> np.ndarray:
     r"""The double-centred matrix :math:`A_{ij} = a_{ij} - \bar a_{i\cdot} - \bar a_{\cdot j} +
     \bar a_{\cdot\cdot}` (Székely, Rizzo & Bakirov 2007, eq. 2.7): R ``D_center(Dx)``.
@@ -56,7 +56,7 @@ def d_center(D) -> np.ndarray:
     return back.result(D - row[:, None] - row[None, :] + row.mean(), "the double-centred matrix of `D`", inplace=True)
 
 
-@reads_r("D", data=("D",))
+@front_door("D", distances=("D",))
 def u_center(D) -> np.ndarray:
     r"""The U-centred matrix :math:`\tilde A_{ij} = a_{ij} - \frac{a_{i\cdot}}{n-2} -
     \frac{a_{\cdot j}}{n-2} + \frac{a_{\cdot\cdot}}{(n-1)(n-2)}` for :math:`i \ne j`, 0 on the
@@ -91,7 +91,7 @@ def u_center(D) -> np.ndarray:
     return back.result(U, "the U-centred matrix of `D`", inplace=True)
 
 
-@reads_r("U", "V")
+@front_door(("U", "V"))
 def u_product(U, V) -> float:
     r"""The inner product :math:`(\tilde A \cdot \tilde B) = \frac{1}{n(n-3)} \sum_{i \ne j}
     \tilde A_{ij} \tilde B_{ij}` of two U-centred matrices (Székely & Rizzo 2014, eq. 3.2):

@@ -24,13 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._missing import handles_missing
-from .._operator import CentredGram, PairwiseOperator, centred_gram
+from .._operator import CentredGram, PairwiseOperator, Repeated, centred_gram
+from .._frontdoor import door_of, front_door
 from .._parallel import check_n_jobs
 from .._random import as_generator, check_rng
-from .._results import ResultMixin, _number, names_data
+from .._results import ResultMixin, _number
 from .._semimetric import MetricLike, Scaling
-from .._validation import vocabulary
 from ._data import Variable, as_variables
 from .projection import N_PROJECTIONS, ProjectedStatistics, check_variables, project
 
@@ -66,10 +65,6 @@ class DCovStatsResult(ResultMixin):
         ``"V"`` or ``"U"``.
     n_samples : int
         Sample size (after dropping rows with missing values).
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed (R's ``data.name``).
     """
 
     dcov2: float
@@ -78,7 +73,6 @@ class DCovStatsResult(ResultMixin):
     dvar2_y: float
     estimator: str
     n_samples: int
-    n_omitted: int = 0
 
     @property
     def _title(self) -> str:
@@ -122,7 +116,8 @@ def operators(variables: list[Variable], algorithm: str = "auto", n_jobs=None) -
         raise ValueError("`algorithm`='sorted' needs one-dimensional data with metric='euclidean' and exponent=1 for every variable.")
     ops = []
     for v in variables:  # each held matrix counts against the budget of the next ones
-        ops.append(v.operator(sort=algorithm != "pairwise", reserve=sum(op.nbytes for op in ops), n_jobs=n_jobs))
+        use = Repeated(sum(op.nbytes for op in ops), sort=algorithm != "pairwise")
+        ops.append(v.operator(use, n_jobs=n_jobs))
     return ops
 
 
@@ -267,16 +262,12 @@ _PARAMETERS = """
         K, the number of random directions, for ``approximation="projection"``: the one
         default of every projected statistic (``N_PROJECTIONS``; measured level, power and
         time of both families in the validation page, "How many directions").
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Draws the directions of ``approximation="projection"``.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in x or y: ``"raise"`` an
-        error, ``"omit"`` drop the row of both, ``"propagate"`` {propagate}.
+    rng
+        It draws the directions of ``approximation="projection"``.
 """
 
 
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"), propagate=True)
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), propagate=True)
 def dcov(
     x,
     y,
@@ -333,8 +324,7 @@ def dcov(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).r_value("dcov")
 
 
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"), propagate=True)
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), propagate=True)
 def dcor(
     x,
     y,
@@ -377,9 +367,7 @@ def dcor(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).r_value("dcor")
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"), propagate=False)
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
 def dcov_stats(
     x,
     y,
@@ -418,6 +406,6 @@ def dcov_stats(
     return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).result()
 
 
-for _f, _propagate in ((dcov, "return NaN"), (dcor, "return NaN"), (dcov_stats, "is refused (use one of the others)")):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _PARAMETERS.replace("{propagate}", _propagate))
-del _f, _propagate
+for _f in (dcov, dcor, dcov_stats):
+    _f.__doc__ = door_of(_f).document(_f.__doc__.replace("{parameters}", _PARAMETERS))
+del _f

@@ -4,15 +4,15 @@ test of independence, the coefficient :math:`\mathcal I_n` of Bakirov, Rizzo & S
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .._config import check_fits
-from .._missing import handles_missing
-from .._operator import GatherEngine, centred_gram, permuted_products
+from .._operator import PairwiseOperator, Repeated, centred_gram, gathered_products, make_operator
 from .._parallel import check_n_jobs
-from .._resampling import check_observed, check_options, permutation_null, pvalue
-from .._validation import as_data, vocabulary
-from .._results import names_data
+from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
+from .._validation import as_data
+from .._frontdoor import front_door
 from ._data import as_variables
 from .dcov import operators, stats_from_gram
 from .testing import IndependenceTestResult, pairing_scale
@@ -30,9 +30,7 @@ class _SumEngine:
         return sum(w * engine(perms) for engine, w in zip(self.engines, self.weights))
 
 
-@names_data("X")
-@vocabulary
-@handles_missing(("X",))
+@front_door("X", names=("X",))
 def mutual_independence_test(
     X, *, n_resamples: int = 999, exponent=1.0, rng=None, exact="auto", progress: bool | None = None, n_jobs=None, nan_policy: str = "raise"
 ) -> IndependenceTestResult:
@@ -52,13 +50,10 @@ def mutual_independence_test(
     n_resamples : int, default=999
     exponent : float, default=1.0
         alpha in (0, 2] of the Euclidean distances.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
+    rng
     exact : {"auto", True, False}, default="auto"
     progress : bool or None, default=None
     n_jobs : int, default=None
-    nan_policy : {"raise", "omit"}, default="raise"
-        Rows of X with a missing value (NaN, None, pandas NA, masked): an error, or dropped
-        (``n_omitted`` counts them).
 
     Returns
     -------
@@ -86,24 +81,28 @@ def mutual_independence_test(
     n, d = X.shape
     if d < 2:
         raise ValueError(f"`X` needs at least two columns (variables), got {d}.")
-    check_fits(f"mutual_independence_test's matrices (n = {n}, d = {d})", 2 * (d - 1) * 8 * n * n + GatherEngine.nbytes(n))
     engines, weights, terms, scales = [], [], [], []
     for k in range(d - 1):
         variables = as_variables({"X_k": X[:, k], "X_rest": X[:, k + 1 :]}, "euclidean", exponent)
-        ops = operators(variables)
-        stats = stats_from_gram(centred_gram(ops), "U")  # of the rescaled data, as the matrices below
+        op_k, op_rest = operators(variables)
+        # of the rescaled data, as the engines'
+        stats = stats_from_gram(centred_gram([op_k, op_rest]), "U")
         terms.append(stats.dcor2)
         if stats.dvar2_x * stats.dvar2_y <= 0:
             continue  # a constant column: its term is 0 for every permutation
-        Uk, Ur = (op.u_centred() for op in ops)
-        engines.append(GatherEngine(lambda a, b, M=Ur: M[a:b], Uk))
+        # S_k(pi) = sum_ij U(rest)_ij U(X_k)_pi(i)pi(j), from the operators' U-centred rows
+        rest, column = (functools.partial(op.centred_rows, unbiased=True) for op in (op_rest, op_k))
+        held = sum(e.nbytes for e in engines) + op_k.nbytes + op_rest.nbytes
+        what = f"mutual_independence_test's matrices (d = {d})"
+        engine = gathered_products(rest, column, n, reserve=held, what=what)
+        engines.append(engine)
         weights.append(1.0 / (n * (n - 3) * np.sqrt(stats.dvar2_x * stats.dvar2_y)))
-        scales.append(weights[-1] * pairing_scale(n, np.vdot(Uk, Uk), np.vdot(Ur, Ur)))
+        scales.append(weights[-1] * pairing_scale(n, *engine.squares))
     check_observed(sum(terms), "the sum of the bias-corrected distance correlations")
     if not engines:
         null = np.zeros(options.n_resamples)
         return IndependenceTestResult(0.0, 1.0, null, options.n_resamples, "Sum(R*)", 0.0, np.array(terms), "permutation", n)
-    res = permutation_null(_SumEngine(engines, weights), n, options, rng, n_jobs)
+    res = null_distribution(Pairings(n, _SumEngine(engines, weights)), options, rng, n_jobs)
     observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
     return IndependenceTestResult(
         statistic=float(sum(terms)),
@@ -119,15 +118,85 @@ def mutual_independence_test(
     )
 
 
-def _mvi_engine(x, y):
+def _squared_rows(op: PairwiseOperator):
+    """Rows a:b of the operator's matrix, squared (new arrays)."""
+    return lambda a, b: np.square(op.rows(slice(a, b)))
+
+
+def _row_pair_sums(op_x: PairwiseOperator, op_y: PairwiseOperator) -> np.ndarray:
+    r""":math:`Q_{km} = \sum_i \sum_j \sqrt{a_{ki}^2 + b_{mj}^2} = \sum_{i,j} |z_{km} - z_{ij}|`
+    (n x n, the n^4 sums once), from blocks of rows of x's and y's distance matrices a and b
+    (:meth:`~energystats._operator.PairwiseOperator.block_rows`), in temporaries of 2^21
+    values."""
+    n = op_x.n
+    Q = np.zeros((n, n))
+    for c in range(0, n, op_y.block_rows()):
+        B2 = np.square(op_y.rows(slice(c, min(c + op_y.block_rows(), n))))  # rows m = c:e of b^2
+        e = c + B2.shape[0]
+        step = max(1, 2**21 // B2.size)  # rows i per temporary (step x (e - c) x n)
+        for a in range(0, n, op_x.block_rows()):
+            A2 = np.square(op_x.rows(slice(a, min(a + op_x.block_rows(), n))))
+            for k in range(A2.shape[0]):
+                for i in range(0, n, step):
+                    block = np.sqrt(A2[k, i : i + step, None, None] + B2[None, :, :])
+                    Q[a + k, c:e] += block.sum(axis=(0, 2))
+    return Q
+
+
+class _MviEngine:
+    r"""n I_n^2 under permutations of y's rows: of the four means of Bakirov, Rizzo & Székely
+    (2006) only :math:`z_d`, the mean distance among the points :math:`(x_i, y_{\pi(i)})` (the
+    square root of the sum of the squared distances a^2 and b^2, gathered by the operator
+    layer's engine: n^2 / 2 gathers) and :math:`\bar z` (n lookups in Q) change."""
+
+    def __init__(self, op_x: PairwiseOperator, op_y: PairwiseOperator):
+        n = op_x.n
+        self.n = n
+        # beside the operators, Q and its temporaries
+        held = op_x.nbytes + op_y.nbytes + 8 * n * n + 8 * 2**21
+        a2, b2 = _squared_rows(op_x), _squared_rows(op_y)
+        self.zd = gathered_products(a2, b2, n, root=True, reserve=held, what="mvI's matrices")
+        self.Q = _row_pair_sums(op_x, op_y)
+        self.xbar, self.ybar = op_x.total() / n**2, op_y.total() / n**2
+        self.z = self.Q.sum() / n**4
+        self.rows = np.arange(n)
+
+    def scale(self) -> float:
+        """The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance: the three
+        means of n I^2 = n (2 zbar - zd - z) / (xbar + ybar - z) are non-negative, so its terms
+        sum in absolute value to n (2 zbar + zd + z) / |xbar + ybar - z| (at the identity: a
+        permutation changes zbar and zd little); zd sums n^2 roots in runs of 64 n: times
+        8 sqrt(n)."""
+        n = self.n
+        zd = self.zd.one(self.rows) / n**2
+        zbar = float(np.trace(self.Q)) / n**3
+        terms = n * (2.0 * zbar + zd + self.z) / abs(self.xbar + self.ybar - self.z)
+        return 8.0 * np.sqrt(n) * terms
+
+    def value(self, p: np.ndarray) -> float:
+        n = self.n
+        zd = self.zd.one(p) / n**2
+        zbar = float(self.Q[self.rows, p].sum()) / n**3
+        return n * (2.0 * zbar - zd - self.z) / (self.xbar + self.ybar - self.z)
+
+    def __call__(self, perms: np.ndarray) -> np.ndarray:
+        return np.array([self.value(p) for p in perms])
+
+
+def _mvi_engine(x, y) -> _MviEngine:
+    """The engine of n I_n^2 on x and y, rescaled by one power of two: I_n is invariant to a
+    common scale of x and y, not to separate ones (z_kl = (x_k, y_l) joins the two), so they
+    must not be rescaled by their own powers as the distance covariances' variables are."""
     vx, vy = as_variables({"x": x, "y": y}, "euclidean", 1.0, min_samples=2)
-    n = vx.n
-    check_fits(f"mvI's matrices (n = {n}: four n x n arrays)", 4 * 8 * n * n + 8 * 2**21)
-    return permuted_products(vx.operator(repeated=True, sort=False), vy.operator(repeated=True, sort=False), "mvi")
+    shift = max(vx.scaling.shift, vy.scaling.shift)
+    op_x, op_y = (
+        make_operator(np.ldexp(v.data, v.scaling.shift - shift), v.semimetric, Repeated(sort=False))
+        for v in (vx, vy)
+    )
+    return _MviEngine(op_x, op_y)
 
 
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), propagate=True)
+@front_door(("x", "y"), columns=("y",), propagate=True)
 def mvi(x, y, *, nan_policy: str = "raise") -> float:
     r"""The independence coefficient :math:`\mathcal I_n` of Bakirov, Rizzo & Székely (2006):
     R ``mvI(x, y)``.
@@ -144,8 +213,6 @@ def mvi(x, y, *, nan_policy: str = "raise") -> float:
     ----------
     x : array_like of shape (n,) or (n, p)
     y : array_like of shape (n,) or (n, q)
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value in x or y: an error, the row of both dropped, or NaN.
 
     Returns
     -------
@@ -167,9 +234,7 @@ def mvi(x, y, *, nan_policy: str = "raise") -> float:
     return float(np.sqrt(max(engine.value(np.arange(engine.n)) / engine.n, 0.0)))
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"))
+@front_door(("x", "y"), columns=("y",), names=("x", "y"))
 def mvi_test(
     x, y, *, n_resamples: int = 999, rng=None, exact="auto", progress: bool | None = None, n_jobs=None, nan_policy: str = "raise"
 ) -> IndependenceTestResult:
@@ -181,13 +246,10 @@ def mvi_test(
     x : array_like of shape (n,) or (n, p)
     y : array_like of shape (n,) or (n, q)
     n_resamples : int, default=999
-    rng : int, numpy.random.Generator, RandomState or None, default=None
+    rng
     exact : {"auto", True, False}, default="auto"
     progress : bool or None, default=None
     n_jobs : int, default=None
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value in x or y: an error, or the row of both dropped
-        (``n_omitted`` counts them).
 
     Returns
     -------
@@ -208,7 +270,7 @@ def mvi_test(
     """
     options = check_options(n_resamples, exact, progress=progress)
     engine = _mvi_engine(x, y)
-    res = permutation_null(engine, engine.n, options, rng, check_n_jobs(n_jobs))
+    res = null_distribution(Pairings(engine.n, engine), options, rng, check_n_jobs(n_jobs))
     observed, null, exact_used, count = check_observed(res.observed, "n I^2"), res.values, res.exact, res.count
     return IndependenceTestResult(
         statistic=float(observed),

@@ -23,9 +23,11 @@ from .._parallel import (
     run_threads,
 )
 from .._random import as_generator
-from .._resampling import Options, check_observed, check_options, permutation_null, pvalue
-from .._results import ResultMixin, names_data
-from .._validation import check_correction, vocabulary
+from .._resampling import Options, Pairings, check_observed, check_options, null_distribution
+from .._resampling import pvalue
+from .._results import ResultMixin
+from .._validation import check_correction
+from .._frontdoor import front_door
 from ._data import Variable, as_variables
 from .dcov import operators
 from .gamma import gamma_pvalue, permutation_moments, skewness_of
@@ -54,10 +56,6 @@ class PairwiseDcorResult(ResultMixin):
     alpha : float
     n_samples : int
         Sample size (rows without a missing value in the columns used).
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -66,9 +64,9 @@ class PairwiseDcorResult(ResultMixin):
     correction: str
     alpha: float
     n_samples: int
-    n_omitted: int = 0
 
     _title = "Distance correlation of every pair of variables"
+    _not_one_test = "holds one test per pair of variables: plot_dcor_matrix draws them"
     #: the matrix is printed up to this many variables
     _MATRIX_PRINTED = 10
 
@@ -131,7 +129,8 @@ def _pair(i: int, j: int, variables: list[Variable], ops: list, sums: list, meth
         statistic = np.inf if bcdcor >= 1 else float(np.sqrt(t_df) * bcdcor / np.sqrt(1 - bcdcor**2))
         p = float(student_t.sf(statistic, t_df))
     else:
-        null = permutation_null(engine_for(variables[i], variables[j], ops[i], ops[j]), n, options, stream)
+        engine = engine_for(variables[i], variables[j], ops[i], ops[j])
+        null = null_distribution(Pairings(n, engine), options, stream)
         p = pvalue(null.observed, null.values, exact=null.exact, scale=pairing_scale(n, *G.squares), what="the distance covariance")
     return {"x": variables[i].name, "y": variables[j].name, "dcor": dcor, "bcdcor": bcdcor, "statistic": statistic, "pvalue": p}
 
@@ -142,8 +141,7 @@ def _pairs_task(pairs: list, variables: list[Variable], method: str, options: Op
     return [_pair(i, j, variables, ops, sums, method, options, streams[k], t_df) for k, (i, j) in pairs]
 
 
-@names_data("X")
-@vocabulary
+@front_door(names=("X",))
 def pairwise_dcor(
     X,
     *,
@@ -184,8 +182,8 @@ def pairwise_dcor(
         For ``method="permutation"``.
     exponent : float, default=1.0
         alpha in (0, 2] of the Euclidean distances.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        The permutations of ``method="permutation"`` (one stream per pair).
+    rng
+        It draws the permutations of ``method="permutation"`` (one stream per pair).
     n_jobs : int, default=None
         joblib's ``n_jobs``: shares of the pairs as joblib tasks (Dask inside
         ``joblib.parallel_config(backend="dask")``), the data sent once; otherwise the pairs

@@ -17,21 +17,20 @@ the projection of x's matrix onto the orthogonal complement of z's is
 of :math:`\tilde A, \tilde B, \tilde C`, which one pass over the tiles of the three
 distance matrices gives (:func:`~energystats._operator.centred_gram`): no n x n array. The
 tests permute the rows of :math:`P_{z^\perp}(x)` against :math:`P_{z^\perp}(y)` (Section
-4.2), which needs the two projections as matrices.
+4.2): the permutation engine of the operator layer
+(:func:`~energystats._operator.gathered_products`) holds the two projections, formed from the
+operators' U-centred rows.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._config import check_fits
-from .._missing import handles_missing
-from .._operator import GatherEngine, PairwiseOperator, centred_gram
+from .._operator import PairwiseOperator, centred_gram, gathered_products
 from .._parallel import check_n_jobs
-from .._resampling import check_options, permutation_null, pvalue
-from .._results import names_data
+from .._resampling import Pairings, check_options, null_distribution, pvalue
+from .._frontdoor import door_of, front_door
 from .._semimetric import MetricLike, Scaling
-from .._validation import vocabulary
 from ._data import Variable, as_variables
 from .dcov import gram_of, operators
 from .testing import IndependenceTestResult, pairing_scale
@@ -73,14 +72,10 @@ _PARAMETERS = """
         The semimetric of each sample, as in :func:`dcov` (one value, or three).
     n_jobs : int, default=None
         joblib's ``n_jobs`` for the pass over the tiles.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in x, y or z: ``"raise"``
-        an error, ``"omit"`` drop the row of all three, ``"propagate"`` return NaN.
 """
 
 
-@vocabulary(data="x", columns=("y", "z"))
-@handles_missing(("x", "y", "z"), data=("x", "y", "z"), propagate=True)
+@front_door(("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), propagate=True)
 def pdcov(
     x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
 ) -> float:
@@ -113,8 +108,7 @@ def pdcov(
     return Scaling(0, fx + fy).result(float(xy), "pdcov")
 
 
-@vocabulary(data="x", columns=("y", "z"))
-@handles_missing(("x", "y", "z"), data=("x", "y", "z"), propagate=True)
+@front_door(("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), propagate=True)
 def pdcor(
     x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
 ) -> float:
@@ -138,15 +132,20 @@ def pdcor(
 
 
 for _f in (pdcov, pdcor):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _PARAMETERS)
+    _f.__doc__ = door_of(_f).document(_f.__doc__.replace("{parameters}", _PARAMETERS))
 del _f
 
 
-def _projection(op: PairwiseOperator, z_matrix: np.ndarray, c: float) -> np.ndarray:
-    """P(x) = U(x) - c U(z) as an n x n array (U-centred, zero diagonal)."""
-    P = op.u_centred("the projection's distance matrix")
-    P -= c * z_matrix
-    return P
+def _projection_rows(op: PairwiseOperator, z: PairwiseOperator, c: float):
+    """Rows a:b of P(x) = U(x) - c U(z) (U-centred, zero diagonal), from the operators'
+    U-centred rows: no n x n array."""
+
+    def rows(a: int, b: int) -> np.ndarray:
+        P = op.centred_rows(a, b, unbiased=True)
+        P -= c * z.centred_rows(a, b, unbiased=True)
+        return P
+
+    return rows
 
 
 def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs) -> IndependenceTestResult:
@@ -154,19 +153,21 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
     n_jobs = check_n_jobs(n_jobs)
     variables = _variables(x, y, z, metric, exponent, sigma)
     n = variables[0].n
-    check_fits(f"the partial test's matrices (n = {n}: three n x n arrays)", 3 * 8 * n * n + GatherEngine.nbytes(n))
     ops = operators(variables, n_jobs=n_jobs)
     U = centred_gram(ops, n_jobs=n_jobs).U / (n * (n - 3))
     xy, xx, yy = _partial(U)
     cx, cy = _coefficients(U)
-    Cz = ops[2].u_centred("z's distance matrix")
-    Px = _projection(ops[0], Cz, cx)
-    Py = _projection(ops[1], Cz, cy)
-    del Cz
-    engine = GatherEngine(lambda a, b: Py[a:b], Px)
-    res = permutation_null(engine, n, options, rng, n_jobs)
+    # S(pi) = sum_ij P(y)_ij P(x)_pi(i)pi(j): the rows of P(x) permuted (Section 4.2)
+    engine = gathered_products(
+        _projection_rows(ops[1], ops[2], cy), _projection_rows(ops[0], ops[2], cx), n,
+        reserve=sum(op.nbytes for op in ops), what="the partial test's matrices",
+    )
+    del ops  # the engine holds the two projections
+    res = null_distribution(Pairings(n, engine), options, rng, n_jobs)
     observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
-    p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, np.vdot(Px, Px), np.vdot(Py, Py)), what="the partial distance covariance")
+    scale = pairing_scale(n, *engine.squares)
+    what = "the partial distance covariance"
+    p = pvalue(observed, null, exact=exact_used, scale=scale, what=what)
     fx, fy = variables[0].scaling.log2_factor, variables[1].scaling.log2_factor
     if statistic == "n pdcov":  # R's statistic: n times the U-product
         scale = 2.0 ** (fx + fy) / (n - 3)
@@ -198,21 +199,18 @@ _TEST_PARAMETERS = """
         Number of random permutations.
     exponent, metric, sigma
         The semimetric of each sample, as in :func:`dcov`.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
+    rng
     exact : {"auto", True, False}, default="auto"
         As in :func:`dcov_test`.
     progress : bool or None, default=None
     n_jobs : int, default=None
         joblib's ``n_jobs`` for blocks of permutations.
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value in x, y or z: an error, or the row of all three dropped
-        (``n_omitted`` counts them).
 """
 
 
-@names_data("x", "y", "z")
-@vocabulary(data="x", columns=("y", "z"))
-@handles_missing(("x", "y", "z"), data=("x", "y", "z"))
+@front_door(
+    ("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), names=("x", "y", "z")
+)
 def pdcov_test(
     x,
     y,
@@ -233,7 +231,7 @@ def pdcov_test(
     The statistic is :math:`n\,(P_{z^\perp}(x) \cdot P_{z^\perp}(y))` (R's ``n V^*``);
     each permutation permutes the rows and columns of :math:`P_{z^\perp}(x)` (Székely &
     Rizzo 2014, Section 4.2), in float64 gathers on both cores: time O(B n^2), memory
-    three n x n arrays.
+    two n x n arrays (the two projections) beside the three distance matrices' operators.
     {parameters}
     Returns
     -------
@@ -251,9 +249,9 @@ def pdcov_test(
     return _test(x, y, z, "n pdcov", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs)
 
 
-@names_data("x", "y", "z")
-@vocabulary(data="x", columns=("y", "z"))
-@handles_missing(("x", "y", "z"), data=("x", "y", "z"))
+@front_door(
+    ("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), names=("x", "y", "z")
+)
 def pdcor_test(
     x,
     y,
@@ -290,5 +288,5 @@ def pdcor_test(
 
 
 for _f in (pdcov_test, pdcor_test):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _TEST_PARAMETERS)
+    _f.__doc__ = door_of(_f).document(_f.__doc__.replace("{parameters}", _TEST_PARAMETERS))
 del _f

@@ -34,7 +34,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._operator import N_PROJECTIONS, PairwiseOperator, check_projection, line_pair_sums, make_operator, projected_pair_sums, sphere_constant
+from .._operator import (
+    N_PROJECTIONS,
+    PairwiseOperator,
+    approximation_of,
+    check_projection,
+    line_pair_sums,
+    make_operator,
+    projected_pair_sums,
+    sphere_constant,
+)
 from .._parallel import THREADS, round_robin, run_threads
 from ._data import Variable
 from .gamma import gamma_pvalue
@@ -81,7 +90,8 @@ class ProjectedStatistics:
 
 
 def _projection_operator(v: Variable, n_projections: int, rng: np.random.Generator) -> PairwiseOperator:
-    return make_operator(v.data, v.semimetric, approximation="projection", n_projections=n_projections, rng=rng)
+    estimate = approximation_of("projection", n_projections=n_projections, rng=rng)
+    return make_operator(v.data, v.semimetric, approximation=estimate)
 
 
 def project(x: Variable, y: Variable, n_projections: int, rng: np.random.Generator, *, variances: bool) -> ProjectedStatistics:

@@ -5,19 +5,21 @@ correlation t-test for high dimension (R ``dcorT.test``; Székely & Rizzo 2013).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable, TypeVar
 
 import numpy as np
 from scipy.stats import t as student_t
 
 from .._config import check_fits
-from .._missing import handles_missing
-from .._operator import PairwiseOperator, centred_gram, make_operator, permuted_products
+from .._operator import PairwiseOperator, Repeated, centred_gram, make_operator, permuted_products
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import check_observed, check_options, permutation_null, pvalue
-from .._results import ResultMixin, _number, names_data
+from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
+from .._resampling import tie_scale
+from .._results import _number
+from .._frontdoor import door_of, front_door
+from .._result_bases import NullPanel, TestResult
 from .._semimetric import MetricLike, Scaling
-from .._validation import vocabulary
 from ._data import Variable, as_variables
 from .dcov import (
     DCovStatsResult,
@@ -33,20 +35,11 @@ __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "en
 
 
 @dataclass(frozen=True, repr=False)
-class IndependenceTestResult(ResultMixin):
+class IndependenceTestResult(TestResult):
     """Result of a test of independence.
 
     Attributes
     ----------
-    statistic : float
-        The test statistic, ``statistic_name`` (R's name for it).
-    pvalue : float
-        Permutation tests: (1 + #{null >= statistic}) / (n_resamples + 1), or the share of
-        all n! permutations when ``exact``; the t-test: its upper-tail probability.
-    null_distribution : ndarray or None
-        The statistic under each permutation (``None`` for the t-test).
-    n_resamples : int
-        Number of permutations in ``null_distribution`` (0 for the t-test).
     statistic_name : str
         ``"nV^2"``, ``"dCor"``, ``"T"``, ... as R's ``htest`` names it.
     estimate : float
@@ -59,12 +52,8 @@ class IndependenceTestResult(ResultMixin):
         ``"permutation"``, ``"gamma"`` or ``"t"``.
     n_samples : int
         Sample size (after dropping rows with missing values).
-    exact : bool
-        Whether every permutation was enumerated.
     df : float or None
         Degrees of freedom of the t-test.
-    n_omitted : int
-        Rows dropped for missing values (``nan_policy="omit"``).
     reference_distribution : object or None
         The distribution of ``statistic`` under independence whose upper tail at
         ``statistic`` is ``pvalue``, with the ``pdf``, ``cdf``, ``sf`` and ``ppf`` of a
@@ -72,22 +61,14 @@ class IndependenceTestResult(ResultMixin):
         ``df`` degrees of freedom for the t-test, the gamma of ``method="gamma"`` (for dCor
         the distribution of the square root of the gamma of dCor^2); None for permutation
         tests (``null_distribution``) and when every permutation gives the same statistic.
-    data_name : str or None
-        What was passed, as R's ``data.name`` (``"mag and stations"``).
     """
 
-    statistic: float
-    pvalue: float
-    null_distribution: np.ndarray | None = field(repr=False)
-    n_resamples: int
     statistic_name: str
     estimate: float
     estimates: DCovStatsResult | None = field(repr=False)
     method: str
     n_samples: int
-    exact: bool = False
     df: float | None = None
-    n_omitted: int = 0
     reference_distribution: object | None = field(default=None, repr=False)
 
     _titles = {
@@ -102,10 +83,26 @@ class IndependenceTestResult(ResultMixin):
     #: R's name of ``estimate`` for each statistic
     _estimates = {"nV^2": "dCov", "dCor": "dCor", "T": "bcdcor", "n pdcov": "pdcov", "pdcor": "pdcor", "n I^2": "I"}
     _hidden = ("method", "df", "estimate")
+    #: the test and the axis label of each statistic in plot_null_distribution
+    _plot_names = {
+        "nV^2": ("distance covariance test of independence",
+                 "n V\u00b2 (distance covariance statistic)"),
+        "dCor": ("distance correlation test of independence", "distance correlation dCor"),
+        "T": ("distance correlation t-test of independence",
+              "T (t statistic of the bias-corrected dCor\u00b2)"),
+        "Sum(R*)": ("energy test of mutual independence", "sum of bias-corrected dCor\u00b2"),
+        "n I^2": ("test of independence by the coefficient I", "n I\u00b2"),
+        "n pdcov": ("partial distance covariance test", "n pdCov"),
+        "pdcor": ("partial distance correlation test", "partial distance correlation pdCor"),
+    }
 
     @property
     def _title(self) -> str:
         return self._titles.get(self.statistic_name, f"Energy test of independence, statistic {self.statistic_name}")
+
+    @property
+    def _statistic_label(self) -> str:
+        return self.statistic_name
 
     def _pvalue_note(self) -> str:
         if self.method == "t":
@@ -119,19 +116,39 @@ class IndependenceTestResult(ResultMixin):
         estimate = [(name, _number(self.estimate))] if name and name != self.statistic_name else []
         return estimate + super()._details()
 
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        unknown = ("test of independence", self.statistic_name)
+        test, label = self._plot_names.get(self.statistic_name, unknown)
+        if self.null_distribution is not None:
+            null_label = self._permutation_label("permutations")
+            return (NullPanel(test, label, self.statistic, self.pvalue, null_label,
+                              null=self.null_distribution),)
+        reference = self.reference_distribution
+        if reference is None:
+            raise ValueError("`result`'s null distribution is a point mass (every permutation "
+                             "gives the same statistic, p = 1): there is no distribution to draw.")
+        if self.method == "t":
+            null_label = f"Student t, {self.df:g} df"
+        else:
+            null_label = "gamma approximation of the null"
+        support = (float(reference.ppf(0.0005)), float(reference.ppf(0.9995)))
+        return (NullPanel(test, label, self.statistic, self.pvalue, null_label,
+                          density=reference.pdf, support=support),)
+
 
 def pairing_scale(n: int, squares_x, squares_y):
-    r"""The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance for
-    :math:`S(\pi) = \sum_{ij} A_{ij} b_{\pi(i)\pi(j)}`, from the raw sums of squares
-    :math:`\sum_{ij} a_{ij}^2` and :math:`\sum_{ij} b_{ij}^2` of the two matrices. The terms
-    sum in absolute value to at most :math:`\|A\|\,\|b\| \le \|a\|\,\|b\|` (Cauchy-Schwarz;
-    centring is a projection), and the O(n log n) expansion's three terms to at most
-    :math:`4\|a\|\,\|b\|` (:math:`\sum_i a_{i\cdot}^2 \le n \|a\|^2`,
+    r"""The tie rule (:func:`~energystats._resampling.tie_scale`) fed with what the pairing
+    engines add up for :math:`S(\pi) = \sum_{ij} A_{ij} b_{\pi(i)\pi(j)}`, from the raw sums of
+    squares :math:`\sum_{ij} a_{ij}^2` and :math:`\sum_{ij} b_{ij}^2` of the two matrices. The
+    terms sum in absolute value to at most :math:`\|A\|\,\|b\| \le \|a\|\,\|b\|`
+    (Cauchy-Schwarz; centring is a projection), and the O(n log n) expansion's three terms to
+    at most :math:`4\|a\|\,\|b\|` (:math:`\sum_i a_{i\cdot}^2 \le n \|a\|^2`,
     :math:`a_{\cdot\cdot} \le n \|a\|`); the longest run of sequential additions is a gather's
-    block of 64 rows (a dot product of 64 n terms) or a cumulative sum of n: times
-    :math:`8\sqrt n`. Tied values of the statistic (permutations that give the same
-    contingency table of categorical data) then tie on every machine."""
-    return 32.0 * np.sqrt(n * np.asarray(squares_x, dtype=float) * np.asarray(squares_y, dtype=float))
+    block of 64 rows (a dot product of 64 n terms; a cumulative sum of n is shorter). Tied
+    values of the statistic (permutations that give the same contingency table of categorical
+    data) then tie on every machine."""
+    terms = 4.0 * np.sqrt(np.asarray(squares_x, dtype=float) * np.asarray(squares_y, dtype=float))
+    return tie_scale(terms, run=64 * n)
 
 
 def engine_for(x: Variable, y: Variable, op_x: PairwiseOperator, op_y: PairwiseOperator):
@@ -155,7 +172,7 @@ def variable_power_sums(v: Variable, rows: np.ndarray) -> tuple[float, float]:
     m = rows.shape[0]
     check_fits(f"the skewness of the gamma p-value ({m} x {m} matrices)", 4 * 8 * m * m)
     data = v.data[np.ix_(rows, rows)] if v.semimetric.precomputed else v.data[rows]
-    return make_operator(data, v.semimetric, repeated=True, sort=False).power_sums()
+    return make_operator(data, v.semimetric, Repeated(sort=False)).power_sums()
 
 
 def _skewness(x: Variable, y: Variable) -> float:
@@ -183,6 +200,20 @@ def _projected_scale(x: Variable, y: Variable, directions: tuple[np.ndarray, np.
     return float(pairing_scale(n, squares(x.data, directions[0]), squares(y.data, directions[1])).sum())
 
 
+_Value = TypeVar("_Value")
+
+
+def _at_data_scale(compute: Callable[[], _Value]) -> _Value | None:
+    """``compute()``, numbers a test reports at the data's scale beside its statistic (the V- or
+    U-statistics of ``estimates``, the reference distribution of n V_n^2), or None when one of
+    them is beyond float64 (data scaled near 1e300 or 1e-300): the statistic and its p-value
+    do not need them (dCor and the t-test's bias-corrected dCor^2 are scale free)."""
+    try:
+        return compute()
+    except (OverflowError, ValueError):  # Scaling.result: beyond float64, either way
+        return None
+
+
 def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections) -> IndependenceTestResult:
     """:func:`dcov_test` and :func:`dcor_test`: every method, exact or projected."""
     if method not in _METHODS:
@@ -200,37 +231,50 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
     if approximation == "projection":
         K = check_variables([vx, vy], n_projections)
         P = project(vx, vy, K, gen.spawn(1)[0], variances=statistic == "dCor")  # directions from their own stream
-        estimates = stats_from_projection(P, "V", factors) if statistic == "dCor" else None
+        unscaled = stats_from_projection(P, "V", (0.0, 0.0)) if statistic == "dCor" else None
+        estimates = None if unscaled is None else _at_data_scale(
+            lambda: stats_from_projection(P, "V", factors))
         if method == "gamma":
             _, p, mean, variance = projection_gamma(vx, vy, P, gen)  # of n times the projected V-statistic
             observed, moments = float(P.V_xy.sum()), (n * mean, n * n * variance, None)  # the engine's units: sum of S_k
         else:
-            res = permutation_null(permuted_products(*P.operators), n, options, gen, n_jobs)
+            engine = Pairings(n, permuted_products(*P.operators))
+            res = null_distribution(engine, options, gen, n_jobs)
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
             p = pvalue(observed, null, exact=exact_used, scale=_projected_scale(vx, vy, P.directions), what="the projected distance covariance")
         scale_xy = P.scale_xy / K
         observed, null = observed * scale_xy, (None if null is None else null * scale_xy)
-        denominator = 0.0 if estimates is None else np.sqrt(P.scale_xx * P.scale_yy * np.mean(P.V_xx) * np.mean(P.V_yy))
-        estimate = float(np.sqrt(max(observed, 0.0)) / n) if estimates is None else estimates.r_names()["dCor"]
+        if unscaled is None:
+            denominator, estimate = 0.0, float(np.sqrt(max(observed, 0.0)) / n)
+        else:
+            variances = P.scale_xx * P.scale_yy * np.mean(P.V_xx) * np.mean(P.V_yy)
+            denominator, estimate = np.sqrt(variances), unscaled.r_names()["dCor"]
     else:
         ops = operators([vx, vy], n_jobs=n_jobs)
         G = centred_gram(ops, n_jobs=n_jobs, unbiased=False)
-        estimates = stats_from_gram(G, "V", factors)
+        unscaled = stats_from_gram(G, "V")  # of the rescaled data: dCor is scale free
+        estimates = _at_data_scale(lambda: stats_from_gram(G, "V", factors))
         if method == "gamma":
             observed = float(G.V[0, 1])
             mean, variance = permutation_moments(G.V[0, 0], ops[0].row_sums(), G.squares[1], ops[1].row_sums())
             moments = (mean, variance, _skewness(vx, vy))
             p = gamma_pvalue(check_observed(observed, "the distance covariance"), *moments)
         else:
-            res = permutation_null(engine_for(vx, vy, *ops), n, options, gen, n_jobs)
+            res = null_distribution(Pairings(n, engine_for(vx, vy, *ops)), options, gen, n_jobs)
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
             p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, *G.squares), what="the distance covariance")
         denominator = np.sqrt(max(G.V[0, 0], 0.0) * max(G.V[1, 1], 0.0))  # dCor^2 = S / denominator
-        estimate = estimates.r_names()["dCov" if statistic == "nV^2" else "dCor"]
-    if statistic == "nV^2":  # n V_n^2 = S / n, in the data's units
-        scale = 2.0 ** (factors[0] + factors[1]) / n
-        stat, values = observed * scale, (None if null is None else null * scale)
-        reference = None if moments is None else gamma_reference(moments[0] * scale, moments[1] * scale * scale, moments[2])
+        estimate = unscaled.r_names()["dCov" if statistic == "nV^2" else "dCor"]
+        if statistic == "nV^2":
+            estimate = Scaling(0, (factors[0] + factors[1]) / 2).result(estimate, "dCov")
+    if statistic == "nV^2":  # n V_n^2 = S / n, in the data's units (beyond float64: an error)
+        what, f = "the statistic n V_n^2", factors[0] + factors[1]
+        stat = Scaling(0, f).result(observed * (1.0 / n), what)
+        values = None if null is None else Scaling(0, f).result(null * (1.0 / n), what)
+        reference = None if moments is None else _at_data_scale(lambda: gamma_reference(
+            Scaling(0, f).result(moments[0] * (1.0 / n), what),
+            Scaling(0, 2 * f).result(moments[1] * (1.0 / n) * (1.0 / n), "its variance"),
+            moments[2]))
         if approximation == "projection":
             estimate = Scaling(0, (factors[0] + factors[1]) / 2).result(estimate, "dCov")
     else:  # dCor is a monotone function of S: the same p-value
@@ -262,8 +306,8 @@ _TEST_PARAMETERS = """
         Number of random permutations (R's ``R``).
     exponent, metric, sigma
         The semimetric of each sample, as in :func:`dcov`.
-    rng : int, numpy.random.Generator, RandomState or None, default=None
-        Seed or generator for the permutations.
+    rng
+        It draws the permutations.
     exact : {"auto", True, False}, default="auto"
         ``"auto"`` enumerates all n! permutations when there are at most
         ``n_resamples`` of them; ``True`` always does (n <= 9); ``False`` never does.
@@ -287,9 +331,6 @@ _TEST_PARAMETERS = """
     n_projections : int, default=200
         K, the number of random directions, for ``approximation="projection"`` (the one
         default of every projected statistic, ``N_PROJECTIONS``).
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in x or y: ``"raise"`` an
-        error, ``"omit"`` drop the row of both (``n_omitted`` counts them).
 """
 
 _TEST_NOTES = """
@@ -305,9 +346,7 @@ _TEST_NOTES = """
 """
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"))
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
 def dcov_test(
     x,
     y,
@@ -330,7 +369,9 @@ def dcov_test(
     The statistic is :math:`n \mathcal V_n^2(x, y)` (R's ``nV^2``, Székely, Rizzo &
     Bakirov 2007, Section 4); the p-value is :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` over
     B permutations of y's rows. ``estimate`` is :math:`\mathcal V_n(x, y)` and
-    ``estimates`` R's four numbers (dCov, dCor, dVar(x), dVar(y)).
+    ``estimates`` R's four numbers (dCov, dCor, dVar(x), dVar(y)), or None when one of them is
+    beyond float64 (data scaled near 1e300: dVar(x)^2 is their square); a statistic beyond
+    float64 is an ``OverflowError``.
     {parameters}
     Returns
     -------
@@ -350,9 +391,7 @@ def dcov_test(
     return _test(x, y, "nV^2", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections)
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"))
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
 def dcor_test(
     x,
     y,
@@ -394,13 +433,12 @@ def dcor_test(
 
 
 for _f in (dcov_test, dcor_test):
-    _f.__doc__ = _f.__doc__.replace("{parameters}", _TEST_PARAMETERS).replace("{notes}", _TEST_NOTES)
-del _f
+    _doc = _f.__doc__.replace("{parameters}", _TEST_PARAMETERS).replace("{notes}", _TEST_NOTES)
+    _f.__doc__ = door_of(_f).document(_doc)
+del _f, _doc
 
 
-@names_data("x", "y")
-@vocabulary(data="x", columns=("y",))
-@handles_missing(("x", "y"), data=("x", "y"))
+@front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
 def dcor_ttest(
     x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
 ) -> IndependenceTestResult:
@@ -426,14 +464,13 @@ def dcor_ttest(
         The semimetric of each sample, as in :func:`dcov`.
     n_jobs : int, default=None
         joblib's ``n_jobs`` for the pass over the tiles.
-    nan_policy : {"raise", "omit"}, default="raise"
-        Rows with a missing value in x or y: an error, or dropped (``n_omitted``).
 
     Returns
     -------
     IndependenceTestResult
         ``statistic`` T, ``df``, ``estimate`` the bias-corrected dCor^2, ``estimates`` the
-        U-statistics (R ``dcovU_stats``).
+        U-statistics (R ``dcovU_stats``), None when one of them is beyond float64 (data
+        scaled near 1e300 or 1e-300: T is scale free, the U-statistics are not).
 
     Notes
     -----
@@ -454,8 +491,11 @@ def dcor_ttest(
     n = vx.n
     if n < 4:
         raise ValueError(f"the distance correlation t-test needs at least 4 samples (it divides by n(n - 3)), got {n}.")
-    stats = stats_from_gram(gram_of([vx, vy], n_jobs=check_n_jobs(n_jobs)), "U", (vx.scaling.log2_factor, vy.scaling.log2_factor))
-    r = check_observed(stats.dcor2, "the bias-corrected distance correlation")
+    G = gram_of([vx, vy], n_jobs=check_n_jobs(n_jobs))
+    factors = (vx.scaling.log2_factor, vy.scaling.log2_factor)
+    # bcdcor is scale free: from the rescaled data, whatever the data's scale
+    r = check_observed(stats_from_gram(G, "U").dcor2, "the bias-corrected distance correlation")
+    stats = _at_data_scale(lambda: stats_from_gram(G, "U", factors))
     df = n * (n - 3) / 2.0 - 1.0
     T = np.inf if r >= 1.0 else float(np.sqrt(df) * r / np.sqrt(1.0 - r * r))
     return IndependenceTestResult(

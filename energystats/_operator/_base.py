@@ -1,25 +1,30 @@
-"""The interface every back-end of the pairwise operator implements, and what follows from it.
+"""The interface every back-end of the pairwise operator implements: the contract between the
+operator layer and the families of statistics.
 
 A :class:`PairwiseOperator` is a symmetric n x n matrix A (the semimetric D, or a kernel
 G) known only by what it does, as a :class:`scipy.sparse.linalg.LinearOperator` is:
 products :meth:`~PairwiseOperator.matmat`, :meth:`~PairwiseOperator.rows`,
 :meth:`~PairwiseOperator.diagonal`, :meth:`~PairwiseOperator.row_sums`, block sums
-(:meth:`~PairwiseOperator.quadratic`) and the block sums of many labelings at once
-(:meth:`~PairwiseOperator.group_sums`). Callers ask it for these and for its
-capabilities (:attr:`~PairwiseOperator.approximation`, :attr:`~PairwiseOperator.exact`,
-:attr:`~PairwiseOperator.on_line`, :attr:`~PairwiseOperator.tiled`,
-:attr:`~PairwiseOperator.features`, :meth:`~PairwiseOperator.u_centred`,
-:meth:`~PairwiseOperator.power_sums`, :meth:`~PairwiseOperator.top_eigenvectors`), never
-for its concrete type. :meth:`~PairwiseOperator.held_matrix` and
-:meth:`~PairwiseOperator.dense` hand out the whole matrix: they are for the operator
-layer's own code (``tests/test_layout.py`` checks that nothing outside it calls them).
+(:meth:`~PairwiseOperator.quadratic`), the block sums of many labelings at once
+(:meth:`~PairwiseOperator.group_sums`) and blocks of its centred rows
+(:meth:`~PairwiseOperator.centred_rows`). Callers ask it for these and for its
+capabilities and views, never for its concrete type. Everything a family may ask is
+declared here, public and with a default: a view that a back-end does not have is
+``None`` (:attr:`~PairwiseOperator.features`, :attr:`~PairwiseOperator.feature_map`,
+:attr:`~PairwiseOperator.residual`, :attr:`~PairwiseOperator.directions`,
+:meth:`~PairwiseOperator.projections`, :attr:`~PairwiseOperator.line`), a capability it
+does not have is ``False`` (:attr:`~PairwiseOperator.on_line`, :attr:`~PairwiseOperator.tiled`).
+``tests/test_layout.py`` runs the public API with every operator wrapped in a proxy that
+refuses any other attribute.
+
+The names that start with an underscore belong to the operator layer: the whole matrix
+(:meth:`~PairwiseOperator._held_matrix`, :meth:`~PairwiseOperator._dense`), tiles
+(:meth:`~PairwiseOperator._tile`) and where shards run (:meth:`~PairwiseOperator._map`).
 
 The interface is an abstract base class: a back-end must provide ``_matmat``,
 :meth:`~PairwiseOperator.rows`, :meth:`~PairwiseOperator.group_sums`,
 :meth:`~PairwiseOperator.group_sums_bytes` and :meth:`~PairwiseOperator.restrict`.
-Everything else has a default, and every capability that not all back-ends have is
-declared here with a default that says "not this one" (``False`` or ``None``) or computes
-it from the products: callers ask, never test types.
+Everything else has a default computed from those.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import abc
 import copy
 import functools
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -36,8 +42,36 @@ from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
 from .._config import check_fits, memory_budget
 from .._parallel import items_per_task, n_workers, round_robin, run_tasks, run_threads
+from .feature_map import FeatureMap
 
-__all__ = ["PairwiseOperator", "indicator", "is_scalar"]
+__all__ = ["TILE", "Line", "PairwiseOperator", "indicator", "is_scalar"]
+
+#: Side of the square tiles of a streamed product (2 MiB per tile): a streamed product then
+#: runs at 80-90% of numpy's matrix-product rate on this package's benchmark machine
+#: (benchmarks/bench_operator.py). A block of rows holds as many entries
+#: (:meth:`PairwiseOperator.block_rows`).
+TILE = 512
+
+
+@dataclass(frozen=True)
+class Line:
+    """The view of an operator that is :math:`|x_i - x_j|` of points on the line, known by
+    their sort (:attr:`PairwiseOperator.line`).
+
+    Attributes
+    ----------
+    x : ndarray of shape (n,)
+        The points, as given.
+    order : ndarray of shape (n,)
+        Their ascending order (``np.argsort(x)``; ties in any order).
+    xs : ndarray of shape (n,)
+        The sorted points, centred (``x[order] - x[order].mean()``): an offset costs no
+        precision.
+    """
+
+    x: np.ndarray
+    order: np.ndarray
+    xs: np.ndarray
 
 
 def indicator(codes: np.ndarray, k: int, weights: np.ndarray | None = None) -> np.ndarray:
@@ -83,6 +117,20 @@ class PairwiseOperator(abc.ABC):
     #: features Φ (n x r) with A = Φ Φ' when the operator is a Gram matrix known by
     #: features (Nyström), else ``None``: a caller may then work in feature space
     features: np.ndarray | None = None
+    #: the map that gives new points their features with the same landmarks, when the
+    #: features came from one (Nyström), else ``None``
+    feature_map: FeatureMap | None = None
+    #: each point's squared length outside the span of the features,
+    #: :math:`K(x_i, x_i) - \|\Phi_i\|^2 \ge 0`, which the features leave out (Nyström), else
+    #: ``None``
+    residual: np.ndarray | None = None
+    #: the directions u_l (L x d) when A is the random-projection estimate
+    #: :math:`\frac{C_d}{L} \sum_l |u_l^\top x_i - u_l^\top x_j|`, else ``None``
+    #: (:meth:`projections` gives the projected points)
+    directions: np.ndarray | None = None
+    #: the points on the line, known by their sort, when A is :math:`|x_i - x_j|`, else
+    #: ``None``: pair sums, centred products and permutation engines then take O(n log n)
+    line: Line | None = None
     #: bytes of labelings per :meth:`group_sums` call beyond which larger batches gain
     #: nothing (they leave the cache); ``None``: as many as the budget holds
     batch_cap: int | None = 256 * 2**20
@@ -90,12 +138,13 @@ class PairwiseOperator(abc.ABC):
     #: (:class:`~energystats._operator._prefix.PackedLabelings`), all in one call: the
     #: operators on the line, whose cost per call is a sort
     packed_labelings: bool = False
-    #: whether A is |x - y| of points on the line, known by their sort (then ``x`` holds the
-    #: points): pairs sums, centred products and permutation engines take O(n log n)
-    on_line: bool = False
-    #: whether the operator gives any square tile A[a:b, c:e] (``_tile``): centred products
-    #: of several operators are then formed tile by tile
+    #: whether the operator gives any square tile A[a:b, c:e] (:meth:`_tile`): centred
+    #: products of several operators are then formed tile by tile
     tiled: bool = False
+    #: side of the tiles of its tiled products
+    tile: int = TILE
+    #: whether :meth:`_tile` returns views of a held matrix (to be copied before changing)
+    tile_views: bool = False
     #: a picklable function of no arguments that builds the same operator in another process
     #: (a joblib task) from the data, never sending a held matrix: given by
     #: :func:`~energystats._operator.make_operator` to the operator's constructor; ``None``
@@ -118,14 +167,63 @@ class PairwiseOperator(abc.ABC):
         """Whether the operator is the matrix itself rather than an approximation of it."""
         return self.approximation is None
 
-    def held_matrix(self) -> np.ndarray | None:
+    @property
+    def on_line(self) -> bool:
+        """Whether A is :math:`|x_i - x_j|` of points on the line, known by their sort
+        (:attr:`line`)."""
+        return self.line is not None
+
+    def projections(self, rows: np.ndarray | None = None, direction: int | None = None):
+        r"""The projected points :math:`u_l^\top x_i` of the random-projection estimate (rows
+        ``rows``, all without; len(rows) x L, or the vector of one ``direction`` l, the same
+        numbers in every call), else ``None``."""
+        return None
+
+    def feature_sums(self, Z: np.ndarray) -> np.ndarray | None:
+        """Φ' Z (r x m), the sums of the features weighted by the columns of Z, when the operator
+        is known by :attr:`features` (then A Z = Φ (Φ' Z)), else ``None``."""
+        return None
+
+    def block_rows(self) -> int:
+        """Rows of A per block of rows (:meth:`rows`, :meth:`centred_rows`): TILE^2 entries,
+        2 MiB, so that a block stays in cache; at least one."""
+        return max(1, TILE * TILE // max(self.n, 1))
+
+    def centred_rows(self, a: int, b: int, unbiased: bool = False) -> np.ndarray:
+        r"""Rows a:b of the centred matrix ((b - a) x n, new, within the memory budget): the
+        double-centred :math:`A_{ij} = a_{ij} - a_{i\cdot}/n - a_{\cdot j}/n +
+        a_{\cdot\cdot}/n^2` (Székely, Rizzo & Bakirov 2007, eq. 2.7), or with ``unbiased``
+        the U-centred :math:`\tilde A_{ij} = a_{ij} - a_{i\cdot}/(n-2) - a_{\cdot j}/(n-2) +
+        a_{\cdot\cdot}/((n-1)(n-2))` for :math:`i \ne j`, 0 on the diagonal (Székely & Rizzo
+        2014, eq. 3.1; n >= 4), from :meth:`row_sums` (one product, computed once)."""
+        n = self.n
+        what = f"rows {a}:{b} of the centred matrix ({self.kind} {n} x {n} operator)"
+        check_fits(what, self.nbytes + 8 * (b - a) * n)
+        sums = self.row_sums()
+        total = float(sums.sum())
+        R = np.array(self.rows(slice(a, b)), dtype=float)  # a copy: held rows are views
+        if unbiased:
+            R -= sums[a:b, None] / (n - 2)
+            R -= sums[None, :] / (n - 2)
+            R += total / ((n - 1) * (n - 2))
+            R[np.arange(b - a), np.arange(a, b)] = 0.0
+        else:
+            mean = sums / n
+            R -= mean[a:b, None]
+            R -= mean[None, :]
+            R += total / n**2
+        return R
+
+    # -- the operator layer's own ---------------------------------------------------------
+
+    def _held_matrix(self) -> np.ndarray | None:
         """The whole matrix when the operator holds it in memory (no copy), else ``None``."""
         return None
 
-    def dense(self, what: str = "the matrix") -> np.ndarray:
+    def _dense(self, what: str = "the matrix") -> np.ndarray:
         """The whole matrix: the held one (no copy, do not modify it), else assembled from
         bands of rows after checking that 8 n^2 bytes fit the memory budget."""
-        held = self.held_matrix()
+        held = self._held_matrix()
         if held is not None:
             return held
         check_fits(f"{what} ({self.kind} {self.n} x {self.n} operator as an array)", self.nbytes + 8 * self.n * self.n)
@@ -135,20 +233,15 @@ class PairwiseOperator(abc.ABC):
             out[a : a + step] = self.rows(slice(a, min(a + step, self.n)))
         return out
 
-    def u_centred(self, what: str = "the U-centred matrix") -> np.ndarray:
-        r"""The U-centred matrix as an n x n array (new, within the memory budget; ``what``
-        names it in the error): :math:`\tilde A_{ij} = a_{ij} - a_{i\cdot}/(n-2) -
-        a_{\cdot j}/(n-2) + a_{\cdot\cdot}/((n-1)(n-2))` for :math:`i \ne j`, 0 on the
-        diagonal (Székely & Rizzo 2014, eq. 3.1); n >= 4."""
-        check_fits(f"{what} ({self.kind} {self.n} x {self.n} operator)", self.nbytes + 8 * self.n * self.n * (1 if self.held_matrix() is not None else 2))
-        A = self.dense(what)
-        n = self.n
-        rows = A.sum(axis=1)
-        U = A - rows[:, None] / (n - 2)
-        U -= rows[None, :] / (n - 2)
-        U += rows.sum() / ((n - 1) * (n - 2))
-        np.fill_diagonal(U, 0.0)
-        return U
+    def _tile(self, a: int, b: int, c: int, e: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The block A[a:b, c:e] of an operator that gives tiles (:attr:`tiled`): a view when the
+        matrix is held, else computed, into ``out`` (a C-contiguous (b - a) x (e - c) array)
+        when given."""
+        raise NotImplementedError(f"the {self.kind} operator gives no tiles")
+
+    def _pair_cost(self) -> int:
+        """Work of evaluating one entry of a tile, in multiply-adds (for task sizes)."""
+        return 1
 
     def power_sums(self) -> tuple[float, float]:
         r"""(tr C^2, tr C^3) of the double-centred matrix C = J A J (SRB 2007, eq. 2.7): the
@@ -156,7 +249,7 @@ class PairwiseOperator(abc.ABC):
         limit (:func:`~energystats._independence.gamma.skewness_of`). Forms C (n x n) within
         the memory budget."""
         check_fits(f"the power sums ({self.kind} {self.n} x {self.n} operator)", self.nbytes + 3 * 8 * self.n * self.n)
-        D = self.dense("the power sums' matrix")
+        D = self._dense("the power sums' matrix")
         A = D - D.mean(axis=0) - D.mean(axis=1)[:, None] + D.mean()
         A2 = A @ A
         return float(np.trace(A2)), float(np.vdot(A2, A))
@@ -169,7 +262,7 @@ class PairwiseOperator(abc.ABC):
         iteration and no n x n array, started from a vector drawn from ``rng`` (drawn only on
         that path). Needs k < n - 1."""
         n = self.n
-        held = self.held_matrix()
+        held = self._held_matrix()
         if held is not None and 2 * 8 * n * n <= memory_budget():
             return eigh(scale[:, None] * held * scale[None, :], subset_by_index=[n - k, n - 1])[1]
         S = aslinearoperator(diags(scale))
@@ -255,14 +348,20 @@ class PairwiseOperator(abc.ABC):
 
     def block_sums(self, codes: np.ndarray, k: int, weights: np.ndarray | None = None) -> np.ndarray:
         """Z' A Z (k x k, exactly symmetric) for the weighted indicator Z of ``codes`` (weights
-        w, or 1): the block sums M_ij of França et al. eq. (13)."""
+        w, or 1): the block sums M_ij of França et al. eq. (13). The indicator (n x k), the
+        product and the two k x k arrays of :meth:`quadratic` are checked against the budget
+        first (k near n: several n x n arrays)."""
+        check_fits(f"the block sums of {k} groups ({self.kind} {self.n} x {self.n} operator)",
+                   self.nbytes + 8 * self.n * k + self.product_bytes(k) + 2 * 8 * k * k)
         return self.quadratic(indicator(codes, k, weights))
 
     def quadratic(self, Z: np.ndarray) -> np.ndarray:
         """Z' A Z (m x m), exactly symmetric: for a weighted group indicator Z the block
         sums M_ij of França et al. eq. (13), g(C_i, C_j) = M_ij / (s_i s_j)."""
         M = Z.T @ self.matmat(Z, "a block sum")
-        return 0.5 * (M + M.T)
+        M += M.T  # numpy reads the overlapping transpose from one m x m copy
+        M *= 0.5
+        return M
 
     @abc.abstractmethod
     def group_sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:

@@ -9,19 +9,26 @@ from typing import Callable
 import numpy as np
 
 from .._config import check_fits, memory_budget
-from ._base import PairwiseOperator
+from ._base import TILE, PairwiseOperator
 
-__all__ = ["TILE", "TiledOperator", "one_hot", "upper_tiles"]
-
-#: Side of the square tiles of a streamed product (2 MiB per tile): a streamed product then
-#: runs at 80-90% of numpy's matrix-product rate on this package's benchmark machine
-#: (benchmarks/bench_operator.py).
-TILE = 512
+__all__ = ["TILE", "TiledOperator", "group_tile", "labeling_bytes", "one_hot", "upper_tiles"]
 
 
 def upper_tiles(n: int, t: int) -> list[tuple[int, int, int, int]]:
     """The tiles (a, b, c, e) = rows a:b, columns c:e on and above the diagonal, side t."""
     return [(a, min(a + t, n), c, min(c + t, n)) for a in range(0, n, t) for c in range(a, n, t)]
+
+
+def group_tile(n: int, tile: int) -> int:
+    """Tile side for the block sums of many labelings: small enough that the upper triangle is
+    most of the work (at least four tiles a side), large enough for efficient products."""
+    return max(1, min(tile, max(128, -(-n // 4))))
+
+
+def labeling_bytes(n: int, k: int, tile: int, threads: int) -> int:
+    """Memory the block sums of one labeling need over tiles of side ``tile``: its codes, and
+    per thread the one-hot indicators of two blocks of rows, a tile's product and the sums."""
+    return 2 * n + threads * (8 * (k - 1) * 4 * group_tile(n, tile) + 32 * k * k)
 
 
 def one_hot(codes_t: np.ndarray, k: int) -> np.ndarray:
@@ -92,19 +99,11 @@ class TiledOperator(PairwiseOperator):
     block sums of many labelings in one pass over the tiles on and above the diagonal."""
 
     tiled = True
-    #: tile side of the tiled products
-    tile: int = TILE
-    #: whether :meth:`_tile` returns views of a held matrix (to be copied before changing)
-    tile_views: bool = False
 
     @abc.abstractmethod
     def _tile(self, a: int, b: int, c: int, e: int, out: np.ndarray | None = None) -> np.ndarray:
         """The block A[a:b, c:e]: a view when the matrix is held, else computed, into ``out``
         (a C-contiguous (b - a) x (e - c) array) when given."""
-
-    def _pair_cost(self) -> int:
-        """Work of evaluating one entry of a tile, in multiply-adds (for task sizes)."""
-        return 1
 
     def group_sums(self, codes: np.ndarray, k: int, cross: bool) -> np.ndarray:
         r"""Block sums of B labelings at once (see :meth:`PairwiseOperator.group_sums`).
@@ -163,12 +162,9 @@ class TiledOperator(PairwiseOperator):
         return upper_tile_sums(self._tile, tiles, codes_t, k, want_rows, Z)
 
     def group_sums_bytes(self, k: int) -> int:
-        """Memory :meth:`group_sums` needs per labeling: its codes, and per thread the
-        one-hot indicators of two blocks of rows, a tile's product and the sums."""
-        t = self._group_tile()
-        return 2 * self.n + self.threads * (8 * (k - 1) * 4 * t + 32 * k * k)
+        """Memory :meth:`group_sums` needs per labeling (:func:`labeling_bytes`)."""
+        return labeling_bytes(self.n, k, self.tile, self.threads)
 
     def _group_tile(self) -> int:
-        """Tile side for :meth:`group_sums`: small enough that the upper triangle is most of
-        the work (at least four tiles a side), large enough for efficient products."""
-        return max(1, min(self.tile, max(128, -(-self.n // 4))))
+        """Tile side for :meth:`group_sums` (:func:`group_tile`)."""
+        return group_tile(self.n, self.tile)

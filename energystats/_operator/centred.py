@@ -27,8 +27,7 @@ class CentredKernel(TiledOperator):
         self.recipe = recipe
         self.n = D.n
         self.nbytes = D.nbytes
-        if isinstance(D, TiledOperator):
-            self.tile = D.tile
+        self.tile = D.tile
         self.threads = D.threads
         self.tiled = D.tiled
         self.approximation = D.approximation
@@ -57,11 +56,11 @@ class CentredKernel(TiledOperator):
         return self.r - 0.5 * self.c
 
     def _pair_cost(self) -> int:
-        return self.D._pair_cost() if isinstance(self.D, TiledOperator) else 1
+        return self.D._pair_cost()
 
     def _tile(self, a, b, c, e, out=None):
         T = self.D._tile(a, b, c, e, out)
-        if isinstance(self.D, TiledOperator) and self.D.tile_views:  # a view of a held matrix: centre a copy
+        if self.D.tile_views:  # a view of a held matrix: centre a copy
             T = np.array(T, dtype=float)
         T -= self.r[a:b, None] + self.r[None, c:e]
         T += self.c

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.linalg import blas
 
 from .._config import check_fits
-from ._tiled import TILE, TiledOperator
+from ._tiled import TiledOperator
 
 __all__ = ["DenseOperator"]
 
@@ -28,11 +28,10 @@ class DenseOperator(TiledOperator):
         self.index = index
         self.n = A.shape[0] if index is None else index.shape[0]
         self.nbytes = nbytes if nbytes is not None else (A.nbytes if owned else 0)
-        self.band = max(1, min(self.n, TILE * TILE // max(self.n, 1)))  # rows per read of A[index][:, index]
-        self.tile = TILE
+        self.band = max(1, min(self.n, self.block_rows()))  # rows per read of A[index][:, index]
         self.threads = 1  # tiles are views, nothing to evaluate: one multi-threaded BLAS product at a time
 
-    def held_matrix(self):
+    def _held_matrix(self):
         return self.A if self.index is None else None
 
     def _tile(self, a, b, c, e, out=None):

@@ -3,7 +3,7 @@ r"""Nyström: a low-rank centred kernel known through features from landmarks
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -11,80 +11,9 @@ from .._config import check_fits
 from .._parallel import MIN_TASKS, THREADS
 from .._semimetric import Semimetric
 from ._tiled import TiledOperator
+from .feature_map import FeatureMap
 
-__all__ = ["FeatureMap", "NystroemOperator", "band_rows", "nystroem_features", "nystroem_map"]
-
-
-@dataclass(frozen=True)
-class FeatureMap:
-    r"""The Nyström feature map of :func:`nystroem_features`: what it takes to give any point
-    its features with the same landmarks.
-
-    Attributes
-    ----------
-    landmarks : ndarray of shape (m, d)
-        The landmark points L.
-    col : ndarray of shape (m,)
-        Column means :math:`\bar\rho` of the landmarks' semimetric matrix.
-    c : float
-        Their mean.
-    projection : ndarray of shape (m, r)
-        :math:`V \Lambda^{-1/2}` of the landmarks' centred kernel (eigenvalues above 1e-10
-        of the largest).
-    semimetric : Semimetric
-    mean : ndarray of shape (r,) or None
-        The weighted mean of the training points' features, subtracted from every point's
-        features (``None`` before it is known).
-    """
-
-    landmarks: np.ndarray
-    col: np.ndarray
-    c: float
-    projection: np.ndarray
-    semimetric: Semimetric
-    mean: np.ndarray | None = None
-
-    @property
-    def metric(self) -> np.ndarray:
-        r""":math:`A = V \Lambda^{-1} V^\top` (m x m): the features' inner product in terms of the
-        kernel rows to the landmarks, :math:`\phi(x)^\top \phi(y) = K_{xL} A K_{yL}^\top`
-        (before the centring by ``mean``)."""
-        return self.projection @ self.projection.T
-
-    def kernel_rows(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        r"""The kernel centred at the landmarks' mean between points X and the landmarks,
-        :math:`K_{XL} = -\tfrac12 (R - \bar r 1^\top - 1 \bar\rho^\top + c)` (len(X) x m), and
-        each point's :math:`K(x, x) = \bar r_x - c/2`."""
-        K = self.semimetric(X, self.landmarks)
-        r = K.mean(axis=1, keepdims=True)
-        K -= r
-        K -= self.col[None, :]
-        K += self.c
-        K *= -0.5
-        return K, r[:, 0] - 0.5 * self.c
-
-    def transform(self, X: np.ndarray, residual: bool = False):
-        r"""Features of points X, in bands of rows. With ``residual``, also
-        :math:`\|\phi_\perp(x)\|^2 = K(x, x) - \|\Phi_x\|^2`, the part of each point's feature
-        vector outside the landmarks' span (:math:`K(x, x) = \bar r_x - c/2` for the kernel
-        centred at the landmarks' mean), which the features leave out."""
-        projection = self.projection
-        out = np.empty((X.shape[0], projection.shape[1]))
-        rest = np.empty(X.shape[0])
-        step = band_rows(self.landmarks.shape[0])
-        for a in range(0, X.shape[0], step):
-            K, self_kernel = self.kernel_rows(X[a : a + step])
-            out[a : a + step] = K @ projection
-            if residual:
-                rest[a : a + step] = self_kernel - np.einsum("ij,ij->i", out[a : a + step], out[a : a + step])
-        if self.mean is not None:
-            out -= self.mean
-        return (out, np.maximum(rest, 0.0)) if residual else out
-
-
-def band_rows(m: int) -> int:
-    """Points per band of kernel rows to m landmarks (2^17 values: a band stays in cache)."""
-    return max(1, 2**17 // max(1, m))
+__all__ = ["NystroemOperator", "nystroem_features", "nystroem_map"]
 
 
 def _landmarks(X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None, m: int, rng: np.random.Generator, how: str) -> np.ndarray:
@@ -193,7 +122,7 @@ class NystroemOperator(TiledOperator):
         return self._shards(bands, step * self.features.shape[1] * columns, columns)
 
     def _matmat(self, Z):
-        return self.features @ self.matmat_inner(Z)
+        return self.features @ self.feature_sums(Z)
 
     def _band_inner(self, bands: list, Z: np.ndarray) -> np.ndarray:
         return sum(self.features[a:b].T @ Z[a:b] for a, b in bands)
@@ -205,12 +134,11 @@ class NystroemOperator(TiledOperator):
         return np.einsum("ij,ij->i", self.features, self.features)
 
     def quadratic(self, Z):
-        inner = self.matmat_inner(Z)
+        inner = self.feature_sums(Z)
         M = inner.T @ inner
         return 0.5 * (M + M.T)
 
-    def matmat_inner(self, Z: np.ndarray) -> np.ndarray:
-        """Phi' Z (r x m): the sums of the features weighted by the columns of Z."""
+    def feature_sums(self, Z):
         return sum(self._map("_band_inner", self._bands(Z.shape[1]), Z=Z))
 
     def _tile(self, a, b, c, e, out=None):

@@ -36,9 +36,8 @@ from .._parallel import THREADS, n_workers, round_robin, run_tasks, run_threads,
 from ._base import PairwiseOperator
 from ._tiled import TILE, upper_tiles
 from .concordance import abs_product_sum
-from .sorted import SortedOperator
 
-__all__ = ["CentredGram", "centred_gram"]
+__all__ = ["CentredGram", "centred_gram", "line_gram"]
 
 
 @dataclass(frozen=True)
@@ -113,23 +112,27 @@ def _symmetrise(M: np.ndarray) -> np.ndarray:
     return np.triu(M) + np.triu(M, 1).T
 
 
-def _sorted_gram(ops: list[SortedOperator]) -> CentredGram:
-    """The sums for one-dimensional |x - y| operators in O(n log n): the expansion of the
-    module docstring, with sum_ij |x_i - x_j|^2 = 2 n sum x^2 - 2 (sum x)^2 on the diagonal."""
+def line_gram(ops: list[PairwiseOperator]) -> CentredGram:
+    """The sums for one-dimensional |x - y| operators (their :attr:`~._base.PairwiseOperator.line`)
+    in O(n log n): the expansion of the module docstring, with sum_ij |x_i - x_j|^2 =
+    2 n sum x^2 - 2 (sum x)^2 on the diagonal."""
     n, m = ops[0].n, len(ops)
     rows = [op.row_sums() for op in ops]
+    lines = [op.line for op in ops]
     totals = [float(r.sum()) for r in rows]
     inner = np.empty((m, m))
     ranks = []
-    for op in ops:  # each operator's ranks, from the order it sorted once
+    for line in lines:  # each operator's ranks, from the order it sorted once
         r = np.empty(n, dtype=np.intp)
-        r[op.order] = np.arange(n)
+        r[line.order] = np.arange(n)
         ranks.append(r)
     for k in range(m):
-        x = ops[k].xs  # sorted and centred
+        x = lines[k].xs  # sorted and centred
         inner[k, k] = 2.0 * n * float(x @ x) - 2.0 * float(x.sum()) ** 2
         for l in range(k + 1, m):
-            inner[k, l] = inner[l, k] = abs_product_sum(ops[k].x, ops[l].x, order=ops[k].order, ranks=ranks[l][ops[k].order])
+            order = lines[k].order
+            value = abs_product_sum(lines[k].x, lines[l].x, order=order, ranks=ranks[l][order])
+            inner[k, l] = inner[l, k] = value
     cross = np.array([[float(rows[k] @ rows[l]) for l in range(m)] for k in range(m)])
     tot = np.outer(totals, totals)
     V = inner - 2.0 / n * cross + tot / n**2
@@ -149,7 +152,7 @@ def centred_gram(ops: list[PairwiseOperator], n_jobs=None, unbiased: bool = True
     ``n_jobs`` (more than one joblib worker) the tiles run as joblib tasks."""
     n = ops[0].n
     if all(op.on_line for op in ops):
-        return _sorted_gram(ops)
+        return line_gram(ops)
     if not all(op.tiled for op in ops):
         raise ValueError("centred products need operators that give tiles (or one-dimensional data)")
     m = len(ops)

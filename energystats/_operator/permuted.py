@@ -15,7 +15,9 @@ gathers are made as cheap as numpy allows (:class:`GatherEngine`): G's rows of a
 64 rows are taken at once (contiguous copies), then their columns, only on and above the
 diagonal block (half of the matrix; F's pieces are precomputed, doubled off the diagonal,
 contiguous). In float64 throughout: the null values, and so the p-value, are exact to
-rounding.
+rounding. The same gathers give :math:`\sum_{ij} \sqrt{F_{ij} + G_{\pi(i)\pi(j)}}` (``root``:
+the mean distance among the points :math:`(x_i, y_{\pi(i)})` of Bakirov, Rizzo & Székely's
+coefficient, from the squared distances).
 
 For two one-dimensional samples with exponent 1 there is no matrix at all
 (:class:`SortedEngine`): :math:`S(\pi)` is the expansion of :mod:`.pairs` with the
@@ -23,43 +25,65 @@ O(n log n) concordance sum on x's fixed order and y's permuted ranks; the projec
 statistic (:class:`ProjectedEngine`) is the sum of such engines over the projections.
 
 Callers outside the operator layer ask :func:`permuted_products` for the engine of two
-operators, or build a :class:`GatherEngine` on matrices the operators gave them
-(:meth:`~._base.PairwiseOperator.u_centred`). An engine is called with a block of
-permutations (B x n) and returns the B values.
+operators (chosen by :func:`~.choice.choose_engine`), or :func:`gathered_products` for the
+engine of matrices they define by blocks of rows (from the operators' centred rows: the
+partial and mutual tests), which it holds and never hands out. An engine is called with a
+block of permutations (B x n) and returns the B values.
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from .._config import check_fits
-from ._base import PairwiseOperator
+from ._base import TILE, PairwiseOperator
+from .choice import choose_engine
 from .concordance import concordant_sum
 from .sorted import SortedOperator
 
-__all__ = ["GatherEngine", "MviEngine", "ProjectedEngine", "SortedEngine", "permuted_products"]
+__all__ = [
+    "GatherEngine",
+    "ProjectedEngine",
+    "SortedEngine",
+    "gathered_products",
+    "permuted_products",
+]
 
 #: Rows of G gathered at once: 64 rows of a 10,000-point matrix are 5 MiB.
 _ROWS = 64
 
+#: Rows a:b of a symmetric n x n matrix, as a new (b - a) x n array.
+RowBlocks = Callable[[int, int], np.ndarray]
+
 
 class GatherEngine:
-    """S(pi) for dense F (fixed) and G (permuted), both symmetric, G with a zero diagonal."""
+    r"""S(pi) for F (fixed) and G (permuted), both symmetric, G with a zero diagonal: the sum of
+    the products :math:`F_{ij} G_{\pi(i)\pi(j)}`, or with ``root`` of
+    :math:`\sqrt{F_{ij} + G_{\pi(i)\pi(j)}}`."""
 
-    def __init__(self, F_rows, G: np.ndarray):
+    def __init__(self, F_rows: RowBlocks, G: np.ndarray, root: bool = False):
         """``F_rows(a, b)``: rows a:b of F (so that F itself need not exist); G: the array."""
         n = G.shape[0]
-        self.n, self.G = n, G
+        self.n, self.G, self.root = n, G, root
         self.blocks = [(a, min(a + _ROWS, n)) for a in range(0, n, _ROWS)]
-        # F's diagonal blocks, and twice its part to their right: S = sum over blocks of
-        # <F_II, G_II> + 2 <F_I>, G_I>> (the part below is the transpose)
+        # F's diagonal blocks, and (twice, for products) its part to their right: S = sum over
+        # blocks of <F_II, G_II> + 2 <F_I>, G_I>> (the part below is the transpose)
         self.pieces = []
+        squares = 0.0
         for a, b in self.blocks:
             rows = F_rows(a, b)
-            self.pieces.append((np.ascontiguousarray(rows[:, a:b]), np.ascontiguousarray(2.0 * rows[:, b:])))
+            squares += float(np.vdot(rows, rows))
+            right = rows[:, b:] if root else 2.0 * rows[:, b:]
+            self.pieces.append((np.ascontiguousarray(rows[:, a:b]), np.ascontiguousarray(right)))
+        #: the sums of the squares of F's and G's entries
+        self.squares = (squares, float(np.vdot(G, G)))
+        #: the bytes it holds: G and F's pieces
+        self.nbytes = G.nbytes + sum(d.nbytes + r.nbytes for d, r in self.pieces)
 
     @staticmethod
-    def nbytes(n: int) -> int:
+    def bytes_for(n: int) -> int:
         """Memory of F's pieces and one thread's gathered rows, beyond F and G (further threads
         run where the budget holds their rows: :attr:`thread_bytes`)."""
         return 8 * n * n + GatherEngine.row_bytes(n)
@@ -78,6 +102,8 @@ class GatherEngine:
     def one(self, p: np.ndarray) -> float:
         # mode="wrap": the indices are a permutation, always in range; numpy then skips its
         # bounds checks, which are most of a gather's cost (1.7x faster, measured)
+        if self.root:
+            return self._root(p)
         s = 0.0
         for (a, b), (diagonal, right) in zip(self.blocks, self.pieces):
             rows = self.G.take(p[a:b], axis=0, mode="wrap")
@@ -86,8 +112,48 @@ class GatherEngine:
                 s += float(np.vdot(right, rows.take(p[b:], axis=1, mode="wrap")))
         return s
 
+    def _root(self, p: np.ndarray) -> float:
+        s = 0.0
+        for (a, b), (diagonal, right) in zip(self.blocks, self.pieces):
+            rows = self.G.take(p[a:b], axis=0, mode="wrap")
+            block = rows.take(p[a:b], axis=1, mode="wrap")
+            block += diagonal
+            s += float(np.sqrt(block, out=block).sum())
+            if b < self.n:
+                block = rows.take(p[b:], axis=1, mode="wrap")
+                block += right
+                s += 2.0 * float(np.sqrt(block, out=block).sum())
+        return s
+
     def __call__(self, perms: np.ndarray) -> np.ndarray:
         return np.array([self.one(p) for p in perms])
+
+
+def gathered_products(
+    F_rows: RowBlocks,
+    G_rows: RowBlocks,
+    n: int,
+    *,
+    root: bool = False,
+    reserve: int = 0,
+    what: str = "the permutation test's matrices",
+) -> GatherEngine:
+    r"""The engine of :math:`S(\pi) = \sum_{ij} F_{ij} G_{\pi(i)\pi(j)}` (with ``root``,
+    :math:`\sum_{ij} \sqrt{F_{ij} + G_{\pi(i)\pi(j)}}`) for two symmetric n x n matrices known
+    by blocks of rows, ``rows(a, b)`` the (b - a) x n rows a:b (new arrays), for permutations
+    :math:`\pi` of G's rows (G with a zero diagonal for products).
+
+    The memory of G (assembled) and F's pieces (:class:`GatherEngine`) is checked against the
+    budget beside ``reserve`` bytes of the caller's before either is formed (``what`` names the
+    matrices in the error); the engine holds them (``nbytes``) and never hands them out. Its
+    ``squares``, the sums of the squares of F's and G's entries, bound the terms its values
+    add."""
+    check_fits(f"{what} (n = {n})", reserve + 8 * n * n + GatherEngine.bytes_for(n))
+    G = np.empty((n, n))
+    step = max(_ROWS, TILE * TILE // max(n, 1))
+    for a in range(0, n, step):
+        G[a : a + step] = G_rows(a, min(a + step, n))
+    return GatherEngine(F_rows, G, root)
 
 
 class SortedEngine:
@@ -137,99 +203,39 @@ class ProjectedEngine:
     pairs (u_k, v_k) of the one-dimensional engines of u_k'x and v_k'y (O(K n log n) per
     permutation; Huang & Huo 2017)."""
 
-    def __init__(self, X: np.ndarray, Y: np.ndarray, directions: tuple[np.ndarray, np.ndarray]):
-        check_fits(f"the projected permutation engine (n = {X.shape[0]}, {directions[0].shape[0]} projections)", 80 * X.shape[0] * directions[0].shape[0])
-        self.engines = [SortedEngine(X @ u, Y @ v) for u, v in zip(*directions)]
+    def __init__(self, op_x: PairwiseOperator, op_y: PairwiseOperator):
+        n, K = op_x.n, op_x.directions.shape[0]
+        check_fits(f"the projected permutation engine (n = {n}, {K} projections)", 80 * n * K)
+        pairs = ((op_x.projections(direction=k), op_y.projections(direction=k)) for k in range(K))
+        self.engines = [SortedEngine(x, y) for x, y in pairs]
 
     def __call__(self, perms: np.ndarray) -> np.ndarray:
         return sum(engine(perms) for engine in self.engines)
 
 
-class MviEngine:
-    r"""n I_n^2 under permutations of y's rows: of the four means of Bakirov, Rizzo & Székely
-    (2006) only :math:`z_d` (n^2 gathers) and :math:`\bar z` (n lookups in Q) change."""
-
-    def __init__(self, a: np.ndarray, b: np.ndarray):
-        n = a.shape[0]
-        self.n, self.a2, self.b2 = n, a * a, b * b
-        # Q[k, m] = sum_i sum_j |(x_k - x_i, y_m - y_j)|, the n^4 sums once, in blocks of i
-        self.Q = np.zeros((n, n))
-        step = max(1, 2**21 // (n * n))
-        for k in range(n):
-            for i in range(0, n, step):
-                block = np.sqrt(self.a2[k, i : i + step, None, None] + self.b2[None, :, :])
-                self.Q[k] += block.sum(axis=(0, 2))
-        self.xbar, self.ybar = a.sum() / n**2, b.sum() / n**2
-        self.z = self.Q.sum() / n**4
-        self.rows = np.arange(n)
-
-    def scale(self) -> float:
-        """The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance: the three
-        means of n I^2 = n (2 zbar - zd - z) / (xbar + ybar - z) are non-negative, so its terms
-        sum in absolute value to n (2 zbar + zd + z) / |xbar + ybar - z| (at the identity: a
-        permutation changes zbar and zd little); zd sums n^2 roots in runs of 64 n: times
-        8 sqrt(n)."""
-        n = self.n
-        zd = float(np.sqrt(self.a2 + self.b2).sum()) / n**2
-        zbar = float(np.trace(self.Q)) / n**3
-        return 8.0 * np.sqrt(n) * n * (2.0 * zbar + zd + self.z) / abs(self.xbar + self.ybar - self.z)
-
-    def value(self, p: np.ndarray) -> float:
-        n = self.n
-        zd = 0.0
-        for r in range(0, n, 64):
-            gathered = self.b2.take(p[r : r + 64], axis=0, mode="wrap").take(p, axis=1, mode="wrap")  # in range
-            gathered += self.a2[r : r + 64]
-            zd += float(np.sqrt(gathered, out=gathered).sum())
-        zd /= n**2
-        zbar = float(self.Q[self.rows, p].sum()) / n**3
-        return n * (2.0 * zbar - zd - self.z) / (self.xbar + self.ybar - self.z)
-
-    def __call__(self, perms: np.ndarray) -> np.ndarray:
-        return np.array([self.value(p) for p in perms])
-
-
-def _dcov_engine(op_x: PairwiseOperator, op_y: PairwiseOperator):
-    """S(pi) with F x's double-centred matrix and G y's matrix: O(K n log n) per permutation for
-    two projection operators, O(n log n) for two operators on the line, else gathers of y's
-    matrix (which must fit the memory budget beside x's centred pieces)."""
-    if op_x.approximation == "projection" and op_y.approximation == "projection":
-        return ProjectedEngine(op_x.X, op_y.X, (op_x.directions, op_y.directions))
-    if op_x.on_line and op_y.on_line:
-        return SortedEngine(op_x.x, op_y.x)
+def _gather_engine(op_x: PairwiseOperator, op_y: PairwiseOperator) -> GatherEngine:
+    """S(pi) with F x's double-centred matrix (its centred rows) and G y's matrix, gathered
+    (which must fit the memory budget beside x's centred pieces)."""
     n = op_x.n
-    check_fits(f"the permutation test's matrices (n = {n})", 8 * n * n + GatherEngine.nbytes(n))
-    rows = op_x.row_sums()
-    mean = rows / n
-    grand = float(rows.sum()) / n**2
-
-    def centred_rows(a: int, b: int) -> np.ndarray:  # rows a:b of x's double-centred matrix
-        R = np.array(op_x.rows(slice(a, b)), dtype=float)
-        R -= mean[a:b, None]
-        R -= mean[None, :]
-        R += grand
-        return R
-
-    return GatherEngine(centred_rows, op_y.dense("y's distance matrix"))
+    check_fits(f"the permutation test's matrices (n = {n})", 8 * n * n + GatherEngine.bytes_for(n))
+    return GatherEngine(op_x.centred_rows, op_y._dense("y's distance matrix"))
 
 
-def _mvi_engine(op_x: PairwiseOperator, op_y: PairwiseOperator) -> MviEngine:
-    """The engine of n I_n^2 (Bakirov, Rizzo & Székely 2006) on the two distance matrices."""
-    return MviEngine(op_x.dense("x's distance matrix"), op_y.dense("y's distance matrix"))
+#: The engine of each name :func:`~.choice.choose_engine` gives, all with one signature (as
+#: scipy's ``null_calculators``).
+_ENGINES = {
+    "projected": ProjectedEngine,
+    "sorted": lambda op_x, op_y: SortedEngine(op_x.line.x, op_y.line.x),
+    "gather": _gather_engine,
+}
 
 
-#: The engine of each statistic, all with one signature (as scipy's ``null_calculators``).
-_ENGINES = {"dcov": _dcov_engine, "mvi": _mvi_engine}
-
-
-def permuted_products(op_x: PairwiseOperator, op_y: PairwiseOperator, statistic: str = "dcov"):
+def permuted_products(op_x: PairwiseOperator, op_y: PairwiseOperator):
     r"""The permutation engine of two operators on the same n points: a callable taking a block
-    of permutations of y's rows (B x n) and returning the statistic under each.
-
-    ``statistic="dcov"``: :math:`S(\pi) = \sum_{ij} A_{ij} b_{\pi(i)\pi(j)} = n^2
-    \mathcal V_n^2(x, y_\pi)` (Székely, Rizzo & Bakirov 2007, eq. 2.8), A x's double-centred
-    matrix; for two projection operators (their directions paired), the sum over the
-    projections of the one-dimensional values. ``statistic="mvi"``: :math:`n \mathcal I_n^2`
-    of Bakirov, Rizzo & Székely (2006), O(n^4) once and O(n^2) per permutation. Memory is
-    checked against the budget before any matrix is formed."""
-    return _ENGINES[statistic](op_x, op_y)
+    of permutations of y's rows (B x n) and returning
+    :math:`S(\pi) = \sum_{ij} A_{ij} b_{\pi(i)\pi(j)} = n^2 \mathcal V_n^2(x, y_\pi)` (Székely,
+    Rizzo & Bakirov 2007, eq. 2.8), A x's double-centred matrix; for two projection operators
+    (their directions paired), the sum over the projections of the one-dimensional values. The
+    engine is :func:`~.choice.choose_engine`'s; memory is checked against the budget before any
+    matrix is formed."""
+    return _ENGINES[choose_engine(op_x, op_y)](op_x, op_y)

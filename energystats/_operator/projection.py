@@ -20,7 +20,7 @@ from .._semimetric import Semimetric
 from .._validation import check_positive_int
 from ._base import PairwiseOperator, is_scalar
 from ._prefix import PackedLabelings, as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes
-from .pairs import _sorted_gram
+from .pairs import line_gram
 from .sorted import SortedOperator
 
 __all__ = [
@@ -135,13 +135,9 @@ class ProjectionOperator(PairwiseOperator):
         self.threads = THREADS
         self._total = None
 
-    @property
-    def n_projections(self) -> int:
-        return self.directions.shape[0]
-
-    def projections(self, rows: np.ndarray | None = None) -> np.ndarray:
-        """The projected samples u_l' x of the given points (all without ``rows``): len(rows) x L."""
-        return (self.X if rows is None else self.X[rows]) @ self.directions.T
+    def projections(self, rows=None, direction=None):
+        points = self.X if rows is None else self.X[rows]
+        return points @ (self.directions.T if direction is None else self.directions[direction])
 
     def _sort_bytes(self) -> int:
         """Memory of one thread's block sums beyond the labelings: a projection's values and
@@ -307,7 +303,7 @@ def line_pair_sums(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float, f
     |x - y| on the line (SRB 2007, eq. 2.8; Székely & Rizzo 2014, eq. 3.2), the V and U sums
     zero when within their rounding bound."""
     ops = [SortedOperator(a), SortedOperator(b)]
-    G = _sorted_gram(ops)
+    G = line_gram(ops)
     n = a.shape[0]
     V = 0.0 if abs(G.V[0, 1]) <= G.V_error[0, 1] else G.V[0, 1]
     U = 0.0 if abs(G.U[0, 1]) <= G.U_error[0, 1] else G.U[0, 1]
@@ -315,17 +311,19 @@ def line_pair_sums(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float, f
     return (V, U, *means, float(G.U[0, 0]), float(G.U[1, 1]))
 
 
-def projected_pair_sums(op_x: ProjectionOperator, op_y: ProjectionOperator) -> np.ndarray:
+def projected_pair_sums(op_x: PairwiseOperator, op_y: PairwiseOperator) -> np.ndarray:
     r"""The :func:`line_pair_sums` of every projection pair k, :math:`u_k^\top x` and
     :math:`v_k^\top y` (the k-th directions of the two operators), shared among the threads:
     K x 6. Their averages times :math:`C_p C_q` estimate the distance covariance sums without
     bias (Huang & Huo 2017). Memory O(n) per thread, checked."""
-    n, p, q = op_x.n, op_x.X.shape[1], op_y.X.shape[1]
+    n, p, q = op_x.n, op_x.directions.shape[1], op_y.directions.shape[1]
     check_fits(f"the projected statistics (n = {n})", 8 * n * (p + q + 24) * THREADS)
-    X, Y, Ux, Uy = op_x.X, op_y.X, op_x.directions, op_y.directions
-    K = Ux.shape[0]
+    K = op_x.directions.shape[0]
     shares = round_robin(list(range(K)), THREADS)
-    parts = run_threads(lambda ks: [(k, line_pair_sums(X @ Ux[k], Y @ Uy[k])) for k in ks], shares)
+    def sums(k: int):
+        return line_pair_sums(op_x.projections(direction=k), op_y.projections(direction=k))
+
+    parts = run_threads(lambda ks: [(k, sums(k)) for k in ks], shares)
     out = np.empty((K, 6))
     for part in parts:
         for k, values in part:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits
-from ._base import PairwiseOperator, is_scalar
+from ._base import Line, PairwiseOperator, is_scalar
 from ._prefix import as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes, total_on_line
 
 __all__ = ["SortedOperator"]
@@ -32,7 +32,6 @@ class SortedOperator(PairwiseOperator):
     """
 
     kind = "sorted"
-    on_line = True
     tiled = True  # its tiles are |x_i - x_j| of two slices
     batch_cap = 64 * 2**20
     packed_labelings = True
@@ -45,6 +44,7 @@ class SortedOperator(PairwiseOperator):
         self.order = np.argsort(x)  # ties in any order: their distances are 0
         self.xs = x[self.order]
         self.xs -= self.xs.mean()
+        self.line = Line(x, self.order, self.xs)
         self.nbytes = 16 * self.n + sweep_bytes()
         self._total = None
 

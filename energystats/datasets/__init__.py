@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .._config import check_fits
-from .._validation import check_positive_int, vocabulary
+from .._frontdoor import front_door
+from .._validation import check_positive_int
 
 __all__ = [
     "load_chickwts",
@@ -59,6 +60,7 @@ def _read(name: str, dtype: dict, row_names: bool = False) -> pd.DataFrame:
         return pd.read_csv(fh, dtype=dtype, index_col=0 if row_names else None)
 
 
+@front_door()
 def load_iris() -> pd.DataFrame:
     """Fisher's (Anderson's) iris data, identical to R's built-in ``iris``.
 
@@ -86,6 +88,7 @@ def load_iris() -> pd.DataFrame:
     return _read("iris", {**dict.fromkeys(columns, _FLOAT), "Species": _factor("setosa", "versicolor", "virginica")})
 
 
+@front_door()
 def load_quakes() -> pd.DataFrame:
     """Locations of 1,000 earthquakes off Fiji, R's ``quakes``.
 
@@ -114,6 +117,7 @@ def load_quakes() -> pd.DataFrame:
     return _read("quakes", {"lat": _FLOAT, "long": _FLOAT, "depth": _INT, "mag": _FLOAT, "stations": _INT})
 
 
+@front_door()
 def load_faithful() -> pd.DataFrame:
     """Old Faithful geyser eruptions, R's ``faithful``.
 
@@ -143,6 +147,7 @@ def load_faithful() -> pd.DataFrame:
     return _read("faithful", {"eruptions": _FLOAT, "waiting": _FLOAT})
 
 
+@front_door()
 def load_usarrests() -> pd.DataFrame:
     """Violent crime rates by US state in 1973, R's ``USArrests``.
 
@@ -176,6 +181,7 @@ def load_usarrests() -> pd.DataFrame:
     return _read("USArrests", {"Murder": _FLOAT, "Assault": _INT, "UrbanPop": _INT, "Rape": _FLOAT}, row_names=True)
 
 
+@front_door()
 def load_mtcars() -> pd.DataFrame:
     """Motor Trend car road tests, R's ``mtcars``.
 
@@ -208,6 +214,7 @@ def load_mtcars() -> pd.DataFrame:
     return _read("mtcars", dict.fromkeys(columns, _FLOAT), row_names=True)
 
 
+@front_door()
 def load_plantgrowth() -> pd.DataFrame:
     """Plant yields under a control and two treatments, R's ``PlantGrowth`` (three groups
     of 10: a k-sample test).
@@ -233,6 +240,7 @@ def load_plantgrowth() -> pd.DataFrame:
     return _read("PlantGrowth", {"weight": _FLOAT, "group": _factor("ctrl", "trt1", "trt2")})
 
 
+@front_door()
 def load_chickwts() -> pd.DataFrame:
     """Chicken weights by feed supplement, R's ``chickwts`` (six groups: a k-sample test).
 
@@ -261,6 +269,7 @@ def load_chickwts() -> pd.DataFrame:
     return _read("chickwts", {"weight": _FLOAT, "feed": feeds})
 
 
+@front_door()
 def load_toothgrowth() -> pd.DataFrame:
     """The effect of vitamin C on tooth growth in guinea pigs, R's ``ToothGrowth``.
 
@@ -290,6 +299,7 @@ def load_toothgrowth() -> pd.DataFrame:
     return _read("ToothGrowth", {"len": _FLOAT, "supp": _factor("OJ", "VC"), "dose": _FLOAT})
 
 
+@front_door()
 def load_warpbreaks() -> pd.DataFrame:
     """Warp breaks in yarn during weaving, R's ``warpbreaks`` (two factors crossed, 9 looms
     each: R's ``disco`` with several factors).
@@ -315,6 +325,7 @@ def load_warpbreaks() -> pd.DataFrame:
     return _read("warpbreaks", {"breaks": _FLOAT, "wool": _factor("A", "B"), "tension": _factor("L", "M", "H")})
 
 
+@front_door()
 def load_example(name: str) -> pd.DataFrame:
     """Load an embedded example data set by name (one of ``EXAMPLES``: ``load_<name>``).
 
@@ -326,7 +337,7 @@ def load_example(name: str) -> pd.DataFrame:
     return globals()[f"load_{name}"]()
 
 
-@vocabulary
+@front_door()
 def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, *, rng=None, equal_sizes=False):
     """Xu & Lange's (2019) simulation: standard-normal clusters around uniform centres.
 
