@@ -19,7 +19,7 @@ import pytest
 import energystats
 from energystats import datasets, plotting
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
 

@@ -208,7 +208,7 @@ def test_n_jobs_works_without_dask(tmp_path):
 def test_the_documented_local_cluster_example_runs():
     from pathlib import Path
 
-    script = Path(__file__).parent.parent / "docs" / "examples" / "dask_local_cluster.py"
+    script = Path(__file__).parents[2] / "docs" / "examples" / "dask_local_cluster.py"
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True, timeout=300)
     assert "same p-value as in this process: True" in out.stdout
 
