@@ -1,4 +1,5 @@
-"""n_jobs through joblib, locally and on a Dask cluster (energystats._parallel, ParallelOperator).
+"""n_jobs through joblib, locally and on a Dask cluster, and threads within the working memory
+(energystats._parallel; the operator's shards, PairwiseOperator.with_jobs).
 
 Every heavy function gives the serial result whatever n_jobs and backend: p-values and
 labels identical, statistics, null values and W equal to 1e-10.
