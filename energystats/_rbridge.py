@@ -183,7 +183,7 @@ def called_from_r() -> bool:
     even in an R session: nothing in a string tells R's NA from a label "NA"."""
     if "rpytools" not in sys.modules:
         return False
-    frame = sys._getframe(1)
+    frame = sys._getframe(0)  # this function's: the package's frames are skipped
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back
     while frame is not None and frame.f_globals.get("__name__", "").startswith(_RETICULATE):

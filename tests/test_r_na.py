@@ -346,3 +346,37 @@ def test_a_call_from_r_is_told_from_a_call_from_python():
     with pytest.raises(ValueError, match=r"`labels` contains missing values \(R's NA\) in 10 of 30"):
         from_r_session(es.dispersion, v, regions.tolist())
     assert "rpytools" not in sys.modules
+
+
+def test_a_call_from_r_is_one_with_no_python_caller_and_reticulate_loaded(monkeypatch):
+    """called_from_r: reticulate's modules loaded and no Python code below the package's own
+    frames (reticulate calls from C); a Python caller in an R session (py_run_string) is
+    Python's."""
+    from energystats._rbridge import called_from_r
+
+    assert not called_from_r()
+    assert from_r_session(called_from_r)
+    monkeypatch.setitem(sys.modules, "rpytools", types.ModuleType("rpytools"))
+    assert not called_from_r()  # this test's frame is Python code
+    results = []
+    _thread.start_new_thread(results.extend, (itertools.starmap(called_from_r, [()]),))
+    deadline = time.monotonic() + 60
+    while not results and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert results == [True]
+    monkeypatch.delitem(sys.modules, "rpytools")
+    results.clear()
+    _thread.start_new_thread(results.extend, (itertools.starmap(called_from_r, [()]),))
+    while not results and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert results == [False]  # no reticulate: another embedding of Python
+
+
+def test_a_repeated_column_name_from_r_is_refused():
+    """reticulate keeps the last of two columns named alike, under both names."""
+    twice = pd.DataFrame([[1.0, 4.0], [2.0, 5.0], [3.0, 6.0], [4.0, 7.0]], columns=["a", "a"])
+    message = (r"^`X` has the column name 'a' more than once: reticulate hands an R data frame "
+               r"over by column name .* \(names\(X\) <- make\.unique\(names\(X\)\)\)")
+    with pytest.raises(ValueError, match=message):
+        from_r_session(es.energy_test, twice, [0, 0, 1, 1], n_resamples=9, rng=0)
+    assert es.energy_test(twice, [0, 0, 1, 1], n_resamples=9, rng=0).statistic > 0  # Python's
