@@ -140,14 +140,21 @@ class _Columns:
     def __init__(self, value):
         self.frame = value if isinstance(value, pd.DataFrame) else None
         if self.frame is None:
-            arr = np.asarray(value)
-            self.array = arr[:, None] if arr.ndim == 1 else arr
-        self.shape = np.shape(value if self.frame is not None else self.array)
+            arr = value if type(value) is np.ndarray else np.asarray(value)
+            self.array = arr.reshape(-1, 1) if arr.ndim == 1 else arr
+            self.shape = self.array.shape
+        else:
+            self.shape = value.shape
+
+    def row(self, i: int) -> np.ndarray:
+        if self.frame is not None:
+            return self.frame.iloc[i].to_numpy(dtype=object)
+        return _objects(self.array[i])
 
     def rows(self, index: np.ndarray) -> np.ndarray:
         if self.frame is not None:
             return self.frame.iloc[index].to_numpy(dtype=object)
-        return self.array[index]
+        return _objects(self.array[index])
 
     def column(self, j: int) -> np.ndarray:
         return self.frame.iloc[:, j].to_numpy() if self.frame is not None else self.array[:, j]
@@ -176,21 +183,54 @@ def _same_groups(labels: np.ndarray, column: np.ndarray) -> bool:
     return np.unique(codes.astype(np.int64) * len(values) + mine).size == len(levels)
 
 
-def _left_in(arg: np.ndarray, table: _Columns, groups: bool) -> int | None:
-    """The first column of ``table`` that ``arg`` (1-D) is: equal (or, for ``groups``,
-    grouping the rows alike), screened on :data:`SCREEN_ROWS` rows, then checked on all."""
-    n = table.shape[0]
-    rows = np.arange(n) if n <= SCREEN_ROWS else np.linspace(0, n - 1, SCREEN_ROWS).astype(np.intp)
-    block, head = (_objects(v) for v in (table.rows(rows), arg[rows]))
+def _screen_rows(n: int) -> np.ndarray:
+    return np.arange(n) if n <= SCREEN_ROWS else np.linspace(0, n - 1, SCREEN_ROWS).astype(np.intp)
+
+
+def _equal_columns(other: _Columns, table: _Columns) -> dict:
+    """``{k: j}``: column k of ``other`` equal to column j of ``table`` (the first such j).
+    The first row rules out almost every pair (one comparison of each); the pairs left are
+    compared on :data:`SCREEN_ROWS` rows, then on all."""
+    mine, theirs = table.row(0), other.row(0)
+    try:  # a value in common on the first row: almost never, for columns that differ
+        if not set(mine.tolist()).intersection(theirs.tolist()):
+            return {}
+    except TypeError:  # values that cannot be hashed: compared below
+        pass
+    hits = mine[:, None] == theirs[None, :]
+    rows = _screen_rows(table.shape[0])
+    mine, theirs = table.rows(rows), other.rows(rows)
+    found = {}
+    for j, k in np.argwhere(hits):
+        j, k = int(j), int(k)
+        if k not in found and (mine[:, j] == theirs[:, k]).all() and np.array_equal(
+                other.column(k), table.column(j)):
+            found[k] = j
+    return found
+
+
+def _grouping_column(labels: np.ndarray, table: _Columns) -> int | None:
+    """The first column of ``table`` that groups the rows as ``labels`` do. The first row and
+    another row of its group rule out almost every column (equal to the label there, or equal
+    on the two rows); the columns left are screened on :data:`SCREEN_ROWS` rows, then checked
+    on all."""
+    head = labels[:SCREEN_ROWS].tolist()
+    first, label = table.row(0).tolist(), head[0]
+    candidates = {j for j, value in enumerate(first) if value == label}
+    if label in head[1:]:  # another row of the first row's group: a column equal on both
+        other = table.row(head.index(label, 1)).tolist()
+        candidates.update(j for j, (a, b) in enumerate(zip(first, other)) if a == b)
+    if not candidates:
+        return None
+    candidates = np.array(sorted(candidates))
+    rows = _screen_rows(table.shape[0])
+    block, head = table.rows(rows)[:, candidates], _objects(labels[rows])
     screened = (block == head[:, None]).all(axis=0)
-    if groups:
-        same = head == head[0]
-        if 1 < same.sum() < len(rows):  # a group of two rows and another group seen
-            first = block[0]
-            screened |= (block[same] == first).all(axis=0) & (block[~same] != first).all(axis=0)
-    for j in np.flatnonzero(screened):
-        column = table.column(int(j))
-        if (_same_groups(arg, column) if groups else np.array_equal(arg, column)):
+    same = head == head[0]
+    if 1 < same.sum() < len(rows):  # a group of two rows and another group seen
+        screened |= (block[same] == block[0]).all(axis=0) & (block[~same] != block[0]).all(axis=0)
+    for j in candidates[screened]:
+        if _same_groups(labels, table.column(int(j))):
             return int(j)
     return None
 
@@ -219,8 +259,8 @@ def check_columns_left_in(
         table = _Columns(value)
     except (TypeError, ValueError):  # not a table: the function's own validation names it
         return
-    if len(table.shape) != 2 or table.shape[0] < 2:
-        return
+    if len(table.shape) != 2 or table.shape[0] < 2 or table.shape[1] < 2:
+        return  # a column is left in other data only: one column is the data themselves
     for name in names:
         given = arguments.get(name)
         if given is None or isinstance(given, str):
@@ -235,12 +275,15 @@ def check_columns_left_in(
                 continue
             if len(other.shape) != 2 or other.shape[0] != table.shape[0]:
                 continue
-            found = [(k, _left_in(np.asarray(other.column(k)), table, groups))
-                     for k in range(other.shape[1])]
-            found = [(k, j) for k, j in found if j is not None]
+            if groups:
+                found = {k: _grouping_column(np.asarray(other.column(k)), table)
+                         for k in range(other.shape[1])}
+                found = {k: j for k, j in found.items() if j is not None}
+            else:
+                found = _equal_columns(other, table)
             if not found or (not groups and len(found) == other.shape[1] == table.shape[1]):
                 continue  # nothing left in; or dcov(x, x): the distance variance
-            j = found[0][1]
+            j = next(iter(found.values()))
             message = _left_in_message(name, data, table, j, where, groups, from_r)
             named = getattr(part, "name", None)
             if table.frame is not None and named is not None and named == table.frame.columns[j]:
