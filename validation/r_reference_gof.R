@@ -1,5 +1,5 @@
 # Reference values from R's `energy` package for the goodness-of-fit family and ksample.e,
-# loaded by tests/test_r_reference_gof.py.
+# loaded by tests/gof/test_r_reference_gof.py.
 #
 # Usage: Rscript validation/r_reference_gof.R [tests/data/r_reference_gof.json]
 #

@@ -17,7 +17,7 @@ from _r_reference import assert_script_writes
 import energystats as es
 from energystats._gof._limit import CASES, imhof_sf, normal_eigenvalues, normal_limit_sf, normal_trace
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_PATH = ROOT / "tests" / "data" / "r_reference_gof.json"
 REFERENCE = json.loads(REFERENCE_PATH.read_text())
 NORMAL = {case["name"]: case for case in REFERENCE["normal"]}

@@ -1,7 +1,7 @@
 """mvnorm_statistic and mvnorm_test: the closed form against integration and brute force,
 affine invariance, level under Gaussian data, power, and bad input.
 
-R parity is in test_r_reference.py (committed values) and test_r_live.py."""
+R parity: the committed values in test_r_reference.py, the live R calls here (marked r)."""
 
 import numpy as np
 import pytest
