@@ -20,12 +20,16 @@ def _fit(X, k: int, stream, options: dict) -> KGroups:
     return KGroups(k, random_state=stream, **options).fit(X)
 
 
-def _log(values: np.ndarray) -> np.ndarray:
-    """log of the positive values, NaN where W is 0 (k at least the number of distinct
-    points: nothing is left within the clusters, and the gap is undefined)."""
-    values = np.asarray(values, dtype=float)
-    out = np.full(values.shape, np.nan)
-    np.log(values, out=out, where=values > 0)
+#: W below this share of T (= W at k = 1) is the rounding of W = T - S, not a dispersion.
+W_ROUNDING = 1e-12
+
+
+def _log(W) -> np.ndarray:
+    """log W over k = 1, 2, ..., NaN where W is 0 to rounding (k at least the number of
+    distinct points: nothing is left within the clusters, and the gap is undefined)."""
+    W = np.asarray(W, dtype=float)
+    out = np.full(W.shape, np.nan)
+    np.log(W, out=out, where=W > W_ROUNDING * W[0])
     return out
 
 
@@ -36,7 +40,9 @@ def _reference_log_w(X, box, rotation, centre, stream, k_max: int, options: dict
     Z = stream.uniform(low, high, size=(X.shape[0], low.size))
     R = Z @ rotation.T + centre
     streams = stream.spawn(k_max)
-    fits = [KGroups(k, random_state=s, **options).fit(R) for k, s in zip(range(1, k_max + 1), streams)]
+    fits = [
+        KGroups(k, random_state=s, **options).fit(R) for k, s in zip(range(1, k_max + 1), streams)
+    ]
     return _log([fit.W_ for fit in fits])
 
 
@@ -97,8 +103,17 @@ def w_curve(X, k_max, fit_streams, reference_streams, options, n_jobs, advance) 
     _, _, Vt = np.linalg.svd(X - centre, full_matrices=False)
     Z = (X - centre) @ Vt.T
     box = (Z.min(axis=0), Z.max(axis=0))
-    shared = {"X": X, "box": box, "rotation": Vt.T, "centre": centre, "k_max": k_max, "options": options}
-    ref = np.array(_run(_reference_log_w, [{"stream": s} for s in reference_streams], shared, n_jobs, advance))
+    shared = {
+        "X": X,
+        "box": box,
+        "rotation": Vt.T,
+        "centre": centre,
+        "k_max": k_max,
+        "options": options,
+    }
+    ref = np.array(
+        _run(_reference_log_w, [{"stream": s} for s in reference_streams], shared, n_jobs, advance)
+    )
     ref_log_W = ref.mean(axis=0)
     gap = ref_log_W - log_W
     gap_se = ref.std(axis=0) * np.sqrt(1.0 + 1.0 / len(reference_streams))

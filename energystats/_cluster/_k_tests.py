@@ -35,11 +35,12 @@ gap(k) >= gap(k + 1) - s(k + 1), at least 2).
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 
-from .._resampling import batch_size, pvalue
+from .._resampling import Draws, Options, null_distribution, pvalue
 from .cluster_test import signal_dimension
 from .kgroups import KGroups
 
@@ -117,14 +118,14 @@ def _drops(Z: np.ndarray, K: int, draws: np.ndarray) -> np.ndarray:
     return np.log(W1)[:, None] - np.log(np.maximum(Wk, 1e-300 * W1[:, None]))
 
 
-def _reference(kind: str, gen: np.random.Generator, size: int, m: int, J: int) -> np.ndarray:
-    """``size`` samples of m points in J dimensions: uniform on the box or the regular simplex,
+def _reference(kind: str, gen: np.random.Generator, m: int, J: int) -> np.ndarray:
+    """One sample of m points in J dimensions: uniform on the box or the regular simplex,
     with identity covariance, or N(0, I_J)."""
     if kind == "gaussian":
-        return gen.standard_normal((size, m, J))
+        return gen.standard_normal((m, J))
     if kind == "box":
-        return gen.uniform(-np.sqrt(3.0), np.sqrt(3.0), size=(size, m, J))
-    weights = gen.dirichlet(np.ones(J + 1), size=(size, m))
+        return gen.uniform(-np.sqrt(3.0), np.sqrt(3.0), size=(m, J))
+    weights = gen.dirichlet(np.ones(J + 1), size=m)
     vertices = np.eye(J + 1) - 1.0 / (J + 1)  # a regular simplex in the plane sum = 0 ...
     basis = np.linalg.svd(vertices)[2][:J]  # ... written in J coordinates
     # identity covariance: the uniform law on the standard simplex has covariance
@@ -138,28 +139,52 @@ def _whitened(Z: np.ndarray) -> np.ndarray:
     return np.linalg.svd(Z, full_matrices=False)[0] * np.sqrt(Z.shape[1] - 1.0)
 
 
-def _against(kind: str, scores: np.ndarray, K: int, B: int, gen: np.random.Generator):
-    """The statistic t of the scores (m, J) and its p-value against B references of ``kind``,
-    and the gap statistic's k̃ on the way: the engine of one node's Monte Carlo test."""
-    m, J = scores.shape
-    ref_gen, fit_gen = gen.spawn(2)
-    draws = fit_gen.random((B + 1, KMEANS_STARTS, K))
-    data = scores if kind != "gaussian" else _whitened(scores[None])[0]
-    scale = scores.std(0) if kind != "gaussian" else np.ones(J)
-    per_sample = 8 * m * (3 * K + 2 * J + 4)  # distances, labels, a copy of the sample
-    step = batch_size(per_sample, B + 1, "the reference samples of a node test")
-    drops = [_drops(data[None], K, draws[:1])]
-    for a in range(1, B + 1, step):
-        R = _reference(kind, ref_gen, min(step, B + 1 - a), m, J) * scale
-        drops.append(_drops(_whitened(R) if kind == "gaussian" else R, K, draws[a : a + R.shape[0]]))
-    D = np.concatenate(drops)
-    z = (D - D.mean(0)) / np.where(D.std(0) > 0, D.std(0), 1.0)
+def _reference_drops(streams: list, kind: str, scale: np.ndarray, m: int, K: int) -> np.ndarray:
+    """The drops (b, K - 1) of one block of references, each drawn from its own stream (its
+    points, then the uniform numbers of its k-means++ seedings): a reference does not depend
+    on the block it is in."""
+    J = scale.size
+    R = np.empty((len(streams), m, J))
+    draws = np.empty((len(streams), KMEANS_STARTS, K))
+    for i, stream in enumerate(streams):
+        R[i] = _reference(kind, stream, m, J) * scale
+        draws[i] = stream.random((KMEANS_STARTS, K))
+    return _drops(_whitened(R) if kind == "gaussian" else R, K, draws)
+
+
+def statistic_and_pvalue(drops: np.ndarray, null: np.ndarray) -> tuple[float, float]:
+    """The node statistic, max over k of the drop D_k standardised by the mean and standard
+    deviation of D_k over the data and its B references, and its Monte Carlo p-value."""
+    D = np.vstack([drops[None], null])
+    spread = D.std(0)
+    z = (D - D.mean(0)) / np.where(spread > 0, spread, 1.0)
     t = z.max(1)
     # t is a max of standardised drops, of order 1: rounding at the scale of 1
-    p = pvalue(t[0], t[1:], scale=1.0, what="the node statistic")
-    gap, se = D[0] - D[1:].mean(0), D[1:].std(0) * np.sqrt(1.0 + 1.0 / B)
+    return float(t[0]), pvalue(t[0], t[1:], scale=1.0, what="the node statistic")
+
+
+def _against(kind: str, scores: np.ndarray, K: int, B: int, gen: np.random.Generator):
+    """The statistic t of the scores (m, J) and its p-value against B references of ``kind``,
+    and the gap statistic's k̃ on the way: one node's Monte Carlo test, on the engine."""
+    m, J = scores.shape
+    data_gen, ref_gen = gen.spawn(2)
+    data = scores if kind != "gaussian" else _whitened(scores[None])[0]
+    scale = scores.std(0) if kind != "gaussian" else np.ones(J)
+    drops = _drops(data[None], K, data_gen.random((1, KMEANS_STARTS, K)))[0]
+    evaluate = functools.partial(_reference_drops, kind=kind, scale=scale, m=m, K=K)
+    # per reference: its points, distances and labels of k-means
+    engine = Draws(
+        lambda g, size: g.spawn(size),
+        evaluate,
+        item_bytes=8 * m * (3 * K + 2 * J + 4),
+        what=f"a node test of choose_k (m = {m})",
+        desc="reference clusters",
+    )
+    null = null_distribution(engine, Options(B, progress=False), ref_gen).values
+    statistic, p = statistic_and_pvalue(drops, null)
+    gap, se = drops - null.mean(0), null.std(0) * np.sqrt(1.0 + 1.0 / B)
     k_split = next((i + 2 for i in range(K - 2) if gap[i] >= gap[i + 1] - se[i + 1]), K)
-    return float(t[0]), p, k_split
+    return statistic, p, k_split
 
 
 def _scores(points: np.ndarray) -> tuple[np.ndarray, int]:
@@ -168,7 +193,8 @@ def _scores(points: np.ndarray) -> tuple[np.ndarray, int]:
     underflows whatever their scale."""
     centred = points - points.mean(axis=0)
     top = np.max(np.abs(centred))
-    if top == 0 or not np.isfinite(top):
+    # equal points: their centred values are the rounding of the mean, not a spread
+    if not np.isfinite(top) or np.ptp(points, axis=0).max() == 0:
         return centred[:, :0], 0
     centred = np.ldexp(centred, -np.frexp(top)[1])
     U, s, _ = np.linalg.svd(centred, full_matrices=False)
@@ -178,14 +204,20 @@ def _scores(points: np.ndarray) -> tuple[np.ndarray, int]:
     return U[:, :J] * s[:J], J
 
 
-def node_test(points: np.ndarray, null: str, n_resamples: int, room: int | None, gen, split_options: dict):
+def node_test(
+    points: np.ndarray, null: str, n_resamples: int, room: int | None, gen, split_options: dict
+):
     """Test one node (its points, m x d) against one cluster, as the module docstring says.
 
     Returns (fields of the node's row, p-value, children maker): ``children(indices)`` ->
     the node's ``indices`` split into k̃ groups by ``KGroups(k̃, **split_options)``."""
     sub_gen, test_gen, box_gen, split_gen = gen.spawn(4)
     m = points.shape[0]
-    tested = points if m <= TEST_POINTS else points[np.sort(sub_gen.choice(m, TEST_POINTS, replace=False))]
+    tested = (
+        points
+        if m <= TEST_POINTS
+        else points[np.sort(sub_gen.choice(m, TEST_POINTS, replace=False))]
+    )
     scores, J = _scores(tested)
     K = min(MAX_SPLIT, tested.shape[0] - 1, MAX_SPLIT if room is None else room)
     if J == 0:  # every point the same: nothing to split
@@ -195,7 +227,9 @@ def node_test(points: np.ndarray, null: str, n_resamples: int, room: int | None,
         _, _, k_split = _against("box", scores, K, n_resamples, box_gen)
     else:
         kinds = ("box",) if J == 1 else ("box", "simplex")
-        found = [_against(kind, scores, K, n_resamples, g) for kind, g in zip(kinds, (box_gen, test_gen))]
+        found = [
+            _against(kind, scores, K, n_resamples, g) for kind, g in zip(kinds, (box_gen, test_gen))
+        ]
         statistic, p, _ = max(found, key=lambda item: item[1])  # the least favourable reference
         k_split = min(item[2] for item in found)
 

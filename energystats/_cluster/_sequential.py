@@ -26,9 +26,9 @@ __all__ = ["REASONS", "NodeTest", "Walk", "walk_tree"]
 
 #: Why a cluster is final, as the walk records it.
 REASONS = {
-    "not significant": "its test was not significant",
+    "not significant": "test not significant",
     "min_size": "fewer points than min_size",
-    "untestable": "its level alpha m / n is below 1 / (n_resamples + 1)",
+    "untestable": "level alpha m / n below 1 / (n_resamples + 1)",
     "k_max": "k_max clusters reached",
 }
 
@@ -84,7 +84,13 @@ class Walk:
     def stop(self) -> str:
         """Why the search stopped, in one sentence."""
         counts = {key: self.reasons.count(key) for key in REASONS if key in self.reasons}
-        parts = [f"{count} cluster{'s' if count > 1 else ''}: {REASONS[key]}" for key, count in counts.items()]
+        parts = [
+            f"{count} cluster{'s' if count > 1 else ''}: {REASONS[key]}"
+            for key, count in counts.items()
+        ]
+        refused = [str(row["node"]) for row in self.rows if not row["significant"]]
+        if refused:
+            parts[list(counts).index("not significant")] += f" (node {', '.join(refused)})"
         return "; ".join(parts)
 
 
@@ -149,7 +155,14 @@ def walk_tree(
             significant = bool(outcome.pvalue <= threshold)
             node_id = key(node, len(rows))
             row = {"node": node_id, "parent": parent, "size": m, **outcome.fields}
-            rows.append({**row, "pvalue": outcome.pvalue, "threshold": threshold, "significant": significant})
+            rows.append(
+                {
+                    **row,
+                    "pvalue": outcome.pvalue,
+                    "threshold": threshold,
+                    "significant": significant,
+                }
+            )
             if significant:
                 pending += [(child, node_id) for child in outcome.children()]
                 continue

@@ -11,10 +11,11 @@ The node test (:mod:`._k_tests`) compares how much k-means splits the node's lea
 scores, for k = 2..4, with how much it splits references of one cluster of the same size,
 variances and axes. Two nulls say what "one cluster" means:
 
-* ``"unimodal"``: uniform laws on the node's box and simplex, the least favourable log-concave
-  clusters; a Gaussian, uniform, t, skewed or rounded cluster is one cluster.
-* ``"gaussian"``: whitened Gaussian samples; exact for a Gaussian node, but uniform, heavy
-  tailed and skewed clusters are split.
+* ``"unimodal"``: uniform laws on the node's box and simplex, the least favourable convex
+  clusters; a Gaussian, uniform, t, skewed or rounded cluster is one cluster, a curved one
+  (a half-circle) is not.
+* ``"gaussian"``: whitened Gaussian samples; a Gaussian node is one cluster, but uniform,
+  heavy tailed and skewed clusters are split.
 
 The W-against-k curve and the gap statistic (:mod:`._k_curve`) are descriptive.
 """
@@ -49,11 +50,23 @@ DEFAULT_RESAMPLES = {"unimodal": 199, "gaussian": 199}
 #: Starts of each k-groups split of the tree: a split that cuts a cluster is not undone.
 SPLIT_STARTS = 10
 #: Columns of :attr:`ChooseKResult.nodes`.
-_NODE_COLUMNS = ["node", "parent", "size", "statistic", "components", "k", "pvalue", "threshold", "significant"]
+_NODE_COLUMNS = [
+    "node",
+    "parent",
+    "size",
+    "statistic",
+    "components",
+    "k",
+    "pvalue",
+    "threshold",
+    "significant",
+]
 #: Columns of :attr:`ChooseKResult.table`.
 _TABLE_COLUMNS = ["k", "W", "S", "log_W", "ref_log_W", "gap", "gap_se"]
 _RULES = {
-    "unimodal": "k-means drops against uniform clusters (box, simplex) of the node's axes and variances",
+    "unimodal": (
+        "k-means drops against uniform clusters (box, simplex) of the node's axes and variances"
+    ),
     "gaussian": "k-means drops of the whitened scores against whitened Gaussian samples",
 }
 
@@ -121,13 +134,32 @@ class ChooseKResult(ClusteringResult):
     def _tables(self) -> list[tuple[str, pd.DataFrame]]:
         return [("Tested nodes", self.nodes.set_index("node")), ("Over k", self.to_frame())]
 
+    @property
+    def deciding(self) -> pd.Series | None:
+        """The row of ``nodes`` that kept k̂ from growing: of the tested nodes that were not
+        significant, the one nearest its threshold (smallest p-value / threshold); None when
+        no test refused a split (the search stopped at ``k_max`` or at untestable nodes)."""
+        refused = self.nodes[~self.nodes["significant"].astype(bool)]
+        if refused.empty:
+            return None
+        return refused.loc[(refused["pvalue"] / refused["threshold"]).idxmin()]
+
     def _extra_lines(self) -> list[str]:
-        return [f"rule: {_RULES[self.null]}, family-wise error {self.alpha:g}"]
+        lines = [f"rule: {_RULES[self.null]}, family-wise error {self.alpha:g}"]
+        row = self.deciding
+        if row is not None:
+            lines.append(
+                f"decided by node {int(row['node'])} ({int(row['size'])} points): "
+                f"p-value {row['pvalue']:.4g} > threshold {row['threshold']:.4g}"
+            )
+        return lines
 
 
 def _by_size(labels: np.ndarray) -> np.ndarray:
     """Relabel clusters by size, largest first; ties in order of their first point."""
-    codes, first, inverse, counts = np.unique(labels, return_index=True, return_inverse=True, return_counts=True)
+    codes, first, inverse, counts = np.unique(
+        labels, return_index=True, return_inverse=True, return_counts=True
+    )
     order = np.lexsort((first, -counts))
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
@@ -143,12 +175,23 @@ def _choose_k_iv(k_max, alpha, null, n_resamples, n_references, min_size, n, d):
     if null not in _NULLS:
         raise ValueError(f"`null` must be 'unimodal' or 'gaussian', got {null!r}.")
     options = check_options(DEFAULT_RESAMPLES[null] if n_resamples is None else n_resamples)
-    if isinstance(n_references, bool) or not isinstance(n_references, (int, np.integer)) or n_references < 0:
+    if (
+        isinstance(n_references, bool)
+        or not isinstance(n_references, (int, np.integer))
+        or n_references < 0
+    ):
         raise ValueError(f"`n_references` must be a non-negative integer, got {n_references!r}.")
     if n_references == 1:
-        raise ValueError("`n_references` must be 0 (no gap statistic) or at least 2 (its standard error needs two).")
+        raise ValueError(
+            "`n_references` must be 0 (no gap statistic) or at least 2 "
+            "(its standard error needs two)."
+        )
     floor = d + 2 if null == "gaussian" else 4
-    minimum = max(10, floor) if min_size is None else check_positive_int(min_size, "min_size", minimum=floor)
+    minimum = (
+        max(10, floor)
+        if min_size is None
+        else check_positive_int(min_size, "min_size", minimum=floor)
+    )
     return k_max, float(alpha), options, int(n_references), minimum
 
 
@@ -192,8 +235,8 @@ def choose_k(
     null : {"unimodal", "gaussian"}, default="unimodal"
         What one cluster is (Notes). ``"unimodal"``: a law no more clustered than the uniform
         law on the box or the simplex of the node's principal axes and variances, the least
-        favourable log-concave laws. ``"gaussian"``: one Gaussian sample; exact, but it splits
-        uniform, heavy-tailed and skewed clusters.
+        favourable convex clusters (a curved cluster is split: Notes). ``"gaussian"``: one
+        Gaussian sample; it splits uniform, heavy-tailed and skewed clusters.
     n_resamples : int, default=None
         Reference samples per node test; ``None``: 199. A node can only be significant when
         1 / (n_resamples + 1) <= alpha * size / n: at the default and alpha = 0.05, nodes of
@@ -212,7 +255,8 @@ def choose_k(
         splits take 10, so that a split does not cut a cluster).
     rng : int, numpy.random.Generator or None, default=None
         Seeds every fit and every Monte Carlo draw: the same seed, the same result. The
-        tree's streams are drawn first: ``n_references`` and ``k_max`` leave them unchanged.
+        tree's streams are drawn first: ``n_references``, ``n_init`` and ``n_jobs`` leave
+        the tests and the splits unchanged.
     n_jobs : int, default=None
         joblib's ``n_jobs``: the table's fits and the gap's reference sets run as tasks; the
         result does not depend on it.
@@ -245,14 +289,17 @@ def choose_k(
     scores are whitened and the references are whitened Gaussian samples.
 
     What is guaranteed. With the Gaussian null, when the n points are one Gaussian sample
-    (any mean and covariance) the root's test is exact: :math:`P(\hat k > 1) \le \alpha`,
-    whatever n and d. With the unimodal null the same bound holds exactly when the points
-    are uniform on a box, and for one log-concave cluster it holds because such a cluster
-    splits less easily than the uniform law of its variances (in one dimension, as the gap
-    statistic's reference argument goes; checked by simulation in several: the rates are in
-    ``docs/validation.md``). When there are k true clusters and the tree's splits keep each
-    whole, the levels of the nodes tested at one depth sum to at most alpha and
-    :math:`P(\hat k > k) \le \alpha` (Kimes et al. 2017).
+    (any mean and covariance) and every principal axis is kept (J = d), the root's test is
+    exact: :math:`P(\hat k > 1) \le \alpha`; with J < d axes chosen by their variance it
+    is approximate. With the unimodal null the same bound holds when the points are uniform
+    on a box, and for one convex cluster because it splits less easily than the uniform law
+    of its variances (in one dimension, as the gap statistic's reference argument goes;
+    checked by simulation in several: the rates are in ``docs/cluster.md``). A curved
+    cluster is not convex: the two ends of a half-circle are farther apart than its
+    variances say, k-means splits it more than any convex reference, and the test finds two
+    clusters (in about one data set in four at n = 200, noise 0.3). When there are k true
+    clusters and the tree's splits keep each whole, the levels of the nodes tested at one
+    depth sum to at most alpha and :math:`P(\hat k > k) \le \alpha` (Kimes et al. 2017).
 
     Cost: k_max fits of KGroups on n points, k_max fits per reference set, at most
     2 k_max - 1 node tests, each B batched k-means fits of at most 500 points in J
@@ -279,7 +326,9 @@ def choose_k(
     semimetric = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, semimetric, min_samples=2)
     n, d = X.shape
-    k_max, alpha, options, n_references, minimum = _choose_k_iv(k_max, alpha, null, n_resamples, n_references, min_size, n, d)
+    k_max, alpha, options, n_references, minimum = _choose_k_iv(
+        k_max, alpha, null, n_resamples, n_references, min_size, n, d
+    )
     B = options.n_resamples
     n_init = check_positive_int(n_init, "n_init")
     progress = check_progress(progress)
@@ -292,7 +341,9 @@ def choose_k(
     reference_streams = gen.spawn(n_references)
 
     steps = k_max + n_references + 2 * k_max - 1
-    bar = iter(progress_bar(range(steps), steps, progress, "choose_k: fits, references, node tests"))
+    bar = iter(
+        progress_bar(range(steps), steps, progress, "choose_k: fits, references, node tests")
+    )
 
     def advance(count: int = 1) -> None:
         for _ in range(count):
@@ -305,20 +356,37 @@ def choose_k(
         advance()
         return NodeTest(p, fields, lambda: split(points))
 
-    walk = walk_tree(np.arange(n), points_of=lambda points: points, test=lambda node, points, room: test(points, node, room),
-                     n=n, alpha=alpha, n_resamples=B, min_size=minimum, k_max=k_max, largest_first=True)
+    walk = walk_tree(
+        np.arange(n),
+        points_of=lambda points: points,
+        test=lambda node, points, room: test(points, node, room),
+        n=n,
+        alpha=alpha,
+        n_resamples=B,
+        min_size=minimum,
+        k_max=k_max,
+        largest_first=True,
+    )
     advance(steps)
     k_hat = len(walk.final)
     if null == "gaussian" and "k_max" in walk.reasons:
         warnings.warn(
-            f"choose_k reached k_max = {k_max} with null='gaussian': a cluster that is not Gaussian (uniform, skewed, "
-            "heavy tailed) is split again and again; null='unimodal' takes such a cluster as one.",
+            f"choose_k reached k_max = {k_max} with null='gaussian': a cluster that is not "
+            "Gaussian (uniform, skewed, heavy tailed) is split again and again; "
+            "null='unimodal' takes such a cluster as one.",
             UserWarning,
             stacklevel=2,
         )
     table = pd.DataFrame(
-        {"k": np.arange(1, k_max + 1), "W": curve.W, "S": curve.S, "log_W": curve.log_W, "ref_log_W": curve.ref_log_W,
-         "gap": curve.gap, "gap_se": curve.gap_se},
+        {
+            "k": np.arange(1, k_max + 1),
+            "W": curve.W,
+            "S": curve.S,
+            "log_W": curve.log_W,
+            "ref_log_W": curve.ref_log_W,
+            "gap": curve.gap,
+            "gap_se": curve.gap_se,
+        },
         columns=_TABLE_COLUMNS,
     )
     return ChooseKResult(
