@@ -1,6 +1,7 @@
 """How many clusters: choose_k's two nulls beside R's cluster::clusGap and the silhouette.
 
-Usage: python validation/choose_k.py [--quick] [--out validation/results] [--parts ...]
+Usage (from the repository root, so that this checkout is imported):
+    PYTHONPATH=. python validation/choose_k.py [--quick] [--out validation/results] [--parts ...]
 
 1. The five simulations of Tibshirani, Walther & Hastie (2001, Sec. 6), 50 data sets each:
    (1) 200 points uniform on the unit cube in 10-D (k = 1); (2) three N(0, I) clusters of 25,
@@ -55,8 +56,19 @@ SETTING_NAMES = {
     4: "(4) four clusters, 10-D",
     5: "(5) two elongated, 3-D",
 }
-SHAPES = ["gaussian", "uniform", "t3", "exponential", "triangle", "elongated", "gaussian 10-D",
-          "uniform 10-D", "half-circle", "rating 1..5, 3-D", "rounded gaussian"]
+SHAPES = [
+    "gaussian",
+    "uniform",
+    "t3",
+    "exponential",
+    "triangle",
+    "elongated",
+    "gaussian 10-D",
+    "uniform 10-D",
+    "half-circle",
+    "rating 1..5, 3-D",
+    "rounded gaussian",
+]
 
 
 def _closest(X: np.ndarray, y: np.ndarray) -> float:
@@ -125,8 +137,9 @@ class ClusGap:
             ro.r("suppressMessages(library(cluster))")
             ro.r("""choose_gap <- function(x, kmax, seed) {
                 set.seed(seed)
-                g <- suppressWarnings(clusGap(x, FUNcluster = kmeans, nstart = 20, K.max = kmax, B = 50,
-                                              spaceH0 = "scaledPCA", verbose = FALSE))
+                g <- suppressWarnings(clusGap(x, FUNcluster = kmeans, nstart = 20,
+                                              K.max = kmax, B = 50, spaceH0 = "scaledPCA",
+                                              verbose = FALSE))
                 maxSE(g$Tab[, "gap"], g$Tab[, "SE.sim"], method = "Tibs2001SEmax") }""")
             self._call = ro.r["choose_gap"]
             self._convert = lambda: localconverter(ro.default_converter + numpy2ri.converter)
@@ -168,27 +181,41 @@ def choices(X: np.ndarray, seed: int, gap: ClusGap) -> dict:
 METHODS = ["unimodal", "gaussian", "clusGap", "silhouette"]
 
 
-def run_settings(reps: int, gap: ClusGap, root: np.random.SeedSequence) -> pd.DataFrame:
+def run_settings(
+    reps: int, gap: ClusGap, root: np.random.SeedSequence, chosen, path: Path
+) -> pd.DataFrame:
     rows = []
     for setting, seq in zip(range(1, 6), root.spawn(5)):
+        if setting not in chosen:
+            continue
         for rep, s in enumerate(seq.spawn(reps)):
             X = tibshirani(setting, np.random.default_rng(s))
-            rows.append({"setting": setting, "rep": rep, "true k": TRUE_K[setting], **choices(X, rep, gap)})
+            rows.append(
+                {"setting": setting, "rep": rep, "true k": TRUE_K[setting], **choices(X, rep, gap)}
+            )
+        pd.DataFrame(rows).to_csv(path, index=False)  # kept as the run goes
         print(f"setting {setting} done", flush=True)
     return pd.DataFrame(rows)
 
 
-def run_shapes(reps: int, gap: ClusGap, root: np.random.SeedSequence) -> pd.DataFrame:
+def run_shapes(
+    reps: int, gap: ClusGap, root: np.random.SeedSequence, chosen, path: Path
+) -> pd.DataFrame:
     rows = []
     for shape, seq in zip(SHAPES, root.spawn(len(SHAPES))):
+        if shape not in chosen:
+            continue
         for rep, s in enumerate(seq.spawn(reps)):
             X = one_cluster(shape, np.random.default_rng(s))
             rows.append({"shape": shape, "rep": rep, **choices(X, rep, gap)})
+        pd.DataFrame(rows).to_csv(path, index=False)
         print(f"shape {shape} done", flush=True)
     return pd.DataFrame(rows)
 
 
-def run_stability(data_sets: int, seeds: int, root: np.random.SeedSequence) -> pd.DataFrame:
+def run_stability(
+    data_sets: int, seeds: int, root: np.random.SeedSequence, path: Path
+) -> pd.DataFrame:
     rows = []
     for setting, seq in zip(range(1, 6), root.spawn(5)):
         for rep, s in enumerate(seq.spawn(data_sets)):
@@ -196,10 +223,21 @@ def run_stability(data_sets: int, seeds: int, root: np.random.SeedSequence) -> p
             for null in ("unimodal", "gaussian"):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
-                    ks = [es.choose_k(X, K_MAX, null=null, n_references=0, rng=seed).k for seed in range(seeds)]
+                    ks = [
+                        es.choose_k(X, K_MAX, null=null, n_references=0, rng=seed).k
+                        for seed in range(seeds)
+                    ]
                 modal = np.bincount(ks).argmax()
-                rows.append({"setting": setting, "rep": rep, "null": null, "ks": " ".join(map(str, ks)),
-                             "agree": float(np.mean(np.array(ks) == modal))})
+                rows.append(
+                    {
+                        "setting": setting,
+                        "rep": rep,
+                        "null": null,
+                        "ks": " ".join(map(str, ks)),
+                        "agree": float(np.mean(np.array(ks) == modal)),
+                    }
+                )
+        pd.DataFrame(rows).to_csv(path, index=False)
         print(f"stability {setting} done", flush=True)
     return pd.DataFrame(rows)
 
@@ -227,9 +265,56 @@ def settings_table(runs: pd.DataFrame) -> pd.DataFrame:
 def shapes_table(runs: pd.DataFrame) -> pd.DataFrame:
     out = {}
     for shape, group in runs.groupby("shape", sort=False):
-        out[shape] = {m: ("not run" if group[m].isna().all() else _cell(int((group[m] > 1).sum()), len(group)))
-                      for m in METHODS}
+        out[shape] = {
+            m: (
+                "not run" if group[m].isna().all() else _cell(int((group[m] > 1).sum()), len(group))
+            )
+            for m in METHODS
+        }
     return pd.DataFrame(out).T.rename_axis("P(k > 1) on one cluster")
+
+
+def report(out: Path, suffix: str) -> str:
+    """The tables of every CSV in ``out`` (the parts of one or several runs), as Markdown."""
+    text = [f"# choose_k beside clusGap and the silhouette (k_max = {K_MAX}, alpha = 0.05)\n"]
+    found = {
+        part: sorted(out.glob(f"choose_k_{part}{suffix}*.csv"))
+        for part in ("settings", "shapes", "stability")
+    }
+    read = {
+        part: pd.concat([pd.read_csv(f) for f in files]) for part, files in found.items() if files
+    }
+    if "settings" in read:
+        runs = read["settings"]
+        seconds = runs[["seconds unimodal", "seconds gaussian"]].mean().round(2).to_dict()
+        text += [
+            "## Tibshirani, Walther & Hastie (2001), Sec. 6: the right k\n",
+            "```text",
+            settings_table(runs).to_string(),
+            "```\n",
+            f"choose_k's mean seconds per data set: {seconds}\n",
+        ]
+    if "shapes" in read:
+        text += [
+            "## One cluster, n = 200: P(k > 1) (standard error)\n",
+            "```text",
+            shapes_table(read["shapes"]).to_string(),
+            "```\n",
+        ]
+    if "stability" in read:
+        runs = read["stability"]
+        summary = runs.pivot_table(
+            index="setting", columns="null", values="agree", aggfunc=["mean", "min"]
+        )
+        sets = runs.groupby("setting")["rep"].nunique().min()
+        text += [
+            "## The same data, ten seeds: share of seeds agreeing with the most frequent k"
+            f" ({sets} data sets per setting)\n",
+            "```text",
+            summary.round(2).to_string(),
+            "```\n",
+        ]
+    return "\n".join(text)
 
 
 def main():
@@ -237,38 +322,49 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     parser.add_argument("--parts", default="settings,shapes,stability")
+    parser.add_argument("--reps", type=int, default=None, help="data sets per cell (50)")
+    parser.add_argument("--settings", default="1,2,3,4,5", help="which of the five to run")
+    parser.add_argument(
+        "--shapes", default=";".join(SHAPES), help="which single clusters (; between)"
+    )
+    parser.add_argument("--stability-sets", type=int, default=5, help="data sets per setting")
+    parser.add_argument("--no-clusgap", action="store_true", help="skip R's clusGap")
+    parser.add_argument("--tag", default="", help="suffix of this run's CSV files")
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="only write the tables of the CSV files already in --out",
+    )
     args = parser.parse_args()
     parts = args.parts.split(",")
-    reps = 3 if args.quick else 50
-    # the simulations' data are those of the audit in the issue (choose_k_audit_before.csv)
-    setting_seq, shape_seq, stability_seq = (np.random.SeedSequence(seed) for seed in (41, 42, 43))
-    gap = ClusGap()
-    started = time.perf_counter()
+    reps = args.reps or (3 if args.quick else 50)
     suffix = "_quick" if args.quick else ""
     args.out.mkdir(parents=True, exist_ok=True)
-    text = [f"# choose_k beside clusGap and the silhouette (k_max = {K_MAX}, alpha = 0.05)\n"]
-    if gap.note:
-        text.append(gap.note + "\n")
-    if "settings" in parts:
-        runs = run_settings(reps, gap, setting_seq)
-        runs.to_csv(args.out / f"choose_k_settings{suffix}.csv", index=False)
-        seconds = runs[["seconds unimodal", "seconds gaussian"]].mean().round(2).to_dict()
-        text += ["## Tibshirani, Walther & Hastie (2001), Sec. 6: the right k\n",
-                 "```text", settings_table(runs).to_string(), "```\n",
-                 f"choose_k's mean seconds per data set: {seconds}\n"]
-    if "shapes" in parts:
-        runs = run_shapes(reps, gap, shape_seq)
-        runs.to_csv(args.out / f"choose_k_shapes{suffix}.csv", index=False)
-        text += ["## One cluster, n = 200: P(k > 1) (standard error)\n", "```text", shapes_table(runs).to_string(), "```\n"]
-    if "stability" in parts and not args.quick:
-        runs = run_stability(5, 10, stability_seq)
-        runs.to_csv(args.out / f"choose_k_stability{suffix}.csv", index=False)
-        summary = runs.pivot_table(index="setting", columns="null", values="agree", aggfunc=["mean", "min"])
-        text += ["## The same data, ten seeds: share of seeds agreeing with the most frequent k (5 data sets)\n",
-                 "```text", summary.round(2).to_string(), "```\n"]
-    text.append(f"Total time {time.perf_counter() - started:.0f} s\n")
-    (args.out / f"choose_k{suffix}.md").write_text("\n".join(text))
-    print("\n".join(text))
+    if not args.report:
+        # the simulations' data are those of the audit in the issue
+        setting_seq, shape_seq, stability_seq = (np.random.SeedSequence(s) for s in (41, 42, 43))
+        gap = ClusGap()
+        if args.no_clusgap:
+            gap._call, gap.note = None, "clusGap not run (--no-clusgap)"
+        if gap.note:
+            print(gap.note, flush=True)
+        started = time.perf_counter()
+        tag = suffix + args.tag
+        if "settings" in parts:
+            chosen = [int(v) for v in args.settings.split(",")]
+            run_settings(reps, gap, setting_seq, chosen, args.out / f"choose_k_settings{tag}.csv")
+        if "shapes" in parts:
+            run_shapes(
+                reps, gap, shape_seq, args.shapes.split(";"), args.out / f"choose_k_shapes{tag}.csv"
+            )
+        if "stability" in parts and not args.quick:
+            run_stability(
+                args.stability_sets, 10, stability_seq, args.out / f"choose_k_stability{tag}.csv"
+            )
+        print(f"Total time {time.perf_counter() - started:.0f} s", flush=True)
+    text = report(args.out, suffix)
+    (args.out / f"choose_k{suffix}.md").write_text(text)
+    print(text)
 
 
 if __name__ == "__main__":
