@@ -181,36 +181,32 @@ def choices(X: np.ndarray, seed: int, gap: ClusGap) -> dict:
 METHODS = ["unimodal", "gaussian", "clusGap", "silhouette"]
 
 
-def run_settings(
-    reps: int, gap: ClusGap, root: np.random.SeedSequence, chosen, path: Path
+def run_cells(
+    cells: dict, chosen, make, reps: range, gap: ClusGap, root, path: Path
 ) -> pd.DataFrame:
+    """Every method on data set ``rep`` of every cell, rep by rep (so that a run stopped early
+    has as many data sets in every cell), the rows kept in ``path`` as the run goes. ``cells``
+    maps a cell's column values to its argument of ``make(argument, gen)``; data set ``rep``
+    of a cell is drawn from the ``rep``-th child of the cell's seed, whatever ``reps``."""
+    streams = {key: seq.spawn(max(reps) + 1) for key, seq in zip(cells, root.spawn(len(cells)))}
     rows = []
-    for setting, seq in zip(range(1, 6), root.spawn(5)):
-        if setting not in chosen:
-            continue
-        for rep, s in enumerate(seq.spawn(reps)):
-            X = tibshirani(setting, np.random.default_rng(s))
-            rows.append(
-                {"setting": setting, "rep": rep, "true k": TRUE_K[setting], **choices(X, rep, gap)}
-            )
-        pd.DataFrame(rows).to_csv(path, index=False)  # kept as the run goes
-        print(f"setting {setting} done", flush=True)
+    for rep in reps:
+        for key, (values, argument) in cells.items():
+            if key not in chosen:
+                continue
+            X = make(argument, np.random.default_rng(streams[key][rep]))
+            rows.append({**values, "rep": rep, **choices(X, rep, gap)})
+            pd.DataFrame(rows).to_csv(path, index=False)
+        print(f"data set {rep} done", flush=True)
     return pd.DataFrame(rows)
 
 
-def run_shapes(
-    reps: int, gap: ClusGap, root: np.random.SeedSequence, chosen, path: Path
-) -> pd.DataFrame:
-    rows = []
-    for shape, seq in zip(SHAPES, root.spawn(len(SHAPES))):
-        if shape not in chosen:
-            continue
-        for rep, s in enumerate(seq.spawn(reps)):
-            X = one_cluster(shape, np.random.default_rng(s))
-            rows.append({"shape": shape, "rep": rep, **choices(X, rep, gap)})
-        pd.DataFrame(rows).to_csv(path, index=False)
-        print(f"shape {shape} done", flush=True)
-    return pd.DataFrame(rows)
+def settings_cells() -> dict:
+    return {s: ({"setting": s, "true k": TRUE_K[s]}, s) for s in range(1, 6)}
+
+
+def shapes_cells() -> dict:
+    return {shape: ({"shape": shape}, shape) for shape in SHAPES}
 
 
 def run_stability(
@@ -323,6 +319,7 @@ def main():
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     parser.add_argument("--parts", default="settings,shapes,stability")
     parser.add_argument("--reps", type=int, default=None, help="data sets per cell (50)")
+    parser.add_argument("--first", type=int, default=0, help="the first data set's number")
     parser.add_argument("--settings", default="1,2,3,4,5", help="which of the five to run")
     parser.add_argument(
         "--shapes", default=";".join(SHAPES), help="which single clusters (; between)"
@@ -350,12 +347,28 @@ def main():
             print(gap.note, flush=True)
         started = time.perf_counter()
         tag = suffix + args.tag
+        first = args.first
         if "settings" in parts:
             chosen = [int(v) for v in args.settings.split(",")]
-            run_settings(reps, gap, setting_seq, chosen, args.out / f"choose_k_settings{tag}.csv")
+            run_cells(
+                settings_cells(),
+                chosen,
+                tibshirani,
+                range(first, first + reps),
+                gap,
+                setting_seq,
+                args.out / f"choose_k_settings{tag}.csv",
+            )
         if "shapes" in parts:
-            run_shapes(
-                reps, gap, shape_seq, args.shapes.split(";"), args.out / f"choose_k_shapes{tag}.csv"
+            chosen = args.shapes.split(";")
+            run_cells(
+                shapes_cells(),
+                chosen,
+                one_cluster,
+                range(first, first + reps),
+                gap,
+                shape_seq,
+                args.out / f"choose_k_shapes{tag}.csv",
             )
         if "stability" in parts and not args.quick:
             run_stability(
