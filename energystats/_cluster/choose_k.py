@@ -321,7 +321,7 @@ def choose_k(
     >>> res.k, res.k_gap, np.bincount(res.labels).tolist()
     (3, 3, [60, 60, 60])
     >>> res.to_frame()["W"].round(1).tolist()
-    [589.7, 340.9, 157.9, 144.9, 133.8]
+    [589.7, 340.9, 157.9, 144.9, 132.2]
     """
     semimetric = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, semimetric, min_samples=2)
