@@ -282,6 +282,15 @@ def report(out: Path, suffix: str) -> str:
     }
     if "settings" in read:
         runs = read["settings"]
+        earlier = sorted(out.glob("choose_k_clusgap*.csv"))
+        if earlier:  # clusGap's choices from an earlier run on the same data sets
+            kept = pd.concat([pd.read_csv(f) for f in earlier]).set_index(["setting", "rep"])
+            index = pd.MultiIndex.from_frame(runs[["setting", "rep"]])
+            runs = runs.assign(
+                clusGap=runs["clusGap"].fillna(
+                    pd.Series(kept["clusGap"].reindex(index).to_numpy(), index=runs.index)
+                )
+            )
         seconds = runs[["seconds unimodal", "seconds gaussian"]].mean().round(2).to_dict()
         text += [
             "## Tibshirani, Walther & Hastie (2001), Sec. 6: the right k\n",
