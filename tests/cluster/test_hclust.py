@@ -1,7 +1,7 @@
 """energy_hclust (identities, scipy interoperability, R's conventions, budget) and
 significant_clusters (three blobs, one Gaussian, the node table, bad input).
 
-R parity itself is in test_r_reference.py (committed values) and test_r_live.py."""
+R parity itself is in infrastructure/test_r_reference.py (committed values of R's energy)."""
 
 import matplotlib
 import numpy as np
