@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _timing import load
 
 import energystats as es
-from _timing import load
 
 
 def quakes() -> tuple[np.ndarray, str]:

@@ -44,8 +44,16 @@ import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
 from . import __version__
-from ._cli_io import (CLIError, OutputError, check_output, file_after_columns, finite_json,
-                      read_table, select, write_output)
+from ._cli_io import (
+    CLIError,
+    OutputError,
+    check_output,
+    file_after_columns,
+    finite_json,
+    read_table,
+    select,
+    write_output,
+)
 from ._cluster import KGroups, cluster_test, significant_clusters, split_1d
 from ._compare_r import compare_r
 from ._config import WorkingMemoryError, config_context

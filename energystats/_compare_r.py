@@ -21,9 +21,9 @@ from ._homogeneity import dispersion, energy_test
 from ._independence import dcor, dcor_ttest, dcov, dcov_test, pdcor
 from ._operator import condensed_semimetric
 from ._progress import progress_bar
-from .datasets import load_iris
 from ._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
 from ._semimetric import resolve_semimetric
+from .datasets import load_iris
 
 __all__ = ["battery", "compare_r"]
 

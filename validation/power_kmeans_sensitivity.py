@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from power_kmeans_tables import N, K, PAPER_SETS, one_dataset, paper
+from power_kmeans_tables import PAPER_SETS, K, N, one_dataset, paper
 
 from energystats.datasets import make_power_kmeans_data
 

@@ -41,11 +41,12 @@ import pandas as pd
 from sklearn.cluster import KMeans, kmeans_plusplus
 
 import energystats as es
+from energystats._cluster.power_kmeans import (  # private helpers, imported in this one place
+    _sq_dist,
+    mm_step,
+    power_objective,
+)
 from energystats._metrics import variation_of_information
-
-# Private helpers of the power k-means module, imported in this one place (one line to change
-# if the module moves).
-from energystats._cluster.power_kmeans import _sq_dist, mm_step, power_objective
 from energystats.datasets import make_power_kmeans_data
 
 N, K = 2500, 50
