@@ -32,8 +32,8 @@ def main():
         t_km, km = best_of(lambda: KMeans(k, init=init, n_init=1).fit(X), 3)
         print(
             f"n={n:,}, k={k}, d={d}: PowerKMeans {t_pk:.3f} s ({pk.n_iter_} MM iterations, "
-            f"{t_pk / max(pk.n_iter_, 1) * 1e3:.2f} ms each at most, then {pk.n_lloyd_iter_} Lloyd), "
-            f"KMeans {t_km:.3f} s ({km.n_iter_} iterations); time ratio {t_pk / t_km:.1f}; "
+            f"{t_pk / max(pk.n_iter_, 1) * 1e3:.2f} ms each at most, then {pk.n_lloyd_iter_} "
+            f"Lloyd), KMeans {t_km:.3f} s ({km.n_iter_} iterations); time ratio {t_pk / t_km:.1f}; "
             f"inertia power/KMeans {pk.inertia_ / km.inertia_:.6f}"
         )
 
