@@ -49,7 +49,8 @@ X[labels == 1, 0] += 0.01
 before = _rss_mib()
 t0 = time.perf_counter()
 res = es.energy_test(X, labels, n_resamples=99, rng=0, approximation="projection", n_projections=50)
-print(json.dumps({"seconds": time.perf_counter() - t0, "pvalue": res.pvalue, "peak_mib": _peak_mib(), "before_mib": before}))
+print(json.dumps({"seconds": time.perf_counter() - t0, "pvalue": res.pvalue,
+                  "peak_mib": _peak_mib(), "before_mib": before}))
 """
 
 NYSTROEM = r"""
@@ -68,9 +69,11 @@ for a in range(0, n, 2**20):
 options = dict(algorithm="lloyd", batch_size=batch) if batch else {}
 before = _rss_mib()
 t0 = time.perf_counter()
-km = es.KGroups(5, n_init=1, random_state=0, approximation="nystroem", n_landmarks=300, **options).fit(X)
-print(json.dumps({"seconds": time.perf_counter() - t0, "accuracy": accuracy(km.labels_, codes), "passes": km.n_iter_,
-                  "converged": km.converged_, "peak_mib": _peak_mib(), "before_mib": before}))
+km = es.KGroups(5, n_init=1, random_state=0, approximation="nystroem", n_landmarks=300,
+               **options).fit(X)
+print(json.dumps({"seconds": time.perf_counter() - t0, "accuracy": accuracy(km.labels_, codes),
+                  "passes": km.n_iter_, "converged": km.converged_, "peak_mib": _peak_mib(),
+                  "before_mib": before}))
 """
 
 
@@ -141,10 +144,16 @@ def main():
         )
         if batch:
             floor = (r["passes"]) * 2.0 * n * m * (d + k) / rate
-            line += f"\n  floor of its passes {floor:.1f} s; achieved / floor {r['seconds'] / floor:.1f}"
+            line += (
+                f"\n  floor of its passes {floor:.1f} s; "
+                f"achieved / floor {r['seconds'] / floor:.1f}"
+            )
         else:
             floor = 2.0 * n * m * (d + m) / rate
-            line += f"\n  floor of forming the features {floor:.1f} s; achieved / floor {r['seconds'] / floor:.1f}"
+            line += (
+                f"\n  floor of forming the features {floor:.1f} s; "
+                f"achieved / floor {r['seconds'] / floor:.1f}"
+            )
         print(line)
 
     if not args.no_r:

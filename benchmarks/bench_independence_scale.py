@@ -46,7 +46,8 @@ elif kind == "energy_test":
     t0 = time.perf_counter()
     out = {"pvalue": es.energy_test(x, labels, n_resamples=199, rng=0).pvalue}
 elif kind == "projection":
-    x = rng.normal(size=(n, 10)); y = np.c_[np.abs(x[:, :2]) + rng.normal(size=(n, 2)), rng.normal(size=(n, 3))]
+    x = rng.normal(size=(n, 10))
+    y = np.c_[np.abs(x[:, :2]) + rng.normal(size=(n, 2)), rng.normal(size=(n, 3))]
     t0 = time.perf_counter()
     res = es.dcov_test(x, y, approximation="projection", method="gamma", rng=1)
     out = {"pvalue": res.pvalue, "statistic": res.statistic}
@@ -80,11 +81,17 @@ def gamma_against_r(n: int):
     y = rng.normal(size=(n, 5)) + 0.3 * x**2
     first, _ = best_of(lambda: es.dcor_test(x, y, method="gamma"), 1)
     ours, res = best_of(lambda: es.dcor_test(x, y, method="gamma"), 5)
-    line = f"gamma p-value, n = {n:,}, d = 5: energystats {ours * 1e3:.1f} ms (first call {first * 1e3:.1f} ms), p = {res.pvalue:.3g}"
+    line = (
+        f"gamma p-value, n = {n:,}, d = 5: energystats {ours * 1e3:.1f} ms "
+        f"(first call {first * 1e3:.1f} ms), p = {res.pvalue:.3g}"
+    )
     if r_available()[0]:
         X, Y = r_matrix(x), r_matrix(y)
         r_seconds, _ = best_of(lambda: r_call("dcor.test", X, Y, R=999), 2)
-        line += f"; R dcor.test(R = 999) {r_seconds:.3f} s: {r_seconds / ours:.0f}x ({r_seconds / first:.0f}x the first call)"
+        line += (
+            f"; R dcor.test(R = 999) {r_seconds:.3f} s: {r_seconds / ours:.0f}x "
+            f"({r_seconds / first:.0f}x the first call)"
+        )
     print(line, flush=True)
 
 

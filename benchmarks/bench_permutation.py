@@ -48,7 +48,8 @@ for _ in range(6):
     t0 = time.perf_counter()
     res = es.energy_test(X, codes, statistic="E", n_resamples=999, rng=0)
     times.append(time.perf_counter() - t0)
-from energystats._rbridge import r_call, r_matrix  # R loaded after our calls: embedding it slows the first BLAS call
+# R loaded after our calls: embedding it slows the first BLAS call
+from energystats._rbridge import r_call, r_matrix
 xr = r_matrix(X)
 r_call("set.seed", 1)
 r_times = []
@@ -56,7 +57,8 @@ for _ in range(3):
     t0 = time.perf_counter()
     r_call("eqdist.etest", xr, np.asarray(sizes), R=999)
     r_times.append(time.perf_counter() - t0)
-print(json.dumps({"first": times[0], "repeated": min(times[1:]), "r": min(r_times), "pvalue": res.pvalue}))
+print(json.dumps({"first": times[0], "repeated": min(times[1:]), "r": min(r_times),
+                  "pvalue": res.pvalue}))
 """
 
 
@@ -94,7 +96,10 @@ def run_case(label, X, sizes, n_resamples, r_resamples, repeat=3):
             ),
             1,
         )
-        line += f"; dcor {t_d:.2f} s ({r_resamples}), dcor/es per resample {t_d / r_resamples / per_es:.1f}"
+        line += (
+            f"; dcor {t_d:.2f} s ({r_resamples}), "
+            f"dcor/es per resample {t_d / r_resamples / per_es:.1f}"
+        )
     print(line + f"; {load()}")
     return res
 

@@ -5,10 +5,11 @@ Run: .venv/bin/python benchmarks/bench_power_kmeans.py
 Cases: n = 2,500, k = 50, d = 50 (the paper's simulation) and n = 100,000, k = 10,
 d = 20, with s0 = -3; and n = 2,000, k = 40, d = 60, where annealing needs about a hundred MM
 iterations before the weights are hard (a point almost equidistant from two centres, distance
-ratio 1.01, needs |s| near 3,700 for its weight off the nearest to fall below 2^-53). Both methods start from the same k-means++ centres; each time is
-the best of three fits, measured in this run. Printed: MM iterations (annealing stops
-when the weights are hard), Lloyd iterations after it, the time per MM iteration, the
-time ratio to KMeans, and the k-means objective each reached.
+ratio 1.01, needs |s| near 3,700 for its weight off the nearest to fall below 2^-53). Both
+methods start from the same k-means++ centres; each time is the best of three fits, measured
+in this run. Printed: MM iterations (annealing stops when the weights are hard), Lloyd
+iterations after it, the time per MM iteration, the time ratio to KMeans, and the k-means
+objective each reached.
 """
 
 from __future__ import annotations

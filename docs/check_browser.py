@@ -44,31 +44,41 @@ const pages = %(pages)s;
 const frame = document.getElementById("page");
 const found = {};
 // code that draws: a plotting function, pyplot, a pandas or Axes plot, or matplotlib imported
-const DRAWS = /\\bplot_\\w+\\(|\\bplt\\.\\w+\\(|\\.plot(\\.\\w+)?\\(|\\bimport matplotlib|\\bfrom matplotlib\\b/;
+const DRAWS = new RegExp(/\\bplot_\\w+\\(|\\bplt\\.\\w+\\(|\\.plot(\\.\\w+)?\\(/.source +
+                         /|\\bimport matplotlib|\\bfrom matplotlib\\b/.source);
 // visible text outside code, scripts and MathJax's own output
 function visibleText(doc) {
   const copy = doc.body.cloneNode(true);
-  copy.querySelectorAll("pre, code, script, style, textarea, mjx-container, .highlight").forEach(e => e.remove());
+  copy.querySelectorAll("pre, code, script, style, textarea, mjx-container, .highlight")
+    .forEach(e => e.remove());
   return copy.textContent;
 }
 function check(doc) {
   const problems = [];
   const text = visibleText(doc);
-  for (const token of ["\\\\(", "\\\\)", "\\\\[", "\\\\]", "$$", "\\\\frac", "\\\\mathcal", "\\\\begin{"]) {
+  for (const token of ["\\\\(", "\\\\)", "\\\\[", "\\\\]", "$$",
+                       "\\\\frac", "\\\\mathcal", "\\\\begin{"]) {
     const at = text.indexOf(token);
-    if (at >= 0) problems.push("raw LaTeX " + token + ": ..." + text.slice(Math.max(0, at - 40), at + 40).replace(/\\s+/g, " ") + "...");
+    if (at >= 0) {
+      const around = text.slice(Math.max(0, at - 40), at + 40).replace(/\\s+/g, " ");
+      problems.push("raw LaTeX " + token + ": ..." + around + "...");
+    }
   }
-  const plotted = Array.from(doc.querySelectorAll("img.plot-directive")).map(img => img.getAttribute("src"));
+  const plotted = Array.from(doc.querySelectorAll("img.plot-directive"))
+    .map(img => img.getAttribute("src"));
   plotted.filter((src, at) => plotted.indexOf(src) !== at).forEach(src =>
-    problems.push("one plot's file shown for several plots (give each a :filename-prefix:): " + src));
+    problems.push("one plot's file shown for several plots (give each a :filename-prefix:): " +
+                  src));
   let shown = 0;
   doc.querySelectorAll("img").forEach(img => {
-    if (!img.complete || img.naturalWidth === 0) problems.push("broken image " + img.getAttribute("src"));
+    if (!img.complete || img.naturalWidth === 0)
+      problems.push("broken image " + img.getAttribute("src"));
     else shown += 1;
   });
   doc.querySelectorAll("div.math, mjx-container[display='true']").forEach(math => {
     if (math.scrollWidth > math.clientWidth + 2) {
-      problems.push("equation wider than the page (" + math.scrollWidth + " > " + math.clientWidth + " px): " +
+      problems.push("equation wider than the page (" + math.scrollWidth + " > " +
+                    math.clientWidth + " px): " +
                     math.textContent.slice(0, 60).replace(/\\s+/g, " "));
     }
   });
