@@ -485,7 +485,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument(
             "csv",
             nargs="?",
-            help="file with a header row, separated by commas, semicolons, tabs, | or spaces ('-': stdin)",
+            help="file with a header row, separated by commas, semicolons, tabs, | or spaces "
+            "('-': stdin)",
         )
         p.add_argument(
             "--example", choices=EXAMPLES, help="use an embedded data set instead of a file"
@@ -576,7 +577,8 @@ def _parser() -> argparse.ArgumentParser:
     r = common(
         sub.add_parser(
             "compare-r",
-            help="energystats and R's energy side by side (a battery of data sets, or the CSV's groups)",
+            help="energystats and R's energy side by side (a battery of data sets, or the CSV's "
+            "groups)",
         ),
         "column holding the groups (required with a CSV or --example)",
     )
@@ -690,7 +692,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     file_after_columns(args)
     if hasattr(args, "progress"):
-        args.progress = None if args.progress and not args.json else False  # None: a bar when a person is watching
+        # None: a bar when a person is watching
+        args.progress = None if args.progress and not args.json else False
     if sys.stdout is None:  # started with stdout closed (>&-): nowhere to write the result
         print(
             f"energystats {args.command}: error: stdout is closed, nowhere to write the output",

@@ -68,7 +68,8 @@ def _row(data, alpha, what, difference, agree, ratio) -> dict:
 
 
 def _by_order(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sort the points by group, as ``edist`` and ``eqdist.*`` need (they take sizes, not labels)."""
+    """Sort the points by group, as ``edist`` and ``eqdist.*`` need (they take sizes, not
+    labels)."""
     order = np.argsort(codes, kind="stable")
     return order, codes[order], np.bincount(codes)
 
@@ -307,9 +308,10 @@ def compare_r(
     for each exponent, ``mvnorm.e`` (to 1e-10) with the ``mvnorm.test`` p-value of the
     pooled data (within Monte Carlo error), and the distance covariance family (``dcov``,
     ``dcor``, ``dcovU``, ``bcdcor``, ``dcorT``, ``dcor`` against the groups as a factor,
-    ``pdcor`` removing them, to 1e-10; the ``dcov.test`` p-value within Monte Carlo error). ``datasets`` defaults to
-    :func:`battery`. Group codes are integers 0..k-1. ``etest=False`` leaves out the test,
-    whose p-value means nothing when the groups are clusters found from the same data.
+    ``pdcor`` removing them, to 1e-10; the ``dcov.test`` p-value within Monte Carlo error).
+    ``datasets`` defaults to :func:`battery`. Group codes are integers 0..k-1. ``etest=False``
+    leaves out the test, whose p-value means nothing when the groups are clusters found from
+    the same data.
     """
     rows = []
     items = list(battery() if datasets is None else datasets)

@@ -196,7 +196,8 @@ def is_negative_type(D, *, tol: float = 1e-10) -> bool:
     D = as_precomputed(D, "D")
     n = D.shape[0]
     check_fits(f"the eigenvalues of the {n} x {n} kernel (two n x n arrays)", 2 * dense_bytes(n))
-    scaled = Scaling.for_data(D, resolve_semimetric("precomputed")).data(D)  # the signs are scale-free
+    # the signs are scale-free
+    scaled = Scaling.for_data(D, resolve_semimetric("precomputed")).data(D)
     G = centre_in_place(scaled.copy() if scaled is D else scaled, None)
     eig = np.linalg.eigvalsh(G)
     scale = max(1.0, float(np.abs(eig).max()))

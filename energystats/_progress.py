@@ -113,7 +113,8 @@ def progress_bar(iterable: Iterable, total: int, enabled: bool | None, desc: str
     """
     if enabled is False or total <= 1 or (enabled is None and not watching()):
         return iterable
-    # redrawn at most once every REDRAW seconds: a text bar in a notebook adds a line of saved output per redraw
+    # redrawn at most once every REDRAW seconds: a text bar in a notebook adds a line of saved
+    # output per redraw
     return _bar_class()(
         iterable, total=total, desc=desc, delay=0.0 if enabled else DELAY, mininterval=REDRAW
     )

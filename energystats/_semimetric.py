@@ -185,7 +185,8 @@ class Scaling:
 
     def result(self, value, what: str, *, inplace: bool = False):
         """A statistic of the rescaled data, multiplied back to the data's scale; raises when the
-        result cannot be represented. ``inplace`` overwrites the array ``value`` (n x n matrices)."""
+        result cannot be represented. ``inplace`` overwrites the array ``value`` (n x n
+        matrices)."""
         if self.log2_factor == 0.0:
             return value
         arr = np.asarray(value, dtype=float)

@@ -266,7 +266,8 @@ def plot_dcor_matrix(result, ax=None, *, annotate: bool | None = None, mark_reje
     matrix = getattr(result, "matrix", result)
     values = matrix.to_numpy(dtype=float)
     names = [str(c) for c in matrix.columns]
-    shown = np.ma.masked_array(values, mask=np.eye(len(names), dtype=bool))  # the diagonal (1) in grey
+    # the diagonal (1) in grey
+    shown = np.ma.masked_array(values, mask=np.eye(len(names), dtype=bool))
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad="0.85")
     image = ax.imshow(shown, vmin=0.0, vmax=1.0, cmap=cmap)
     ax.figure.colorbar(image, ax=ax, label="distance correlation")
