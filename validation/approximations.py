@@ -13,9 +13,10 @@ Sections (each writes approx_<name>.csv and approx_<name>.md with standard error
   groups of 50), the exact test against the projection test with L = 25, 50, 100, and
   the projection test's power as a share of the exact test's;
 * nystroem: accuracy (eq. 55), the exact W (dispersion of the labels found) and the
-  estimator's own W_ against it, of Nyström kernel k-groups with m = 100, 300, 1000 landmarks drawn uniformly or by D^2
-  sampling, against exact kernel k-groups, on the paper's Fig. 3a-3d settings
-  (eq. 56-58) and on overlapping Gaussian blobs (n = 20,000, d = 5, k = 4).
+  estimator's own W_ against it, of Nyström kernel k-groups with m = 100, 300, 1000
+  landmarks drawn uniformly or by D^2 sampling, against exact kernel k-groups, on the
+  paper's Fig. 3a-3d settings (eq. 56-58) and on overlapping Gaussian blobs (n = 20,000,
+  d = 5, k = 4).
 
 Full mode: 300 data sets for the level, 200 for the power, 500 draws of the directions,
 10 runs per Nyström setting (3 for the blobs); --quick: a few (used in CI).

@@ -134,7 +134,8 @@ def main():
     cells += [("spiked null", n, d, 2, methods) for n in (60, 200) for d in (2, 5, 10)]
     cells += [("two groups", 60, d, 2, methods) for d in (2, 5, 10)]
     cells += [("three groups", 90, d, 3, methods[:2]) for d in (2, 5, 10)]
-    cells += [("random null", n, d, 2, methods) for n in (60, 200) for d in (2, 5, 10)]  # last: the seeds above stay
+    # last: the seeds above stay
+    cells += [("random null", n, d, 2, methods) for n in (60, 200) for d in (2, 5, 10)]
     rows = []
     seeds = np.random.SeedSequence(20261122).spawn(len(cells))
     for (setting, n, d, k, names), seed in zip(cells, seeds):

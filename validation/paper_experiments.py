@@ -1,6 +1,8 @@
-"""Reproduce experiments of França, Rizzo & Vogelstein (2020), "Kernel k-Groups via Hartigan's Method".
+"""Reproduce experiments of França, Rizzo & Vogelstein (2020), "Kernel k-Groups via Hartigan's
+Method".
 
-Usage: python validation/paper_experiments.py [--quick] [--only NAME ...] [--out validation/results] [--replot]
+Usage: python validation/paper_experiments.py [--quick] [--only NAME ...]
+       [--out validation/results] [--replot]
 
 Experiments (each writes <name>.csv, <name>.md with means and standard errors, and <name>.png,
 a figure titled by what it shows; --replot redraws the figures from the CSV files):
@@ -72,7 +74,8 @@ def gmm(X, k, seed):
 def spectral(X, k, seed, **metric):
     rho = es.pairwise_semimetric(X, **metric)
     if metric.get("metric") in ("exponential", "gaussian"):
-        affinity = 1 - rho / 2  # the kernel itself: exp(-|x-y|/(2 sigma)) or exp(-|x-y|^2/(2 sigma^2))
+        # the kernel itself: exp(-|x-y|/(2 sigma)) or exp(-|x-y|^2/(2 sigma^2))
+        affinity = 1 - rho / 2
     else:
         affinity = np.exp(-rho / np.median(rho[rho > 0]))
     return SpectralClustering(k, affinity="precomputed", n_init=5, random_state=seed).fit_predict(

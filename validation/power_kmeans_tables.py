@@ -120,7 +120,8 @@ TITLES = {
 
 
 def paper(measure: str) -> pd.DataFrame:
-    """The paper's table for ``measure`` as strings as printed: index (method, "mean"/"bracket"), columns d."""
+    """The paper's table for ``measure`` as strings as printed: index (method,
+    "mean"/"bracket"), columns d."""
     rows = {
         (m, part): dict(zip(DIMS, text.split()))
         for m, pair in PAPER[measure].items()
@@ -130,7 +131,8 @@ def paper(measure: str) -> pd.DataFrame:
 
 
 def objective(X: np.ndarray, centres: np.ndarray) -> tuple[float, np.ndarray]:
-    """The k-means objective f(Theta) = sum_i min_j ||x_i - theta_j||^2 (eq. 2) and the nearest centres."""
+    """The k-means objective f(Theta) = sum_i min_j ||x_i - theta_j||^2 (eq. 2) and the
+    nearest centres."""
     dist = _sq_dist(X, centres)
     labels = dist.argmin(axis=1)
     return float(dist[np.arange(len(X)), labels].sum()), labels
@@ -158,10 +160,12 @@ def lloyd(X: np.ndarray, centres: np.ndarray, tol: float = TOL, max_iter: int = 
 
 
 def khm(X: np.ndarray, centres: np.ndarray, tol: float = TOL, max_iter: int = 1000) -> np.ndarray:
-    """k-harmonic means: Algorithm 1 with s = -1 held fixed, until f_{-1} changes by less than ``tol`` (relative)."""
+    """k-harmonic means: Algorithm 1 with s = -1 held fixed, until f_{-1} changes by less than
+    ``tol`` (relative)."""
     previous = np.inf
     for _ in range(max_iter):
-        with np.errstate(over="ignore"):  # a point on a centre: d / min d overflows to inf, inf^-1 = 0
+        # a point on a centre: d / min d overflows to inf, inf^-1 = 0
+        with np.errstate(over="ignore"):
             f = power_objective(_sq_dist(X, centres), -1.0)
         if abs(previous - f) < tol * f:
             break
@@ -265,7 +269,8 @@ def one_dataset(
 
 
 def summary(table: pd.DataFrame, measure: str) -> pd.DataFrame:
-    """Mean, standard deviation over data sets (ddof=1), standard error and count per (method, d)."""
+    """Mean, standard deviation over data sets (ddof=1), standard error and count per
+    (method, d)."""
     out = table.groupby(["method", "d"])[measure].agg(["mean", "std", "count"])
     out["se"] = out["std"] / np.sqrt(out["count"])
     return out
@@ -278,7 +283,8 @@ def side_by_side(table: pd.DataFrame, measure: str) -> str:
     lines = {}
     for m in METHODS:
         lines[(m, "ours")] = {
-            d: f"{ours.loc[(m, d), 'mean']:.3f} ({ours.loc[(m, d), 'std']:.3f}) [{ours.loc[(m, d), 'se']:.3f}]"
+            d: f"{ours.loc[(m, d), 'mean']:.3f} ({ours.loc[(m, d), 'std']:.3f}) "
+            f"[{ours.loc[(m, d), 'se']:.3f}]"
             for d in dims
         }
         lines[(m, "paper")] = {
@@ -288,7 +294,8 @@ def side_by_side(table: pd.DataFrame, measure: str) -> str:
 
 
 def gaps(table: pd.DataFrame, measure: str) -> str:
-    """(ours - paper) / combined standard error, the paper's standard error being its bracket / sqrt(50)."""
+    """(ours - paper) / combined standard error, the paper's standard error being its
+    bracket / sqrt(50)."""
     ours, ref = summary(table, measure), paper(measure)
     dims = sorted(table["d"].unique())
     z = {}

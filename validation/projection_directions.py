@@ -100,7 +100,8 @@ def main() -> None:
 
 
 def report(power: pd.DataFrame, times: pd.DataFrame) -> str:
-    """The level, the power and the time as three tables (the level's and the power's columns apart)."""
+    """The level, the power and the time as three tables (the level's and the power's columns
+    apart)."""
     level = power["setting"].str.startswith("level")
     tables = [
         power[level].dropna(axis=1, how="all"),
