@@ -20,13 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .datasets import load_example
+from ..datasets import load_example
 
 __all__ = [
     "CLIError",
     "OutputError",
     "Selection",
     "check_output",
+    "check_outputs",
     "file_after_columns",
     "finite_json",
     "read_table",
@@ -300,3 +301,22 @@ def finite_json(value, path: str = "", found: dict | None = None):
     else:
         clean = value
     return clean, found
+
+
+def check_outputs(args) -> None:
+    """The output files can be written, and matplotlib imported for a plot: checked before
+    anything is computed."""
+    if getattr(args, "out", None) is not None:
+        check_output(args.out, "--out", make_folders=True)
+    if getattr(args, "plot", None) is not None:
+        check_output(args.plot, "--plot")
+        try:
+            from matplotlib.backend_bases import FigureCanvasBase
+        except ImportError:
+            raise CLIError("--plot needs matplotlib (pip install matplotlib)") from None
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if args.plot.suffix.lower().lstrip(".") not in formats:
+            raise CLIError(
+                f"--plot {args.plot}: name a file ending in one of "
+                f"{', '.join('.' + f for f in sorted(formats))}"
+            )

@@ -15,15 +15,15 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from ._cluster import KGroups, energy_hclust
-from ._gof import mvnorm_statistic, mvnorm_test
-from ._homogeneity import dispersion, energy_test
-from ._independence import dcor, dcor_ttest, dcov, dcov_test, pdcor
-from ._operator import condensed_semimetric
-from ._progress import progress_bar
-from ._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
-from ._semimetric import resolve_semimetric
-from .datasets import load_iris
+from .._cluster import KGroups, energy_hclust
+from .._gof import mvnorm_statistic, mvnorm_test
+from .._homogeneity import dispersion, energy_test
+from .._independence import dcor, dcor_ttest, dcov, dcov_test, pdcor
+from .._operator import condensed_semimetric
+from .._progress import progress_bar
+from .._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
+from .._semimetric import resolve_semimetric
+from ..datasets import load_iris
 
 __all__ = ["battery", "compare_r"]
 
