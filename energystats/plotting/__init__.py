@@ -5,6 +5,10 @@ plots compose in notebooks; the two-panel :func:`plot_gof` returns its pair of a
 labels come from the data (DataFrame column names, a Series' name); titles name the test or
 method and, when the result knows it (``data_name``), the data. W against k is
 :func:`plot_choose_k`.
+
+The plots of test results (:func:`plot_null_distribution`, :func:`plot_gof`) are in
+``_test_results.py``: each asks the result for its panels; the plots of clusterings and
+matrices are here.
 """
 
 from __future__ import annotations
@@ -14,9 +18,9 @@ from numbers import Integral
 import numpy as np
 from scipy.cluster.hierarchy import dendrogram
 
-from ._frontdoor import front_door
-from ._test_plots import axes_of, data_name, plot_gof, plot_null_distribution, titled
-from ._validation import as_data
+from .._frontdoor import front_door
+from .._validation import as_data
+from ._test_results import axes_of, data_name, plot_gof, plot_null_distribution, titled
 
 __all__ = [
     "plot_choose_k",
