@@ -140,9 +140,8 @@ def _cells(frame: pd.DataFrame, digits: int = 4, decimals=None) -> dict[str, lis
         if str(name) in _PVALUE_COLUMNS and (column < _EPS).any():
             out[name] = ["" if pd.isna(v) else format_pvalue(float(v)).removeprefix("= ")
                          for v in column]
-        elif pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(
-            column.dtype
-        ):
+        elif (pd.api.types.is_bool_dtype(column.dtype)
+              or not pd.api.types.is_numeric_dtype(column.dtype)):
             out[name] = ["" if v is None else str(v) for v in column]
         elif pd.api.types.is_integer_dtype(column.dtype):
             out[name] = [str(v) for v in column.tolist()]
@@ -438,15 +437,10 @@ class FittedReport:
     and Jupyter's HTML show this report, the parameters on its last line.
     """
 
-    def __init__(
-        self, title: str, clusters: pd.DataFrame, details: list[tuple[str, str]], parameters: str
-    ):
-        self.title, self.clusters, self.details, self.parameters = (
-            title,
-            clusters,
-            details,
-            parameters,
-        )
+    def __init__(self, title: str, clusters: pd.DataFrame, details: list[tuple[str, str]],
+                 parameters: str):
+        self.title, self.clusters = title, clusters
+        self.details, self.parameters = details, parameters
 
     def _headline(self) -> str:
         sizes = self.clusters["size"].tolist()
@@ -461,16 +455,18 @@ class FittedReport:
     def html(self) -> str:
         rows = [("groups", self._headline())] + self.details
         body = "".join(
-            f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th><td "
-            f"style='{_TEXT_STYLE}'>{html.escape(value)}</td></tr>"
+            f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th>"
+            f"<td style='{_TEXT_STYLE}'>{html.escape(value)}</td></tr>"
             for name, value in rows
         )
         return (
-            "<div class='energystats-result'><div "
-            f"style='font-weight:bold;margin-bottom:0.25em'>{html.escape(self.title)}</div><table "
-            f"style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table><div "
-            f"style='margin-top:0.5em'>Clusters</div>{table_html(self.clusters)}<div "
-            f"style='margin-top:0.5em'><code>{html.escape(self.parameters)}</code></div></div>"
+            "<div class='energystats-result'>"
+            f"<div style='font-weight:bold;margin-bottom:0.25em'>{html.escape(self.title)}</div>"
+            "<table style='border-collapse:collapse;margin:0.25em 0'>"
+            f"<tbody>{body}</tbody></table>"
+            f"<div style='margin-top:0.5em'>Clusters</div>{table_html(self.clusters)}"
+            f"<div style='margin-top:0.5em'><code>{html.escape(self.parameters)}</code></div>"
+            "</div>"
         )
 
 
