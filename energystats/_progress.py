@@ -72,9 +72,8 @@ def watching() -> bool:
             f"The environment variable {ENV} must be 1 or 0 (or true/false, yes/no, on/off), got "
             f"{os.environ[ENV]!r}."
         )
-    if "PYTEST_CURRENT_TEST" in os.environ or os.environ.get("CI", "").strip().lower() not in (
-        "",
-        *_OFF,
+    if "PYTEST_CURRENT_TEST" in os.environ or (
+        os.environ.get("CI", "").strip().lower() not in ("", *_OFF)
     ):
         return False
     if multiprocessing.parent_process() is not None:

@@ -33,15 +33,8 @@ def _spawnable(gen: np.random.Generator) -> bool:
 def check_rng(value, name: str = "rng") -> None:
     """Refuse what :func:`as_generator` refuses, naming ``name``, without drawing from it:
     for a call whose path draws nothing (a ``rng`` accepted is checked on every path)."""
-    if value is None or isinstance(
-        value,
-        (
-            np.random.SeedSequence,
-            np.random.BitGenerator,
-            np.random.Generator,
-            np.random.RandomState,
-        ),
-    ):
+    if value is None or isinstance(value, (np.random.SeedSequence, np.random.BitGenerator,
+                                           np.random.Generator, np.random.RandomState)):
         return
     if isinstance(value, (bool, np.bool_)) or isinstance(value, (str, bytes, float)):
         raise _refuse(value, name)
