@@ -43,17 +43,8 @@ __all__ = [
     "make_power_kmeans_data",
 ]
 
-EXAMPLES = (
-    "iris",
-    "quakes",
-    "faithful",
-    "usarrests",
-    "mtcars",
-    "plantgrowth",
-    "chickwts",
-    "toothgrowth",
-    "warpbreaks",
-)
+EXAMPLES = ("iris", "quakes", "faithful", "usarrests", "mtcars", "plantgrowth", "chickwts",
+            "toothgrowth", "warpbreaks")
 
 _FLOAT, _INT = "float64", "int64"
 
