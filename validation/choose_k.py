@@ -253,9 +253,9 @@ def settings_table(runs: pd.DataFrame) -> pd.DataFrame:
                 row[method] = "not run"
                 continue
             right, over = int((k == group["true k"]).sum()), int((k > group["true k"]).sum())
-            row[method] = f"{right} (over {over})"
+            row[method] = f"{right}/{int(k.notna().sum())} (over {over})"
         out[SETTING_NAMES[setting]] = row
-    return pd.DataFrame(out).T.rename_axis(f"right k of {len(group)} (k > true k)")
+    return pd.DataFrame(out).T.rename_axis("right k / data sets (k > true k)")
 
 
 def shapes_table(runs: pd.DataFrame) -> pd.DataFrame:
