@@ -78,6 +78,21 @@ def test_a_sample_of_zeros_has_statistics_zero():
     np.testing.assert_array_equal(_statistics(np.zeros((2, 6), dtype=np.int64), ("M-CvM", "M-AD", "E")), 0.0)
 
 
+@pytest.mark.parametrize("lam,n", [(3.0, 50), (0.01, 20), (1e4, 5)])
+def test_cdf_at_the_counts_is_scipys(lam, n):
+    """F(x) and F(x - 1) at every count, from a table over the block's range (small rates) or
+    evaluated at each count (counts spread wider than twice their number): scipy's values
+    bit for bit, so that the E statistic does not depend on the path or the block."""
+    from energystats._gof.poisson import _cdf_at_counts, tabulate_cdf
+
+    X = np.sort(np.random.default_rng(n).poisson(lam, size=(30, n)), axis=1)
+    L = X.mean(axis=1)[:, None]
+    at, below = _cdf_at_counts(X, L)
+    np.testing.assert_array_equal(at, stats.poisson.cdf(X, L))
+    np.testing.assert_array_equal(below, stats.poisson.cdf(X - 1, L))
+    assert tabulate_cdf(int(X.max() - X.min()) + 2, n) == (lam < 100)
+
+
 def test_all_statistics_come_from_the_same_samples():
     x = DATA["lambda 2"]
     full = es.poisson_test(x, n_resamples=59, rng=4)

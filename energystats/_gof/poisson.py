@@ -216,12 +216,33 @@ def _m_statistics(X: np.ndarray, lam: np.ndarray, k: np.ndarray, cdf, pmf, sf) -
     return n * squares.sum(axis=1), n * anderson.sum(axis=1)
 
 
+def tabulate_cdf(values: int, counts: int) -> bool:
+    """Whether the Poisson cdf of a sample's ``counts`` counts is read from a table of its
+    ``values`` values (the range of a block's counts, and one below) rather than evaluated at
+    each count and the count below it: by the number of evaluations, about 0.15 microseconds
+    each (scipy's pdtr), against a gather of about 2 nanoseconds a count."""
+    return values < 2 * counts
+
+
+def _cdf_at_counts(X: np.ndarray, L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """F(x) and F(x - 1) at the counts of each row of X for F the Poisson(L) cdf of the row:
+    the values ``stats.poisson.cdf`` gives, bit for bit (from a table of them when
+    :func:`tabulate_cdf` says so)."""
+    low, high = int(X.min()) - 1, int(X.max())
+    if not tabulate_cdf(high - low + 1, X.shape[1]):
+        return stats.poisson.cdf(X, L), stats.poisson.cdf(X - 1, L)
+    table = stats.poisson.cdf(np.arange(low, high + 1), L)
+    at = np.take_along_axis(table, X - low, axis=1)
+    return at, np.take_along_axis(table, X - 1 - low, axis=1)
+
+
 def _e_statistic(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """The energy statistic Q_n of each row (module docstring): E|x - X| needs the Poisson cdf
     at x and x - 1 only, so no grid over the range of the counts."""
     n = X.shape[1]
     L = lam[:, None]
-    to_poisson = 2.0 * X * stats.poisson.cdf(X, L) - 2.0 * L * stats.poisson.cdf(X - 1, L) + L - X
+    at, below = _cdf_at_counts(X, L)
+    to_poisson = 2.0 * X * at - 2.0 * L * below + L - X
     between = 2.0 * lam * (special.i0e(2.0 * lam) + special.i1e(2.0 * lam))
     within = sorted_pair_sums(X.astype(float))  # X sorted by _statistics
     return n * (2.0 * to_poisson.mean(axis=1) - between - within / (n * n))
