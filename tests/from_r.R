@@ -1,7 +1,7 @@
 # energystats called from R through reticulate, checked against R's energy on the same data.
 #
-# Run by tests/test_from_r.py as `Rscript tests/from_r.R`, with RETICULATE_PYTHON naming a
-# Python environment that has numpy < 2 and energystats (`make .venv-r/.stamp` builds one).
+# Run by tests/infrastructure/test_from_r.py as `Rscript tests/from_r.R`, with RETICULATE_PYTHON
+# naming a Python environment that has numpy < 2 and energystats (`make .venv-r/.stamp` builds one).
 # docs/from_r.md shows the parts between the "# [name]" and "# [/name]" lines.
 # Prints one line per check and exits with status 1 when one fails.
 

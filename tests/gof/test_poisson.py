@@ -191,7 +191,8 @@ def test_level(lam, n):
     """Poisson samples (small and large mean), B = 19: the rejection rate at 0.05 of each of
     the three tests within the binomial interval of false-failure probability 1e-4 / 3 over
     800 data sets (a union bound over the three: 6.3e-5; the interval catches a true level of
-    0.10 with probability 0.91, tests/test_calibration.py). The bootstrap is not exact (lambda
+    0.10 with probability 0.91, tests/infrastructure/test_calibration.py). The bootstrap is not
+    exact (lambda
     is estimated and the statistics are not pivotal), so this checks that it is close."""
     reps = 800
     rng = np.random.default_rng(int(70 + lam))

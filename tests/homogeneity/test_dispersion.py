@@ -1,4 +1,4 @@
-"""Energy distance and the DISCO decomposition (energystats._dispersion)."""
+"""Energy distance and the DISCO decomposition (energystats._homogeneity.dispersion, _disco)."""
 
 import re
 

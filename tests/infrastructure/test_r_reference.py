@@ -16,7 +16,7 @@ from scipy.spatial.distance import pdist
 
 import energystats as es
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_PATH = ROOT / "tests" / "data" / "r_reference.json"
 REFERENCE = json.loads(REFERENCE_PATH.read_text())
 CASES = {case["name"]: case for case in REFERENCE["cases"]}

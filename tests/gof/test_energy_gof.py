@@ -6,11 +6,12 @@ scipy's, level under gamma, Weibull and lognormal nulls with estimated parameter
 import numpy as np
 import pytest
 from _calibration import LEVEL_REPS, rejection_interval
+from _gof_reference import by_quadrature
 from scipy import integrate, stats
 
 import energystats as es
 from energystats._gof._fits import fitter
-from energystats._gof._standard import CLOSED_FORMS, _by_quadrature, mean_distances
+from energystats._gof._standard import CLOSED_FORMS, mean_distances
 
 FAMILIES = [
     (stats.norm, ()),
@@ -24,6 +25,8 @@ FAMILIES = [
     (stats.weibull_min, (3.0,)),
     (stats.logistic, ()),
     (stats.laplace, ()),
+    (stats.fisk, (3.0,)),
+    (stats.fisk, (2.2,)),
 ]
 
 
@@ -40,7 +43,7 @@ def by_definition(Y, v):
 def test_closed_forms_against_quadrature_and_the_definition(family, shapes):
     z = np.r_[np.linspace(-3, 8, 23), 0.0, 1.0, 40.0]
     g, between = mean_distances(family, shapes, z)
-    g_quad, between_quad = _by_quadrature(family, shapes, z)
+    g_quad, between_quad = by_quadrature(family, shapes, z)
     np.testing.assert_allclose(g, g_quad, rtol=1e-11)
     assert between == pytest.approx(between_quad, rel=1e-11)
     Y = family(*shapes)
@@ -221,3 +224,39 @@ def test_level_with_estimated_parameters(family, draw):
         rejections += res.pvalue <= 0.05
     low, high = rejection_interval(LEVEL_REPS)
     assert low <= rejections / LEVEL_REPS <= high  # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)
+
+
+def test_a_failed_fit_on_a_resample_is_refitted():
+    """Issue 42, item 0: on this log-logistic sample scipy's fisk.fit lands on 3 of the 99
+    bootstrap samples at a shape below 1 with loc at the smallest value (no finite mean: the
+    statistic was NaN and the test refused a p-value). Those samples are fitted again from the
+    data's estimate, which finds the maximum (shapes near 3): every null value is finite."""
+    x = stats.fisk(3.0).rvs(size=80, random_state=np.random.default_rng(5))
+    with np.errstate(all="ignore"):
+        res = es.energy_gof(x, stats.fisk, n_resamples=99, rng=1)
+    assert np.all(np.isfinite(res.null_distribution)) and res.pvalue == 0.63
+
+
+def test_parameters_without_a_finite_mean_count_as_extreme():
+    """The stated rule for a bootstrap sample whose refit fails too: its statistic is +inf
+    (more extreme than the data's), the other rows as computed alone."""
+    from energystats._gof.scipy_gof import _statistic
+
+    X = np.random.default_rng(0).gamma(2.0, size=(3, 20))
+    c = np.array([[3.0], [0.8], [2.5]])  # fisk's mean is infinite for c <= 1
+    values = _statistic(stats.fisk, (c,), np.zeros((3, 1)), np.ones((3, 1)), X)
+    assert values[1] == np.inf
+    for i in (0, 2):
+        assert values[i] == pytest.approx(es.energy_gof_statistic(stats.fisk(c[i, 0]), X[i]), rel=1e-14)
+
+
+def test_a_family_whose_sf_is_nan_far_in_its_tail():
+    """scipy's invgauss.sf is NaN beyond about 3e7 times the mean, where it underflows (the
+    statistic was NaN): the table takes S = 0 where F rounds to 1."""
+    x = stats.invgauss(0.5).rvs(size=80, random_state=np.random.default_rng(5))
+    dist = stats.invgauss(*stats.invgauss.fit(x, floc=0))
+    z = (x - dist.args[1]) / dist.args[2]
+    g, between = by_quadrature(stats.invgauss, dist.args[:1], z)
+    n = x.size
+    want = n * (2 * g.mean() - between - np.abs(z[:, None] - z).sum() / n**2)
+    assert es.energy_gof_statistic(dist, x) == pytest.approx(want, rel=1e-10)

@@ -1,14 +1,14 @@
 """mvnorm_statistic and mvnorm_test: the closed form against integration and brute force,
 affine invariance, level under Gaussian data, power, and bad input.
 
-R parity is in test_r_reference.py (committed values) and test_r_live.py."""
+R parity: the committed values in test_r_reference.py, the live R calls here (marked r)."""
 
 import numpy as np
 import pytest
 from _calibration import LEVEL_REPS, rejection_interval
 from scipy import integrate
 from scipy.spatial.distance import pdist
-from scipy.special import ellipe
+from scipy.special import ellipe, gammaln, hyp1f1
 
 import energystats as es
 from energystats._operator import WHOLE_MATRIX_POINTS
@@ -28,6 +28,29 @@ def test_mean_distance_to_a_gaussian_in_two_dimensions_by_integration(r):
 
     value, _ = integrate.quad(integrand, 0, 40, points=[r] if r > 0 else None, epsabs=1e-13, epsrel=1e-13, limit=200)
     np.testing.assert_allclose(_mean_distance_to_gaussian(np.array([[r, 0.0]]))[0], value, rtol=1e-10)
+
+
+@pytest.mark.parametrize("d", [50, 64, 99])
+def test_poisson_mixture_is_the_hypergeometric_form(d):
+    """From d = 50 E||y - Z|| is summed as a Poisson mixture of chi means (scipy's hyp1f1
+    overflows from d = 100): the two agree where hyp1f1 is finite, at every radius."""
+    from energystats._gof import normality
+
+    radii = np.array([0.0, 0.01, 0.5, 1.0, 1.3, 2.0])[:, None]
+    Y = np.random.default_rng(d).normal(size=(6, d)) * radii
+    r2 = np.einsum("ij,ij->i", Y, Y)
+    ratio = np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
+    hypergeometric = np.sqrt(2.0) * ratio * hyp1f1(-0.5, d / 2, -r2 / 2)
+    assert d >= normality.MIXTURE_FROM
+    np.testing.assert_allclose(_mean_distance_to_gaussian(Y), hypergeometric, rtol=1e-13)
+
+
+def test_many_dimensions_are_finite():
+    """n = 500 x 100 gave inf (issue 42, item 1); R's mvnorm.e at d = 100, 300, 1,000 is
+    compared in tests/test_r_reference_gof.py."""
+    X = np.random.default_rng(0).normal(size=(500, 100))
+    assert np.isfinite(es.mvnorm_statistic(X))
+    assert es.mvnorm_test(X, n_resamples=9, rng=0).pvalue > 0
 
 
 def test_one_dimensional_form_is_the_general_form():

@@ -1,4 +1,5 @@
-"""The test of cluster structure against one Gaussian (energystats._cluster_test)."""
+"""The test of cluster structure against one Gaussian (energystats._cluster.cluster_test) and
+signal_dimension."""
 
 import numpy as np
 import pytest

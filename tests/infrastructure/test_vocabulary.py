@@ -19,7 +19,7 @@ import energystats.datasets
 import energystats.plotting
 from energystats._frontdoor import FOREIGN_NAMES
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "vocabulary.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "vocabulary.md"
 
 #: Every parameter name of the public API and its one meaning (the docs table's middle column).
 VOCABULARY = {

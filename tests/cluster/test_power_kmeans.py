@@ -1,4 +1,4 @@
-"""Power k-means (energystats._power_kmeans)."""
+"""Power k-means (energystats._cluster.power_kmeans)."""
 
 import numpy as np
 import pytest

@@ -30,7 +30,7 @@ def loader(name):
 def test_every_loader_is_exported_and_documented():
     loaders = sorted(n for n in datasets.__all__ if n.startswith("load_") and n != "load_example")
     assert loaders == sorted(f"load_{name.lower()}" for name in R_DATASETS)
-    api = (Path(__file__).resolve().parents[1] / "docs" / "api.rst").read_text()
+    api = (Path(__file__).resolve().parents[2] / "docs" / "api.rst").read_text()
     for name in loaders:
         assert f"   datasets.{name}\n" in api
 

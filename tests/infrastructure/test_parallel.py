@@ -1,4 +1,5 @@
-"""n_jobs through joblib, locally and on a Dask cluster (energystats._parallel, ParallelOperator).
+"""n_jobs through joblib, locally and on a Dask cluster, and threads within the working memory
+(energystats._parallel; the operator's shards, PairwiseOperator.with_jobs).
 
 Every heavy function gives the serial result whatever n_jobs and backend: p-values and
 labels identical, statistics, null values and W equal to 1e-10.
@@ -208,7 +209,7 @@ def test_n_jobs_works_without_dask(tmp_path):
 def test_the_documented_local_cluster_example_runs():
     from pathlib import Path
 
-    script = Path(__file__).parent.parent / "docs" / "examples" / "dask_local_cluster.py"
+    script = Path(__file__).parents[2] / "docs" / "examples" / "dask_local_cluster.py"
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True, timeout=300)
     assert "same p-value as in this process: True" in out.stdout
 

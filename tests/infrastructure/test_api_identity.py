@@ -14,7 +14,7 @@ import pytest
 
 from tests import _api_cases
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

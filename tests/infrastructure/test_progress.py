@@ -75,7 +75,7 @@ def test_a_terminal_is_watched_a_pipe_or_file_is_not(person):
 def test_pytest_and_ci_are_not_watched_even_in_a_terminal(person):
     person = person()
     person.setattr(sys, "stderr", Terminal())
-    person.setenv("PYTEST_CURRENT_TEST", "tests/test_progress.py::x (call)")
+    person.setenv("PYTEST_CURRENT_TEST", "tests/infrastructure/test_progress.py::x (call)")
     assert not _progress.watching()
     person.delenv("PYTEST_CURRENT_TEST")
     person.setenv("CI", "true")

@@ -13,7 +13,7 @@ from scipy.stats import t as student_t
 
 import energystats as es
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((ROOT / "tests" / "data" / "r_reference_independence.json").read_text())
 CASES = {case["name"]: case for case in REFERENCE["cases"]}
 

@@ -239,7 +239,7 @@ def test_centred_products_and_permutation_engines(backend):
     """centred_gram and permuted_products of two operators of the back-end's kind against the
     dense back-end's, where the back-end gives them (tiles or the line: centred products; an
     exact semimetric: the engine of S(pi); projections pair their directions instead, a
-    different statistic, checked in tests/test_projection_dcov.py)."""
+    different statistic, checked in tests/independence/test_projection_dcov.py)."""
     op, A, ref = backend
     other, B = BACKENDS["sorted" if op.on_line else "streamed"](11)
     with es.config_context(working_memory=BUDGET):

@@ -9,7 +9,7 @@ import pytest
 
 import energystats as es
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((ROOT / "tests" / "data" / "r_reference_independence.json").read_text())
 CASES = {case["name"]: case for case in REFERENCE["cases"]}
 

@@ -1,4 +1,5 @@
-"""The exact two-class splitter and the one-dimensional O(n log n) statistics (energystats._onedim)."""
+"""The exact two-class splitter (energystats._cluster.split1d) and the one-dimensional
+O(n log n) statistics (energystats._operator.sorted)."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
 """energystats._missing: nan_policy's rules on every kind of container (the public
-functions' own checks, omit = dropping by hand, are in tests/test_nan_policy.py)."""
+functions' own checks, omit = dropping by hand, are in tests/infrastructure/test_nan_policy.py)."""
 
 import numpy as np
 import pandas as pd

@@ -1,4 +1,5 @@
-"""scikit-learn's estimator checks on KGroups and PowerKMeans (energystats._kgroups, _power_kmeans).
+"""scikit-learn's estimator checks on KGroups and PowerKMeans (energystats._cluster.kgroups,
+energystats._cluster.power_kmeans).
 
 Every check of ``sklearn.utils.estimator_checks`` runs, with no exclusions; among them
 fitting with integer and zero ``sample_weight`` equals fitting on repeated and removed

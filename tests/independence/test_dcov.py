@@ -16,7 +16,7 @@ from scipy.stats import special_ortho_group
 import energystats as es
 from energystats._operator.concordance import abs_product_sum
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((ROOT / "tests" / "data" / "r_reference_independence.json").read_text())
 CASES = {case["name"]: case for case in REFERENCE["cases"]}
 

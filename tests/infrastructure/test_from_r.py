@@ -17,7 +17,7 @@ import pytest
 
 from conftest import r_missing
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "from_r.R"
 PAGE = ROOT / "docs" / "from_r.md"
 BUILD = (
