@@ -53,3 +53,19 @@ def test_a_factor_groups_as_its_levels(r):
     res = es.dispersion(r("as.matrix(iris[, 1:4])"), r("iris$Species"))
     assert res.groups.tolist() == ["setosa", "versicolor", "virginica"]
     assert res.W == es.dispersion(np.asarray(r("as.matrix(iris[, 1:4])")), from_r(iris.rx2("Species"))).W
+
+
+def test_data_frames_keep_every_column_matrices_their_shape_and_times_stay_times(r):
+    frame = from_r(r("data.frame(a = 1:3, a = 4:6, check.names = FALSE)"))
+    assert list(frame.columns) == ["a", "a"] and frame.iloc[:, 0].tolist() == [1, 2, 3]
+    strings = from_r(r('matrix(c("u", NA, "v", "NA", "w", "x"), 2)'))
+    assert strings.shape == (2, 3) and strings[:, 1].tolist() == ["v", "NA"]
+    assert strings[1, 0] is None
+    dates = from_r(r('as.Date(c("2024-03-01", NA))'))
+    assert dates.dtype.kind == "M" and str(dates[0])[:10] == "2024-03-01" and np.isnat(dates[1])
+    instants = from_r(r('as.POSIXlt(c("2024-03-01 10:30:00", NA), tz = "UTC")'))
+    assert str(instants[0]) == "2024-03-01T10:30:00.000000" and np.isnat(instants[1])
+    lags = from_r(r('as.difftime(c(1.5, NA), units = "hours")'))
+    assert lags[0] == np.timedelta64(90, "m") and np.isnat(lags[1])
+    columns = from_r(r('data.frame(d = as.Date("2024-03-01"), t = as.difftime(2, units = "days"))'))
+    assert [c.kind for c in columns.dtypes] == ["M", "m"]

@@ -1,6 +1,7 @@
 """The probe cases of silent wrong answers and misleading messages: each answered with the
 correct result, or a clear error naming the argument."""
 
+import datetime
 import itertools
 
 import numpy as np
@@ -88,7 +89,8 @@ def test_masked_values_are_never_used(X):
     masked[3, 0] = np.ma.masked
     masked.data[3, 0] = 1e6
     for call in (es.pairwise_semimetric, es.kernel_matrix):
-        with pytest.raises(ValueError, match=r"`X` contains missing values \(masked\) in 1 of 40 row"):
+        message = r"`X` contains missing values \(NaN, None or masked\) in 1 of 40 row"
+        with pytest.raises(ValueError, match=message):
             call(masked)
     assert es.pairwise_semimetric(np.ma.masked_array(X)).shape == (40, 40)  # no masked entry: the data
 
@@ -307,7 +309,8 @@ HOSTILE_CALLS = [
           ("KGroups", lambda d: es.KGroups(2, metric="precomputed", nan_policy="omit").fit(d["non_square"])),
       ]],
     # datetimes have no unit-free distance
-    *[(f"{name}-datetimes", call, TypeError, "`x` holds datetimes or time deltas, whose distances depend on their unit")
+    *[(f"{name}-datetimes", call, TypeError,
+       "`x` holds dates, times or durations, whose distances depend on their unit")
       for name, call in [
           ("dcov", lambda d: es.dcov(np.datetime64("2020-01-01") + np.arange(30).astype("timedelta64[D]"), d["y"])),
           ("dcor-series", lambda d: es.dcor(pd.Series(pd.date_range("2020", periods=30)), d["y"])),
@@ -326,7 +329,71 @@ HOSTILE_CALLS = [
     ("cluster_test-labels-2d",
      lambda d: es.cluster_test(d["X"], 2, labels=np.c_[d["labels"], d["labels"]]),
      ValueError, r"`labels` must be one-dimensional, got shape \(30, 2\)"),
+    # a grouping column left in the data, passed as the column itself (issue 42, item 8)
+    *[(f"{name}-labels-left-in-X", call, ValueError,
+       r"^`labels` holds the groups of the column 'g' of `X`: left in the data, that column "
+       r"separates the groups by construction, whatever the other columns say\. Pass the "
+       r"column's name, `labels`='g', which takes it out of `X` \(as R's formula `\. ~ g` "
+       r"does\), or drop it from `X`\.$")
+      for name, call in [
+          ("energy_test", lambda d: es.energy_test(_frame(d), _frame(d)["g"], n_resamples=9)),
+          ("dispersion", lambda d: es.dispersion(_frame(d), _frame(d)["g"])),
+          ("ksample_statistic", lambda d: es.ksample_statistic(_frame(d), _frame(d)["g"])),
+          ("pairwise_energy_tests",
+           lambda d: es.pairwise_energy_tests(_frame(d), _frame(d)["g"], n_resamples=9)),
+          ("cluster_test", lambda d: es.cluster_test(_frame(d), 3, labels=_frame(d)["g"])),
+          ("energy_test-recoded", lambda d: es.energy_test(
+              _frame(d), _frame(d)["g"].map({0: "a", 1: "b", 2: "c"}).astype("category"))),
+          ("dispersion-omit", lambda d: es.dispersion(
+              _frame(d).assign(a=d["x_nan"]), _frame(d)["g"], nan_policy="omit")),
+      ]],
+    *[(f"{name}-{arg}-left-in-x", call, ValueError,
+       rf"^`{arg}` is the column 'b' of `x`: left in `x`, it makes `x` and `{arg}` dependent by "
+       rf"construction, whatever the other columns say\. Pass the column's name, `{arg}`='b', "
+       r"which takes it out of `x`, or drop it from `x`\.$")
+      for name, arg, call in [
+          ("dcov", "y", lambda d: es.dcov(_frame(d), _frame(d)["b"])),
+          ("dcor", "y", lambda d: es.dcor(_frame(d), _frame(d)["b"])),
+          ("dcov_stats", "y", lambda d: es.dcov_stats(_frame(d), _frame(d)["b"])),
+          ("dcov_test", "y", lambda d: es.dcov_test(_frame(d), _frame(d)["b"], n_resamples=9)),
+          ("dcor_test", "y", lambda d: es.dcor_test(_frame(d), _frame(d)["b"], n_resamples=9)),
+          ("dcor_ttest", "y", lambda d: es.dcor_ttest(_frame(d), _frame(d)["b"])),
+          ("mvi", "y", lambda d: es.mvi(_frame(d), _frame(d)["b"])),
+          ("mvi_test", "y", lambda d: es.mvi_test(_frame(d), _frame(d)["b"], n_resamples=9)),
+          ("pdcor", "y", lambda d: es.pdcor(_frame(d), _frame(d)["b"], d["x"] ** 2)),
+          ("pdcov_test", "z", lambda d: es.pdcov_test(_frame(d), d["x"] ** 2, _frame(d)["b"])),
+      ]],
+    # a column name that is not one column
+    ("energy_test-name-twice", lambda d: es.energy_test(_frame(d).rename(columns={"a": "g"}), "g"),
+     ValueError, r"^`labels`='g' names 2 columns of `X`: rename them so that the name says which"),
+    # R's times and Python's: no distance without a unit (issue 42, item 6)
+    *[(f"{name}-times", call, TypeError, match)
+      for name, call, match in [
+          ("energy_test-datetime-column",
+           lambda d: es.energy_test(_frame(d).assign(when=pd.date_range("2024", periods=30)), "g"),
+           r"^`X` has a column 'when' of dates, times or durations, whose distances depend on "
+           r"their unit: drop it \(X\.drop\(columns=\[\"when\"\]\), in R "
+           r"X\[setdiff\(names\(X\), c\(\"when\"\)\)\]\), or convert to numbers"),
+          ("energy_test-date-objects", lambda d: es.energy_test(_frame(d).assign(
+              day=[datetime.date(2024, 3, 1 + i) for i in range(30)]), "g"),
+           r"^`X` has a column 'day' of dates, times or durations"),
+          ("dispersion-timedelta-column", lambda d: es.dispersion(
+              _frame(d).assign(lag=pd.to_timedelta(np.arange(30), unit="h")), "g"),
+           r"^`X` has a column 'lag' of dates, times or durations"),
+          ("dcor-date-list", lambda d: es.dcor([datetime.date(2024, 3, 1 + i) for i in range(30)],
+                                               d["y"]),
+           r"^`x` holds dates, times or durations, whose distances depend on their unit: convert"),
+          ("mvnorm_statistic-two-columns", lambda d: es.mvnorm_statistic(pd.DataFrame(
+              {"t": pd.date_range("2024", periods=30), "u": pd.date_range("2023", periods=30),
+               "x": d["x"]})),
+           r"^`X` has columns 't', 'u' of dates, times or durations, .*: drop them"),
+      ]],
 ]
+
+
+def _frame(d) -> pd.DataFrame:
+    """Two columns of data and a grouping column ``g`` (three groups), made afresh."""
+    return pd.DataFrame({"a": d["X"][:, 0], "b": d["X"][:, 1] + d["labels"], "g": d["labels"]})
 
 
 @pytest.mark.parametrize("call, error, match", [case[1:] for case in HOSTILE_CALLS], ids=[case[0] for case in HOSTILE_CALLS])
@@ -401,9 +468,10 @@ def test_duplicate_column_names_are_columns():
 R_NA = -2147483648  # R's NA_integer_ as reticulate hands it over
 
 
-def test_rs_integer_and_character_na_through_reticulate_are_missing():
+def test_rs_integer_na_through_reticulate_is_missing():
     """reticulate gives an R integer vector as a list of ints, an integer matrix or data-frame
-    column as int32, R's NA as -2147483648, and a character NA as the string "NA"."""
+    column as int32, R's NA as -2147483648 (its character NA, the string "NA", is R's NA only
+    in a call from R: tests/test_r_na.py)."""
     x, y = [3, 1, R_NA, 4, 5, 9, 2, 7], np.array([1.0, 3, 2, 5, 4, 8, 1, 6])
     keep = np.arange(8) != 2
     complete = np.array(x, dtype=float)[keep]
@@ -420,11 +488,6 @@ def test_rs_integer_and_character_na_through_reticulate_are_missing():
     labels = [1, 1, R_NA, 1, 2, 2, 2, 2]
     res = es.dispersion(y, labels, nan_policy="omit")
     assert res.groups.tolist() == [1, 2] and res.n_omitted == 1
-    words = ["a", "NA", "b", "a", "b", "a", "b", "a"]
-    with pytest.raises(ValueError, match="`x` contains missing values"):
-        es.dcor(words, y)
-    assert es.dcor(words, y, nan_policy="omit") == es.dcor([w for w in words if w != "NA"], y[np.arange(8) != 1])
-    assert es.dispersion(y, pd.Categorical(words), nan_policy="omit").groups.tolist() == ["a", "b"]
 
 
 @pytest.mark.r
@@ -784,3 +847,121 @@ def test_scale_free_tests_of_independence_at_every_magnitude(scale):
     covariance = es.dcov_test(x * scale, y, n_resamples=99, rng=0)  # n V_n^2 scales with c
     plain = es.dcov_test(x, y, n_resamples=99, rng=0)
     assert covariance.statistic == pytest.approx(plain.statistic * scale, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# Data as it comes (issue 42, items 4, 8, 18): each row (id, call, expected) is a call on the
+# data of `hostile` whose answer must equal `expected(data)`. A Python "NA" is a label (North
+# America), never R's NA; categoricals keep their level order; a table with a column name
+# twice keeps both columns.
+# ---------------------------------------------------------------------------------------------
+
+#: Three regions of ten rows each, North America's code first.
+REGIONS = np.repeat(["NA", "EU", "AS"], 10)
+LEVELS = ["lo", "mid", "hi"]
+DOSES = pd.Categorical(np.repeat(["hi", "lo", "mid"], [8, 10, 12]), categories=LEVELS,
+                       ordered=True)
+
+def _groups(res) -> tuple:
+    return res.groups.tolist(), res.sizes.tolist(), res.n_omitted
+
+
+def _levels(values, categories) -> list:
+    return es.dispersion(np.arange(30.0), pd.Categorical(values, categories=categories),
+                         nan_policy="omit").groups.tolist()
+
+
+AS_IT_COMES = [
+    *[(f"NA-is-a-label-{kind}", (lambda make: lambda d: _groups(es.dispersion(
+        d["x"], make(REGIONS), nan_policy="omit")))(make),
+       lambda d: (["AS", "EU", "NA"], [10, 10, 10], 0))
+      for kind, make in [("array", np.asarray), ("list", list), ("Series", pd.Series),
+                         ("object", lambda r: r.astype(object)),
+                         ("string-Series", lambda r: pd.Series(r, dtype="string"))]],
+    ("NA-is-a-declared-category", lambda d: _levels(REGIONS, ["NA", "EU", "AS"]),
+     lambda d: ["NA", "EU", "AS"]),
+    ("NA-is-a-label-energy_test", lambda d: (lambda res: (res.groups.tolist(), res.n_omitted))(
+        es.energy_test(d["x"], REGIONS, nan_policy="omit", n_resamples=9, rng=0)),
+     lambda d: (["AS", "EU", "NA"], 0)),
+    ("NA-is-a-category-of-dcor", lambda d: es.dcor(list(REGIONS), d["y"], nan_policy="omit"),
+     lambda d: es.dcor(np.where(REGIONS == "NA", "N.Am.", REGIONS), d["y"])),
+    ("NA-is-a-label-raise", lambda d: es.dispersion(d["x"], REGIONS).sizes.tolist(),
+     lambda d: [10, 10, 10]),
+    # level order of categoricals, as R's disco reports a factor's groups
+    ("ordered-groups", lambda d: es.dispersion(d["x"], DOSES).groups.tolist(), lambda d: LEVELS),
+    ("ordered-sizes", lambda d: es.dispersion(d["x"], DOSES).sizes.tolist(), lambda d: [10, 12, 8]),
+    ("ordered-pairwise", lambda d: es.dispersion(d["x"], DOSES).pairwise,
+     lambda d: es.dispersion(d["x"], DOSES.codes).pairwise),
+    ("ordered-energy_test", lambda d: es.energy_test(d["x"], pd.Series(DOSES), n_resamples=9,
+                                                     rng=0).groups.tolist(), lambda d: LEVELS),
+    ("ordered-pairwise_energy_tests",
+     lambda d: es.pairwise_energy_tests(d["x"], DOSES, n_resamples=9, rng=0)[["group_a", "group_b"]]
+     .to_numpy().tolist(), lambda d: [["lo", "mid"], ["lo", "hi"], ["mid", "hi"]]),
+    ("unordered-categories-order", lambda d: _levels(np.repeat(["b", "c", "a"], 10), list("cab")),
+     lambda d: ["c", "a", "b"]),
+    ("unused-level-left-out", lambda d: _levels(np.repeat(["b", "a", "b"], 10), list("bza")),
+     lambda d: ["b", "a"]),
+    ("ordered-printed-sizes", lambda d: repr(es.energy_test(d["x"], DOSES, n_resamples=9, rng=0))
+     .splitlines()[-1], lambda d: "sizes: lo: 10, mid: 12, hi: 8"),
+    ("ordered-printed-table", lambda d: repr(es.dispersion(d["x"], DOSES)).splitlines()[-4].split(),
+     lambda d: LEVELS),
+    # both columns of a repeated name are data
+    ("repeated-names-are-columns", lambda d: es.energy_test(pd.DataFrame(
+        d["X"], columns=["a", "a"]), d["labels"], n_resamples=9, rng=0).statistic,
+     lambda d: es.energy_test(d["X"], d["labels"], n_resamples=9, rng=0).statistic),
+]
+
+
+@pytest.mark.parametrize("call, expected", [case[1:] for case in AS_IT_COMES],
+                         ids=[case[0] for case in AS_IT_COMES])
+def test_data_as_it_comes_give_the_right_answer(call, expected):
+    data = _hostile_data()
+    got, want = call(data), expected(data)
+    if isinstance(want, np.ndarray):
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want
+
+
+#: (id, call, the call on the data as they should be): values alone say that a column of the
+#: data is the labels (a variable): a warning with the fix, and the data used as given.
+LEFT_IN_WARNED = [
+    ("energy_test-array", lambda d: es.energy_test(np.c_[d["X"], d["labels"]], d["labels"],
+                                                   n_resamples=9, rng=0).statistic,
+     r"^`labels` holds the groups of column 2 of `X` \(counting from 0\): left in the data, .* "
+     r"Drop it from `X` \(np\.delete\(X, 2, axis=1\)\) and pass `labels` beside it "
+     r"\(energy_test\(\)\)\. If the groups do separate that column \(an outcome they determine\)"),
+    ("dispersion-recoded-strings", lambda d: es.dispersion(
+        np.c_[d["labels"] + 1.0, d["X"]], np.array(["a", "b", "c"])[d["labels"]]).W,
+     r"^`labels` holds the groups of column 0 of `X`"),
+    ("dcor-array", lambda d: es.dcor(d["X"], d["X"][:, 1]),
+     r"^`y` is column 1 of `x` \(counting from 0\): left in `x`, .* If `y` is meant to be a "
+     r"column of `x`, ignore this warning\.$"),
+    ("dcov-unnamed-Series", lambda d: es.dcov(pd.DataFrame(d["X"], columns=["a", "b"]),
+                                              pd.Series(d["X"][:, 0])),
+     r"^`y` is the column 'a' of `x`"),
+]
+
+
+@pytest.mark.parametrize("call, match", [case[1:] for case in LEFT_IN_WARNED],
+                         ids=[case[0] for case in LEFT_IN_WARNED])
+def test_a_column_left_in_by_value_warns_and_is_used(call, match):
+    import warnings
+
+    with pytest.warns(UserWarning, match=match) as record:
+        got = call(_hostile_data())
+    assert record[0].filename == __file__  # the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert got == call(_hostile_data())  # computed as given
+
+
+def test_the_whole_of_x_as_y_is_the_distance_variance():
+    import warnings
+
+    d = _hostile_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        assert es.dcov(d["X"], d["X"]) == es.dcov(d["X"], d["X"][:, ::-1]) > 0
+        assert es.dcor(pd.DataFrame(d["X"], columns=["a", "b"]), d["X"]) == pytest.approx(1.0)
+        es.energy_test(d["X"], d["labels"], n_resamples=9, rng=0)  # groups apart from every column

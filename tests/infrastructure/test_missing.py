@@ -116,3 +116,18 @@ def test_policy_values():
 
 def test_expanded_labels_align_with_the_input_rows():
     np.testing.assert_array_equal(expand_labels(np.array([3, 4]), np.array([True, False, True])), [3, -1, 4])
+
+
+def test_the_string_na_is_missing_only_where_it_is_rs_na():
+    """In Python data "NA" is a label (pandas agrees); in a call from R (na_strings) it is R's
+    character NA, as reticulate hands it over, in arrays, lists, object and string columns and
+    categoricals alike."""
+    words = ["NA", "EU", "AS"]
+    for labels in (np.array(words), words, pd.Series(words), pd.Series(words, dtype="string"),
+                   pd.Categorical(words)):
+        values, keep = drop_missing("omit", {"labels": labels})
+        assert keep is None and len(values["labels"]) == 3
+        values, keep = drop_missing("omit", {"labels": labels}, na_strings=True)
+        assert keep.tolist() == [False, True, True] and len(values["labels"]) == 2
+    with pytest.raises(ValueError, match=r"`labels` contains missing values \(R's NA\) in 1 of 3"):
+        drop_missing("raise", {"labels": ["NA", "EU", "AS"]}, r_objects={"labels"}, na_strings=True)

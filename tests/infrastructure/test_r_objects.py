@@ -14,6 +14,7 @@ from scipy import stats
 from scipy.spatial.distance import pdist, squareform
 
 import energystats as es
+from energystats._rbridge import from_r
 
 N = 24
 _rng = np.random.default_rng(34)
@@ -268,3 +269,132 @@ def test_an_r_data_frame_of_factors_gives_rs_disco(ro):
     np.testing.assert_allclose([f.S for f in res.by_factor], between, rtol=1e-13)
     assert res.W == pytest.approx(float(theirs.rx2("within")[0]), rel=1e-12)
     assert res.disco_table().index.tolist() == ["cyl", "am", "Within", "Total"]
+
+
+# ---------------------------------------------------------------------------------------------
+# R's data as they come through rpy2 (issue 42, items 4, 5, 6, 8, 18): each row (id, call,
+# expected) is a call on live R objects whose answer equals `expected` (both functions of
+# rpy2's `ro`); each row (id, call, error, match) of R_REFUSED an error naming the argument.
+# ---------------------------------------------------------------------------------------------
+
+R_SETUP = """
+set.seed(42)
+rows <- data.frame(x = rnorm(30), y = rnorm(30), g = rep(c("a", "b", "c"), each = 10))
+regions <- rep(c(NA, "EU", "AS"), each = 10)
+named_na <- rep(c("NA", "EU", "AS"), each = 10)
+dose <- factor(rep(c("hi", "lo", "mid"), c(8, 10, 12)), levels = c("lo", "mid", "hi"),
+               ordered = TRUE)
+level_na <- factor(c(NA, rep(c("NA", "EU"), c(14, 15))))
+dated <- data.frame(x = rows$x, when = as.Date("2024-03-01") + 0:29)
+timed <- data.frame(x = rows$x, at = as.POSIXct("2024-03-01", tz = "UTC") + 3600 * 0:29)
+lagged <- data.frame(x = rows$x, lag = as.difftime(0:29, units = "hours"))
+numbers <- matrix(as.character(round(rows$x, 3)), 10)
+letters3 <- matrix(sample(c("u", "v", "w"), 30, TRUE), 15)
+twice <- data.frame(a = rows$x, a = rows$y, check.names = FALSE)
+coded <- data.frame(x = rows$x, y = rows$y, g = rep(1:3, each = 10))
+"""
+
+
+@pytest.fixture(scope="module")
+def r(ro):
+    """R's evaluator, with the data of R_SETUP defined."""
+    ro.r(R_SETUP)
+    return ro.r
+
+
+def _summary(res) -> tuple:
+    return res.groups.tolist(), res.sizes.tolist(), res.n_omitted
+
+
+def _statistic(X, labels) -> float:
+    return es.energy_test(X, labels, n_resamples=9, rng=0).statistic
+
+
+DAYS = [f"2024-03-0{i}T00:00:00.000000" for i in (1, 2, 3)]
+
+R_AS_IT_COMES = [
+    ("character-NA-is-missing",
+     lambda r: _summary(es.dispersion(r("rows$x"), r("regions"), nan_policy="omit")),
+     lambda r: (["AS", "EU"], [10, 10], 10)),
+    ("the-string-NA-is-a-label",
+     lambda r: _summary(es.dispersion(r("rows$x"), r("named_na"), nan_policy="omit")),
+     lambda r: (["AS", "EU", "NA"], [10, 10, 10], 0)),
+    ("a-factor-level-NA-is-a-label",
+     lambda r: _summary(es.dispersion(r("rows$x"), r("level_na"), nan_policy="omit")),
+     lambda r: (["EU", "NA"], [15, 14], 1)),
+    ("ordered-factor-in-level-order", lambda r: _summary(es.dispersion(r("rows$x"), r("dose"))),
+     lambda r: (["lo", "mid", "hi"],
+                [int(v) for v in r("disco(rows$x, dose, R = 0)$sample.sizes")], 0)),
+    ("ordered-factor-gives-rs-disco", lambda r: es.dispersion(r("rows$x"), r("dose")).W,
+     lambda r: pytest.approx(r("disco(rows$x, dose, R = 0)$within")[0], rel=1e-12)),
+    ("ordered-factor-pairs-in-level-order", lambda r: es.pairwise_energy_tests(
+        r("rows$x"), r("dose"), n_resamples=9, rng=0)["group_a"].tolist(),
+     lambda r: ["lo", "lo", "mid"]),
+    ("dates-as-labels-group-by-day", lambda r: es.dispersion(
+        r("rows$x"), r("rep(dated$when[1:3], each = 10)")).groups.astype(str).tolist(),
+     lambda r: DAYS),
+    ("character-matrix-of-numbers-is-a-matrix",
+     lambda r: _statistic(r("numbers"), np.repeat([0, 1], 5)),
+     lambda r: _statistic(np.asarray(r("matrix(as.numeric(numbers), 10)")), np.repeat([0, 1], 5))),
+    ("character-matrix-is-categories", lambda r: es.dcor(r("letters3"), r("rows$y[1:15]")),
+     lambda r: es.dcor(pd.DataFrame(np.asarray(r("letters3")).reshape(15, 2, order="F")),
+                       np.asarray(r("rows$y[1:15]")))),
+    ("repeated-names-keep-both-columns", lambda r: _statistic(r("twice"), np.repeat([0, 1, 2], 10)),
+     lambda r: _statistic(np.asarray(r("as.matrix(twice)")), np.repeat([0, 1, 2], 10))),
+    ("pairwise_dcor-omits-rs-integer-na", lambda r: es.pairwise_dcor(
+        r("airquality[, 1:4]"), nan_policy="omit").matrix.loc["Ozone", "Temp"],
+     lambda r: pytest.approx(r("with(na.omit(airquality), energy::dcor(Ozone, Temp))")[0],
+                             rel=1e-12)),
+    ("pairwise_dcor-groups-omit-the-columns-used", lambda r: es.pairwise_dcor(
+        r("airquality[, 1:4]"), groups={"o": "Ozone", "tw": ["Temp", "Wind"]},
+        nan_policy="omit").n_samples, lambda r: 116),
+    ("label-column-by-name", lambda r: _statistic(r("coded"), "g"),
+     lambda r: _statistic(np.asarray(r("as.matrix(coded[, 1:2])")), np.repeat([1, 2, 3], 10))),
+]
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("call, expected", [c[1:] for c in R_AS_IT_COMES],
+                         ids=[c[0] for c in R_AS_IT_COMES])
+def test_rs_data_as_they_come_through_rpy2(r, call, expected):
+    assert call(r) == expected(r)
+
+
+R_REFUSED = [
+    ("character-NA-raise", lambda r: es.energy_test(r("rows$x"), r("regions")), ValueError,
+     r"^`labels` contains missing values \(R's NA\) in 10 of 30 row\(s\): pass nan_policy="),
+    ("pairwise_dcor-integer-NA-raise", lambda r: es.pairwise_dcor(r("airquality[, 1:4]")),
+     ValueError, r"^`X` contains missing values \(R's NA\) in 42 of 153 row\(s\)"),
+    *[(f"{column}-column", (lambda frame: lambda r: es.energy_test(r(frame), r("rows$g")))(frame),
+       TypeError, rf"^`X` has a column '{column}' of dates, times or durations, whose distances "
+       rf"depend on their unit: drop it \(X\.drop\(columns=\[\"{column}\"\]\)")
+      for frame, column in [("dated", "when"), ("timed", "at"), ("lagged", "lag")]],
+    ("POSIXlt-as-data", lambda r: es.dcor(r("as.POSIXlt(timed$at)"), r("rows$y")), TypeError,
+     r"^`x` holds dates, times or durations"),
+    ("Date-vector-as-data", lambda r: es.normal_statistic(r("dated$when")), TypeError,
+     r"^`x` holds dates, times or durations"),
+    ("character-matrix-of-letters-as-data",
+     lambda r: es.energy_test(r("letters3"), np.repeat([0, 1], [7, 8])), ValueError,
+     r"^`X` must hold numbers only"),
+    ("repeated-names-in-pairwise_dcor", lambda r: es.pairwise_dcor(r("twice")), ValueError,
+     r"^`X` has duplicate column names \('a'\)"),
+    ("label-column-left-in-as-a-Series",
+     lambda r: (lambda frame: es.energy_test(frame, frame["g"]))(from_r(r("coded"))), ValueError,
+     r"^`labels` holds the groups of the column 'g' of `X`"),
+]
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("call, error, match", [c[1:] for c in R_REFUSED],
+                         ids=[c[0] for c in R_REFUSED])
+def test_rs_data_that_cannot_be_used_are_refused_naming_the_argument(r, call, error, match):
+    with pytest.raises(error, match=match):
+        call(r)
+
+
+@pytest.mark.r
+def test_a_label_column_left_in_an_r_data_frame_warns(r):
+    """An R vector has no name: the values say it is the column `g` of the data frame."""
+    with pytest.warns(UserWarning, match=r"^`labels` holds the groups of the column 'g' of `X`.*"
+                                         r"Pass the column's name, `labels`='g'"):
+        es.energy_test(r("coded"), r("coded$g"), n_resamples=9, rng=0)

@@ -202,7 +202,7 @@ def test_data_name_from_what_was_passed():
     df = pd.DataFrame({"mag": [4.8, 4.2, 5.4, 4.1, 4.0, 4.3, 4.6, 5.0], "stations": [41, 15, 43, 19, 11, 12, 36, 28]})
     assert es.dcor_test(df["mag"], df["stations"], n_resamples=9, rng=0).data_name == "mag and stations"
     assert es.dcor_test(df["mag"].to_numpy(), df["stations"].to_numpy(), n_resamples=9, rng=0).data_name == "x and y"
-    assert es.dcov_stats(df, df["mag"]).data_name == "[mag, stations] and mag"
+    assert es.dcov_stats(df, df["mag"] ** 2).data_name == "[mag, stations] and mag"
     labels = pd.Series([0, 0, 0, 0, 1, 1, 1, 1], name="cluster")
     assert es.energy_test(df[["mag"]], labels, n_resamples=9, rng=0).data_name == "mag by cluster"
     assert es.energy_test(df.to_numpy(), labels.to_numpy(), n_resamples=9, rng=0).data_name == "X by labels"

@@ -303,7 +303,8 @@ def test_y_and_z_by_column_name(frame):
     assert es.dcor(numbers, "b") == es.dcor(numbers[["a", "c"]], numbers["b"])
     assert es.dcov_test(numbers, "b", n_resamples=19, rng=0).pvalue == es.dcov_test(numbers[["a", "c"]], numbers["b"], n_resamples=19, rng=0).pvalue
     assert es.pdcor(numbers, "b", "c") == es.pdcor(numbers[["a"]], numbers["b"], numbers["c"])
-    assert es.pdcor(numbers, numbers["b"], "c") == es.pdcor(numbers[["a", "b"]], numbers["b"], numbers["c"])
+    with pytest.raises(ValueError, match=r"^`y` is the column 'b' of `x`: left in `x`"):
+        es.pdcor(numbers, numbers["b"], "c")  # b left in x (issue 42, item 8)
 
 
 def test_column_name_errors(frame):
