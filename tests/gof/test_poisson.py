@@ -230,3 +230,23 @@ def test_live_r_poisson_tests_pvalues():
         ours = es.poisson_test(x, n_resamples=499, rng=2).pvalue
         p = (ours + theirs) / 2
         assert np.all(np.abs(ours - theirs) <= 4.5 * np.sqrt(2 * p * (1 - p) / 500) + 2 / 500)  # false failure: 3 P(|Z| > 4.5) = 2.0e-5
+
+
+@pytest.mark.parametrize("lam", [0.3, 3.0, 1e4, 1e7])
+def test_the_grid_margins_leave_out_only_rounding(lam, monkeypatch):
+    """The M statistics on the grid of _grid_bounds (e^-80 margins, about 12.6 sd) equal those
+    on a grid five times as wide (e^-2000) to rounding: for Poisson samples, a row with an
+    outlier 30 sd above its mean and, at small means, one of zeros beside them."""
+    from energystats._gof import poisson
+
+    X = np.random.default_rng(int(lam * 10)).poisson(lam, size=(4, 25))
+    X[1, 0] = int(lam + 30 * np.sqrt(lam) + 3)
+    X[2] *= lam > 10
+    tests = ("M-CvM", "M-AD")
+    ours = poisson._statistics(X, tests)
+    low, high = poisson._grid_bounds(np.sort(X, axis=1), np.sort(X, axis=1).mean(axis=1))
+    monkeypatch.setattr(poisson, "_TAIL_LOG", 2000.0)
+    wide = poisson._statistics(X, tests)
+    wide_low, wide_high = poisson._grid_bounds(np.sort(X, axis=1), X.mean(axis=1))
+    assert wide_high - high > 2 * (high - X.max()) and (low == 0 or wide_low < low)
+    np.testing.assert_allclose(ours, wide, rtol=1e-14, atol=0)
