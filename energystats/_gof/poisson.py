@@ -189,7 +189,7 @@ def _grid_bounds(X: np.ndarray, lam: np.ndarray) -> tuple[int, int]:
     start L; above the largest count 1 - F_hat(k) falls as f(k + 1) does (its recursion's
     factor lambda / (k + 1) is the pmf's), so the terms left out are below e^-160 times
     polynomial factors of lambda, and the cdf and sf summed from the grid's ends miss
-    e^-80 sqrt(lambda) of their values at the counts: below 1e-20 n in absolute value up to
+    e^-80 sqrt(lambda) of their values at the counts: below 1e-19 n in absolute value up to
     lambda = 2^50, under the statistics' rounding. About 12.6 sd each side where the counts
     sit near the mean (scipy-free, O(1) to find)."""
     positive = lam > 0  # a sample of zeros fits a point mass at 0: no terms beyond its counts
