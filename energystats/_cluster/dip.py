@@ -17,8 +17,8 @@ import numpy as np
 from .._frontdoor import front_door
 from .._random import as_generator
 from .._resampling import Draws, check_options, null_distribution, pvalue
-from .._validation import as_data
 from .._result_bases import NullPanel, TestResult
+from .._validation import as_data
 
 __all__ = ["DipTestResult", "dip_statistic", "dip_test"]
 
@@ -100,13 +100,15 @@ def _dip_sorted(values: np.ndarray) -> float:
                 g, v = gcm[ix], lcm[iv]
                 if g > v:
                     g1 = gcm[ix + 1]
-                    dx = (v - g1 + 1) / n - (links[v] - links[g1]) * (g - g1) / (n * (links[g] - links[g1]))
+                    chord = (links[v] - links[g1]) * (g - g1) / (n * (links[g] - links[g1]))
+                    dx = (v - g1 + 1) / n - chord
                     iv += 1
                     if dx >= d:
                         d, ig, ih = dx, ix + 1, iv - 1
                 else:
                     v1 = lcm[iv - 1]
-                    dx = (links[g] - links[v1]) * (v - v1) / (n * (links[v] - links[v1])) - (g - v1 - 1) / n
+                    chord = (links[g] - links[v1]) * (v - v1) / (n * (links[v] - links[v1]))
+                    dx = chord - (g - v1 - 1) / n
                     ix -= 1
                     if dx >= d:
                         d, ig, ih = dx, ix + 1, iv
@@ -118,8 +120,9 @@ def _dip_sorted(values: np.ndarray) -> float:
             d = 1.0 / n
         if d < dip:
             break
-        dip_low = max((_segment_gap(x, gcm[j + 1], gcm[j], n, True) for j in range(ig, icx)), default=0.0)
-        dip_high = max((_segment_gap(x, lcm[j], lcm[j + 1], n, False) for j in range(ih, icv)), default=0.0)
+        lows = (_segment_gap(x, gcm[j + 1], gcm[j], n, True) for j in range(ig, icx))
+        highs = (_segment_gap(x, lcm[j], lcm[j + 1], n, False) for j in range(ih, icv))
+        dip_low, dip_high = max(lows, default=0.0), max(highs, default=0.0)
         dip = max(dip, dip_low, dip_high)
         if low == gcm[ig] and high == lcm[ih]:
             break

@@ -17,15 +17,23 @@ from scipy.stats import binom  # noqa: E402
 import energystats as es  # noqa: E402
 from energystats._cluster._k_curve import gap_choice  # noqa: E402
 from energystats._cluster._k_tests import (  # noqa: E402
-    _drops, _kmeans_w, _reference, node_test, statistic_and_pvalue)
+    _drops,
+    _kmeans_w,
+    _reference,
+    node_test,
+    statistic_and_pvalue,
+)
 from energystats._cluster.cluster_test import align_labels  # noqa: E402
 from energystats.plotting import plot_choose_k  # noqa: E402
 
 # R: precip (datasets), 70 values
-PRECIP = [67, 54.7, 7, 48.5, 14, 17.2, 20.7, 13, 43.4, 40.2, 38.9, 54.5, 59.8, 48.3, 22.9, 11.5, 34.4, 35.1, 38.7, 30.8, 30.6,
-          43.1, 56.8, 40.8, 41.8, 42.5, 31, 31.7, 30.2, 25.9, 49.2, 37, 35.9, 15, 30.2, 7.2, 36.2, 45.5, 7.8, 33.4, 36.1, 40.2,
-          42.7, 42.5, 16.2, 39, 35, 37, 31.4, 37.6, 39.9, 36.2, 42.8, 46.4, 24.7, 49.1, 46, 35.9, 7.8, 48.2, 15.2, 32.5, 44.7,
-          42.6, 38.8, 17.4, 40.8, 29.1, 14.6, 59.2]
+PRECIP = [
+    67, 54.7, 7, 48.5, 14, 17.2, 20.7, 13, 43.4, 40.2, 38.9, 54.5, 59.8, 48.3, 22.9, 11.5,
+    34.4, 35.1, 38.7, 30.8, 30.6, 43.1, 56.8, 40.8, 41.8, 42.5, 31, 31.7, 30.2, 25.9, 49.2, 37,
+    35.9, 15, 30.2, 7.2, 36.2, 45.5, 7.8, 33.4, 36.1, 40.2, 42.7, 42.5, 16.2, 39, 35, 37, 31.4,
+    37.6, 39.9, 36.2, 42.8, 46.4, 24.7, 49.1, 46, 35.9, 7.8, 48.2, 15.2, 32.5, 44.7, 42.6,
+    38.8, 17.4, 40.8, 29.1, 14.6, 59.2
+]
 
 
 def blobs(rng, centres, size=40, sd=1.0):
@@ -116,7 +124,8 @@ def test_drops_are_log_w1_minus_log_wk(rng):
     D = _drops(Z, 4, draws)
     W1 = ((Z - Z.mean(1, keepdims=True)) ** 2).sum((1, 2))
     for k in range(2, 5):
-        np.testing.assert_allclose(D[:, k - 2], np.log(W1) - np.log(_kmeans_w(Z, k, draws[:, :, :k])))
+        Wk = _kmeans_w(Z, k, draws[:, :, :k])
+        np.testing.assert_allclose(D[:, k - 2], np.log(W1) - np.log(Wk))
     # three distinct points: W_3 = 0 is floored, no log of zero
     with np.errstate(all="raise"):
         D = _drops(np.repeat(rng.normal(size=(1, 3, 2)), 4, axis=1), 3, draws[:1, :, :3])
@@ -393,7 +402,8 @@ def test_align_labels_is_the_best_permutation(rng):
         ours = rng.integers(0, 3, size=30)
         theirs = rng.integers(0, 3, size=30)
         aligned, agreement = align_labels(ours, theirs)
-        best = max(np.mean(np.array(p)[ours] == theirs) for p in itertools.permutations(range(3)) if len(set(ours)) == 3)
+        best = max(np.mean(np.array(p)[ours] == theirs) for p in itertools.permutations(range(3))
+                   if len(set(ours)) == 3)
         assert agreement == pytest.approx(best)
         assert len(np.unique(aligned)) == len(np.unique(ours))  # a renumbering
 
