@@ -52,7 +52,12 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ._datanames import by_column_name, data_name_of
+from ._datanames import (
+    by_column_name,
+    check_columns_left_in,
+    data_name_of,
+    refuse_repeated_names,
+)
 from ._docentries import DATA_NAME_ENTRY, RNG_ENTRY, nan_policy_entry, write_entries
 from ._missing import (
     check_nan_policy,
@@ -64,7 +69,7 @@ from ._missing import (
     read_table,
     warn_if_transposed,
 )
-from ._rbridge import is_r_object
+from ._rbridge import called_from_r, is_r_object
 from ._results import ResultMixin
 
 __all__ = ["ALL_ROWS", "FOREIGN_NAMES", "Rows", "door_of", "front_door"]
@@ -255,6 +260,9 @@ class _Door:
         self.data = [n for g in self.groups for n in g if n not in self.attributes]
         self.distances, self.columns = tuple(distances), tuple(columns)
         self.propagate, self.prepare, self.tables = propagate, prepare, tables
+        # a prepare function's further parameters are the call's arguments of those names
+        self.prepare_takes = {name: list(inspect.signature(f).parameters)[1:]
+                              for name, f in prepare.items() if not isinstance(f, str)}
         self.indexes, self.fits = indexes, fits
         self.takes_policy = bool(self.groups) and ("nan_policy" in own or self.method)
         self.takes_metric = "metric" in own or "metric" in self.forwarded
@@ -369,14 +377,34 @@ class _Door:
             return None
         return label or data_name_of(arguments, self.names, self.by)
 
-    def preparations(self, owner) -> dict:
-        """``prepare``'s functions (an estimator's methods by their names)."""
-        return {name: (getattr(owner, f) if isinstance(f, str) else f)
-                for name, f in self.prepare.items()}
+    def preparations(self, owner, arguments: dict) -> dict:
+        """``prepare``'s functions (an estimator's methods by their names), given the other
+        arguments they take."""
+        out = {}
+        for name, f in self.prepare.items():
+            if isinstance(f, str):
+                out[name] = getattr(owner, f)
+            elif self.prepare_takes[name]:
+                out[name] = functools.partial(
+                    f, **{p: arguments[p] for p in self.prepare_takes[name]})
+            else:
+                out[name] = f
+        return out
 
     def prepared(self, arguments: dict, owner) -> None:
-        for name, function in self.preparations(owner).items():
+        for name, function in self.preparations(owner, arguments).items():
             arguments[name] = function(arguments[name])
+
+    def apart(self, arguments: dict, metric, skip=(), from_r: bool = False) -> None:
+        """Say so when an argument of ``columns`` is a column left in the data
+        (:func:`check_columns_left_in`), except where the data or it are distances."""
+        data = self.data[0]
+        if self.distances and data in self.distances and is_matrix(
+                metric, self.distances.index(data)):
+            return
+        names = [n for n in self.columns if n not in skip and not (
+            n in self.distances and is_matrix(metric, self.distances.index(n)))]
+        check_columns_left_in(arguments, data, names, self.where, from_r=from_r)
 
     def short(self, arguments: dict, owner, label):
         """Arrays of numbers without NaN: nothing to read or drop."""
@@ -388,25 +416,32 @@ class _Door:
                 warn_if_transposed(arguments["X"], "X")
         name = self.named(arguments, label)
         self.prepared(arguments, owner)
+        if self.columns:
+            self.apart(arguments, self.metric(arguments, owner))
         if owner is not None and self.fits:
             return self.fitted(arguments, owner, ALL_ROWS, 0)
         return self.finish(self.call(arguments), name, 0, None)
 
     def full(self, arguments: dict, owner, label):
         where = self.where
-        from_rpy2 = {name for name in self.data if name != "*samples"
-                     and is_r_object(arguments.get(name))}
+        # data from R: rpy2's objects, or every argument of a call made from R (reticulate)
+        r_session = called_from_r()
+        from_r = {name for name in self.data if name != "*samples"
+                  and (r_session or is_r_object(arguments.get(name)))}
         if "*samples" in self.data:
-            from_rpy2.update(f"samples[{i}]" for i, sample in enumerate(arguments["samples"])
-                             if is_r_object(sample))
+            from_r.update(f"samples[{i}]" for i, sample in enumerate(arguments["samples"])
+                          if r_session or is_r_object(sample))
+        if r_session:
+            refuse_repeated_names(arguments, self.plain)
+        resolved = []
         if self.columns:
             resolved = by_column_name(arguments, self.data[0], self.columns)
-            if self.data[0] in from_rpy2:
-                from_rpy2.update(resolved)
+            if self.data[0] in from_r:
+                from_r.update(resolved)
         name = self.named(arguments, label)
         if owner is None:
             metric = read_arguments(
-                arguments, self.data, self.distances, where, self.preparations(None),
+                arguments, self.data, self.distances, where, self.preparations(None, arguments),
                 metric=self.metric(arguments, None), takes_metric=self.takes_metric,
                 exponent=self.option(arguments, "exponent", 1.0), tables=self.tables,
             )
@@ -415,7 +450,12 @@ class _Door:
             self.read_for(arguments, owner)
             self.prepared(arguments, owner)
             metric = self.metric(arguments, owner)
-        if not self.takes_policy:
+        if not self.takes_policy:  # missing values found all the same, each argument alone
+            hint = f"drop those rows first ({where} takes no nan_policy)."
+            for n in self.plain:
+                matrix = n in self.distances and is_matrix(metric, self.distances.index(n))
+                drop_missing("raise", {n: arguments.get(n)}, [n] if matrix else [], from_r,
+                             na_strings=r_session, hint=hint)
             return self.finish(self.call(arguments), name, 0, None)
         policy = self.policy(arguments, owner)
         given = self.refuse_indexes(arguments, policy)
@@ -428,7 +468,8 @@ class _Door:
             if group == ("*samples",):
                 samples = []
                 for i, sample in enumerate(arguments["samples"]):
-                    kept, keep = drop_missing(policy, {f"samples[{i}]": sample}, (), from_rpy2)
+                    kept, keep = drop_missing(policy, {f"samples[{i}]": sample}, (), from_r,
+                                              na_strings=r_session)
                     samples.append(kept[f"samples[{i}]"])
                     omitted += 0 if keep is None else int((~keep).sum())
                     found = found or keep is not None
@@ -440,10 +481,11 @@ class _Door:
                        for n in group}
             members = {n: (None if isinstance(v, str) else v) for n, v in members.items()}
             if given and propagating:
-                _, keep = drop_missing("propagate", members, matrices, from_rpy2)
+                _, keep = drop_missing("propagate", members, matrices, from_r,
+                                       na_strings=r_session)
                 if keep is not None:
                     return self.indexes[given[0]](arguments, keep.shape[0])
-            kept, keep = drop_missing(policy, members, matrices, from_rpy2)
+            kept, keep = drop_missing(policy, members, matrices, from_r, na_strings=r_session)
             found = found or keep is not None
             for n in group:
                 if n in self.attributes and members[n] is not None:
@@ -453,6 +495,8 @@ class _Door:
             if keep is not None:
                 omitted += int((~keep).sum())
                 layout = keep if len(self.groups) == 1 else None
+        if self.columns:
+            self.apart(arguments, metric, resolved, r_session)
         if owner is not None and self.fits:
             return self.fitted(arguments, owner, Rows(layout, values), omitted)
         result = self.call(arguments)

@@ -32,9 +32,11 @@ R objects handed over by rpy2 are read first (:func:`energystats._rbridge.from_r
 factor is a categorical with R's levels, R's ``NA`` (also the integer one) is missing.
 R's ``NA`` handed over by reticulate, which makes values of them, is missing too: the
 integer -2147483648 (R's ``NA_integer_``) in an int32 array or column or in a list of Python
-ints (numpy's int32 minimum is read as it; in int64 data it is a number), and the string
-``"NA"`` (a character ``NA``; as R's ``read.csv`` and pandas' ``read_csv`` read it).
-reticulate turns a logical ``NA`` into ``True``, which cannot be told apart.
+ints (numpy's int32 minimum is read as it; in int64 data it is a number), and, in a call
+made from R (:func:`energystats._rbridge.called_from_r`), the string ``"NA"``, which is how
+reticulate hands over a character or factor ``NA`` (and R's string "NA" alike). In Python
+data ``"NA"`` is a label like any other, as ``pandas.isna("NA")`` says. reticulate turns a
+logical ``NA`` into ``True``, which cannot be told apart.
 
 Nothing the caller passed in is modified: rows are selected into new arrays
 (``.iloc`` for pandas objects, so column names and categorical levels stay).
@@ -96,24 +98,25 @@ def _as_array(values) -> np.ndarray:
     return arr
 
 
-def _missing_cells(obj) -> np.ndarray | None:
+def _missing_cells(obj, na_strings: bool = False) -> np.ndarray | None:
     """Boolean array of the missing cells of ``obj`` (None when it cannot be read as an
-    array: the function's own validation then names the problem)."""
+    array: the function's own validation then names the problem). ``na_strings``: the string
+    "NA" is missing too (R's character NA in a call made from R through reticulate)."""
     if isinstance(obj, pd.DataFrame):
-        columns = [_missing_cells(obj.iloc[:, j]) for j in range(obj.shape[1])]
+        columns = [_missing_cells(obj.iloc[:, j], na_strings) for j in range(obj.shape[1])]
         return np.column_stack(columns) if columns else np.zeros(obj.shape, dtype=bool)
     if isinstance(obj, (pd.Series, pd.Index, pd.Categorical)):
         cells = np.asarray(pd.isna(obj), dtype=bool)
         values = obj if isinstance(obj, pd.Categorical) else obj.array
         if isinstance(obj.dtype, pd.CategoricalDtype):
-            return cells | np.asarray(values == R_NA_STRING, dtype=bool)
+            return cells | np.asarray(values == R_NA_STRING, dtype=bool) if na_strings else cells
         numpy_like = isinstance(obj.dtype, pd.StringDtype) or (
             isinstance(obj.dtype, np.dtype) and obj.dtype.kind in "iOU"
         )
-        return cells | _r_missing(np.asarray(values) if numpy_like else None)
+        return cells | _r_missing(np.asarray(values) if numpy_like else None, na_strings)
     if np.ma.isMaskedArray(obj):
         data = np.ma.getdata(obj)
-        cells = _missing_cells(data)
+        cells = _missing_cells(data, na_strings)
         mask = np.ma.getmaskarray(obj)
         return mask if cells is None else mask | cells
     try:
@@ -123,16 +126,17 @@ def _missing_cells(obj) -> np.ndarray | None:
     if arr.dtype.kind in "fc":
         return np.isnan(arr)
     if arr.dtype.kind == "O":
-        return np.asarray(pd.isna(arr), dtype=bool) | _r_missing(arr)
+        return np.asarray(pd.isna(arr), dtype=bool) | _r_missing(arr, na_strings)
     if arr.dtype.kind == "M" or arr.dtype.kind == "m":
         return np.isnat(arr)
     if isinstance(obj, (list, tuple)) and arr.dtype.kind == "i":  # R's integers via reticulate
         return arr == R_NA_INTEGER
-    return _r_missing(arr)
+    return _r_missing(arr, na_strings)
 
 
 #: R's NA of a character vector or factor as reticulate hands it over: the string "NA" (as
-#: R's ``read.csv`` and pandas' ``read_csv`` read it by default).
+#: R's ``read.csv`` and pandas' ``read_csv`` read it by default). Missing only in a call made
+#: from R: in Python data "NA" is a label (North America), as ``pandas.isna("NA")`` says.
 R_NA_STRING = "NA"
 
 
@@ -140,52 +144,48 @@ def _is_r_na_string(value) -> bool:
     return isinstance(value, str) and value == R_NA_STRING
 
 
-def _r_missing(arr: np.ndarray | None) -> np.ndarray | bool:
+def _r_missing(arr: np.ndarray | None, na_strings: bool) -> np.ndarray | bool:
     """R's missing values that reticulate hands over as values: NA_integer_ as the int32
-    -2147483648 (in an int32 array, a pandas int32 column, or a list of Python ints),
-    NA_character_ as the string "NA"."""
+    -2147483648 (in an int32 array, a pandas int32 column, or a list of Python ints), and
+    with ``na_strings`` NA_character_ as the string "NA"."""
     if arr is None:
         return False
     if arr.dtype == np.int32:
         return arr == R_NA_INTEGER
-    if arr.dtype.kind in "OU":
+    if na_strings and arr.dtype.kind in "OU":
         return np.asarray(np.frompyfunc(_is_r_na_string, 1, 1)(arr), dtype=bool)
     return np.zeros(arr.shape, dtype=bool)
 
 
-def _r_na_kinds(obj) -> list[str]:
-    """How R's NA appears in ``obj`` when reticulate handed it over: the integer -2147483648,
-    the string "NA" (for the message of ``"raise"``: the caller sees no NaN there)."""
+def _r_integer_na(obj) -> bool:
+    """Whether ``obj`` holds R's integer NA as reticulate hands it over (the integer
+    -2147483648: for the message of ``"raise"``, the caller sees no NaN there)."""
     frame = isinstance(obj, pd.DataFrame)
     columns = [obj.iloc[:, j] for j in range(obj.shape[1])] if frame else [obj]
-    kinds = []
     for column in columns:
         try:
             arr = np.asarray(column.array if isinstance(column, pd.Series) else column)
         except (TypeError, ValueError):
             continue
         integers = arr.dtype == np.int32 or isinstance(obj, (list, tuple)) and arr.dtype.kind == "i"
-        if integers and (arr == R_NA_INTEGER).any() and "the integer -2147483648" not in kinds:
-            kinds.append("the integer -2147483648")
-        strings = arr.dtype.kind in "OU" and np.asarray(_r_missing(arr)).any()
-        if strings and 'the string "NA"' not in kinds:
-            kinds.append('the string "NA"')
-    return kinds
+        if integers and (arr == R_NA_INTEGER).any():
+            return True
+    return False
 
 
 def _kinds(names: list[str], group: dict, r_objects: Collection[str]) -> str:
     """The missing values of the arguments ``names`` as the caller sees them: R's NA in data
-    from R (rpy2's objects, or reticulate's values of it), else NaN, None or masked."""
-    if not any(name in r_objects for name in names):
-        kinds = [kind for name in names for kind in _r_na_kinds(group[name])]
-        if not kinds:
-            return "NaN, None or masked"
-        return f"R's NA, which reticulate hands over as {' and '.join(dict.fromkeys(kinds))}"
-    return "R's NA"
+    from R (rpy2's objects, a call from R, or reticulate's integer NA), else NaN, None or
+    masked."""
+    if any(name in r_objects for name in names):
+        return "R's NA"
+    if any(_r_integer_na(group[name]) for name in names):
+        return "R's NA, which reticulate hands over as the integer -2147483648"
+    return "NaN, None or masked"
 
 
-def _missing_rows(obj, matrix: bool, name: str) -> np.ndarray | None:
-    cells = _missing_cells(obj)
+def _missing_rows(obj, matrix: bool, name: str, na_strings: bool) -> np.ndarray | None:
+    cells = _missing_cells(obj, na_strings)
     if cells is None or cells.ndim == 0 or cells.ndim > 2:
         return None
     if cells.ndim == 1:
@@ -225,8 +225,18 @@ def _take(obj, keep: np.ndarray, matrix: bool):
     return out[:, keep] if matrix and out.ndim == 2 else out
 
 
+#: How to go on from missing values under ``"raise"``.
+OMIT_HINT = "pass nan_policy='omit' to drop those rows."
+
+
 def drop_missing(
-    nan_policy: str, group: dict, matrices: Iterable[str] = (), r_objects: Collection[str] = ()
+    nan_policy: str,
+    group: dict,
+    matrices: Iterable[str] = (),
+    r_objects: Collection[str] = (),
+    *,
+    na_strings: bool = False,
+    hint: str = OMIT_HINT,
 ) -> tuple[dict, np.ndarray | None]:
     """Apply a validated ``nan_policy`` to arguments whose rows belong together.
 
@@ -239,8 +249,13 @@ def drop_missing(
     matrices : iterable of str
         Names in ``group`` that hold a precomputed square matrix.
     r_objects : collection of str
-        Names in ``group`` whose value came from R through rpy2: their missing values are
-        R's NA in the message of ``"raise"``.
+        Names in ``group`` whose value came from R (through rpy2, or in a call made from R):
+        their missing values are R's NA in the message of ``"raise"``.
+    na_strings : bool
+        The string "NA" is missing (R's character NA in a call made from R, which
+        reticulate hands over as that string); elsewhere it is a label.
+    hint : str
+        How to go on, the end of the message of ``"raise"``.
 
     Returns
     -------
@@ -254,7 +269,7 @@ def drop_missing(
     matrices = set(matrices)
     group = {name: from_r(value) for name, value in group.items()}  # rpy2's objects as data
     rows = {
-        name: _missing_rows(value, name in matrices, name)
+        name: _missing_rows(value, name in matrices, name, na_strings)
         for name, value in group.items()
         if value is not None
     }
@@ -278,7 +293,7 @@ def drop_missing(
         raise ValueError(
             f"{', '.join(f'`{n}`' for n in names)} {'contains' if len(names) == 1 else 'contain'} "
             f"missing values ({_kinds(names, group, r_objects)}) in {count} of {len(missing)} "
-            "row(s): pass nan_policy='omit' to drop those rows."
+            f"row(s): {hint}"
         )
     keep = ~missing
     if nan_policy == "propagate":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from scipy.spatial.distance import squareform
 
 __all__ = [
     "RNotAvailableError",
+    "called_from_r",
     "from_r",
     "is_r_dist",
     "is_r_object",
@@ -165,6 +167,30 @@ def r_field(obj, name: str) -> Any:
 R_NA_INTEGER = np.iinfo(np.int32).min
 
 
+#: This package's directory: frames of its code are skipped when looking for the caller.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+#: Python modules of reticulate (R's package embedding Python): loaded in an R session only.
+_RETICULATE = ("rpytools", "rpycall")
+
+
+def called_from_r() -> bool:
+    """Whether the public call running on this thread was made from R through reticulate:
+    reticulate is loaded (its ``rpytools`` modules) and below this package's frames there is
+    no Python code but reticulate's own, as when R calls ``es$energy_test(...)``. Its data
+    are then R's as reticulate hands them over: the string "NA" is R's NA of a character
+    vector or factor. A call made by Python code (a module, ``py_run_string``) is Python's,
+    even in an R session: nothing in a string tells R's NA from a label "NA"."""
+    if "rpytools" not in sys.modules:
+        return False
+    frame = sys._getframe(0)  # this function's: the package's frames are skipped
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_RETICULATE):
+        frame = frame.f_back
+    return frame is None
+
+
 def is_r_object(obj) -> bool:
     """Whether ``obj`` is an R object from rpy2 (checked without importing rpy2)."""
     return type(obj).__module__.startswith("rpy2.")
@@ -196,27 +222,42 @@ def from_r(obj):
     """An R object from rpy2 as the Python data it holds, R's missing values as missing.
 
     A factor becomes a ``pandas.Categorical`` with R's levels in R's order (ordered for an
-    ordered factor), a data frame a ``pandas.DataFrame`` of such columns, an integer or
-    logical vector (or matrix) with ``NA`` a float array with NaN there (R's NA integer is
-    -2147483648 in numpy), a character vector an object array with ``None`` for ``NA``, a
-    numeric vector or matrix its float64 array. Anything else is returned unchanged, except a
-    ``dist`` object, refused with a ``ValueError``: it holds distances, which only an argument
-    that takes them reads (:func:`energystats._missing.read_r`), never as data.
+    ordered factor), a data frame a ``pandas.DataFrame`` of such columns (every column, also
+    those whose names repeat), an integer or logical vector (or matrix) with ``NA`` a float
+    array with NaN there (R's NA integer is -2147483648 in numpy), a character vector an
+    object array with ``None`` for ``NA`` (a character matrix keeps its shape), a numeric
+    vector or matrix its float64 array. R's times stay times: a ``Date`` or ``POSIXct``
+    (``POSIXlt``) vector becomes ``datetime64`` values and a ``difftime`` ``timedelta64``
+    values in its units (NaT for ``NA``), which no statistic takes as numbers (their
+    distances depend on a unit) and labels may. Anything else is returned unchanged, except
+    a ``dist`` object, refused with a ``ValueError``: it holds distances, which only an
+    argument that takes them reads (:func:`energystats._missing.read_r`), never as data.
     """
     if not is_r_object(obj):
         return obj
     if is_r_dist(obj):
         raise ValueError(
-            "An R dist object (distances between points) was given where data are read: pass the data the "
-            "distances were computed from, or the distances with metric='precomputed' where a function takes them."
+            "An R dist object (distances between points) was given where data are read: pass "
+            "the data the distances were computed from, or the distances with "
+            "metric='precomputed' where a function takes them."
         )
     kind = type(obj).__name__
     if kind == "DataFrame":
-        return pd.DataFrame({str(name): from_r(column) for name, column in zip(obj.names, obj)})
+        columns = [from_r(column) for column in obj]
+        frame = pd.concat([pd.Series(c) for c in columns], axis=1) if columns else pd.DataFrame()
+        frame.columns = [str(name) for name in obj.names]  # names may repeat: every column kept
+        return frame
+    classes = list(getattr(obj, "rclass", ()))
+    if "POSIXlt" in classes:  # a list of fields: R's own conversion makes it the instants
+        obj, classes = _load()[0].r["as.POSIXct"](obj), ["POSIXct"]
+    times = _times(obj, classes)
+    if times is not None:
+        return times
     if kind == "FactorVector":
         codes = np.asarray(obj).astype(np.int64)
         codes = np.where(codes == R_NA_INTEGER, -1, codes - 1)
-        return pd.Categorical.from_codes(codes, categories=list(obj.levels), ordered="ordered" in list(obj.rclass))
+        ordered = "ordered" in classes
+        return pd.Categorical.from_codes(codes, categories=list(obj.levels), ordered=ordered)
     if kind in ("IntVector", "BoolVector", "IntMatrix", "BoolMatrix"):
         values = np.asarray(obj)
         missing = values == R_NA_INTEGER
@@ -226,7 +267,38 @@ def from_r(obj):
     if kind in ("StrVector", "StrMatrix"):
         import rpy2.robjects as ro
 
-        return np.array([None if value is ro.NA_Character else str(value) for value in obj], dtype=object)
+        values = np.array([None if value is ro.NA_Character else str(value) for value in obj],
+                          dtype=object)
+        dim = obj.do_slot("dim") if "dim" in obj.list_attrs() else None
+        return values if dim is None else values.reshape(tuple(dim), order="F")
     if kind in ("FloatVector", "FloatMatrix"):
         return np.asarray(obj, dtype=np.float64)
     return obj
+
+
+#: Microseconds in one unit of an R ``difftime``.
+_DIFFTIME_UNITS = {"secs": 1e6, "mins": 6e7, "hours": 3.6e9, "days": 8.64e10, "weeks": 6.048e11}
+
+
+def _times(obj, classes: list[str]) -> np.ndarray | None:
+    """An R ``Date`` (days since 1970-01-01), ``POSIXct`` (seconds since then) or
+    ``difftime`` (in its ``units``) as ``datetime64[us]`` or ``timedelta64[us]`` values, NaT
+    for ``NA``; None for anything else."""
+    if "Date" in classes:
+        scale, kind = _DIFFTIME_UNITS["days"], "datetime64[us]"
+    elif "POSIXct" in classes:
+        scale, kind = _DIFFTIME_UNITS["secs"], "datetime64[us]"
+    elif "difftime" in classes and "units" in obj.list_attrs():
+        scale = _DIFFTIME_UNITS.get(str(obj.do_slot("units")[0]))
+        if scale is None:
+            return None
+        kind = "timedelta64[us]"
+    else:
+        return None
+    values = np.asarray(obj, dtype=np.float64)
+    values = np.where(values == R_NA_INTEGER, np.nan, values)  # an integer Date's NA
+    out = np.full(values.shape, np.datetime64("NaT") if kind[0] == "d" else np.timedelta64("NaT"),
+                  dtype=kind)
+    known = np.isfinite(values)
+    out[known] = np.round(values[known] * scale).astype(np.int64).astype(kind)
+    return out

@@ -8,6 +8,7 @@ will be changed later by the caller).
 
 from __future__ import annotations
 
+import datetime
 from numbers import Integral, Real
 
 import numpy as np
@@ -56,7 +57,7 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
         arr = np.asarray(X)
     except (TypeError, ValueError) as exc:  # ragged nested lists
         raise ValueError(f"`{name}` must be an array of numbers: {exc}") from None
-    if arr.dtype.kind in "mM":
+    if arr.dtype.kind in "mM" or arr.dtype == object and _times(arr.ravel()):
         _refuse_times(name)
     if arr.dtype == object:  # numbers held as objects; None and pandas.NA are missing
         arr = np.where(pd.isna(arr), np.nan, arr) if arr.ndim else arr
@@ -94,10 +95,16 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
 
 def numeric_columns(X, name: str) -> None:
     """Refuse a data frame with columns that do not hold numbers (strings, categories of
-    strings), naming them. Other inputs pass unchecked."""
+    strings; dates and times with their own message), naming them. Other inputs pass
+    unchecked."""
     if not isinstance(X, pd.DataFrame):
         return
-    bad = [column for j, column in enumerate(X.columns) if not _numeric(X.iloc[:, j])]  # names may repeat
+    columns = [X.iloc[:, j] for j in range(X.shape[1])]  # names may repeat
+    times = [c.name for c in columns if c.dtype.kind in "mM" or c.dtype == object
+             and _times(c.to_numpy())]
+    if times:
+        _refuse_times(name, times)
+    bad = [c.name for c in columns if not _numeric(c)]
     if bad:
         listed = ", ".join(repr(column) for column in bad)
         one = len(bad) == 1
@@ -111,7 +118,7 @@ def numeric_columns(X, name: str) -> None:
 def _numeric(column: pd.Series) -> bool:
     """Whether a data frame column holds numbers (or values that read as numbers; missing
     values count as numbers)."""
-    if column.dtype.kind in "iufbcmM":  # datetimes are refused later, with their own message
+    if column.dtype.kind in "iufbc":
         return True
     values = column.to_numpy(dtype=object)
     values = values[~np.asarray(pd.isna(values), dtype=bool)]
@@ -122,10 +129,35 @@ def _numeric(column: pd.Series) -> bool:
     return True
 
 
-def _refuse_times(name: str) -> None:
+#: What holds a date, a time or a duration (R's Date and POSIXct through reticulate arrive as
+#: ``datetime.date`` and numpy datetimes).
+_TIME_TYPES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64)
+
+
+def _times(values: np.ndarray) -> bool:
+    """Whether an object array holds dates, times or durations (its first value that is not
+    missing says: a column holds one kind)."""
+    for value in values:
+        if value is not None and value is not pd.NaT and not (isinstance(value, float)
+                                                              and value != value):
+            return isinstance(value, _TIME_TYPES)
+    return False
+
+
+def _refuse_times(name: str, columns=()) -> None:
+    """A ``TypeError``: dates, times and durations (pandas', numpy's, Python's, R's ``Date``,
+    ``POSIXct`` and ``difftime``) have no distance without a unit."""
+    where = (f"`{name}` has {'a column' if len(columns) == 1 else 'columns'} "
+             f"{', '.join(map(repr, columns))} of dates, times or durations"
+             if columns else f"`{name}` holds dates, times or durations")
+    listed = ", ".join(f'"{c}"' for c in columns)
+    drop = (f": drop {'it' if len(columns) == 1 else 'them'} ({name}.drop(columns=[{listed}]), "
+            f"in R {name}[setdiff(names({name}), c({listed}))]), or convert"
+            if columns else ": convert them")
     raise TypeError(
-        f"`{name}` holds datetimes or time deltas, whose distances depend on their unit: convert them to "
-        "numbers in the unit you mean (e.g. days since a date)."
+        f"{where}, whose distances depend on their unit{drop} to numbers in the unit you "
+        "mean (days since a date: (d - d.min()).dt.days in pandas, as.numeric(d - min(d)) "
+        "in R)."
     )
 
 
@@ -136,7 +168,7 @@ def _pandas_numbers(X, name: str) -> np.ndarray:
     numeric_columns(X, name)
     columns = [X.iloc[:, j] for j in range(X.shape[1])] if isinstance(X, pd.DataFrame) else [X]
     dtypes = [c.dtype for c in columns]
-    if any(d.kind in "mM" for d in dtypes):
+    if any(d.kind in "mM" for d in dtypes):  # a Series (a data frame's columns are named above)
         _refuse_times(name)
     if all(d.kind in "iufb" for d in dtypes):  # numpy's numbers and bools, pandas' nullable ones
         return X.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -146,10 +178,14 @@ def _pandas_numbers(X, name: str) -> np.ndarray:
 def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndarray]:
     """Encode group labels as integer codes 0..k-1.
 
-    Returns ``(codes, levels)`` where ``levels`` holds the distinct labels in
-    sorted order (the order used for every per-group output). Integral floats (R's
-    numeric vectors, ``c(1, 2, 1)``) are integer labels; NaN or None is refused.
+    Returns ``(codes, levels)`` where ``levels`` holds the distinct labels in the order
+    used for every per-group output: a categorical's (pandas', an R factor's, ordered or
+    not) in the order of its categories, R's level order, as R's ``disco`` reports them
+    (levels no row has are left out); other labels sorted. Integral floats (R's numeric
+    vectors, ``c(1, 2, 1)``) are integer labels; NaN or None is refused.
     """
+    if isinstance(getattr(labels, "dtype", None), pd.CategoricalDtype) and np.ndim(labels) == 1:
+        return _categorical_labels(pd.Categorical(labels), n, name)
     if hasattr(labels, "to_numpy"):
         labels = labels.to_numpy()
     arr = _as_array(labels)
@@ -169,6 +205,24 @@ def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndar
         levels, codes = np.unique(arr, return_inverse=True)
     except TypeError:
         raise ValueError(f"`{name}` must hold sortable values of a single type.") from None
+    return codes.astype(_code_dtype(len(levels))), levels
+
+
+def _categorical_labels(labels: pd.Categorical, n: int, name: str):
+    """Codes and levels of a categorical, its categories in their order (those present)."""
+    if len(labels) != n:
+        raise ValueError(f"`{name}` must have one entry per sample ({n}), got {len(labels)}.")
+    codes = np.asarray(labels.codes)
+    if (codes < 0).any():
+        raise ValueError(f"`{name}` contains missing values (NaN or None) in "
+                         f"{int((codes < 0).sum())} of {n} row(s).")
+    present = np.bincount(codes, minlength=len(labels.categories)) > 0
+    levels = np.asarray(labels.categories)[present]
+    if not present.all():
+        codes = (np.cumsum(present) - 1)[codes]
+    if levels.dtype.kind == "f" and levels.size and _integral(levels) and (
+            max(levels.max(), -levels.min()) < 2**53):
+        levels = levels.astype(np.int64)
     return codes.astype(_code_dtype(len(levels))), levels
 
 

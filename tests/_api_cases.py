@@ -1,7 +1,7 @@
 """The public API's outputs on fixed seeds, for every back-end: the behaviour that a
 refactoring of the internals must keep.
 
-``tests/test_api_identity.py`` recomputes every case and compares it with
+``tests/infrastructure/test_api_identity.py`` recomputes every case and compares it with
 ``tests/data/api_snapshot.json``, which was written by this module *before* the
 pairwise operator moved into its subpackage::
 

@@ -12,8 +12,8 @@ FALSE_FAILURE = 1e-4
 #: Data sets per Monte Carlo level test: the interval around 0.05 whose false-failure
 #: probability is below 1e-4 (counts outside [15, 59] of 700: 8.2e-5) then excludes the
 #: rejection rate of a test whose true level is 0.10 with probability 0.91 and that of a
-#: true level 0.01 with probability 0.99 (``tests/test_calibration.py`` checks it; 420 data
-#: sets, enough at the 99% interval, give 0.59 at this false-failure probability).
+#: true level 0.01 with probability 0.99 (``tests/infrastructure/test_calibration.py`` checks it;
+#: 420 data sets, enough at the 99% interval, give 0.59 at this false-failure probability).
 LEVEL_REPS = 700
 
 

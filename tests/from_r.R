@@ -1,7 +1,7 @@
 # energystats called from R through reticulate, checked against R's energy on the same data.
 #
-# Run by tests/test_from_r.py as `Rscript tests/from_r.R`, with RETICULATE_PYTHON naming a
-# Python environment that has numpy < 2 and energystats (`make .venv-r/.stamp` builds one).
+# Run by tests/infrastructure/test_from_r.py as `Rscript tests/from_r.R`, with RETICULATE_PYTHON
+# naming a Python environment that has numpy < 2 and energystats (`make .venv-r/.stamp` builds one).
 # docs/from_r.md shows the parts between the "# [name]" and "# [/name]" lines.
 # Prints one line per check and exits with status 1 when one fails.
 
@@ -148,6 +148,56 @@ agree("disco with a character NA omitted", groups$W, disco(y[!is.na(g)], factor(
 xy <- cbind(x, 2L * x + c(1L, 0L, 0L, 1L, 1L, 0L, 0L, 1L))
 agree("mvnorm.e of an integer matrix with NA omitted", es$mvnorm_statistic(xy, nan_policy = "omit"),
       mvnorm.e(xy[!is.na(x), ]))
+
+omitted <- es$pairwise_dcor(airquality[, 1:4], nan_policy = "omit")
+kept <- na.omit(airquality[, 1:4])
+agree("pairwise_dcor with R's NA omitted = dcor on the complete rows",
+      omitted$matrix["Ozone", "Temp"], dcor(kept$Ozone, kept$Temp))
+refused <- tryCatch(es$pairwise_dcor(airquality[, 1:4]), error = conditionMessage)
+report("pairwise_dcor refuses R's NA by default",
+       grepl("`X` contains missing values \\(R's NA\\) in 42 of 153", refused), "")
+
+# Data as it comes: R's NA among strings, a factor's levels, dates, repeated column names.
+# [as-it-comes]
+v <- iris$Sepal.Length[1:30]
+region <- rep(c(NA, "EU", "AS"), each = 10)
+es$dispersion(v, region, nan_policy = "omit")$groups
+dose <- factor(ToothGrowth$dose, labels = c("low", "medium", "high"), ordered = TRUE)
+tooth <- data.frame(len = ToothGrowth$len, dose = dose)
+by_dose <- es$dispersion(tooth, "dose")
+by_dose$groups
+dated <- data.frame(len = tooth$len, day = as.Date("2024-03-01") + seq_along(tooth$len))
+tryCatch(es$energy_test(dated, ToothGrowth$supp), error = conditionMessage)
+twice <- data.frame(len = tooth$len, len = rev(tooth$len), check.names = FALSE)
+tryCatch(es$energy_test(twice, ToothGrowth$supp), error = conditionMessage)
+# [/as-it-comes]
+regions <- es$dispersion(v, region, nan_policy = "omit")
+report("a character NA is no group",
+       identical(as.vector(regions$groups), c("AS", "EU")) && regions$n_omitted == 10L, "")
+known <- !is.na(region)
+agree("disco with R's character NA omitted", regions$W,
+      disco(v[known], factor(region[known]), R = 0)$within)
+refused <- tryCatch(es$dispersion(v, region), error = conditionMessage)
+report("a character NA is refused by default, named R's NA",
+       grepl("`labels` contains missing values \\(R's NA\\) in 10 of 30", refused), "")
+report("groups in the factor's level order", identical(as.vector(by_dose$groups), levels(dose)),
+       paste(by_dose$groups, collapse = ", "))
+sizes <- as.vector(table(dose))
+agree("sizes in the factor's level order", by_dose$sizes, sizes, tolerance = 0)
+agree("pairwise edist in the factor's level order", by_dose$pairwise,
+      as.matrix(edist(tooth$len[order(dose)], sizes)))
+agree("disco of an ordered factor", by_dose$W, disco(tooth$len, dose, R = 0)$within)
+refused <- tryCatch(es$energy_test(dated, ToothGrowth$supp), error = conditionMessage)
+report("a Date column is refused, named",
+       grepl("`X` has a column 'day' of dates, times or durations", refused), "")
+refused <- tryCatch(es$energy_test(twice, ToothGrowth$supp), error = conditionMessage)
+report("a repeated column name is refused",
+       grepl("`X` has the column name 'len' more than once", refused), "")
+codes <- as.integer(dose)
+left_in <- py_capture_output(es$energy_test(cbind(tooth$len, codes), codes, n_resamples = 9L,
+                                            rng = 0L), type = "stderr")
+report("a grouping column left in the data warns",
+       grepl("`labels` holds the groups of column 1 of `X`.*X\\[, -2\\] in R", left_in), "")
 
 # R objects as R users pass them: a data frame of variables, a dist object, several factors.
 # [r-objects]

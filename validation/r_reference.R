@@ -1,4 +1,4 @@
-# Reference values from R's `energy` package, loaded by tests/test_r_reference.py.
+# Reference values from R's `energy` package, loaded by tests/infrastructure/test_r_reference.py.
 #
 # Usage: Rscript validation/r_reference.R [tests/data/r_reference.json]
 #

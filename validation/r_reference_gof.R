@@ -1,5 +1,5 @@
 # Reference values from R's `energy` package for the goodness-of-fit family and ksample.e,
-# loaded by tests/test_r_reference_gof.py.
+# loaded by tests/gof/test_r_reference_gof.py.
 #
 # Usage: Rscript validation/r_reference_gof.R [tests/data/r_reference_gof.json]
 #
@@ -9,8 +9,10 @@
 # sums, all of Case 4), and Imhof's tail probability of the Case 4 quadratic form on R's own eigenvalues
 # (Imhof 1961, eq. 3.2, by R's integrate: R's normal.test(method = "limit") calls
 # CompQuadForm::imhof, which Debian does not package); poisson.m, poisson.e and poisson.tests
-# (R = 199) on counts; ksample.e of a permutation by its three methods. The R, energy and
-# jsonlite versions are recorded at the top.
+# (R = 199) on counts; ksample.e of a permutation by its three methods; mvnorm.e in d = 100,
+# 300 and 1,000 dimensions (n a little above d) on a lattice both sides compute from its
+# formula (qnorm of frac(0.618... i + 0.754... j), i <= n, j <= d), not stored. The R, energy
+# and jsonlite versions are recorded at the top.
 suppressMessages({
   library(energy)
   library(jsonlite)
@@ -92,6 +94,13 @@ ksample <- list(
                c(10, 25, 15, 20))
 )
 
+lattice <- function(n, d) {
+  u <- outer(seq_len(n) * 0.6180339887498949, seq_len(d) * 0.7548776662466927, "+") %% 1
+  qnorm(pmin(pmax(u, 1e-12), 1 - 1e-12))
+}
+mvnorm <- lapply(list(c(100, 110), c(300, 320), c(1000, 1020)), function(dn)
+  list(d = dn[1], n = dn[2], mvnorm_e = mvnorm.e(lattice(dn[2], dn[1]))))
+
 reference <- list(
   generated_by = "validation/r_reference_gof.R",
   R = paste(R.version$major, R.version$minor, sep = "."),
@@ -100,7 +109,8 @@ reference <- list(
   normal = normal,
   evnormal = evnormal,
   poisson = poisson,
-  ksample = ksample
+  ksample = ksample,
+  mvnorm = mvnorm
 )
 dir.create(dirname(out), showWarnings = FALSE, recursive = TRUE)
 writeLines(toJSON(reference, auto_unbox = TRUE, digits = NA, pretty = TRUE), out)

@@ -1,5 +1,5 @@
-# Reference values of R's `energy` independence functions, loaded by tests/test_dcov.py and
-# the other independence tests.
+# Reference values of R's `energy` independence functions, loaded by tests/independence/test_dcov.py
+# and the other independence tests.
 #
 # Usage: Rscript validation/r_reference_independence.R [tests/data/r_reference_independence.json]
 #

@@ -103,10 +103,33 @@ def vectorised(family, known: dict, fit=None) -> bool:
     return fit is None and _vectorised_fit(family, known) is not None
 
 
-def fitter(family, known: dict, fit=None):
+def _usable(family, params: tuple) -> bool:
+    """Finite parameters, a positive scale and a finite mean (the energy statistic needs it)."""
+    theta = np.asarray(params, dtype=float)
+    if not (np.all(np.isfinite(theta)) and theta[-1] > 0):
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.isfinite(family.mean(*theta[:-2])))
+
+
+def _scipy_fit(family, row: np.ndarray, fixed: dict, start: tuple | None) -> tuple:
+    """``family.fit`` of one sample; when it lands where the family has no finite mean, or on
+    parameters that are not numbers (the likelihood of a free loc is unbounded as loc nears
+    the smallest value, and scipy's optimiser sometimes goes there: fisk's shape below 1 on
+    one sample in 30), fitted again from ``start``, the parameters the sample was drawn from."""
+    params = family.fit(row, **fixed)
+    if start is None or _usable(family, params):
+        return params
+    free = {"loc": start[-2], "scale": start[-1]}
+    return family.fit(row, *start[:-2], **{**free, **fixed})
+
+
+def fitter(family, known: dict, fit=None, start: tuple | None = None):
     """A function of a B x n array returning the parameter tuple of arrays (B,): ``fit`` on
     each row when given, else the vectorised maximum likelihood when there is one, else
-    ``family.fit`` with the ``known`` parameters fixed, on each row."""
+    ``family.fit`` with the ``known`` parameters fixed, on each row (refitted from ``start``,
+    the parameters of the distribution the rows were drawn from, where the first fit is not
+    usable: see :func:`_scipy_fit`)."""
     names = parameter_names(family)
     if fit is not None:
         def each(X):
@@ -120,4 +143,5 @@ def fitter(family, known: dict, fit=None):
     if vectorised is not None:
         return lambda X: tuple(np.asarray(p, dtype=float) for p in vectorised(X, known))
     fixed = {f"f{name}": value for name, value in known.items()}
-    return lambda X: tuple(np.array(column, dtype=float) for column in zip(*(family.fit(row, **fixed) for row in X)))
+    return lambda X: tuple(np.array(column, dtype=float)
+                           for column in zip(*(_scipy_fit(family, row, fixed, start) for row in X)))

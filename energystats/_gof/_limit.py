@@ -40,7 +40,7 @@ with :math:`F = \sum_i c_i P_i(u)`, Legendre polynomials :math:`P_1..P_N`,
 by Gauss-Legendre quadrature, and a symmetric-definite generalised eigenproblem. The
 first half of the N = 300 Ritz values agree with N = 600 to 1e-11, and the first 15 with
 an independent Galerkin method in Hermite polynomials, whose matrix entries are exact, to
-1e-12 (``tests/test_gof_normal.py``). The sum of all eigenvalues is the trace
+1e-12 (``tests/gof/test_gof_normal.py``). The sum of all eigenvalues is the trace
 :math:`E\,h(X, X)` minus the projected parts, in closed form (:func:`normal_trace`), so the
 eigenvalues beyond those kept enter the tail probability by their total mean.
 """
@@ -181,7 +181,8 @@ def normal_limit_pdf(t):
     \varphi(s) e^{-ist}\,ds` by the trapezoidal rule with step 1/4 up to the s where
     :math:`|\varphi(s)| < 10^{-17}` (about 950). The rule is exact up to the aliasing of the
     density's mass beyond :math:`t + 8\pi` (below :math:`10^{-20}`) and the truncation: it agrees
-    with the five-point derivative of :func:`normal_limit_sf` to 1e-6 (``tests/test_plotting.py``).
+    with the five-point derivative of :func:`normal_limit_sf` to 1e-6
+    (``tests/infrastructure/test_plotting.py``).
     Time O(3800 m) for m values, after a table of 3800 x 150 terms.
     """
     lam = normal_eigenvalues(("mean", "sd"))

@@ -8,22 +8,21 @@ For Y with cdf F, mean :math:`\mu` and partial expectation :math:`G(z) = E[Y\,1\
     E|z - Y| = z\,(2F(z) - 1) + \mu - 2G(z) = 2\int_{-\infty}^z F(t)\,dt + \mu - z, \qquad
     E|Y - Y'| = 2\int F(t)\,(1 - F(t))\,dt .
 
-Closed forms for the families below (Y with loc 0, scale 1; shape parameters as in scipy);
-every other family from one table per shape parameters (:func:`_table`): the cdf on a grid
-of 2,049 points, its running integral by Simpson's rule and a cubic Hermite interpolant
-(whose slope is the cdf itself), shared by every point and every resample with those shapes,
-instead of quadrature per point (:func:`_by_quadrature`, the reference in the tests): for
-``levy_stable(1.8, 0)``, whose cdf is itself an integral, 12.7 s to over 90 s per statistic
-before, seconds for a whole test now. The statistic of x against loc + scale * Y uses
-z = (x - loc) / scale, so only the standard member is needed.
+Closed forms for the families below (Y with loc 0, scale 1; shape parameters as in scipy),
+accurate to rounding (the tests check them against quadrature to 1e-11 and the definition);
+every other family from one exact table per shape parameters (:mod:`._cdf_table`: panels of
+Chebyshev series of the cdf and the survival function, resolved to rounding), shared by the
+rows with those shapes: its accuracy is that of the family's ``cdf`` and ``sf``. The
+statistic of x against loc + scale * Y uses z = (x - loc) / scale, so only the standard member
+is needed.
 """
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
-from scipy import integrate, interpolate, special, stats
+from scipy import special, stats
+
+from ._cdf_table import mean_distances_by_table
 
 from .._resampling import tie_scale
 
@@ -80,6 +79,21 @@ def _weibull_min(z, c):
     return np.where(z > 0, g, mean - z), 2.0 * mean * (1.0 - 2.0 ** (-1.0 / c))
 
 
+def _fisk(z, c):
+    # Y^c / (1 + Y^c) is uniform: G(z) = mu I_F(1 + 1/c, 1 - 1/c) (regularised incomplete beta),
+    # mu = (pi / c) / sin(pi / c); E|Y - Y'| = 2 int (2u - 1) Q(u) du = 2 mu / c. Each side of
+    # the median from the smaller of F and S (1 - I_x(a, b) = I_{1 - x}(b, a)): no cancellation.
+    inside = np.maximum(z, 0.0)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        power = inside ** -c  # inf at 0: F = 0, S = 1
+        F, S = 1.0 / (1.0 + power), np.where(np.isinf(power), 1.0, power / (1.0 + power))
+    a, b = 1.0 + 1.0 / c, 1.0 - 1.0 / c
+    mean = (np.pi / c) / np.sin(np.pi / c)
+    rest = np.where(F <= 0.5, mean * (1.0 - 2.0 * special.betainc(a, b, np.minimum(F, 0.5))),
+                    mean * (2.0 * special.betainc(b, a, np.minimum(S, 0.5)) - 1.0))
+    return np.where(z > 0, inside * (F - S) + rest, mean - z), 2.0 * mean / c
+
+
 def _logistic(z):
     # E|z - Y| = 2 log(1 + e^z) - z; E|Y - Y'| = 2 int F (1 - F) = 2 int f = 2
     a = np.abs(z)
@@ -101,95 +115,15 @@ CLOSED_FORMS = {
     type(stats.weibull_min): _weibull_min,
     type(stats.logistic): _logistic,
     type(stats.laplace): _laplace,
+    type(stats.fisk): _fisk,
 }
-
-
-def _by_quadrature(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, float]:
-    """E|z - Y| for a vector z and E|Y - Y'|, for scalar shapes, by quadrature of the cdf:
-    the integral of F up to the smallest point by ``quad``, then over the gaps between
-    sorted points all at once by ``quad_vec`` (each gap mapped to [0, 1])."""
-    Y = family(*shapes)
-    low, high = (float(v) for v in Y.support())
-    mean = float(Y.mean())
-    order = np.argsort(z)
-    zs = np.clip(z[order], low, high)  # F is 0 below the support and 1 above it
-    first = 0.0 if zs[0] <= low else integrate.quad(Y.cdf, low, zs[0], epsabs=1e-13, epsrel=1e-12, limit=200)[0]
-    gaps = np.diff(zs)
-    if gaps.size:
-        inner = integrate.quad_vec(lambda s: Y.cdf(zs[:-1] + s * gaps) * gaps, 0.0, 1.0, epsabs=1e-13, epsrel=1e-12)[0]
-    else:
-        inner = np.zeros(0)
-    below = np.empty_like(zs)  # int_low^z F, then the part of z above the support
-    below[0] = first
-    below[1:] = first + np.cumsum(inner)
-    below += np.maximum(z[order] - zs, 0.0)
-    g = np.empty_like(below)
-    g[order] = 2.0 * below + mean - z[order]
-    median = float(Y.median())
-    spread = sum(integrate.quad(lambda t: Y.cdf(t) * Y.sf(t), a, b, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
-                 for a, b in ((low, median), (median, high)))
-    return g, 2.0 * spread
-
-
-#: Simpson panels of the table of a family without a closed form (2 TABLE_PANELS + 1 cdf values)
-#: and the reach of its grid t = median + s sinh(u), |u| <= TABLE_REACH (s the half
-#: interquartile range): +- 1.1e4 s, points beyond by quadrature. Spacing 0.01 s at the median,
-#: 1% of |t| in the tails: E|z - Y| within 3e-9 (relative) of quadrature for smooth cdfs (t,
-#: beta, gumbel, pareto), 1e-7 beside a support end where the density is singular (chi2(3));
-#: the cdf of scipy's numerically integrated families (levy_stable) is coarser than either.
-TABLE_PANELS, TABLE_REACH = 1024, 10.0
-
-
-def _quad(f, a: float, b: float) -> float:
-    with np.errstate(over="ignore", under="ignore"):  # far in the tails (gumbel's exp(-exp(-t)))
-        return integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-12, limit=200)[0]
-
-
-@functools.lru_cache(maxsize=16)
-def _table(family, shapes: tuple):
-    """The standard member Y of ``family`` with scalar ``shapes`` tabulated: the grid t, the
-    integral of F up to each node, F at the nodes, E[Y], E|Y - Y'| and the support (cached:
-    the observed statistic and every resample with these shapes share it)."""
-    Y = family(*shapes)
-    low, high = (float(v) for v in Y.support())
-    median = float(Y.median())
-    s = float(Y.ppf(0.75) - Y.ppf(0.25)) / 2.0
-    s = s if np.isfinite(s) and s > 0 else 1.0
-    ends = [np.arcsinh((v - median) / s) if np.isfinite(v) else sign * TABLE_REACH for v, sign in ((low, -1.0), (high, 1.0))]
-    u = np.linspace(max(ends[0], -TABLE_REACH), min(ends[1], TABLE_REACH), 2 * TABLE_PANELS + 1)
-    t = np.clip(median + s * np.sinh(u), low, high)
-    with np.errstate(over="ignore", under="ignore"):  # far in the tails (gumbel's exp(-exp(-t)))
-        F = Y.cdf(t)
-    jacobian = s * np.cosh(u)
-    start = 0.0 if t[0] <= low else _quad(Y.cdf, low, t[0])
-    A = start + integrate.cumulative_simpson(F * jacobian, x=u, initial=0.0)
-    spread = integrate.simpson(F * (1.0 - F) * jacobian, x=u)
-    if t[0] > low:
-        spread += _quad(lambda v: Y.cdf(v) * Y.sf(v), low, t[0])
-    if t[-1] < high:
-        spread += _quad(lambda v: Y.cdf(v) * Y.sf(v), t[-1], high)
-    return interpolate.CubicHermiteSpline(t, A, F), float(Y.mean()), 2.0 * spread, Y, (low, high)
-
-
-def _by_table(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, float]:
-    """E|z - Y| = 2 int_{-inf}^z F + E[Y] - z for a vector z, and E|Y - Y'|, from
-    :func:`_table` (points outside its grid by quadrature from its ends)."""
-    spline, mean, between, Y, (low, high) = _table(family, shapes)
-    first, last = spline.x[0], spline.x[-1]
-    zs = np.clip(z, low, high)  # F is 0 below the support and 1 above it
-    below = spline(np.clip(zs, first, last))
-    for i in np.flatnonzero(zs < first):
-        below[i] = 0.0 if zs[i] <= low else spline(first) - _quad(Y.cdf, zs[i], first)
-    for i in np.flatnonzero(zs > last):
-        below[i] = spline(last) + _quad(Y.cdf, last, zs[i])
-    below += np.maximum(z - zs, 0.0)
-    return 2.0 * below + mean - z, between
 
 
 def mean_distances(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """E|z - Y| (z's shape) and E|Y - Y'| (z's shape without the last axis) for Y the standard
     member of ``family`` with ``shapes`` (each broadcastable to z, constant along its last
-    axis)."""
+    axis): a closed form, or one table per distinct shape (:mod:`._cdf_table`) shared by
+    the rows with that shape."""
     closed = CLOSED_FORMS.get(type(family))
     if closed is not None:
         g, between = closed(z, *shapes)
@@ -197,6 +131,10 @@ def mean_distances(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, np
     g = np.empty_like(z)
     between = np.empty(z.shape[:-1])
     row_shapes = [np.broadcast_to(s, z.shape)[..., 0] for s in shapes]
+    rows: dict[tuple, list] = {}
     for index in np.ndindex(z.shape[:-1]):
-        g[index], between[index] = _by_table(family, tuple(float(s[index]) for s in row_shapes), z[index])
+        rows.setdefault(tuple(float(s[index]) for s in row_shapes), []).append(index)
+    for key, indexes in rows.items():
+        where = tuple(np.array(axis, dtype=np.intp) for axis in zip(*indexes))
+        g[where], between[where] = mean_distances_by_table(family, key, z[where])
     return g, between

@@ -77,6 +77,8 @@ def _codes(x, name: str) -> np.ndarray:
         if not all(_is_categorical(c) for c in columns):
             raise ValueError(f"`{name}` mixes numeric and categorical columns; pass them as separate variables or encode them.")
         return np.column_stack([_codes(c, name)[:, 0] for c in columns])
+    if np.ndim(x) == 2 and np.shape(x)[1] > 1:  # a matrix of categories (R's character matrix)
+        return _codes(pd.DataFrame(np.asarray(x, dtype=object)), name)
     series = x if isinstance(x, pd.Series) else pd.Series(np.asarray(x).ravel() if np.ndim(x) == 2 and np.shape(x)[1] == 1 else x)
     if np.ndim(series.to_numpy()) != 1:
         raise ValueError(f"`{name}` must be a one-dimensional categorical variable or a DataFrame of them.")

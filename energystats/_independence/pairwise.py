@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
-from .._missing import check_nan_policy, drop_missing, read_table
 from .._operator import centred_gram
 from .._parallel import (
     THREADS,
@@ -84,33 +83,52 @@ class PairwiseDcorResult(ResultMixin):
         return tables
 
 
-def _variables_of(X, groups) -> dict:
-    """``{name: data}`` from the columns of X (a DataFrame or an array) and ``groups``."""
+def _group_columns(groups) -> dict:
+    """``{name: [column names]}`` of ``groups`` (None: every column its own variable)."""
+    if not isinstance(groups, dict) or not groups:
+        raise TypeError("`groups` must be a non-empty dict {name: list of columns}.")
+    return {str(name): [str(c) for c in ([columns] if isinstance(columns, (str, int)) else columns)]
+            for name, columns in groups.items()}
+
+
+def _used_columns(X, groups) -> pd.DataFrame:
+    """The columns of X (a DataFrame or an array) that the variables use, as a DataFrame
+    named by strings, numbers whatever holds them: what the front door then finds the
+    missing values of (R's integer NA, -2147483648 in an int32 column, included), so that
+    rows are complete in the columns used."""
     if np.ma.isMaskedArray(X):  # a mask means missing
         X = np.ma.filled(np.ma.asarray(X, dtype=float), np.nan)
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
     frame = frame.rename(columns=str)
     repeated = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
     if repeated:
-        raise ValueError(f"`X` has duplicate column names ({', '.join(map(repr, repeated))}): the variables are named by "
-                         "their columns; rename them.")
+        raise ValueError(f"`X` has duplicate column names ({', '.join(map(repr, repeated))}): "
+                         "the variables are named by their columns; rename them.")
+    if groups is not None:
+        used = _group_columns(groups)
+        for name, columns in used.items():
+            missing = [c for c in columns if c not in frame.columns]
+            if missing:
+                raise ValueError(f"`groups`[{name!r}] names column(s) not in `X`: "
+                                 f"{', '.join(missing)}.")
+        frame = frame[list(dict.fromkeys(c for columns in used.values() for c in columns))]
     # numbers are numbers whatever holds them (objects with None among them, Int64, Float64)
-    frame = frame.apply(lambda c: pd.to_numeric(c) if c.dtype == object and not any(isinstance(v, (str, bytes)) for v in c) else c)
-    bad = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]))]
+    frame = frame.apply(lambda c: pd.to_numeric(c) if c.dtype == object and not any(
+        isinstance(v, (str, bytes)) for v in c) else c)
+    bad = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
+                                            or pd.api.types.is_bool_dtype(frame[c]))]
     if bad:
-        raise ValueError(f"`X` must have numeric columns only; column(s) {', '.join(map(repr, bad))} are not numeric.")
+        raise ValueError(f"`X` must have numeric columns only; column(s) "
+                         f"{', '.join(map(repr, bad))} are not numeric.")
+    return frame
+
+
+def _variables_of(frame: pd.DataFrame, groups) -> dict:
+    """``{name: data}`` from the columns used (:func:`_used_columns`) and ``groups``."""
     if groups is None:
         return {name: frame[name].to_numpy(dtype=float, na_value=np.nan) for name in frame.columns}
-    if not isinstance(groups, dict) or not groups:
-        raise TypeError("`groups` must be a non-empty dict {name: list of columns}.")
-    out = {}
-    for name, columns in groups.items():
-        columns = [str(c) for c in ([columns] if isinstance(columns, (str, int)) else columns)]
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise ValueError(f"`groups`[{name!r}] names column(s) not in `X`: {', '.join(missing)}.")
-        out[str(name)] = frame[columns].to_numpy(dtype=float, na_value=np.nan)
-    return out
+    return {name: frame[columns].to_numpy(dtype=float, na_value=np.nan)
+            for name, columns in _group_columns(groups).items()}
 
 
 def _pair(i: int, j: int, variables: list[Variable], ops: list, sums: list, method: str, options: Options, stream, t_df: float) -> dict:
@@ -141,7 +159,7 @@ def _pairs_task(pairs: list, variables: list[Variable], method: str, options: Op
     return [_pair(i, j, variables, ops, sums, method, options, streams[k], t_df) for k, (i, j) in pairs]
 
 
-@front_door(names=("X",))
+@front_door("X", names=("X",), prepare={"X": _used_columns})
 def pairwise_dcor(
     X,
     *,
@@ -189,9 +207,10 @@ def pairwise_dcor(
         ``joblib.parallel_config(backend="dask")``), the data sent once; otherwise the pairs
         are shared among this process's threads.
     nan_policy : {"raise", "omit"}, default="raise"
-        Rows with a missing value (NaN, pandas NA, masked) in a column used: an error, or
-        dropped for every pair (complete cases, so that all pairs describe the same rows
-        and the p-values are corrected as one family; ``n_omitted`` counts them).
+        Rows with a missing value (NaN, None, pandas NA, masked, or R's NA) in a column
+        used: an error, or dropped for every pair (complete cases, so that all pairs
+        describe the same rows and the p-values are corrected as one family;
+        ``n_omitted`` counts them).
 
     Returns
     -------
@@ -231,9 +250,7 @@ def pairwise_dcor(
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}.")
     options = check_options(n_resamples)
     n_jobs = check_n_jobs(n_jobs)
-    X, _ = read_table(X, "X", where="pairwise_dcor()")
-    columns, keep = drop_missing(check_nan_policy(nan_policy, propagate=False, where="pairwise_dcor()"), _variables_of(X, groups))
-    variables = as_variables(columns, "euclidean", exponent, min_samples=4)
+    variables = as_variables(_variables_of(X, groups), "euclidean", exponent, min_samples=4)
     if len(variables) < 2:
         raise ValueError(f"`X` must have at least two variables, got {len(variables)}.")
     n = variables[0].n
@@ -257,7 +274,5 @@ def pairwise_dcor(
     matrix = pd.DataFrame(np.eye(len(names)), index=names, columns=names)
     for x, y, value in zip(table["x"], table["y"], table["dcor"]):
         matrix.loc[x, y] = matrix.loc[y, x] = value
-    omitted = 0 if keep is None else int((~keep).sum())
-    return PairwiseDcorResult(
-        table=table, matrix=matrix, method=method, correction=correction, alpha=float(alpha), n_samples=n, n_omitted=omitted
-    )
+    return PairwiseDcorResult(table=table, matrix=matrix, method=method, correction=correction,
+                              alpha=float(alpha), n_samples=n)

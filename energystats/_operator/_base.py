@@ -14,8 +14,8 @@ declared here, public and with a default: a view that a back-end does not have i
 :attr:`~PairwiseOperator.residual`, :attr:`~PairwiseOperator.directions`,
 :meth:`~PairwiseOperator.projections`, :attr:`~PairwiseOperator.line`), a capability it
 does not have is ``False`` (:attr:`~PairwiseOperator.on_line`, :attr:`~PairwiseOperator.tiled`).
-``tests/test_layout.py`` runs the public API with every operator wrapped in a proxy that
-refuses any other attribute.
+``tests/infrastructure/test_layout.py`` runs the public API with every operator wrapped in a proxy
+that refuses any other attribute.
 
 The names that start with an underscore belong to the operator layer: the whole matrix
 (:meth:`~PairwiseOperator._held_matrix`, :meth:`~PairwiseOperator._dense`), tiles

@@ -18,7 +18,7 @@ the working memory, threads or joblib tasks (:func:`plan`, the one place they ar
 one progress bar per call (:func:`progress_bar`, from :mod:`._progress`); and the one p-value
 (:func:`pvalue`), with the one rule of its tie tolerance (:func:`tie_scale`) and a refusal of a
 statistic that is not a number. A new test family brings an engine and calls these; outside
-this package no module runs its own loop over resamples (``tests/test_resampling.py``).
+this package no module runs its own loop over resamples (``tests/resampling/test_resampling.py``).
 """
 
 from .._progress import check_progress, progress_bar

@@ -1,0 +1,217 @@
+"""poisson_statistic and poisson_test (R poisson.e, poisson.m, poisson.tests): the statistics
+from their definitions by brute force, the bootstrap's shared samples, level, bad input, and R
+(live here; the committed values are in test_r_reference_gof.py)."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from _calibration import FALSE_FAILURE, rejection_interval
+from scipy import stats
+
+import energystats as es
+
+
+def brute_m(x, top=400):
+    """M-CvM and M-AD from the mean distances m_j = mean |x_i - j| and the recursion
+    F(k) = min(1, (m_{k+1} + k + 1 - xbar + 2 xbar F(k - 1)) / (2 (k + 1))), in exact rational
+    arithmetic (in floating point the recursion multiplies the rounding of m_j by
+    xbar^k / k! below the data), summed to k = top."""
+    x = [int(v) for v in x]
+    n = len(x)
+    lam = Fraction(sum(x), n)
+    F_hat, previous = [], Fraction(0)
+    for k in range(top + 1):
+        m = Fraction(sum(abs(v - (k + 1)) for v in x), n)
+        previous = min(Fraction(1), (m + k + 1 - lam + 2 * lam * previous) / (2 * (k + 1)))
+        F_hat.append(float(previous))
+    k = np.arange(top + 1)
+    lam = float(lam)
+    F, f, sf = stats.poisson.cdf(k, lam), stats.poisson.pmf(k, lam), stats.poisson.sf(k, lam)
+    d = (np.array(F_hat) - F) ** 2 * f
+    keep = (F > 0) & (sf > 0)
+    return n * d.sum(), n * (d[keep] / (F[keep] * sf[keep])).sum()
+
+
+def brute_e(x, top=400):
+    """Q_n with E|x - X| and E|X - X'| summed over the Poisson probabilities to k = top."""
+    x = np.asarray(x, float)
+    lam, n = x.mean(), x.size
+    k = np.arange(top + 1)
+    f = stats.poisson.pmf(k, lam)
+    to_poisson = np.array([np.sum(np.abs(v - k) * f) for v in x])
+    between = np.sum(np.abs(k[:, None] - k[None, :]) * f[:, None] * f[None, :])
+    return n * (2 * to_poisson.mean() - between - np.abs(x[:, None] - x).sum() / n**2)
+
+
+DATA = {
+    "lambda 2": np.random.default_rng(1).poisson(2.0, 40),
+    "lambda 0.2": np.r_[np.zeros(25, int), 1, 1, 3],
+    "lambda 60": np.random.default_rng(2).poisson(60.0, 30),
+    "overdispersed": np.random.default_rng(3).negative_binomial(1, 0.2, 35),
+    "constant": np.full(10, 4),
+    "two": np.array([0, 5]),
+}
+
+
+@pytest.mark.parametrize("name", DATA)
+def test_statistics_by_brute_force(name):
+    x = DATA[name]
+    cvm, ad = brute_m(x)
+    assert es.poisson_statistic(x, test="M-CvM") == pytest.approx(cvm, rel=1e-11)
+    assert es.poisson_statistic(x, test="M-AD") == pytest.approx(ad, rel=1e-11)
+    assert es.poisson_statistic(x) == pytest.approx(brute_e(x), rel=1e-11)
+
+
+def test_counts_as_floats_lists_and_columns():
+    x = DATA["lambda 2"]
+    base = es.poisson_statistic(x)
+    assert es.poisson_statistic(x.astype(float)) == base
+    assert es.poisson_statistic(list(x)) == base
+    assert es.poisson_statistic(x[:, None]) == base
+
+
+def test_a_sample_of_zeros_has_statistics_zero():
+    """Poisson(0) fits it exactly (R: M-AD NaN): only bootstrap samples can be all zeros."""
+    from energystats._gof.poisson import _statistics
+
+    np.testing.assert_array_equal(_statistics(np.zeros((2, 6), dtype=np.int64), ("M-CvM", "M-AD", "E")), 0.0)
+
+
+def test_all_statistics_come_from_the_same_samples():
+    x = DATA["lambda 2"]
+    full = es.poisson_test(x, n_resamples=59, rng=4)
+    m = es.poisson_test(x, test="M", n_resamples=59, rng=4)
+    e = es.poisson_test(x, test="E", n_resamples=59, rng=4)
+    np.testing.assert_allclose(full.null_distribution, np.column_stack([m.null_distribution, e.null_distribution]),
+                               rtol=1e-12)
+    np.testing.assert_array_equal(full.pvalue, np.r_[m.pvalue, e.pvalue])
+    assert full.tests == ("M-CvM", "M-AD", "E") and m.tests == ("M-CvM", "M-AD") and e.tests == ("E",)
+    with es.config_context(working_memory=0.1):  # blocks of two samples (42 KiB each)
+        blocked = es.poisson_test(x, n_resamples=59, rng=4)
+    np.testing.assert_allclose(blocked.null_distribution, full.null_distribution, rtol=1e-12)
+
+
+def test_pvalue_counts_ties():
+    """Counts repeat, so bootstrap samples equal to the data up to order recur; their
+    statistics equal the data's (E bit for bit, M to the rounding of a longer sum over the
+    counts), and count as extreme: (1 + #{t* >= t - 100 eps t}) / (B + 1)."""
+    from energystats._gof.poisson import _statistics
+
+    x = np.array([0, 1, 0, 1, 2, 0, 1, 0])
+    rng = np.random.default_rng(1)
+    batch = rng.poisson(2.0, size=(20, 8))
+    batch[5] = rng.permutation(x)
+    alone, inside = _statistics(x[None], ("M-CvM", "M-AD", "E"))[0], _statistics(batch, ("M-CvM", "M-AD", "E"))[5]
+    assert alone[2] == inside[2]
+    np.testing.assert_allclose(inside, alone, rtol=4 * np.finfo(float).eps)
+    res = es.poisson_test(x, n_resamples=199, rng=0)
+    for j in range(3):
+        t, null = res.statistic[j], res.null_distribution[:, j]
+        assert np.any(np.abs(null - t) <= 4 * np.finfo(float).eps * t)
+        assert res.pvalue[j] == (1 + np.count_nonzero(null >= t - 100 * np.finfo(float).eps * t)) / 200
+
+
+def test_result_and_frame():
+    x = DATA["lambda 2"]
+    res = es.poisson_test(x, n_resamples=19, rng=0)
+    frame = res.to_frame()
+    assert list(frame.index) == ["M-CvM", "M-AD", "E"]
+    assert list(frame.columns) == ["estimate", "statistic", "pvalue", "method"]
+    assert list(frame["method"]) == ["M-CvM test", "M-AD test", "Energy test"]
+    np.testing.assert_array_equal(frame["statistic"], res.statistic)
+    assert res.estimate == x.mean() and res.n_samples == 40 and res.null_distribution.shape == (19, 3)
+    text = repr(res)
+    assert "Poisson distribution" in text and "Energy test" in text and "M-AD" in text
+    assert es.poisson_test(x, rng=3).pvalue[2] == es.poisson_test(x, rng=3).pvalue[2]
+
+
+@pytest.mark.parametrize(
+    "x,kwargs,match",
+    [
+        ([1, 2, -1], {}, r"`x` must hold non-negative integers \(counts\), got -1\."),
+        ([1, 2.5, 3], {}, r"`x` must hold non-negative integers \(counts\), got 2.5"),
+        ([3], {}, "`x` must hold at least two counts, got 1"),
+        ([0, 0, 0], {}, "`x` is all zeros"),
+        ([1, np.nan], {}, "`x` contains missing values .* nan_policy=.omit."),
+        ([[1, 2], [3, 4]], {}, "`x` must be one-dimensional counts"),
+        ([1, 2, 3], {"test": "CvM"}, "`test` must be one of"),
+        ([1, 2, 3], {"n_resamples": 0}, "`n_resamples` must be a positive integer, got 0"),
+    ],
+)
+def test_bad_input(x, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        es.poisson_test(x, **kwargs)
+    if not kwargs:
+        with pytest.raises(ValueError, match=match):
+            es.poisson_statistic(x)
+
+
+@pytest.mark.parametrize("function", [es.poisson_statistic, es.poisson_test])
+def test_bad_test_name(function):
+    """Both functions take the same values of ``test`` and say which."""
+    with pytest.raises(ValueError, match=r"`test` must be one of \('all', 'M', 'E', 'M-CvM', 'M-AD'\), got 'CvM'"):
+        function([1, 2], test="CvM")
+
+
+def test_same_test_values():
+    """``poisson_statistic`` and ``poisson_test`` take the same values of ``test`` and name
+    the same statistics: a single one as a float, several as a dict in R's row order."""
+    x = [1, 1, 2, 4, 1, 4, 4, 2, 2, 0, 1, 1, 3, 1, 3, 2, 3, 6, 1, 3, 4, 1, 2, 0, 1, 1, 0, 1, 4, 1]
+    single = {name: es.poisson_statistic(x, test=name) for name in ("M-CvM", "M-AD", "E")}
+    assert all(isinstance(value, float) for value in single.values())
+    assert es.poisson_statistic(x, test="all") == single
+    assert list(es.poisson_statistic(x, test="all")) == ["M-CvM", "M-AD", "E"]
+    assert es.poisson_statistic(x, test="M") == {"M-CvM": single["M-CvM"], "M-AD": single["M-AD"]}
+    for test in ("all", "M", "E", "M-CvM", "M-AD"):
+        res = es.poisson_test(x, test=test, n_resamples=19, rng=0)
+        expected = es.poisson_statistic(x, test=test)
+        expected = list(expected.values()) if isinstance(expected, dict) else [expected]
+        np.testing.assert_allclose(res.statistic, expected, rtol=1e-15)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lam,n", [(0.5, 30), (50.0, 40)])
+def test_level(lam, n):
+    """Poisson samples (small and large mean), B = 19: the rejection rate at 0.05 of each of
+    the three tests within the binomial interval of false-failure probability 1e-4 / 3 over
+    800 data sets (a union bound over the three: 6.3e-5; the interval catches a true level of
+    0.10 with probability 0.91, tests/infrastructure/test_calibration.py). The bootstrap is not
+    exact (lambda
+    is estimated and the statistics are not pivotal), so this checks that it is close."""
+    reps = 800
+    rng = np.random.default_rng(int(70 + lam))
+    rejections = np.zeros(3)
+    for _ in range(reps):
+        rejections += es.poisson_test(rng.poisson(lam, size=n), n_resamples=19, rng=rng).pvalue <= 0.05
+    low, high = rejection_interval(reps, false_failure=FALSE_FAILURE / 3)
+    # false failure: 3 P(Binom(800, 0.05) outside [17, 68]) = 3 x 2.1e-5 = 6.3e-5 (union bound)
+    assert np.all((low <= rejections / reps) & (rejections / reps <= high)), rejections / reps
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("name", DATA)
+def test_live_r_statistics(name):
+    from energystats._rbridge import r_call, to_numpy
+
+    x = DATA[name].astype(np.int64)
+    m = to_numpy(r_call("poisson.m", x))
+    e = to_numpy(r_call("poisson.e", x))[0]
+    assert es.poisson_statistic(x, test="M-CvM") == pytest.approx(m[0], rel=1e-10)
+    assert es.poisson_statistic(x, test="M-AD") == pytest.approx(m[1], rel=1e-10)
+    assert es.poisson_statistic(x) == pytest.approx(e, rel=1e-10)
+
+
+@pytest.mark.r
+def test_live_r_poisson_tests_pvalues():
+    """R's poisson.tests(x, R = 499) against ours with B = 499 on overdispersed counts and on
+    Poisson counts: within 4.5 binomial standard errors (different random streams) plus R's
+    missing count. Six checks: false failure 6 P(|Z| > 4.5) = 4.1e-5 (normal bound); a
+    difference of 6 standard errors is caught with probability 0.93."""
+    from energystats._rbridge import r_call, r_field, to_numpy
+
+    for x in (DATA["lambda 2"], np.random.default_rng(9).negative_binomial(4, 0.6, 40)):
+        theirs = to_numpy(r_field(r_call("poisson.tests", x.astype(np.int64), R=499), "p.value"))
+        ours = es.poisson_test(x, n_resamples=499, rng=2).pvalue
+        p = (ours + theirs) / 2
+        assert np.all(np.abs(ours - theirs) <= 4.5 * np.sqrt(2 * p * (1 - p) / 500) + 2 / 500)  # false failure: 3 P(|Z| > 4.5) = 2.0e-5
