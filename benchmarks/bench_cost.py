@@ -108,11 +108,11 @@ def pairing_paths(n: int, repeats: int, paths=("flat", "rows", "sorted")) -> dic
     for path in ("flat", "rows"):
         if path in paths:
             engine = GatherEngine(op_x.centred_rows, G, False, path, _cost.flat_chunk(n))
-            out[path] = (cpu(lambda: engine(perms), repeats) / count, model[path])
+            out[path] = (cpu(lambda e=engine: e(perms), repeats) / count, model[path])
     if "sorted" in paths:
         engine = SortedEngine(x[:, 0], y[:, 0])
         few = perms[: max(5, count // 20)]
-        out["sorted"] = (cpu(lambda: engine(few), repeats) / few.shape[0], model["sorted"])
+        out["sorted"] = (cpu(lambda e=engine: e(few), repeats) / few.shape[0], model["sorted"])
     return out
 
 
@@ -155,7 +155,8 @@ def main():
         print("constant    measured    in _cost.py")
         for name, value in measured.items():
             unit, scale = ("", 1.0) if name == "FAR" else ("ns", 1e9)
-            print(f"{name:10s} {value * scale:9.3f} {unit:2s} {getattr(_cost, name) * scale:9.3f} {unit}")
+            stated = getattr(_cost, name) * scale
+            print(f"{name:10s} {value * scale:9.3f} {unit:2s} {stated:9.3f} {unit}")
         print("\nS(pi), microseconds per permutation: measured / modelled; chosen by the model "
               "(choose_gather, and sorted on the line) / fastest measured")
         for n in args.sizes:

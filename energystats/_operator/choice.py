@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .._cost import cheapest, pairing_costs, relabeling_costs
 from .._config import memory_budget
+from .._cost import cheapest, pairing_costs, relabeling_costs
 from .._parallel import THREADS
 from ._base import TILE, PairwiseOperator
 from ._tiled import labeling_bytes
@@ -40,8 +40,8 @@ __all__ = [
     "choose_engine",
     "choose_gather",
     "choose_line_sums",
-    "stake",
     "distributed_tile",
+    "stake",
     "streamed_tile",
 ]
 

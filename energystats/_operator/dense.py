@@ -54,7 +54,9 @@ def held_group_sums(A: np.ndarray, codes: np.ndarray, k: int, rows: np.ndarray) 
         for j in range(i, K):
             Zj, Yj = Zt[j * B : (j + 1) * B], Yt[j * B : (j + 1) * B]
             both = np.einsum("bp,bp->b", Zi, Yj) + np.einsum("bp,bp->b", Zj, Yi)
-            M[:, i, j] = M[:, j, i] = both if i != j or not diag.any() else both - np.einsum("bp,p->b", Zi, diag)
+            if i == j and diag.any():
+                both -= np.einsum("bp,p->b", Zi, diag)
+            M[:, i, j] = M[:, j, i] = both
     R = np.einsum("cp,p->c", Zt, rows).reshape(K, B).T  # z_i' A 1
     M[:, :K, K] = R - M[:, :K, :K].sum(axis=2)
     M[:, K, :K] = M[:, :K, K]
@@ -118,7 +120,8 @@ class DenseOperator(TiledOperator):
         if self.index is not None:
             return super().group_sums(codes, k, cross)
         check_fits(
-            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {codes.shape[0]} labelings)",
+            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, "
+            f"{codes.shape[0]} labelings)",
             self.nbytes + self.group_sums_bytes(k) * codes.shape[0],
         )
         return held_group_sums(self.A, codes, k, self.row_sums())

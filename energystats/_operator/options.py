@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 __all__ = [
     "N_PROJECTIONS",
     "GroupSums",

@@ -20,8 +20,15 @@ from .._parallel import THREADS, round_robin, run_threads
 from .._semimetric import Semimetric
 from .._validation import check_positive_int
 from ._base import PairwiseOperator, is_scalar
+from ._prefix import (
+    PackedLabelings,
+    as_packed,
+    block_sums_on_line,
+    group_sums_on_line,
+    labeling_bytes,
+    sweep_bytes,
+)
 from .options import N_PROJECTIONS
-from ._prefix import PackedLabelings, as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes
 from .pairs import line_gram
 from .sorted import SortedOperator
 

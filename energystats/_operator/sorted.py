@@ -6,8 +6,14 @@ import numpy as np
 
 from .._config import check_fits
 from ._base import Line, PairwiseOperator, is_scalar
-from ._prefix import as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes
-from ._prefix import total_on_line
+from ._prefix import (
+    as_packed,
+    block_sums_on_line,
+    group_sums_on_line,
+    labeling_bytes,
+    sweep_bytes,
+    total_on_line,
+)
 from .choice import choose_line_sums
 from .dense import held_group_sums, held_sums_bytes
 

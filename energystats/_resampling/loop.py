@@ -20,8 +20,15 @@ import numpy as np
 
 from .._config import memory_budget, memory_error
 from .._cost import worth_threads
-from .._parallel import THREADS, n_workers, one_blas_thread, round_robin, run_tasks, run_threads
-from .._parallel import threads_within
+from .._parallel import (
+    THREADS,
+    n_workers,
+    one_blas_thread,
+    round_robin,
+    run_tasks,
+    run_threads,
+    threads_within,
+)
 from .._progress import progress_bar
 from .._random import as_generator
 from .engines import count_relabelings
