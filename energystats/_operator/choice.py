@@ -128,8 +128,9 @@ def choose_backend(sizes: Sizes, use: Use, kernel: bool = False) -> Choice:
     2. one-dimensional data with |x - y|: sorted, O(n log n) (unless ``use`` says otherwise;
        its block sums of relabelings take the path :func:`choose_line_sums` names);
     3. with more than one joblib worker: streamed, its products as tasks;
-    4. a batch of relabelings: streamed when every labeling fits one pass over the tiles, else
-       held when the matrix fits beside a batch, else streamed with one pass per batch;
+    4. a batch of relabelings: held when that costs less than the passes over the tiles the
+       batches need (:func:`energystats._cost.relabeling_costs`: from three or four passes, by
+       the points' dimension) and the matrix fits beside a batch, else streamed;
     5. otherwise held when the caller will use it more than once (or it is at most four tiles)
        and it fits the budget beside the caller's ``reserve``, else streamed.
 
@@ -163,7 +164,9 @@ def _semimetric(sizes: Sizes, use: Use, repeated: bool) -> str:
         tile = min(streamed_tile(budget), n)
         per = labeling_bytes(n, use.k, tile, THREADS)
         step = use.batch or (budget - TILE_ENTRY_BYTES * tile * tile) // per
-        if step < use.count and dense_bytes(n) + per * (use.batch or 1) <= budget:
+        passes = -(-use.count // max(step, 1))
+        costs = relabeling_costs(n, use.k, use.count, d=sizes.d, passes=passes)
+        if costs["dense"] < costs["streamed"] and dense_bytes(n) + per * (use.batch or 1) <= budget:
             return "dense"  # one pass per batch would cost more than holding the matrix
     return "streamed"
 

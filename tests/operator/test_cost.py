@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 import energystats as es
+import energystats._operator as operator
 import energystats._operator.dense as dense_module
 import energystats._operator.sorted as sorted_module
 from energystats import _config, _cost
 from energystats._operator import SortedOperator, permuted
-from energystats._operator.choice import choose_engine, choose_gather, choose_line_sums
+from energystats._operator.choice import Choice, choose_engine, choose_gather, choose_line_sums
 from energystats._resampling import loop
 
 B = 99
@@ -110,13 +111,16 @@ def test_the_k_sample_tests_on_the_line_are_the_same_on_both_sums(monkeypatch, k
 
 
 def test_the_held_products_are_the_same_in_one_call_or_in_column_blocks(monkeypatch):
-    """The block sums of a held matrix by one BLAS call or by column blocks, and the k-sample
-    test on one thread or on threads: the same statistic and p-value."""
+    """The block sums of a held matrix by one BLAS call or by column blocks, and of tiles
+    streamed from the points: the same statistic and p-value."""
     rng = np.random.default_rng(7)
     labels = np.arange(60) % 3
     X = rng.normal(size=(60, 3)) + 0.3 * labels[:, None]
     results = []
     for columns in (1, 10**9):
         _forced(monkeypatch, dense_module, "blas_columns", columns)
+        results.append(es.energy_test(X, labels, n_resamples=B, rng=8))
+    for backend in ("dense", "streamed"):
+        _forced(monkeypatch, operator, "choose_backend", Choice(backend))
         results.append(es.energy_test(X, labels, n_resamples=B, rng=8))
     _same(results)
