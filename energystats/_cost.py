@@ -51,7 +51,6 @@ __all__ = [
     "ROWS",
     "ROWS_ENTRY",
     "STREAM",
-    "blas_columns",
     "cheapest",
     "flat_chunk",
     "pairing_costs",
@@ -107,10 +106,6 @@ ROWS = 64
 #: sorted engine outside it (:func:`energystats._operator.concordance.concordant_sum`).
 LINE_CALLS = 29
 SORTED_CALLS = 12
-#: The largest m n k of a dgemm (m n of a dtrmm) OpenBLAS runs on one thread: a product split
-#: into column blocks below it never wakes BLAS's threads.
-BLAS_SERIAL_GEMM = 65536 * 4
-BLAS_SERIAL_TRMM = 65536
 
 
 def cheapest(costs: dict[str, float]) -> str:
@@ -168,7 +163,7 @@ def pairing_costs(n: int, on_line: bool = False) -> dict[str, float]:
     Examples
     --------
     >>> from energystats._cost import cheapest, pairing_costs
-    >>> [cheapest(pairing_costs(n, on_line=True)) for n in (20, 100, 1000, 10**5)]
+    >>> [cheapest(pairing_costs(n, on_line=True)) for n in (20, 300, 1000, 10**5)]
     ['flat', 'rows', 'sorted', 'sorted']
     """
     costs = {"flat": _flat(n), "rows": _rows(n)}
@@ -206,15 +201,3 @@ def relabeling_costs(n: int, k: int, count: int, d: int = 1, passes: int = 1,
         costs["sorted"] = count * (PACK + n * k * PREFIX)
     return costs
 
-
-def blas_columns(rows: int, inner: int, columns: int, triangular: bool = False) -> int:
-    """Columns per BLAS call of a product of a ``rows`` x ``inner`` matrix with ``columns``
-    columns: all of them when the product is worth BLAS's threads (:func:`worth_threads`),
-    else blocks small enough that OpenBLAS runs each on the calling thread
-    (:data:`BLAS_SERIAL_GEMM`, :data:`BLAS_SERIAL_TRMM`), at least one."""
-    work = rows * inner * columns * MAC / (2 if triangular else 1)
-    if worth_threads(work):
-        return columns
-    if triangular:
-        return max(1, min(columns, (BLAS_SERIAL_TRMM - 1) // max(rows, 1)))
-    return max(1, min(columns, BLAS_SERIAL_GEMM // max(rows * inner, 1)))

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 from scipy.linalg import blas
 
 from .._config import check_fits
-from .._cost import blas_columns
+from .._cost import MAC, worth_threads
+from .._parallel import one_blas_thread
 from ._tiled import TiledOperator
 
 __all__ = ["DenseOperator", "held_group_sums", "held_sums_bytes"]
@@ -26,10 +29,10 @@ def held_group_sums(A: np.ndarray, codes: np.ndarray, k: int, rows: np.ndarray) 
     product :math:`Y = U Z` (BLAS ``trmm``, half the multiply-adds of :math:`A Z`) with the
     one-hot indicators Z of groups 0..k-2, then :math:`z_i^\top A z_j = z_i^\top y_j +
     z_j^\top y_i` minus the diagonal's share; the row sums close the last group. The product
-    is one multi-threaded BLAS call where it is worth BLAS's threads, else column blocks that
-    BLAS runs on the calling thread (:func:`energystats._cost.blas_columns`: waking BLAS's
-    threads for a small product costs more than the product on a busy machine); each column is
-    the same product either way."""
+    is one BLAS call, on BLAS's threads where the cost model says they are worth waking
+    (:func:`energystats._cost.worth_threads`), else on the calling thread (waking them for a
+    small product costs more than the product on a busy machine); each column is the same
+    product either way."""
     B, n = codes.shape
     K = k - 1
     Z = np.empty((n, K * B), order="F")  # column j B + b: group j under labeling b
@@ -37,13 +40,8 @@ def held_group_sums(A: np.ndarray, codes: np.ndarray, k: int, rows: np.ndarray) 
     for j in range(K):
         np.equal(codes_t, j, out=Z[:, j * B : (j + 1) * B], casting="unsafe")
     # A is symmetric: A.T is A, Fortran-ordered, and its upper triangle is A's
-    step = blas_columns(n, n, K * B, triangular=True)
-    if step >= K * B:
+    with nullcontext() if worth_threads(n * n / 2 * K * B * MAC) else one_blas_thread():
         Y = blas.dtrmm(1.0, A.T, Z)
-    else:
-        Y = np.empty_like(Z)
-        for a in range(0, K * B, step):
-            Y[:, a : a + step] = blas.dtrmm(1.0, A.T, Z[:, a : a + step])
     Zt, Yt = Z.T, Y.T  # C-ordered: one row per group and labeling
     M = np.empty((B, k, k))
     diag = np.diag(A)

@@ -110,15 +110,15 @@ def test_the_k_sample_tests_on_the_line_are_the_same_on_both_sums(monkeypatch, k
     _same(results["dispersion"], "F")
 
 
-def test_the_held_products_are_the_same_in_one_call_or_in_column_blocks(monkeypatch):
-    """The block sums of a held matrix by one BLAS call or by column blocks, and of tiles
-    streamed from the points: the same statistic and p-value."""
+def test_the_held_products_are_the_same_on_any_blas_threads_or_streamed(monkeypatch):
+    """The block sums of a held matrix on BLAS's threads or on the calling thread, and of
+    tiles streamed from the points: the same statistic and p-value."""
     rng = np.random.default_rng(7)
     labels = np.arange(60) % 3
     X = rng.normal(size=(60, 3)) + 0.3 * labels[:, None]
     results = []
-    for columns in (1, 10**9):
-        _forced(monkeypatch, dense_module, "blas_columns", columns)
+    for threads in (False, True):
+        _forced(monkeypatch, dense_module, "worth_threads", threads)
         results.append(es.energy_test(X, labels, n_resamples=B, rng=8))
     for backend in ("dense", "streamed"):
         _forced(monkeypatch, operator, "choose_backend", Choice(backend))
