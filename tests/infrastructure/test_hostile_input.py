@@ -471,7 +471,7 @@ R_NA = -2147483648  # R's NA_integer_ as reticulate hands it over
 def test_rs_integer_na_through_reticulate_is_missing():
     """reticulate gives an R integer vector as a list of ints, an integer matrix or data-frame
     column as int32, R's NA as -2147483648 (its character NA, the string "NA", is R's NA only
-    in a call from R: tests/test_r_na.py)."""
+    in a call from R: tests/infrastructure/test_r_na.py)."""
     x, y = [3, 1, R_NA, 4, 5, 9, 2, 7], np.array([1.0, 3, 2, 5, 4, 8, 1, 6])
     keep = np.arange(8) != 2
     complete = np.array(x, dtype=float)[keep]

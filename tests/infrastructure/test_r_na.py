@@ -1,12 +1,12 @@
 """R's missing values, the same in every public function (issue 42, item 5): for each public
-callable that takes data (found from ``energystats.__all__`` and the front door's
+callable that takes data (found from the package's public names and the front door's
 declarations, so that a new function is covered as soon as its arguments are), R's integer
 ``NA`` (through rpy2, and as reticulate hands it over: -2147483648), R's double ``NA`` and R's
 character and factor ``NA`` (where an argument takes categories) are found: ``"raise"`` names
 R's NA, ``"omit"`` gives the answer of the complete rows.
 
 reticulate's calls are made as R makes them (:func:`from_r_session`): from a thread that C
-starts, with no Python frame below the function, and reticulate's ``rpytools`` loaded.
+starts, with no Python frame below the function, and reticulate's rpytools module loaded.
 """
 
 import _thread
