@@ -127,19 +127,31 @@ def partition_state(G: PairwiseOperator, w: np.ndarray, labels: np.ndarray, k: i
     return (_State if G.features is None else _FeatureState)(G, w, labels, k)
 
 
-def _hartigan_gains(st: _State) -> tuple[np.ndarray, np.ndarray]:
-    """Best gain and target group of every point at once, eq. (50) (O(n k))."""
+def _hartigan_gains(st: _State) -> np.ndarray:
+    """Best gain of every point at once, eq. (50) (O(n k)): (w_i / s_j Q_j - 2 w_i P_ji + d_i)
+    / (s_j - w_i) for its group j less the same with + d_i / (s_l + w_i) for each other group l,
+    every operation in that order (in place: the same values, fewer temporaries)."""
     z, w, s, Q = st.labels, st.w, st.s, st.Q
     every = np.arange(z.shape[0])
+    twice = 2.0 * w
     P = st.all()  # k x n: the gains are formed k x n, each point a column
+    size = s[z]
     with np.errstate(divide="ignore", invalid="ignore"):
-        own = (w / s[z] * Q[z] - 2.0 * w * P[z, every] + st.diag) / (s[z] - w)
-        other = (w / s[:, None] * Q[:, None] - 2.0 * w * P - st.diag) / (s[:, None] + w)
-    gains = own - other
+        own = w / size
+        own *= Q[z]
+        own -= twice * P[z, every]
+        own += st.diag
+        own /= size - w
+        gains = w / s[:, None]
+        gains *= Q[:, None]
+        gains -= twice * P
+        gains -= st.diag
+        gains /= s[:, None] + w
+    np.subtract(own, gains, out=gains)
     gains[z, every] = -np.inf
-    gains[:, st.counts[z] == 1] = -np.inf  # never empty a group
-    target = np.argmax(gains, axis=0)
-    return gains[target, every], target
+    if (st.counts == 1).any():
+        gains[:, st.counts[z] == 1] = -np.inf  # never empty a group
+    return gains.max(axis=0)
 
 
 def _hartigan_point(st: _State, i: int) -> tuple[float, int]:
@@ -189,12 +201,11 @@ def fit_once(
     n = labels.shape[0]
     for sweep in range(1, max_iter + 1):
         if algorithm == "hartigan":
-            gains, _ = _hartigan_gains(st)
-            candidates = np.flatnonzero(gains > tol)
-            if candidates.size == 0:
+            better = _hartigan_gains(st) > tol
+            if not better.any():
                 return st, sweep, True
             order = rng.permutation(n)
-            candidates = order[gains[order] > tol]
+            candidates = order[better[order]]
         else:
             costs = _lloyd_costs(st)
             best = np.argmin(costs, axis=0)

@@ -4,6 +4,8 @@ the restarts, one run from each start (:func:`restarts`, a joblib task of ``KGro
 
 from __future__ import annotations
 
+import math
+from contextlib import nullcontext
 from typing import Callable
 
 import numpy as np
@@ -17,6 +19,15 @@ from .power_kmeans import PowerKMeans
 __all__ = ["initial_labels", "restarts"]
 
 
+def _choice(rng: np.random.Generator, p: np.ndarray, size: int | None = None):
+    """``rng.choice(p.size, size, p=p)`` for probabilities p, the same draws from the same
+    stream (numpy's inverse cdf: the cumulative sum divided by its last value, searched for
+    uniform draws), without its checks of p, which cost more than the draw at small n."""
+    cdf = np.cumsum(p)
+    cdf /= cdf[-1]
+    return cdf.searchsorted(rng.random() if size is None else rng.random(size), side="right")
+
+
 def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """Greedy k-means++ in the kernel's feature space (D^2 sampling, rho = ||phi_x - phi_y||^2).
 
@@ -24,17 +35,17 @@ def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generat
     """
     n = G.n
     diag = G.diagonal()
-    trials = 2 + int(np.log(k))
+    trials = 2 + int(math.log(k))
 
     def rho_to(idx):  # rho from every point to the points idx (n x len(idx))
         return np.maximum(diag[:, None] + diag[idx][None, :] - 2.0 * G.rows(np.asarray(idx)).T, 0.0)
 
-    centres = [int(rng.choice(n, p=w / w.sum()))]
+    centres = [int(_choice(rng, w / w.sum()))]
     closest = rho_to(centres)[:, 0]
     for _ in range(1, k):
         potential = w @ closest
         if potential > 0:
-            candidates = rng.choice(n, size=trials, p=w * closest / potential)
+            candidates = _choice(rng, w * closest / potential, trials)
         else:  # every point coincides with a centre: pick unused points
             unused = np.setdiff1d(np.arange(n), centres)
             candidates = rng.choice(unused, size=min(trials, unused.size), replace=False)
@@ -87,6 +98,19 @@ def initial_labels(init: str, points, G: PairwiseOperator, w: np.ndarray, k: int
     return _kmeanspp(G, w, k, rng)
 
 
+#: OpenBLAS multiplies an m x l by an l x c matrix on m l c / (4 * 65536) threads at most (its
+#: SMP_THRESHOLD_MIN times GEMM_MULTITHREAD_THRESHOLD, interface/gemm.c): below twice that, a
+#: run's products with the operator (n x n by n x k) run on one thread already.
+BLAS_THREADED_PRODUCT = 2 * 4 * 65536
+
+
+def limit_blas(n: int, k: int) -> bool:
+    """Whether a run on n points in k groups limits BLAS to one thread (sizes only): only where
+    BLAS would start threads that spin on products of k columns; below, the limit (about 30
+    microseconds through threadpoolctl) would cost more than the products."""
+    return n * n * k >= BLAS_THREADED_PRODUCT
+
+
 def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorithm, init, max_iter, streams, operator=None) -> list:
     """Run one start per stream on the operator (a joblib task when ``operator`` is None: it
     builds its own with ``build``, the operator's recipe). ``points`` are the points
@@ -105,7 +129,7 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
         out = []
         for stream in streams:
             labels0 = init if given else initial_labels(init, points, G, w, k, stream)
-            with one_blas_thread():
+            with one_blas_thread() if limit_blas(n, k) else nullcontext():
                 labels, iterations, count, converged = r_kgroups(op, labels0, k, max_iter)
             M = op.quadratic(indicator(labels, k))
             W = float(np.sum(np.diag(M) / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
@@ -116,7 +140,7 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
     out = []
     for stream in streams:
         labels0 = init if given else initial_labels(init, points, op, w, k, stream)
-        with one_blas_thread():
+        with one_blas_thread() if limit_blas(n, k) else nullcontext():
             st, iterations, converged = fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
         out.append((st.objective(), st.labels, iterations, converged))
     return out

@@ -36,6 +36,7 @@ from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetri
 from .._validation import (as_labels, as_weights, check_gram, check_n_clusters, check_n_init,
                            check_positive_int, check_symmetric, numeric_columns, weight_scale)
 from ._assignment import feature_assignment, make_assignment
+from ._inputs import fit_array
 from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, canonical_order, within
 from ._report import kgroups_report
@@ -382,7 +383,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         rows = getattr(self, "_rows", ALL_ROWS)  # the front door's (ALL_ROWS inside a call)
         numeric_columns(X, "X")
         init = rows.values.get("init", self.init)
-        self._fit(validate_data(self, X, dtype=np.float64), sample_weight, init)
+        self._fit(fit_array(self, X), sample_weight, init)
         # predict on a precomputed matrix takes distances to every row passed to fit
         self._columns = rows.kept if self.metric == "precomputed" else None
         return self
@@ -413,7 +414,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         if path == "nystroem-minibatch":
             labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
             return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k, None)
-        distribute = n_workers(self.n_jobs) > 1 and len(streams) > 1  # restarts as joblib tasks
+        distribute = len(streams) > 1 and n_workers(self.n_jobs) > 1  # restarts as joblib tasks
         kernel = Kernel(fit_w) if self.algorithm != "r-kgroups" else None
         estimate = approximation_of(
             self.approximation, kernel=kernel is not None, n_landmarks=self.n_landmarks,

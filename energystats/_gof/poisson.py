@@ -60,7 +60,8 @@ _STATISTICS = ("M-CvM", "M-AD", "E")
 #: the statistics each names.
 _TESTS = {"all": _STATISTICS, "M": ("M-CvM", "M-AD"), "E": ("E",), "M-CvM": ("M-CvM",), "M-AD": ("M-AD",)}
 _METHOD = {"M-CvM": "M-CvM test", "M-AD": "M-AD test", "E": "Energy test"}
-#: Counts below lambda - SPAN and above lambda + SPAN have Poisson probability below e^-800.
+#: The width poisson_test allows the samples' grids beyond the data's (each side), for their
+#: memory and as the run of its tie scale: wider than :func:`_grid_bounds`' margins.
 _SPAN_SD, _SPAN_ADD = 40.0, 40.0
 
 
@@ -153,13 +154,51 @@ def _check(x) -> np.ndarray:
     return x.astype(np.int64)
 
 
+#: The M statistics' grid reaches below the smallest count and above the largest until the
+#: Poisson probability has fallen by e^-TAIL_LOG from its value at that count (plus one).
+_TAIL_LOG = 80.0
+#: The margins tried, about 2% apart, up to beyond any count of float64's exact integers.
+_MARGINS = np.unique(np.ceil(1.02 ** np.arange(1800)))
+
+
+def _margin(x: float, lam: float, side: int) -> int:
+    """The first of :data:`_MARGINS` m with log f(x + side m) - log f(x) <= -TAIL_LOG for f the
+    Poisson(lam) pmf (side -1: below x, to 0 at most, where there is no mass below)."""
+    if side < 0:
+        m = _MARGINS[_MARGINS <= x]
+        if m.size == 0 or m[-1] < x:
+            m = np.r_[m, x]
+    else:
+        m = _MARGINS
+    drop = _log_poisson(x + side * m, lam) - _log_poisson(np.float64(x), lam)
+    reached = np.flatnonzero(drop <= -_TAIL_LOG)
+    return int(m[reached[0]] if reached.size else m[-1])
+
+
 def _grid_bounds(X: np.ndarray, lam: np.ndarray) -> tuple[int, int]:
-    """The first and last counts k at which F(k) matters for every row: from below the smallest
-    count and lambda - SPAN (F is below e^-800 there) to above the largest count and lambda + SPAN."""
-    spread = _SPAN_SD * np.sqrt(lam) + _SPAN_ADD
-    low = int(max(0, min(X.min(), np.floor((lam - spread).min()))))
-    high = int(max(X.max(), np.ceil((lam + spread).max())))
-    return low, high
+    r"""The first and last counts k at which the M statistics sum their terms for every row of
+    X (rows sorted, lam their means): from :func:`_margin` below the smallest count to
+    :func:`_margin` above the largest, of the row that needs the widest (the ratios
+    f(x - m)/f(x) = prod (x - i)/lambda and f(x + 1 + m)/f(x + 1) = prod lambda/(x + 1 + i)
+    grow with the smallest count and fall with lambda, and the other way round above: the
+    largest of the smallest counts with the smallest lambda, and the smallest of the largest
+    with the largest lambda, bound every row's).
+
+    Below the smallest count x the estimate is 0 and the terms are F f and F f / (1 - F),
+    F(L - 1) <= f(L - 1) / (1 - (L - 1)/lambda) <= e^-80 f(x) sqrt(lambda) beyond the grid's
+    start L; above the largest count 1 - F_hat(k) falls as f(k + 1) does (its recursion's
+    factor lambda / (k + 1) is the pmf's), so the terms left out are below e^-160 times
+    polynomial factors of lambda, and the cdf and sf summed from the grid's ends miss
+    e^-80 sqrt(lambda) of their values at the counts: below 1e-19 n in absolute value up to
+    lambda = 2^50, under the statistics' rounding. About 12.6 sd each side where the counts
+    sit near the mean (scipy-free, O(1) to find)."""
+    positive = lam > 0  # a sample of zeros fits a point mass at 0: no terms beyond its counts
+    if not positive.any():
+        return 0, int(X.max()) + 1
+    X_low, X_high, lam = X[positive].min(axis=1), X[positive].max(axis=1), lam[positive]
+    below = _margin(float(X_low.max()), float(lam.min()), -1)
+    above = _margin(float(X_high.min()) + 1.0, float(lam.max()), 1)
+    return int(max(0, X.min() - below)), int(max(X.max(), X_high.max() + above))
 
 
 #: Arrays of the grid's size per row that the M statistics hold at once (the counts, their two
@@ -247,12 +286,33 @@ def _m_statistics(X: np.ndarray, lam: np.ndarray, k: np.ndarray, cdf, pmf, sf) -
     return n * squares.sum(axis=1), n * anderson.sum(axis=1)
 
 
+def tabulate_cdf(values: int, counts: int) -> bool:
+    """Whether the Poisson cdf of a sample's ``counts`` counts is read from a table of its
+    ``values`` values (the range of a block's counts, and one below) rather than evaluated at
+    each count and the count below it: by the number of evaluations, about 0.15 microseconds
+    each (scipy's pdtr), against a gather of about 2 nanoseconds a count."""
+    return values < 2 * counts
+
+
+def _cdf_at_counts(X: np.ndarray, L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """F(x) and F(x - 1) at the counts of each row of X for F the Poisson(L) cdf of the row:
+    the values ``stats.poisson.cdf`` gives, bit for bit (from a table of them when
+    :func:`tabulate_cdf` says so)."""
+    low, high = int(X.min()) - 1, int(X.max())
+    if not tabulate_cdf(high - low + 1, X.shape[1]):
+        return stats.poisson.cdf(X, L), stats.poisson.cdf(X - 1, L)
+    table = stats.poisson.cdf(np.arange(low, high + 1), L)
+    at = np.take_along_axis(table, X - low, axis=1)
+    return at, np.take_along_axis(table, X - 1 - low, axis=1)
+
+
 def _e_statistic(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """The energy statistic Q_n of each row (module docstring): E|x - X| needs the Poisson cdf
     at x and x - 1 only, so no grid over the range of the counts."""
     n = X.shape[1]
     L = lam[:, None]
-    to_poisson = 2.0 * X * stats.poisson.cdf(X, L) - 2.0 * L * stats.poisson.cdf(X - 1, L) + L - X
+    at, below = _cdf_at_counts(X, L)
+    to_poisson = 2.0 * X * at - 2.0 * L * below + L - X
     between = 2.0 * lam * (special.i0e(2.0 * lam) + special.i1e(2.0 * lam))
     within = sorted_pair_sums(X.astype(float))  # X sorted by _statistics
     return n * (2.0 * to_poisson.mean(axis=1) - between - within / (n * n))
@@ -261,10 +321,11 @@ def _e_statistic(X: np.ndarray, lam: np.ndarray) -> np.ndarray:
 def _on_grid(k: np.ndarray, L: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The Poisson(L) cdf, pmf and sf on the grid k (each row its L): the pmf from Loader's
     log-pmf (1e-15 at any mean; scipy's loses 1e-6 at a mean of 1e9), the cdf and sf as its
-    running sums from the grid's two ends (the mass beyond them is below e^-800): each tail
-    summed from its smallest terms, accurate to a few units of rounding in the tails where the
-    Anderson-Darling weights need it, and O(K) where scipy's incomplete gamma functions took
-    2 microseconds a count at large means (a grid of 2.7 million counts for a mean of 1e9)."""
+    running sums from the grid's two ends (the mass beyond them is below rounding, see
+    :func:`_grid_bounds`): each tail summed from its smallest terms, accurate to a few units of
+    rounding in the tails where the Anderson-Darling weights need it, and O(K) where scipy's
+    incomplete gamma functions took 2 microseconds a count at large means (a grid of 0.8
+    million counts for a mean of 1e9)."""
     pmf = np.exp(_log_poisson(k[None, :].astype(float), L))
     sf = np.zeros_like(pmf)
     sf[:, :-1] = np.cumsum(pmf[:, :0:-1], axis=1)[:, ::-1]  # sum over j > k
@@ -325,11 +386,12 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
         Q_n = n\Big(\frac2n\sum_i E|x_i - X| - E|X - X'| - \frac1{n^2}\sum_{i,j}|x_i - x_j|\Big),
 
     :math:`E|x - X| = 2xF(x) - 2\bar xF(x - 1) + \bar x - x`, :math:`E|X - X'| = 2\bar x
-    e^{-2\bar x}(I_0(2\bar x) + I_1(2\bar x))`. The sums run over the counts where the
-    Poisson probabilities exceed :math:`e^{-800}`; terms of ``"M-AD"`` whose
+    e^{-2\bar x}(I_0(2\bar x) + I_1(2\bar x))`. The sums run over the counts from where the
+    Poisson probability has fallen by :math:`e^{-80}` below the smallest count to where it
+    has above the largest (the terms left out are below rounding); terms of ``"M-AD"`` whose
     :math:`F(k)(1 - F(k))` underflows to 0 are left out. Time O(n log n) for ``"E"`` (the
     cdf at the counts only); O(n log n + K) time and 80 K bytes for the M statistics, K about
-    :math:`80\sqrt{\bar x}` plus the range of the counts: a grid that does not fit the
+    :math:`25\sqrt{\bar x}` plus the range of the counts: a grid that does not fit the
     working memory raises :class:`~energystats.WorkingMemoryError` naming the range (use
     ``"E"``).
 

@@ -112,7 +112,7 @@ def distributed_tile(n: int) -> int:
 def stake(n: int, use: Use) -> int:
     """The most bytes :func:`choose_backend`'s decision for n points and ``use`` involves (the
     matrix, the caller's reserve, a batch of every labeling): the memory budget is read
-    against the machine only above :data:`~energystats._config.PROBE_BYTES`."""
+    against the machine only above :data:`~energystats._config.SURE_BYTES`."""
     reserve = use.reserve if isinstance(use, Repeated) else 0
     labelings = 0
     if isinstance(use, GroupSums):

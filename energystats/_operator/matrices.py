@@ -15,7 +15,8 @@ from .._parallel import THREADS, round_robin, run_threads
 from .._semimetric import Semimetric
 from ._tiled import TILE
 
-__all__ = ["centre_in_place", "condensed_semimetric", "dense_bytes", "semimetric_matrix"]
+__all__ = ["centre_in_place", "condensed_semimetric", "condensed_values", "dense_bytes",
+           "semimetric_matrix"]
 
 
 def _run_bands(n: int, work: Callable[[int, int], None], rows_per_band: int) -> None:
@@ -62,13 +63,21 @@ def condensed_semimetric(X: np.ndarray, semimetric: Semimetric, copies: int = 2)
         copies * 8 * pairs,
         "cluster a subsample",
     )
+    return condensed_values(X, semimetric)
+
+
+def condensed_values(X: np.ndarray, semimetric: Semimetric) -> np.ndarray:
+    """:func:`condensed_semimetric` without its budget check (the caller's)."""
     if semimetric.precomputed:
         return squareform(X, checks=False)
     if semimetric.is_euclidean_power:
         # sum of squared differences (no cancellation), then the exponent alpha / 2
         values = pdist(X, "sqeuclidean")
-        return np.sqrt(values, out=values) if semimetric.exponent == 1.0 else np.power(values, semimetric.exponent / 2.0, out=values)
-    values = np.empty(pairs)
+        if semimetric.exponent == 1.0:
+            return np.sqrt(values, out=values)
+        return np.power(values, semimetric.exponent / 2.0, out=values)
+    n = X.shape[0]
+    values = np.empty(n * (n - 1) // 2)
     start = 0
     for i in range(n - 1):
         values[start : start + n - 1 - i] = semimetric(X[i : i + 1], X[i + 1 :])[0]

@@ -11,7 +11,8 @@ from scipy.spatial.distance import pdist
 from scipy.special import ellipe, gammaln, hyp1f1
 
 import energystats as es
-from energystats._gof.normality import _mean_distance_to_gaussian
+from energystats._operator import WHOLE_MATRIX_POINTS
+from energystats._gof.normality import _mean_distance_to_gaussian, samples_per_block
 from energystats._linalg import standardise as _standardise
 
 
@@ -92,6 +93,27 @@ def test_test_is_deterministic_and_p_value_is_never_zero():
     np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
     assert a.pvalue == 1 / 50 and a.statistic == es.mvnorm_statistic(X)
     assert "multivariate normality" in repr(a)
+
+
+@pytest.mark.parametrize("n,d", [(12, 1), (40, 3), (100, 2), (101, 2), (300, 4)])
+def test_null_is_the_statistic_of_each_gaussian_sample(n, d):
+    """The bootstrap's values, evaluated a block of samples at a time, are mvnorm_statistic's
+    of each sample drawn from the same seed (to rounding: bit for bit up to n = 100, where both
+    sum the same whole matrices), and do not depend on the blocks (the budget's or
+    samples_per_block's: 93 samples a block at n = 300)."""
+    X = np.random.default_rng(n).exponential(size=(n, d))
+    res = es.mvnorm_test(X, n_resamples=199, rng=5)
+    samples = np.random.default_rng(5).standard_normal((199, n, d))
+    each = [es.mvnorm_statistic(sample) for sample in samples]
+    # n E_n = n (2 m - b - p) with m, b, p near 1: rounding of n times their size
+    rounding = 8 * n * np.finfo(float).eps
+    np.testing.assert_allclose(res.null_distribution, each, rtol=0, atol=rounding)
+    if 1 < d and n <= WHOLE_MATRIX_POINTS:
+        np.testing.assert_array_equal(res.null_distribution, each)
+    with es.config_context(working_memory=1):  # 1 MiB: blocks of 13 samples at n = 300, d = 4
+        small = es.mvnorm_test(X, n_resamples=199, rng=5)
+    np.testing.assert_array_equal(small.null_distribution, res.null_distribution)
+    assert samples_per_block(300) == 93
 
 
 @pytest.mark.parametrize(

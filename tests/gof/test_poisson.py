@@ -78,6 +78,21 @@ def test_a_sample_of_zeros_has_statistics_zero():
     np.testing.assert_array_equal(_statistics(np.zeros((2, 6), dtype=np.int64), ("M-CvM", "M-AD", "E")), 0.0)
 
 
+@pytest.mark.parametrize("lam,n", [(3.0, 50), (0.01, 20), (1e4, 5)])
+def test_cdf_at_the_counts_is_scipys(lam, n):
+    """F(x) and F(x - 1) at every count, from a table over the block's range (small rates) or
+    evaluated at each count (counts spread wider than twice their number): scipy's values
+    bit for bit, so that the E statistic does not depend on the path or the block."""
+    from energystats._gof.poisson import _cdf_at_counts, tabulate_cdf
+
+    X = np.sort(np.random.default_rng(n).poisson(lam, size=(30, n)), axis=1)
+    L = X.mean(axis=1)[:, None]
+    at, below = _cdf_at_counts(X, L)
+    np.testing.assert_array_equal(at, stats.poisson.cdf(X, L))
+    np.testing.assert_array_equal(below, stats.poisson.cdf(X - 1, L))
+    assert tabulate_cdf(int(X.max() - X.min()) + 2, n) == (lam < 100)
+
+
 def test_all_statistics_come_from_the_same_samples():
     x = DATA["lambda 2"]
     full = es.poisson_test(x, n_resamples=59, rng=4)
@@ -215,3 +230,23 @@ def test_live_r_poisson_tests_pvalues():
         ours = es.poisson_test(x, n_resamples=499, rng=2).pvalue
         p = (ours + theirs) / 2
         assert np.all(np.abs(ours - theirs) <= 4.5 * np.sqrt(2 * p * (1 - p) / 500) + 2 / 500)  # false failure: 3 P(|Z| > 4.5) = 2.0e-5
+
+
+@pytest.mark.parametrize("lam", [0.3, 3.0, 1e4, 1e7])
+def test_the_grid_margins_leave_out_only_rounding(lam, monkeypatch):
+    """The M statistics on the grid of _grid_bounds (e^-80 margins, about 12.6 sd) equal those
+    on a grid five times as wide (e^-2000) to rounding: for Poisson samples, a row with an
+    outlier 30 sd above its mean and, at small means, one of zeros beside them."""
+    from energystats._gof import poisson
+
+    X = np.random.default_rng(int(lam * 10)).poisson(lam, size=(4, 25))
+    X[1, 0] = int(lam + 30 * np.sqrt(lam) + 3)
+    X[2] *= lam > 10
+    tests = ("M-CvM", "M-AD")
+    ours = poisson._statistics(X, tests)
+    low, high = poisson._grid_bounds(np.sort(X, axis=1), np.sort(X, axis=1).mean(axis=1))
+    monkeypatch.setattr(poisson, "_TAIL_LOG", 2000.0)
+    wide = poisson._statistics(X, tests)
+    wide_low, wide_high = poisson._grid_bounds(np.sort(X, axis=1), X.mean(axis=1))
+    assert wide_high - high > 2 * (high - X.max()) and (low == 0 or wide_low < low)
+    np.testing.assert_allclose(ours, wide, rtol=1e-14, atol=0)

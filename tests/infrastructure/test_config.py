@@ -104,3 +104,31 @@ def test_kernel_matrix_past_the_budget_is_a_clear_memory_error():
 def test_a_budget_beyond_any_machine_is_the_available_memory():
     with es.config_context(working_memory=1e308):
         assert es.energy_distance([0.0, 1.0], [2.0, 3.0]) == 3.0
+
+
+def test_small_requests_are_checked_against_the_configured_budget_alone(monkeypatch):
+    """Requests up to SURE_BYTES skip the system's reading (its cost, not its answer, matters
+    there), yet a configured working_memory below them still refuses them; larger ones ask."""
+    calls = []
+    monkeypatch.setattr(_config, "_available_bytes", lambda: calls.append(1) or 2**40)
+    _config.check_fits("a small thing", _config.SURE_BYTES)
+    assert calls == []
+    with es.config_context(working_memory=1):
+        with pytest.raises(es.WorkingMemoryError, match="a small thing needs 2.0 MiB"):
+            _config.check_fits("a small thing", 2 * 2**20)
+    monkeypatch.setattr(_config, "_available_bytes", lambda: calls.append(1) or 20 * 2**20)
+    with pytest.raises(es.WorkingMemoryError, match="a large thing needs 32.0 MiB"):
+        _config.check_fits("a large thing", 32 * 2**20)
+    assert calls
+
+
+def test_available_memory_is_the_kernels_line():
+    """MemAvailable of /proc/meminfo, in bytes (None where there is no such file)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            line = next(line for line in fh if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration):
+        assert _config._available_bytes() is None
+        return
+    reported = int(line.split()[1]) * 1024
+    assert abs(_config._available_bytes() - reported) <= 64 * 2**20  # other processes allocate

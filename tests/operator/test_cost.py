@@ -50,7 +50,7 @@ def test_the_choices_do_not_depend_on_the_machine(monkeypatch):
         raise AssertionError("the available memory was read")
 
     monkeypatch.setattr(_config, "_available_bytes", refuse)
-    assert _config.memory_budget(_config.PROBE_BYTES) == 1024 * _config.MiB
+    assert _config.memory_budget(_config.SURE_BYTES) == 1024 * _config.MiB
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=50), rng.normal(size=50)
     es.dcor_test(x, y, n_resamples=B, rng=1)

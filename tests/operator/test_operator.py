@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import energystats as es
-from energystats._operator import Kernel, Repeated, indicator, make_operator
+from energystats._operator import WHOLE_MATRIX_POINTS, Kernel, Repeated, indicator, make_operator
+from energystats._operator import stacked_pair_sums
 from energystats._operator import choice as _choice
 from energystats._operator._base import TILE
 from energystats._operator.centred import CentredKernel
@@ -591,3 +592,32 @@ def test_projection_test_keeps_its_level_under_heavy_tails():
         rejections += res.pvalue <= 0.05
     lo, hi = rejection_interval(LEVEL_REPS)
     assert lo <= rejections / LEVEL_REPS <= hi  # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)
+
+
+# --- the pair sums of a stack of samples ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n,d,exponent,memory",
+    [
+        (30, 1, 1.0, None),  # on the line: sorted
+        (30, 2, 1.0, None),  # whole matrices
+        (WHOLE_MATRIX_POINTS, 3, 0.5, None),
+        (WHOLE_MATRIX_POINTS + 1, 3, 1.0, None),  # condensed vectors
+        (600, 2, 1.0, 1),  # a condensed vector does not fit 1 MiB: the streamed operator
+    ],
+)
+def test_stacked_pair_sums_are_each_samples_total(n, d, exponent, memory):
+    """Each sample's sum over ordered pairs: by brute force, and the total of the sample's own
+    operator, on every path; the whole-matrix path gives the dense operator's total bit for
+    bit (the same values summed in the same order)."""
+    samples = np.random.default_rng(n).normal(size=(3, n, d))
+    semimetric = resolve_semimetric("euclidean", exponent)
+    with es.config_context(working_memory=memory):
+        sums = stacked_pair_sums(samples, semimetric)
+        totals = [make_operator(X, semimetric).total() for X in samples]
+    brute = [brute_rho(X, X, exponent).sum() for X in samples]
+    np.testing.assert_allclose(sums, brute, rtol=1e-12)
+    np.testing.assert_allclose(sums, totals, rtol=1e-12)
+    if 1 < d and n <= WHOLE_MATRIX_POINTS:
+        np.testing.assert_array_equal(sums, totals)

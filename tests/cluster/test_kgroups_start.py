@@ -1,0 +1,57 @@
+"""What one KGroups start costs at small n, without changing what it computes: the data read
+as scikit-learn reads them (_cluster/_inputs.py), k-means++'s draws (numpy's own, from the same
+stream), and BLAS limited only where it would start threads (_cluster/_starts.py)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.utils.validation import validate_data
+
+import energystats as es
+from energystats._cluster import _starts
+from energystats._cluster._inputs import fit_array
+from energystats._cluster._starts import _choice, limit_blas
+
+
+@pytest.mark.parametrize("size", [None, 1, 3])
+def test_choice_is_numpys_draw_from_the_same_stream(size):
+    """rng.choice(n, size, p=p) and the draw after it, over random weights with zeros."""
+    for seed in range(200):
+        g = np.random.default_rng(seed)
+        w = g.random(g.integers(2, 60)) * (g.random() > 0.2)
+        w[g.integers(w.size)] += 0.5
+        p = w / w.sum()
+        a, b = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+        np.testing.assert_array_equal(_choice(a, p, size), b.choice(p.size, size, p=p))
+        assert a.random() == b.random()
+
+
+def test_fit_array_is_validate_data_for_a_plain_array():
+    """The array itself and n_features_in_; feature_names_in_ of an earlier fit on a data frame
+    forgotten, as scikit-learn forgets it; anything else through validate_data (its messages)."""
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    ours, theirs = es.KGroups(2), es.KGroups(2)
+    theirs.feature_names_in_ = ours.feature_names_in_ = np.array(["a", "b", "c"], dtype=object)
+    assert fit_array(ours, X) is X and validate_data(theirs, X, dtype=np.float64) is X
+    assert ours.n_features_in_ == theirs.n_features_in_ == 3
+    assert not hasattr(ours, "feature_names_in_") and not hasattr(theirs, "feature_names_in_")
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    np.testing.assert_array_equal(fit_array(ours, frame), X)
+    assert list(ours.feature_names_in_) == ["a", "b", "c"]
+    np.testing.assert_array_equal(fit_array(ours, X.astype(np.float32)), X.astype(np.float32))
+    with pytest.raises(ValueError, match="Input X contains infinity"):
+        fit_array(ours, np.r_[X, [[np.inf, 0.0, 0.0]]])
+    with pytest.raises(ValueError, match=r"Found array with 0 sample\(s\)"):
+        fit_array(ours, np.empty((0, 3)))
+
+
+def test_blas_limit_is_chosen_by_size_and_changes_nothing(monkeypatch):
+    """OpenBLAS threads a product of 2^19 multiply-adds or more (k = 3: from n = 419); the
+    labels and W are the same with the limit forced on every run."""
+    assert not limit_blas(418, 3) and limit_blas(419, 3)
+    X = np.random.default_rng(2).normal(size=(120, 2)) + np.repeat([[0, 0], [3, 0], [0, 3]], 40, 0)
+    free = es.KGroups(3, n_init=3, random_state=4).fit(X)
+    monkeypatch.setattr(_starts, "limit_blas", lambda n, k: True)
+    limited = es.KGroups(3, n_init=3, random_state=4).fit(X)
+    np.testing.assert_array_equal(free.labels_, limited.labels_)
+    assert free.W_ == limited.W_
