@@ -27,10 +27,10 @@ def test_coarse_level_tests_catch_a_tripled_level():
 
 
 def test_three_level_checks_in_one_test_share_the_false_failure_probability():
-    """test_poisson.py's level test checks three tests on the same data sets: 800 of them at
-    1e-4 / 3 each."""
-    assert 3 * false_failure_probability(800, false_failure=FALSE_FAILURE / 3) < FALSE_FAILURE
-    assert detection_probability(800, 0.10, false_failure=FALSE_FAILURE / 3) >= 0.9
+    """test_poisson.py's level test checks three tests on the same data sets (a coarse level
+    test: validation/gof_power.py measures the levels): 300 of them at 1e-4 / 3 each."""
+    assert 3 * false_failure_probability(300, false_failure=FALSE_FAILURE / 3) < FALSE_FAILURE
+    assert detection_probability(300, 0.15, false_failure=FALSE_FAILURE / 3) >= 0.97
 
 
 def test_rejection_interval_contains_the_level():
