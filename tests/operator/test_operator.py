@@ -488,11 +488,14 @@ def test_a_batch_too_large_for_the_budget_says_so(rng):
 
 
 def test_sphere_constant_closed_form_and_monte_carlo():
+    """Closed forms for d = 1, 2, 3; ||x|| = C_d E|u'x| over 10,000 directions: 4.5 standard
+    errors are at most 3.4% of ||x||, and a constant with a Gamma function's argument off by
+    one half is 27% off at d = 2 and 10% at d = 5 (and the directions' norms checked)."""
     assert sphere_constant(1) == pytest.approx(1.0, rel=1e-14)
     assert sphere_constant(2) == pytest.approx(np.pi / 2, rel=1e-14)
     assert sphere_constant(3) == pytest.approx(2.0, rel=1e-14)
     for d in (2, 5, 10, 50):
-        U = random_directions(50_000, d, np.random.default_rng(d))
+        U = random_directions(10_000, d, np.random.default_rng(d))
         np.testing.assert_allclose(np.linalg.norm(U, axis=1), 1.0, rtol=1e-12)
         x = np.random.default_rng(100 + d).normal(size=d)
         a = np.abs(U @ x)  # ||x|| = C_d E|u'x|
