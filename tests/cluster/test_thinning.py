@@ -125,7 +125,8 @@ def test_level_with_no_clusters(family):
             res = es.thinned_cluster_comparison(X, 2, cov=SIGMA, n_resamples=19, rng=rng, n_init=1)
         else:
             X = rng.poisson(6.0, size=(60, 3))
-            res = es.thinned_cluster_comparison(X, 2, family="poisson", n_resamples=19, rng=rng, n_init=1)
+            res = es.thinned_cluster_comparison(X, 2, family="poisson", n_resamples=19, rng=rng,
+                                                n_init=1)
         rejections += res.pvalue <= 0.05
     low, high = rejection_interval(reps)
     assert low <= rejections / reps <= high  # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)

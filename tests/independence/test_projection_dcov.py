@@ -33,7 +33,8 @@ def test_unbiased_over_directions_and_converging_at_the_monte_carlo_rate(rng):
     exact = es.dcov(x, y, estimator="U")
     errors = {}
     for K in (4, 36):
-        draws = np.array([es.dcov(x, y, estimator="U", approximation="projection", n_projections=K, rng=s) for s in range(100)])
+        draws = np.array([es.dcov(x, y, estimator="U", approximation="projection", n_projections=K,
+                                  rng=s) for s in range(100)])
         errors[K] = np.sqrt(np.mean((draws - exact) ** 2))
         if K == 4:
             # false failure: P(|t_99| > 4.1) = 8.5e-5
