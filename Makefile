@@ -43,15 +43,19 @@ $(VENV_R)/.stamp: pyproject.toml | $(VENV_R)/bin/python
 run: $(STAMP)-run
 	$(VENV)/bin/energystats cluster --example iris --by Species -k 3 --seed 0 --cluster-test --compare-r
 
-# Every test on all cores (pytest-xdist; one BLAS thread per worker, tests/conftest.py),
-# with the 15 slowest listed.
+# The house rules first (ruff, configured in pyproject.toml: lines of at most 100 characters,
+# imports sorted), then every test on all cores (pytest-xdist; one BLAS thread per worker,
+# tests/conftest.py), with the 15 slowest listed.
 test: $(STAMP)-test $(VENV_R)/.stamp
+	$(PY) -m ruff check .
 	PYTHON=$(PYTHON) scripts/ensure_r.sh
 	$(PY) -m pytest -n auto --durations=15
 
-# The inner loop: the tests not marked slow, on all cores, without setting up R or the docs
-# (the R cross-checks run when R and rpy2 are installed, and skip otherwise).
+# The inner loop: the house rules (ruff), then the tests not marked slow, on all cores, without
+# setting up R or the docs (the R cross-checks run when R and rpy2 are installed, and skip
+# otherwise).
 check: $(STAMP)-check
+	$(PY) -m ruff check .
 	$(PY) -m pytest -n auto -m "not slow" -q tests energystats
 
 # The fast suite as another machine runs it (issue 35, the machine matrix): OpenBLAS's Prescott

@@ -68,7 +68,9 @@ def run_fresh(code: str, *args) -> dict:
     """Run ``code`` (which prints one JSON line last) in a fresh Python process with ``args``
     as ``sys.argv[1:]``; ``_peak_mib()`` (VmHWM, reset by exec) and ``_rss_mib()`` are defined
     for it. Returns the JSON with the process's load average added."""
-    out = subprocess.run([sys.executable, "-c", PEAK + code, *map(str, args)], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PEAK + code, *map(str, args)], capture_output=True, text=True
+    )
     if out.returncode:
         raise SystemExit(f"case {args} failed:\n{out.stderr}")
     result = json.loads(out.stdout.strip().splitlines()[-1])

@@ -49,7 +49,8 @@ X[labels == 1, 0] += 0.01
 before = _rss_mib()
 t0 = time.perf_counter()
 res = es.energy_test(X, labels, n_resamples=99, rng=0, approximation="projection", n_projections=50)
-print(json.dumps({"seconds": time.perf_counter() - t0, "pvalue": res.pvalue, "peak_mib": _peak_mib(), "before_mib": before}))
+print(json.dumps({"seconds": time.perf_counter() - t0, "pvalue": res.pvalue,
+                  "peak_mib": _peak_mib(), "before_mib": before}))
 """
 
 NYSTROEM = r"""
@@ -68,9 +69,11 @@ for a in range(0, n, 2**20):
 options = dict(algorithm="lloyd", batch_size=batch) if batch else {}
 before = _rss_mib()
 t0 = time.perf_counter()
-km = es.KGroups(5, n_init=1, random_state=0, approximation="nystroem", n_landmarks=300, **options).fit(X)
-print(json.dumps({"seconds": time.perf_counter() - t0, "accuracy": accuracy(km.labels_, codes), "passes": km.n_iter_,
-                  "converged": km.converged_, "peak_mib": _peak_mib(), "before_mib": before}))
+km = es.KGroups(5, n_init=1, random_state=0, approximation="nystroem", n_landmarks=300,
+               **options).fit(X)
+print(json.dumps({"seconds": time.perf_counter() - t0, "accuracy": accuracy(km.labels_, codes),
+                  "passes": km.n_iter_, "converged": km.converged_, "peak_mib": _peak_mib(),
+                  "before_mib": before}))
 """
 
 
@@ -97,8 +100,10 @@ def main():
     print(f"numpy {np.__version__}; {load()}")
     bw = bandwidth()
     rate = gemm_rate()
-    print(f"floors of this machine: memory read bandwidth {bw / 1e9:.1f} GB/s (one core); float64 matrix "
-          f"products {rate / 1e9:.0f} GFLOP/s (every core)")
+    print(
+        f"floors of this machine: memory read bandwidth {bw / 1e9:.1f} GB/s (one core); float64 "
+        f"matrix products {rate / 1e9:.0f} GFLOP/s (every core)"
+    )
 
     L, B = 50, 99
     sizes = [10**5 // scale, 10**6 // scale] + ([10**7 // scale] if args.ten_million else [])
@@ -107,12 +112,18 @@ def main():
         floor = L * t_sort / cores + L * (B + 1) * n / bw
         t_rng = relabeling_seconds(n, B + 1)
         r = run_fresh(PROJECTION, n)
-        print(f"projection test, n = {n:,}, d = 10, k = 2, L = {L}, {B} relabelings: {r['seconds']:.1f} s, p = {r['pvalue']:.3f}; "
-              f"peak RSS {r['peak_mib']:.0f} MiB ({r['peak_mib'] - r['before_mib']:.0f} MiB beyond the data and modules, "
-              f"{r['before_mib']:.0f} MiB); {r['load']}")
-        print(f"  floor {floor:.1f} s ({L} argsorts of {t_sort:.2f} s on {cores} cores, {L * (B + 1)} passes over "
-              f"{n / 2**20:.1f} MiB of labels); the relabelings alone {t_rng:.1f} s on one core; "
-              f"achieved / floor {r['seconds'] / floor:.1f}, / (floor + relabelings) {r['seconds'] / (floor + t_rng):.1f}")
+        print(
+            f"projection test, n = {n:,}, d = 10, k = 2, L = {L}, {B} relabelings: "
+            f"{r['seconds']:.1f} s, p = {r['pvalue']:.3f}; peak RSS {r['peak_mib']:.0f} MiB "
+            f"({r['peak_mib'] - r['before_mib']:.0f} MiB beyond the data and modules, "
+            f"{r['before_mib']:.0f} MiB); {r['load']}"
+        )
+        print(
+            f"  floor {floor:.1f} s ({L} argsorts of {t_sort:.2f} s on {cores} cores, "
+            f"{L * (B + 1)} passes over {n / 2**20:.1f} MiB of labels); the relabelings alone "
+            f"{t_rng:.1f} s on one core; achieved / floor {r['seconds'] / floor:.1f}, / (floor + "
+            f"relabelings) {r['seconds'] / (floor + t_rng):.1f}"
+        )
 
     m, d, k = 300, 10, 5
     cases = [(10**6 // scale, 0, 4096), (10**6 // scale, 10_000 // scale, 1024)]
@@ -120,16 +131,29 @@ def main():
         cases.append((10**7 // scale, 10_000 // scale, 1024))
     for n, batch, memory in cases:
         r = run_fresh(NYSTROEM, n, batch, memory)
-        method = f"mini-batch (batches of {batch:,}, {r['passes']} passes over all points)" if batch else f"held features, Hartigan ({r['passes']} sweeps)"
-        line = (f"Nystroem k-groups, n = {n:,}, d = {d}, k = {k}, m = {m}, {method}, working memory {memory} MiB: "
-                f"{r['seconds']:.1f} s, accuracy {r['accuracy']:.4f}, peak RSS {r['peak_mib']:.0f} MiB "
-                f"({r['peak_mib'] - r['before_mib']:.0f} MiB beyond the data and modules); {r['load']}")
+        method = (
+            f"mini-batch (batches of {batch:,}, {r['passes']} passes over all points)"
+            if batch
+            else f"held features, Hartigan ({r['passes']} sweeps)"
+        )
+        line = (
+            f"Nystroem k-groups, n = {n:,}, d = {d}, k = {k}, m = {m}, {method}, working memory "
+            f"{memory} MiB: {r['seconds']:.1f} s, accuracy {r['accuracy']:.4f}, peak RSS "
+            f"{r['peak_mib']:.0f} MiB ({r['peak_mib'] - r['before_mib']:.0f} MiB beyond the data "
+            f"and modules); {r['load']}"
+        )
         if batch:
             floor = (r["passes"]) * 2.0 * n * m * (d + k) / rate
-            line += f"\n  floor of its passes {floor:.1f} s; achieved / floor {r['seconds'] / floor:.1f}"
+            line += (
+                f"\n  floor of its passes {floor:.1f} s; "
+                f"achieved / floor {r['seconds'] / floor:.1f}"
+            )
         else:
             floor = 2.0 * n * m * (d + m) / rate
-            line += f"\n  floor of forming the features {floor:.1f} s; achieved / floor {r['seconds'] / floor:.1f}"
+            line += (
+                f"\n  floor of forming the features {floor:.1f} s; "
+                f"achieved / floor {r['seconds'] / floor:.1f}"
+            )
         print(line)
 
     if not args.no_r:
@@ -147,9 +171,16 @@ def main():
         xr = r_matrix(X[np.argsort(labels, kind="stable")])
         t_r, _ = best_of(lambda: r_call("eqdist.etest", xr, np.array([n // 2, n // 2]), R=99))
         t_exact, _ = best_of(lambda: es.energy_test(X, labels, n_resamples=99, rng=0))
-        t_proj, _ = best_of(lambda: es.energy_test(X, labels, n_resamples=99, rng=0, approximation="projection", n_projections=50))
-        print(f"n = {n:,}, 99 resamples: R eqdist.etest {t_r:.1f} s; energystats exact {t_exact:.2f} s "
-              f"(R / exact = {t_r / t_exact:.0f}); projection, L = 50: {t_proj:.2f} s (R / projection = {t_r / t_proj:.0f}); {load()}")
+        t_proj, _ = best_of(
+            lambda: es.energy_test(
+                X, labels, n_resamples=99, rng=0, approximation="projection", n_projections=50
+            )
+        )
+        print(
+            f"n = {n:,}, 99 resamples: R eqdist.etest {t_r:.1f} s; energystats exact {t_exact:.2f} "
+            f"s (R / exact = {t_r / t_exact:.0f}); projection, L = 50: {t_proj:.2f} s (R / "
+            f"projection = {t_r / t_proj:.0f}); {load()}"
+        )
 
 
 if __name__ == "__main__":

@@ -67,27 +67,39 @@ def main():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(n, d))
     labels = np.arange(n) % 2
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
     client = Client(cluster)
     try:
         t_serial, serial = best_of(lambda: es.energy_test(X, labels, n_resamples=B, rng=0), 2)
         with joblib.parallel_config(backend="dask"):
-            t_dask, dask = best_of(lambda: es.energy_test(X, labels, n_resamples=B, rng=0, n_jobs=-1), 2)
+            t_dask, dask = best_of(
+                lambda: es.energy_test(X, labels, n_resamples=B, rng=0, n_jobs=-1), 2
+            )
             tasks = 200
-            t_empty, _ = best_of(lambda: run_tasks(_empty, [{"index": i} for i in range(tasks)], -1), 2)
+            t_empty, _ = best_of(
+                lambda: run_tasks(_empty, [{"index": i} for i in range(tasks)], -1), 2
+            )
         codes = np.tile(labels.astype(np.int8), (B + 1, 1))
         t_scatter, _ = best_of(lambda: client.scatter([X, codes], broadcast=True, hash=False), 2)
-        same = serial.pvalue == dask.pvalue and np.allclose(serial.null_distribution, dask.null_distribution, rtol=1e-10)
-        print(f"numpy {np.__version__}, dask {__import__('dask').__version__}, joblib {joblib.__version__}")
+        same = serial.pvalue == dask.pvalue and np.allclose(
+            serial.null_distribution, dask.null_distribution, rtol=1e-10
+        )
         print(
-            f"n = {n:,}, d = {d}, k = 2, B = {B}: serial {t_serial:.2f} s; LocalCluster of 2 single-threaded "
-            f"workers {t_dask:.2f} s; ratio {t_dask / t_serial:.2f}; same p-value and null: {same}"
+            f"numpy {np.__version__}, dask {__import__('dask').__version__}, joblib "
+            f"{joblib.__version__}"
+        )
+        print(
+            f"n = {n:,}, d = {d}, k = 2, B = {B}: serial {t_serial:.2f} s; LocalCluster of 2 "
+            f"single-threaded workers {t_dask:.2f} s; ratio {t_dask / t_serial:.2f}; same p-value "
+            f"and null: {same}"
         )
         per_task = t_empty / tasks
         print(
-            f"scheduler cost per task (empty tasks through joblib's dask backend): {per_task * 1e3:.1f} ms; "
-            f"sending the data and the relabelings to both workers: {t_scatter * 1e3:.0f} ms "
-            f"= {t_scatter / t_dask:.1%} of the distributed test"
+            "scheduler cost per task (empty tasks through joblib's dask backend): "
+            f"{per_task * 1e3:.1f} ms; sending the data and the relabelings to both workers: "
+            f"{t_scatter * 1e3:.0f} ms = {t_scatter / t_dask:.1%} of the distributed test"
         )
     finally:
         client.close()
@@ -102,30 +114,42 @@ def main():
     per_pair = TILE * N * (B + d)
     n_tasks = -(-pairs // items_per_task(pairs, per_pair))
     task_seconds = units / n_tasks / rate
-    t_draw, _ = best_of(lambda: np.random.default_rng(0).permuted(np.tile(np.arange(N, dtype=np.int8) % 2, (20, 1)), axis=1), 1)
+    t_draw, _ = best_of(
+        lambda: np.random.default_rng(0).permuted(
+            np.tile(np.arange(N, dtype=np.int8) % 2, (20, 1)), axis=1
+        ),
+        1,
+    )
     draw = t_draw / 20 * B
     per_worker_bytes = N * d * 8 + (B + 1) * N
     print(
-        f"\none task on one core: {rate / 1e9:.2f} G work units/s (a unit is one semimetric value times one "
-        f"column or feature); tasks of {TASK_WORK / rate:.2f} s where bands allow"
+        f"\none task on one core: {rate / 1e9:.2f} G work units/s (a unit is one semimetric value "
+        f"times one column or feature); tasks of {TASK_WORK / rate:.2f} s where bands allow"
     )
     print(
         f"projection, n = {N:,}, d = {d}, k = 2, B = {B} ({units:.2e} units, {n_tasks:,} tasks of "
         f"{units / n_tasks:.1e} units, {task_seconds:.1f} s each on one core):"
     )
-    print(f"{'workers':>8} {'compute s':>10} {'transfer s':>11} {'scheduler s':>12} {'draws s':>8} {'wall s':>8} {'wall':>8}")
+    print(
+        f"{'workers':>8} {'compute s':>10} {'transfer s':>11} {'scheduler s':>12} {'draws s':>8} "
+        f"{'wall s':>8} {'wall':>8}"
+    )
     for workers in (16, 64, 256):
         compute = -(-n_tasks // workers) * task_seconds  # rounds of tasks
         transfer = workers * per_worker_bytes / transfer_bw
         scheduler = n_tasks * per_task
         wall = compute + transfer + scheduler + draw
-        print(f"{workers:>8} {compute:>10.0f} {transfer:>11.0f} {scheduler:>12.1f} {draw:>8.1f} {wall:>8.0f} {wall / 60:>6.1f} min")
+        print(
+            f"{workers:>8} {compute:>10.0f} {transfer:>11.0f} {scheduler:>12.1f} {draw:>8.1f} "
+            f"{wall:>8.0f} {wall / 60:>6.1f} min"
+        )
     print(
-        "model: wall = ceil(tasks / workers) x task time [compute, rate of one task on one core measured here]\n"
-        f"       + workers x ({N * d * 8 / 1e6:.0f} MB data + {(B + 1) * N / 1e6:.0f} MB int8 relabelings) / 10 Gbit/s "
-        "[the client sends both to every worker]\n"
-        f"       + tasks x {per_task * 1e3:.1f} ms [scheduler, measured here; conservative: counted serially]\n"
-        f"       + drawing the relabelings on the client ({draw:.1f} s, measured)"
+        "model: wall = ceil(tasks / workers) x task time [compute, rate of one task on one core "
+        f"measured here]\n       + workers x ({N * d * 8 / 1e6:.0f} MB data + "
+        f"{(B + 1) * N / 1e6:.0f} MB int8 relabelings) / 10 Gbit/s [the client sends both to every "
+        f"worker]\n       + tasks x {per_task * 1e3:.1f} ms [scheduler, measured here; "
+        "conservative: counted serially]\n       + drawing the relabelings on the client "
+        f"({draw:.1f} s, measured)"
     )
 
 

@@ -41,7 +41,9 @@ print(f"{t:.1f} {base:.0f} {hwm():.0f} {res.W:.6g}")
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip-memory", action="store_true", help="skip the N = 100,000 memory run")
+    parser.add_argument(
+        "--skip-memory", action="store_true", help="skip the N = 100,000 memory run"
+    )
     args = parser.parse_args()
     ok, reason = r_available()
     if not ok:
@@ -81,7 +83,10 @@ def main() -> None:
     if not args.skip_memory:
         n = 100_000
         out = subprocess.run(
-            [sys.executable, "-c", MEMORY_SCRIPT, str(n)], capture_output=True, text=True, check=True
+            [sys.executable, "-c", MEMORY_SCRIPT, str(n)],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.split()
         t, base, peak = float(out[0]), float(out[1]), float(out[2])
         print(

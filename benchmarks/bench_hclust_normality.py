@@ -51,16 +51,21 @@ def main():
         xr = r_matrix(X)
         t_es, ours = best_of(lambda: es.mvnorm_statistic(X))
         t_r, theirs = best_of(lambda: to_numpy(r_call("mvnorm.e", xr))[0])
-        print(f"  n = {n:>5}, d = {d:>2}: energystats {t_es:.4f} s, R {t_r:.4f} s, R / es = {t_r / t_es:.1f}; "
-              f"relative difference {abs(ours / theirs - 1):.1e}")
+        print(
+            f"  n = {n:>5}, d = {d:>2}: energystats {t_es:.4f} s, R {t_r:.4f} s, R / es = "
+            f"{t_r / t_es:.1f}; relative difference {abs(ours / theirs - 1):.1e}"
+        )
     print("mvnorm_test vs R mvnorm.test, 199 Gaussian samples")
     for n, d in ((100, 2),) if args.quick else ((100, 2), (500, 5)):
         X = rng.standard_t(5, size=(n, d))
         xr = r_matrix(X)
         t_es, ours = best_of(lambda: es.mvnorm_test(X, n_resamples=199, rng=1), repeat=1)
         t_r, theirs = best_of(lambda: r_call("mvnorm.test", xr, R=199), repeat=1)
-        print(f"  n = {n:>5}, d = {d:>2}: energystats {t_es:.3f} s, R {t_r:.3f} s, R / es = {t_r / t_es:.1f}; "
-              f"p {ours.pvalue:.3f} vs R {to_numpy(r_field(theirs, 'p.value'))[0]:.3f}")
+        print(
+            f"  n = {n:>5}, d = {d:>2}: energystats {t_es:.3f} s, R {t_r:.3f} s, R / es = "
+            f"{t_r / t_es:.1f}; p {ours.pvalue:.3f} vs R "
+            f"{to_numpy(r_field(theirs, 'p.value'))[0]:.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -59,7 +59,9 @@ def permutation_case(n, B, repeat):
         peers.append(("R dcor.test", r_seconds))
         assert abs(to_numpy(r_res.rx2("statistic"))[0] - res.statistic) < 1e-10
     if dcor is not None:
-        seconds, _ = best_of(lambda: dcor.independence.distance_covariance_test(x, y, num_resamples=B), 1)
+        seconds, _ = best_of(
+            lambda: dcor.independence.distance_covariance_test(x, y, num_resamples=B), 1
+        )
         peers.append(("dcor", seconds))
     line(f"dcor_test n = {n:,}, d = 5, B = {B} (first call)", first, peers)
     line(f"dcor_test n = {n:,}, d = 5, B = {B} (best of {repeat})", ours, peers)
@@ -97,8 +99,10 @@ def main():
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     versions = r_versions() if r_available()[0] else {}
-    print(f"energystats {es.__version__}; R {versions.get('R', 'absent')}, energy {versions.get('energy', '-')}; "
-          f"dcor {getattr(dcor, '__version__', 'absent')}")
+    print(
+        f"energystats {es.__version__}; R {versions.get('R', 'absent')}, energy "
+        f"{versions.get('energy', '-')}; dcor {getattr(dcor, '__version__', 'absent')}"
+    )
     if args.quick:
         permutation_case(300, 199, 1)
         one_dimensional_case(10**5)

@@ -46,7 +46,8 @@ elif kind == "energy_test":
     t0 = time.perf_counter()
     out = {"pvalue": es.energy_test(x, labels, n_resamples=199, rng=0).pvalue}
 elif kind == "projection":
-    x = rng.normal(size=(n, 10)); y = np.c_[np.abs(x[:, :2]) + rng.normal(size=(n, 2)), rng.normal(size=(n, 3))]
+    x = rng.normal(size=(n, 10))
+    y = np.c_[np.abs(x[:, :2]) + rng.normal(size=(n, 2)), rng.normal(size=(n, 3))]
     t0 = time.perf_counter()
     res = es.dcov_test(x, y, approximation="projection", method="gamma", rng=1)
     out = {"pvalue": res.pvalue, "statistic": res.statistic}
@@ -62,7 +63,9 @@ print(json.dumps({"seconds": seconds, "peak_mib": peak_mib(), "before_mib": befo
 
 
 def fresh(kind: str, n: int) -> dict:
-    out = subprocess.run([sys.executable, "-c", CASE, kind, str(n)], check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CASE, kind, str(n)], check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -78,11 +81,17 @@ def gamma_against_r(n: int):
     y = rng.normal(size=(n, 5)) + 0.3 * x**2
     first, _ = best_of(lambda: es.dcor_test(x, y, method="gamma"), 1)
     ours, res = best_of(lambda: es.dcor_test(x, y, method="gamma"), 5)
-    line = f"gamma p-value, n = {n:,}, d = 5: energystats {ours * 1e3:.1f} ms (first call {first * 1e3:.1f} ms), p = {res.pvalue:.3g}"
+    line = (
+        f"gamma p-value, n = {n:,}, d = 5: energystats {ours * 1e3:.1f} ms "
+        f"(first call {first * 1e3:.1f} ms), p = {res.pvalue:.3g}"
+    )
     if r_available()[0]:
         X, Y = r_matrix(x), r_matrix(y)
         r_seconds, _ = best_of(lambda: r_call("dcor.test", X, Y, R=999), 2)
-        line += f"; R dcor.test(R = 999) {r_seconds:.3f} s: {r_seconds / ours:.0f}x ({r_seconds / first:.0f}x the first call)"
+        line += (
+            f"; R dcor.test(R = 999) {r_seconds:.3f} s: {r_seconds / ours:.0f}x "
+            f"({r_seconds / first:.0f}x the first call)"
+        )
     print(line, flush=True)
 
 
@@ -95,16 +104,27 @@ def main():
     scale = 10 if args.quick else 1
     d = fresh("dcor", 100_000 // scale)
     e = fresh("energy_test", 100_000 // scale)
-    print(f"exact dcor, n = {100_000 // scale:,}, d = 10: {d['seconds']:.1f} s, peak {d['peak_mib']:.0f} MiB "
-          f"(before the call {d['before_mib']:.0f} MiB); exact energy_test at the same n (B = 199): {e['seconds']:.1f} s, "
-          f"peak {e['peak_mib']:.0f} MiB; ratio dcor / energy_test {d['seconds'] / e['seconds']:.2f}", flush=True)
+    print(
+        f"exact dcor, n = {100_000 // scale:,}, d = 10: {d['seconds']:.1f} s, peak "
+        f"{d['peak_mib']:.0f} MiB (before the call {d['before_mib']:.0f} MiB); exact energy_test "
+        f"at the same n (B = 199): {e['seconds']:.1f} s, peak {e['peak_mib']:.0f} MiB; ratio dcor "
+        f"/ energy_test {d['seconds'] / e['seconds']:.2f}",
+        flush=True,
+    )
     p = fresh("projection", 10**6 // scale)
-    print(f"projection dcov_test (K = {N_PROJECTIONS}, gamma), n = {10**6 // scale:,}, d = 10 and 5: {p['seconds']:.1f} s, "
-          f"peak {p['peak_mib']:.0f} MiB, p = {p['pvalue']:.3g}", flush=True)
+    print(
+        f"projection dcov_test (K = {N_PROJECTIONS}, gamma), n = {10**6 // scale:,}, d = 10 and 5: "
+        f"{p['seconds']:.1f} s, peak {p['peak_mib']:.0f} MiB, p = {p['pvalue']:.3g}",
+        flush=True,
+    )
     gamma_against_r(1000)
     w = fresh("pairwise", 10_000 // scale)
-    print(f"pairwise_dcor, 100 columns x {10_000 // scale:,} rows, gamma p-values: {w['seconds']:.1f} s, "
-          f"peak {w['peak_mib']:.0f} MiB, {w['rejected']} of {w['pairs']} pairs rejected (Holm)", flush=True)
+    print(
+        f"pairwise_dcor, 100 columns x {10_000 // scale:,} rows, gamma p-values: "
+        f"{w['seconds']:.1f} s, peak {w['peak_mib']:.0f} MiB, {w['rejected']} of {w['pairs']} "
+        "pairs rejected (Holm)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -75,11 +75,20 @@ def main():
         start = rng.permutation(np.arange(n) % 3)
         xr = r_matrix(X)
         t_r, out = best_of(lambda: r_call("kgroups", xr, 3, iter_max=300, cluster=start + 1))
-        rows = [("R kgroups", t_r, int(to_numpy(r_field(out, "iterations"))[0]), to_numpy(r_field(out, "W"))[0])]
+        rows = [
+            (
+                "R kgroups",
+                t_r,
+                int(to_numpy(r_field(out, "iterations"))[0]),
+                to_numpy(r_field(out, "W"))[0],
+            )
+        ]
         t, km = best_of(lambda: es.KGroups(3, algorithm="r-kgroups", init=start).fit(X))
         rows.append(("es r-kgroups", t, km.n_iter_, km.W_))
         same = np.array_equal(km.labels_ + 1, to_numpy(r_field(out, "cluster")))
-        t, km = best_of(lambda: es.KGroups(3, algorithm="hartigan", init=start, random_state=0).fit(X))
+        t, km = best_of(
+            lambda: es.KGroups(3, algorithm="hartigan", init=start, random_state=0).fit(X)
+        )
         rows.append(("es hartigan", t, km.n_iter_, km.W_))
         t, km = best_of(lambda: es.KGroups(3, algorithm="lloyd", init=start).fit(X))
         rows.append(("es lloyd", t, km.n_iter_, km.W_))
@@ -99,8 +108,10 @@ def main():
         W_h = es.KGroups(3, init=start, random_state=seed).fit(X).W_
         lower += W_h < W_r * (1 - 1e-12)
         equal += abs(W_h - W_r) <= 1e-12 * W_r
-    print(f"\nn = {n}, {args.starts} random starts: exact Hartigan reached a lower W than R's rule "
-          f"{lower} times, the same W {equal} times, a higher W {args.starts - lower - equal} times")
+    print(
+        f"\nn = {n}, {args.starts} random starts: exact Hartigan reached a lower W than R's rule "
+        f"{lower} times, the same W {equal} times, a higher W {args.starts - lower - equal} times"
+    )
 
 
 if __name__ == "__main__":

@@ -54,7 +54,9 @@ def algorithm3(x):
     W = np.empty(n - 1)
     for j in range(1, n):
         lo, hi = xs[:j], xs[j:]
-        W[j - 1] = ((2 * np.arange(1, j + 1) - 1 - j) / j) @ lo + ((2 * np.arange(1, n - j + 1) - 1 - (n - j)) / (n - j)) @ hi
+        W[j - 1] = ((2 * np.arange(1, j + 1) - 1 - j) / j) @ lo + (
+            (2 * np.arange(1, n - j + 1) - 1 - (n - j)) / (n - j)
+        ) @ hi
     return int(np.argmin(W)) + 1, W.min()
 
 
@@ -66,7 +68,9 @@ def mixture(rng, n):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-r", action="store_true", help="skip the comparison with R")
-    parser.add_argument("--hundred-million", action="store_true", help="split_1d and energy_distance at n = 1e8")
+    parser.add_argument(
+        "--hundred-million", action="store_true", help="split_1d and energy_distance at n = 1e8"
+    )
     args = parser.parse_args()
     if args.hundred_million:
         n = 10**8
@@ -74,10 +78,14 @@ def main():
         names = {"split": "split_1d", "energy": "energy_distance (two halves)"}
         for kind in ("split", "energy"):
             r = run_fresh(HUNDRED_MILLION, kind, n)
-            print(f"{names[kind]}, n = 1e8, working memory 4 GiB: {r['seconds']:.1f} s, peak RSS {r['peak_mib'] / 1024:.2f} GiB "
-                  f"({(r['peak_mib'] - r['before_mib']) / 1024:.2f} GiB beyond the data and modules); floor "
-                  f"({'np.sort' if kind == 'split' else 'np.argsort'} of 1e8 doubles) {floors[kind]:.1f} s, achieved / floor "
-                  f"{r['seconds'] / floors[kind]:.1f}; {r['load']}")
+            print(
+                f"{names[kind]}, n = 1e8, working memory 4 GiB: {r['seconds']:.1f} s, peak RSS "
+                f"{r['peak_mib'] / 1024:.2f} GiB ({(r['peak_mib'] - r['before_mib']) / 1024:.2f} "
+                "GiB beyond the data and modules); floor "
+                f"({'np.sort' if kind == 'split' else 'np.argsort'} of 1e8 doubles) "
+                f"{floors[kind]:.1f} s, achieved / floor {r['seconds'] / floors[kind]:.1f}; "
+                f"{r['load']}"
+            )
     rng = np.random.default_rng(1)
     print("split_1d vs numpy.sort")
     print(f"{'n':>10} {'split_1d s':>11} {'np.sort s':>10} {'ratio':>6}")
@@ -95,7 +103,10 @@ def main():
         t_alg, (m, W) = best_of(lambda: algorithm3(x), 1)
         same = m == res.split_index and np.isclose(W, res.W, rtol=1e-10)
         print(f"{n:>10,} {t_split:>11.4f} {t_alg:>10.3f} {t_alg / t_split:>9.0f} {str(same):>11}")
-    print("\nenergy_distance (1-D) vs scipy.stats.energy_distance (sqrt(E)) and R edist (n1 n2/(n1+n2) E)")
+    print(
+        "\nenergy_distance (1-D) vs scipy.stats.energy_distance (sqrt(E)) and R edist (n1 "
+        "n2/(n1+n2) E)"
+    )
     n = 10**6
     x, y = rng.normal(size=n // 2), rng.normal(0.1, 1, size=n // 2)
     t_es, e = best_of(lambda: es.energy_distance(x, y), 3)

@@ -79,7 +79,10 @@ print(json.dumps(result))
 def run_case(kind: str, n: int, working_memory: float, path: str = "auto") -> dict:
     """One case in a fresh process; ``path="dense"`` makes energy_test hold the matrix."""
     out = subprocess.run(
-        [sys.executable, "-c", CASE, kind, str(n), str(working_memory), path], capture_output=True, text=True, check=True
+        [sys.executable, "-c", CASE, kind, str(n), str(working_memory), path],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout)
 
@@ -123,35 +126,52 @@ def main() -> None:
     t = run_case("test", big, 1024)
     flops = 2 * big**2 * 199 / t["seconds"] / 1e9
     print(
-        f"\nenergy_test n = {big:,}, d = 10, k = 2, 199 relabelings (streamed, default 1 GiB budget): "
-        f"{t['seconds']:.1f} s, {flops:.1f} GFLOP/s = {flops / rate:.0%} of numpy's rate counting 2 n^2 B (k - 1) "
-        f"flops (the products done, on the tiles on and above the diagonal: {flops / 2:.1f} GFLOP/s = "
-        f"{flops / 2 / rate:.0%}); "
-        f"peak RSS {t['peak_mib']:.0f} MiB ({t['before_mib']:.0f} MiB before the call); "
-        f"the matrix would need {8 * big**2 / 2**30:.0f} GiB"
+        f"\nenergy_test n = {big:,}, d = 10, k = 2, 199 relabelings (streamed, default 1 GiB "
+        f"budget): {t['seconds']:.1f} s, {flops:.1f} GFLOP/s = {flops / rate:.0%} of numpy's rate "
+        "counting 2 n^2 B (k - 1) flops (the products done, on the tiles on and above the "
+        f"diagonal: {flops / 2:.1f} GFLOP/s = {flops / 2 / rate:.0%}); peak RSS "
+        f"{t['peak_mib']:.0f} MiB ({t['before_mib']:.0f} MiB before the call); the matrix would "
+        f"need {8 * big**2 / 2**30:.0f} GiB"
     )
     k = run_case("kgroups", big, 1024)
     print(
-        f"KGroups n = {big:,}, d = 10, k = 5, one k-means++ start (streamed): {k['seconds']:.1f} s, "
-        f"{k['sweeps']} sweeps, peak RSS {k['peak_mib']:.0f} MiB"
+        f"KGroups n = {big:,}, d = 10, k = 5, one k-means++ start (streamed): {k['seconds']:.1f} "
+        f"s, {k['sweeps']} sweeps, peak RSS {k['peak_mib']:.0f} MiB"
     )
 
     small = min(256.0, 8 * mid**2 / 2**20 / 4)  # a budget that cannot hold the matrix
-    print(f"\nn = {mid:,}: dense (working_memory 4096 MiB) against streamed ({small:.0f} MiB), each in a fresh process")
-    print(f"{'case':<28} {'dense s':>8} {'streamed s':>11} {'streamed/dense':>15} {'dense peak':>11} {'streamed peak':>14}")
-    for kind, label in (("test", "energy_test, 199 relabelings"), ("kgroups", "KGroups, one start, k = 5")):
+    print(
+        f"\nn = {mid:,}: dense (working_memory 4096 MiB) against streamed ({small:.0f} MiB), each "
+        "in a fresh process"
+    )
+    print(
+        f"{'case':<28} {'dense s':>8} {'streamed s':>11} {'streamed/dense':>15} {'dense peak':>11} "
+        f"{'streamed peak':>14}"
+    )
+    for kind, label in (
+        ("test", "energy_test, 199 relabelings"),
+        ("kgroups", "KGroups, one start, k = 5"),
+    ):
         dense, streamed = run_case(kind, mid, 4096, "dense"), run_case(kind, mid, small)
-        same = (dense["pvalue"] == streamed["pvalue"]) if kind == "test" else abs(dense["W"] - streamed["W"]) <= 1e-9 * dense["W"]
+        same = (
+            (dense["pvalue"] == streamed["pvalue"])
+            if kind == "test"
+            else abs(dense["W"] - streamed["W"]) <= 1e-9 * dense["W"]
+        )
         print(
-            f"{label:<28} {dense['seconds']:>8.2f} {streamed['seconds']:>11.2f} {streamed['seconds'] / dense['seconds']:>15.2f} "
-            f"{dense['peak_mib']:>8.0f} MiB {streamed['peak_mib']:>10.0f} MiB   same result: {same}"
+            f"{label:<28} {dense['seconds']:>8.2f} {streamed['seconds']:>11.2f} "
+            f"{streamed['seconds'] / dense['seconds']:>15.2f} {dense['peak_mib']:>8.0f} MiB "
+            f"{streamed['peak_mib']:>10.0f} MiB   same result: {same}"
         )
     if not args.no_r:
         per_r = r_etest_per_resample(mid, 19)
         if per_r is not None:
             ours = run_case("test", mid, 1024)["seconds"] / 199
-            print(f"\nR eqdist.etest n = {mid:,}, 19 resamples: {per_r:.3f} s per resample; energystats {ours:.4f} s "
-                  f"per resample (default budget): R / energystats = {per_r / ours:.0f}")
+            print(
+                f"\nR eqdist.etest n = {mid:,}, 19 resamples: {per_r:.3f} s per resample; "
+                f"energystats {ours:.4f} s per resample (default budget): R / energystats = "
+                f"{per_r / ours:.0f}"
+            )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,8 @@ for _ in range(6):
     t0 = time.perf_counter()
     res = es.energy_test(X, codes, statistic="E", n_resamples=999, rng=0)
     times.append(time.perf_counter() - t0)
-from energystats._rbridge import r_call, r_matrix  # R loaded after our calls: embedding it slows the first BLAS call
+# R loaded after our calls: embedding it slows the first BLAS call
+from energystats._rbridge import r_call, r_matrix
 xr = r_matrix(X)
 r_call("set.seed", 1)
 r_times = []
@@ -56,7 +57,8 @@ for _ in range(3):
     t0 = time.perf_counter()
     r_call("eqdist.etest", xr, np.asarray(sizes), R=999)
     r_times.append(time.perf_counter() - t0)
-print(json.dumps({"first": times[0], "repeated": min(times[1:]), "r": min(r_times), "pvalue": res.pvalue}))
+print(json.dumps({"first": times[0], "repeated": min(times[1:]), "r": min(r_times),
+                  "pvalue": res.pvalue}))
 """
 
 
@@ -70,22 +72,34 @@ def peak_memory(fn):
 
 def run_case(label, X, sizes, n_resamples, r_resamples, repeat=3):
     codes = np.repeat(np.arange(len(sizes)), sizes)
-    t_es, res = best_of(lambda: es.energy_test(X, codes, statistic="E", n_resamples=n_resamples, rng=0), repeat)
+    t_es, res = best_of(
+        lambda: es.energy_test(X, codes, statistic="E", n_resamples=n_resamples, rng=0), repeat
+    )
     xr = r_matrix(X)
     r_call("set.seed", 1)
-    t_r, r_out = best_of(lambda: r_call("eqdist.etest", xr, np.asarray(sizes), R=r_resamples), repeat)
+    t_r, r_out = best_of(
+        lambda: r_call("eqdist.etest", xr, np.asarray(sizes), R=r_resamples), repeat
+    )
     r_stat = to_numpy(r_field(r_out, "statistic"))[0]
     r_p = to_numpy(r_field(r_out, "p.value"))[0]
     per_es, per_r = t_es / n_resamples, t_r / r_resamples
     line = (
-        f"{label:<34} energystats {t_es:7.2f} s ({n_resamples} resamples), R {t_r:7.2f} s ({r_resamples}); "
-        f"R/es per resample {per_r / per_es:7.1f}; statistic rel. diff {abs(res.statistic - r_stat) / r_stat:.1e}; "
-        f"p {res.pvalue:.3f} vs R {r_p:.3f}"
+        f"{label:<34} energystats {t_es:7.2f} s ({n_resamples} resamples), R {t_r:7.2f} s "
+        f"({r_resamples}); R/es per resample {per_r / per_es:7.1f}; statistic rel. diff "
+        f"{abs(res.statistic - r_stat) / r_stat:.1e}; p {res.pvalue:.3f} vs R {r_p:.3f}"
     )
     if dcor is not None:
         samples = [X[codes == j] for j in range(len(sizes))]
-        t_d, _ = best_of(lambda: dcor.homogeneity.energy_test(*samples, num_resamples=r_resamples, random_state=0), 1)
-        line += f"; dcor {t_d:.2f} s ({r_resamples}), dcor/es per resample {t_d / r_resamples / per_es:.1f}"
+        t_d, _ = best_of(
+            lambda: dcor.homogeneity.energy_test(
+                *samples, num_resamples=r_resamples, random_state=0
+            ),
+            1,
+        )
+        line += (
+            f"; dcor {t_d:.2f} s ({r_resamples}), "
+            f"dcor/es per resample {t_d / r_resamples / per_es:.1f}"
+        )
     print(line + f"; {load()}")
     return res
 
@@ -105,11 +119,17 @@ def main():
     products, draw = floor_seconds(1000, 3, 1000)
     r = run_fresh(FIRST)
     floor = products + draw
-    print(f"n=1,000, k=3, d=5, 999 resamples, in a fresh process: first call {r['first'] * 1e3:.0f} ms, repeated "
-          f"{r['repeated'] * 1e3:.0f} ms; R eqdist.etest {r['r'] * 1e3:.0f} ms in the same process: R / first call "
-          f"{r['r'] / r['first']:.1f}, R / repeated {r['r'] / r['repeated']:.1f}; p {r['pvalue']:.3f}; {r['load']}")
-    print(f"  floor {floor * 1e3:.0f} ms (products {products * 1e3:.0f} ms at numpy's float64 rate on the upper triangle, "
-          f"relabelings {draw * 1e3:.0f} ms): first call / floor {r['first'] / floor:.1f}, repeated / floor {r['repeated'] / floor:.1f}")
+    print(
+        f"n=1,000, k=3, d=5, 999 resamples, in a fresh process: first call {r['first'] * 1e3:.0f} "
+        f"ms, repeated {r['repeated'] * 1e3:.0f} ms; R eqdist.etest {r['r'] * 1e3:.0f} ms in the "
+        f"same process: R / first call {r['r'] / r['first']:.1f}, R / repeated "
+        f"{r['r'] / r['repeated']:.1f}; p {r['pvalue']:.3f}; {r['load']}"
+    )
+    print(
+        f"  floor {floor * 1e3:.0f} ms (products {products * 1e3:.0f} ms at numpy's float64 rate "
+        f"on the upper triangle, relabelings {draw * 1e3:.0f} ms): first call / floor "
+        f"{r['first'] / floor:.1f}, repeated / floor {r['repeated'] / floor:.1f}"
+    )
     rng = np.random.default_rng(2026)
     X = rng.normal(size=(1000, 5))
     run_case("n=1,000, k=3, d=5", X, [333, 333, 334], 999, 999)
@@ -117,7 +137,10 @@ def main():
     run_case("n=4,000, k=2, d=5", X, [2000, 2000], 199, 199)
     codes = np.repeat([0, 1], 2000)
     mem = peak_memory(lambda: es.energy_test(X, codes, statistic="E", n_resamples=199, rng=0))
-    print(f"  peak memory of energy_test at n=4,000: {mem:.0f} MiB (distance matrix alone: {4000**2 * 8 / 2**20:.0f} MiB)")
+    print(
+        f"  peak memory of energy_test at n=4,000: {mem:.0f} MiB (distance matrix alone: "
+        f"{4000**2 * 8 / 2**20:.0f} MiB)"
+    )
     x = rng.normal(size=10_000)
     run_case("1-D exponent 1, n=10,000, k=2", x[:, None], [5000, 5000], 999, 20, repeat=1)
 

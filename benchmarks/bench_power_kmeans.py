@@ -5,10 +5,11 @@ Run: .venv/bin/python benchmarks/bench_power_kmeans.py
 Cases: n = 2,500, k = 50, d = 50 (the paper's simulation) and n = 100,000, k = 10,
 d = 20, with s0 = -3; and n = 2,000, k = 40, d = 60, where annealing needs about a hundred MM
 iterations before the weights are hard (a point almost equidistant from two centres, distance
-ratio 1.01, needs |s| near 3,700 for its weight off the nearest to fall below 2^-53). Both methods start from the same k-means++ centres; each time is
-the best of three fits, measured in this run. Printed: MM iterations (annealing stops
-when the weights are hard), Lloyd iterations after it, the time per MM iteration, the
-time ratio to KMeans, and the k-means objective each reached.
+ratio 1.01, needs |s| near 3,700 for its weight off the nearest to fall below 2^-53). Both
+methods start from the same k-means++ centres; each time is the best of three fits, measured
+in this run. Printed: MM iterations (annealing stops when the weights are hard), Lloyd
+iterations after it, the time per MM iteration, the time ratio to KMeans, and the k-means
+objective each reached.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ def main():
         t_km, km = best_of(lambda: KMeans(k, init=init, n_init=1).fit(X), 3)
         print(
             f"n={n:,}, k={k}, d={d}: PowerKMeans {t_pk:.3f} s ({pk.n_iter_} MM iterations, "
-            f"{t_pk / max(pk.n_iter_, 1) * 1e3:.2f} ms each at most, then {pk.n_lloyd_iter_} Lloyd), "
-            f"KMeans {t_km:.3f} s ({km.n_iter_} iterations); time ratio {t_pk / t_km:.1f}; "
+            f"{t_pk / max(pk.n_iter_, 1) * 1e3:.2f} ms each at most, then {pk.n_lloyd_iter_} "
+            f"Lloyd), KMeans {t_km:.3f} s ({km.n_iter_} iterations); time ratio {t_pk / t_km:.1f}; "
             f"inertia power/KMeans {pk.inertia_ / km.inertia_:.6f}"
         )
 

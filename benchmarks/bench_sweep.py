@@ -3,6 +3,7 @@ across the sizes a notebook holds: n = 20, 50, 100, 300, 1,000 and 3,000, B = 99
 
 Run: .venv/bin/python benchmarks/bench_sweep.py [--sizes 20 50 ...] [--tests energy_test_2 ...]
      [--repeats 3] [--out benchmarks/results/sweep.csv] [--plot docs/_static/sweep.png]
+Redraw from a saved run: ... --from-csv benchmarks/results/sweep.csv [--plot ...]
 
 Each cell is the minimum over ``--repeats`` interleaved runs (energystats, R, dcor, hyppo, then
 again) in this one process, with the package's default threads and each peer's defaults (R: one
@@ -196,7 +197,7 @@ def _seconds(fn) -> float:
     return time.perf_counter() - t0
 
 
-def run(sizes, tests, repeats: int, budget: float, out_rows: list):
+def run(sizes, tests, repeats: int, budget: float, out_rows: list, peers=("dcor", "hyppo")):
     ro, _, _ = _r()
     for n in sizes:
         rng = np.random.default_rng(n)
@@ -205,7 +206,7 @@ def run(sizes, tests, repeats: int, budget: float, out_rows: list):
             if tests and not any(t in name for t in tests):
                 continue
             tools = dict(zip(("energystats", "R", "dcor", "hyppo"), calls))
-            tools = {k: v for k, v in tools.items() if v}
+            tools = {k: v for k, v in tools.items() if v and k in ("energystats", "R", *peers)}
             ro.r("set.seed(1)")
             best = {k: _seconds(v) for k, v in tools.items()}  # the first call warms up
             rounds = 1 if max(best.values()) > budget else repeats
@@ -269,6 +270,17 @@ def plot(rows, path: str):
     fig.savefig(path, dpi=110)
 
 
+def _read(path: str) -> list[dict]:
+    """The rows of a CSV written by ``--out``: numbers as numbers, empty cells left out."""
+    with open(path, newline="") as fh:
+        rows = [{k: v for k, v in r.items() if v != ""} for r in csv.DictReader(fh)]
+    for r in rows:
+        for k in r:
+            if k != "test":
+                r[k] = int(r[k]) if k == "n" else float(r[k])
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
@@ -278,7 +290,16 @@ def main():
                         help="seconds above which a cell runs once")
     parser.add_argument("--out", help="CSV of every cell (times and ratios)")
     parser.add_argument("--plot", help="PNG of R's time over energystats' against n")
+    parser.add_argument("--peers", nargs="*", default=["dcor", "hyppo"],
+                        help="the peers run beside R (hyppo takes minutes a cell from n = 1,000)")
+    parser.add_argument("--from-csv", help="print (and --plot) a saved run instead of running")
     args = parser.parse_args()
+    if args.from_csv:
+        rows = _read(args.from_csv)
+        print(_table(rows, sorted({r["n"] for r in rows})))
+        if args.plot:
+            plot(rows, args.plot)
+        return 0
     warnings.filterwarnings("ignore", message="The number of replications is low")  # hyppo, B = 999
     try:
         commit = subprocess.run(["git", "-C", os.path.dirname(es.__file__), "rev-parse", "--short",
@@ -290,7 +311,7 @@ def main():
           f"{getattr(dcor, '__version__', 'absent')}; hyppo {'present' if hyi else 'absent'}; "
           f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     rows = []
-    run(args.sizes, args.tests, args.repeats, args.budget, rows)
+    run(args.sizes, args.tests, args.repeats, args.budget, rows, tuple(args.peers))
     print()
     print(_table(rows, args.sizes))
     if args.out:

@@ -28,8 +28,13 @@ from pathlib import Path
 #: Pages a person should look at after a build: the landing page, the user guide, the
 #: flagship notebook, the validation results and a gallery example (each with the top
 #: navigation, which should stay on one row at this width).
-SCREENSHOTS = ("contents.html", "guide.html", "notebooks/clustering_and_valid_tests.html", "validation.html",
-               "auto_examples/plot_03_cluster_structure.html")
+SCREENSHOTS = (
+    "contents.html",
+    "guide.html",
+    "notebooks/clustering_and_valid_tests.html",
+    "validation.html",
+    "auto_examples/plot_03_cluster_structure.html",
+)
 SCREENSHOT_WIDTH = 1400
 
 HARNESS = """<!doctype html><html><body><pre id="result">running</pre>
@@ -39,31 +44,41 @@ const pages = %(pages)s;
 const frame = document.getElementById("page");
 const found = {};
 // code that draws: a plotting function, pyplot, a pandas or Axes plot, or matplotlib imported
-const DRAWS = /\\bplot_\\w+\\(|\\bplt\\.\\w+\\(|\\.plot(\\.\\w+)?\\(|\\bimport matplotlib|\\bfrom matplotlib\\b/;
+const DRAWS = new RegExp(/\\bplot_\\w+\\(|\\bplt\\.\\w+\\(|\\.plot(\\.\\w+)?\\(/.source +
+                         /|\\bimport matplotlib|\\bfrom matplotlib\\b/.source);
 // visible text outside code, scripts and MathJax's own output
 function visibleText(doc) {
   const copy = doc.body.cloneNode(true);
-  copy.querySelectorAll("pre, code, script, style, textarea, mjx-container, .highlight").forEach(e => e.remove());
+  copy.querySelectorAll("pre, code, script, style, textarea, mjx-container, .highlight")
+    .forEach(e => e.remove());
   return copy.textContent;
 }
 function check(doc) {
   const problems = [];
   const text = visibleText(doc);
-  for (const token of ["\\\\(", "\\\\)", "\\\\[", "\\\\]", "$$", "\\\\frac", "\\\\mathcal", "\\\\begin{"]) {
+  for (const token of ["\\\\(", "\\\\)", "\\\\[", "\\\\]", "$$",
+                       "\\\\frac", "\\\\mathcal", "\\\\begin{"]) {
     const at = text.indexOf(token);
-    if (at >= 0) problems.push("raw LaTeX " + token + ": ..." + text.slice(Math.max(0, at - 40), at + 40).replace(/\\s+/g, " ") + "...");
+    if (at >= 0) {
+      const around = text.slice(Math.max(0, at - 40), at + 40).replace(/\\s+/g, " ");
+      problems.push("raw LaTeX " + token + ": ..." + around + "...");
+    }
   }
-  const plotted = Array.from(doc.querySelectorAll("img.plot-directive")).map(img => img.getAttribute("src"));
+  const plotted = Array.from(doc.querySelectorAll("img.plot-directive"))
+    .map(img => img.getAttribute("src"));
   plotted.filter((src, at) => plotted.indexOf(src) !== at).forEach(src =>
-    problems.push("one plot's file shown for several plots (give each a :filename-prefix:): " + src));
+    problems.push("one plot's file shown for several plots (give each a :filename-prefix:): " +
+                  src));
   let shown = 0;
   doc.querySelectorAll("img").forEach(img => {
-    if (!img.complete || img.naturalWidth === 0) problems.push("broken image " + img.getAttribute("src"));
+    if (!img.complete || img.naturalWidth === 0)
+      problems.push("broken image " + img.getAttribute("src"));
     else shown += 1;
   });
   doc.querySelectorAll("div.math, mjx-container[display='true']").forEach(math => {
     if (math.scrollWidth > math.clientWidth + 2) {
-      problems.push("equation wider than the page (" + math.scrollWidth + " > " + math.clientWidth + " px): " +
+      problems.push("equation wider than the page (" + math.scrollWidth + " > " +
+                    math.clientWidth + " px): " +
                     math.textContent.slice(0, 60).replace(/\\s+/g, " "));
     }
   });
@@ -109,13 +124,25 @@ def chromium() -> str:
         path = shutil.which(name)
         if path:
             return path
-    raise SystemExit("headless Chromium is needed: apt-get install -y chromium (make docs installs it)")
+    raise SystemExit(
+        "headless Chromium is needed: apt-get install -y chromium (make docs installs it)"
+    )
 
 
 def browser(*arguments: str, timeout: float = 600) -> str:
-    command = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
-               "--disable-background-networking", "--no-first-run", *arguments]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=True).stdout
+    command = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--allow-file-access-from-files",
+        "--disable-background-networking",
+        "--no-first-run",
+        *arguments,
+    ]
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, check=True
+    ).stdout
 
 
 def inspect(root: Path, pages: list[str]) -> dict[str, list[str]]:
@@ -130,7 +157,12 @@ def inspect(root: Path, pages: list[str]) -> dict[str, list[str]]:
     start, end = dom.find("RESULT"), dom.find("END", dom.find("RESULT"))
     if start < 0 or end < 0:
         raise SystemExit("the browser did not finish checking the pages")
-    return json.loads(dom[start + len("RESULT") : end].replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+    return json.loads(
+        dom[start + len("RESULT") : end]
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+    )
 
 
 def check_that_the_check_can_fail(static: Path) -> None:
@@ -141,20 +173,33 @@ def check_that_the_check_can_fail(static: Path) -> None:
         root = Path(tmp)
         shutil.copytree(static / "mathjax", root / "mathjax")
         mathjax = '<script defer src="mathjax/tex-chtml.js"></script>'
-        (root / "bad.html").write_text("<html><body><p>\\(x\\) is not typeset</p>$$ y $$<img src='missing.png'>"
-                                       "<div class='math' style='width:100px;overflow-x:auto;white-space:nowrap'>"
-                                       "a long equation a long equation a long equation</div></body></html>")
-        (root / "good.html").write_text(f"<html><head>{mathjax}</head><body><p>\\(\\frac{{1}}{{2}}\\) typeset</p>"
-                                        f"<pre>ax = plot_clusters(X, labels)</pre><img src='{PIXEL}'></body></html>")
-        (root / "twice.html").write_text(f"<html><body><img class='plot-directive' src='{PIXEL}'>"
-                                         f"<img class='plot-directive' src='{PIXEL}'></body></html>")
-        (root / "blank.html").write_text("<html><body><pre>import matplotlib\nmatplotlib.use('Agg')\n"
-                                         "ax = plot_clusters(X, labels)</pre></body></html>")
+        (root / "bad.html").write_text(
+            "<html><body><p>\\(x\\) is not typeset</p>$$ y $$<img src='missing.png'>"
+            "<div class='math' style='width:100px;overflow-x:auto;white-space:nowrap'>"
+            "a long equation a long equation a long equation</div></body></html>"
+        )
+        (root / "good.html").write_text(
+            f"<html><head>{mathjax}</head><body><p>\\(\\frac{{1}}{{2}}\\) typeset</p>"
+            f"<pre>ax = plot_clusters(X, labels)</pre><img src='{PIXEL}'></body></html>"
+        )
+        (root / "twice.html").write_text(
+            f"<html><body><img class='plot-directive' src='{PIXEL}'>"
+            f"<img class='plot-directive' src='{PIXEL}'></body></html>"
+        )
+        (root / "blank.html").write_text(
+            "<html><body><pre>import matplotlib\nmatplotlib.use('Agg')\n"
+            "ax = plot_clusters(X, labels)</pre></body></html>"
+        )
         found = inspect(root, ["bad.html", "good.html", "blank.html", "twice.html"])
     bad = " ".join(found["bad.html"])
     blank = " ".join(found["blank.html"])
-    expected = ("raw LaTeX" in bad and "broken image missing.png" in bad and "equation wider than the page" in bad
-                and "shows no image" in blank and "several plots" in " ".join(found["twice.html"]))
+    expected = (
+        "raw LaTeX" in bad
+        and "broken image missing.png" in bad
+        and "equation wider than the page" in bad
+        and "shows no image" in blank
+        and "several plots" in " ".join(found["twice.html"])
+    )
     if not expected or found["good.html"]:
         raise SystemExit(f"the browser check does not detect what it should: {found}")
 
@@ -175,9 +220,16 @@ def main() -> int:
     shots.mkdir(exist_ok=True)
     for page in SCREENSHOTS:
         target = shots / (page.replace("/", "_").removesuffix(".html") + ".png")
-        browser(f"--window-size={SCREENSHOT_WIDTH},1800", "--virtual-time-budget=10000", f"--screenshot={target}", (root / page).as_uri())
-    print(f"browser check: {len(pages)} pages loaded offline in headless Chromium, {len(bad)} with problems; "
-          f"screenshots in {shots}")
+        browser(
+            f"--window-size={SCREENSHOT_WIDTH},1800",
+            "--virtual-time-budget=10000",
+            f"--screenshot={target}",
+            (root / page).as_uri(),
+        )
+    print(
+        f"browser check: {len(pages)} pages loaded offline in headless Chromium, {len(bad)} with "
+        f"problems; screenshots in {shots}"
+    )
     for page, problems in bad.items():
         for problem in problems:
             print(f"  {page}: {problem}")

@@ -27,7 +27,13 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 myst_enable_extensions = ["dollarmath", "amsmath"]
-exclude_patterns = ["_build", "gallery", "examples", "**.ipynb_checkpoints", "auto_examples/*.ipynb"]
+exclude_patterns = [
+    "_build",
+    "gallery",
+    "examples",
+    "**.ipynb_checkpoints",
+    "auto_examples/*.ipynb",
+]
 autosummary_generate = True
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False

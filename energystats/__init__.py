@@ -40,6 +40,16 @@ from ._gof import (
     poisson_statistic,
     poisson_test,
 )
+from ._homogeneity import (
+    DispersionResult,
+    EnergyTestResult,
+    dispersion,
+    energy_distance,
+    energy_test,
+    energy_test_samples,
+    ksample_statistic,
+    pairwise_energy_tests,
+)
 from ._independence import (
     DCovStatsResult,
     IndependenceTestResult,
@@ -61,16 +71,6 @@ from ._independence import (
     pdcov_test,
     u_center,
     u_product,
-)
-from ._homogeneity import (
-    DispersionResult,
-    EnergyTestResult,
-    dispersion,
-    energy_distance,
-    energy_test,
-    energy_test_samples,
-    ksample_statistic,
-    pairwise_energy_tests,
 )
 from ._pairwise import is_negative_type, kernel_matrix, pairwise_semimetric
 

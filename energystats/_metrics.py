@@ -20,7 +20,8 @@ def accuracy(labels, truth) -> float:
 
 
 def variation_of_information(labels, truth) -> float:
-    """VI = H(labels) + H(truth) - 2 I(labels, truth) in nats (Meila 2007); 0 for equal partitions."""
+    """VI = H(labels) + H(truth) - 2 I(labels, truth) in nats (Meila 2007); 0 for equal
+    partitions."""
     a = np.unique(labels, return_inverse=True)[1]
     b = np.unique(truth, return_inverse=True)[1]
     return float(entropy(np.bincount(a)) + entropy(np.bincount(b)) - 2 * mutual_info_score(a, b))

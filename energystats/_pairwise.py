@@ -21,7 +21,9 @@ __all__ = ["is_negative_type", "kernel_matrix", "pairwise_semimetric"]
 
 
 @front_door(("X", "Y"), tables=False)
-def pairwise_semimetric(X, Y=None, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None) -> np.ndarray:
+def pairwise_semimetric(
+    X, Y=None, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None
+) -> np.ndarray:
     r"""Matrix of semimetric values between the rows of ``X`` and ``Y``.
 
     Parameters
@@ -70,7 +72,9 @@ def pairwise_semimetric(X, Y=None, *, metric: MetricLike = "euclidean", exponent
     check_fits(f"the {X.shape[0]} x {Y.shape[0]} semimetric matrix", 8 * X.shape[0] * Y.shape[0])
     scaling = Scaling.for_data(X, sm, Y)
     rho = scaling.semimetric(sm)
-    return scaling.result(rho(scaling.data(X), scaling.data(Y)), "the semimetric matrix", inplace=True)
+    return scaling.result(
+        rho(scaling.data(X), scaling.data(Y)), "the semimetric matrix", inplace=True
+    )
 
 
 @front_door(("X", "sample_weight", "x0"), tables=False)
@@ -136,12 +140,19 @@ def kernel_matrix(
             D = semimetric_matrix(scaling.data(X), scaling.semimetric(sm))
         return scaling.result(centre_in_place(D, w), "the kernel matrix", inplace=True)
     if sm.precomputed:
-        raise ValueError("`x0` cannot be used with metric='precomputed'; use the centred form (x0=None).")
+        raise ValueError(
+            "`x0` cannot be used with metric='precomputed'; use the centred form (x0=None)."
+        )
     if sample_weight is not None:
-        raise ValueError("`sample_weight` only defines the centre of the centred form; it has no effect with `x0`.")
+        raise ValueError(
+            "`sample_weight` only defines the centre of the centred form; it has no effect with "
+            "`x0`."
+        )
     x0 = as_data(np.atleast_2d(np.asarray(x0, dtype=float)), "x0")
     if x0.shape != (1, X.shape[1]):
-        raise ValueError(f"`x0` must be a single point with {X.shape[1]} coordinates, got shape {x0.shape}.")
+        raise ValueError(
+            f"`x0` must be a single point with {X.shape[1]} coordinates, got shape {x0.shape}."
+        )
     scaling = Scaling.for_data(X, sm, x0)
     X, x0, rho = scaling.data(X), scaling.data(x0), scaling.semimetric(sm)
     r0 = rho(X, x0)[:, 0]
@@ -185,7 +196,8 @@ def is_negative_type(D, *, tol: float = 1e-10) -> bool:
     D = as_precomputed(D, "D")
     n = D.shape[0]
     check_fits(f"the eigenvalues of the {n} x {n} kernel (two n x n arrays)", 2 * dense_bytes(n))
-    scaled = Scaling.for_data(D, resolve_semimetric("precomputed")).data(D)  # the signs are scale-free
+    # the signs are scale-free
+    scaled = Scaling.for_data(D, resolve_semimetric("precomputed")).data(D)
     G = centre_in_place(scaled.copy() if scaled is D else scaled, None)
     eig = np.linalg.eigvalsh(G)
     scale = max(1.0, float(np.abs(eig).max()))

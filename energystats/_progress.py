@@ -38,7 +38,10 @@ _ON = ("1", "true", "yes", "on")
 def check_progress(progress) -> bool | None:
     """``progress`` checked: ``None`` (when a person is watching), ``True`` or ``False``."""
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"`progress` must be True or False (or None: when a person is watching), got {progress!r}.")
+        raise TypeError(
+            "`progress` must be True or False (or None: when a person is watching), got "
+            f"{progress!r}."
+        )
     return None if progress is None else bool(progress)
 
 
@@ -65,8 +68,13 @@ def watching() -> bool:
     if setting in _ON or setting in _OFF:
         return setting in _ON
     if setting:
-        raise ValueError(f"The environment variable {ENV} must be 1 or 0 (or true/false, yes/no, on/off), got {os.environ[ENV]!r}.")
-    if "PYTEST_CURRENT_TEST" in os.environ or os.environ.get("CI", "").strip().lower() not in ("", *_OFF):
+        raise ValueError(
+            f"The environment variable {ENV} must be 1 or 0 (or true/false, yes/no, on/off), got "
+            f"{os.environ[ENV]!r}."
+        )
+    if "PYTEST_CURRENT_TEST" in os.environ or (
+        os.environ.get("CI", "").strip().lower() not in ("", *_OFF)
+    ):
         return False
     if multiprocessing.parent_process() is not None:
         return False
@@ -82,7 +90,9 @@ def _bar_class():
     """tqdm's widget bar in a notebook kernel with ipywidgets, its text bar everywhere else
     (a terminal; a kernel without ipywidgets, or a Qt console or Spyder, which draw no widgets)."""
     shell = _shell()
-    if shell is not None and not any(key == "QT_API" or key.startswith("SPYDER") for key in os.environ):
+    if shell is not None and not any(
+        key == "QT_API" or key.startswith("SPYDER") for key in os.environ
+    ):
         from tqdm.notebook import IProgress
         from tqdm.notebook import tqdm as notebook_tqdm
 
@@ -102,5 +112,8 @@ def progress_bar(iterable: Iterable, total: int, enabled: bool | None, desc: str
     """
     if enabled is False or total <= 1 or (enabled is None and not watching()):
         return iterable
-    # redrawn at most once every REDRAW seconds: a text bar in a notebook adds a line of saved output per redraw
-    return _bar_class()(iterable, total=total, desc=desc, delay=0.0 if enabled else DELAY, mininterval=REDRAW)
+    # redrawn at most once every REDRAW seconds: a text bar in a notebook adds a line of saved
+    # output per redraw
+    return _bar_class()(
+        iterable, total=total, desc=desc, delay=0.0 if enabled else DELAY, mininterval=REDRAW
+    )

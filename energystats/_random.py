@@ -33,7 +33,8 @@ def _spawnable(gen: np.random.Generator) -> bool:
 def check_rng(value, name: str = "rng") -> None:
     """Refuse what :func:`as_generator` refuses, naming ``name``, without drawing from it:
     for a call whose path draws nothing (a ``rng`` accepted is checked on every path)."""
-    if value is None or isinstance(value, (np.random.SeedSequence, np.random.BitGenerator, np.random.Generator, np.random.RandomState)):
+    if value is None or isinstance(value, (np.random.SeedSequence, np.random.BitGenerator,
+                                           np.random.Generator, np.random.RandomState)):
         return
     if isinstance(value, (bool, np.bool_)) or isinstance(value, (str, bytes, float)):
         raise _refuse(value, name)
@@ -57,9 +58,13 @@ def as_generator(value, name: str = "rng") -> np.random.Generator:
     if isinstance(value, np.random.Generator):
         gen = value
     elif isinstance(value, np.random.RandomState):
-        return np.random.default_rng(np.random.SeedSequence(value.randint(0, 2**32, size=4, dtype=np.uint64)))
+        return np.random.default_rng(
+            np.random.SeedSequence(value.randint(0, 2**32, size=4, dtype=np.uint64))
+        )
     else:  # None, a SeedSequence or BitGenerator, an integer seed or a sequence of them
         gen = np.random.default_rng(int(value) if isinstance(value, Integral) else value)
     if _spawnable(gen):
         return gen
-    return np.random.default_rng(np.random.SeedSequence(gen.integers(0, 2**32, size=4, dtype=np.uint64)))
+    return np.random.default_rng(
+        np.random.SeedSequence(gen.integers(0, 2**32, size=4, dtype=np.uint64))
+    )

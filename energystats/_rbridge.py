@@ -71,7 +71,9 @@ def _load():
     try:
         energy = importr("energy")
     except Exception as exc:
-        raise RNotAvailableError(f"R package 'energy' cannot be loaded ({exc}). {INSTALL_HINT}") from exc
+        raise RNotAvailableError(
+            f"R package 'energy' cannot be loaded ({exc}). {INSTALL_HINT}"
+        ) from exc
     return ro, energy
 
 
@@ -102,7 +104,9 @@ def r_matrix(x) -> Any:
     arr = np.asarray(x, dtype=np.float64)
     if arr.ndim == 1:
         arr = arr[:, None]
-    return ro.r["matrix"](ro.FloatVector(arr.ravel(order="F")), nrow=arr.shape[0], ncol=arr.shape[1])
+    return ro.r["matrix"](
+        ro.FloatVector(arr.ravel(order="F")), nrow=arr.shape[0], ncol=arr.shape[1]
+    )
 
 
 def r_dist(D) -> Any:
@@ -209,7 +213,9 @@ def condensed_matrix(values, name: str) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     n = int(round((1.0 + np.sqrt(1.0 + 8.0 * values.size)) / 2.0))
     if values.ndim != 1 or n * (n - 1) // 2 != values.size:
-        raise ValueError(f"`{name}` must hold the n(n - 1)/2 distances of n points, got {values.size} values.")
+        raise ValueError(
+            f"`{name}` must hold the n(n - 1)/2 distances of n points, got {values.size} values."
+        )
     return squareform(values, checks=False)
 
 

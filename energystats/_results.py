@@ -140,7 +140,8 @@ def _cells(frame: pd.DataFrame, digits: int = 4, decimals=None) -> dict[str, lis
         if str(name) in _PVALUE_COLUMNS and (column < _EPS).any():
             out[name] = ["" if pd.isna(v) else format_pvalue(float(v)).removeprefix("= ")
                          for v in column]
-        elif pd.api.types.is_bool_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+        elif (pd.api.types.is_bool_dtype(column.dtype)
+              or not pd.api.types.is_numeric_dtype(column.dtype)):
             out[name] = ["" if v is None else str(v) for v in column]
         elif pd.api.types.is_integer_dtype(column.dtype):
             out[name] = [str(v) for v in column.tolist()]
@@ -243,13 +244,21 @@ def table_html(
     frame, more = _shown(frame, max_rows)
     cells = _cells(frame, digits, decimals)
     show_index = _shows_index(frame)
-    styles = {name: _NUMBER_STYLE if _right_aligned(frame, name) else _TEXT_STYLE for name in frame.columns}
-    head = "".join(f"<th style='{styles[name]}'>{html.escape(str(name))}</th>" for name in frame.columns)
+    styles = {
+        name: _NUMBER_STYLE if _right_aligned(frame, name) else _TEXT_STYLE
+        for name in frame.columns
+    }
+    head = "".join(
+        f"<th style='{styles[name]}'>{html.escape(str(name))}</th>" for name in frame.columns
+    )
     if show_index:
         head = f"<th style='{_TEXT_STYLE}'>{html.escape(str(frame.index.name or ''))}</th>" + head
     rows = []
     for r in range(len(frame)):
-        row = "".join(f"<td style='{styles[name]}'>{html.escape(cells[name][r])}</td>" for name in frame.columns)
+        row = "".join(
+            f"<td style='{styles[name]}'>{html.escape(cells[name][r])}</td>"
+            for name in frame.columns
+        )
         if show_index:
             row = f"<th style='{_TEXT_STYLE}'>{html.escape(str(frame.index[r]))}</th>" + row
         rows.append(f"<tr>{row}</tr>")
@@ -330,7 +339,11 @@ class ResultMixin:
         """One row of the scalar fields (numbers, strings, ``None``); the arrays, tables
         and nested results are in :meth:`to_dict`. Results with a table of their own
         return that table instead."""
-        row = {f.name: getattr(self, f.name) for f in fields(self) if f.repr and _is_scalar(getattr(self, f.name))}
+        row = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.repr and _is_scalar(getattr(self, f.name))
+        }
         return pd.DataFrame([row])
 
     # --- printing ----------------------------------------------------------------------
@@ -391,7 +404,9 @@ class ResultMixin:
         parts = [
             f"<div class='energystats-result' title='{html.escape(type(self).__name__)}'>",
             f"<div style='font-weight:bold;margin-bottom:0.25em'>{title}</div>",
-            f"<table style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table>" if body else "",
+            f"<table style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table>"
+            if body
+            else "",
         ]
         for caption, frame, decimals in (Table(*table) for table in self._tables()):
             table = table_html(frame, digits=self._digits, decimals=decimals)
@@ -422,8 +437,10 @@ class FittedReport:
     and Jupyter's HTML show this report, the parameters on its last line.
     """
 
-    def __init__(self, title: str, clusters: pd.DataFrame, details: list[tuple[str, str]], parameters: str):
-        self.title, self.clusters, self.details, self.parameters = title, clusters, details, parameters
+    def __init__(self, title: str, clusters: pd.DataFrame, details: list[tuple[str, str]],
+                 parameters: str):
+        self.title, self.clusters = title, clusters
+        self.details, self.parameters = details, parameters
 
     def _headline(self) -> str:
         sizes = self.clusters["size"].tolist()
@@ -438,14 +455,18 @@ class FittedReport:
     def html(self) -> str:
         rows = [("groups", self._headline())] + self.details
         body = "".join(
-            f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th><td style='{_TEXT_STYLE}'>{html.escape(value)}</td></tr>"
+            f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th>"
+            f"<td style='{_TEXT_STYLE}'>{html.escape(value)}</td></tr>"
             for name, value in rows
         )
         return (
-            f"<div class='energystats-result'><div style='font-weight:bold;margin-bottom:0.25em'>{html.escape(self.title)}</div>"
-            f"<table style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table>"
+            "<div class='energystats-result'>"
+            f"<div style='font-weight:bold;margin-bottom:0.25em'>{html.escape(self.title)}</div>"
+            "<table style='border-collapse:collapse;margin:0.25em 0'>"
+            f"<tbody>{body}</tbody></table>"
             f"<div style='margin-top:0.5em'>Clusters</div>{table_html(self.clusters)}"
-            f"<div style='margin-top:0.5em'><code>{html.escape(self.parameters)}</code></div></div>"
+            f"<div style='margin-top:0.5em'><code>{html.escape(self.parameters)}</code></div>"
+            "</div>"
         )
 
 

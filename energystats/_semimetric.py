@@ -90,8 +90,8 @@ class Semimetric:
                 raise ValueError("`metric` callable returned NaN or infinite values.")
             if values.size and values.min() < 0:
                 raise ValueError(
-                    f"`metric` callable returned a negative value ({values.min():.6g}): a semimetric is "
-                    "non-negative (rho(x, y) >= 0, rho(x, x) = 0)."
+                    f"`metric` callable returned a negative value ({values.min():.6g}): a "
+                    "semimetric is non-negative (rho(x, y) >= 0, rho(x, x) = 0)."
                 )
             if out is None:
                 return values
@@ -179,26 +179,30 @@ class Scaling:
         """The semimetric of the rescaled data: sigma / 2^e for the exponential and Gaussian."""
         if self.shift == 0 or semimetric.sigma is None:
             return semimetric
-        return Semimetric(semimetric.metric, semimetric.exponent, float(np.ldexp(semimetric.sigma, -self.shift)))
+        return Semimetric(
+            semimetric.metric, semimetric.exponent, float(np.ldexp(semimetric.sigma, -self.shift))
+        )
 
     def result(self, value, what: str, *, inplace: bool = False):
         """A statistic of the rescaled data, multiplied back to the data's scale; raises when the
-        result cannot be represented. ``inplace`` overwrites the array ``value`` (n x n matrices)."""
+        result cannot be represented. ``inplace`` overwrites the array ``value`` (n x n
+        matrices)."""
         if self.log2_factor == 0.0:
             return value
         arr = np.asarray(value, dtype=float)
         big, small = _magnitudes(arr)
         if big > 0 and np.log2(big) + self.log2_factor >= 1024:
             raise OverflowError(
-                f"{what} is about 2^{np.log2(big) + self.log2_factor:.0f}, beyond float64 (largest about "
-                f"2^1024): divide the data by a constant c and multiply {what} by c^exponent (or, with "
-                f"weights, divide the weights by c and multiply {what} by c)."
+                f"{what} is about 2^{np.log2(big) + self.log2_factor:.0f}, beyond float64 (largest "
+                f"about 2^1024): divide the data by a constant c and multiply {what} by c^exponent "
+                f"(or, with weights, divide the weights by c and multiply {what} by c)."
             )
         if small > 0 and np.log2(small) + self.log2_factor < -1074:
             raise ValueError(
-                f"{what} is about 2^{np.log2(small) + self.log2_factor:.0f}, below float64's smallest number "
-                f"(about 2^-1074): multiply the data by a constant c and divide {what} by c^exponent (or, "
-                f"with weights, multiply the weights by c and divide {what} by c)."
+                f"{what} is about 2^{np.log2(small) + self.log2_factor:.0f}, below float64's "
+                "smallest number (about 2^-1074): multiply the data by a constant c and divide "
+                f"{what} by c^exponent (or, with weights, multiply the weights by c and divide "
+                f"{what} by c)."
             )
         whole = int(np.floor(self.log2_factor))
         out = arr if inplace else arr.copy()
@@ -253,7 +257,10 @@ def as_precomputed(D, name: str = "X") -> np.ndarray:
     D = as_data(D, name)
     n, m = D.shape
     if n != m:
-        raise ValueError(f"`{name}` must be a square distance matrix for metric='precomputed', got shape {D.shape}.")
+        raise ValueError(
+            f"`{name}` must be a square distance matrix for metric='precomputed', got shape "
+            f"{D.shape}."
+        )
     if D.min() < 0:
         raise ValueError(f"`{name}` must be non-negative for metric='precomputed'.")
     if np.any(np.diag(D) != 0):
@@ -314,13 +321,17 @@ def _check_negative_type(D: np.ndarray, name: str) -> None:
     )
 
 
-def prepare_points(X, semimetric: Semimetric, name: str = "X", *, min_samples: int = 1) -> np.ndarray:
+def prepare_points(
+    X, semimetric: Semimetric, name: str = "X", *, min_samples: int = 1
+) -> np.ndarray:
     """Validate data for ``semimetric``: points, or a matrix when precomputed (which is
     checked for negative type, with a warning when it is not)."""
     if semimetric.precomputed:
         D = as_precomputed(X, name)
         if D.shape[0] < min_samples:
-            raise ValueError(f"`{name}` must hold at least {min_samples} sample(s), got {D.shape[0]}.")
+            raise ValueError(
+                f"`{name}` must hold at least {min_samples} sample(s), got {D.shape[0]}."
+            )
         _check_negative_type(D, name)
         return D
     return as_data(X, name, min_samples=min_samples)

@@ -44,10 +44,14 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
     those rows before this check).
     """
     if np.ma.isMaskedArray(X) and np.ma.getmaskarray(X).any():
-        rows = np.ma.getmaskarray(X).reshape(np.shape(X)[0], -1).any(axis=1) if np.ndim(X) else np.ones(1, bool)
+        rows = (
+            np.ma.getmaskarray(X).reshape(np.shape(X)[0], -1).any(axis=1)
+            if np.ndim(X)
+            else np.ones(1, bool)
+        )
         raise ValueError(
-            f"`{name}` contains missing values (masked) in {int(rows.sum())} of {rows.size} row(s): "
-            "drop those rows (a masked value is never used)."
+            f"`{name}` contains missing values (masked) in {int(rows.sum())} of {rows.size} "
+            "row(s): drop those rows (a masked value is never used)."
         )
     if np.ma.isMaskedArray(X):
         X = np.ma.getdata(X)
@@ -109,9 +113,10 @@ def numeric_columns(X, name: str) -> None:
         listed = ", ".join(repr(column) for column in bad)
         one = len(bad) == 1
         raise ValueError(
-            f"`{name}` has {'a column' if one else 'columns'} {listed} that {'is' if one else 'are'} not numeric: "
-            f"drop {'it' if one else 'them'} ({name}.drop(columns=[{listed}])), or pass a grouping column by name "
-            "where a function takes labels."
+            f"`{name}` has {'a column' if one else 'columns'} {listed} that "
+            f"{'is' if one else 'are'} not numeric: drop {'it' if one else 'them'} "
+            f"({name}.drop(columns=[{listed}])), or pass a grouping column by name where a "
+            "function takes labels."
         )
 
 
@@ -196,7 +201,10 @@ def as_labels(labels, n: int, name: str = "labels") -> tuple[np.ndarray, np.ndar
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError(f"`{name}` contains NaN or infinite values.")
     if arr.dtype.kind == "O" and pd.isna(arr).any():
-        raise ValueError(f"`{name}` contains missing values (NaN or None) in {int(pd.isna(arr).sum())} of {n} row(s).")
+        raise ValueError(
+            f"`{name}` contains missing values (NaN or None) in {int(pd.isna(arr).sum())} of {n} "
+            "row(s)."
+        )
     if arr.dtype.kind == "f" and arr.size and max(arr.max(), -arr.min()) < 2**53 and _integral(arr):
         arr = arr.astype(np.int64)
     if arr.dtype.kind in "iub" and arr.size:
@@ -228,12 +236,17 @@ def _categorical_labels(labels: pd.Categorical, n: int, name: str):
 
 def _integral(arr: np.ndarray) -> bool:
     """Whether every float of ``arr`` is an integer, in blocks (no n-sized temporary)."""
-    return all((block == np.round(block)).all() for block in (arr[a : a + _LABEL_BLOCK] for a in range(0, arr.shape[0], _LABEL_BLOCK)))
+    return all(
+        (block == np.round(block)).all()
+        for block in (arr[a : a + _LABEL_BLOCK] for a in range(0, arr.shape[0], _LABEL_BLOCK))
+    )
 
 
 def _code_dtype(k: int) -> np.dtype:
     """The smallest signed integer type of codes 0..k-1."""
-    return np.dtype(np.int8 if k <= 127 else np.int16 if k <= 32767 else np.int32 if k < 2**31 else np.int64)
+    return np.dtype(
+        np.int8 if k <= 127 else np.int16 if k <= 32767 else np.int32 if k < 2**31 else np.int64
+    )
 
 
 #: Labels per block when integer labels are counted rather than sorted.
@@ -253,13 +266,19 @@ def _integer_labels(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     wide = np.uint64 if values.dtype.kind == "u" else np.int64  # offsets exact for any integer type
     low = wide(lo)
     for a in range(0, values.shape[0], _LABEL_BLOCK):
-        counts += np.bincount((values[a : a + _LABEL_BLOCK].astype(wide) - low).astype(np.intp), minlength=hi - lo + 1)
+        counts += np.bincount(
+            (values[a : a + _LABEL_BLOCK].astype(wide) - low).astype(np.intp), minlength=hi - lo + 1
+        )
     present = counts > 0
     levels = (np.flatnonzero(present).astype(wide) + low).astype(values.dtype)
     table = (np.cumsum(present) - 1).astype(_code_dtype(len(levels)))
     codes = np.empty(values.shape[0], dtype=table.dtype)
     for a in range(0, values.shape[0], _LABEL_BLOCK):
-        np.take(table, (values[a : a + _LABEL_BLOCK].astype(wide) - low).astype(np.intp), out=codes[a : a + _LABEL_BLOCK])
+        np.take(
+            table,
+            (values[a : a + _LABEL_BLOCK].astype(wide) - low).astype(np.intp),
+            out=codes[a : a + _LABEL_BLOCK],
+        )
     return codes, levels.view(bool) if arr.dtype == bool else levels
 
 
@@ -291,7 +310,9 @@ def as_weights(weights, n: int, name: str) -> np.ndarray | None:
     if (w < 0).any():
         raise ValueError(f"`{name}` must be non-negative.")
     if not (w > 0).any():
-        raise ValueError(f"`{name}` is zero for every sample: at least one weight must be positive.")
+        raise ValueError(
+            f"`{name}` is zero for every sample: at least one weight must be positive."
+        )
     return w
 
 
@@ -339,17 +360,22 @@ def check_correction(correction, alpha) -> tuple[str, float]:
     from statsmodels.stats.multitest import multipletests
 
     if isinstance(alpha, bool) or not isinstance(alpha, Real):
-        raise TypeError(f"`alpha` must be a real number in (0, 1), got {type(alpha).__name__} {alpha!r}.")
+        raise TypeError(
+            f"`alpha` must be a real number in (0, 1), got {type(alpha).__name__} {alpha!r}."
+        )
     if not 0.0 < float(alpha) < 1.0:  # also refuses NaN
         raise ValueError(f"`alpha` must lie in (0, 1), got {alpha}.")
     if not isinstance(correction, str):
-        raise TypeError(f"`correction` must be the name of a statsmodels multipletests method (e.g. 'holm'), got {correction!r}.")
+        raise TypeError(
+            "`correction` must be the name of a statsmodels multipletests method (e.g. 'holm'), "
+            f"got {correction!r}."
+        )
     try:
         multipletests([0.5], alpha=0.05, method=correction)
     except ValueError:
         raise ValueError(
-            f"`correction` must be a method of statsmodels' multipletests ('holm', 'bonferroni', 'fdr_bh', ...), "
-            f"got {correction!r}."
+            "`correction` must be a method of statsmodels' multipletests ('holm', 'bonferroni', "
+            f"'fdr_bh', ...), got {correction!r}."
         ) from None
     return correction, float(alpha)
 
@@ -376,10 +402,15 @@ def check_n_init(value, n_samples: int) -> int:
     n_init = check_positive_int(value, "n_init")
     if n_init > MAX_INIT:
         raise ValueError(
-            f"`n_init` must be at most {MAX_INIT:,} (the best of that many starts misses a partition that one "
-            f"start in a thousand finds with probability below 5e-5; more only costs time), got {n_init:,}."
+            f"`n_init` must be at most {MAX_INIT:,} (the best of that many starts misses a "
+            "partition that one start in a thousand finds with probability below 5e-5; more only "
+            f"costs time), got {n_init:,}."
         )
-    check_fits(f"`n_init`={n_init:,} restarts of {n_samples:,} labels each", 8 * n_init * n_samples, "a smaller `n_init`")
+    check_fits(
+        f"`n_init`={n_init:,} restarts of {n_samples:,} labels each",
+        8 * n_init * n_samples,
+        "a smaller `n_init`",
+    )
     return n_init
 
 
@@ -426,15 +457,18 @@ def check_gram(G: np.ndarray, name: str) -> None:
     top = max(float(G.max()), -float(G.min()))  # the largest |G_ij|, without an n x n temporary
     if top == 0.0:
         raise ValueError(
-            f"`{name}` is zero everywhere: a Gram matrix, but of points that all coincide (at the origin), "
-            "which leave nothing to cluster."
+            f"`{name}` is zero everywhere: a Gram matrix, but of points that all coincide (at the "
+            "origin), which leave nothing to cluster."
         )
     shift = int(np.frexp(max(top, 1e-300))[1])
     diag = np.ldexp(np.diag(G), -shift)
     delta = GRAM_RTOL * max(float(diag.max()), 0.0)
     if (diag < -delta).any() or diag.max() <= 0 < top:
         i = int(np.argmin(diag))
-        raise ValueError(f"`{name}` is not positive semidefinite: its diagonal entry {i} is {np.diag(G)[i]:.3g} <= 0.")
+        raise ValueError(
+            f"`{name}` is not positive semidefinite: its diagonal entry {i} is {np.diag(G)[i]:.3g} "
+            "<= 0."
+        )
     d = np.maximum(diag, 0.0) + delta
     step = max(1, 2**16 // n)
     for a in range(0, n, step):
@@ -443,8 +477,8 @@ def check_gram(G: np.ndarray, name: str) -> None:
         if (excess > 0).any():
             i, j = np.unravel_index(int(np.argmax(excess)), excess.shape)
             raise ValueError(
-                f"`{name}` is not positive semidefinite: entry ({a + i}, {j}) breaks the Cauchy-Schwarz "
-                f"inequality G_ij^2 <= G_ii G_jj of a Gram matrix."
+                f"`{name}` is not positive semidefinite: entry ({a + i}, {j}) breaks the "
+                "Cauchy-Schwarz inequality G_ij^2 <= G_ii G_jj of a Gram matrix."
             )
     if n <= GRAM_CHOLESKY_MAX:
         check_fits(f"the Cholesky check of the {n} x {n} Gram matrix", 8 * n * n)
@@ -454,7 +488,7 @@ def check_gram(G: np.ndarray, name: str) -> None:
             cholesky(scaled, lower=True, check_finite=False, overwrite_a=True)
         except LinAlgError:
             raise ValueError(
-                f"`{name}` is not positive semidefinite (an eigenvalue below -{GRAM_RTOL:g} of its largest "
-                "diagonal entry): a kernel k-groups objective on it can be negative. Pass a Gram matrix, or a "
-                "distance matrix with metric='precomputed'."
+                f"`{name}` is not positive semidefinite (an eigenvalue below -{GRAM_RTOL:g} of its "
+                "largest diagonal entry): a kernel k-groups objective on it can be negative. Pass "
+                "a Gram matrix, or a distance matrix with metric='precomputed'."
             ) from None

@@ -13,9 +13,10 @@ Sections (each writes approx_<name>.csv and approx_<name>.md with standard error
   groups of 50), the exact test against the projection test with L = 25, 50, 100, and
   the projection test's power as a share of the exact test's;
 * nystroem: accuracy (eq. 55), the exact W (dispersion of the labels found) and the
-  estimator's own W_ against it, of Nyström kernel k-groups with m = 100, 300, 1000 landmarks drawn uniformly or by D^2
-  sampling, against exact kernel k-groups, on the paper's Fig. 3a-3d settings
-  (eq. 56-58) and on overlapping Gaussian blobs (n = 20,000, d = 5, k = 4).
+  estimator's own W_ against it, of Nyström kernel k-groups with m = 100, 300, 1000
+  landmarks drawn uniformly or by D^2 sampling, against exact kernel k-groups, on the
+  paper's Fig. 3a-3d settings (eq. 56-58) and on overlapping Gaussian blobs (n = 20,000,
+  d = 5, k = 4).
 
 Full mode: 300 data sets for the level, 200 for the power, 500 draws of the directions,
 10 runs per Nyström setting (3 for the blobs); --quick: a few (used in CI).
@@ -44,8 +45,15 @@ def sphere(quick):
         U = random_directions(10**5 if quick else 10**6, d, np.random.default_rng(d))
         x = np.random.default_rng(1000 + d).normal(size=d)
         a = sphere_constant(d) * np.abs(U @ x) / np.linalg.norm(x)
-        rows.append({"d": d, "C_d closed form": sphere_constant(d), "Monte Carlo C_d": sphere_constant(d) / a.mean(),
-                     "relative error": abs(a.mean() - 1), "standard error": a.std() / np.sqrt(a.size)})
+        rows.append(
+            {
+                "d": d,
+                "C_d closed form": sphere_constant(d),
+                "Monte Carlo C_d": sphere_constant(d) / a.mean(),
+                "relative error": abs(a.mean() - 1),
+                "standard error": a.std() / np.sqrt(a.size),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -60,13 +68,34 @@ def unbiased(quick):
         exact = es.dispersion(X, labels)
         exact_e = es.energy_distance(X[:100], X[100:])
         for L in (1, 10):
-            sample = [es.dispersion(X, labels, approximation="projection", n_projections=L, rng=s) for s in range(draws)]
-            e = [es.energy_distance(X[:100], X[100:], approximation="projection", n_projections=L, rng=s) for s in range(draws)]
-            for name, value, values in (("S", exact.S, [r.S for r in sample]), ("W", exact.W, [r.W for r in sample]), ("E", exact_e, e)):
+            sample = [
+                es.dispersion(X, labels, approximation="projection", n_projections=L, rng=s)
+                for s in range(draws)
+            ]
+            e = [
+                es.energy_distance(
+                    X[:100], X[100:], approximation="projection", n_projections=L, rng=s
+                )
+                for s in range(draws)
+            ]
+            for name, value, values in (
+                ("S", exact.S, [r.S for r in sample]),
+                ("W", exact.W, [r.W for r in sample]),
+                ("E", exact_e, e),
+            ):
                 values = np.asarray(values)
-                rows.append({"d": d, "L": L, "statistic": name, "exact": value, "mean of projections": values.mean(),
-                             "relative error": values.mean() / value - 1, "Monte Carlo se (relative)": values.std() / np.sqrt(draws) / value,
-                             "sd of one draw (relative)": values.std() / value})
+                rows.append(
+                    {
+                        "d": d,
+                        "L": L,
+                        "statistic": name,
+                        "exact": value,
+                        "mean of projections": values.mean(),
+                        "relative error": values.mean() / value - 1,
+                        "Monte Carlo se (relative)": values.std() / np.sqrt(draws) / value,
+                        "sd of one draw (relative)": values.std() / value,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -79,11 +108,26 @@ def level(quick):
             for rep in range(reps):
                 g = np.random.default_rng(10_000 * df + rep)
                 X = g.standard_t(df, size=(100, 8))
-                res = es.energy_test(X, np.arange(100) % 2, n_resamples=99, rng=g, approximation="projection", n_projections=L)
+                res = es.energy_test(
+                    X,
+                    np.arange(100) % 2,
+                    n_resamples=99,
+                    rng=g,
+                    approximation="projection",
+                    n_projections=L,
+                )
                 rejections += res.pvalue <= 0.05
             ci = binomtest(rejections, reps).proportion_ci(0.95)
-            rows.append({"t df": df, "L": L, "rejection rate": rejections / reps, "95% interval low": ci.low,
-                         "95% interval high": ci.high, "data sets": reps})
+            rows.append(
+                {
+                    "t df": df,
+                    "L": L,
+                    "rejection rate": rejections / reps,
+                    "95% interval low": ci.low,
+                    "95% interval high": ci.high,
+                    "data sets": reps,
+                }
+            )
             print(rows[-1], flush=True)
     return pd.DataFrame(rows)
 
@@ -113,9 +157,18 @@ def power(quick):
                 g = np.random.default_rng([zlib.crc32(kind.encode()), d, rep])
                 X, labels = alternative(kind, d, g)
                 seed = int(g.integers(2**31))
-                rejections["exact"] += es.energy_test(X, labels, n_resamples=99, rng=seed).pvalue <= 0.05
+                rejections["exact"] += (
+                    es.energy_test(X, labels, n_resamples=99, rng=seed).pvalue <= 0.05
+                )
                 for L in (25, 50, 100):
-                    res = es.energy_test(X, labels, n_resamples=99, rng=seed, approximation="projection", n_projections=L)
+                    res = es.energy_test(
+                        X,
+                        labels,
+                        n_resamples=99,
+                        rng=seed,
+                        approximation="projection",
+                        n_projections=L,
+                    )
                     rejections[L] += res.pvalue <= 0.05
             exact = rejections["exact"] / reps
             row = {"alternative": kind, "d": d, "exact": exact}
@@ -137,45 +190,89 @@ def blobs(rng, n, centres):
 def nystroem(quick):
     runs = 2 if quick else 10
     settings = {
-        "fig3a (eq. 56, D = 10)": lambda g: two_gaussians(g, 200, np.r_[0.7 * np.ones(10)], 1.0, 1.0),
+        "fig3a (eq. 56, D = 10)": lambda g: two_gaussians(
+            g, 200, np.r_[0.7 * np.ones(10)], 1.0, 1.0
+        ),
         "fig3b (eq. 57, D = 10)": lambda g: two_gaussians(g, 200, np.ones(10), 1.0, SIGMA57),
-        "fig3c (eq. 58, n = 400)": lambda g: two_gaussians(g, 400, np.r_[0.5 * np.ones(5), np.zeros(15)], np.sqrt(0.5), 1.0),
-        "fig3d (eq. 58 lognormal, n = 400)": lambda g: (lambda X, t: (np.exp(X), t))(*two_gaussians(g, 400, np.r_[0.5 * np.ones(5), np.zeros(15)], np.sqrt(0.5), 1.0)),
+        "fig3c (eq. 58, n = 400)": lambda g: two_gaussians(
+            g, 400, np.r_[0.5 * np.ones(5), np.zeros(15)], np.sqrt(0.5), 1.0
+        ),
+        "fig3d (eq. 58 lognormal, n = 400)": lambda g: (lambda X, t: (np.exp(X), t))(
+            *two_gaussians(g, 400, np.r_[0.5 * np.ones(5), np.zeros(15)], np.sqrt(0.5), 1.0)
+        ),
     }
     centres = np.random.default_rng(1).normal(0, 1.5, (4, 5))
     n_blobs = 4000 if quick else 20_000
     settings[f"blobs (n = {n_blobs:,}, d = 5, k = 4)"] = lambda g: blobs(g, n_blobs, centres)
     rows = []
     for name, make in settings.items():
-        for run in range(1 if name.startswith("blobs") and quick else (3 if name.startswith("blobs") else runs)):
+        for run in range(
+            1 if name.startswith("blobs") and quick else (3 if name.startswith("blobs") else runs)
+        ):
             g = np.random.default_rng([zlib.crc32(name.encode()), run])
             X, truth = make(g)
             k = len(np.unique(truth))
             exact = es.KGroups(k, n_init=5 if len(X) < 5000 else 1, random_state=run).fit(X)
             base = {"setting": name, "run": run}
-            rows.append({**base, "method": "exact", "accuracy": accuracy(exact.labels_, truth), "exact W": exact.W_, "W_ / its exact W": 1.0})
+            rows.append(
+                {
+                    **base,
+                    "method": "exact",
+                    "accuracy": accuracy(exact.labels_, truth),
+                    "exact W": exact.W_,
+                    "W_ / its exact W": 1.0,
+                }
+            )
             for m in (100, 300, 1000):
                 for how in ("d2", "uniform"):
-                    fit = es.KGroups(k, n_init=5 if len(X) < 5000 else 1, random_state=run, approximation="nystroem", n_landmarks=m, landmarks=how).fit(X)
+                    fit = es.KGroups(
+                        k,
+                        n_init=5 if len(X) < 5000 else 1,
+                        random_state=run,
+                        approximation="nystroem",
+                        n_landmarks=m,
+                        landmarks=how,
+                    ).fit(X)
                     W = es.dispersion(X, fit.labels_).W
-                    rows.append({**base, "method": f"m = {m}, {how}", "accuracy": accuracy(fit.labels_, truth),
-                                 "exact W": W, "W_ / its exact W": fit.W_ / W})
+                    rows.append(
+                        {
+                            **base,
+                            "method": f"m = {m}, {how}",
+                            "accuracy": accuracy(fit.labels_, truth),
+                            "exact W": W,
+                            "W_ / its exact W": fit.W_ / W,
+                        }
+                    )
             print(name, run, flush=True)
     table = pd.DataFrame(rows)
     exact = table[table["method"] == "exact"].set_index(["setting", "run"])
-    table["accuracy - exact"] = table["accuracy"].to_numpy() - exact.loc[list(zip(table["setting"], table["run"])), "accuracy"].to_numpy()
-    table["W / exact W"] = table["exact W"].to_numpy() / exact.loc[list(zip(table["setting"], table["run"])), "exact W"].to_numpy()
+    table["accuracy - exact"] = (
+        table["accuracy"].to_numpy()
+        - exact.loc[list(zip(table["setting"], table["run"])), "accuracy"].to_numpy()
+    )
+    table["W / exact W"] = (
+        table["exact W"].to_numpy()
+        / exact.loc[list(zip(table["setting"], table["run"])), "exact W"].to_numpy()
+    )
     return table
 
 
-SECTIONS = {"sphere": sphere, "unbiased": unbiased, "level": level, "power": power, "nystroem": nystroem}
+SECTIONS = {
+    "sphere": sphere,
+    "unbiased": unbiased,
+    "level": level,
+    "power": power,
+    "nystroem": nystroem,
+}
 
 
 def summary(name, table):
     if name == "nystroem":
         grouped = table.groupby(["setting", "method"])
         mean = grouped[["accuracy", "accuracy - exact", "W / exact W", "W_ / its exact W"]].mean()
-        se = grouped[["accuracy - exact"]].std().fillna(0.0) / np.sqrt(grouped.size().to_numpy()[:, None])
+        se = grouped[["accuracy - exact"]].std().fillna(0.0) / np.sqrt(
+            grouped.size().to_numpy()[:, None]
+        )
         mean["se of difference"] = se["accuracy - exact"]
         return mean.round(4).to_string()
     return table.round(4).to_string(index=False)

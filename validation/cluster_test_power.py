@@ -61,7 +61,9 @@ def two_means_index(Y: np.ndarray, iterations: int = 30) -> np.ndarray:
         member = new
     size = member.sum(axis=1)
     first = np.einsum("bn,bnd->bd", member, Y)
-    between = np.einsum("bd,bd->b", first, first) * (1.0 / np.clip(size, 1, None) + 1.0 / np.clip(n - size, 1, None))
+    between = np.einsum("bd,bd->b", first, first) * (
+        1.0 / np.clip(size, 1, None) + 1.0 / np.clip(n - size, 1, None)
+    )
     within = total - between
     return within / total
 
@@ -116,7 +118,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
-    parser.add_argument("--only", nargs="+", metavar="SETTING", help="run these settings only, replacing their rows in the table")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="SETTING",
+        help="run these settings only, replacing their rows in the table",
+    )
     args = parser.parse_args()
     reps = 10 if args.quick else 200
     # the whitened test fits k-groups in all d directions for each of its 99 samples:
@@ -127,7 +134,8 @@ def main():
     cells += [("spiked null", n, d, 2, methods) for n in (60, 200) for d in (2, 5, 10)]
     cells += [("two groups", 60, d, 2, methods) for d in (2, 5, 10)]
     cells += [("three groups", 90, d, 3, methods[:2]) for d in (2, 5, 10)]
-    cells += [("random null", n, d, 2, methods) for n in (60, 200) for d in (2, 5, 10)]  # last: the seeds above stay
+    # last: the seeds above stay
+    cells += [("random null", n, d, 2, methods) for n in (60, 200) for d in (2, 5, 10)]
     rows = []
     seeds = np.random.SeedSequence(20261122).spawn(len(cells))
     for (setting, n, d, k, names), seed in zip(cells, seeds):
@@ -137,11 +145,23 @@ def main():
             start = time.perf_counter()
             data = np.random.default_rng(seed.spawn(1)[0])  # the same data sets for every method
             count = reps_of.get(method, reps)
-            rejections = sum(pvalue(method, draw(setting, n, d, data), k, stream) <= LEVEL for _ in range(count))
+            rejections = sum(
+                pvalue(method, draw(setting, n, d, data), k, stream) <= LEVEL for _ in range(count)
+            )
             rate = rejections / count
-            rows.append({"setting": setting, "n": n, "d": d, "k": k, "method": method, "rejection rate": rate,
-                         "se": np.sqrt(rate * (1 - rate) / count), "data sets": count,
-                         "seconds per test": (time.perf_counter() - start) / count})
+            rows.append(
+                {
+                    "setting": setting,
+                    "n": n,
+                    "d": d,
+                    "k": k,
+                    "method": method,
+                    "rejection rate": rate,
+                    "se": np.sqrt(rate * (1 - rate) / count),
+                    "data sets": count,
+                    "seconds per test": (time.perf_counter() - start) / count,
+                }
+            )
             print(rows[-1], flush=True)
     table = pd.DataFrame(rows)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -151,12 +171,17 @@ def main():
         table = pd.concat([kept[~kept["setting"].isin(args.only)], table], ignore_index=True)
     table.to_csv(args.out / f"cluster_test_power{suffix}.csv", index=False)
     table["cell"] = [f"{r:.3f} ({s:.3f})" for r, s in zip(table["rejection rate"], table["se"])]
-    wide = table.pivot_table(index=["setting", "n", "method"], columns="d", values="cell", aggfunc="first", sort=False)
-    timing = table.pivot_table(index="method", columns="d", values="seconds per test", aggfunc="mean", sort=False)
+    wide = table.pivot_table(
+        index=["setting", "n", "method"], columns="d", values="cell", aggfunc="first", sort=False
+    )
+    timing = table.pivot_table(
+        index="method", columns="d", values="seconds per test", aggfunc="mean", sort=False
+    )
     text = (
-        f"# Cluster tests: rejection rate at level {LEVEL} (standard error), {reps} data sets per cell "
-        f"({reps_of['whitened']} for the whitened test), {N_RESAMPLES} Gaussian samples per test\n\n"
-        f"```text\n{wide.to_string()}\n```\n\nMean seconds per test, by d:\n\n```text\n{timing.round(3).to_string()}\n```\n"
+        f"# Cluster tests: rejection rate at level {LEVEL} (standard error), {reps} data sets per "
+        f"cell ({reps_of['whitened']} for the whitened test), {N_RESAMPLES} Gaussian samples per "
+        f"test\n\n```text\n{wide.to_string()}\n```\n\nMean seconds per test, by "
+        f"d:\n\n```text\n{timing.round(3).to_string()}\n```\n"
     )
     (args.out / f"cluster_test_power{suffix}.md").write_text(text)
     print(text)

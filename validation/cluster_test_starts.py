@@ -56,7 +56,12 @@ def compare(setting: str, reps: int, seed: np.random.SeedSequence) -> dict:
         X, k = draw(setting, data)
         for label, options in PROCEDURES:  # the same data set and seed for both procedures
             start = time.perf_counter()
-            rejected[label][rep] = es.cluster_test(X, k, n_resamples=N_RESAMPLES, rng=int(seeds[rep]), **options).pvalue <= ALPHA
+            rejected[label][rep] = (
+                es.cluster_test(
+                    X, k, n_resamples=N_RESAMPLES, rng=int(seeds[rep]), **options
+                ).pvalue
+                <= ALPHA
+            )
             seconds[label] += time.perf_counter() - start
     (before_label, _), (after_label, _) = PROCEDURES
     before, after = rejected[before_label], rejected[after_label]
@@ -92,7 +97,9 @@ def main():
     args.out.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out / f"cluster_test_starts{suffix}.csv", index=False)
     text = table.to_string(index=False, float_format=lambda v: f"{v:.3f}")
-    (args.out / f"cluster_test_starts{suffix}.md").write_text(f"# {__doc__.splitlines()[0]}\n\n```text\n{text}\n```\n")
+    (args.out / f"cluster_test_starts{suffix}.md").write_text(
+        f"# {__doc__.splitlines()[0]}\n\n```text\n{text}\n```\n"
+    )
     print(text)
 
 

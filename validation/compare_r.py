@@ -2,7 +2,7 @@
 
 Usage: python validation/compare_r.py [--out validation/results/compare_r.md]
 
-The same as ``energystats compare-r`` (see energystats/_compare_r.py): on iris by species and
+The same as ``energystats compare-r`` (see energystats/_cli/compare_r.py): on iris by species and
 normal data with unequal groups (k = 2..5), exponents 1 and 0.5, it compares edist, disco,
 eqdist.e, the eqdist.etest statistic and p-value, and kgroups ("r-kgroups" mode must give R's
 labels from the same start; "hartigan" mode, started from R's result, a W no larger), with

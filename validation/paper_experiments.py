@@ -1,6 +1,8 @@
-"""Reproduce experiments of França, Rizzo & Vogelstein (2020), "Kernel k-Groups via Hartigan's Method".
+"""Reproduce experiments of França, Rizzo & Vogelstein (2020), "Kernel k-Groups via Hartigan's
+Method".
 
-Usage: python validation/paper_experiments.py [--quick] [--only NAME ...] [--out validation/results] [--replot]
+Usage: python validation/paper_experiments.py [--quick] [--only NAME ...]
+       [--out validation/results] [--replot]
 
 Experiments (each writes <name>.csv, <name>.md with means and standard errors, and <name>.png,
 a figure titled by what it shows; --replot redraws the figures from the CSV files):
@@ -64,16 +66,21 @@ def kmeans(X, k, seed):
 def gmm(X, k, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return GaussianMixture(k, n_init=5, init_params="kmeans", random_state=seed).fit(X).predict(X)
+        return (
+            GaussianMixture(k, n_init=5, init_params="kmeans", random_state=seed).fit(X).predict(X)
+        )
 
 
 def spectral(X, k, seed, **metric):
     rho = es.pairwise_semimetric(X, **metric)
     if metric.get("metric") in ("exponential", "gaussian"):
-        affinity = 1 - rho / 2  # the kernel itself: exp(-|x-y|/(2 sigma)) or exp(-|x-y|^2/(2 sigma^2))
+        # the kernel itself: exp(-|x-y|/(2 sigma)) or exp(-|x-y|^2/(2 sigma^2))
+        affinity = 1 - rho / 2
     else:
         affinity = np.exp(-rho / np.median(rho[rho > 0]))
-    return SpectralClustering(k, affinity="precomputed", n_init=5, random_state=seed).fit_predict(affinity)
+    return SpectralClustering(k, affinity="precomputed", n_init=5, random_state=seed).fit_predict(
+        affinity
+    )
 
 
 def kernel_kmeans(X, k, seed, **metric):
@@ -113,20 +120,35 @@ EQ58 = {
 
 
 def score(rows, labels, truth, **keys):
-    rows.append({**keys, "accuracy": accuracy(labels, truth), "ARI": adjusted_rand_score(truth, labels),
-                 "VI": variation_of_information(labels, truth)})
+    rows.append(
+        {
+            **keys,
+            "accuracy": accuracy(labels, truth),
+            "ARI": adjusted_rand_score(truth, labels),
+            "VI": variation_of_information(labels, truth),
+        }
+    )
 
 
 def two_gaussians(rng, n, mu2, sd1, sd2):
     truth = rng.integers(0, 2, size=n)
-    X = np.where(truth[:, None] == 0, rng.normal(size=(n, len(mu2))) * sd1, mu2 + rng.normal(size=(n, len(mu2))) * sd2)
+    X = np.where(
+        truth[:, None] == 0,
+        rng.normal(size=(n, len(mu2))) * sd1,
+        mu2 + rng.normal(size=(n, len(mu2))) * sd2,
+    )
     return X, truth
 
 
 # --- experiments -----------------------------------------------------------------------
 
 
-ONE_DIM = {"k-means": kmeans, "GMM": gmm, "1-D splitter": splitter, "kernel k-groups": kernel_kgroups}
+ONE_DIM = {
+    "k-means": kmeans,
+    "GMM": gmm,
+    "1-D splitter": splitter,
+    "kernel k-groups": kernel_kgroups,
+}
 
 
 def one_dim_mixture(rng, n):
@@ -152,7 +174,14 @@ def fig1(reps, quick):
             x, truth = one_dim_mixture(np.random.default_rng(4000 * n + run), n)
             for name, data in (("normal", x), ("lognormal", np.exp(x))):
                 for method, fn in ONE_DIM.items():
-                    score(rows, fn(data[:, None], 2, run), truth, n=n, method=f"{method} ({name})", run=run)
+                    score(
+                        rows,
+                        fn(data[:, None], 2, run),
+                        truth,
+                        n=n,
+                        method=f"{method} ({name})",
+                        run=run,
+                    )
     return pd.DataFrame(rows)
 
 
@@ -219,7 +248,9 @@ def fig3e(reps, quick):
         truth = np.repeat([0, 1], [N - m, N + m])
         for run in range(reps):
             rng = np.random.default_rng(5000 * m + run)
-            X = rng.normal(size=(2 * N, 4)) * np.where(truth[:, None] == 0, 1.0, sd2) + np.outer(truth, mu2)
+            X = rng.normal(size=(2 * N, 4)) * np.where(truth[:, None] == 0, 1.0, sd2) + np.outer(
+                truth, mu2
+            )
             for method, fn in STANDARD.items():
                 score(rows, fn(X, 2, run), truth, m=m, method=method, run=run)
     return pd.DataFrame(rows)
@@ -268,7 +299,9 @@ def digits(reps, quick):
     for k in subsets:
         for run in range(reps):
             rng = np.random.default_rng(7000 + 100 * k + run)
-            chosen = np.concatenate([rng.choice(np.flatnonzero(classes == c), 100, replace=False) for c in range(k)])
+            chosen = np.concatenate(
+                [rng.choice(np.flatnonzero(classes == c), 100, replace=False) for c in range(k)]
+            )
             rest = np.setdiff1d(np.flatnonzero(classes < k), chosen)
             sigma = float(np.sqrt(np.mean(es.pairwise_semimetric(images[rest], exponent=2.0))))
             X, truth = images[chosen], classes[chosen]
@@ -278,11 +311,21 @@ def digits(reps, quick):
                 "spectral Gaussian": partial(spectral, metric="gaussian", sigma=sigma),
                 "kernel k-groups rho_1": kernel_kgroups,
                 "kernel k-groups rho_1/2": partial(kernel_kgroups, **RHO_HALF),
-                "kernel k-groups exponential": partial(kernel_kgroups, metric="exponential", sigma=sigma),
+                "kernel k-groups exponential": partial(
+                    kernel_kgroups, metric="exponential", sigma=sigma
+                ),
                 "kernel k-groups Gaussian": partial(kernel_kgroups, metric="gaussian", sigma=sigma),
             }
             for method, fn in methods.items():
-                score(rows, fn(X, k, run), truth, classes=f"0..{k - 1}", method=method, run=run, sigma=sigma)
+                score(
+                    rows,
+                    fn(X, k, run),
+                    truth,
+                    classes=f"0..{k - 1}",
+                    method=method,
+                    run=run,
+                    sigma=sigma,
+                )
     return pd.DataFrame(rows)
 
 
@@ -318,7 +361,9 @@ EXPERIMENTS = {
     "fig3c": Experiment(fig3c, "n", 0.90, "Normal mixture in 20 dimensions"),
     "fig3d": Experiment(fig3d, "n", 0.90, "Lognormal mixture in 20 dimensions"),
     "fig3e": Experiment(fig3e, "m", None, "Unbalanced clusters of 300 - m and 300 + m points"),
-    "table2": Experiment(table2, "data", None, "Parallel cigars and concentric circles, 800 points"),
+    "table2": Experiment(
+        table2, "data", None, "Parallel cigars and concentric circles, 800 points"
+    ),
     "digits": Experiment(digits, "classes", None, "8 x 8 digits, 100 images per class"),
     "realdata": Experiment(realdata, "data", None, "iris, wine and breast cancer, standardised"),
 }
@@ -363,7 +408,11 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", nargs="+", choices=list(EXPERIMENTS))
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
-    parser.add_argument("--replot", action="store_true", help="redraw the figures from the saved CSV files, running nothing")
+    parser.add_argument(
+        "--replot",
+        action="store_true",
+        help="redraw the figures from the saved CSV files, running nothing",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "_quick" if args.quick else ""
@@ -371,14 +420,22 @@ def main():
         experiment = EXPERIMENTS[name]
         figure = args.out / f"paper_{name}{suffix}.png"
         if args.replot:
-            plot(pd.read_csv(args.out / f"paper_{name}{suffix}.csv"), experiment.axis, experiment.bayes, experiment.title, figure)
+            plot(
+                pd.read_csv(args.out / f"paper_{name}{suffix}.csv"),
+                experiment.axis,
+                experiment.bayes,
+                experiment.title,
+                figure,
+            )
             continue
         reps = 3 if args.quick else REPS.get(name, 20)
         frame = experiment.run(reps, args.quick)
         frame.to_csv(args.out / f"paper_{name}{suffix}.csv", index=False)
         acc = summarise(frame, experiment.axis)
-        text = (f"# {name}: accuracy (eq. 55), mean (standard error) over {frame['run'].nunique()} runs\n\n"
-                f"```text\n{acc.to_string()}\n```\n")
+        text = (
+            f"# {name}: accuracy (eq. 55), mean (standard error) over {frame['run'].nunique()} "
+            f"runs\n\n```text\n{acc.to_string()}\n```\n"
+        )
         (args.out / f"paper_{name}{suffix}.md").write_text(text)
         plot(frame, experiment.axis, experiment.bayes, experiment.title, figure)
         print(text, flush=True)

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from power_kmeans_tables import N, K, PAPER_SETS, one_dataset, paper
+from power_kmeans_tables import PAPER_SETS, K, N, one_dataset, paper
 
 from energystats.datasets import make_power_kmeans_data
 
@@ -57,24 +57,41 @@ def gaussian_centres_data(n, k, d, random_state, equal_sizes=True):
 
 
 def uniform_data(equal_sizes):
-    return lambda n, k, d, random_state: make_power_kmeans_data(n, k, d, rng=random_state, equal_sizes=equal_sizes)
+    return lambda n, k, d, random_state: make_power_kmeans_data(
+        n, k, d, rng=random_state, equal_sizes=equal_sizes
+    )
 
 
 # name: (data generator, options of one_dataset); "protocol" first, the others change one thing
 VARIANTS = {
     "protocol": (uniform_data(True), {}),
     "sizes: multinomial": (uniform_data(False), {}),
-    "separation: centres N(0, r I)": (lambda n, k, d, random_state: gaussian_centres_data(n, k, d, random_state), {}),
-    "separation: centres N(0, r I), multinomial sizes": (lambda n, k, d, random_state: gaussian_centres_data(n, k, d, random_state, False), {}),
+    "separation: centres N(0, r I)": (
+        lambda n, k, d, random_state: gaussian_centres_data(n, k, d, random_state),
+        {},
+    ),
+    "separation: centres N(0, r I), multinomial sizes": (
+        lambda n, k, d, random_state: gaussian_centres_data(n, k, d, random_state, False),
+        {},
+    ),
     "start: random data points": (uniform_data(True), {"start": "random"}),
-    "start: greedy k-means++ (2 + ln k trials)": (uniform_data(True), {"start": "greedy k-means++"}),
+    "start: greedy k-means++ (2 + ln k trials)": (
+        uniform_data(True),
+        {"start": "greedy k-means++"},
+    ),
     "stopping: Lloyd as sklearn KMeans (tol=1e-4)": (uniform_data(True), {"lloyd_rule": "sklearn"}),
     "power: plain Algorithm 1, no Lloyd finish": (uniform_data(True), {"power": "plain"}),
     "power: eta = 1.01": (uniform_data(True), {"eta": 1.01}),
     "power: eta = 1.1": (uniform_data(True), {"eta": 1.1}),
 }
-QUICK = ("protocol", "sizes: multinomial", "separation: centres N(0, r I)", "start: random data points",
-         "start: greedy k-means++ (2 + ln k trials)", "stopping: Lloyd as sklearn KMeans (tol=1e-4)")
+QUICK = (
+    "protocol",
+    "sizes: multinomial",
+    "separation: centres N(0, r I)",
+    "start: random data points",
+    "start: greedy k-means++ (2 + ln k trials)",
+    "stopping: Lloyd as sklearn KMeans (tol=1e-4)",
+)
 
 
 def run(variant: str, dims, reps) -> pd.DataFrame:
@@ -135,7 +152,9 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
         }
         protocol = None
         for variant, part in table[table["d"] == d].groupby("variant", sort=False):
-            wide = part.pivot_table(index="seed", columns="method", values=["quality", "VI", "f", "f_opt", "f_true"])
+            wide = part.pivot_table(
+                index="seed", columns="method", values=["quality", "VI", "f", "f_opt", "f_true"]
+            )
             out[(d, variant)] = cells(wide["quality"], wide["VI"], protocol)
             if variant != "protocol":
                 continue
@@ -143,7 +162,9 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
             seeds = wide.index.to_numpy() - 1000 * d
             if len(seeds) >= 20:
                 first = seeds < 10
-                out[(d, "data sets: the first 10")] = cells(wide["quality"][first], wide["VI"][first])
+                out[(d, "data sets: the first 10")] = cells(
+                    wide["quality"][first], wide["VI"][first]
+                )
                 blocks = wide["quality"].groupby(seeds // 10).mean()
                 vi_blocks = wide["VI"].groupby(seeds // 10).mean()
                 out[(d, "data sets: 5 blocks of 10, range")] = {
@@ -157,14 +178,20 @@ def summarise(table: pd.DataFrame) -> pd.DataFrame:
                     "change Lloyd": "",
                     "change power": "",
                 }
-            out[(d, "measure: ratio not square-rooted")] = cells(wide["f"] / wide["f_opt"], wide["VI"])
-            out[(d, "measure: true centres' f in the denominator")] = cells(np.sqrt(wide["f"] / wide["f_true"]), wide["VI"])
+            out[(d, "measure: ratio not square-rooted")] = cells(
+                wide["f"] / wide["f_opt"], wide["VI"]
+            )
+            out[(d, "measure: true centres' f in the denominator")] = cells(
+                np.sqrt(wide["f"] / wide["f_true"]), wide["VI"]
+            )
     return pd.DataFrame.from_dict(out, orient="index").rename_axis(["d", "variant"])
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="2 data sets, d in {2, 10}, six variants")
+    parser.add_argument(
+        "--quick", action="store_true", help="2 data sets, d in {2, 10}, six variants"
+    )
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     dims, reps = ((2, 10), 2) if args.quick else (DIMS, PAPER_SETS)
@@ -180,24 +207,34 @@ def main():
     args.out.mkdir(parents=True, exist_ok=True)
     suffix = "_quick" if args.quick else ""
     table.to_csv(args.out / f"power_kmeans_sensitivity{suffix}.csv", index=False)
-    text = "\n".join([
-        f"# Xu & Lange (2019) Tables 1-2: sensitivity, {reps} data sets per d (n = 2,500, k = 50)",
-        "",
-        "Written by `validation/power_kmeans_sensitivity.py` (variants in its docstring): each row",
-        "changes one thing from the protocol of `power_kmeans_tables.py` and reruns Lloyd and power",
-        "k-means (s0 = -3) on the same seeds. Cells: mean (standard deviation over data sets); the",
-        "paper's brackets are its standard deviations. share: (Lloyd - power) / (Lloyd - 1) of the",
-        "mean root ratios. (ratio-1)/VI: Lloyd's excess root ratio per unit of VI, the cost of a",
-        "mistake (meaningless at d = 2, where VI is mostly the clusters' overlap). change: the",
-        "variant's root ratio minus the protocol's on the same seed, mean (standard error).",
-        "",
-        "```text",
-        summarise(table).to_string(),
-        "```",
-        "",
-        "Run time: " + ", ".join(f"{v} {s:.0f} s" for v, s in seconds.items()) + f"; total {time.perf_counter() - start:.0f} s.",
-        "",
-    ])
+    text = "\n".join(
+        [
+            f"# Xu & Lange (2019) Tables 1-2: sensitivity, {reps} data sets per d (n = 2,500, k = "
+            "50)",
+            "",
+            "Written by `validation/power_kmeans_sensitivity.py` (variants in its docstring): each "
+            "row",
+            "changes one thing from the protocol of `power_kmeans_tables.py` and reruns Lloyd and "
+            "power",
+            "k-means (s0 = -3) on the same seeds. Cells: mean (standard deviation over data sets); "
+            "the",
+            "paper's brackets are its standard deviations. share: (Lloyd - power) / (Lloyd - 1) of "
+            "the",
+            "mean root ratios. (ratio-1)/VI: Lloyd's excess root ratio per unit of VI, the cost of "
+            "a",
+            "mistake (meaningless at d = 2, where VI is mostly the clusters' overlap). change: the",
+            "variant's root ratio minus the protocol's on the same seed, mean (standard error).",
+            "",
+            "```text",
+            summarise(table).to_string(),
+            "```",
+            "",
+            "Run time: "
+            + ", ".join(f"{v} {s:.0f} s" for v, s in seconds.items())
+            + f"; total {time.perf_counter() - start:.0f} s.",
+            "",
+        ]
+    )
     (args.out / f"power_kmeans_sensitivity{suffix}.md").write_text(text)
     print(text)
 

@@ -34,8 +34,12 @@ KS = (50, 100, 200)
 N, D, B = 2000, 10, 99
 SETTINGS = {
     "level (H0)": lambda X: X,
-    "location, 0.06 in every coordinate": lambda X: X + np.r_[np.zeros(N // 2), np.full(N // 2, 0.06)][:, None],
-    "scale 1.4 in one coordinate of ten": lambda X: X * np.where(np.arange(N)[:, None] >= N // 2, np.r_[1.4, np.ones(D - 1)], 1.0),
+    "location, 0.06 in every coordinate": lambda X: (
+        X + np.r_[np.zeros(N // 2), np.full(N // 2, 0.06)][:, None]
+    ),
+    "scale 1.4 in one coordinate of ten": lambda X: (
+        X * np.where(np.arange(N)[:, None] >= N // 2, np.r_[1.4, np.ones(D - 1)], 1.0)
+    ),
 }
 
 
@@ -48,7 +52,9 @@ def rejections(reps: int) -> pd.DataFrame:
             X = alter(np.random.default_rng(rep).normal(size=(N, D)))
             hits["exact"] += es.energy_test(X, labels, n_resamples=B, rng=rep).pvalue <= 0.05
             for K in KS:
-                res = es.energy_test(X, labels, n_resamples=B, rng=rep, approximation="projection", n_projections=K)
+                res = es.energy_test(
+                    X, labels, n_resamples=B, rng=rep, approximation="projection", n_projections=K
+                )
                 hits[K] += res.pvalue <= 0.05
         row = {"setting": name, "data sets": reps, "exact": hits["exact"] / reps}
         for K in KS:
@@ -70,7 +76,9 @@ def timings(sizes) -> pd.DataFrame:
         labels = np.repeat([0, 1], n // 2)
         for K in KS:
             start = time.perf_counter()
-            es.energy_test(X, labels, n_resamples=B, rng=0, approximation="projection", n_projections=K)
+            es.energy_test(
+                X, labels, n_resamples=B, rng=0, approximation="projection", n_projections=K
+            )
             rows.append({"n": n, "K": K, "seconds": time.perf_counter() - start})
     return pd.DataFrame(rows)
 
@@ -92,10 +100,19 @@ def main() -> None:
 
 
 def report(power: pd.DataFrame, times: pd.DataFrame) -> str:
-    """The level, the power and the time as three tables (the level's and the power's columns apart)."""
+    """The level, the power and the time as three tables (the level's and the power's columns
+    apart)."""
     level = power["setting"].str.startswith("level")
-    tables = [power[level].dropna(axis=1, how="all"), power[~level].dropna(axis=1, how="all"), times.pivot(index="n", columns="K", values="seconds")]
-    return "# projection_directions\n\n```text\n" + "\n\n".join(t.to_string(index=t is tables[2], float_format="%.3f") for t in tables) + "\n```\n"
+    tables = [
+        power[level].dropna(axis=1, how="all"),
+        power[~level].dropna(axis=1, how="all"),
+        times.pivot(index="n", columns="K", values="seconds"),
+    ]
+    return (
+        "# projection_directions\n\n```text\n"
+        + "\n\n".join(t.to_string(index=t is tables[2], float_format="%.3f") for t in tables)
+        + "\n```\n"
+    )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ from dask.distributed import Client, LocalCluster
 import energystats as es
 
 if __name__ == "__main__":
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
     client = Client(cluster)
 
     rng = np.random.default_rng(0)
@@ -25,7 +27,10 @@ if __name__ == "__main__":
         model = es.KGroups(2, n_init=4, random_state=0).fit(X)
     print(f"energy test: statistic {distributed.statistic:.4f}, p-value {distributed.pvalue:.3f}")
     print(f"same p-value as in this process: {distributed.pvalue == serial.pvalue}")
-    print(f"k-groups on the cluster: cluster sizes {model.cluster_sizes_.tolist()}, W = {model.W_:.2f}")
+    print(
+        f"k-groups on the cluster: cluster sizes {model.cluster_sizes_.tolist()}, W = "
+        f"{model.W_:.2f}"
+    )
 
     client.close()
     cluster.close()

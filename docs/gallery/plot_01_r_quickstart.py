@@ -23,8 +23,18 @@ rows = [
     ("edist(x, sizes)[1, 2]", "dispersion(X, labels).pairwise[0, 1]", res.pairwise[0, 1], "edist"),
     ("disco(x, f, R = 0)$between", "dispersion(X, labels).S", res.S, "between"),
     ("disco(x, f, R = 0)$within", "dispersion(X, labels).W", res.W, "within"),
-    ("mvnorm.e(x[setosa, ])", "mvnorm_statistic(X[setosa])", es.mvnorm_statistic(X[species == 0]), "mvnorm"),
-    ("energy.hclust(dist(x))$height[149]", "energy_hclust(X).height[-1]", es.energy_hclust(X).height[-1], "hclust"),
+    (
+        "mvnorm.e(x[setosa, ])",
+        "mvnorm_statistic(X[setosa])",
+        es.mvnorm_statistic(X[species == 0]),
+        "mvnorm",
+    ),
+    (
+        "energy.hclust(dist(x))$height[149]",
+        "energy_hclust(X).height[-1]",
+        es.energy_hclust(X).height[-1],
+        "hclust",
+    ),
 ]
 
 available, reason = r_available()
@@ -44,11 +54,18 @@ else:
 
 table = pd.DataFrame(
     [
-        {"R energy": r_call_text, "energystats": es_text, "energystats value": value, "R value": r_values.get(key, np.nan)}
+        {
+            "R energy": r_call_text,
+            "energystats": es_text,
+            "energystats value": value,
+            "R value": r_values.get(key, np.nan),
+        }
         for r_call_text, es_text, value, key in rows
     ]
 )
-table["relative difference"] = (table["energystats value"] - table["R value"]).abs() / table["R value"].abs()
+table["relative difference"] = (table["energystats value"] - table["R value"]).abs() / table[
+    "R value"
+].abs()
 pd.set_option("display.width", 160)
 print(table.to_string(index=False))
 

@@ -24,7 +24,11 @@ print(res)
 # Which pairs differ (Holm's correction over the six pairs):
 
 table = es.pairwise_energy_tests(X, groups, n_resamples=999, rng=2)
-print(table[["group_a", "group_b", "statistic", "pvalue", "pvalue_adjusted", "reject"]].to_string(index=False))
+print(
+    table[["group_a", "group_b", "statistic", "pvalue", "pvalue_adjusted", "reject"]].to_string(
+        index=False
+    )
+)
 
 # %%
 # The observed statistic against its permutation null distribution:

@@ -24,8 +24,15 @@ spiked[:, 0] *= 4.0
 clustered = es.cluster_test(two, 2, n_resamples=199, rng=1)
 gaussian = es.cluster_test(spiked, 2, n_resamples=199, rng=1)
 whitened = es.cluster_test(two, 2, directions="whitened", n_resamples=199, rng=1)
-for name, res in [("two groups", clustered), ("two groups, whitened test", whitened), ("one spiked Gaussian", gaussian)]:
-    print(f"{name:28s} S/T = {res.statistic:.3f}  p = {res.pvalue:.3f}  directions J = {res.n_components}")
+for name, res in [
+    ("two groups", clustered),
+    ("two groups, whitened test", whitened),
+    ("one spiked Gaussian", gaussian),
+]:
+    print(
+        f"{name:28s} S/T = {res.statistic:.3f}  p = {res.pvalue:.3f}  directions J = "
+        f"{res.n_components}"
+    )
 
 # %%
 # The conditional test's null distributions and observed statistics:

@@ -15,7 +15,10 @@ from energystats.plotting import plot_w_curve
 rng = np.random.default_rng(0)
 x = np.r_[rng.normal(0.0, 1.5, 1000), rng.normal(1.5, 0.3, 1000)]  # Table 1 of the paper
 res = es.split_1d(x)
-print(f"threshold {res.threshold:.4f}, sizes {np.bincount(res.labels).tolist()}, W = {res.W:.4f}, S = {res.S:.4f}")
+print(
+    f"threshold {res.threshold:.4f}, sizes {np.bincount(res.labels).tolist()}, W = {res.W:.4f}, S "
+    f"= {res.S:.4f}"
+)
 
 ax = plot_w_curve(res)
 ax.set_title("W at every threshold (minimum marked)")

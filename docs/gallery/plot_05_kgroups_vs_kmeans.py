@@ -21,7 +21,10 @@ X = rng.normal(size=(400, 2)) * [1.0, np.sqrt(20.0)] + np.outer(truth, [6.5, 0.0
 
 kmeans = KMeans(2, n_init=10, random_state=0).fit(X)
 kgroups = es.KGroups(2, metric="exponential", sigma=2.0, random_state=0).fit(X)
-print(f"k-means accuracy {accuracy(kmeans.labels_, truth):.3f}, kernel k-groups accuracy {accuracy(kgroups.labels_, truth):.3f}")
+print(
+    f"k-means accuracy {accuracy(kmeans.labels_, truth):.3f}, kernel k-groups accuracy "
+    f"{accuracy(kgroups.labels_, truth):.3f}"
+)
 
 fig, axes = plt.subplots(1, 2, figsize=(9, 4), sharey=True)
 plot_clusters(X, kmeans.labels_, ax=axes[0]).set_title("k-means")

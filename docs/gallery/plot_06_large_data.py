@@ -24,11 +24,17 @@ X[labels == 1, 0] += 0.05  # a small shift
 with es.config_context(working_memory=64):  # the 3.0 GiB matrix does not fit 64 MiB: streamed
     start = time.perf_counter()
     exact = es.energy_test(X, labels, n_resamples=19, rng=1)
-    print(f"exact, streamed in 64 MiB: p = {exact.pvalue:.3f} in {time.perf_counter() - start:.1f} s")
+    print(
+        f"exact, streamed in 64 MiB: p = {exact.pvalue:.3f} in {time.perf_counter() - start:.1f} s"
+    )
 
 start = time.perf_counter()
-projected = es.energy_test(X, labels, n_resamples=99, approximation="projection", n_projections=50, rng=1)
-print(f"projection, L = 50:       p = {projected.pvalue:.3f} in {time.perf_counter() - start:.1f} s")
+projected = es.energy_test(
+    X, labels, n_resamples=99, approximation="projection", n_projections=50, rng=1
+)
+print(
+    f"projection, L = 50:       p = {projected.pvalue:.3f} in {time.perf_counter() - start:.1f} s"
+)
 
 # %%
 # The projection test at n = 200,000, and how its time grows with n:

@@ -26,7 +26,10 @@ serial = es.energy_test(X, labels, n_resamples=99, rng=1)
 with joblib.parallel_config(backend="dask"):
     distributed = es.energy_test(X, labels, n_resamples=99, rng=1, n_jobs=-1)
 print(f"p-value on the cluster {distributed.pvalue:.3f}, in this process {serial.pvalue:.3f}")
-print("null distributions equal to 1e-10:", np.allclose(distributed.null_distribution, serial.null_distribution, rtol=1e-10))
+print(
+    "null distributions equal to 1e-10:",
+    np.allclose(distributed.null_distribution, serial.null_distribution, rtol=1e-10),
+)
 
 client.close()
 cluster.close()

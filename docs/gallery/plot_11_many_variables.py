@@ -23,7 +23,11 @@ df["v09"] = np.sin(3 * df["v05"]) + 0.7 * rng.normal(size=n)
 
 res = es.pairwise_dcor(df, correction="holm")
 print(res.table.head(6).to_string(index=False))
-print("Pearson's r of the two pairs:", round(df["v01"].corr(df["v03"]), 3), round(df["v05"].corr(df["v09"]), 3))
+print(
+    "Pearson's r of the two pairs:",
+    round(df["v01"].corr(df["v03"]), 3),
+    round(df["v05"].corr(df["v09"]), 3),
+)
 
 # %%
 # The distance correlation matrix; dots mark the pairs whose Holm-corrected test rejects:

@@ -43,7 +43,8 @@ __all__ = [
     "make_power_kmeans_data",
 ]
 
-EXAMPLES = ("iris", "quakes", "faithful", "usarrests", "mtcars", "plantgrowth", "chickwts", "toothgrowth", "warpbreaks")
+EXAMPLES = ("iris", "quakes", "faithful", "usarrests", "mtcars", "plantgrowth", "chickwts",
+            "toothgrowth", "warpbreaks")
 
 _FLOAT, _INT = "float64", "int64"
 
@@ -85,7 +86,10 @@ def load_iris() -> pd.DataFrame:
     ((150, 5), ['setosa', 'versicolor', 'virginica'])
     """
     columns = ("Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width")
-    return _read("iris", {**dict.fromkeys(columns, _FLOAT), "Species": _factor("setosa", "versicolor", "virginica")})
+    return _read(
+        "iris",
+        {**dict.fromkeys(columns, _FLOAT), "Species": _factor("setosa", "versicolor", "virginica")},
+    )
 
 
 @front_door()
@@ -114,7 +118,9 @@ def load_quakes() -> pd.DataFrame:
     >>> quakes.shape, float(quakes["mag"].mean())
     ((1000, 5), 4.6204)
     """
-    return _read("quakes", {"lat": _FLOAT, "long": _FLOAT, "depth": _INT, "mag": _FLOAT, "stations": _INT})
+    return _read(
+        "quakes", {"lat": _FLOAT, "long": _FLOAT, "depth": _INT, "mag": _FLOAT, "stations": _INT}
+    )
 
 
 @front_door()
@@ -178,7 +184,11 @@ def load_usarrests() -> pd.DataFrame:
     >>> arrests.shape, int(arrests.loc["Maryland", "UrbanPop"])
     ((50, 4), 67)
     """
-    return _read("USArrests", {"Murder": _FLOAT, "Assault": _INT, "UrbanPop": _INT, "Rape": _FLOAT}, row_names=True)
+    return _read(
+        "USArrests",
+        {"Murder": _FLOAT, "Assault": _INT, "UrbanPop": _INT, "Rape": _FLOAT},
+        row_names=True,
+    )
 
 
 @front_door()
@@ -322,7 +332,10 @@ def load_warpbreaks() -> pd.DataFrame:
     >>> warp.shape, warp.groupby("tension", observed=True)["breaks"].mean().round(5).tolist()
     ((54, 3), [36.38889, 26.38889, 21.66667])
     """
-    return _read("warpbreaks", {"breaks": _FLOAT, "wool": _factor("A", "B"), "tension": _factor("L", "M", "H")})
+    return _read(
+        "warpbreaks",
+        {"breaks": _FLOAT, "wool": _factor("A", "B"), "tension": _factor("L", "M", "H")},
+    )
 
 
 @front_door()
@@ -338,7 +351,9 @@ def load_example(name: str) -> pd.DataFrame:
 
 
 @front_door()
-def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, *, rng=None, equal_sizes=False):
+def make_power_kmeans_data(
+    n_samples=2500, n_clusters=50, n_features=2, *, rng=None, equal_sizes=False
+):
     """Xu & Lange's (2019) simulation: standard-normal clusters around uniform centres.
 
     A side r ~ U(30, 60) is drawn, then ``n_clusters`` centres uniform in the cube
@@ -375,7 +390,11 @@ def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, *, rng=N
     if not isinstance(equal_sizes, (bool, np.bool_)):
         raise ValueError(f"`equal_sizes` must be True or False, got {equal_sizes!r}.")
     # the points, the noise added to them and the centres gathered by label, with the labels
-    check_fits(f"make_power_kmeans_data of {n:,} points in {d:,} dimensions", 8 * (3 * n * d + n + k * d), "a smaller `n_samples`")
+    check_fits(
+        f"make_power_kmeans_data of {n:,} points in {d:,} dimensions",
+        8 * (3 * n * d + n + k * d),
+        "a smaller `n_samples`",
+    )
     rng = np.random.default_rng(rng)
     r = rng.uniform(30, 60)
     centres = rng.uniform(0, r, size=(k, d))

@@ -26,36 +26,44 @@ before computing; 2 for bad input (one line on stderr, checked before computing 
 be); 3 for an internal error (a bug: one line on stderr, ``ENERGYSTATS_DEBUG=1`` shows the
 traceback); 130 on Ctrl-C. No traceback is printed. JSON output is strict: a NaN or infinite
 number is written as null and listed, with its value, under ``"non_finite"``.
+
+This module runs the subcommands; :mod:`.parser` holds their options, :mod:`.files` reads the
+table and checks the output paths, :mod:`.compare_r` runs energystats and R side by side.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
-import re
 import sys
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.metrics import adjusted_rand_score
 
-from . import __version__
-from ._cli_io import (CLIError, OutputError, check_output, file_after_columns, finite_json,
-                      read_table, select, write_output)
-from ._cluster import KGroups, cluster_test, significant_clusters, split_1d
-from ._compare_r import compare_r
-from ._config import WorkingMemoryError, config_context
-from ._gof import mvnorm_test
-from ._homogeneity import dispersion, energy_test
-from ._metrics import accuracy
-from ._operator import N_PROJECTIONS
-from ._rbridge import r_available, r_versions
-from .datasets import EXAMPLES
-from .plotting import plot_dendrogram
+from .. import __version__
+from .._cluster import KGroups, cluster_test, significant_clusters, split_1d
+from .._config import WorkingMemoryError, config_context
+from .._gof import mvnorm_test
+from .._homogeneity import dispersion, energy_test
+from .._metrics import accuracy
+from .._operator import N_PROJECTIONS
+from .._rbridge import r_available, r_versions
+from ..plotting import plot_dendrogram
+from .compare_r import compare_r
+from .files import (
+    CLIError,
+    OutputError,
+    check_outputs,
+    file_after_columns,
+    finite_json,
+    read_table,
+    select,
+    write_output,
+)
+from .parser import build_parser, cli_message
 
 __all__ = ["main"]
 
@@ -71,7 +79,10 @@ def _print_input(out: dict) -> None:
     shown = columns if len(columns) <= 20 else [*columns[:19], f"... ({len(columns)} in all)"]
     print(f"variables: {', '.join(shown)}")
     if out["rows_dropped"]:
-        print(f"dropped {out['rows_dropped']} of {out['rows_read']} rows with missing values (--dropna)")
+        print(
+            f"dropped {out['rows_dropped']} of {out['rows_read']} rows with missing values "
+            "(--dropna)"
+        )
 
 
 # --- subcommands: each returns a JSON-able dict and prints a report -----------------
@@ -103,7 +114,10 @@ def _describe(args, data, groups) -> dict:
 
 def _print_describe(out: dict) -> None:
     n = sum(out["groups"].values())
-    print(f"Energy statistics of {n} points in {len(out['columns'])} variables, grouped by {out['by']!r}")
+    print(
+        f"Energy statistics of {n} points in {len(out['columns'])} variables, grouped by "
+        f"{out['by']!r}"
+    )
     _print_input(out)
     print(f"semimetric: |x - y|^{out['exponent']:g} (Euclidean)")
     sizes = [f"{g} {m}" for g, m in out["groups"].items()]
@@ -129,7 +143,10 @@ def _print_describe(out: dict) -> None:
     k = len(out["groups"])
     print(f"  F = [S/(k-1)] / [W/(N-k)] = {out['F']:.6g}   (k = {k}, N = {n})")
     if not math.isfinite(out["F"]):  # JSON writes it as null
-        print(f"  (F is {out['F']:g}: W = 0, every group is one point repeated" + (", and so is the whole sample)" if out["S"] == 0 else ")"))
+        print(
+            f"  (F is {out['F']:g}: W = 0, every group is one point repeated"
+            + (", and so is the whole sample)" if out["S"] == 0 else ")")
+        )
 
 
 def _test(args, data, groups) -> dict:
@@ -163,24 +180,40 @@ def _print_test(out: dict) -> None:
     print(f"statistic {out['statistic_name']} = {out['statistic']:.6g}")
     print(f"p-value = {out['pvalue']:.6g}   ({out['n_resamples']} relabelings, {kind})")
     if out["n_projections"] is not None:
-        print(f"distances estimated from {out['n_projections']} random projections (the test's level is exact)")
+        print(
+            f"distances estimated from {out['n_projections']} random projections (the test's level "
+            "is exact)"
+        )
 
 
 def _agreement(labels, groups) -> dict:
     """Accuracy (eq. 55) and adjusted Rand index of ``labels`` against the known ``groups``."""
-    return {"accuracy": accuracy(labels, groups), "adjusted_rand_index": float(adjusted_rand_score(groups, labels))}
+    return {
+        "accuracy": accuracy(labels, groups),
+        "adjusted_rand_index": float(adjusted_rand_score(groups, labels)),
+    }
 
 
 def _print_agreement(out: dict) -> None:
     if "accuracy" in out:
-        print(f"against {out['by']!r}: accuracy {out['accuracy']:.6g}, adjusted Rand index {out['adjusted_rand_index']:.6g}")
+        print(
+            f"against {out['by']!r}: accuracy {out['accuracy']:.6g}, adjusted Rand index "
+            f"{out['adjusted_rand_index']:.6g}"
+        )
 
 
 def _cluster(args, data, groups) -> dict:
     X = data.to_numpy(dtype=float)
-    nystroem = {} if args.nystroem is None else {"approximation": "nystroem", "n_landmarks": args.nystroem}
+    nystroem = (
+        {} if args.nystroem is None else {"approximation": "nystroem", "n_landmarks": args.nystroem}
+    )
     model = KGroups(
-        args.n_clusters, algorithm=args.algorithm, exponent=args.exponent, n_init=args.n_init, random_state=args.seed, **nystroem
+        args.n_clusters,
+        algorithm=args.algorithm,
+        exponent=args.exponent,
+        n_init=args.n_init,
+        random_state=args.seed,
+        **nystroem,
     ).fit(X)
     out = {
         "n_clusters": args.n_clusters,
@@ -223,7 +256,11 @@ def _r_agreement(X, labels, args) -> dict:
     if not ok:
         return {"available": False, "reason": reason}
 
-    table = _ask_r(lambda: compare_r([("clusters", X, labels)], exponents=(args.exponent,), etest=False, seed=args.seed or 0))
+    table = _ask_r(
+        lambda: compare_r(
+            [("clusters", X, labels)], exponents=(args.exponent,), etest=False, seed=args.seed or 0
+        )
+    )
     return {"available": True, **r_versions(), "rows": table.to_dict(orient="records")}
 
 
@@ -239,19 +276,28 @@ def _ask_r(call):
 
 def _print_cluster(out: dict) -> None:
     n = sum(out["sizes"])
-    print(f"Kernel k-groups ({out['algorithm']}) of {n} points in {len(out['columns'])} variables into {out['n_clusters']} clusters")
+    print(
+        f"Kernel k-groups ({out['algorithm']}) of {n} points in {len(out['columns'])} variables "
+        f"into {out['n_clusters']} clusters"
+    )
     _print_input(out)
     if out["n_landmarks"] is not None:
-        print(f"on Nystroem features from {out['n_landmarks']} landmarks (W is an upper bound on the labels' exact W)")
+        print(
+            f"on Nystroem features from {out['n_landmarks']} landmarks (W is an upper bound on the "
+            "labels' exact W)"
+        )
     print(f"cluster sizes: {out['sizes']}")
-    print(f"W (within) = {out['W']:.6g}   S (between) = {out['S']:.6g}   converged: {out['converged']}")
+    print(
+        f"W (within) = {out['W']:.6g}   S (between) = {out['S']:.6g}   converged: "
+        f"{out['converged']}"
+    )
     _print_agreement(out)
     if "cluster_test" in out:
         ct = out["cluster_test"]
         print(
-            f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.6g}, "
-            f"p-value = {ct['pvalue']:.6g} ({ct['n_resamples']} Gaussian resamples; {ct['directions']} directions, "
-            f"on {ct['n_components']} principal direction(s))"
+            f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.6g}, p-value "
+            f"= {ct['pvalue']:.6g} ({ct['n_resamples']} Gaussian resamples; {ct['directions']} "
+            f"directions, on {ct['n_components']} principal direction(s))"
         )
     if "r_agreement" in out:
         r = out["r_agreement"]
@@ -259,7 +305,10 @@ def _print_cluster(out: dict) -> None:
             print(f"R agreement: not checked, R is not available ({r['reason']})")
             return
         rows = pd.DataFrame(r["rows"])
-        print(f"\nR {r['R']}, energy {r['energy']} on these clusters: {rows['agree'].sum()} of {len(rows)} quantities agree")
+        print(
+            f"\nR {r['R']}, energy {r['energy']} on these clusters: {rows['agree'].sum()} of "
+            f"{len(rows)} quantities agree"
+        )
         print(rows.drop(columns="data").to_string(index=False, float_format=_num))
 
 
@@ -297,11 +346,24 @@ def _compare(args, data, groups) -> dict:
     if data is not None:
         codes, _ = pd.factorize(groups, sort=True)
         datasets = [(str(args.by), data.to_numpy(dtype=float), codes)]
-    table = _ask_r(lambda: compare_r(datasets, n_resamples=args.n_resamples, seed=args.seed, progress=args.progress))
-    out = {**r_versions(), "agree": int(table["agree"].sum()), "total": len(table), "rows": table.to_dict(orient="records")}
+    table = _ask_r(
+        lambda: compare_r(
+            datasets, n_resamples=args.n_resamples, seed=args.seed, progress=args.progress
+        )
+    )
+    out = {
+        **r_versions(),
+        "agree": int(table["agree"].sum()),
+        "total": len(table),
+        "rows": table.to_dict(orient="records"),
+    }
     if args.out is not None:
         text = f"# {_compare_header(out)}\n\n```text\n{table.to_string(index=False)}\n```\n"
-        write_output(args.out, "--out", lambda: (args.out.parent.mkdir(parents=True, exist_ok=True), args.out.write_text(text)))
+        write_output(
+            args.out,
+            "--out",
+            lambda: (args.out.parent.mkdir(parents=True, exist_ok=True), args.out.write_text(text)),
+        )
     return out
 
 
@@ -312,7 +374,11 @@ def _compare_header(out: dict) -> str:
 
 def _hclust(args, data, groups) -> dict:
     res = significant_clusters(
-        data.to_numpy(dtype=float), alpha=args.alpha, n_resamples=args.n_resamples, exponent=args.exponent, rng=args.seed,
+        data.to_numpy(dtype=float),
+        alpha=args.alpha,
+        n_resamples=args.n_resamples,
+        exponent=args.exponent,
+        rng=args.seed,
         progress=args.progress,
     )
     out = {
@@ -331,17 +397,27 @@ def _hclust(args, data, groups) -> dict:
         matplotlib.use("Agg")
 
         ax = plot_dendrogram(res)
-        ax.set_title(f"energy dendrogram: {res.n_clusters} significant cluster(s) at FWER {args.alpha}")
-        write_output(args.plot, "--plot", lambda: ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight"))
+        ax.set_title(
+            f"energy dendrogram: {res.n_clusters} significant cluster(s) at FWER {args.alpha}"
+        )
+        write_output(
+            args.plot, "--plot", lambda: ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        )
         out["plot"] = str(args.plot)
     return out
 
 
 def _print_hclust(out: dict) -> None:
     n = sum(out["sizes"])
-    print(f"Energy hierarchical clustering of {n} points in {len(out['columns'])} variables (exponent {out['exponent']:g})")
+    print(
+        f"Energy hierarchical clustering of {n} points in {len(out['columns'])} variables "
+        f"(exponent {out['exponent']:g})"
+    )
     _print_input(out)
-    print(f"significant splits at family-wise error {out['alpha']} (cluster test at each node, level alpha * size / n):")
+    print(
+        f"significant splits at family-wise error {out['alpha']} (cluster test at each node, level "
+        "alpha * size / n):"
+    )
     nodes = pd.DataFrame(out["nodes"])
     if len(nodes):
         print(nodes.to_string(index=False, float_format=_num))
@@ -352,16 +428,30 @@ def _print_hclust(out: dict) -> None:
 
 
 def _normality(args, data, groups) -> dict:
-    parts = [("all rows", data)] if groups is None else [(str(g), data[groups == g]) for g in pd.unique(groups)]
+    parts = (
+        [("all rows", data)]
+        if groups is None
+        else [(str(g), data[groups == g]) for g in pd.unique(groups)]
+    )
     rows = []
     for name, part in parts:
-        res = mvnorm_test(part.to_numpy(dtype=float), n_resamples=args.n_resamples, rng=args.seed, progress=args.progress)
-        rows.append({"group": name, "n": res.n_samples, "statistic": res.statistic, "pvalue": res.pvalue})
+        res = mvnorm_test(
+            part.to_numpy(dtype=float),
+            n_resamples=args.n_resamples,
+            rng=args.seed,
+            progress=args.progress,
+        )
+        rows.append(
+            {"group": name, "n": res.n_samples, "statistic": res.statistic, "pvalue": res.pvalue}
+        )
     return {"n_resamples": args.n_resamples, "rows": rows}
 
 
 def _print_normality(out: dict) -> None:
-    print(f"Energy test of multivariate normality of {len(out['columns'])} variables ({out['n_resamples']} Gaussian samples)")
+    print(
+        f"Energy test of multivariate normality of {len(out['columns'])} variables "
+        f"({out['n_resamples']} Gaussian samples)"
+    )
     _print_input(out)
     print(pd.DataFrame(out["rows"]).to_string(index=False, float_format=_num))
 
@@ -385,112 +475,21 @@ _COMMANDS = {
 }
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="energystats", description="Energy statistics and energy-based clustering.")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    def common(p, by_help):
-        p.add_argument(
-            "csv", nargs="?", help="file with a header row, separated by commas, semicolons, tabs, | or spaces ('-': stdin)"
-        )
-        p.add_argument("--example", choices=EXAMPLES, help="use an embedded data set instead of a file")
-        p.add_argument("--by", help=by_help)
-        p.add_argument("--columns", nargs="+", help="numeric data columns (default: every column "
-                       "except --by; all must be numeric); a file named last is the file")
-        p.add_argument("--dropna", action="store_true", help="drop the rows with a missing value in the data or --by columns")
-        p.add_argument("--json", action="store_true", help="print JSON instead of a report")
-        p.add_argument(
-            "--working-memory",
-            type=_mebibytes,
-            metavar="MiB",
-            help="memory budget in MiB (default 1024): larger n x n matrices are streamed in tiles",
-        )
-        return p
-
-    def exponent(p):
-        p.add_argument("--exponent", type=float, default=1.0, help="exponent alpha in (0, 2] (default 1)")
-
-    def resampling(p, default):
-        p.add_argument("--n-resamples", type=int, default=default, help=f"resamples (default {default})")
-        p.add_argument("--seed", type=int, default=None, help="random seed")
-        p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-
-    exponent(common(sub.add_parser("describe", help="energy distances between groups and the DISCO decomposition"), "column holding the groups (required)"))
-    t = common(sub.add_parser("test", help="k-sample energy permutation test of equal distributions"), "column holding the groups (required)")
-    exponent(t)
-    t.add_argument("--statistic", choices=("S", "E", "F"), default="S", help="test statistic (default S)")
-    t.add_argument("--projections", type=int, metavar="L", help="estimate distances from L random projections (large n; the level stays exact)")
-    resampling(t, 999)
-    c = common(sub.add_parser("cluster", help="kernel k-groups clustering"), "column of known classes to score the clusters against")
-    c.add_argument("-k", "--n-clusters", type=int, required=True, help="number of clusters")
-    c.add_argument("--algorithm", choices=("hartigan", "lloyd", "r-kgroups"), default="hartigan")
-    c.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
-    c.add_argument("--nystroem", type=int, metavar="M", help="cluster Nystroem features from M landmarks (large n)")
-    c.add_argument("--cluster-test", action="store_true", help="also test for cluster structure against one Gaussian")
-    c.add_argument("--compare-r", action="store_true", help="also compare with R's energy on the clusters found, when R is present")
-    exponent(c)
-    resampling(c, 199)
-    common(sub.add_parser("split1d", help="exact two-group split of one variable"), "column of known classes to score the split against")
-    r = common(
-        sub.add_parser("compare-r", help="energystats and R's energy side by side (a battery of data sets, or the CSV's groups)"),
-        "column holding the groups (required with a CSV or --example)",
-    )
-    r.add_argument("--n-resamples", type=int, default=999, help="resamples of eqdist.etest (default 999)")
-    r.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    r.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-    r.add_argument("--out", type=Path, help="also write the table as markdown to this file")
-    h = common(
-        sub.add_parser("hclust", help="energy hierarchical clustering and its significant splits"),
-        "column of known classes to score the clusters against",
-    )
-    h.add_argument("--alpha", type=float, default=0.05, help="family-wise error rate (default 0.05)")
-    h.add_argument("--plot", type=Path, metavar="FILE", help="write the dendrogram (PNG, SVG or PDF)")
-    exponent(h)
-    resampling(h, 199)
-    m = common(sub.add_parser("normality", help="energy test of multivariate normality"), "column of groups, each tested on its own")
-    resampling(m, 999)
-    return parser
-
-
-def _mebibytes(text: str) -> float:
-    """``--working-memory``: a number of MiB whose bytes a float can hold (the library checks
-    that it is positive)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MiB") from None
-    if math.isfinite(value) and math.isinf(value * 2**20):
-        raise argparse.ArgumentTypeError(f"{text} MiB is more memory than any machine has")
-    return value
-
-
-def _check_outputs(args) -> None:
-    """The output files can be written, and matplotlib imported for a plot: checked before
-    anything is computed."""
-    if getattr(args, "out", None) is not None:
-        check_output(args.out, "--out", make_folders=True)
-    if getattr(args, "plot", None) is not None:
-        check_output(args.plot, "--plot")
-        try:
-            from matplotlib.backend_bases import FigureCanvasBase
-        except ImportError:
-            raise CLIError("--plot needs matplotlib (pip install matplotlib)") from None
-        formats = FigureCanvasBase.get_supported_filetypes()
-        if args.plot.suffix.lower().lstrip(".") not in formats:
-            raise CLIError(f"--plot {args.plot}: name a file ending in one of {', '.join('.' + f for f in sorted(formats))}")
-
-
 def _run(args) -> int:
     compute, report, need_by = _COMMANDS[args.command]
     with config_context(working_memory=args.working_memory):
-        _check_outputs(args)
+        check_outputs(args)
         table = read_table(args)
         chosen = None if table is None else select(table, args, need_by=need_by)
         out = compute(args, *((None, None) if chosen is None else (chosen.data, chosen.groups)))
     out = {
         "columns": None if chosen is None else [str(c) for c in chosen.data.columns],
         "by": args.by,
-        **({} if chosen is None else {"rows_read": chosen.rows_read, "rows_dropped": chosen.rows_dropped}),
+        **(
+            {}
+            if chosen is None
+            else {"rows_read": chosen.rows_read, "rows_dropped": chosen.rows_dropped}
+        ),
         **({"exponent": args.exponent} if hasattr(args, "exponent") else {}),
         **out,
     }
@@ -526,19 +525,28 @@ def main(argv: list[str] | None = None) -> int:
     ``| head``: the rest of the output is discarded quietly, as Python's documentation of
     SIGPIPE advises); 2 for bad input, with one line on stderr; 130 on Ctrl-C.
     """
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     file_after_columns(args)
     if hasattr(args, "progress"):
-        args.progress = None if args.progress and not args.json else False  # None: a bar when a person is watching
+        # None: a bar when a person is watching
+        args.progress = None if args.progress and not args.json else False
     if sys.stdout is None:  # started with stdout closed (>&-): nowhere to write the result
-        print(f"energystats {args.command}: error: stdout is closed, nowhere to write the output", file=sys.stderr)
+        print(
+            f"energystats {args.command}: error: stdout is closed, nowhere to write the output",
+            file=sys.stderr,
+        )
         return 1
     try:
         return _run(args)
     except (CLIError, ValueError, TypeError, OverflowError, WorkingMemoryError) as exc:
-        return _fail(args, _cli_message(str(exc), args), 2)
+        return _fail(args, cli_message(str(exc), args), 2)
     except MemoryError as exc:
-        return _fail(args, f"the machine ran out of memory ({exc or 'MemoryError'}); give a smaller --working-memory (MiB)", 2)
+        return _fail(
+            args,
+            f"the machine ran out of memory ({exc or 'MemoryError'}); give a smaller "
+            "--working-memory (MiB)",
+            2,
+        )
     except OutputError as exc:
         return _fail(args, str(exc), 1)
     except BrokenPipeError:
@@ -552,7 +560,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line, the traceback on request
         if os.environ.get("ENERGYSTATS_DEBUG"):
             raise
-        return _fail(args, f"internal error, please report it: {type(exc).__name__}: {exc} (ENERGYSTATS_DEBUG=1 shows the traceback)", 3)
+        return _fail(
+            args,
+            f"internal error, please report it: {type(exc).__name__}: {exc} (ENERGYSTATS_DEBUG=1 "
+            "shows the traceback)",
+            3,
+        )
 
 
 def _fail(args, message: str, status: int) -> int:
@@ -568,28 +581,3 @@ def _discard_stdout() -> None:
     except (OSError, ValueError):
         pass
 
-
-#: The library's argument names and the options that set them: messages name the option.
-_OPTIONS = {
-    "n_init": "--n-init", "n_resamples": "--n-resamples", "n_projections": "--projections",
-    "n_landmarks": "--nystroem", "exponent": "--exponent", "alpha": "--alpha", "n_clusters": "-k",
-}
-_DESTS = {"n_projections": "projections", "n_landmarks": "nystroem"}
-
-
-def _cli_message(message: str, args) -> str:
-    """A library message in the command line's words: ``--working-memory N`` instead of
-    ``set_config(working_memory=N)``, ``--n-init`` instead of ```n_init```."""
-    message = re.sub(
-        r"Set energystats\.set_config\(working_memory=(\d+)\) \(MiB\) or use energystats\.config_context",
-        r"Give --working-memory \1 (MiB)",
-        message,
-    )
-    for name, option in _OPTIONS.items():
-        if hasattr(args, _DESTS.get(name, name)):
-            message = message.replace(f"`{name}`", option)
-    return message
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

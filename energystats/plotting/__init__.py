@@ -5,6 +5,10 @@ plots compose in notebooks; the two-panel :func:`plot_gof` returns its pair of a
 labels come from the data (DataFrame column names, a Series' name); titles name the test or
 method and, when the result knows it (``data_name``), the data. W against k is
 :func:`plot_choose_k`.
+
+The plots of test results (:func:`plot_null_distribution`, :func:`plot_gof`) are in
+``_test_results.py``: each asks the result for its panels; the plots of clusterings and
+matrices are here.
 """
 
 from __future__ import annotations
@@ -14,9 +18,9 @@ from numbers import Integral
 import numpy as np
 from scipy.cluster.hierarchy import dendrogram
 
-from ._frontdoor import front_door
-from ._test_plots import axes_of, data_name, plot_gof, plot_null_distribution, titled
-from ._validation import as_data
+from .._frontdoor import front_door
+from .._validation import as_data
+from ._test_results import axes_of, data_name, plot_gof, plot_null_distribution, titled
 
 __all__ = [
     "plot_choose_k",
@@ -80,13 +84,22 @@ def plot_choose_k(result, ax=None):
     ax.plot(table["k"], table["W"], marker="o", lw=1.2, color="0.3", label="W of KGroups(k)")
     chosen = table.loc[table["k"] == result.k, "W"].iloc[0]
     ax.plot([result.k], [chosen], marker="o", markersize=11, mfc="none", mec="C3", mew=2, ls="none")
-    ax.axvline(result.k, color="C3", ls="--", label=f"chosen k = {result.k} (family-wise error {result.alpha:g})")
+    ax.axvline(
+        result.k,
+        color="C3",
+        ls="--",
+        label=f"chosen k = {result.k} (family-wise error {result.alpha:g})",
+    )
     if result.k_gap is not None and result.k_gap != result.k:
         ax.axvline(result.k_gap, color="C0", ls=":", label=f"gap statistic: k = {result.k_gap}")
     ax.set_xticks(table["k"].tolist())
     ax.set_xlabel("number of clusters k")
     ax.set_ylabel("within dispersion W")
-    null = "dip tests of unimodality" if result.null == "unimodal" else "cluster tests against one Gaussian"
+    null = (
+        "dip tests of unimodality"
+        if result.null == "unimodal"
+        else "cluster tests against one Gaussian"
+    )
     ax.set_title(titled(f"choice of k: sequential {null}", data_name(result)))
     ax.legend(frameon=False)
     return ax
@@ -139,7 +152,9 @@ def plot_clusters(X, labels, ax=None, *, columns=(0, 1)):
         names, i, j = [names[i], names[j]], 0, 1
     labels = np.asarray(labels)
     if labels.shape != (X.shape[0],):
-        raise ValueError(f"`labels` must have one entry per sample ({X.shape[0]}), got shape {labels.shape}.")
+        raise ValueError(
+            f"`labels` must have one entry per sample ({X.shape[0]}), got shape {labels.shape}."
+        )
     ax = axes_of(ax)
     for value in np.unique(labels):
         keep = labels == value
@@ -210,14 +225,22 @@ def plot_dendrogram(result, ax=None, *, n_clusters=None, **dendrogram_options):
     colours = [f"C{code % 10}" for code in range(labels.max() + 1)]
 
     def colour(link: int) -> str:
-        return "0.4" if owner[link] < 0 or (tree is result and n_clusters is None) else colours[owner[link]]
+        return (
+            "0.4"
+            if owner[link] < 0 or (tree is result and n_clusters is None)
+            else colours[owner[link]]
+        )
 
     ax = axes_of(ax)
     options = {"no_labels": n > 60, "link_color_func": colour}
     options.update(dendrogram_options)
     dendrogram(tree.linkage, ax=ax, **options)
     ax.set_ylabel(r"merge cost $\frac{n_A n_B}{n_A + n_B}\,\mathcal{E}(A, B)$")
-    name = "energy hierarchical clustering" if tree is result else f"significant splits of the energy dendrogram, \u03b1 = {result.alpha:g}"
+    name = (
+        "energy hierarchical clustering"
+        if tree is result
+        else f"significant splits of the energy dendrogram, \u03b1 = {result.alpha:g}"
+    )
     ax.set_title(titled(name, data_name(result)))
     return ax
 
@@ -247,7 +270,8 @@ def plot_dcor_matrix(result, ax=None, *, annotate: bool | None = None, mark_reje
     matrix = getattr(result, "matrix", result)
     values = matrix.to_numpy(dtype=float)
     names = [str(c) for c in matrix.columns]
-    shown = np.ma.masked_array(values, mask=np.eye(len(names), dtype=bool))  # the diagonal (1) in grey
+    # the diagonal (1) in grey
+    shown = np.ma.masked_array(values, mask=np.eye(len(names), dtype=bool))
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad="0.85")
     image = ax.imshow(shown, vmin=0.0, vmax=1.0, cmap=cmap)
     ax.figure.colorbar(image, ax=ax, label="distance correlation")
@@ -257,13 +281,23 @@ def plot_dcor_matrix(result, ax=None, *, annotate: bool | None = None, mark_reje
         for i in range(len(names)):
             for j in range(len(names)):
                 if i != j:
-                    ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=7, color="w" if values[i, j] < 0.5 else "k")
+                    ax.text(
+                        j,
+                        i,
+                        f"{values[i, j]:.2f}",
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="w" if values[i, j] < 0.5 else "k",
+                    )
     table = getattr(result, "table", None)
     if mark_rejected and table is not None:
         index = {name: k for k, name in enumerate(names)}
         for x, y in zip(table.loc[table["reject"], "x"], table.loc[table["reject"], "y"]):
             for i, j in ((index[x], index[y]), (index[y], index[x])):
                 ax.plot(j, i + 0.3, marker=".", color="C3", markersize=6)
-    name = "distance correlation" + (" (dots: independence rejected)" if mark_rejected and table is not None else "")
+    name = "distance correlation" + (
+        " (dots: independence rejected)" if mark_rejected and table is not None else ""
+    )
     ax.set_title(titled(name, data_name(result)))
     return ax

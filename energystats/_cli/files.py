@@ -20,13 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .datasets import load_example
+from ..datasets import load_example
 
 __all__ = [
     "CLIError",
     "OutputError",
     "Selection",
     "check_output",
+    "check_outputs",
     "file_after_columns",
     "finite_json",
     "read_table",
@@ -72,7 +73,9 @@ def read_table(args) -> pd.DataFrame | None:
     if path.is_dir():
         raise CLIError(f"{path} is a folder, not a CSV file")
     if not path.exists():
-        raise CLIError(f"file not found: {path}" + (" (a link to a missing file)" if path.is_symlink() else ""))
+        raise CLIError(
+            f"file not found: {path}" + (" (a link to a missing file)" if path.is_symlink() else "")
+        )
     if not path.is_file():
         return _read_stream(path)
     try:
@@ -167,7 +170,9 @@ def select(table: pd.DataFrame, args, *, need_by: bool) -> Selection:
     if need_by and by is None:
         raise CLIError("--by is required")
     if by is not None and by not in table.columns:
-        raise CLIError(f"no column {by!r} in the data (columns: {', '.join(map(str, table.columns))})")
+        raise CLIError(
+            f"no column {by!r} in the data (columns: {', '.join(map(str, table.columns))})"
+        )
     if args.columns:
         twice = next((c for i, c in enumerate(args.columns) if c in args.columns[:i]), None)
         if twice is not None:
@@ -196,7 +201,9 @@ def select(table: pd.DataFrame, args, *, need_by: bool) -> Selection:
         )
     kept = ~missing
     if not kept.any():
-        raise CLIError(f"no rows left: each of the {len(table)} rows has a missing value in the columns used")
+        raise CLIError(
+            f"no rows left: each of the {len(table)} rows has a missing value in the columns used"
+        )
     return Selection(data[kept], None if groups is None else groups[kept], kept)
 
 
@@ -221,7 +228,11 @@ def _numeric(table: pd.DataFrame, *, chosen: bool) -> pd.DataFrame:
         else:
             columns[name] = values.astype(float)
     if problems:
-        hint = "" if chosen else "; choose the data columns with --columns, or name a column of labels with --by"
+        hint = (
+            ""
+            if chosen
+            else "; choose the data columns with --columns, or name a column of labels with --by"
+        )
         if len(problems) == 1:
             ((name, why),) = problems.items()
             raise CLIError(f"column {name!r} is not numeric ({why}){hint}")
@@ -279,7 +290,9 @@ def finite_json(value, path: str = "", found: dict | None = None):
     ``"pairs[0].energy_distance"``) to its value as text (``"inf"``, ``"nan"``)."""
     found = {} if found is None else found
     if isinstance(value, dict):
-        clean = {k: finite_json(v, f"{path}.{k}" if path else str(k), found)[0] for k, v in value.items()}
+        clean = {
+            k: finite_json(v, f"{path}.{k}" if path else str(k), found)[0] for k, v in value.items()
+        }
     elif isinstance(value, (list, tuple)):
         clean = [finite_json(v, f"{path}[{i}]", found)[0] for i, v in enumerate(value)]
     elif isinstance(value, (float, np.floating)) and not math.isfinite(value):
@@ -288,3 +301,22 @@ def finite_json(value, path: str = "", found: dict | None = None):
     else:
         clean = value
     return clean, found
+
+
+def check_outputs(args) -> None:
+    """The output files can be written, and matplotlib imported for a plot: checked before
+    anything is computed."""
+    if getattr(args, "out", None) is not None:
+        check_output(args.out, "--out", make_folders=True)
+    if getattr(args, "plot", None) is not None:
+        check_output(args.plot, "--plot")
+        try:
+            from matplotlib.backend_bases import FigureCanvasBase
+        except ImportError:
+            raise CLIError("--plot needs matplotlib (pip install matplotlib)") from None
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if args.plot.suffix.lower().lstrip(".") not in formats:
+            raise CLIError(
+                f"--plot {args.plot}: name a file ending in one of "
+                f"{', '.join('.' + f for f in sorted(formats))}"
+            )

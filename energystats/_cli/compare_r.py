@@ -15,15 +15,15 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from ._cluster import KGroups, energy_hclust
-from ._gof import mvnorm_statistic, mvnorm_test
-from ._homogeneity import dispersion, energy_test
-from ._independence import dcor, dcor_ttest, dcov, dcov_test, pdcor
-from ._operator import condensed_semimetric
-from ._progress import progress_bar
-from .datasets import load_iris
-from ._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
-from ._semimetric import resolve_semimetric
+from .._cluster import KGroups, energy_hclust
+from .._gof import mvnorm_statistic, mvnorm_test
+from .._homogeneity import dispersion, energy_test
+from .._independence import dcor, dcor_ttest, dcov, dcov_test, pdcor
+from .._operator import condensed_semimetric
+from .._progress import progress_bar
+from .._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
+from .._semimetric import resolve_semimetric
+from ..datasets import load_iris
 
 __all__ = ["battery", "compare_r"]
 
@@ -39,7 +39,11 @@ def battery() -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
     for k in (2, 3, 4, 5):
         sizes = rng.integers(20, 200, size=k)
         codes = np.repeat(np.arange(k), sizes)
-        yield f"normal k={k} n={sizes.sum()}", rng.normal(size=(sizes.sum(), 5)) + 0.3 * codes[:, None], codes
+        yield (
+            f"normal k={k} n={sizes.sum()}",
+            rng.normal(size=(sizes.sum(), 5)) + 0.3 * codes[:, None],
+            codes,
+        )
 
 
 def _rel(a, b) -> float:
@@ -64,7 +68,8 @@ def _row(data, alpha, what, difference, agree, ratio) -> dict:
 
 
 def _by_order(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sort the points by group, as ``edist`` and ``eqdist.*`` need (they take sizes, not labels)."""
+    """Sort the points by group, as ``edist`` and ``eqdist.*`` need (they take sizes, not
+    labels)."""
     order = np.argsort(codes, kind="stable")
     return order, codes[order], np.bincount(codes)
 
@@ -78,17 +83,45 @@ def _compare_kgroups(name, X, xr, k: int, start) -> list[dict]:
     ours, t_es = _timed(lambda: KGroups(k, algorithm="r-kgroups", init=start).fit(X))
     kg, t_r = _timed(lambda: r_call("kgroups", xr, k, iter_max=100, cluster=start + 1))
     same = bool(np.array_equal(ours.labels_ + 1, to_numpy(r_field(kg, "cluster"))))
-    rows = [_row(name, 1.0, "kgroups labels (r-kgroups mode)", "identical" if same else "differ", same, t_r / t_es)]
+    rows = [
+        _row(
+            name,
+            1.0,
+            "kgroups labels (r-kgroups mode)",
+            "identical" if same else "differ",
+            same,
+            t_r / t_es,
+        )
+    ]
     r_W = float(to_numpy(r_field(kg, "W"))[0])
     hart, t_es = _timed(lambda: KGroups(k, init=ours.labels_, random_state=0).fit(X))
-    rows.append(_row(name, 1.0, f"kgroups W: hartigan {hart.W_:.4f} vs R {r_W:.4f}",
-                     f"{(hart.W_ - r_W) / max(abs(r_W), 1e-300):.1e}", hart.W_ <= r_W * (1 + 1e-12), t_r / t_es))
+    rows.append(
+        _row(
+            name,
+            1.0,
+            f"kgroups W: hartigan {hart.W_:.4f} vs R {r_W:.4f}",
+            f"{(hart.W_ - r_W) / max(abs(r_W), 1e-300):.1e}",
+            hart.W_ <= r_W * (1 + 1e-12),
+            t_r / t_es,
+        )
+    )
     return rows
 
 
 def _compare_etest(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
     # Monte Carlo as R, even where energystats would enumerate every relabeling by default
-    test, t_es = _timed(lambda: energy_test(X, codes, statistic="E", n_resamples=n_resamples, exact=False, ties="strict", rng=seed, progress=False))
+    test, t_es = _timed(
+        lambda: energy_test(
+            X,
+            codes,
+            statistic="E",
+            n_resamples=n_resamples,
+            exact=False,
+            ties="strict",
+            rng=seed,
+            progress=False,
+        )
+    )
     r_call("set.seed", seed)
     etest, t_r = _timed(lambda: r_call("eqdist.etest", xr, sizes, R=n_resamples))
     r_stat, r_p = to_numpy(r_field(etest, "statistic"))[0], to_numpy(r_field(etest, "p.value"))[0]
@@ -97,8 +130,14 @@ def _compare_etest(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
     tol = 4 * np.sqrt(2 * p * (1 - p) / (n_resamples + 1)) + 2 / (n_resamples + 1)
     return [
         _row(name, 1.0, "eqdist.etest statistic", f"{d:.1e}", d <= RTOL, t_r / t_es),
-        _row(name, 1.0, f"eqdist.etest p ({test.pvalue:.3f} vs {r_p:.3f})", f"{abs(test.pvalue - r_p):.3f}",
-             abs(test.pvalue - r_p) <= tol, t_r / t_es),
+        _row(
+            name,
+            1.0,
+            f"eqdist.etest p ({test.pvalue:.3f} vs {r_p:.3f})",
+            f"{abs(test.pvalue - r_p):.3f}",
+            abs(test.pvalue - r_p) <= tol,
+            t_r / t_es,
+        ),
     ]
 
 
@@ -120,11 +159,21 @@ def _compare_hclust(name, X, xr, exponents) -> list[dict]:
         )
         d = _rel(ours.height, to_numpy(r_field(tree, "height")))
         if same:
-            rows.append(_row(name, a, "energy.hclust merge and order", "identical", True, t_r / t_es))
+            rows.append(
+                _row(name, a, "energy.hclust merge and order", "identical", True, t_r / t_es)
+            )
         else:  # equal merge costs may be taken in either order: then the heights must still agree
             tied = _has_tied_distances(X)
-            rows.append(_row(name, a, "energy.hclust merge and order",
-                             "differ (tied distances)" if tied else "differ", tied and d <= RTOL, t_r / t_es))
+            rows.append(
+                _row(
+                    name,
+                    a,
+                    "energy.hclust merge and order",
+                    "differ (tied distances)" if tied else "differ",
+                    tied and d <= RTOL,
+                    t_r / t_es,
+                )
+            )
         rows.append(_row(name, a, "energy.hclust height", f"{d:.1e}", d <= RTOL, t_r / t_es))
     return rows
 
@@ -139,8 +188,16 @@ def _compare_mvnorm(name, X, xr, n_resamples, seed) -> list[dict]:
     r_test, t_r = _timed(lambda: r_call("mvnorm.test", xr, R=n_resamples))
     r_p = to_numpy(r_field(r_test, "p.value"))[0]
     allowed = 4 * np.sqrt(max(r_p * (1 - r_p), 1 / n_resamples) / n_resamples)
-    rows.append(_row(name, 1.0, f"mvnorm.test p ({test.pvalue:.3f} vs {r_p:.3f})", f"{abs(test.pvalue - r_p):.3f}",
-                     abs(test.pvalue - r_p) <= allowed, t_r / t_es))
+    rows.append(
+        _row(
+            name,
+            1.0,
+            f"mvnorm.test p ({test.pvalue:.3f} vs {r_p:.3f})",
+            f"{abs(test.pvalue - r_p):.3f}",
+            abs(test.pvalue - r_p) <= allowed,
+            t_r / t_es,
+        )
+    )
     return rows
 
 
@@ -151,7 +208,11 @@ def _compare_independence(name, X, codes, n_resamples, seed) -> list[dict]:
     dcov.test p-value (within Monte Carlo error). One column has no second variable: only
     dcor with the groups."""
     fac, labels = r_factor(codes), np.asarray(codes).astype(str)
-    with_groups = ("dcor with the groups (factor)", lambda: dcor(X, labels), lambda: r_call("dcor", r_matrix(X), fac))
+    with_groups = (
+        "dcor with the groups (factor)",
+        lambda: dcor(X, labels),
+        lambda: r_call("dcor", r_matrix(X), fac),
+    )
     if X.shape[1] == 1:
         checks, split = [with_groups], None
     else:
@@ -173,8 +234,16 @@ def _compare_independence(name, X, codes, n_resamples, seed) -> list[dict]:
     r_p = to_numpy(r_field(r_test, "p.value"))[0]
     p = (test.pvalue + r_p) / 2
     tol = 4 * np.sqrt(2 * p * (1 - p) / (n_resamples + 1)) + 2 / (n_resamples + 1)
-    rows.append(_row(name, 1.0, f"dcov.test p ({test.pvalue:.3f} vs {r_p:.3f})", f"{abs(test.pvalue - r_p):.3f}",
-                     abs(test.pvalue - r_p) <= tol, t_r / t_es))
+    rows.append(
+        _row(
+            name,
+            1.0,
+            f"dcov.test p ({test.pvalue:.3f} vs {r_p:.3f})",
+            f"{abs(test.pvalue - r_p):.3f}",
+            abs(test.pvalue - r_p) <= tol,
+            t_r / t_es,
+        )
+    )
     return rows
 
 
@@ -183,11 +252,19 @@ def _pair_checks(x, y, xr, yr, labels, fac) -> list:
     return [
         ("dcov", lambda: dcov(x, y), lambda: r_call("dcov", xr, yr)),
         ("dcor", lambda: dcor(x, y), lambda: r_call("dcor", xr, yr)),
-        ("dcor index 0.5", lambda: dcor(x, y, exponent=0.5), lambda: r_call("dcor", xr, yr, index=0.5)),
+        (
+            "dcor index 0.5",
+            lambda: dcor(x, y, exponent=0.5),
+            lambda: r_call("dcor", xr, yr, index=0.5),
+        ),
         ("dcovU", lambda: dcov(x, y, estimator="U"), lambda: r_call("dcovU", xr, yr)),
         ("bcdcor", lambda: dcor(x, y, estimator="U"), lambda: r_call("bcdcor", xr, yr)),
         ("dcorT", lambda: dcor_ttest(x, y).statistic, lambda: r_call("dcorT", xr, yr)),
-        ("pdcor removing the groups", lambda: pdcor(x, y, labels), lambda: r_call("pdcor", xr, yr, fac)),
+        (
+            "pdcor removing the groups",
+            lambda: pdcor(x, y, labels),
+            lambda: r_call("pdcor", xr, yr, fac),
+        ),
     ]
 
 
@@ -206,8 +283,9 @@ def _check_for_r(name: str, X: np.ndarray) -> None:
     largest = float(np.abs(X).max())
     if largest > R_MAX_ABS:
         raise ValueError(
-            f"compare-r: R's energy squares the values to compute distances, which overflows beyond about 1e154 "
-            f"(largest |value| in {name!r} is {largest:.3g}): divide the data by a constant first."
+            "compare-r: R's energy squares the values to compute distances, which overflows "
+            f"beyond about 1e154 (largest |value| in {name!r} is {largest:.3g}): divide the data "
+            "by a constant first."
         )
 
 
@@ -230,9 +308,10 @@ def compare_r(
     for each exponent, ``mvnorm.e`` (to 1e-10) with the ``mvnorm.test`` p-value of the
     pooled data (within Monte Carlo error), and the distance covariance family (``dcov``,
     ``dcor``, ``dcovU``, ``bcdcor``, ``dcorT``, ``dcor`` against the groups as a factor,
-    ``pdcor`` removing them, to 1e-10; the ``dcov.test`` p-value within Monte Carlo error). ``datasets`` defaults to
-    :func:`battery`. Group codes are integers 0..k-1. ``etest=False`` leaves out the test,
-    whose p-value means nothing when the groups are clusters found from the same data.
+    ``pdcor`` removing them, to 1e-10; the ``dcov.test`` p-value within Monte Carlo error).
+    ``datasets`` defaults to :func:`battery`. Group codes are integers 0..k-1. ``etest=False``
+    leaves out the test, whose p-value means nothing when the groups are clusters found from
+    the same data.
     """
     rows = []
     items = list(battery() if datasets is None else datasets)
@@ -245,7 +324,9 @@ def compare_r(
         iu = np.triu_indices(len(sizes), 1)
         for a in exponents:
             ours, t_es = _timed(lambda: dispersion(X, codes, exponent=a))
-            edist, t_edist = _timed(lambda: to_numpy(r_call("as.matrix", r_call("edist", xr, sizes, alpha=a))))
+            edist, t_edist = _timed(
+                lambda: to_numpy(r_call("as.matrix", r_call("edist", xr, sizes, alpha=a)))
+            )
             disco, t_disco = _timed(lambda: r_call("disco", xr, fac, index=a, R=0))
             checks = {
                 "edist": (ours.pairwise[iu], edist[iu], t_edist),

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._result_bases import FitPanel, NullPanel, Sample, TestResult
-from ._frontdoor import front_door
+from .._frontdoor import front_door
+from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 
 __all__ = ["axes_of", "data_name", "plot_gof", "plot_null_distribution", "titled"]
 
