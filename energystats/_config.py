@@ -34,6 +34,11 @@ _DEFAULTS = {"working_memory": 1024}
 _config: contextvars.ContextVar[dict] = contextvars.ContextVar("energystats_config", default=_DEFAULTS)
 
 MiB = 2**20
+#: Requests of at most this many bytes are checked against ``working_memory`` alone, without
+#: asking the system what is available (reading /proc/meminfo costs 20 to 40 microseconds, more
+#: than the work of a small call that checks several allocations): every machine that runs
+#: Python has that much to spare.
+SURE_BYTES = 16 * MiB
 
 
 class WorkingMemoryError(MemoryError):
@@ -135,25 +140,23 @@ def _available_bytes() -> int | None:
     return int(head[at + len(b"MemAvailable:") : head.index(b"kB", at)]) * 1024
 
 
-def memory_budget() -> int:
-    """Bytes one computation may use: ``working_memory``, capped by the available memory."""
+def memory_budget(stake: float | None = None) -> int:
+    """Bytes one computation may use: ``working_memory``, capped by the available memory.
+
+    ``stake``: the most bytes the caller's decision can involve (what it would allocate with
+    no limit). When that is at most :data:`SURE_BYTES` (and the configured budget), the
+    available memory cannot change the decision and is not read."""
     budget = int(min(_config.get()["working_memory"] * MiB, 2.0**62))  # 4 EiB: more than any machine
+    if stake is not None and stake <= min(SURE_BYTES, budget):
+        return budget
     available = _available_bytes()
     return budget if available is None else min(budget, available)
 
 
-#: Requests of at most this many bytes are checked against ``working_memory`` alone, without
-#: asking the system what is available (reading /proc/meminfo costs 20 to 40 microseconds, more
-#: than the work of a small call that checks several allocations): every machine that runs
-#: Python has that much to spare.
-SURE_BYTES = 16 * MiB
-
-
 def check_fits(what: str, needed: float, hint: str = "") -> None:
-    """Raise :class:`WorkingMemoryError` when ``needed`` bytes exceed the memory budget."""
-    if needed <= SURE_BYTES and needed <= _config.get()["working_memory"] * MiB:
-        return
-    if needed > memory_budget():
+    """Raise :class:`WorkingMemoryError` when ``needed`` bytes exceed the memory budget (the
+    available memory is read only for more than :data:`SURE_BYTES`)."""
+    if needed > memory_budget(needed):
         raise memory_error(what, needed, hint)
 
 

@@ -207,7 +207,8 @@ def threads_within(per_thread: float, fixed: float = 0.0) -> int:
     says whether even one fits). Callers share their work in fixed shares whose results are
     combined in share order, so the result does not depend on the count; the memory a call
     needs then does not grow with the machine's cores beyond its budget."""
-    return max(1, min(THREADS, int((memory_budget() - fixed) // max(per_thread, 1))))
+    budget = memory_budget(fixed + THREADS * per_thread)
+    return max(1, min(THREADS, int((budget - fixed) // max(per_thread, 1))))
 
 
 def round_robin(items: Sequence, parts: int) -> list:

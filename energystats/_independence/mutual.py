@@ -25,6 +25,9 @@ class _SumEngine:
 
     def __init__(self, engines: list, weights: list[float]):
         self.engines, self.weights = engines, weights
+        #: the engines' memory per thread and seconds per permutation, together
+        self.thread_bytes = sum(engine.thread_bytes for engine in engines)
+        self.seconds = sum(engine.seconds for engine in engines)
 
     def __call__(self, perms: np.ndarray) -> np.ndarray:
         return sum(w * engine(perms) for engine, w in zip(self.engines, self.weights))

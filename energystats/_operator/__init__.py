@@ -59,7 +59,7 @@ from .._semimetric import Semimetric
 from ._base import PairwiseOperator, indicator
 from ._prefix import PackedLabelings
 from .centred import CentredKernel
-from .choice import Sizes, choose_backend, distributed_tile, streamed_tile
+from .choice import Sizes, choose_backend, distributed_tile, stake, streamed_tile
 from .dense import DenseOperator
 from .feature_map import FeatureMap
 from .matrices import centre_in_place, condensed_semimetric, condensed_values, dense_bytes
@@ -167,7 +167,9 @@ def make_operator(
     gram = semimetric is None
     precomputed = gram or semimetric.precomputed
     on_line = not precomputed and semimetric.is_abs_difference(X)
-    sizes = Sizes(X.shape[0], precomputed, gram, on_line, n_workers(n_jobs), memory_budget())
+    n = X.shape[0]
+    budget = memory_budget(stake(n, use))
+    sizes = Sizes(n, precomputed, gram, on_line, n_workers(n_jobs), budget, d=X.shape[1])
     choice = choose_backend(sizes, use, kernel is not None)
     weights = None if kernel is None else kernel.weights
     if choice.centred:

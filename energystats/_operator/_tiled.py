@@ -125,7 +125,8 @@ class TiledOperator(PairwiseOperator):
         codes_t = np.ascontiguousarray(codes.T)
         # all the indicators at once when they fit beside the batch (fewer, larger arrays);
         # distributed tasks form their own
-        fits = self.nbytes + (self.group_sums_bytes(k) + 8 * n * K) * B <= memory_budget()
+        whole = self.nbytes + (self.group_sums_bytes(k) + 8 * n * K) * B
+        fits = whole <= memory_budget(whole)
         Z = one_hot(codes_t, k) if fits and not self._distributed() else None
         t = self._group_tile()
         tiles = upper_tiles(n, t)

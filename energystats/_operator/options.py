@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .projection import N_PROJECTIONS
-
 __all__ = [
+    "N_PROJECTIONS",
     "GroupSums",
     "Kernel",
     "Nystroem",
@@ -23,6 +22,13 @@ __all__ = [
     "Use",
     "approximation_of",
 ]
+
+
+#: The default number K of random directions of every function that takes ``n_projections``
+#: (energy_distance, dispersion, energy_test, pairwise_energy_tests, dcov, dcor, dcov_stats,
+#: dcov_test, dcor_test, ...): chosen from the level, power and time of both families'
+#: projected tests measured side by side (docs/validation.md, "How many directions").
+N_PROJECTIONS = 200
 
 
 @dataclass(frozen=True)

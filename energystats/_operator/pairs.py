@@ -158,7 +158,9 @@ def centred_gram(ops: list[PairwiseOperator], n_jobs=None, unbiased: bool = True
     m = len(ops)
     held = sum(op.nbytes for op in ops) + 8 * 4 * m * n  # the operators, row sums and centring terms
     # tiles whose copies (three per operator and thread) take at most half of what is left
-    side = min(TILE, n, max(1, math.isqrt(max(memory_budget() - held, 0) // (2 * 8 * 3 * m * THREADS))))
+    per_entry = 2 * 8 * 3 * m * THREADS  # three copies of each operator's tile per thread, twice
+    budget = memory_budget(held + per_entry * min(n, TILE) ** 2)
+    side = min(TILE, n, max(1, math.isqrt(max(budget - held, 0) // per_entry)))
     threads = threads_within(8 * 3 * m * side * side, held)  # fewer threads where the budget is small
     check_fits(f"the centred products of {m} {n} x {n} operators", held + 8 * 3 * m * side * side * threads)
     centrings = [_centring(op.row_sums(), n) for op in ops]

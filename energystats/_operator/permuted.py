@@ -37,9 +37,10 @@ from typing import Callable
 
 import numpy as np
 
-from .._config import check_fits
+from .._config import check_fits, memory_budget
+from .._cost import ROWS, flat_chunk, pairing_costs
 from ._base import TILE, PairwiseOperator
-from .choice import choose_engine
+from .choice import choose_engine, choose_gather
 from .concordance import concordant_sum
 from .sorted import SortedOperator
 
@@ -51,9 +52,6 @@ __all__ = [
     "permuted_products",
 ]
 
-#: Rows of G gathered at once: 64 rows of a 10,000-point matrix are 5 MiB.
-_ROWS = 64
-
 #: Rows a:b of a symmetric n x n matrix, as a new (b - a) x n array.
 RowBlocks = Callable[[int, int], np.ndarray]
 
@@ -61,45 +59,79 @@ RowBlocks = Callable[[int, int], np.ndarray]
 class GatherEngine:
     r"""S(pi) for F (fixed) and G (permuted), both symmetric, G with a zero diagonal: the sum of
     the products :math:`F_{ij} G_{\pi(i)\pi(j)}`, or with ``root`` of
-    :math:`\sqrt{F_{ij} + G_{\pi(i)\pi(j)}}`."""
+    :math:`\sqrt{F_{ij} + G_{\pi(i)\pi(j)}}`, by one of two paths
+    (:func:`~.choice.choose_gather`, from the cost model of :mod:`energystats._cost`):
 
-    def __init__(self, F_rows: RowBlocks, G: np.ndarray, root: bool = False):
-        """``F_rows(a, b)``: rows a:b of F (so that F itself need not exist); G: the array."""
+    * ``"flat"`` (small n): a chunk of permutations at once, in three numpy calls: the flat
+      indices :math:`p_i n + p_j` of all their products (one broadcast addition), G's
+      entries there (one gather from a matrix in cache), and one matrix-vector product with
+      F; ``chunk`` permutations a chunk (:func:`~energystats._cost.flat_chunk`, within the
+      budget). Each value is a dot product of n^2 terms;
+    * ``"rows"``: one permutation at a time, by blocks of :data:`~energystats._cost.ROWS`
+      rows: G's rows at p[a:b] (contiguous copies), then their columns at p[a:b] and p[b:]
+      only, on and above the diagonal block (half of the matrix; F's pieces are precomputed,
+      doubled off the diagonal, contiguous). Each value is a sum of dot products of at most
+      64 n terms.
+    """
+
+    def __init__(self, F_rows: RowBlocks, G: np.ndarray, root: bool = False, path: str = "rows",
+                 chunk: int = 1):
+        """``F_rows(a, b)``: rows a:b of F (so that F itself need not exist); G: the array;
+        ``path`` and ``chunk`` (permutations per chunk of the flat path) as the caller chose
+        them."""
         n = G.shape[0]
-        self.n, self.G, self.root = n, G, root
-        self.blocks = [(a, min(a + _ROWS, n)) for a in range(0, n, _ROWS)]
-        # F's diagonal blocks, and (twice, for products) its part to their right: S = sum over
-        # blocks of <F_II, G_II> + 2 <F_I>, G_I>> (the part below is the transpose)
-        self.pieces = []
+        self.n, self.G, self.root, self.path, self.chunk = n, G, root, path, chunk
+        self.blocks = [(a, min(a + ROWS, n)) for a in range(0, n, ROWS)]
         squares = 0.0
-        for a, b in self.blocks:
-            rows = F_rows(a, b)
-            squares += float(np.vdot(rows, rows))
-            right = rows[:, b:] if root else 2.0 * rows[:, b:]
-            self.pieces.append((np.ascontiguousarray(rows[:, a:b]), np.ascontiguousarray(right)))
+        if path == "flat":
+            self.F = np.empty((n, n))
+            for a, b in self.blocks:
+                self.F[a:b] = F_rows(a, b)
+            squares = float(np.vdot(self.F, self.F))
+            self.pieces = []
+            held = self.F.nbytes
+        else:
+            # F's diagonal blocks, and (twice, for products) its part to their right: S = sum
+            # over blocks of <F_II, G_II> + 2 <F_I>, G_I>> (the part below is the transpose)
+            self.pieces = []
+            for a, b in self.blocks:
+                rows = F_rows(a, b)
+                squares += float(np.vdot(rows, rows))
+                right = rows[:, b:] if root else 2.0 * rows[:, b:]
+                diagonal = np.ascontiguousarray(rows[:, a:b])
+                self.pieces.append((diagonal, np.ascontiguousarray(right)))
+            held = sum(d.nbytes + r.nbytes for d, r in self.pieces)
         #: the sums of the squares of F's and G's entries
         self.squares = (squares, float(np.vdot(G, G)))
-        #: the bytes it holds: G and F's pieces
-        self.nbytes = G.nbytes + sum(d.nbytes + r.nbytes for d, r in self.pieces)
+        #: the bytes it holds: G and F (or F's pieces)
+        self.nbytes = G.nbytes + held
+        #: seconds per permutation in the cost model (the loop's choice of threads)
+        self.seconds = pairing_costs(n)[path]
 
     @staticmethod
     def bytes_for(n: int) -> int:
         """Memory of F's pieces and one thread's gathered rows, beyond F and G (further threads
-        run where the budget holds their rows: :attr:`thread_bytes`)."""
+        run where the budget holds their rows: :attr:`thread_bytes`; the flat path's chunks are
+        sized to what the budget holds beyond this)."""
         return 8 * n * n + GatherEngine.row_bytes(n)
 
     @staticmethod
     def row_bytes(n: int) -> int:
         """A thread's gathered rows (a block of rows of G and its columns)."""
-        return 16 * _ROWS * n
+        return 16 * ROWS * n
 
     @property
     def thread_bytes(self) -> int:
         """Memory each thread evaluating permutations needs (the resampling module runs as many
-        as the budget holds)."""
+        as the budget holds): a chunk's indices and values, or a block's gathered rows."""
+        if self.path == "flat":
+            return 16 * self.n * self.n * self.chunk
         return self.row_bytes(self.n)
 
     def one(self, p: np.ndarray) -> float:
+        """S for one permutation p (by the engine's path)."""
+        if self.path == "flat":
+            return float(self(p[None, :])[0])
         # mode="wrap": the indices are a permutation, always in range; numpy then skips its
         # bounds checks, which are most of a gather's cost (1.7x faster, measured)
         if self.root:
@@ -125,8 +157,48 @@ class GatherEngine:
                 s += 2.0 * float(np.sqrt(block, out=block).sum())
         return s
 
+    def _flat(self, perms: np.ndarray) -> np.ndarray:
+        """The flat path on a block of permutations, ``chunk`` at a time."""
+        n, m = self.n, self.n * self.n
+        out = np.empty(perms.shape[0])
+        F, G = self.F.reshape(m), self.G.reshape(m)
+        step = self.chunk
+        scaled = perms * n  # p_i n: the start of G's row p_i
+        size = min(step, perms.shape[0])
+        index, gathered = np.empty((size, n, n), dtype=np.intp), np.empty((size, m))
+        for a in range(0, perms.shape[0], step):
+            b = min(a + step, perms.shape[0])
+            flat, values = index[: b - a], gathered[: b - a]
+            np.add(scaled[a:b, :, None], perms[a:b, None, :], out=flat)
+            np.take(G, flat.reshape(b - a, m), mode="wrap", out=values)
+            if self.root:
+                values += F
+                out[a:b] = np.sqrt(values, out=values).sum(axis=1)
+            else:
+                np.matmul(values, F, out=out[a:b])
+        return out
+
     def __call__(self, perms: np.ndarray) -> np.ndarray:
+        if self.path == "flat":
+            return self._flat(perms)
         return np.array([self.one(p) for p in perms])
+
+
+def _flat_chunk(n: int, free: int) -> int:
+    """Permutations per chunk of the flat path within ``free`` bytes (0: none fits)."""
+    return min(flat_chunk(n), max(0, free) // (16 * n * n))
+
+
+def _gather(F_rows: RowBlocks, G: np.ndarray, root: bool, held: int) -> GatherEngine:
+    """The engine of F and G on the path :func:`~.choice.choose_gather` names, the flat path's
+    chunks within the budget beside ``held`` bytes (the rows path when not one fits)."""
+    n = G.shape[0]
+    path, chunk = choose_gather(n), 1
+    if path == "flat":
+        need = held + 8 * n * n + 16 * n * n * flat_chunk(n)
+        chunk = _flat_chunk(n, memory_budget(need) - held - 8 * n * n)
+        path = "flat" if chunk >= 1 else "rows"
+    return GatherEngine(F_rows, G, root, path, max(chunk, 1))
 
 
 def gathered_products(
@@ -150,10 +222,10 @@ def gathered_products(
     add."""
     check_fits(f"{what} (n = {n})", reserve + 8 * n * n + GatherEngine.bytes_for(n))
     G = np.empty((n, n))
-    step = max(_ROWS, TILE * TILE // max(n, 1))
+    step = max(ROWS, TILE * TILE // max(n, 1))
     for a in range(0, n, step):
         G[a : a + step] = G_rows(a, min(a + step, n))
-    return GatherEngine(F_rows, G, root)
+    return _gather(F_rows, G, root, reserve + G.nbytes)
 
 
 class SortedEngine:
@@ -172,6 +244,8 @@ class SortedEngine:
         self.rows_x = self._row_sums(xc)
         self.rows_y = self._row_sums(yc)
         self.total = float(self.rows_x.sum()) * float(self.rows_y.sum())
+        #: seconds per permutation in the cost model (the loop's choice of threads)
+        self.seconds = pairing_costs(n, on_line=True)["sorted"]
 
     @staticmethod
     def _row_sums(v: np.ndarray) -> np.ndarray:
@@ -208,6 +282,7 @@ class ProjectedEngine:
         check_fits(f"the projected permutation engine (n = {n}, {K} projections)", 80 * n * K)
         pairs = ((op_x.projections(direction=k), op_y.projections(direction=k)) for k in range(K))
         self.engines = [SortedEngine(x, y) for x, y in pairs]
+        self.seconds = K * pairing_costs(n, on_line=True)["sorted"]
 
     def __call__(self, perms: np.ndarray) -> np.ndarray:
         return sum(engine(perms) for engine in self.engines)
@@ -218,7 +293,8 @@ def _gather_engine(op_x: PairwiseOperator, op_y: PairwiseOperator) -> GatherEngi
     (which must fit the memory budget beside x's centred pieces)."""
     n = op_x.n
     check_fits(f"the permutation test's matrices (n = {n})", 8 * n * n + GatherEngine.bytes_for(n))
-    return GatherEngine(op_x.centred_rows, op_y._dense("y's distance matrix"))
+    G = op_y._dense("y's distance matrix")
+    return _gather(op_x.centred_rows, G, False, op_x.nbytes + op_y.nbytes + 8 * n * n)
 
 
 #: The engine of each name :func:`~.choice.choose_engine` gives, all with one signature (as

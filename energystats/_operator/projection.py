@@ -7,7 +7,8 @@ one-dimensional distance covariance sums of the projected samples).
 The directions (:func:`random_directions`), the constant C_d (:func:`sphere_constant`),
 the one validation of ``approximation="projection"`` and ``n_projections``
 (:func:`check_projection`) and the one default number of directions
-(:data:`N_PROJECTIONS`) are here, used by every public function that takes them."""
+(:data:`N_PROJECTIONS`, defined beside the options in :mod:`.options`) are here, used by
+every public function that takes them."""
 
 from __future__ import annotations
 
@@ -19,7 +20,15 @@ from .._parallel import THREADS, round_robin, run_threads
 from .._semimetric import Semimetric
 from .._validation import check_positive_int
 from ._base import PairwiseOperator, is_scalar
-from ._prefix import PackedLabelings, as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes
+from ._prefix import (
+    PackedLabelings,
+    as_packed,
+    block_sums_on_line,
+    group_sums_on_line,
+    labeling_bytes,
+    sweep_bytes,
+)
+from .options import N_PROJECTIONS
 from .pairs import line_gram
 from .sorted import SortedOperator
 
@@ -34,11 +43,6 @@ __all__ = [
     "sphere_constant",
 ]
 
-#: The default number K of random directions of every function that takes ``n_projections``
-#: (energy_distance, dispersion, energy_test, pairwise_energy_tests, dcov, dcor, dcov_stats,
-#: dcov_test, dcor_test, ...): chosen from the level, power and time of both families'
-#: projected tests measured side by side (docs/validation.md, "How many directions").
-N_PROJECTIONS = 200
 
 
 #: The most random directions of any function that takes ``n_projections``: the estimate's

@@ -6,7 +6,16 @@ import numpy as np
 
 from .._config import check_fits
 from ._base import Line, PairwiseOperator, is_scalar
-from ._prefix import as_packed, block_sums_on_line, group_sums_on_line, labeling_bytes, sweep_bytes, total_on_line
+from ._prefix import (
+    as_packed,
+    block_sums_on_line,
+    group_sums_on_line,
+    labeling_bytes,
+    sweep_bytes,
+    total_on_line,
+)
+from .choice import choose_line_sums
+from .dense import held_group_sums, held_sums_bytes
 
 __all__ = ["SortedOperator"]
 
@@ -28,13 +37,14 @@ class SortedOperator(PairwiseOperator):
     :meth:`block_sums`) come from the gaps between sorted values and the labels' prefix
     counts (:mod:`._prefix`), in blocks of positions: no n x k product. Time O(n m) per
     product after an O(n log n) sort; memory 16 n bytes (the order and the sorted values),
-    and O(n m) per product.
+    and O(n m) per product. Below a few hundred points the block sums of many labelings are
+    cheaper from the matrix |x_i - x_j| formed for the call (:func:`~.choice.choose_line_sums`),
+    with the labelings as codes rather than bits.
     """
 
     kind = "sorted"
     tiled = True  # its tiles are |x_i - x_j| of two slices
     batch_cap = 64 * 2**20
-    packed_labelings = True
 
     def __init__(self, x: np.ndarray, *, recipe=None):
         self.x = x
@@ -47,6 +57,13 @@ class SortedOperator(PairwiseOperator):
         self.line = Line(x, self.order, self.xs)
         self.nbytes = 16 * self.n + sweep_bytes()
         self._total = None
+        #: the path of :meth:`group_sums`: prefix sums ("sorted") or the matrix ("dense")
+        self.sums = choose_line_sums(self.n)
+
+    @property
+    def packed_labelings(self) -> bool:
+        """Labelings packed as bits for the prefix sums; as codes for the matrix's products."""
+        return self.sums == "sorted"
 
     def _positions(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
         """The points at sorted positions a..b-1 and the sorted values there and at b."""
@@ -110,6 +127,12 @@ class SortedOperator(PairwiseOperator):
         r"""As :meth:`PairwiseOperator.group_sums`, from the gaps between sorted values and the
         labels' prefix counts (:mod:`._prefix`), O(n k) per labeling without a product.
         ``codes`` may be :class:`PackedLabelings`; off-diagonal sums are always computed."""
+        if self.sums == "dense":
+            n = self.n
+            check_fits(f"the permutation batch (the {n} x {n} matrix of points on the line, "
+                       f"{codes.shape[0]} labelings)",
+                       self.nbytes + 8 * n * n + self.group_sums_bytes(k) * codes.shape[0])
+            return held_group_sums(self._tile(0, n, 0, n), codes, k, self.row_sums())
         labelings = as_packed(codes, k)
         check_fits(
             f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {labelings.count} labelings)",
@@ -119,8 +142,9 @@ class SortedOperator(PairwiseOperator):
         return M
 
     def group_sums_bytes(self, k):
-        """A labeling's bits, moments, block sums and share of a sweep's work arrays."""
-        return labeling_bytes(self.n, k)
+        """A labeling's bits, moments, block sums and share of a sweep's work arrays (its
+        codes, indicators and products on the matrix's path, :func:`~.dense.held_sums_bytes`)."""
+        return held_sums_bytes(self.n, k) if self.sums == "dense" else labeling_bytes(self.n, k)
 
     def block_sums(self, codes, k, weights=None):
         """Z' D Z for the weighted indicator of ``codes``, by weighted prefix sums in blocks of

@@ -150,6 +150,7 @@ class Relabelings:
     enumerable: ClassVar[bool] = True
     observed_first: ClassVar[bool] = True
     thread_bytes: ClassVar[None] = None
+    seconds: ClassVar[None] = None
     #: the operator runs its products as joblib tasks itself
     tasks: ClassVar[bool] = False
     one_blas_thread: ClassVar[bool] = False
@@ -213,6 +214,12 @@ class Pairings:
     @property
     def thread_bytes(self) -> int:
         return getattr(self.evaluate, "thread_bytes", 0)
+
+    @property
+    def seconds(self) -> float | None:
+        """The engine's seconds per permutation in the cost model (its ``seconds`` attribute,
+        :mod:`energystats._cost`), or None."""
+        return getattr(self.evaluate, "seconds", None)
 
     def count(self, cap: int | None = None) -> int:
         """n!, or cap + 1 once the product passes ``cap``."""
@@ -279,6 +286,7 @@ class Draws:
     observed_first: ClassVar[bool] = False
     held: ClassVar[int] = 0
     thread_bytes: ClassVar[None] = None
+    seconds: ClassVar[None] = None
     undefined: ClassVar[None] = None
 
     def drawn(self, n_resamples: int, step: int, gen: np.random.Generator) -> Iterator:

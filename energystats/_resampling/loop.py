@@ -19,8 +19,16 @@ from functools import partial
 import numpy as np
 
 from .._config import memory_budget, memory_error
-from .._parallel import THREADS, n_workers, one_blas_thread, round_robin, run_tasks, run_threads
-from .._parallel import threads_within
+from .._cost import worth_threads
+from .._parallel import (
+    THREADS,
+    n_workers,
+    one_blas_thread,
+    round_robin,
+    run_tasks,
+    run_threads,
+    threads_within,
+)
 from .._progress import progress_bar
 from .._random import as_generator
 from .engines import count_relabelings
@@ -48,7 +56,7 @@ def batch_size(per_item: int, total: int, what: str, *, held: int = 0, batch: in
     the ``total`` as the working memory holds beside ``held`` bytes, at ``per_item`` bytes each
     (at most ``cap`` items). A budget that cannot hold one raises
     :class:`~energystats.WorkingMemoryError` before anything is allocated."""
-    free = memory_budget() - held
+    free = memory_budget(held + per_item * (total if batch is None else batch)) - held
     if batch is not None:
         if per_item * batch > free:
             raise memory_error(f"{what} with `batch`={batch}", held + per_item * batch,
@@ -85,7 +93,8 @@ class Plan:
 
 
 def plan(total: int, item_bytes: int, what: str, *, held: int = 0, batch: int | None = None,
-         cap: int | None = None, thread_bytes: int | None = None, workers: int = 1) -> Plan:
+         cap: int | None = None, thread_bytes: int | None = None, workers: int = 1,
+         seconds: float | None = None) -> Plan:
     """How to run ``total`` resamples: the one place where the blocks, the threads and the
     joblib tasks are chosen, from the sizes of the problem (never from timings, so that a call
     runs alike on every machine; the values do not depend on the choice).
@@ -110,19 +119,24 @@ def plan(total: int, item_bytes: int, what: str, *, held: int = 0, batch: int | 
     workers : int, default=1
         joblib workers (:func:`~energystats._parallel.n_workers`); more than one runs the
         blocks as tasks, :data:`TASKS_PER_WORKER` per worker.
+    seconds : float or None, default=None
+        The work of the ``total`` resamples on one core in the cost model
+        (:mod:`energystats._cost`): below :data:`~energystats._cost.PARALLEL_WORK` they stay
+        on the calling thread (waking a pool costs more than it saves); ``None``: unknown.
 
     Returns
     -------
     Plan
-        One block and one thread when the whole fits (no thread pool, progress bar or task
-        started).
+        One block and one thread when the whole fits and is small (no thread pool, progress
+        bar or task started).
     """
     tasks = workers > 1
     step = batch_size(item_bytes, total, what, held=held, batch=batch, cap=None if tasks else cap)
     if tasks and batch is None:
         step = min(step, -(-total // (TASKS_PER_WORKER * workers)))
     threads = 1
-    if not tasks and thread_bytes is not None:
+    shared = seconds is None or worth_threads(seconds)
+    if not tasks and thread_bytes is not None and shared:
         threads = threads_within(thread_bytes, held + item_bytes * step)
     return Plan(step, -(-total // step), threads, tasks)
 
@@ -168,9 +182,10 @@ def null_distribution(engine, options: Options, rng=None, n_jobs=None) -> Null:
     else:
         total = options.n_resamples + engine.observed_first
     workers = n_workers(n_jobs) if engine.tasks else 1
+    seconds = None if engine.seconds is None else engine.seconds * total
     how = plan(total, engine.item_bytes, engine.what, held=engine.held + VALUE_BYTES * total,
                batch=options.batch, cap=engine.cap, thread_bytes=engine.thread_bytes,
-               workers=workers)
+               workers=workers, seconds=seconds)
     if exact:
         blocks = (everything[a : a + how.step] for a in range(0, total, how.step))
     else:

@@ -42,6 +42,8 @@ def sizes(n, budget=1024 * MiB, *, precomputed=False, gram=False, on_line=False,
         (sizes(3000, budget=80 * MiB), GroupSums(2, 10**6), False, Choice("dense")),
         (sizes(3000, budget=60 * MiB), GroupSums(2, 10**6), False, Choice("streamed")),  # no room
         (sizes(3000), GroupSums(2, 200, batch=1), False, Choice("dense")),  # 200 passes
+        (sizes(3000), GroupSums(2, 200, batch=100), False, Choice("streamed")),  # 2 passes
+        (sizes(3000), GroupSums(2, 200, batch=50), False, Choice("dense")),  # 4 passes
         (sizes(3000), Repeated(reserve=8 * MiB), True, Choice("dense kernel")),
         (sizes(3000, budget=60 * MiB), Repeated(), True, Choice("streamed", centred=True)),
         (sizes(3000, on_line=True), Repeated(), True, Choice("sorted", centred=True)),
