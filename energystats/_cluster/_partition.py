@@ -35,8 +35,7 @@ def canonical_order(labels: np.ndarray, w: np.ndarray | None, k: int) -> np.ndar
     labels whatever the start, BLAS kernel, thread count or memory budget."""
     s = np.bincount(labels, weights=w, minlength=k)
     first = np.full(k, labels.size)
-    present, at = np.unique(labels, return_index=True)
-    first[present] = at
+    np.minimum.at(first, labels, np.arange(labels.size))  # each cluster's first point
     return np.lexsort((np.arange(k), first, -s))
 
 
