@@ -23,7 +23,7 @@ def _choice(rng: np.random.Generator, p: np.ndarray, size: int | None = None):
     """``rng.choice(p.size, size, p=p)`` for probabilities p, the same draws from the same
     stream (numpy's inverse cdf: the cumulative sum divided by its last value, searched for
     uniform draws), without its checks of p, which cost more than the draw at small n."""
-    cdf = np.cumsum(p)
+    cdf = p.cumsum()  # the method: np.cumsum's dispatch costs more than 50 sums
     cdf /= cdf[-1]
     return cdf.searchsorted(rng.random() if size is None else rng.random(size), side="right")
 
@@ -31,14 +31,19 @@ def _choice(rng: np.random.Generator, p: np.ndarray, size: int | None = None):
 def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """Greedy k-means++ in the kernel's feature space (D^2 sampling, rho = ||phi_x - phi_y||^2).
 
-    Needs the kernel's diagonal and one row per candidate centre.
+    Needs the kernel's diagonal and one row per candidate centre. At small n numpy's calls
+    cost more than their work: arrays' methods, temporaries reused.
     """
     n = G.n
     diag = G.diagonal()
+    column = diag[:, None]
     trials = 2 + int(math.log(k))
 
     def rho_to(idx):  # rho from every point to the points idx (n x len(idx))
-        return np.maximum(diag[:, None] + diag[idx][None, :] - 2.0 * G.rows(np.asarray(idx)).T, 0.0)
+        idx = np.asarray(idx)
+        rho = column + diag[idx]
+        rho -= 2.0 * G.rows(idx).T
+        return np.maximum(rho, 0.0, out=rho)
 
     centres = [int(_choice(rng, w / w.sum()))]
     closest = rho_to(centres)[:, 0]
@@ -49,13 +54,14 @@ def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generat
         else:  # every point coincides with a centre: pick unused points
             unused = np.setdiff1d(np.arange(n), centres)
             candidates = rng.choice(unused, size=min(trials, unused.size), replace=False)
-        dist = np.minimum(closest[:, None], rho_to(candidates))
-        best = int(np.argmin(w @ dist))
+        dist = rho_to(candidates)
+        np.minimum(closest[:, None], dist, out=dist)
+        best = int((w @ dist).argmin())
         if candidates[best] in centres:  # duplicate of a centre: take any unused point
             candidates[best] = np.setdiff1d(np.arange(n), centres)[0]
         centres.append(int(candidates[best]))
         closest = dist[:, best]
-    labels = np.argmin(rho_to(centres), axis=1)
+    labels = rho_to(centres).argmin(axis=1)
     labels[centres] = np.arange(k)  # each centre in its own group: none is empty
     return labels
 
