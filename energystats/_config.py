@@ -26,6 +26,7 @@ __all__ = [
     "check_fits",
     "config_context",
     "get_config",
+    "budget_for",
     "memory_budget",
     "set_config",
 ]
@@ -147,6 +148,17 @@ def memory_budget() -> int:
 #: than the work of a small call that checks several allocations): every machine that runs
 #: Python has that much to spare.
 SURE_BYTES = 16 * MiB
+
+
+def budget_for(needed: float) -> int:
+    """:func:`memory_budget`, or ``working_memory`` alone when ``needed`` bytes are a request
+    :func:`check_fits` accepts without asking the system (see :data:`SURE_BYTES`): both are at
+    least ``needed`` then, so that every comparison of ``needed`` or less with the budget comes
+    out the same, without reading /proc/meminfo."""
+    configured = _config.get()["working_memory"] * MiB
+    if needed <= SURE_BYTES and needed <= configured:
+        return int(min(configured, 2.0**62))
+    return memory_budget()
 
 
 def check_fits(what: str, needed: float, hint: str = "") -> None:

@@ -53,7 +53,7 @@ import functools
 
 import numpy as np
 
-from .._config import memory_budget
+from .._config import budget_for, memory_budget
 from .._parallel import n_workers
 from .._semimetric import Semimetric
 from ._base import PairwiseOperator, indicator
@@ -167,7 +167,11 @@ def make_operator(
     gram = semimetric is None
     precomputed = gram or semimetric.precomputed
     on_line = not precomputed and semimetric.is_abs_difference(X)
-    sizes = Sizes(X.shape[0], precomputed, gram, on_line, n_workers(n_jobs), memory_budget())
+    n = X.shape[0]
+    # a caller that holds the matrix compares the budget with the matrix and its reserve only
+    budget = budget_for(dense_bytes(n) + use.reserve) if isinstance(use, Repeated) else (
+        memory_budget())
+    sizes = Sizes(n, precomputed, gram, on_line, n_workers(n_jobs), budget)
     choice = choose_backend(sizes, use, kernel is not None)
     weights = None if kernel is None else kernel.weights
     if choice.centred:
