@@ -13,7 +13,7 @@ from sklearn.cluster import KMeans
 
 from .._operator import PairwiseOperator, centred_kernel, indicator
 from .._parallel import one_blas_thread
-from ._partition import GAIN_RTOL, fit_once, r_kgroups
+from ._partition import GAIN_RTOL, TINY, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
 __all__ = ["initial_labels", "restarts"]
@@ -157,7 +157,7 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
             out.append((W, labels, iterations, count, converged))
         return out
     T = float(w @ op.diagonal())
-    tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+    tol = GAIN_RTOL * max(abs(T), TINY)
     out = []
     for stream in streams:
         labels0 = init if given else initial_labels(init, points, op, w, k, stream)

@@ -38,7 +38,7 @@ from .._validation import (as_labels, as_weights, check_gram, check_n_clusters, 
 from ._assignment import feature_assignment, make_assignment
 from ._inputs import fit_array
 from ._minibatch import minibatch_fit, nystroem_path
-from ._partition import GAIN_RTOL, canonical_order, within
+from ._partition import GAIN_RTOL, TINY, canonical_order, within
 from ._report import kgroups_report
 from ._starts import restarts
 
@@ -536,7 +536,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             return labels, W, T, within_, iterations, converged, count
         diag = op.diagonal()
         T = float(unit_w @ diag)
-        tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+        tol = GAIN_RTOL * max(abs(T), TINY)
         best = results[0]
         for r in results[1:]:  # a later start must be better by more than rounding
             if r[0] > best[0] + tol:
