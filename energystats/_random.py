@@ -16,7 +16,7 @@ from numbers import Integral
 
 import numpy as np
 
-__all__ = ["as_generator", "check_rng"]
+__all__ = ["as_generator", "check_rng", "stream_source"]
 
 
 def _refuse(value, name: str) -> TypeError:
@@ -68,3 +68,27 @@ def as_generator(value, name: str = "rng") -> np.random.Generator:
     return np.random.default_rng(
         np.random.SeedSequence(gen.integers(0, 2**32, size=4, dtype=np.uint64))
     )
+
+
+class _Seeds:
+    """An integer seed's (or fresh entropy's) ``SeedSequence`` with ``Generator.spawn``: the
+    children ``np.random.default_rng(seed).spawn(n)`` gives (a PCG64 on each spawned
+    sequence), without the parent's bit generator, whose state costs about 30 microseconds
+    and from which nothing would draw."""
+
+    def __init__(self, seed: int | None):
+        self.seed_seq = np.random.SeedSequence(seed)
+
+    def spawn(self, n_children: int) -> list[np.random.Generator]:
+        return [np.random.Generator(np.random.PCG64(s)) for s in self.seed_seq.spawn(n_children)]
+
+
+def stream_source(value, name: str = "rng"):
+    """``as_generator(value, name)`` for a caller that only spawns streams from it: the same
+    streams, in the same order; for None or an integer seed, without building the parent."""
+    check_rng(value, name)
+    if value is None:
+        return _Seeds(None)
+    if isinstance(value, Integral):
+        return _Seeds(int(value))
+    return as_generator(value, name)

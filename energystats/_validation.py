@@ -43,6 +43,32 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
     entries is refused (a mask means missing: the functions with ``nan_policy`` drop
     those rows before this check).
     """
+    # a float64 ndarray (the exact type) has nothing to read or convert: it is its own array
+    arr = X if type(X) is np.ndarray and X.dtype == np.float64 else _read_array(X, name)
+    if arr.ndim == 0:
+        raise ValueError(f"`{name}` must be a 1-D or 2-D array, got a scalar.")
+    if arr.ndim > 2:
+        raise ValueError(f"`{name}` must be a 1-D or 2-D array, got {arr.ndim} dimensions.")
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.shape[0] < min_samples:
+        raise ValueError(
+            f"`{name}` must hold at least {min_samples} sample(s), got {arr.shape[0]}."
+        )
+    if arr.shape[1] == 0:
+        raise ValueError(f"`{name}` must have at least one feature (column).")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    # a finite sum proves every entry finite without an n x d temporary; else look closer
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum past float64 only means: look closer
+        total = arr.sum()
+    if not np.isfinite(total) and not np.isfinite(arr).all():
+        raise ValueError(f"`{name}` contains NaN or infinite values.")
+    return arr
+
+
+def _read_array(X, name: str) -> np.ndarray:
+    """:func:`as_data`'s reading of anything else: a masked array with masked entries, dates and
+    times, non-numbers and complex numbers refused; data frames and other dtypes converted."""
     if np.ma.isMaskedArray(X) and np.ma.getmaskarray(X).any():
         rows = (
             np.ma.getmaskarray(X).reshape(np.shape(X)[0], -1).any(axis=1)
@@ -76,24 +102,6 @@ def as_data(X, name: str, *, min_samples: int = 1) -> np.ndarray:
             ) from None
     if np.iscomplexobj(arr):
         raise ValueError(f"`{name}` must be real, got a complex array.")
-    if arr.ndim == 0:
-        raise ValueError(f"`{name}` must be a 1-D or 2-D array, got a scalar.")
-    if arr.ndim > 2:
-        raise ValueError(f"`{name}` must be a 1-D or 2-D array, got {arr.ndim} dimensions.")
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.shape[0] < min_samples:
-        raise ValueError(
-            f"`{name}` must hold at least {min_samples} sample(s), got {arr.shape[0]}."
-        )
-    if arr.shape[1] == 0:
-        raise ValueError(f"`{name}` must have at least one feature (column).")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
-    # a finite sum proves every entry finite without an n x d temporary; else look closer
-    with np.errstate(over="ignore", invalid="ignore"):  # a sum past float64 only means: look closer
-        total = arr.sum()
-    if not np.isfinite(total) and not np.isfinite(arr).all():
-        raise ValueError(f"`{name}` contains NaN or infinite values.")
     return arr
 
 

@@ -20,10 +20,12 @@ import numpy as np
 
 from .._operator import PairwiseOperator, indicator
 
-__all__ = ["GAIN_RTOL", "canonical_order", "fit_once", "partition_state", "r_kgroups", "within"]
+__all__ = ["GAIN_RTOL", "TINY", "canonical_order", "fit_once", "partition_state", "r_kgroups", "within"]
 
 #: Gains below this fraction of the total dispersion T count as zero (round-off loops).
 GAIN_RTOL = 1e-12
+#: The smallest normal float, the scale of the tolerance when T is 0 (np.finfo, read once).
+TINY = float(np.finfo(float).tiny)
 
 
 def canonical_order(labels: np.ndarray, w: np.ndarray | None, k: int) -> np.ndarray:
@@ -35,8 +37,7 @@ def canonical_order(labels: np.ndarray, w: np.ndarray | None, k: int) -> np.ndar
     labels whatever the start, BLAS kernel, thread count or memory budget."""
     s = np.bincount(labels, weights=w, minlength=k)
     first = np.full(k, labels.size)
-    present, at = np.unique(labels, return_index=True)
-    first[present] = at
+    np.minimum.at(first, labels, np.arange(labels.size))  # each cluster's first point
     return np.lexsort((np.arange(k), first, -s))
 
 
@@ -58,6 +59,7 @@ class _State:
         self.s = Zw.sum(axis=0)
         self.counts = np.bincount(labels, minlength=k)
         self.diag = w * w * G.diagonal()  # (W G W)_ii
+        self.every, self.twice = np.arange(labels.shape[0]), 2.0 * w  # for the gains of all
 
     def move(self, i: int, new: int) -> None:
         """Move point i to group ``new`` (eq. 48-49 for Q, O(n) for P)."""
@@ -100,6 +102,7 @@ class _FeatureState(_State):
         self.s = Zw.sum(axis=0)
         self.counts = np.bincount(labels, minlength=k)
         self.diag = w * w * G.diagonal()
+        self.every, self.twice = np.arange(labels.shape[0]), 2.0 * w
 
     def move(self, i: int, new: int) -> None:
         old = self.labels[i]
@@ -131,9 +134,7 @@ def _hartigan_gains(st: _State) -> np.ndarray:
     """Best gain of every point at once, eq. (50) (O(n k)): (w_i / s_j Q_j - 2 w_i P_ji + d_i)
     / (s_j - w_i) for its group j less the same with + d_i / (s_l + w_i) for each other group l,
     every operation in that order (in place: the same values, fewer temporaries)."""
-    z, w, s, Q = st.labels, st.w, st.s, st.Q
-    every = np.arange(z.shape[0])
-    twice = 2.0 * w
+    z, w, s, Q, every, twice = st.labels, st.w, st.s, st.Q, st.every, st.twice
     P = st.all()  # k x n: the gains are formed k x n, each point a column
     size = s[z]
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -13,7 +13,7 @@ from sklearn.cluster import KMeans
 
 from .._operator import PairwiseOperator, centred_kernel, indicator
 from .._parallel import one_blas_thread
-from ._partition import GAIN_RTOL, fit_once, r_kgroups
+from ._partition import GAIN_RTOL, TINY, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
 __all__ = ["initial_labels", "restarts"]
@@ -23,22 +23,42 @@ def _choice(rng: np.random.Generator, p: np.ndarray, size: int | None = None):
     """``rng.choice(p.size, size, p=p)`` for probabilities p, the same draws from the same
     stream (numpy's inverse cdf: the cumulative sum divided by its last value, searched for
     uniform draws), without its checks of p, which cost more than the draw at small n."""
-    cdf = np.cumsum(p)
+    cdf = p.cumsum()  # the method: np.cumsum's dispatch costs more than 50 sums
     cdf /= cdf[-1]
     return cdf.searchsorted(rng.random() if size is None else rng.random(size), side="right")
+
+
+#: k-means++ on a held matrix of at most this many points evaluates rho for every pair at once:
+#: one pass over n^2 entries (128 KiB) costs less than numpy's calls for 2k batches of columns.
+ALL_PAIRS = 128
 
 
 def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """Greedy k-means++ in the kernel's feature space (D^2 sampling, rho = ||phi_x - phi_y||^2).
 
-    Needs the kernel's diagonal and one row per candidate centre.
+    Needs the kernel's diagonal and one row per candidate centre, or (a held matrix of at most
+    :data:`ALL_PAIRS` points) every row: the same values, each entry by the same operations.
+    At small n numpy's calls cost more than their work: arrays' methods, temporaries reused.
     """
     n = G.n
     diag = G.diagonal()
+    column = diag[:, None]
     trials = 2 + int(math.log(k))
 
-    def rho_to(idx):  # rho from every point to the points idx (n x len(idx))
-        return np.maximum(diag[:, None] + diag[idx][None, :] - 2.0 * G.rows(np.asarray(idx)).T, 0.0)
+    def rho_of(idx):  # rho from every point to the points idx (n x len(idx))
+        rho = column + diag[idx]
+        rho -= 2.0 * G.rows(idx).T
+        return np.maximum(rho, 0.0, out=rho)
+
+    if n <= ALL_PAIRS and G.kind == "dense":
+        every = rho_of(slice(None))
+
+        def rho_to(idx):  # C-ordered as rho_of's (a BLAS product's rounding follows the layout)
+            return every.take(idx, axis=1)
+    else:
+
+        def rho_to(idx):
+            return rho_of(np.asarray(idx))
 
     centres = [int(_choice(rng, w / w.sum()))]
     closest = rho_to(centres)[:, 0]
@@ -49,13 +69,14 @@ def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generat
         else:  # every point coincides with a centre: pick unused points
             unused = np.setdiff1d(np.arange(n), centres)
             candidates = rng.choice(unused, size=min(trials, unused.size), replace=False)
-        dist = np.minimum(closest[:, None], rho_to(candidates))
-        best = int(np.argmin(w @ dist))
+        dist = rho_to(candidates)
+        np.minimum(closest[:, None], dist, out=dist)
+        best = int((w @ dist).argmin())
         if candidates[best] in centres:  # duplicate of a centre: take any unused point
             candidates[best] = np.setdiff1d(np.arange(n), centres)[0]
         centres.append(int(candidates[best]))
         closest = dist[:, best]
-    labels = np.argmin(rho_to(centres), axis=1)
+    labels = rho_to(centres).argmin(axis=1)
     labels[centres] = np.arange(k)  # each centre in its own group: none is empty
     return labels
 
@@ -136,7 +157,7 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
             out.append((W, labels, iterations, count, converged))
         return out
     T = float(w @ op.diagonal())
-    tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+    tol = GAIN_RTOL * max(abs(T), TINY)
     out = []
     for stream in streams:
         labels0 = init if given else initial_labels(init, points, op, w, k, stream)

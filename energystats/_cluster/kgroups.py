@@ -30,7 +30,7 @@ from .._operator import Kernel, PairwiseOperator, Repeated, approximation_of, de
 from .._operator import indicator, make_operator, nystroem_map
 from .._frontdoor import ALL_ROWS, front_door
 from .._parallel import check_n_jobs, n_workers, run_tasks
-from .._random import as_generator
+from .._random import stream_source
 from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
 from .._validation import (as_labels, as_weights, check_gram, check_n_clusters, check_n_init,
@@ -38,7 +38,7 @@ from .._validation import (as_labels, as_weights, check_gram, check_n_clusters, 
 from ._assignment import feature_assignment, make_assignment
 from ._inputs import fit_array
 from ._minibatch import minibatch_fit, nystroem_path
-from ._partition import GAIN_RTOL, canonical_order, within
+from ._partition import GAIN_RTOL, TINY, canonical_order, within
 from ._report import kgroups_report
 from ._starts import restarts
 
@@ -404,7 +404,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
                 check_fits(f"the {kept.size} x {kept.size} matrix of the points of positive weight", dense_bytes(kept.size))
                 fit_data = full[np.ix_(kept, kept)]
         n = fit_data.shape[0]
-        gen = as_generator(self.random_state, "random_state")
+        gen = stream_source(self.random_state, "random_state")
         streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
         reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix or features
         path, batch = ("exact", None)
@@ -536,7 +536,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             return labels, W, T, within_, iterations, converged, count
         diag = op.diagonal()
         T = float(unit_w @ diag)
-        tol = GAIN_RTOL * max(abs(T), np.finfo(float).tiny)
+        tol = GAIN_RTOL * max(abs(T), TINY)
         best = results[0]
         for r in results[1:]:  # a later start must be better by more than rounding
             if r[0] > best[0] + tol:

@@ -55,3 +55,29 @@ def test_blas_limit_is_chosen_by_size_and_changes_nothing(monkeypatch):
     limited = es.KGroups(3, n_init=3, random_state=4).fit(X)
     np.testing.assert_array_equal(free.labels_, limited.labels_)
     assert free.W_ == limited.W_
+
+
+@pytest.mark.parametrize("n", [12, 40, 128, 129])
+def test_kmeanspp_on_all_pairs_draws_the_same_centres(monkeypatch, n):
+    """k-means++ on a held matrix of at most ALL_PAIRS points (rho of every pair at once) gives
+    the labels and leaves the stream where the batches of columns do, on rounded data (ties
+    between candidates, duplicated points: the layout of rho's columns once decided a tie),
+    at and past the boundary."""
+    from energystats._operator import Kernel, Repeated, make_operator
+    from energystats._semimetric import resolve_semimetric
+
+    assert _starts.ALL_PAIRS == 128
+    for d, seed in [(d, seed) for d in (1, 2, 3) for seed in range(4)]:
+        g = np.random.default_rng(1000 * n + 10 * d + seed)
+        X = np.round(g.normal(size=(n, d)) + 2.0 * (np.arange(n) % 3)[:, None])
+        op = make_operator(X, resolve_semimetric("euclidean", 1.0, None), Repeated(0),
+                           kernel=Kernel(None))
+        w = g.random(n) + 0.5 if seed % 2 else np.ones(n)
+        for k, start in [(k, start) for k in (2, 3, 4) for start in range(5)]:
+            a, b = np.random.default_rng(start), np.random.default_rng(start)
+            every = _starts._kmeanspp(op, w, k, a)
+            with monkeypatch.context() as m:
+                m.setattr(_starts, "ALL_PAIRS", 0)
+                columns = _starts._kmeanspp(op, w, k, b)
+            np.testing.assert_array_equal(every, columns)
+            assert a.random() == b.random()

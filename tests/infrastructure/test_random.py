@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from energystats._random import as_generator
+from energystats._random import as_generator, stream_source
 
 
 def test_integers_and_seed_sequences_give_numpys_streams():
@@ -12,6 +12,25 @@ def test_integers_and_seed_sequences_give_numpys_streams():
     assert as_generator([1, 2]).random() == np.random.default_rng([1, 2]).random()
     assert as_generator(np.random.SeedSequence(5)).random() == np.random.default_rng(5).random()
     assert as_generator(np.random.PCG64(5)).random() == np.random.default_rng(5).random()
+
+
+@pytest.mark.parametrize("make", [lambda: 0, lambda: 7, lambda: np.int64(2**40), lambda: [1, 2],
+                                  lambda: np.random.SeedSequence(5)])
+def test_a_stream_source_spawns_the_streams_of_the_generator(make):
+    """stream_source(seed).spawn(n) twice (as KGroups spawns), drawn from: the streams of
+    as_generator(seed).spawn(n) twice, for seeds that skip the parent and seeds that do not."""
+    ours, theirs = stream_source(make()), as_generator(make())  # one each: spawning advances it
+    for n in (3, 1):
+        for a, b in zip(ours.spawn(n), theirs.spawn(n), strict=True):
+            np.testing.assert_array_equal(a.random(5), b.random(5))
+
+
+def test_a_stream_source_refuses_what_as_generator_refuses():
+    for bad in (True, -1, 1.5):
+        with pytest.raises((TypeError, ValueError), match="`random_state` must"):
+            stream_source(bad, "random_state")
+    fresh = stream_source(None).spawn(2)
+    assert fresh[0].random() != fresh[1].random()
 
 
 def test_a_spawnable_generator_is_used_as_it_is():

@@ -34,3 +34,19 @@ def test_many_groups_get_wider_codes():
     codes, levels = as_labels(np.arange(300) % 200, 300)
     assert codes.dtype == np.int16 and levels.size == 200
     np.testing.assert_array_equal(codes, np.arange(300) % 200)
+
+
+def test_as_data_takes_a_float64_array_as_it_is_and_reads_the_rest():
+    """A C-ordered float64 ndarray is returned itself (nothing to read); a Fortran-ordered one
+    becomes a C-ordered copy; a masked float64 array with a masked entry is still refused."""
+    from energystats._validation import as_data
+
+    X = np.arange(6.0).reshape(3, 2)
+    assert as_data(X, "X") is X
+    F = np.asfortranarray(X)
+    assert as_data(F, "X").flags.c_contiguous and (as_data(F, "X") == X).all()
+    np.testing.assert_array_equal(as_data(X[:, 0], "X"), X[:, :1])
+    with pytest.raises(ValueError, match="`X` contains missing values"):
+        as_data(np.ma.masked_array(X, mask=X == 2.0), "X")
+    with pytest.raises(ValueError, match="`X` contains NaN"):
+        as_data(np.array([[0.0], [np.nan]]), "X")
