@@ -11,12 +11,11 @@ from .._frontdoor import front_door
 from .._operator import sorted_pair_sums
 from .._random import as_generator, check_rng
 from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution, pvalue
+from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale
-from ._limit import normal_limit_sf
+from ._limit import normal_limit_pdf, normal_limit_sf
 from ._standard import energy_scale
-from .._result_bases import FitPanel, NullPanel, Sample, TestResult
-from ._limit import normal_limit_pdf
 from .normality import _mean_distance_to_gaussian
 
 __all__ = ["NormalTestResult", "normal_statistic", "normal_test"]

@@ -15,26 +15,25 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._config import check_fits
+from .._frontdoor import front_door
 from .._missing import read_r
 from .._operator import (
     N_PROJECTIONS,
-    OnePass,
     GroupSums,
+    OnePass,
     Repeated,
     approximation_of,
     make_operator,
 )
-from .._config import check_fits
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import check_options
-from .._results import ResultMixin
-from .._results import Table, shared_decimals
+from .._results import ResultMixin, Table, shared_decimals
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, as_weights, weight_scale
-from .permutation import relabeling_test
-from .._frontdoor import front_door
 from ._disco import decompose, decomposition_bytes, pairwise_statistics, warn_of_overlap
+from .permutation import relabeling_test
 
 __all__ = ["DispersionResult", "as_factors", "dispersion", "energy_distance"]
 

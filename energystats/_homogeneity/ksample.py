@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._frontdoor import front_door
 from .._operator import GroupSums, make_operator
 from .._resampling import evaluate_resamples
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, check_positive_int
 from .permutation import relabeling_engine
-from .._frontdoor import front_door
 
 __all__ = ["ksample_statistic"]
 

@@ -24,6 +24,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from .._frontdoor import front_door
 from .._operator import (
     N_PROJECTIONS,
     GroupSums,
@@ -35,12 +36,19 @@ from .._operator import (
 )
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import Options, Relabelings, check_options, null_distribution, progress_bar
-from .._resampling import pvalue, relabeling_count, tie_scale
+from .._resampling import (
+    Options,
+    Relabelings,
+    check_options,
+    null_distribution,
+    progress_bar,
+    pvalue,
+    relabeling_count,
+    tie_scale,
+)
 from .._result_bases import NullPanel, TestResult
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_data, as_groups, check_correction
-from .._frontdoor import front_door
 
 __all__ = [
     "EnergyTestResult",

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._operator import CentredGram, PairwiseOperator, Repeated, centred_gram
 from .._frontdoor import door_of, front_door
+from .._operator import CentredGram, PairwiseOperator, Repeated, centred_gram
 from .._parallel import check_n_jobs
 from .._random import as_generator, check_rng
 from .._results import ResultMixin, _number

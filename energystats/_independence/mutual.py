@@ -8,11 +8,11 @@ import functools
 
 import numpy as np
 
+from .._frontdoor import front_door
 from .._operator import PairwiseOperator, Repeated, centred_gram, gathered_products, make_operator
 from .._parallel import check_n_jobs
 from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
 from .._validation import as_data
-from .._frontdoor import front_door
 from ._data import as_variables
 from .dcov import operators, stats_from_gram
 from .testing import IndependenceTestResult, pairing_scale

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
+from .._frontdoor import front_door
 from .._operator import centred_gram
 from .._parallel import (
     THREADS,
@@ -22,11 +23,16 @@ from .._parallel import (
     run_threads,
 )
 from .._random import as_generator
-from .._resampling import Options, Pairings, check_observed, check_options, null_distribution
-from .._resampling import pvalue
+from .._resampling import (
+    Options,
+    Pairings,
+    check_observed,
+    check_options,
+    null_distribution,
+    pvalue,
+)
 from .._results import ResultMixin
 from .._validation import check_correction
-from .._frontdoor import front_door
 from ._data import Variable, as_variables
 from .dcov import operators
 from .gamma import gamma_pvalue, permutation_moments, skewness_of

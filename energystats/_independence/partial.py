@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._frontdoor import door_of, front_door
 from .._operator import PairwiseOperator, centred_gram, gathered_products
 from .._parallel import check_n_jobs
 from .._resampling import Pairings, check_options, null_distribution, pvalue
-from .._frontdoor import door_of, front_door
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 from .dcov import gram_of, operators

@@ -11,14 +11,20 @@ import numpy as np
 from scipy.special import stdtr
 
 from .._config import check_fits
+from .._frontdoor import door_of, front_door
 from .._operator import PairwiseOperator, Repeated, centred_gram, make_operator, permuted_products
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
-from .._resampling import tie_scale
-from .._results import _number
-from .._frontdoor import door_of, front_door
+from .._resampling import (
+    Pairings,
+    check_observed,
+    check_options,
+    null_distribution,
+    pvalue,
+    tie_scale,
+)
 from .._result_bases import NullPanel, TestResult
+from .._results import _number
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 from .dcov import (
@@ -28,7 +34,15 @@ from .dcov import (
     stats_from_gram,
     stats_from_projection,
 )
-from .gamma import SKEW_ROWS, Reference, SquareRoot, gamma_pvalue, gamma_reference, permutation_moments, skewness_of
+from .gamma import (
+    SKEW_ROWS,
+    Reference,
+    SquareRoot,
+    gamma_pvalue,
+    gamma_reference,
+    permutation_moments,
+    skewness_of,
+)
 from .projection import N_PROJECTIONS, check_variables, project, projection_gamma
 
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "pairing_scale"]
