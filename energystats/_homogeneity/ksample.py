@@ -38,7 +38,10 @@ def _ksample_iv(statistic, permutations, n: int, batch):
         raise ValueError("`permutations` must hold at least one permutation.")
     if not (np.sort(perms, axis=1) == np.arange(n)).all():
         bad = int(np.flatnonzero((np.sort(perms, axis=1) != np.arange(n)).any(axis=1))[0])
-        raise ValueError(f"`permutations` must hold permutations of 0..{n - 1} (0-based row indices); row {bad} is not one.")
+        raise ValueError(
+            f"`permutations` must hold permutations of 0..{n - 1} (0-based row indices); row {bad} "
+            "is not one."
+        )
     return perms, batch
 
 
