@@ -16,11 +16,11 @@ import numpy as np
 
 from .._frontdoor import front_door
 from .._random import as_generator
-from .._resampling import check_options, progress_bar, pvalue
-from .._validation import as_data
+from .._resampling import Draws, check_options, null_distribution, pvalue
 from .._result_bases import NullPanel, TestResult
+from .._validation import as_data
 
-__all__ = ["DipTestResult", "dip_statistic", "dip_test", "uniform_dip_null"]
+__all__ = ["DipTestResult", "dip_statistic", "dip_test"]
 
 
 def _minorant_links(x: list) -> list:
@@ -100,13 +100,15 @@ def _dip_sorted(values: np.ndarray) -> float:
                 g, v = gcm[ix], lcm[iv]
                 if g > v:
                     g1 = gcm[ix + 1]
-                    dx = (v - g1 + 1) / n - (links[v] - links[g1]) * (g - g1) / (n * (links[g] - links[g1]))
+                    chord = (links[v] - links[g1]) * (g - g1) / (n * (links[g] - links[g1]))
+                    dx = (v - g1 + 1) / n - chord
                     iv += 1
                     if dx >= d:
                         d, ig, ih = dx, ix + 1, iv - 1
                 else:
                     v1 = lcm[iv - 1]
-                    dx = (links[g] - links[v1]) * (v - v1) / (n * (links[v] - links[v1])) - (g - v1 - 1) / n
+                    chord = (links[g] - links[v1]) * (v - v1) / (n * (links[v] - links[v1]))
+                    dx = chord - (g - v1 - 1) / n
                     ix -= 1
                     if dx >= d:
                         d, ig, ih = dx, ix + 1, iv
@@ -118,8 +120,9 @@ def _dip_sorted(values: np.ndarray) -> float:
             d = 1.0 / n
         if d < dip:
             break
-        dip_low = max((_segment_gap(x, gcm[j + 1], gcm[j], n, True) for j in range(ig, icx)), default=0.0)
-        dip_high = max((_segment_gap(x, lcm[j], lcm[j + 1], n, False) for j in range(ih, icv)), default=0.0)
+        lows = (_segment_gap(x, gcm[j + 1], gcm[j], n, True) for j in range(ig, icx))
+        highs = (_segment_gap(x, lcm[j], lcm[j + 1], n, False) for j in range(ih, icv))
+        dip_low, dip_high = max(lows, default=0.0), max(highs, default=0.0)
         dip = max(dip, dip_low, dip_high)
         if low == gcm[ig] and high == lcm[ih]:
             break
@@ -172,10 +175,9 @@ def dip_statistic(x) -> float:
     return _dip_sorted(_as_values(x))
 
 
-def uniform_dip_null(n: int, n_resamples: int, gen: np.random.Generator) -> np.ndarray:
-    """The dip of ``n_resamples`` samples of n uniform values (the dip is invariant under
-    affine maps, so U(0, 1) stands for every uniform law)."""
-    return np.array([_dip_sorted(np.sort(gen.random(n))) for _ in range(n_resamples)])
+def _sorted_dips(block: np.ndarray) -> np.ndarray:
+    """The dip of each row of a block of samples (the engine's evaluation)."""
+    return np.array([_dip_sorted(row) for row in np.sort(block, axis=1)])
 
 
 @dataclass(frozen=True, repr=False)
@@ -201,7 +203,8 @@ class DipTestResult(TestResult):
 
 
 @front_door("x", names=("x",))
-def dip_test(x, *, n_resamples: int = 1999, rng=None, progress: bool | None = None) -> DipTestResult:
+def dip_test(x, *, n_resamples: int = 1999, rng=None,
+             progress: bool | None = None) -> DipTestResult:
     r"""Test unimodality with Hartigan's dip, calibrated on uniform samples.
 
     Parameters
@@ -238,7 +241,11 @@ def dip_test(x, *, n_resamples: int = 1999, rng=None, progress: bool | None = No
     options = check_options(n_resamples, progress=progress)
     gen = as_generator(rng)
     statistic = _dip_sorted(values)
-    draws = progress_bar(range(options.n_resamples), options.n_resamples, options.progress, "uniform samples")
-    null = np.array([_dip_sorted(np.sort(gen.random(values.size))) for _ in draws])
+    # uniform samples drawn in rows: the same numbers whatever the block size
+    engine = Draws(lambda g, size: g.random((size, values.size)), _sorted_dips,
+                   item_bytes=16 * values.size, what=f"dip_test (n = {values.size})",
+                   desc="uniform samples")
+    null = null_distribution(engine, options, gen).values
     # the dip is a maximum of differences of values k / n: its rounding is that of 1
-    return DipTestResult(statistic, pvalue(statistic, null, scale=1.0, what="the dip"), null, options.n_resamples)
+    p = pvalue(statistic, null, scale=1.0, what="the dip")
+    return DipTestResult(statistic, p, null, options.n_resamples)

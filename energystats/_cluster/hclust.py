@@ -27,6 +27,7 @@ from .._results import ResultMixin
 from .._result_bases import ClusteringResult
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int
+from ._sequential import NodeTest, walk_tree
 from .cluster_test import cluster_test
 
 __all__ = ["EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters"]
@@ -209,7 +210,7 @@ class SignificantClustersResult(ClusteringResult):
         The family-wise error rate.
     nodes : pandas.DataFrame
         One row per tested node: ``node`` (R's merge step; n - 1 is the root),
-        ``parent``, ``size``, ``statistic`` and ``pvalue`` of the cluster test,
+        ``parent`` (-1 for the root), ``size``, ``statistic`` and ``pvalue`` of the cluster test,
         ``n_components`` (J of the test), ``threshold`` (alpha * size / n) and
         ``significant``.
     tree : EnergyHClustResult
@@ -328,49 +329,24 @@ def significant_clusters(
     bar = iter(progress_bar(range(n), n, progress, "points in final clusters"))
 
     def settle(points: np.ndarray) -> None:
-        final.append(points)
         for _ in range(points.size):
             next(bar, None)
 
-    rows, final, pending = [], [], [(n - 1, 0)]
-    while pending:
-        node, parent = pending.pop(0)
-        points = np.sort(_leaves(tree.merge, node))
-        if node < 0 or points.size < minimum or (B + 1) * alpha * points.size < n:
-            # below min_size, or at a level alpha * size / n below the smallest p-value,
-            # 1 / (B + 1): not significant whatever the data, so not tested
-            settle(points)
-            continue
-        test = cluster_test(
+    def test(node: int, points: np.ndarray, _) -> NodeTest:
+        res = cluster_test(
             X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent, progress=False, **cluster_test_options
         )
-        threshold = alpha * points.size / n
-        significant = test.pvalue <= threshold
-        rows.append(
-            {
-                "node": node,
-                "parent": parent,
-                "size": points.size,
-                "statistic": test.statistic,
-                "pvalue": test.pvalue,
-                "n_components": test.n_components,
-                "threshold": threshold,
-                "significant": significant,
-            }
-        )
-        if significant:
-            pending += [(int(child), node) for child in tree.merge[node - 1]]
-        else:
-            settle(points)
+        fields = {"statistic": res.statistic, "n_components": res.n_components}
+        return NodeTest(res.pvalue, fields, lambda: [int(child) for child in tree.merge[node - 1]])
+
+    walk = walk_tree(n - 1, points_of=lambda node: np.sort(_leaves(tree.merge, node)), test=test, n=n, alpha=alpha,
+                     n_resamples=B, min_size=minimum, key=lambda node, _: node, on_final=settle)
     next(bar, None)  # exhausted: the bar shows n of n and closes
-    labels = np.empty(n, dtype=np.int64)
-    for code, points in enumerate(final):
-        labels[points] = code
-    labels = _first_appearance(labels)
+    labels = _first_appearance(walk.labels(n))
     return SignificantClustersResult(
         labels=labels,
-        n_clusters=len(final),
+        n_clusters=len(walk.final),
         alpha=float(alpha),
-        nodes=pd.DataFrame(rows, columns=_NODE_COLUMNS),
+        nodes=walk.frame(_NODE_COLUMNS),
         tree=tree,
     )

@@ -90,17 +90,23 @@ def plot_choose_k(result, ax=None):
         ls="--",
         label=f"chosen k = {result.k} (family-wise error {result.alpha:g})",
     )
+    row = result.deciding
+    if row is not None:  # the test that refused k + 1, at the chosen k
+        ax.annotate(
+            f"node {int(row['node'])} ({int(row['size'])} points): "
+            f"p = {row['pvalue']:.3g} > {row['threshold']:.3g}",
+            (result.k, chosen),
+            xytext=(8, 8),
+            textcoords="offset points",
+            color="C3",
+        )
     if result.k_gap is not None and result.k_gap != result.k:
         ax.axvline(result.k_gap, color="C0", ls=":", label=f"gap statistic: k = {result.k_gap}")
     ax.set_xticks(table["k"].tolist())
     ax.set_xlabel("number of clusters k")
     ax.set_ylabel("within dispersion W")
-    null = (
-        "dip tests of unimodality"
-        if result.null == "unimodal"
-        else "cluster tests against one Gaussian"
-    )
-    ax.set_title(titled(f"choice of k: sequential {null}", data_name(result)))
+    null = "uniform clusters" if result.null == "unimodal" else "Gaussian clusters"
+    ax.set_title(titled(f"choice of k: sequential k-means tests against {null}", data_name(result)))
     ax.legend(frameon=False)
     return ax
 

@@ -1,7 +1,7 @@
 """energy_hclust (identities, scipy interoperability, R's conventions, budget) and
 significant_clusters (three blobs, one Gaussian, the node table, bad input).
 
-R parity itself is in test_r_reference.py (committed values) and test_r_live.py."""
+R parity itself is in infrastructure/test_r_reference.py (committed values of R's energy)."""
 
 import matplotlib
 import numpy as np
@@ -151,7 +151,7 @@ def test_three_blobs_give_three_clusters():
     np.testing.assert_array_equal(res.labels, np.repeat([0, 1, 2], 40))
     nodes = res.nodes
     assert list(nodes.columns) == ["node", "parent", "size", "statistic", "pvalue", "n_components", "threshold", "significant"]
-    assert nodes["significant"].sum() == 2 and nodes.iloc[0]["node"] == len(X) - 1 and nodes.iloc[0]["parent"] == 0
+    assert nodes["significant"].sum() == 2 and nodes.iloc[0]["node"] == len(X) - 1 and nodes.iloc[0]["parent"] == -1
     np.testing.assert_allclose(nodes["threshold"], 0.05 * nodes["size"] / len(X))
     assert (nodes["pvalue"][nodes["significant"]] <= nodes["threshold"][nodes["significant"]]).all()
     again = es.significant_clusters(X, n_resamples=99, rng=1, n_init=3)

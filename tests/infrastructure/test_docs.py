@@ -233,12 +233,9 @@ def unknown_names(doc: str) -> list[str]:
 
 
 def _test_sources():
-    """Every Python file of tests/; test_hclust.py's docstring (it names a test_r_live.py) is
-    rewritten with choose_k's tests on another branch: a strict xfail until it lands."""
-    stale = pytest.mark.xfail(strict=True, reason="rewritten on the choose_k branch")
+    """Every Python file of tests/."""
     for path in sorted(TESTS.rglob("*.py")):
-        name = path.relative_to(TESTS).as_posix()
-        yield pytest.param(path, id=name, marks=[stale] if name == "cluster/test_hclust.py" else [])
+        yield pytest.param(path, id=path.relative_to(TESTS).as_posix())
 
 
 @pytest.mark.parametrize("path", _test_sources())

@@ -453,6 +453,7 @@ def test_trees_matrices_and_k_carry_the_data_name(rng):
     ax = plot_dcor_matrix(_named(es.pairwise_dcor(pd.DataFrame(X, columns=["a", "b"]))))
     assert ax.get_title() == f"distance correlation (dots: independence rejected)\ndata: {DATA_NAME}"
     ax = plot_choose_k(_named(es.choose_k(X, k_max=3, n_resamples=9, n_references=0, rng=0)))
-    assert ax.get_title() == f"choice of k: sequential dip tests of unimodality\ndata: {DATA_NAME}"
+    title = "choice of k: sequential k-means tests against uniform clusters"
+    assert ax.get_title() == f"{title}\ndata: {DATA_NAME}"
     assert plot_dendrogram(es.energy_hclust(X)).get_title() == "energy hierarchical clustering\ndata: X"  # the parameter's name
     assert plot_dendrogram(dataclasses.replace(es.energy_hclust(X), data_name=None)).get_title() == "energy hierarchical clustering"

@@ -68,7 +68,7 @@ BASE_FIELDS = {
     _result_bases.ClusteringResult: {"labels"},
 }
 #: the results' tables, printed as <table> in HTML (beside the summary table every result has)
-TABLES = {"ChooseKResult": 1, "DispersionResult": 2, "PairwiseDcorResult": 2, "PoissonTestResult": 1, "SignificantClustersResult": 1}
+TABLES = {"ChooseKResult": 2, "DispersionResult": 2, "PairwiseDcorResult": 2, "PoissonTestResult": 1, "SignificantClustersResult": 1}
 
 
 @pytest.fixture(scope="module", params=RESULT_TYPES)
