@@ -11,9 +11,9 @@ from scipy.spatial.distance import pdist
 from scipy.special import ellipe, gammaln, hyp1f1
 
 import energystats as es
-from energystats._operator import WHOLE_MATRIX_POINTS
 from energystats._gof.normality import _mean_distance_to_gaussian, samples_per_block
 from energystats._linalg import standardise as _standardise
+from energystats._operator import WHOLE_MATRIX_POINTS
 
 
 @pytest.mark.parametrize("r", [0.0, 0.7, 2.5, 6.0])

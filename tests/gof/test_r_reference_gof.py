@@ -11,11 +11,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import special
 from _r_reference import assert_script_writes
+from scipy import special
 
 import energystats as es
-from energystats._gof._limit import CASES, imhof_sf, normal_eigenvalues, normal_limit_sf, normal_trace
+from energystats._gof._limit import (
+    CASES,
+    imhof_sf,
+    normal_eigenvalues,
+    normal_limit_sf,
+    normal_trace,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_PATH = ROOT / "tests" / "data" / "r_reference_gof.json"

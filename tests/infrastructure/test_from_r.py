@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import r_missing
 
 ROOT = Path(__file__).resolve().parents[2]

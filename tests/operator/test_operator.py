@@ -15,8 +15,14 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import energystats as es
-from energystats._operator import WHOLE_MATRIX_POINTS, Kernel, Repeated, indicator, make_operator
-from energystats._operator import stacked_pair_sums
+from energystats._operator import (
+    WHOLE_MATRIX_POINTS,
+    Kernel,
+    Repeated,
+    indicator,
+    make_operator,
+    stacked_pair_sums,
+)
 from energystats._operator import choice as _choice
 from energystats._operator._base import TILE
 from energystats._operator.centred import CentredKernel
