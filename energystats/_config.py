@@ -31,7 +31,9 @@ __all__ = [
 ]
 
 _DEFAULTS = {"working_memory": 1024}
-_config: contextvars.ContextVar[dict] = contextvars.ContextVar("energystats_config", default=_DEFAULTS)
+_config: contextvars.ContextVar[dict] = contextvars.ContextVar(
+    "energystats_config", default=_DEFAULTS
+)
 
 MiB = 2**20
 #: Requests of at most this many bytes are checked against ``working_memory`` alone, without
@@ -51,7 +53,12 @@ class WorkingMemoryError(MemoryError):
 
 
 def _check_working_memory(value) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, Real)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
         raise ValueError(f"`working_memory` must be a positive number of MiB, got {value!r}.")
     return float(value)
 
@@ -146,7 +153,8 @@ def memory_budget(stake: float | None = None) -> int:
     ``stake``: the most bytes the caller's decision can involve (what it would allocate with
     no limit). When that is at most :data:`SURE_BYTES` (and the configured budget), the
     available memory cannot change the decision and is not read."""
-    budget = int(min(_config.get()["working_memory"] * MiB, 2.0**62))  # 4 EiB: more than any machine
+    # 2**62 bytes = 4 EiB: more than any machine
+    budget = int(min(_config.get()["working_memory"] * MiB, 2.0**62))
     if stake is not None and stake <= min(SURE_BYTES, budget):
         return budget
     available = _available_bytes()
@@ -169,7 +177,8 @@ def format_bytes(nbytes: float) -> str:
 
 
 def memory_error(what: str, needed: float, hint: str = "") -> WorkingMemoryError:
-    """A :class:`WorkingMemoryError` saying what needed how much, against the budget, and what to set."""
+    """A :class:`WorkingMemoryError` saying what needed how much, against the budget, and what
+    to set."""
     budget = memory_budget()
     available = _available_bytes()
     configured = min(_config.get()["working_memory"] * MiB, 2.0**62)
@@ -177,8 +186,9 @@ def memory_error(what: str, needed: float, hint: str = "") -> WorkingMemoryError
     cap = f" (capped by the {format_bytes(budget)} the system reports available)" if capped else ""
     wanted = math.ceil(needed / MiB) + 1
     return WorkingMemoryError(
-        f"{what} needs {format_bytes(needed)}, more than the working memory of {format_bytes(budget)}{cap}. "
-        f"Set energystats.set_config(working_memory={wanted}) (MiB) or use energystats.config_context"
+        f"{what} needs {format_bytes(needed)}, more than the working memory of "
+        f"{format_bytes(budget)}{cap}. Set energystats.set_config(working_memory={wanted}) (MiB) "
+        "or use energystats.config_context"
         + (f", or {hint}" if hint else "")
         + "."
     )

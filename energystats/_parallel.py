@@ -70,9 +70,19 @@ def _threads() -> int:
     setting = os.environ.get("ENERGYSTATS_NUM_THREADS")
     if setting is not None:
         if not setting.strip().isdigit() or int(setting) < 1:
-            raise ValueError(f"ENERGYSTATS_NUM_THREADS must be a positive integer, got {setting!r}.")
+            raise ValueError(
+                f"ENERGYSTATS_NUM_THREADS must be a positive integer, got {setting!r}."
+            )
         return int(setting)
-    return max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)))
+    return max(
+        1,
+        min(
+            8,
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else (os.cpu_count() or 1),
+        ),
+    )
 
 
 #: Threads for shared computations (streamed products, filling and centring full n x n
@@ -226,10 +236,13 @@ def run_threads(work: Callable, shares: list, blas: bool = True) -> list:
     work) skip the limit, whose first use finds the loaded libraries (tens of milliseconds)."""
     if len(shares) <= 1 or getattr(_in_pool, "active", False):
         return [work(share) for share in shares]
-    contexts = [contextvars.copy_context() for _ in shares]  # a context is entered by one thread at a time
+    # a context is entered by one thread at a time
+    contexts = [contextvars.copy_context() for _ in shares]
 
     def run() -> list:
-        return list(_pool().map(lambda context, share: context.run(_pooled, work, share), contexts, shares))
+        return list(
+            _pool().map(lambda context, share: context.run(_pooled, work, share), contexts, shares)
+        )
 
     if not blas:
         return run()
@@ -252,11 +265,13 @@ def check_n_jobs(n_jobs) -> int | None:
     if n_jobs is None:
         return None
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
-        raise ValueError(f"`n_jobs` must be None or a non-zero integer (-1: all workers), got {n_jobs!r}.")
+        raise ValueError(
+            f"`n_jobs` must be None or a non-zero integer (-1: all workers), got {n_jobs!r}."
+        )
     if abs(n_jobs) > MAX_N_JOBS:
         raise ValueError(
-            f"`n_jobs` must lie between -{MAX_N_JOBS} and {MAX_N_JOBS} (-1: all workers), got {n_jobs}: joblib "
-            "runs no more workers than that."
+            f"`n_jobs` must lie between -{MAX_N_JOBS} and {MAX_N_JOBS} (-1: all workers), got "
+            f"{n_jobs}: joblib runs no more workers than that."
         )
     return int(n_jobs)
 
@@ -286,7 +301,15 @@ def _task(function: Callable, shared: dict, call: dict, working_memory: float):
         return function(**shared, **call)
 
 
-def run_tasks(function: Callable, calls: list[dict], n_jobs, *, shared: dict | None = None, progress: bool | None = False, desc: str = "tasks") -> list:
+def run_tasks(
+    function: Callable,
+    calls: list[dict],
+    n_jobs,
+    *,
+    shared: dict | None = None,
+    progress: bool | None = False,
+    desc: str = "tasks",
+) -> list:
     """``[function(**shared, **call) for call in calls]`` as joblib tasks, results in order.
 
     Parameters
@@ -315,5 +338,7 @@ def run_tasks(function: Callable, calls: list[dict], n_jobs, *, shared: dict | N
     # the callers size their tasks (shards of about TASK_WORK, chunks of restarts or
     # resamples): joblib's automatic batching would group them again, unevenly
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator", batch_size=1)
-    results = parallel(joblib.delayed(_task)(function, shared, call, working_memory) for call in calls)
+    results = parallel(
+        joblib.delayed(_task)(function, shared, call, working_memory) for call in calls
+    )
     return list(progress_bar(results, len(calls), progress, desc))

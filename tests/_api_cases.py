@@ -44,7 +44,10 @@ def _data(n=60, d=3, k=3, seed=0, shift=1.5):
 
 
 def _test_fields(res) -> dict:
-    return {"statistic": res.statistic, "pvalue": res.pvalue, "null": res.null_distribution, "n_resamples": res.n_resamples}
+    return {
+        "statistic": res.statistic, "pvalue": res.pvalue, "null": res.null_distribution,
+        "n_resamples": res.n_resamples,
+    }
 
 
 # --- energy distance, dispersion -------------------------------------------------------
@@ -85,9 +88,16 @@ def dispersion_backends():
         "onedim": es.dispersion(X[:, 0], labels),
         "gaussian": es.dispersion(X, labels, metric="gaussian", sigma=2.0),
         "projection": es.dispersion(X, labels, approximation="projection", n_projections=5, rng=4),
-        "callable": es.dispersion(X, labels, metric=lambda a, b: np.abs(a[:, None, 0] - b[None, :, 0]) ** 0.7),
+        "callable": es.dispersion(
+            X, labels, metric=lambda a, b: np.abs(a[:, None, 0] - b[None, :, 0]) ** 0.7
+        ),
     }.items():
-        out.update({f"{name}_W": res.W, f"{name}_S": res.S, f"{name}_T": res.T, f"{name}_F": res.F, f"{name}_pairwise": res.pairwise})
+        out.update(
+            {
+                f"{name}_W": res.W, f"{name}_S": res.S, f"{name}_T": res.T, f"{name}_F": res.F,
+                f"{name}_pairwise": res.pairwise,
+            }
+        )
     with es.config_context(working_memory=0.2):
         big = np.tile(X, (10, 1))
         res = es.dispersion(big, np.tile(labels, 10))
@@ -103,19 +113,89 @@ def energy_test_backends():
     X, labels = _data(n=45, shift=0.4)
     out = {}
     for stat in ("S", "E", "F"):
-        out.update({f"{stat}_{key}": v for key, v in _test_fields(es.energy_test(X, labels, statistic=stat, n_resamples=99, rng=5)).items()})
-    out.update({f"onedim_{k}": v for k, v in _test_fields(es.energy_test(X[:, 0], labels, n_resamples=99, rng=6)).items()})
-    out.update({f"onedimE_{k}": v for k, v in _test_fields(es.energy_test(X[:, 0], labels, statistic="E", n_resamples=49, rng=6)).items()})
+        out.update(
+            {
+                f"{stat}_{key}": v
+                for key, v in _test_fields(
+                    es.energy_test(X, labels, statistic=stat, n_resamples=99, rng=5)
+                ).items()
+            }
+        )
+    out.update(
+        {
+            f"onedim_{k}": v
+            for k, v in _test_fields(es.energy_test(X[:, 0], labels, n_resamples=99, rng=6)).items()
+        }
+    )
+    out.update(
+        {
+            f"onedimE_{k}": v
+            for k, v in _test_fields(
+                es.energy_test(X[:, 0], labels, statistic="E", n_resamples=49, rng=6)
+            ).items()
+        }
+    )
     D = es.pairwise_semimetric(X)
-    out.update({f"precomputed_{k}": v for k, v in _test_fields(es.energy_test(D, labels, metric="precomputed", n_resamples=99, rng=7)).items()})
-    out.update({f"projection_{k}": v for k, v in _test_fields(es.energy_test(X, labels, approximation="projection", n_projections=6, n_resamples=99, rng=8)).items()})
-    out.update({f"gaussian_{k}": v for k, v in _test_fields(es.energy_test(X, labels, metric="gaussian", sigma=1.0, n_resamples=99, rng=9)).items()})
-    out.update({f"exact_{k}": v for k, v in _test_fields(es.energy_test(X[:8], [0, 0, 0, 0, 1, 1, 1, 1], n_resamples=999)).items()})
-    out.update({f"strict_{k}": v for k, v in _test_fields(es.energy_test(X, labels, ties="strict", n_resamples=99, rng=10)).items()})
+    out.update(
+        {
+            f"precomputed_{k}": v
+            for k, v in _test_fields(
+                es.energy_test(D, labels, metric="precomputed", n_resamples=99, rng=7)
+            ).items()
+        }
+    )
+    out.update(
+        {
+            f"projection_{k}": v
+            for k, v in _test_fields(
+                es.energy_test(
+                    X, labels, approximation="projection", n_projections=6, n_resamples=99, rng=8
+                )
+            ).items()
+        }
+    )
+    out.update(
+        {
+            f"gaussian_{k}": v
+            for k, v in _test_fields(
+                es.energy_test(X, labels, metric="gaussian", sigma=1.0, n_resamples=99, rng=9)
+            ).items()
+        }
+    )
+    out.update(
+        {
+            f"exact_{k}": v
+            for k, v in _test_fields(
+                es.energy_test(X[:8], [0, 0, 0, 0, 1, 1, 1, 1], n_resamples=999)
+            ).items()
+        }
+    )
+    out.update(
+        {
+            f"strict_{k}": v
+            for k, v in _test_fields(
+                es.energy_test(X, labels, ties="strict", n_resamples=99, rng=10)
+            ).items()
+        }
+    )
     with es.config_context(working_memory=0.3):
         big = np.tile(X, (30, 1)) + np.random.default_rng(11).normal(0, 0.1, (1350, 3))
-        out.update({f"streamed_{k}": v for k, v in _test_fields(es.energy_test(big, np.tile(labels, 30), n_resamples=19, rng=12)).items()})
-    out.update({f"samples_{k}": v for k, v in _test_fields(es.energy_test_samples(X[:10], X[10:25], n_resamples=49, rng=13)).items()})
+        out.update(
+            {
+                f"streamed_{k}": v
+                for k, v in _test_fields(
+                    es.energy_test(big, np.tile(labels, 30), n_resamples=19, rng=12)
+                ).items()
+            }
+        )
+    out.update(
+        {
+            f"samples_{k}": v
+            for k, v in _test_fields(
+                es.energy_test_samples(X[:10], X[10:25], n_resamples=49, rng=13)
+            ).items()
+        }
+    )
     return out
 
 
@@ -123,14 +203,20 @@ def energy_test_backends():
 def pairwise_tests():
     X, labels = _data(n=45, shift=0.6)
     table = es.pairwise_energy_tests(X, labels, n_resamples=99, rng=14)
-    return {"statistic": table["statistic"].to_numpy(), "pvalue": table["pvalue"].to_numpy(), "adjusted": table["pvalue_adjusted"].to_numpy()}
+    return {
+        "statistic": table["statistic"].to_numpy(), "pvalue": table["pvalue"].to_numpy(),
+        "adjusted": table["pvalue_adjusted"].to_numpy(),
+    }
 
 
 # --- clustering ------------------------------------------------------------------------
 
 
 def _km_fields(prefix: str, km, X_new=None) -> dict:
-    out = {f"{prefix}_labels": km.labels_, f"{prefix}_W": km.W_, f"{prefix}_objective": km.objective_, f"{prefix}_n_iter": km.n_iter_}
+    out = {
+        f"{prefix}_labels": km.labels_, f"{prefix}_W": km.W_, f"{prefix}_objective": km.objective_,
+        f"{prefix}_n_iter": km.n_iter_,
+    }
     if X_new is not None:
         out[f"{prefix}_predict"] = km.predict(X_new)
     return out
@@ -142,23 +228,68 @@ def kgroups_backends():
     new = X[:17] + 0.3
     out = {}
     for algorithm in ("hartigan", "lloyd", "r-kgroups"):
-        out.update(_km_fields(algorithm, es.KGroups(3, algorithm=algorithm, n_init=3, random_state=15).fit(X), new))
+        out.update(
+            _km_fields(
+                algorithm, es.KGroups(3, algorithm=algorithm, n_init=3, random_state=15).fit(X), new
+            )
+        )
     for init in ("random", "spectral", "power-kmeans"):
-        out.update(_km_fields(f"init_{init}", es.KGroups(3, init=init, n_init=2, random_state=16).fit(X)))
-    out.update(_km_fields("alpha05", es.KGroups(3, exponent=0.5, random_state=17, n_init=2).fit(X), new))
-    out.update(_km_fields("gaussian", es.KGroups(3, metric="gaussian", sigma=1.0, random_state=18, n_init=2).fit(X), new))
+        out.update(
+            _km_fields(f"init_{init}", es.KGroups(3, init=init, n_init=2, random_state=16).fit(X))
+        )
+    out.update(
+        _km_fields("alpha05", es.KGroups(3, exponent=0.5, random_state=17, n_init=2).fit(X), new)
+    )
+    out.update(
+        _km_fields(
+            "gaussian",
+            es.KGroups(3, metric="gaussian", sigma=1.0, random_state=18, n_init=2).fit(X), new,
+        )
+    )
     D = es.pairwise_semimetric(X)
-    out.update(_km_fields("precomputed", es.KGroups(3, metric="precomputed", random_state=19, n_init=2).fit(D), es.pairwise_semimetric(new, X)))
+    out.update(
+        _km_fields(
+            "precomputed", es.KGroups(3, metric="precomputed", random_state=19, n_init=2).fit(D),
+            es.pairwise_semimetric(new, X),
+        )
+    )
     G = es.kernel_matrix(X)
     km = es.KGroups(3, metric="precomputed_kernel", random_state=20, n_init=2).fit(G)
     out.update({"gram_labels": km.labels_, "gram_W": km.W_})
     w = np.random.default_rng(21).uniform(0, 2, X.shape[0])
     w[:5] = 0.0
-    out.update(_km_fields("weighted", es.KGroups(3, random_state=22, n_init=2).fit(X, sample_weight=w), new))
-    out.update(_km_fields("onedim", es.KGroups(2, random_state=23, n_init=2).fit(X[:, :1]), new[:, :1]))
-    out.update(_km_fields("nystroem", es.KGroups(3, approximation="nystroem", n_landmarks=25, random_state=24, n_init=2).fit(X), new))
-    out.update(_km_fields("nystroem_uniform", es.KGroups(3, approximation="nystroem", n_landmarks=30, landmarks="uniform", random_state=25, n_init=1).fit(X, sample_weight=w), new))
-    out.update(_km_fields("given_init", es.KGroups(3, init=np.arange(X.shape[0]) % 3, random_state=33).fit(X), new))
+    out.update(
+        _km_fields(
+            "weighted", es.KGroups(3, random_state=22, n_init=2).fit(X, sample_weight=w), new
+        )
+    )
+    out.update(
+        _km_fields("onedim", es.KGroups(2, random_state=23, n_init=2).fit(X[:, :1]), new[:, :1])
+    )
+    out.update(
+        _km_fields(
+            "nystroem",
+            es.KGroups(3, approximation="nystroem", n_landmarks=25, random_state=24, n_init=2).fit(
+                X
+            ),
+            new,
+        )
+    )
+    out.update(
+        _km_fields(
+            "nystroem_uniform",
+            es.KGroups(
+                3, approximation="nystroem", n_landmarks=30, landmarks="uniform", random_state=25,
+                n_init=1,
+            ).fit(X, sample_weight=w),
+            new,
+        )
+    )
+    out.update(
+        _km_fields(
+            "given_init", es.KGroups(3, init=np.arange(X.shape[0]) % 3, random_state=33).fit(X), new
+        )
+    )
     with es.config_context(working_memory=0.1):
         out.update(_km_fields("streamed", es.KGroups(3, random_state=26, n_init=2).fit(X), new))
     return out
@@ -168,7 +299,10 @@ def kgroups_backends():
 def power_kmeans():
     X, _ = _data(n=150, d=4, k=3, shift=3.0)
     pk = es.PowerKMeans(3, random_state=27).fit(X)
-    return {"labels": pk.labels_, "centres": pk.cluster_centers_, "inertia": pk.inertia_, "predict": pk.predict(X[:10] + 0.1)}
+    return {
+        "labels": pk.labels_, "centres": pk.cluster_centers_, "inertia": pk.inertia_,
+        "predict": pk.predict(X[:10] + 0.1),
+    }
 
 
 @case
@@ -192,11 +326,21 @@ def cluster_tests():
     out = {}
     for method in ("conditional", "whitened"):
         res = es.cluster_test(X, 2, n_resamples=9, rng=29, directions=method)
-        out.update({f"{method}_statistic": res.statistic, f"{method}_pvalue": res.pvalue, f"{method}_null": res.null_distribution, f"{method}_labels": res.labels})
+        out.update(
+            {
+                f"{method}_statistic": res.statistic, f"{method}_pvalue": res.pvalue,
+                f"{method}_null": res.null_distribution, f"{method}_labels": res.labels,
+            }
+        )
     sig = es.significant_clusters(X, n_resamples=9, rng=30)
     out["significant_labels"] = sig.labels
     thin = es.thinned_cluster_comparison(X, 2, cov=np.eye(3), n_resamples=49, rng=31)
-    out.update({"thin_labels": thin.labels, "thin_pvalue": thin.test.pvalue, "thin_statistic": thin.test.statistic})
+    out.update(
+        {
+            "thin_labels": thin.labels, "thin_pvalue": thin.test.pvalue,
+            "thin_statistic": thin.test.statistic,
+        }
+    )
     return out
 
 
@@ -233,22 +377,44 @@ def write(path: Path = SNAPSHOT) -> None:
     if threads != THREADS:
         raise RuntimeError(f"record the snapshot with ENERGYSTATS_NUM_THREADS={THREADS}")
     outputs = compute()
-    path.write_text(json.dumps({c: {k: _jsonable(v) for k, v in fields.items()} for c, fields in outputs.items()}, indent=0) + "\n")
+    path.write_text(
+        json.dumps(
+            {c: {k: _jsonable(v) for k, v in fields.items()} for c, fields in outputs.items()},
+            indent=0,
+        )
+        + "\n"
+    )
 
 
 def load(path: Path = SNAPSHOT) -> dict:
     raw = json.loads(path.read_text())
-    return {c: {k: np.array(v["values"], dtype={"f": float, "i": np.int64, "u": np.int64, "b": bool}[v["dtype"]]).reshape(v["shape"]) for k, v in fields.items()} for c, fields in raw.items()}
+    return {
+        c: {
+            k: np.array(
+                v["values"], dtype={"f": float, "i": np.int64, "u": np.int64, "b": bool}[v["dtype"]]
+            ).reshape(v["shape"])
+            for k, v in fields.items()
+        }
+        for c, fields in raw.items()
+    }
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="record the snapshot (only before a refactoring)")
-    parser.add_argument("--out", type=Path, help="write the outputs of today's code here (for the test)")
+    parser.add_argument(
+        "--write", action="store_true", help="record the snapshot (only before a refactoring)"
+    )
+    parser.add_argument(
+        "--out", type=Path, help="write the outputs of today's code here (for the test)"
+    )
     args = parser.parse_args()
     if args.write:
         write()
         print(f"wrote {SNAPSHOT}")
     elif args.out:
         outputs = compute()
-        args.out.write_text(json.dumps({c: {k: _jsonable(v) for k, v in fields.items()} for c, fields in outputs.items()}))
+        args.out.write_text(
+            json.dumps(
+                {c: {k: _jsonable(v) for k, v in fields.items()} for c, fields in outputs.items()}
+            )
+        )

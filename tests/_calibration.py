@@ -24,7 +24,9 @@ LEVEL_REPS = 700
 COARSE_LEVEL_REPS = 300
 
 
-def rejection_interval(reps: int, level: float = 0.05, false_failure: float = FALSE_FAILURE) -> tuple[float, float]:
+def rejection_interval(
+    reps: int, level: float = 0.05, false_failure: float = FALSE_FAILURE
+) -> tuple[float, float]:
     """The interval of the rejection rate over ``reps`` data sets of a test whose true level
     is ``level``: a rate outside it has probability below ``false_failure`` (at most
     ``false_failure / 2`` in each tail, exact binomial)."""
@@ -32,14 +34,21 @@ def rejection_interval(reps: int, level: float = 0.05, false_failure: float = FA
     return lo / reps, hi / reps
 
 
-def false_failure_probability(reps: int, level: float = 0.05, false_failure: float = FALSE_FAILURE) -> float:
+def false_failure_probability(
+    reps: int, level: float = 0.05, false_failure: float = FALSE_FAILURE
+) -> float:
     """The exact probability that the rejection rate of a test whose true level is ``level``
     falls outside :func:`rejection_interval`: what a correct test fails with."""
     return detection_probability(reps, level, level, false_failure)
 
 
-def detection_probability(reps: int, true_level: float, level: float = 0.05, false_failure: float = FALSE_FAILURE) -> float:
+def detection_probability(
+    reps: int, true_level: float, level: float = 0.05, false_failure: float = FALSE_FAILURE
+) -> float:
     """Probability that the rejection rate of a test with ``true_level`` falls outside the
     interval of :func:`rejection_interval`: the power of the level check."""
     lo, hi = rejection_interval(reps, level, false_failure)
-    return float(binom.cdf(round(lo * reps) - 1, reps, true_level) + binom.sf(round(hi * reps), reps, true_level))
+    return float(
+        binom.cdf(round(lo * reps) - 1, reps, true_level)
+        + binom.sf(round(hi * reps), reps, true_level)
+    )

@@ -11,7 +11,12 @@ import numpy as np
 def numbers(obj) -> list:
     """Every leaf of a JSON document in a fixed order, without the version strings."""
     if isinstance(obj, dict):
-        return [v for key in sorted(obj) if key not in ("R", "energy", "jsonlite") for v in numbers(obj[key])]
+        return [
+            v
+            for key in sorted(obj)
+            if key not in ("R", "energy", "jsonlite")
+            for v in numbers(obj[key])
+        ]
     if isinstance(obj, list):
         return [v for item in obj for v in numbers(item)]
     return [obj]

@@ -13,7 +13,9 @@ def pytest_configure(config):
     energystats thread each, set here before the workers start and import numpy (threads
     that outnumber the cores spin against each other and run many times slower)."""
     if getattr(config.option, "numprocesses", None) and "PYTEST_XDIST_WORKER" not in os.environ:
-        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "ENERGYSTATS_NUM_THREADS"):
+        for name in (
+            "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "ENERGYSTATS_NUM_THREADS",
+        ):
             os.environ.setdefault(name, "1")
 
 

@@ -94,7 +94,9 @@ class Table:
         xi = (2.0 * u - a - b) / (b - a)
         half = (b - a) / 2.0
         F_part = half * _clenshaw(self.F_int[panel], xi)
-        S_part = half * (_clenshaw(self.S_int[panel], np.ones_like(xi)) - _clenshaw(self.S_int[panel], xi))
+        S_part = half * (
+            _clenshaw(self.S_int[panel], np.ones_like(xi)) - _clenshaw(self.S_int[panel], xi)
+        )
         return self.below[panel] + F_part + S_part + self.above[panel + 1]
 
 
@@ -169,7 +171,9 @@ def _tail(Y, start: float, scale: float, side: float) -> tuple[float, float]:
     return float(total[0]), float(total[1])
 
 
-def _build(family, shapes: tuple, u0: float, u1: float, Y, median: float, s: float, support) -> Table:
+def _build(
+    family, shapes: tuple, u0: float, u1: float, Y, median: float, s: float, support
+) -> Table:
     """The panels of [u0, u1] (edges on the integers of u, halved until resolved)."""
     cuts = np.r_[u0, np.arange(np.ceil(u0), np.floor(u1) + 1), u1]
     u_end = _support_in_u(median, s, support)
@@ -205,7 +209,9 @@ def _build(family, shapes: tuple, u0: float, u1: float, Y, median: float, s: flo
         done_FS.append(c[2, ok])
         split = pending[~ok]
         middle = split.mean(axis=1)
-        pending = np.concatenate([np.column_stack([split[:, 0], middle]), np.column_stack([middle, split[:, 1]])])
+        pending = np.concatenate(
+            [np.column_stack([split[:, 0], middle]), np.column_stack([middle, split[:, 1]])]
+        )
     order = np.argsort(np.concatenate(done_edges)[:, 0])
     edges2 = np.concatenate(done_edges)[order]
     F_int = _antiderivative(np.concatenate(done_F)[order])
@@ -220,8 +226,10 @@ def _build(family, shapes: tuple, u0: float, u1: float, Y, median: float, s: flo
     right_S, right_FS = _tail(Y, t1, s, 1.0) if u1 < u_end[1] else (0.0, 0.0)
     below = left_F + np.r_[0.0, np.cumsum(F_panel)]
     above = right_S + np.r_[np.cumsum(S_panel[::-1])[::-1], 0.0]
-    return Table(family, shapes, median, s, support, np.r_[edges2[:, 0], edges2[-1, 1]], F_int, S_int,
-                 below, above, 2.0 * (left_FS + FS_total + right_FS))
+    return Table(
+        family, shapes, median, s, support, np.r_[edges2[:, 0], edges2[-1, 1]], F_int, S_int, below,
+        above, 2.0 * (left_FS + FS_total + right_FS),
+    )
 
 
 @functools.lru_cache(maxsize=64)

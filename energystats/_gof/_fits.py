@@ -32,7 +32,9 @@ def _expon(X, known):
 def _positive(X, known) -> np.ndarray:
     Y = X - known["loc"]
     if np.any(Y <= 0):
-        raise ValueError(f"`x` must exceed the known loc = {known['loc']:g} for this family (its support).")
+        raise ValueError(
+            f"`x` must exceed the known loc = {known['loc']:g} for this family (its support)."
+        )
     return Y
 
 
@@ -60,7 +62,11 @@ def _gamma(X, known):
     Y = _positive(X, known)
     s = np.log(Y.mean(axis=1)) - np.log(Y).mean(axis=1)
     start = (3.0 - s + np.sqrt((s - 3.0) ** 2 + 24.0 * s)) / (12.0 * s)
-    a = _newton(lambda a: (np.log(a) - special.digamma(a) - s) / (1.0 / a - special.polygamma(1, a)), start, "gamma shape")
+    a = _newton(
+        lambda a: (np.log(a) - special.digamma(a) - s) / (1.0 / a - special.polygamma(1, a)),
+        start,
+        "gamma shape",
+    )
     return a, np.full(len(X), known["loc"]), Y.mean(axis=1) / a
 
 
@@ -93,7 +99,8 @@ _VECTORISED = {
 
 
 def _vectorised_fit(family, known: dict):
-    """The vectorised maximum likelihood of ``family`` with the parameters ``known`` fixed, or None."""
+    """The vectorised maximum likelihood of ``family`` with the parameters ``known`` fixed, or
+    None."""
     return _VECTORISED.get((type(family), tuple(sorted(known))))
 
 
@@ -136,7 +143,10 @@ def fitter(family, known: dict, fit=None, start: tuple | None = None):
             rows = [tuple(np.ravel(fit(row))) for row in X]
             wrong = [len(r) for r in rows if len(r) != len(names)]
             if wrong:
-                raise ValueError(f"`fit` must return the {len(names)} parameters ({', '.join(names)}), got {wrong[0]}.")
+                raise ValueError(
+                    f"`fit` must return the {len(names)} parameters ({', '.join(names)}), got "
+                    f"{wrong[0]}."
+                )
             return tuple(np.array(column, dtype=float) for column in zip(*rows))
         return each
     vectorised = _vectorised_fit(family, known)

@@ -94,7 +94,9 @@ def _ritz_values(estimated: tuple[str, ...], degree: int, nodes: int, count: int
     for q, norm2 in scores:  # (I - P): remove the projections on the constants and the scores
         b = PW @ q / np.sqrt(2.0)
         mass -= np.outer(b, b) / norm2
-    values = linalg.eigh(2.0 * mass, stiffness, eigvals_only=True, subset_by_index=[degree - count, degree - 1])
+    values = linalg.eigh(
+        2.0 * mass, stiffness, eigvals_only=True, subset_by_index=[degree - count, degree - 1]
+    )
     return values[::-1].copy()
 
 
@@ -163,7 +165,9 @@ def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
     upper = 1.0
     while log_u_rho(upper) < np.log(1e16) and upper < cut:
         upper *= 2.0
-    value = integrate.quad(integrand, 0.0, min(upper, cut), limit=2000, epsabs=1e-13, epsrel=1e-12)[0]
+    value = integrate.quad(
+        integrand, 0.0, min(upper, cut), limit=2000, epsabs=1e-13, epsrel=1e-12
+    )[0]
     if upper >= cut:  # the slowly decaying tail of few eigenvalues, as a Fourier integral
         value += integrate.quad(lambda u: np.sin(psi(u)) * np.exp(-log_u_rho(u)), cut, np.inf,
                                 weight="cos", wvar=0.5 * t, limlst=200, epsabs=1e-13)[0]
@@ -196,7 +200,9 @@ def normal_limit_pdf(t):
     weights = np.full(s.size, step)
     weights[0] = step / 2.0
     t = np.asarray(t, dtype=float)
-    values = (weights * modulus) @ np.cos(argument[:, None] - np.multiply.outer(s, t.ravel())) / np.pi
+    values = (
+        (weights * modulus) @ np.cos(argument[:, None] - np.multiply.outer(s, t.ravel())) / np.pi
+    )
     return np.maximum(values, 0.0).reshape(t.shape)
 
 

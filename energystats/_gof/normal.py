@@ -1,4 +1,5 @@
-"""The energy test of univariate normality, composite hypothesis (R ``normal.test``, ``normal.e``)."""
+"""The energy test of univariate normality, composite hypothesis (R ``normal.test``,
+``normal.e``)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,11 @@ from .._frontdoor import front_door
 from .._operator import sorted_pair_sums
 from .._random import as_generator, check_rng
 from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution, pvalue
+from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale
-from ._limit import normal_limit_sf
+from ._limit import normal_limit_pdf, normal_limit_sf
 from ._standard import energy_scale
-from .._result_bases import FitPanel, NullPanel, Sample, TestResult
-from ._limit import normal_limit_pdf
 from .normality import _mean_distance_to_gaussian
 
 __all__ = ["NormalTestResult", "normal_statistic", "normal_test"]
@@ -82,12 +82,16 @@ def _check(x) -> tuple[np.ndarray, int]:
     constant."""
     X, e = unit_scale(as_data(x, "x"))
     if X.shape[1] != 1:
-        raise ValueError(f"`x` must be univariate (one column), got {X.shape[1]} columns; use mvnorm_test.")
+        raise ValueError(
+            f"`x` must be univariate (one column), got {X.shape[1]} columns; use mvnorm_test."
+        )
     x = X[:, 0]
     if x.size < 2:
         raise ValueError(f"`x` must hold at least two values, got {x.size}.")
     if x.min() == x.max():
-        raise ValueError("`x` is constant: its standard deviation is 0, so it cannot be standardised.")
+        raise ValueError(
+            "`x` is constant: its standard deviation is 0, so it cannot be standardised."
+        )
     return x, e
 
 
@@ -137,7 +141,14 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
 
 
 @front_door("x", names=("x",))
-def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None, rng=None, nan_policy: str = "raise") -> NormalTestResult:
+def normal_test(
+    x,
+    *,
+    method: str = "bootstrap",
+    n_resamples: int | None = None,
+    rng=None,
+    nan_policy: str = "raise",
+) -> NormalTestResult:
     r"""Energy test of univariate normality with estimated mean and sd (R ``normal.test``).
 
     H0: the values are i.i.d. normal, mean and variance unknown (Case 4 of R's
@@ -148,9 +159,9 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
     x : array_like of shape (n,)
         Univariate data, at least two values, not all equal.
     method : {"bootstrap", "limit"}, default="bootstrap"
-        ``"bootstrap"`` (R's ``"mc"``): parametric bootstrap, the statistic of ``n_resamples`` standard normal
-        samples of size n (the statistic is location and scale invariant, so this is an
-        exact Monte Carlo test); ``"limit"``: the tail probability of the limit
+        ``"bootstrap"`` (R's ``"mc"``): parametric bootstrap, the statistic of ``n_resamples``
+        standard normal samples of size n (the statistic is location and scale invariant, so
+        this is an exact Monte Carlo test); ``"limit"``: the tail probability of the limit
         distribution :math:`\sum_k \lambda_k Z_k^2` by Imhof's method, with the
         eigenvalues computed by the package (see Notes).
     n_resamples : int, default=None
@@ -203,16 +214,28 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
         hint = " (R's method = \"mc\" is 'bootstrap' here)" if method == "mc" else ""
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}{hint}.")
     if method == "limit" and n_resamples is not None:
-        raise ValueError("`n_resamples` applies to method='bootstrap' only; method='limit' draws no samples.")
+        raise ValueError(
+            "`n_resamples` applies to method='bootstrap' only; method='limit' draws no samples."
+        )
     x, e = _check(x)
     check_rng(rng)  # for "limit" too, which draws nothing
     n = x.size
     statistic = float(check_observed(_statistics(x[None, :])[0], "the normality statistic"))
     back = Scaling(0, float(e))  # the estimates in the data's units
-    estimates = {"mean": back.result(float(x.mean()), "the mean"), "sd": back.result(float(x.std(ddof=1)), "the sd"), "n_samples": n}
+    estimates = {
+        "mean": back.result(float(x.mean()), "the mean"),
+        "sd": back.result(float(x.std(ddof=1)), "the sd"),
+        "n_samples": n,
+    }
     if method == "limit":
-        return NormalTestResult(statistic=statistic, pvalue=normal_limit_sf(statistic), method="limit",
-                                n_resamples=None, null_distribution=None, **estimates)
+        return NormalTestResult(
+            statistic=statistic,
+            pvalue=normal_limit_sf(statistic),
+            method="limit",
+            n_resamples=None,
+            null_distribution=None,
+            **estimates,
+        )
     B = 999 if n_resamples is None else check_resamples(n_resamples)
     # the draws and five temporaries of their size per sample
     engine = Draws(lambda gen, size: gen.standard_normal((size, n)), _statistics,

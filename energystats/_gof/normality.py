@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
-from scipy import special
+from scipy import special, stats
 from scipy.special import gammaln, hyp1f1, ndtr
 
-from .._linalg import standardise
 from .._frontdoor import front_door
+from .._linalg import standardise
 from .._operator import make_operator, stacked_pair_sums
 from .._random import as_generator
 from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue

@@ -1,4 +1,4 @@
-"""Energy distance and the DISCO decomposition T = S + W.
+"""The DISCO decomposition T = S + W of grouped data.
 
 References
 ----------
@@ -15,28 +15,27 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._config import check_fits
+from .._frontdoor import front_door
 from .._missing import read_r
 from .._operator import (
     N_PROJECTIONS,
-    OnePass,
     GroupSums,
+    OnePass,
     Repeated,
     approximation_of,
     make_operator,
 )
-from .._config import check_fits
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import check_options
-from .._results import ResultMixin
-from .._results import Table, shared_decimals
+from .._results import ResultMixin, Table, shared_decimals
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, as_weights, weight_scale
-from .permutation import relabeling_test
-from .._frontdoor import front_door
 from ._disco import decompose, decomposition_bytes, pairwise_statistics, warn_of_overlap
+from .permutation import relabeling_test
 
-__all__ = ["DispersionResult", "as_factors", "dispersion", "energy_distance"]
+__all__ = ["DispersionResult", "as_factors", "dispersion"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -142,7 +141,8 @@ class DispersionResult(ResultMixin):
             rows["p-value"] = [f.pvalue for f in factors] + [np.nan, np.nan]
         index = pd.Index([f.factor for f in factors] + ["Within", "Total"], name="Source")
         table = pd.DataFrame(rows, index=index)
-        if all(float(d).is_integer() for d in table["Df"]):  # no weights, or whole ones: R's integer Df
+        # no weights, or whole ones: R's integer Df
+        if all(float(d).is_integer() for d in table["Df"]):
             table["Df"] = table["Df"].astype(np.int64)
         return table
 
@@ -157,7 +157,9 @@ class DispersionResult(ResultMixin):
     def _extra_lines(self) -> list[str]:
         if self.n_resamples is None:
             return []
-        return [f"p-values: permutation test of each factor's F-ratio, {self.n_resamples} relabelings"]
+        return [
+            f"p-values: permutation test of each factor's F-ratio, {self.n_resamples} relabelings"
+        ]
 
     def pairwise_frame(self) -> pd.DataFrame:
         """The ``pairwise`` matrix as a DataFrame indexed by group."""
@@ -168,170 +170,13 @@ class DispersionResult(ResultMixin):
         """One row per group: size, total weight and within term W_j (with several factors,
         the groups of each factor, indexed by factor and group)."""
         if self.by_factor:
-            return pd.concat({f.factor: f.to_frame() for f in self.by_factor}, names=["factor", "group"])
+            return pd.concat(
+                {f.factor: f.to_frame() for f in self.by_factor}, names=["factor", "group"]
+            )
         return pd.DataFrame(
             {"size": self.sizes, "weight": self.weights, "within": self.within},
             index=pd.Index([str(g) for g in self.groups], name="group"),
         )
-
-
-def _check_same_features(x: np.ndarray, y: np.ndarray) -> None:
-    if x.shape[1] != y.shape[1]:
-        raise ValueError(
-            f"`x` and `y` must have the same number of features, got {x.shape[1]} and {y.shape[1]}."
-        )
-
-
-@front_door(("x", "x_weights"), ("y", "y_weights"), propagate=True)
-def energy_distance(
-    x,
-    y,
-    *,
-    exponent=1.0,
-    metric: MetricLike = "euclidean",
-    sigma=None,
-    x_weights=None,
-    y_weights=None,
-    n_jobs=None,
-    approximation: str | None = None,
-    n_projections: int = N_PROJECTIONS,
-    rng=None,
-    estimator: str = "V",
-    nan_policy: str = "raise",
-) -> float:
-    r"""Energy distance between two samples (V-statistic, or the unbiased U-statistic).
-
-    .. math::
-
-        \mathcal E(X, Y) = 2 g(X, Y) - g(X, X) - g(Y, Y),
-
-    with g the (weighted) mean of the semimetric over pairs, França et al.
-    eq. (1)/(4), weighted as eq. (13). With ``estimator="U"`` the two
-    within-sample means leave out the pairs of a point with itself:
-
-    .. math::
-
-        \mathcal E_U(X, Y) = {}& \frac{2}{n_1 n_2} \sum_{i, j} \rho(x_i, y_j)
-        - \frac{1}{n_1 (n_1 - 1)} \sum_{i \ne j} \rho(x_i, x_j) \\
-        & - \frac{1}{n_2 (n_2 - 1)} \sum_{i \ne j} \rho(y_i, y_j),
-
-    the U-statistic of ``dcor.energy_distance(x, y,
-    estimation_stat="u_statistic")``: unbiased for
-    :math:`2E\rho(X, Y) - E\rho(X, X') - E\rho(Y, Y')`, and negative for
-    some samples of equal distributions.
-
-    Parameters
-    ----------
-    x : array_like of shape (n1, d) or (n1,)
-        First sample; a 1-D array is n1 points on the line.
-    y : array_like of shape (n2, d) or (n2,)
-        Second sample.
-    exponent : float, default=1.0
-        alpha in (0, 2] of :math:`\|x - y\|^\alpha` (eq. 52).
-    metric : {"euclidean", "exponential", "gaussian"} or callable, default="euclidean"
-        See :func:`pairwise_semimetric`. For a precomputed matrix use
-        :func:`dispersion`, whose ``pairwise`` field holds every pair.
-    sigma : float, default=None
-        Scale of ``"exponential"`` and ``"gaussian"``.
-    x_weights, y_weights : array_like, default=None
-        Non-negative point weights of each sample; a point of weight 0
-        counts as removed.
-    n_jobs : int, default=None
-        joblib's ``n_jobs``: bands of the distance matrix as joblib tasks (on
-        a Dask cluster inside ``joblib.parallel_config(backend="dask")``).
-    approximation : {None, "projection"}, default=None
-        ``"projection"``: the unbiased random-projection estimate of E (Euclidean
-        distance, exponent 1; see :func:`energy_test`), in O(L n log n).
-    n_projections : int, default=200
-        L, the number of random directions, for ``approximation="projection"``: the one
-        default of every projected statistic (``N_PROJECTIONS``; measured level, power and
-        time of both families in the validation page, "How many directions").
-    rng
-        It draws the directions of ``approximation="projection"``.
-    estimator : {"V", "U"}, default="V"
-        ``"V"``: the V-statistic (every pair, a point with itself included);
-        ``"U"``: the unbiased U-statistic above. Each sample needs at least two
-        points for ``"U"``, which takes no weights (a weighted U-statistic has
-        no single definition: frequency and probability weights give
-        different denominators).
-
-    Returns
-    -------
-    float
-        :math:`\mathcal E \ge 0` for semimetrics of negative type (``"V"``);
-        :math:`\mathcal E_U` (``"U"``) can be negative.
-
-    Notes
-    -----
-    Scalings differ between packages:
-
-    * R ``energy::edist(rbind(x, y), c(n1, n2))`` returns
-      :math:`\frac{n_1 n_2}{n_1 + n_2} \mathcal E`, a test statistic;
-    * ``scipy.stats.energy_distance(u, v)`` (one dimension, exponent 1)
-      returns :math:`\sqrt{\mathcal E}`.
-
-    Data near the ends of float64 (1e-300, 1e300) are rescaled by a power
-    of two, exactly; a distance that cannot be represented raises
-    ``OverflowError`` (``ValueError`` on underflow) rather than returning
-    inf or 0.
-
-    Time O((n1 + n2)^2 d), memory O(n1 + n2): one streamed pass of the
-    pairwise operator over tiles of the distance matrix, which is never held
-    whole (one-dimensional data with exponent 1: O(n log n) by sorting).
-
-    Examples
-    --------
-    >>> import energystats as es
-    >>> es.energy_distance([0.0, 1.0], [2.0, 3.0])
-    3.0
-    >>> es.energy_distance([[0, 0], [1, 1]], [[0, 0], [1, 1]])
-    0.0
-    >>> es.energy_distance([0.0, 1.0], [2.0, 3.0], estimator="U")  # 2 * 2 - 1 - 1
-    2.0
-    """
-    if estimator not in ("V", "U"):
-        raise ValueError(f"`estimator` must be 'V' or 'U', got {estimator!r}.")
-    if estimator == "U" and (x_weights is not None or y_weights is not None):
-        raise ValueError("`estimator`='U' takes no `x_weights` or `y_weights`: use the V-statistic for weighted samples.")
-    sm = resolve_semimetric(metric, exponent, sigma)
-    if sm.precomputed:
-        raise ValueError(
-            "`metric`='precomputed' is not available for two separate samples; "
-            "use dispersion(D, labels, metric='precomputed').pairwise."
-        )
-    x = prepare_points(x, sm, "x")
-    y = prepare_points(y, sm, "y")
-    _check_same_features(x, y)
-    n1, n2 = x.shape[0], y.shape[0]
-    if estimator == "U":
-        for name, size in (("x", n1), ("y", n2)):
-            if size < 2:
-                raise ValueError(f"`{name}` needs at least two points for `estimator`='U', got {size}.")
-    # E is a difference of weighted means: each sample's weights are scale-free
-    wx, _ = weight_scale(as_weights(x_weights, n1, "x_weights"))
-    wy, _ = weight_scale(as_weights(y_weights, n2, "y_weights"))
-    if wx is None and wy is None:
-        w = None
-        s = np.array([n1, n2], dtype=float)
-    else:
-        wx = np.ones(n1) if wx is None else wx
-        wy = np.ones(n2) if wy is None else wy
-        w = np.concatenate([wx, wy])
-        s = np.array([wx.sum(), wy.sum()])
-    codes = np.repeat(np.array([0, 1], dtype=np.int8), [n1, n2])
-    pooled = np.vstack([x, y])
-    scaling = Scaling.for_data(pooled, sm)
-    n_jobs = check_n_jobs(n_jobs)
-    estimate = approximation_of(approximation, n_projections=n_projections, rng=as_generator(rng))
-    op = make_operator(
-        scaling.data(pooled), scaling.semimetric(sm), approximation=estimate, n_jobs=n_jobs
-    )
-    M = op.block_sums(codes, 2, w)
-    if estimator == "U":  # the diagonal of D is 0: only the denominators change
-        value = 2.0 * M[0, 1] / (n1 * n2) - M[0, 0] / (n1 * (n1 - 1.0)) - M[1, 1] / (n2 * (n2 - 1.0))
-    else:
-        value = decompose(M, s).energy[0, 1]
-    return scaling.result(float(value), "the energy distance")
 
 
 def as_factors(labels):
@@ -342,15 +187,28 @@ def as_factors(labels):
         if labels.shape[1] == 0:
             raise ValueError("`labels` is a DataFrame without columns: give at least one factor.")
         return labels.set_axis([str(c) for c in labels.columns], axis=1)
-    if isinstance(labels, (list, tuple)) and labels and all(np.ndim(f) == 1 and not isinstance(f, str) for f in labels):
+    if (
+        isinstance(labels, (list, tuple))
+        and labels
+        and all(np.ndim(f) == 1 and not isinstance(f, str) for f in labels)
+    ):
         factors = [read_r(f) for f in labels]
         lengths = {len(f) for f in factors}
         if len(lengths) > 1:
-            raise ValueError(f"`labels` must hold factors of equal length, got lengths {[len(f) for f in factors]}.")
-        names = [f.name if isinstance(getattr(f, "name", None), str) else f"labels[{i}]" for i, f in enumerate(factors)]
+            raise ValueError(
+                "`labels` must hold factors of equal length, got lengths "
+                f"{[len(f) for f in factors]}."
+            )
+        names = [
+            f.name if isinstance(getattr(f, "name", None), str) else f"labels[{i}]"
+            for i, f in enumerate(factors)
+        ]
         if len(set(names)) < len(names):
             names = [f"labels[{i}]" for i in range(len(factors))]
-        columns = {name: (f.reset_index(drop=True) if isinstance(f, pd.Series) else pd.Series(f)) for name, f in zip(names, factors)}
+        columns = {
+            name: (f.reset_index(drop=True) if isinstance(f, pd.Series) else pd.Series(f))
+            for name, f in zip(names, factors)
+        }
         return pd.DataFrame(columns)
     if isinstance(labels, np.ndarray) and labels.ndim == 2:
         return pd.DataFrame(labels, columns=[f"labels[{j}]" for j in range(labels.shape[1])])
@@ -396,8 +254,9 @@ def dispersion(
         DataFrame of two columns or more, a list of label arrays, or an N x m array.
     exponent : float, default=1.0
         alpha in (0, 2] of :math:`\|x - y\|^\alpha` (eq. 52).
-    metric : {"euclidean", "exponential", "gaussian", "precomputed"} or callable, default="euclidean"
-        See :func:`pairwise_semimetric`.
+    metric : str or callable, default="euclidean"
+        ``"euclidean"``, ``"exponential"``, ``"gaussian"``, ``"precomputed"`` or a callable; see
+        :func:`pairwise_semimetric`.
     sigma : float, default=None
         Scale of ``"exponential"`` and ``"gaussian"``.
     sample_weight : array_like of shape (N,), default=None
@@ -496,16 +355,26 @@ def dispersion(
     if isinstance(labels, pd.DataFrame):
         factors = [(name, labels.iloc[:, j]) for j, name in enumerate(labels.columns)]
     else:
-        factors = [(labels.name if isinstance(getattr(labels, "name", None), str) else "labels", labels)]
+        factors = [
+            (labels.name if isinstance(getattr(labels, "name", None), str) else "labels", labels)
+        ]
     several = len(factors) > 1
-    coded = [as_groups(f, n, (name if name.startswith("labels[") else f"labels[{name!r}]") if several else "labels")
-             for name, f in factors]
+    coded = [
+        as_groups(
+            f,
+            n,
+            (name if name.startswith("labels[") else f"labels[{name!r}]") if several else "labels",
+        )
+        for name, f in factors
+    ]
     w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
     options = None
     if n_resamples is not None:
         if w is not None:
-            raise ValueError("`n_resamples` (permutation p-values) takes no `sample_weight`: relabeling weighted points "
-                             "has no single definition; pass n_resamples=None.")
+            raise ValueError(
+                "`n_resamples` (permutation p-values) takes no `sample_weight`: relabeling "
+                "weighted points has no single definition; pass n_resamples=None."
+            )
         options = check_options(n_resamples)
     counts = [len(groups) for _, groups, _ in coded]  # every factor's k x k statistics are held
     held = sum(8 * k * k for k in counts) - 8 * max(counts) ** 2 + decomposition_bytes(max(counts))
@@ -538,7 +407,9 @@ def dispersion(
     )
 
 
-def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: Scaling, options, gen) -> DispersionResult:
+def _one_factor(
+    op, name: str, codes, groups, sizes, w, w_shift: int, scaling: Scaling, options, gen
+) -> DispersionResult:
     """The one-factor decomposition on the pairwise operator ``op`` of the (rescaled) data,
     with the permutation p-value of F when ``options`` asks for resamples."""
     k = len(groups)
@@ -561,8 +432,10 @@ def _one_factor(op, name: str, codes, groups, sizes, w, w_shift: int, scaling: S
     pvalue, n_resamples = None, None
     if options is not None:
         if not np.isfinite(F):
-            raise ValueError(f"`n_resamples`: factor {name!r} has no finite F-ratio (W = 0: every group constant, or too "
-                             "few points), so it has no permutation p-value.")
+            raise ValueError(
+                f"`n_resamples`: factor {name!r} has no finite F-ratio (W = 0: every group "
+                "constant, or too few points), so it has no permutation p-value."
+            )
         test = relabeling_test(op, codes, groups, sizes, "F", options, gen, "tolerant")
         pvalue, n_resamples = test.pvalue, test.n_resamples
     return DispersionResult(

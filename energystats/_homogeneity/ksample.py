@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._frontdoor import front_door
 from .._operator import GroupSums, make_operator
 from .._resampling import evaluate_resamples
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, check_positive_int
 from .permutation import relabeling_engine
-from .._frontdoor import front_door
 
 __all__ = ["ksample_statistic"]
 
@@ -38,7 +38,10 @@ def _ksample_iv(statistic, permutations, n: int, batch):
         raise ValueError("`permutations` must hold at least one permutation.")
     if not (np.sort(perms, axis=1) == np.arange(n)).all():
         bad = int(np.flatnonzero((np.sort(perms, axis=1) != np.arange(n)).any(axis=1))[0])
-        raise ValueError(f"`permutations` must hold permutations of 0..{n - 1} (0-based row indices); row {bad} is not one.")
+        raise ValueError(
+            f"`permutations` must hold permutations of 0..{n - 1} (0-based row indices); row {bad} "
+            "is not one."
+        )
     return perms, batch
 
 

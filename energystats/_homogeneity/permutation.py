@@ -24,6 +24,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from .._frontdoor import front_door
 from .._operator import (
     N_PROJECTIONS,
     GroupSums,
@@ -35,12 +36,19 @@ from .._operator import (
 )
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import Options, Relabelings, check_options, null_distribution, progress_bar
-from .._resampling import pvalue, relabeling_count, tie_scale
+from .._resampling import (
+    Options,
+    Relabelings,
+    check_options,
+    null_distribution,
+    progress_bar,
+    pvalue,
+    relabeling_count,
+    tie_scale,
+)
 from .._result_bases import NullPanel, TestResult
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_data, as_groups, check_correction
-from .._frontdoor import front_door
 
 __all__ = [
     "EnergyTestResult",
@@ -108,11 +116,16 @@ class EnergyTestResult(TestResult):
 
     def _details(self) -> list[tuple[str, str]]:
         sizes = ", ".join(f"{g}: {s}" for g, s in zip(self.groups.tolist(), self.sizes.tolist()))
-        return [("sizes", sizes)] + [row for row in super()._details() if row[0] not in ("sizes", "groups")]
+        return [("sizes", sizes)] + [
+            row for row in super()._details() if row[0] not in ("sizes", "groups")
+        ]
 
     def _extra_lines(self) -> list[str]:
         if self.approximation == "projection":
-            return [f"distance estimated from {self.n_projections} random projections (the test's level is exact)"]
+            return [
+                f"distance estimated from {self.n_projections} random projections (the test's "
+                "level is exact)"
+            ]
         return []
 
     def _null_panels(self) -> tuple[NullPanel, ...]:
@@ -322,7 +335,8 @@ def energy_test(
 
 
 def _rescaled(res: EnergyTestResult, scaling: Scaling) -> EnergyTestResult:
-    """The result for data that were rescaled by a power of two: S and E scale back, F is a ratio."""
+    """The result for data that were rescaled by a power of two: S and E scale back, F is a
+    ratio."""
     if scaling.log2_factor == 0.0 or res.statistic_name == "F":
         return res
     return replace(
@@ -395,7 +409,9 @@ def _tie_terms(observed: float, T: float, sizes: np.ndarray, statistic: str) -> 
 
 
 @front_door("*samples", names=("*samples",), forwards=energy_test)
-def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_options) -> EnergyTestResult:
+def energy_test_samples(
+    *samples, nan_policy: str = "raise", **energy_test_options
+) -> EnergyTestResult:
     """:func:`energy_test` for samples given as separate arrays.
 
     Parameters
@@ -420,7 +436,9 @@ def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_optio
     if len(samples) < 2:
         raise ValueError(f"`samples` must be at least two arrays, got {len(samples)}.")
     if energy_test_options.get("metric") == "precomputed":
-        raise ValueError("`metric`='precomputed' needs the pooled matrix: use energy_test(D, labels, ...).")
+        raise ValueError(
+            "`metric`='precomputed' needs the pooled matrix: use energy_test(D, labels, ...)."
+        )
     arrays = [as_data(s, f"samples[{i}]") for i, s in enumerate(samples)]
     d = arrays[0].shape[1]
     for i, a in enumerate(arrays):
@@ -493,7 +511,10 @@ def pairwise_energy_tests(
     opts = dict(_TEST_DEFAULTS)
     opts.update(energy_test_options)
     sm = resolve_semimetric(opts["metric"], opts["exponent"], opts["sigma"])
-    resampling = _energy_test_iv(opts["statistic"], opts["n_resamples"], opts["exact"], opts["batch"], opts["progress"], opts["ties"])
+    resampling = _energy_test_iv(
+        opts["statistic"], opts["n_resamples"], opts["exact"], opts["batch"], opts["progress"],
+        opts["ties"],
+    )
     per_pair = replace(resampling, progress=False)  # one bar for the call, over the pairs
     n_jobs = check_n_jobs(opts["n_jobs"])
     X = prepare_points(X, sm, "X")
@@ -509,7 +530,9 @@ def pairwise_energy_tests(
     points, rho = scaling.data(X), scaling.semimetric(sm)
     full = make_operator(points, rho, use, approximation=estimate, n_jobs=n_jobs)
     rows = []
-    for (i, j), stream in progress_bar(list(zip(pairs, streams)), len(pairs), resampling.progress, "pairs of groups"):
+    for (i, j), stream in progress_bar(
+        list(zip(pairs, streams)), len(pairs), resampling.progress, "pairs of groups"
+    ):
         keep = np.flatnonzero((codes == i) | (codes == j))
         pair_codes = (codes[keep] == j).astype(np.intp)
         sizes = np.bincount(pair_codes, minlength=2)
@@ -529,7 +552,9 @@ def pairwise_energy_tests(
             }
         )
     table = pd.DataFrame(rows)
-    reject, adjusted, _, _ = multipletests(table["pvalue"].to_numpy(), alpha=alpha, method=correction)
+    reject, adjusted, _, _ = multipletests(
+        table["pvalue"].to_numpy(), alpha=alpha, method=correction
+    )
     table["pvalue_adjusted"] = adjusted
     table["reject"] = reject
     return table

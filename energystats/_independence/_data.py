@@ -63,7 +63,13 @@ def _is_categorical(x) -> bool:
         return True
     if isinstance(dtype, pd.api.extensions.ExtensionDtype):
         return False
-    arr = x.to_numpy() if isinstance(x, pd.Series) else _as_array(x) if dtype is None else np.asarray(x)
+    arr = (
+        x.to_numpy()
+        if isinstance(x, pd.Series)
+        else _as_array(x)
+        if dtype is None
+        else np.asarray(x)
+    )
     if arr.dtype.kind in "US":
         return True
     return arr.dtype == object and any(isinstance(v, (str, bytes)) for v in arr.ravel())
@@ -75,19 +81,30 @@ def _codes(x, name: str) -> np.ndarray:
     if isinstance(x, pd.DataFrame):
         columns = [x.iloc[:, j] for j in range(x.shape[1])]
         if not all(_is_categorical(c) for c in columns):
-            raise ValueError(f"`{name}` mixes numeric and categorical columns; pass them as separate variables or encode them.")
+            raise ValueError(
+                f"`{name}` mixes numeric and categorical columns; pass them as separate variables "
+                "or encode them."
+            )
         return np.column_stack([_codes(c, name)[:, 0] for c in columns])
     if np.ndim(x) == 2 and np.shape(x)[1] > 1:  # a matrix of categories (R's character matrix)
         return _codes(pd.DataFrame(np.asarray(x, dtype=object)), name)
-    series = x if isinstance(x, pd.Series) else pd.Series(np.asarray(x).ravel() if np.ndim(x) == 2 and np.shape(x)[1] == 1 else x)
+    series = (
+        x
+        if isinstance(x, pd.Series)
+        else pd.Series(np.asarray(x).ravel() if np.ndim(x) == 2 and np.shape(x)[1] == 1 else x)
+    )
     if np.ndim(series.to_numpy()) != 1:
-        raise ValueError(f"`{name}` must be a one-dimensional categorical variable or a DataFrame of them.")
+        raise ValueError(
+            f"`{name}` must be a one-dimensional categorical variable or a DataFrame of them."
+        )
     if series.isna().any():
         raise ValueError(f"`{name}` contains missing values.")
     try:
         codes, _ = pd.factorize(series, sort=True)
     except TypeError:
-        raise ValueError(f"`{name}` mixes strings with other values: encode it as one type.") from None
+        raise ValueError(
+            f"`{name}` mixes strings with other values: encode it as one type."
+        ) from None
     return codes.astype(np.float64)[:, None]
 
 
@@ -106,13 +123,21 @@ def _one(x, name: str, metric, exponent, sigma, min_samples: int) -> Variable:
         data = prepare_points(x, sm, name, min_samples=min_samples)
         if exponent != 1.0:  # the package's one rule: a precomputed matrix is taken as it is
             raise ValueError(
-                f"`exponent`={exponent:g} with metric='precomputed' for `{name}`: a precomputed matrix is used as it "
-                f"is; pass the distances raised to the power ({name} ** {exponent:g}, as R's dcov(x, y, index) "
-                "raises a dist object's distances to index) with exponent=1."
+                f"`exponent`={exponent:g} with metric='precomputed' for `{name}`: a precomputed "
+                f"matrix is used as it is; pass the distances raised to the power ({name} ** "
+                f"{exponent:g}, as R's dcov(x, y, index) raises a dist object's distances to "
+                "index) with exponent=1."
             )
     elif _is_categorical(x):
-        if not (isinstance(metric, str) and metric in ("euclidean", "discrete")) or exponent != 1.0 or sigma is not None:
-            raise ValueError(f"`{name}` is categorical: it takes the 0-1 distance (metric='discrete'), not metric={metric!r}.")
+        if (
+            not (isinstance(metric, str) and metric in ("euclidean", "discrete"))
+            or exponent != 1.0
+            or sigma is not None
+        ):
+            raise ValueError(
+                f"`{name}` is categorical: it takes the 0-1 distance (metric='discrete'), not "
+                f"metric={metric!r}."
+            )
         sm = resolve_semimetric("discrete")
         data = prepare_points(_codes(x, name), sm, name, min_samples=min_samples)
     else:
@@ -120,7 +145,9 @@ def _one(x, name: str, metric, exponent, sigma, min_samples: int) -> Variable:
         sm = resolve_semimetric(metric, exponent, sigma)
         if sm.precomputed:
             raise ValueError("`metric`='precomputed' needs the matrix itself.")  # pragma: no cover
-        data = prepare_points(ordered if ordered is not None else x, sm, name, min_samples=min_samples)
+        data = prepare_points(
+            ordered if ordered is not None else x, sm, name, min_samples=min_samples
+        )
     scaling = Scaling.for_data(data, sm)
     return Variable(scaling.data(data), scaling.semimetric(sm), scaling, name)
 
@@ -129,7 +156,10 @@ def _per_variable(value, count: int, what: str) -> list:
     """``value`` for each of ``count`` variables: one value, or a tuple/list of ``count``."""
     if isinstance(value, (tuple, list)):
         if len(value) != count:
-            raise ValueError(f"`{what}` must be one value or {count} values (one per variable), got {len(value)}.")
+            raise ValueError(
+                f"`{what}` must be one value or {count} values (one per variable), got "
+                f"{len(value)}."
+            )
         return list(value)
     return [value] * count
 
@@ -139,12 +169,20 @@ def check_same_n(variables: list[Variable]) -> int:
     n = variables[0].n
     for v in variables[1:]:
         if v.n != n:
-            raise ValueError(f"`{variables[0].name}` and `{v.name}` must have the same number of rows, got {n} and {v.n}.")
+            raise ValueError(
+                f"`{variables[0].name}` and `{v.name}` must have the same number of rows, got {n} "
+                f"and {v.n}."
+            )
     return n
 
 
 def as_variables(
-    arrays: dict, metric: MetricLike | tuple = "euclidean", exponent=1.0, sigma=None, *, min_samples: int = 2
+    arrays: dict,
+    metric: MetricLike | tuple = "euclidean",
+    exponent=1.0,
+    sigma=None,
+    *,
+    min_samples: int = 2,
 ) -> list[Variable]:
     """Validate the variables ``{name: data}`` with the same number of rows, at least
     ``min_samples``. ``metric``, ``exponent`` and ``sigma`` are one value for all or one
@@ -156,6 +194,9 @@ def as_variables(
     for e in exponents:
         if isinstance(e, bool) or not isinstance(e, Real):
             raise TypeError(f"`exponent` must be a real number, got {type(e).__name__}.")
-    variables = [_one(arrays[k], k, m, float(e), s, min_samples) for k, m, e, s in zip(names, metrics, exponents, sigmas)]
+    variables = [
+        _one(arrays[k], k, m, float(e), s, min_samples)
+        for k, m, e, s in zip(names, metrics, exponents, sigmas)
+    ]
     check_same_n(variables)
     return variables

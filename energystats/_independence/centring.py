@@ -53,7 +53,11 @@ def d_center(D) -> np.ndarray:
     n = D.shape[0]
     check_fits(f"the {n} x {n} double-centred matrix", 8 * n * n)
     row = D.mean(axis=1)
-    return back.result(D - row[:, None] - row[None, :] + row.mean(), "the double-centred matrix of `D`", inplace=True)
+    return back.result(
+        D - row[:, None] - row[None, :] + row.mean(),
+        "the double-centred matrix of `D`",
+        inplace=True,
+    )
 
 
 @front_door("D", distances=("D",))
@@ -83,7 +87,9 @@ def u_center(D) -> np.ndarray:
     D, back = _square(D, "D")
     n = D.shape[0]
     if n < 3:
-        raise ValueError(f"`D` must be at least 3 x 3 for U-centring (it divides by n - 2), got {n} x {n}.")
+        raise ValueError(
+            f"`D` must be at least 3 x 3 for U-centring (it divides by n - 2), got {n} x {n}."
+        )
     check_fits(f"the {n} x {n} U-centred matrix", 8 * n * n)
     row = D.sum(axis=1)
     U = D - row[:, None] / (n - 2) - row[None, :] / (n - 2) + row.sum() / ((n - 1) * (n - 2))
@@ -122,6 +128,10 @@ def u_product(U, V) -> float:
     if V.shape != U.shape:
         raise ValueError(f"`U` and `V` must have the same shape, got {U.shape} and {V.shape}.")
     if n < 4:
-        raise ValueError(f"`U` must be at least 4 x 4 (the product divides by n(n - 3)), got {n} x {n}.")
+        raise ValueError(
+            f"`U` must be at least 4 x 4 (the product divides by n(n - 3)), got {n} x {n}."
+        )
     total = float(np.vdot(U, V)) - float(np.diagonal(U) @ np.diagonal(V))
-    return Scaling(0, back_u.log2_factor + back_v.log2_factor).result(total / (n * (n - 3)), "U_product(`U`, `V`)")
+    return Scaling(0, back_u.log2_factor + back_v.log2_factor).result(
+        total / (n * (n - 3)), "U_product(`U`, `V`)"
+    )

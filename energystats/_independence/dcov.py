@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._operator import CentredGram, PairwiseOperator, Repeated, centred_gram
 from .._frontdoor import door_of, front_door
+from .._operator import CentredGram, PairwiseOperator, Repeated, centred_gram
 from .._parallel import check_n_jobs
 from .._random import as_generator, check_rng
 from .._results import ResultMixin, _number
@@ -33,7 +33,15 @@ from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 from .projection import N_PROJECTIONS, ProjectedStatistics, check_variables, project
 
-__all__ = ["DCovStatsResult", "dcor", "dcov", "dcov_stats", "gram_of", "operators", "stats_from_gram"]
+__all__ = [
+    "DCovStatsResult",
+    "dcor",
+    "dcov",
+    "dcov_stats",
+    "gram_of",
+    "operators",
+    "stats_from_gram",
+]
 
 _ESTIMATORS = ("V", "U")
 _ALGORITHMS = ("auto", "sorted", "pairwise")
@@ -86,18 +94,26 @@ class DCovStatsResult(ResultMixin):
         ``dCovU``, ``bcdcor``, ``dVarXU``, ``dVarYU`` (the fields) for ``"U"``."""
         values = (self.dcov2, self.dcor2, self.dvar2_x, self.dvar2_y)
         if self.estimator == "V":
-            return dict(zip(("dCov", "dCor", "dVarX", "dVarY"), (float(np.sqrt(v)) for v in values)))
+            return dict(
+                zip(("dCov", "dCor", "dVarX", "dVarY"), (float(np.sqrt(v)) for v in values))
+            )
         return dict(zip(("dCovU", "bcdcor", "dVarXU", "dVarYU"), values))
 
     def _extra_lines(self) -> list[str]:
-        return ["R's numbers: " + ", ".join(f"{name} = {_number(value)}" for name, value in self.r_names().items())]
+        return [
+            "R's numbers: "
+            + ", ".join(f"{name} = {_number(value)}" for name, value in self.r_names().items())
+        ]
 
 
 def _check_estimator(estimator, n: int) -> str:
     if estimator not in _ESTIMATORS:
         raise ValueError(f"`estimator` must be 'V' or 'U', got {estimator!r}.")
     if estimator == "U" and n < 4:
-        raise ValueError(f"`estimator`='U' needs at least 4 samples (the U-statistics divide by n(n - 3)), got {n}.")
+        raise ValueError(
+            "`estimator`='U' needs at least 4 samples (the U-statistics divide by n(n - 3)), got "
+            f"{n}."
+        )
     return estimator
 
 
@@ -107,13 +123,18 @@ def _ratio(num: float, a: float, b: float) -> float:
     return float(num / np.sqrt(product)) if product > 0 else 0.0
 
 
-def operators(variables: list[Variable], algorithm: str = "auto", n_jobs=None) -> list[PairwiseOperator]:
+def operators(
+    variables: list[Variable], algorithm: str = "auto", n_jobs=None
+) -> list[PairwiseOperator]:
     """The pairwise operators of the variables (``algorithm`` as in :func:`dcov`)."""
     if algorithm not in _ALGORITHMS:
         raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {algorithm!r}.")
     one_dimensional = all(v.semimetric.is_abs_difference(v.data) for v in variables)
     if algorithm == "sorted" and not one_dimensional:
-        raise ValueError("`algorithm`='sorted' needs one-dimensional data with metric='euclidean' and exponent=1 for every variable.")
+        raise ValueError(
+            "`algorithm`='sorted' needs one-dimensional data with metric='euclidean' and "
+            "exponent=1 for every variable."
+        )
     ops = []
     for v in variables:  # each held matrix counts against the budget of the next ones
         use = Repeated(sum(op.nbytes for op in ops), sort=algorithm != "pairwise")
@@ -121,7 +142,9 @@ def operators(variables: list[Variable], algorithm: str = "auto", n_jobs=None) -
     return ops
 
 
-def gram_of(variables: list[Variable], algorithm: str = "auto", n_jobs=None, unbiased: bool = True) -> CentredGram:
+def gram_of(
+    variables: list[Variable], algorithm: str = "auto", n_jobs=None, unbiased: bool = True
+) -> CentredGram:
     """The centred sums of the variables' operators (``algorithm`` as in :func:`dcov`; the U
     sums only with ``unbiased``)."""
     return centred_gram(operators(variables, algorithm, n_jobs), n_jobs=n_jobs, unbiased=unbiased)
@@ -167,15 +190,18 @@ class _Squares:
         return Scaling(0, fx + fy).result(float(self.xy), "dCovU")
 
 
-def _squares_of_gram(G: CentredGram, estimator: str, factors: tuple[float, float], k: int = 0, l: int = 1) -> _Squares:
+def _squares_of_gram(
+    G: CentredGram, estimator: str, factors: tuple[float, float], k: int = 0, l: int = 1
+) -> _Squares:
     n = G.n
     if estimator == "V":
         v = np.where(np.abs(G.V) <= G.V_error, 0.0, G.V) / n**2  # zero to working precision
         if v[k, l] < 0:  # V_n^2 >= 0 for distances of negative type (Lyons 2013, Ann. Probab. 41)
             raise ValueError(
-                f"`x` and `y` give V_n^2 = {v[k, l]:.4g} < 0 beyond rounding: their distances are not "
-                "of negative type (as D**3 or a non-Euclidean dissimilarity), for which distance covariance is not "
-                "defined. Pass distances of negative type: Euclidean distances, or their powers in (0, 2]."
+                f"`x` and `y` give V_n^2 = {v[k, l]:.4g} < 0 beyond rounding: their distances are "
+                "not of negative type (as D**3 or a non-Euclidean dissimilarity), for which "
+                "distance covariance is not defined. Pass distances of negative type: Euclidean "
+                "distances, or their powers in (0, 2]."
             )
         # squares: negative by rounding only
         return _Squares(max(v[k, l], 0.0), max(v[k, k], 0.0), max(v[l, l], 0.0), "V", factors, n)
@@ -183,40 +209,65 @@ def _squares_of_gram(G: CentredGram, estimator: str, factors: tuple[float, float
     return _Squares(float(u[k, l]), float(u[k, k]), float(u[l, l]), "U", factors, n)
 
 
-def _squares_of_projection(P: ProjectedStatistics, estimator: str, factors: tuple[float, float]) -> _Squares:
+def _squares_of_projection(
+    P: ProjectedStatistics, estimator: str, factors: tuple[float, float]
+) -> _Squares:
     n = P.n
     norm = n**2 if estimator == "V" else n * (n - 3)
-    xy, xx, yy = (scale * float(np.mean(values)) / norm for scale, values in ((P.scale_xy, P.V_xy if estimator == "V" else P.U_xy),
-                  (P.scale_xx, P.V_xx if estimator == "V" else P.U_xx), (P.scale_yy, P.V_yy if estimator == "V" else P.U_yy)))
+    xy, xx, yy = (
+        scale * float(np.mean(values)) / norm
+        for scale, values in (
+            (P.scale_xy, P.V_xy if estimator == "V" else P.U_xy),
+            (P.scale_xx, P.V_xx if estimator == "V" else P.U_xx),
+            (P.scale_yy, P.V_yy if estimator == "V" else P.U_yy),
+        )
+    )
     if estimator == "V":
         xy, xx, yy = max(xy, 0.0), max(xx, 0.0), max(yy, 0.0)
     return _Squares(xy, xx, yy, estimator, factors, n, clip=True)
 
 
-def stats_from_gram(G: CentredGram, estimator: str, factors: tuple[float, float] = (0.0, 0.0), k: int = 0, l: int = 1) -> DCovStatsResult:
+def stats_from_gram(
+    G: CentredGram,
+    estimator: str,
+    factors: tuple[float, float] = (0.0, 0.0),
+    k: int = 0,
+    l: int = 1,
+) -> DCovStatsResult:
     """The statistics of variables k and l (``x`` and ``y``) of the sums G; ``factors``: their
     log2 rescalings. A negative V-statistic beyond rounding is refused: the distances are
     not of negative type."""
     return _squares_of_gram(G, estimator, factors, k, l).result()
 
 
-def stats_from_projection(P: ProjectedStatistics, estimator: str, factors: tuple[float, float]) -> DCovStatsResult:
+def stats_from_projection(
+    P: ProjectedStatistics, estimator: str, factors: tuple[float, float]
+) -> DCovStatsResult:
     """The statistics of projected sums (:mod:`.projection`): averages over the directions,
     times the sphere constants; dCor is clipped to 1 (a ratio of estimates can exceed it)."""
     return _squares_of_projection(P, estimator, factors).result()
 
 
-def _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation=None, n_projections=N_PROJECTIONS, rng=None) -> _Squares:
+def _pair(
+    x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation=None,
+    n_projections=N_PROJECTIONS, rng=None,
+) -> _Squares:
     check_rng(rng)  # on every path; only the projections draw from it
     variables = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     estimator = _check_estimator(estimator, variables[0].n)
     factors = tuple(v.scaling.log2_factor for v in variables)
     if approximation is None:
-        return _squares_of_gram(gram_of(variables, algorithm, check_n_jobs(n_jobs), unbiased=estimator == "U"), estimator, factors)
+        return _squares_of_gram(
+            gram_of(variables, algorithm, check_n_jobs(n_jobs), unbiased=estimator == "U"),
+            estimator,
+            factors,
+        )
     if approximation != "projection":
         raise ValueError(f"`approximation` must be None or 'projection', got {approximation!r}.")
     K = check_variables(variables, n_projections)
-    return _squares_of_projection(project(*variables, K, as_generator(rng), variances=True), estimator, factors)
+    return _squares_of_projection(
+        project(*variables, K, as_generator(rng), variances=True), estimator, factors
+    )
 
 
 _PARAMETERS = """
@@ -321,7 +372,10 @@ def dcov(
     >>> round(es.dcov(x, y, estimator="U"), 6)   # R: dcovU(1:5, (1:5)^2)
     6.4
     """
-    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).r_value("dcov")
+    return _pair(
+        x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections,
+        rng,
+    ).r_value("dcov")
 
 
 @front_door(("x", "y"), distances=("x", "y"), columns=("y",), propagate=True)
@@ -364,7 +418,10 @@ def dcor(
     >>> round(es.dcor(x, x**2), 6), es.dcor(x, 3 * x - 1)   # R: dcor(1:5, (1:5)^2) 0.986916
     (0.986916, 1.0)
     """
-    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).r_value("dcor")
+    return _pair(
+        x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections,
+        rng,
+    ).r_value("dcor")
 
 
 @front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
@@ -403,7 +460,10 @@ def dcov_stats(
     >>> round(res.dcov2, 6), round(res.dcor2, 6)   # their squares
     (7.296, 0.974003)
     """
-    return _pair(x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections, rng).result()
+    return _pair(
+        x, y, metric, exponent, sigma, estimator, algorithm, n_jobs, approximation, n_projections,
+        rng,
+    ).result()
 
 
 for _f in (dcov, dcor, dcov_stats):

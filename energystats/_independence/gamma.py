@@ -32,10 +32,10 @@ with :math:`\mu, \nu` the eigenvalues of the two centred distance operators, who
 :math:`\gamma = 8 \sum \mu^3 \sum \nu^3 / (2 \sum \mu^2 \sum \nu^2)^{3/2}`; the power sums
 are traces of powers of the double-centred distance matrices of at most 300 rows
 (:math:`\mathrm{tr} A^3 = \sum_{ij} (A^2)_{ij} A_{ij}`; all rows below 300, else 300 evenly
-spaced ones, so that the p-value is deterministic), a fixed O(300^3) cost. The Pearson type III distribution with the exact mean
-and variance and this skewness, :math:`c + \mathrm{Gamma}(4/\gamma^2, \sigma\gamma/2)`,
-gives the upper-tail p-value. Its calibration against the permutation p-value is measured in
-``validation/independence_gamma.py``.
+spaced ones, so that the p-value is deterministic), a fixed O(300^3) cost. The Pearson type III
+distribution with the exact mean and variance and this skewness,
+:math:`c + \mathrm{Gamma}(4/\gamma^2, \sigma\gamma/2)`, gives the upper-tail p-value. Its
+calibration against the permutation p-value is measured in ``validation/independence_gamma.py``.
 """
 
 from __future__ import annotations
@@ -45,10 +45,21 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["SKEW_ROWS", "Reference", "SquareRoot", "gamma_pvalue", "gamma_reference", "permutation_moments", "quadratic_assignment_moments", "skewness_of"]
+__all__ = [
+    "SKEW_ROWS",
+    "Reference",
+    "SquareRoot",
+    "gamma_pvalue",
+    "gamma_reference",
+    "permutation_moments",
+    "quadratic_assignment_moments",
+    "skewness_of",
+]
 
 
-def quadratic_assignment_moments(n: int, alpha: tuple[float, float, float], beta: tuple[float, float, float]) -> tuple[float, float]:
+def quadratic_assignment_moments(
+    n: int, alpha: tuple[float, float, float], beta: tuple[float, float, float]
+) -> tuple[float, float]:
     r"""Mean and variance of :math:`\Gamma = \sum_{i \ne j} \alpha_{ij} \beta_{\pi(i)\pi(j)}`
     over uniform permutations, for symmetric zero-diagonal matrices given by their sums
     ``(S0, S1, S2)`` (see the module)."""
@@ -64,7 +75,9 @@ def quadratic_assignment_moments(n: int, alpha: tuple[float, float, float], beta
     return mean, max(second - mean * mean, 0.0)
 
 
-def permutation_moments(V_xx: float, rows_x: np.ndarray, squares_y: float, rows_y: np.ndarray) -> tuple[float, float]:
+def permutation_moments(
+    V_xx: float, rows_x: np.ndarray, squares_y: float, rows_y: np.ndarray
+) -> tuple[float, float]:
     r"""Mean and variance over all permutations of :math:`n^2 \mathcal V_n^2(x, y_\pi)`, from
     :math:`\sum_{ij} A_{ij}^2` (``V_xx``), x's distance row sums, :math:`\sum_{ij} b_{ij}^2`
     (``squares_y``) and y's distance row sums."""
@@ -103,7 +116,9 @@ class Reference:
         return self._frozen().ppf(q)
 
 
-def gamma_reference(mean: float, variance: float, skewness: float | None = None) -> Reference | None:
+def gamma_reference(
+    mean: float, variance: float, skewness: float | None = None
+) -> Reference | None:
     """The gamma with this mean and variance, or the Pearson type III distribution (a shifted
     gamma) with this mean, variance and (positive) skewness; None when the variance or the
     mean is 0 (every permutation gives the same statistic)."""
@@ -116,7 +131,9 @@ def gamma_reference(mean: float, variance: float, skewness: float | None = None)
     return Reference("gamma", float(shape), loc=float(mean - shape * scale), scale=float(scale))
 
 
-def gamma_pvalue(statistic: float, mean: float, variance: float, skewness: float | None = None) -> float:
+def gamma_pvalue(
+    statistic: float, mean: float, variance: float, skewness: float | None = None
+) -> float:
     """The upper tail at ``statistic`` of :func:`gamma_reference`; 1 when the variance is 0
     (every permutation gives the same statistic)."""
     reference = gamma_reference(mean, variance, skewness)
@@ -126,7 +143,8 @@ def gamma_pvalue(statistic: float, mean: float, variance: float, skewness: float
 @dataclass(frozen=True)
 class SquareRoot:
     r"""The distribution of :math:`\sqrt{\max(Y, 0)}` for a distribution Y (a :class:`Reference`)
-    (the distance correlation when Y is its square), with Y's ``pdf``, ``cdf``, ``sf`` and ``ppf``."""
+    (the distance correlation when Y is its square), with Y's ``pdf``, ``cdf``, ``sf`` and
+    ``ppf``."""
 
     base: Reference
 

@@ -8,11 +8,11 @@ import functools
 
 import numpy as np
 
+from .._frontdoor import front_door
 from .._operator import PairwiseOperator, Repeated, centred_gram, gathered_products, make_operator
 from .._parallel import check_n_jobs
 from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
 from .._validation import as_data
-from .._frontdoor import front_door
 from ._data import as_variables
 from .dcov import operators, stats_from_gram
 from .testing import IndependenceTestResult, pairing_scale
@@ -35,7 +35,15 @@ class _SumEngine:
 
 @front_door("X", names=("X",))
 def mutual_independence_test(
-    X, *, n_resamples: int = 999, exponent=1.0, rng=None, exact="auto", progress: bool | None = None, n_jobs=None, nan_policy: str = "raise"
+    X,
+    *,
+    n_resamples: int = 999,
+    exponent=1.0,
+    rng=None,
+    exact="auto",
+    progress: bool | None = None,
+    n_jobs=None,
+    nan_policy: str = "raise",
 ) -> IndependenceTestResult:
     r"""Energy test of mutual independence of the d columns of X (R ``mutualIndep.test``).
 
@@ -104,12 +112,20 @@ def mutual_independence_test(
     check_observed(sum(terms), "the sum of the bias-corrected distance correlations")
     if not engines:
         null = np.zeros(options.n_resamples)
-        return IndependenceTestResult(0.0, 1.0, null, options.n_resamples, "Sum(R*)", 0.0, np.array(terms), "permutation", n)
+        return IndependenceTestResult(
+            0.0, 1.0, null, options.n_resamples, "Sum(R*)", 0.0, np.array(terms), "permutation", n
+        )
     res = null_distribution(Pairings(n, _SumEngine(engines, weights)), options, rng, n_jobs)
     observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
     return IndependenceTestResult(
         statistic=float(sum(terms)),
-        pvalue=pvalue(observed, null, exact=exact_used, scale=sum(scales), what="the sum of the bias-corrected distance correlations"),
+        pvalue=pvalue(
+            observed,
+            null,
+            exact=exact_used,
+            scale=sum(scales),
+            what="the sum of the bias-corrected distance correlations",
+        ),
         null_distribution=null,
         n_resamples=int(count),
         statistic_name="Sum(R*)",
@@ -239,7 +255,15 @@ def mvi(x, y, *, nan_policy: str = "raise") -> float:
 
 @front_door(("x", "y"), columns=("y",), names=("x", "y"))
 def mvi_test(
-    x, y, *, n_resamples: int = 999, rng=None, exact="auto", progress: bool | None = None, n_jobs=None, nan_policy: str = "raise"
+    x,
+    y,
+    *,
+    n_resamples: int = 999,
+    rng=None,
+    exact="auto",
+    progress: bool | None = None,
+    n_jobs=None,
+    nan_policy: str = "raise",
 ) -> IndependenceTestResult:
     r"""Energy test of independence with the coefficient :math:`\mathcal I_n` (R ``mvI.test``):
     the statistic :math:`n \mathcal I_n^2` under B permutations of y's rows.
@@ -274,7 +298,12 @@ def mvi_test(
     options = check_options(n_resamples, exact, progress=progress)
     engine = _mvi_engine(x, y)
     res = null_distribution(Pairings(engine.n, engine), options, rng, check_n_jobs(n_jobs))
-    observed, null, exact_used, count = check_observed(res.observed, "n I^2"), res.values, res.exact, res.count
+    observed, null, exact_used, count = (
+        check_observed(res.observed, "n I^2"),
+        res.values,
+        res.exact,
+        res.count,
+    )
     return IndependenceTestResult(
         statistic=float(observed),
         pvalue=pvalue(observed, null, exact=exact_used, scale=engine.scale(), what="n I^2"),

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import t as student_t
 
+from .._frontdoor import front_door
 from .._operator import centred_gram
 from .._parallel import (
     THREADS,
@@ -22,11 +23,16 @@ from .._parallel import (
     run_threads,
 )
 from .._random import as_generator
-from .._resampling import Options, Pairings, check_observed, check_options, null_distribution
-from .._resampling import pvalue
+from .._resampling import (
+    Options,
+    Pairings,
+    check_observed,
+    check_options,
+    null_distribution,
+    pvalue,
+)
 from .._results import ResultMixin
 from .._validation import check_correction
-from .._frontdoor import front_door
 from ._data import Variable, as_variables
 from .dcov import operators
 from .gamma import gamma_pvalue, permutation_moments, skewness_of
@@ -74,7 +80,10 @@ class PairwiseDcorResult(ResultMixin):
         return self.table
 
     def _extra_lines(self) -> list[str]:
-        return [f"{int(self.table['reject'].sum())} of {len(self.table)} pairs rejected at alpha = {self.alpha:g} ({self.correction} correction)"]
+        return [
+            f"{int(self.table['reject'].sum())} of {len(self.table)} pairs rejected at alpha = "
+            f"{self.alpha:g} ({self.correction} correction)"
+        ]
 
     def _tables(self) -> list[tuple[str, pd.DataFrame]]:
         tables = [("Pairs, by p-value", self.table)]
@@ -131,32 +140,71 @@ def _variables_of(frame: pd.DataFrame, groups) -> dict:
             for name, columns in _group_columns(groups).items()}
 
 
-def _pair(i: int, j: int, variables: list[Variable], ops: list, sums: list, method: str, options: Options, stream, t_df: float) -> dict:
+def _pair(
+    i: int, j: int, variables: list[Variable], ops: list, sums: list, method: str, options: Options,
+    stream, t_df: float,
+) -> dict:
     """The statistics and the p-value of one pair of variables."""
     n = variables[i].n
     G = centred_gram([ops[i], ops[j]])
     V = G.V / n**2
     U = G.U / (n * (n - 3))
-    dcor = float(np.sqrt(max(V[0, 1], 0.0) / np.sqrt(V[0, 0] * V[1, 1]))) if V[0, 0] * V[1, 1] > 0 else 0.0
+    dcor = (
+        float(np.sqrt(max(V[0, 1], 0.0) / np.sqrt(V[0, 0] * V[1, 1])))
+        if V[0, 0] * V[1, 1] > 0
+        else 0.0
+    )
     bcdcor = float(U[0, 1] / np.sqrt(U[0, 0] * U[1, 1])) if U[0, 0] * U[1, 1] > 0 else 0.0
     statistic = float(G.V[0, 1]) / n
     if method == "gamma":
-        mean, variance = permutation_moments(G.V[0, 0], ops[i].row_sums(), G.squares[1], ops[j].row_sums())
-        p = gamma_pvalue(check_observed(float(G.V[0, 1]), "the distance covariance"), mean, variance, skewness_of(sums[i], sums[j]))
+        mean, variance = permutation_moments(
+            G.V[0, 0], ops[i].row_sums(), G.squares[1], ops[j].row_sums()
+        )
+        p = gamma_pvalue(
+            check_observed(float(G.V[0, 1]), "the distance covariance"),
+            mean,
+            variance,
+            skewness_of(sums[i], sums[j]),
+        )
     elif method == "t":
-        statistic = np.inf if bcdcor >= 1 else float(np.sqrt(t_df) * bcdcor / np.sqrt(1 - bcdcor**2))
+        statistic = (
+            np.inf if bcdcor >= 1 else float(np.sqrt(t_df) * bcdcor / np.sqrt(1 - bcdcor**2))
+        )
         p = float(student_t.sf(statistic, t_df))
     else:
         engine = engine_for(variables[i], variables[j], ops[i], ops[j])
         null = null_distribution(Pairings(n, engine), options, stream)
-        p = pvalue(null.observed, null.values, exact=null.exact, scale=pairing_scale(n, *G.squares), what="the distance covariance")
-    return {"x": variables[i].name, "y": variables[j].name, "dcor": dcor, "bcdcor": bcdcor, "statistic": statistic, "pvalue": p}
+        p = pvalue(
+            null.observed,
+            null.values,
+            exact=null.exact,
+            scale=pairing_scale(n, *G.squares),
+            what="the distance covariance",
+        )
+    return {
+        "x": variables[i].name,
+        "y": variables[j].name,
+        "dcor": dcor,
+        "bcdcor": bcdcor,
+        "statistic": statistic,
+        "pvalue": p,
+    }
 
 
-def _pairs_task(pairs: list, variables: list[Variable], method: str, options: Options, t_df: float, sums: list, streams: list) -> list[dict]:
+def _pairs_task(
+    pairs: list,
+    variables: list[Variable],
+    method: str,
+    options: Options,
+    t_df: float,
+    sums: list,
+    streams: list,
+) -> list[dict]:
     """A share of the pairs (a thread's, or a joblib task's with the variables sent once)."""
     ops = operators(variables)
-    return [_pair(i, j, variables, ops, sums, method, options, streams[k], t_df) for k, (i, j) in pairs]
+    return [
+        _pair(i, j, variables, ops, sums, method, options, streams[k], t_df) for k, (i, j) in pairs
+    ]
 
 
 @front_door("X", names=("X",), prepare={"X": _used_columns})
@@ -256,18 +304,31 @@ def pairwise_dcor(
     n = variables[0].n
     gen = as_generator(rng)
     rows = skew_rows(n)
-    sums = [variable_power_sums(v, rows) for v in variables] if method == "gamma" else [None] * len(variables)
+    sums = (
+        [variable_power_sums(v, rows) for v in variables]
+        if method == "gamma"
+        else [None] * len(variables)
+    )
     pairs = list(enumerate(combinations(range(len(variables)), 2)))
     streams = gen.spawn(len(pairs))
     t_df = n * (n - 3) / 2.0 - 1.0
-    task = functools.partial(_pairs_task, method=method, options=options, t_df=t_df, sums=sums, streams=streams)
+    task = functools.partial(
+        _pairs_task, method=method, options=options, t_df=t_df, sums=sums, streams=streams
+    )
     if n_workers(n_jobs) > 1:
-        chunks = [pairs[a : a + max(1, len(pairs) // 64)] for a in range(0, len(pairs), max(1, len(pairs) // 64))]
-        parts = run_tasks(task, [{"pairs": c} for c in chunks], n_jobs, shared={"variables": variables})
+        chunks = [
+            pairs[a : a + max(1, len(pairs) // 64)]
+            for a in range(0, len(pairs), max(1, len(pairs) // 64))
+        ]
+        parts = run_tasks(
+            task, [{"pairs": c} for c in chunks], n_jobs, shared={"variables": variables}
+        )
     else:
         parts = run_threads(lambda share: task(share, variables), round_robin(pairs, THREADS))
     table = pd.DataFrame([row for part in parts for row in part])
-    reject, adjusted, _, _ = multipletests(table["pvalue"].to_numpy(), alpha=alpha, method=correction)
+    reject, adjusted, _, _ = multipletests(
+        table["pvalue"].to_numpy(), alpha=alpha, method=correction
+    )
     table["pvalue_adjusted"], table["reject"] = adjusted, reject
     table = table.sort_values(["pvalue", "x", "y"], kind="stable").reset_index(drop=True)
     names = [v.name for v in variables]

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._frontdoor import door_of, front_door
 from .._operator import PairwiseOperator, centred_gram, gathered_products
 from .._parallel import check_n_jobs
 from .._resampling import Pairings, check_options, null_distribution, pvalue
-from .._frontdoor import door_of, front_door
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 from .dcov import gram_of, operators
@@ -77,7 +77,15 @@ _PARAMETERS = """
 
 @front_door(("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), propagate=True)
 def pdcov(
-    x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
+    x,
+    y,
+    z,
+    *,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    n_jobs=None,
+    nan_policy: str = "raise",
 ) -> float:
     r"""Partial distance covariance of x and y removing z (R ``pdcov``): the U-centred inner
     product :math:`(P_{z^\perp}(x) \cdot P_{z^\perp}(y))` (Székely & Rizzo 2014, eq. 4.2),
@@ -110,7 +118,15 @@ def pdcov(
 
 @front_door(("x", "y", "z"), distances=("x", "y", "z"), columns=("y", "z"), propagate=True)
 def pdcor(
-    x, y, z, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
+    x,
+    y,
+    z,
+    *,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    n_jobs=None,
+    nan_policy: str = "raise",
 ) -> float:
     r"""Partial distance correlation of x and y removing z (R ``pdcor``), in [-1, 1]
     (Székely & Rizzo 2014, eq. 4.3); 0 when a projection is 0.
@@ -148,7 +164,9 @@ def _projection_rows(op: PairwiseOperator, z: PairwiseOperator, c: float):
     return rows
 
 
-def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs) -> IndependenceTestResult:
+def _test(
+    x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs
+) -> IndependenceTestResult:
     options = check_options(n_resamples, exact, progress=progress)
     n_jobs = check_n_jobs(n_jobs)
     variables = _variables(x, y, z, metric, exponent, sigma)
@@ -171,10 +189,18 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
     fx, fy = variables[0].scaling.log2_factor, variables[1].scaling.log2_factor
     if statistic == "n pdcov":  # R's statistic: n times the U-product
         scale = 2.0 ** (fx + fy) / (n - 3)
-        stat, values, estimate = observed * scale, null * scale, Scaling(0, fx + fy).result(float(xy), "pdcov")
+        stat, values, estimate = (
+            observed * scale,
+            null * scale,
+            Scaling(0, fx + fy).result(float(xy), "pdcov"),
+        )
     else:
         norm = np.sqrt(xx * yy) * n * (n - 3)
-        to_r = (lambda s: np.asarray(s) / norm) if norm > 0 else (lambda s: np.zeros_like(np.asarray(s, float)))
+        to_r = (
+            (lambda s: np.asarray(s) / norm)
+            if norm > 0
+            else (lambda s: np.zeros_like(np.asarray(s, float)))
+        )
         stat, values, estimate = float(to_r(observed)), to_r(null), _correlation(xy, xx, yy)
     return IndependenceTestResult(
         statistic=float(stat),
@@ -246,7 +272,9 @@ def pdcov_test(
     >>> es.pdcov_test(x, y, z, n_resamples=199, rng=0).pvalue > 0.05
     True
     """
-    return _test(x, y, z, "n pdcov", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs)
+    return _test(
+        x, y, z, "n pdcov", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs
+    )
 
 
 @front_door(
@@ -284,7 +312,9 @@ def pdcor_test(
     >>> es.pdcor_test(x, y, z, n_resamples=199, rng=0).pvalue
     0.005
     """
-    return _test(x, y, z, "pdcor", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs)
+    return _test(
+        x, y, z, "pdcor", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs
+    )
 
 
 for _f in (pdcov_test, pdcor_test):

@@ -59,7 +59,11 @@ CROSS_PAIRS = 200
 def check_variables(variables: list[Variable], n_projections) -> int:
     """Check that ``approximation="projection"`` applies to the variables (Euclidean, exponent 1)
     and ``n_projections``, by the operator layer's one validation."""
-    features = sum(v.data.shape[1] for v in variables) if all(v.data.ndim == 2 for v in variables) else None
+    features = (
+        sum(v.data.shape[1] for v in variables)
+        if all(v.data.ndim == 2 for v in variables)
+        else None
+    )
     return check_projection(n_projections, {v.name: v.semimetric for v in variables}, features)
 
 
@@ -68,7 +72,8 @@ class ProjectedStatistics:
     """The projected sums of :func:`project` (see the module)."""
 
     n: int
-    operators: tuple[PairwiseOperator, PairwiseOperator]  # the projection operators of x (u_k) and y (v_k)
+    # the projection operators of x (u_k) and y (v_k)
+    operators: tuple[PairwiseOperator, PairwiseOperator]
     scale_xy: float
     V_xy: np.ndarray  # per projection pair: n^2 V_n^2(u'x, v'y)
     U_xy: np.ndarray  # per projection pair: sum over i != j of the U-centred products
@@ -89,33 +94,54 @@ class ProjectedStatistics:
         return self.operators[0].directions, self.operators[1].directions
 
 
-def _projection_operator(v: Variable, n_projections: int, rng: np.random.Generator) -> PairwiseOperator:
+def _projection_operator(
+    v: Variable, n_projections: int, rng: np.random.Generator
+) -> PairwiseOperator:
     estimate = approximation_of("projection", n_projections=n_projections, rng=rng)
     return make_operator(v.data, v.semimetric, approximation=estimate)
 
 
-def project(x: Variable, y: Variable, n_projections: int, rng: np.random.Generator, *, variances: bool) -> ProjectedStatistics:
+def project(
+    x: Variable, y: Variable, n_projections: int, rng: np.random.Generator, *, variances: bool
+) -> ProjectedStatistics:
     """The projected statistics of two samples; with ``variances``, those of each sample with
     itself along independent direction pairs too."""
     n, p, q = x.n, x.data.shape[1], y.data.shape[1]
-    ox, oy = _projection_operator(x, n_projections, rng), _projection_operator(y, n_projections, rng)
+    ox, oy = (
+        _projection_operator(x, n_projections, rng),
+        _projection_operator(y, n_projections, rng),
+    )
     xy = projected_pair_sums(ox, oy)
     extra = {}
     if variances:
-        wx, wy = _projection_operator(x, n_projections, rng), _projection_operator(y, n_projections, rng)
+        wx, wy = (
+            _projection_operator(x, n_projections, rng),
+            _projection_operator(y, n_projections, rng),
+        )
         xx, yy = projected_pair_sums(ox, wx), projected_pair_sums(oy, wy)
         cp, cq = sphere_constant(p), sphere_constant(q)
-        extra = dict(V_xx=xx[:, 0], U_xx=xx[:, 1], V_yy=yy[:, 0], U_yy=yy[:, 1], scale_xx=cp * cp, scale_yy=cq * cq)
+        extra = dict(
+            V_xx=xx[:, 0],
+            U_xx=xx[:, 1],
+            V_yy=yy[:, 0],
+            U_yy=yy[:, 1],
+            scale_xx=cp * cp,
+            scale_yy=cq * cq,
+        )
     norm = n * (n - 3) if n > 3 else np.nan
     return ProjectedStatistics(
-        n, (ox, oy), sphere_constant(p) * sphere_constant(q), xy[:, 0], xy[:, 1], xy[:, 2], xy[:, 3], xy[:, 4] / norm, xy[:, 5] / norm, **extra
+        n, (ox, oy), sphere_constant(p) * sphere_constant(q), xy[:, 0], xy[:, 1], xy[:, 2],
+        xy[:, 3], xy[:, 4] / norm, xy[:, 5] / norm, **extra,
     )
 
 
 def _u_dcov_pairs(P: np.ndarray, pairs: list) -> np.ndarray:
     """The unbiased distance covariance of the columns (k, l) of P for each pair, on threads."""
     n = P.shape[0]
-    parts = run_threads(lambda share: [(i, line_pair_sums(P[:, k], P[:, l])[1]) for i, (k, l) in share], round_robin(list(enumerate(pairs)), THREADS))
+    parts = run_threads(
+        lambda share: [(i, line_pair_sums(P[:, k], P[:, l])[1]) for i, (k, l) in share],
+        round_robin(list(enumerate(pairs)), THREADS),
+    )
     out = np.empty(len(pairs))
     for part in parts:
         for i, u in part:
@@ -123,7 +149,9 @@ def _u_dcov_pairs(P: np.ndarray, pairs: list) -> np.ndarray:
     return out
 
 
-def projection_gamma(x: Variable, y: Variable, stats: ProjectedStatistics, rng: np.random.Generator) -> tuple[float, float, float, float]:
+def projection_gamma(
+    x: Variable, y: Variable, stats: ProjectedStatistics, rng: np.random.Generator
+) -> tuple[float, float, float, float]:
     """n times the projected V-statistic, its gamma p-value, and the gamma's mean and variance
     (see the module): the K diagonal
     terms of the variance from all rows, the K(K - 1)/2 others estimated without bias from at
@@ -137,7 +165,12 @@ def projection_gamma(x: Variable, y: Variable, stats: ProjectedStatistics, rng: 
     total = float(np.sum(stats.dvar_x * stats.dvar_y))  # k = l
     pairs = [(k, l) for k in range(K) for l in range(k + 1, K)]
     if pairs:
-        chosen = [pairs[i] for i in np.sort(rng.choice(len(pairs), size=min(len(pairs), CROSS_PAIRS), replace=False))]
+        chosen = [
+            pairs[i]
+            for i in np.sort(
+                rng.choice(len(pairs), size=min(len(pairs), CROSS_PAIRS), replace=False)
+            )
+        ]
         rows = np.sort(rng.choice(n, size=min(n, CROSS_ROWS), replace=False))
         Px, Py = (op.projections(rows) for op in stats.operators)
         products = _u_dcov_pairs(Px, chosen) * _u_dcov_pairs(Py, chosen)

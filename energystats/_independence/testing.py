@@ -11,14 +11,20 @@ import numpy as np
 from scipy.special import stdtr
 
 from .._config import check_fits
+from .._frontdoor import door_of, front_door
 from .._operator import PairwiseOperator, Repeated, centred_gram, make_operator, permuted_products
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
-from .._resampling import tie_scale
-from .._results import _number
-from .._frontdoor import door_of, front_door
+from .._resampling import (
+    Pairings,
+    check_observed,
+    check_options,
+    null_distribution,
+    pvalue,
+    tie_scale,
+)
 from .._result_bases import NullPanel, TestResult
+from .._results import _number
 from .._semimetric import MetricLike, Scaling
 from ._data import Variable, as_variables
 from .dcov import (
@@ -28,10 +34,25 @@ from .dcov import (
     stats_from_gram,
     stats_from_projection,
 )
-from .gamma import SKEW_ROWS, Reference, SquareRoot, gamma_pvalue, gamma_reference, permutation_moments, skewness_of
+from .gamma import (
+    SKEW_ROWS,
+    Reference,
+    SquareRoot,
+    gamma_pvalue,
+    gamma_reference,
+    permutation_moments,
+    skewness_of,
+)
 from .projection import N_PROJECTIONS, check_variables, project, projection_gamma
 
-__all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "engine_for", "pairing_scale"]
+__all__ = [
+    "IndependenceTestResult",
+    "dcor_test",
+    "dcor_ttest",
+    "dcov_test",
+    "engine_for",
+    "pairing_scale",
+]
 
 
 @dataclass(frozen=True, repr=False)
@@ -81,7 +102,14 @@ class IndependenceTestResult(TestResult):
         "n I^2": "Energy test of independence, coefficient I (R mvI.test)",
     }
     #: R's name of ``estimate`` for each statistic
-    _estimates = {"nV^2": "dCov", "dCor": "dCor", "T": "bcdcor", "n pdcov": "pdcov", "pdcor": "pdcor", "n I^2": "I"}
+    _estimates = {
+        "nV^2": "dCov",
+        "dCor": "dCor",
+        "T": "bcdcor",
+        "n pdcov": "pdcov",
+        "pdcor": "pdcor",
+        "n I^2": "I",
+    }
     _hidden = ("method", "df", "estimate")
     #: the test and the axis label of each statistic in plot_null_distribution
     _plot_names = {
@@ -98,7 +126,9 @@ class IndependenceTestResult(TestResult):
 
     @property
     def _title(self) -> str:
-        return self._titles.get(self.statistic_name, f"Energy test of independence, statistic {self.statistic_name}")
+        return self._titles.get(
+            self.statistic_name, f"Energy test of independence, statistic {self.statistic_name}"
+        )
 
     @property
     def _statistic_label(self) -> str:
@@ -109,7 +139,11 @@ class IndependenceTestResult(TestResult):
             return f"t distribution, df = {_number(self.df)}"
         if self.method == "gamma":
             return "gamma approximation of the permutation distribution"
-        return f"exact: all {self.n_resamples} permutations" if self.exact else f"{self.n_resamples} permutations"
+        return (
+            f"exact: all {self.n_resamples} permutations"
+            if self.exact
+            else f"{self.n_resamples} permutations"
+        )
 
     def _details(self) -> list[tuple[str, str]]:
         name = self._estimates.get(self.statistic_name)
@@ -153,8 +187,9 @@ def pairing_scale(n: int, squares_x, squares_y):
 
 def engine_for(x: Variable, y: Variable, op_x: PairwiseOperator, op_y: PairwiseOperator):
     """The permutation engine of :math:`\\sum_{ij} A_{ij} b_{\\pi(i)\\pi(j)}` for two variables
-    and their operators, asked of the operator layer (:func:`~energystats._operator.permuted_products`):
-    O(n log n) per permutation for one-dimensional |x - y|, else gathers of y's matrix."""
+    and their operators, asked of the operator layer
+    (:func:`~energystats._operator.permuted_products`): O(n log n) per permutation for
+    one-dimensional |x - y|, else gathers of y's matrix."""
     return permuted_products(op_x, op_y)
 
 
@@ -164,11 +199,16 @@ _METHODS = ("permutation", "gamma")
 def skew_rows(n: int) -> np.ndarray:
     """The rows whose distance matrices give the limit's skewness: all below SKEW_ROWS, else
     SKEW_ROWS evenly spaced ones (a systematic sample: the p-value stays deterministic)."""
-    return np.arange(n) if n <= SKEW_ROWS else np.unique(np.linspace(0, n - 1, SKEW_ROWS).round().astype(np.intp))
+    return (
+        np.arange(n)
+        if n <= SKEW_ROWS
+        else np.unique(np.linspace(0, n - 1, SKEW_ROWS).round().astype(np.intp))
+    )
 
 
 def variable_power_sums(v: Variable, rows: np.ndarray) -> tuple[float, float]:
-    """The power sums (tr C^2, tr C^3) of the variable's double-centred distance matrix on ``rows``."""
+    """The power sums (tr C^2, tr C^3) of the variable's double-centred distance matrix on
+    ``rows``."""
     m = rows.shape[0]
     check_fits(f"the skewness of the gamma p-value ({m} x {m} matrices)", 4 * 8 * m * m)
     data = v.data[np.ix_(rows, rows)] if v.semimetric.precomputed else v.data[rows]
@@ -197,7 +237,9 @@ def _projected_scale(x: Variable, y: Variable, directions: tuple[np.ndarray, np.
         C = data - data.mean(axis=0)
         return 2.0 * n * np.einsum("kd,de,ke->k", U, C.T @ C, U)
 
-    return float(pairing_scale(n, squares(x.data, directions[0]), squares(y.data, directions[1])).sum())
+    return float(
+        pairing_scale(n, squares(x.data, directions[0]), squares(y.data, directions[1])).sum()
+    )
 
 
 _Value = TypeVar("_Value")
@@ -214,7 +256,10 @@ def _at_data_scale(compute: Callable[[], _Value]) -> _Value | None:
         return None
 
 
-def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections) -> IndependenceTestResult:
+def _test(
+    x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs,
+    method, approximation, n_projections,
+) -> IndependenceTestResult:
     """:func:`dcov_test` and :func:`dcor_test`: every method, exact or projected."""
     if method not in _METHODS:
         raise ValueError(f"`method` must be 'permutation' or 'gamma', got {method!r}.")
@@ -227,21 +272,32 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
     factors = (vx.scaling.log2_factor, vy.scaling.log2_factor)
     gen = as_generator(rng)
     null, count, exact_used = None, 0, False
-    moments = None  # method="gamma": mean, variance and skewness of the null in the units of `observed` as rescaled below
+    # method="gamma": mean, variance and skewness of the null in the units of `observed` as
+    # rescaled below
+    moments = None
     if approximation == "projection":
         K = check_variables([vx, vy], n_projections)
-        P = project(vx, vy, K, gen.spawn(1)[0], variances=statistic == "dCor")  # directions from their own stream
+        # directions from their own stream
+        P = project(vx, vy, K, gen.spawn(1)[0], variances=statistic == "dCor")
         unscaled = stats_from_projection(P, "V", (0.0, 0.0)) if statistic == "dCor" else None
         estimates = None if unscaled is None else _at_data_scale(
             lambda: stats_from_projection(P, "V", factors))
         if method == "gamma":
-            _, p, mean, variance = projection_gamma(vx, vy, P, gen)  # of n times the projected V-statistic
-            observed, moments = float(P.V_xy.sum()), (n * mean, n * n * variance, None)  # the engine's units: sum of S_k
+            # of n times the projected V-statistic
+            _, p, mean, variance = projection_gamma(vx, vy, P, gen)
+            # the engine's units: sum of S_k
+            observed, moments = float(P.V_xy.sum()), (n * mean, n * n * variance, None)
         else:
             engine = Pairings(n, permuted_products(*P.operators))
             res = null_distribution(engine, options, gen, n_jobs)
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
-            p = pvalue(observed, null, exact=exact_used, scale=_projected_scale(vx, vy, P.directions), what="the projected distance covariance")
+            p = pvalue(
+                observed,
+                null,
+                exact=exact_used,
+                scale=_projected_scale(vx, vy, P.directions),
+                what="the projected distance covariance",
+            )
         scale_xy = P.scale_xy / K
         observed, null = observed * scale_xy, (None if null is None else null * scale_xy)
         if unscaled is None:
@@ -256,13 +312,21 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
         estimates = _at_data_scale(lambda: stats_from_gram(G, "V", factors))
         if method == "gamma":
             observed = float(G.V[0, 1])
-            mean, variance = permutation_moments(G.V[0, 0], ops[0].row_sums(), G.squares[1], ops[1].row_sums())
+            mean, variance = permutation_moments(
+                G.V[0, 0], ops[0].row_sums(), G.squares[1], ops[1].row_sums()
+            )
             moments = (mean, variance, _skewness(vx, vy))
             p = gamma_pvalue(check_observed(observed, "the distance covariance"), *moments)
         else:
             res = null_distribution(Pairings(n, engine_for(vx, vy, *ops)), options, gen, n_jobs)
             observed, null, exact_used, count = res.observed, res.values, res.exact, res.count
-            p = pvalue(observed, null, exact=exact_used, scale=pairing_scale(n, *G.squares), what="the distance covariance")
+            p = pvalue(
+                observed,
+                null,
+                exact=exact_used,
+                scale=pairing_scale(n, *G.squares),
+                what="the distance covariance",
+            )
         denominator = np.sqrt(max(G.V[0, 0], 0.0) * max(G.V[1, 1], 0.0))  # dCor^2 = S / denominator
         estimate = unscaled.r_names()["dCov" if statistic == "nV^2" else "dCor"]
         if statistic == "nV^2":
@@ -280,7 +344,11 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
     else:  # dCor is a monotone function of S: the same p-value
         to_dcor = _dcor_of(denominator)
         stat, values = float(min(to_dcor(observed), 1.0)), (None if null is None else to_dcor(null))
-        square = None if moments is None or not denominator > 0 else gamma_reference(moments[0] / denominator, moments[1] / denominator**2, moments[2])
+        square = (
+            None
+            if moments is None or not denominator > 0
+            else gamma_reference(moments[0] / denominator, moments[1] / denominator**2, moments[2])
+        )
         reference = None if square is None else SquareRoot(square)
     return IndependenceTestResult(
         statistic=float(stat),
@@ -388,7 +456,10 @@ def dcov_test(
     >>> res.statistic_name, res.pvalue
     ('nV^2', 0.001)
     """
-    return _test(x, y, "nV^2", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections)
+    return _test(
+        x, y, "nV^2", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method,
+        approximation, n_projections,
+    )
 
 
 @front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
@@ -429,7 +500,10 @@ def dcor_test(
     >>> res.exact, res.n_resamples, round(res.pvalue, 4)   # the data's order and its reverse
     (True, 120, 0.0167)
     """
-    return _test(x, y, "dCor", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method, approximation, n_projections)
+    return _test(
+        x, y, "dCor", n_resamples, exponent, metric, sigma, rng, exact, progress, n_jobs, method,
+        approximation, n_projections,
+    )
 
 
 for _f in (dcov_test, dcor_test):
@@ -440,7 +514,14 @@ del _f, _doc
 
 @front_door(("x", "y"), distances=("x", "y"), columns=("y",), names=("x", "y"))
 def dcor_ttest(
-    x, y, *, exponent=1.0, metric: MetricLike | tuple = "euclidean", sigma=None, n_jobs=None, nan_policy: str = "raise"
+    x,
+    y,
+    *,
+    exponent=1.0,
+    metric: MetricLike | tuple = "euclidean",
+    sigma=None,
+    n_jobs=None,
+    nan_policy: str = "raise",
 ) -> IndependenceTestResult:
     r"""Distance correlation t-test of independence in high dimension (R ``dcorT.test``).
 
@@ -490,7 +571,10 @@ def dcor_ttest(
     vx, vy = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     n = vx.n
     if n < 4:
-        raise ValueError(f"the distance correlation t-test needs at least 4 samples (it divides by n(n - 3)), got {n}.")
+        raise ValueError(
+            "the distance correlation t-test needs at least 4 samples (it divides by n(n - 3)), "
+            f"got {n}."
+        )
     G = gram_of([vx, vy], n_jobs=check_n_jobs(n_jobs))
     factors = (vx.scaling.log2_factor, vy.scaling.log2_factor)
     # bcdcor is scale free: from the rescaled data, whatever the data's scale

@@ -62,8 +62,13 @@ from .centred import CentredKernel
 from .choice import Sizes, choose_backend, distributed_tile, stake, streamed_tile
 from .dense import DenseOperator
 from .feature_map import FeatureMap
-from .matrices import centre_in_place, condensed_semimetric, condensed_values, dense_bytes
-from .matrices import semimetric_matrix
+from .matrices import (
+    centre_in_place,
+    condensed_semimetric,
+    condensed_values,
+    dense_bytes,
+    semimetric_matrix,
+)
 from .nystroem import NystroemOperator, nystroem_features, nystroem_map
 from .options import (
     GroupSums,

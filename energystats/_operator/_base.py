@@ -226,7 +226,10 @@ class PairwiseOperator(abc.ABC):
         held = self._held_matrix()
         if held is not None:
             return held
-        check_fits(f"{what} ({self.kind} {self.n} x {self.n} operator as an array)", self.nbytes + 8 * self.n * self.n)
+        check_fits(
+            f"{what} ({self.kind} {self.n} x {self.n} operator as an array)",
+            self.nbytes + 8 * self.n * self.n,
+        )
         out = np.empty((self.n, self.n))
         step = max(1, 2**18 // max(self.n, 1))
         for a in range(0, self.n, step):
@@ -248,18 +251,21 @@ class PairwiseOperator(abc.ABC):
         power sums of its eigenvalues, which give the skewness of the distance covariance's
         limit (:func:`~energystats._independence.gamma.skewness_of`). Forms C (n x n) within
         the memory budget."""
-        check_fits(f"the power sums ({self.kind} {self.n} x {self.n} operator)", self.nbytes + 3 * 8 * self.n * self.n)
+        check_fits(
+            f"the power sums ({self.kind} {self.n} x {self.n} operator)",
+            self.nbytes + 3 * 8 * self.n * self.n,
+        )
         D = self._dense("the power sums' matrix")
         A = D - D.mean(axis=0) - D.mean(axis=1)[:, None] + D.mean()
         A2 = A @ A
         return float(np.trace(A2)), float(np.vdot(A2, A))
 
     def top_eigenvectors(self, k: int, scale: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        r"""The eigenvectors (n x k) of the k largest eigenvalues of :math:`S A S`, S = diag(``scale``)
-        (:math:`W^{1/2} G W^{1/2}` of França et al. eq. 29 for ``scale`` the root weights):
-        LAPACK on a scaled copy of the held matrix when the copy fits the memory budget beside
-        it, else Lanczos iterations (ARPACK ``eigsh``) on the operator, one product per
-        iteration and no n x n array, started from a vector drawn from ``rng`` (drawn only on
+        r"""The eigenvectors (n x k) of the k largest eigenvalues of :math:`S A S`,
+        S = diag(``scale``) (:math:`W^{1/2} G W^{1/2}` of França et al. eq. 29 for ``scale`` the
+        root weights): LAPACK on a scaled copy of the held matrix when the copy fits the memory
+        budget beside it, else Lanczos iterations (ARPACK ``eigsh``) on the operator, one product
+        per iteration and no n x n array, started from a vector drawn from ``rng`` (drawn only on
         that path). Needs k < n - 1."""
         n = self.n
         held = self._held_matrix()
@@ -285,7 +291,9 @@ class PairwiseOperator(abc.ABC):
         as joblib tasks when distributed (the operator and the array arguments are sent to
         each worker once), else on this process's threads (one BLAS thread each)."""
         if self._distributed():
-            arrays = {name: value for name, value in arguments.items() if isinstance(value, np.ndarray)}
+            arrays = {
+                name: value for name, value in arguments.items() if isinstance(value, np.ndarray)
+            }
             small = {name: value for name, value in arguments.items() if name not in arrays}
             return run_tasks(
                 functools.partial(_operator_task, method=method, **small),
@@ -346,7 +354,9 @@ class PairwiseOperator(abc.ABC):
         """1' A 1: the sum over all ordered pairs."""
         return float(self.row_sums().sum())
 
-    def block_sums(self, codes: np.ndarray, k: int, weights: np.ndarray | None = None) -> np.ndarray:
+    def block_sums(
+        self, codes: np.ndarray, k: int, weights: np.ndarray | None = None
+    ) -> np.ndarray:
         """Z' A Z (k x k, exactly symmetric) for the weighted indicator Z of ``codes`` (weights
         w, or 1): the block sums M_ij of França et al. eq. (13). The indicator (n x k), the
         product and the two k x k arrays of :meth:`quadratic` are checked against the budget

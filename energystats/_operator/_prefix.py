@@ -70,7 +70,11 @@ class PackedLabelings:
     def empty(cls, n: int, count: int, k: int) -> PackedLabelings:
         """Room for ``count`` labelings, filled by :meth:`put`; rows padded to a multiple of 8
         bytes (a gather of random rows of 16 bytes takes half the time of 13)."""
-        return cls(np.zeros((n, _row_bytes(count, k)), dtype=np.uint8), np.zeros((count, k), dtype=np.int64), k)
+        return cls(
+            np.zeros((n, _row_bytes(count, k)), dtype=np.uint8),
+            np.zeros((count, k), dtype=np.int64),
+            k,
+        )
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, k: int) -> PackedLabelings:
@@ -146,7 +150,11 @@ def _row_bytes(count: int, k: int) -> int:
 
 def as_packed(codes, k: int) -> PackedLabelings:
     """Labelings as bits: ``codes`` itself when packed, else the array (count x n) packed."""
-    return codes if isinstance(codes, PackedLabelings) else PackedLabelings.from_codes(np.asarray(codes), k)
+    return (
+        codes
+        if isinstance(codes, PackedLabelings)
+        else PackedLabelings.from_codes(np.asarray(codes), k)
+    )
 
 
 def _buffer(store: dict, name: str, shape: tuple, dtype) -> np.ndarray:
@@ -208,7 +216,9 @@ class _Sweep:
             mask = _buffer(self.buffers, "mask", (last - first, s), np.bool_)
             for e, j in enumerate(self.explicit):
                 if self.labelings.planes == 1:
-                    indicator = codes if j == 1 else np.bitwise_xor(codes, 1, out=mask.view(np.uint8))
+                    indicator = (
+                        codes if j == 1 else np.bitwise_xor(codes, 1, out=mask.view(np.uint8))
+                    )
                 else:
                     indicator = np.equal(codes, j, out=mask)
                 np.cumsum(indicator, axis=1, dtype=np.int32, out=counts)
@@ -248,7 +258,9 @@ class _Sweep:
 
 
 def group_sums_on_line(
-    n: int, labelings: PackedLabelings, positions: Callable[[int, int], tuple[np.ndarray, np.ndarray]]
+    n: int,
+    labelings: PackedLabelings,
+    positions: Callable[[int, int], tuple[np.ndarray, np.ndarray]],
 ) -> tuple[np.ndarray, float]:
     """Block sums of every labeling (count x k x k) and the sum over all ordered pairs, for
     points on the line given in sorted order by ``positions(a, b)``: the points at sorted
@@ -270,7 +282,11 @@ def group_sums_on_line(
 
 
 def block_sums_on_line(
-    n: int, codes: np.ndarray, weights: np.ndarray | None, k: int, positions: Callable[[int, int], tuple[np.ndarray, np.ndarray]]
+    n: int,
+    codes: np.ndarray,
+    weights: np.ndarray | None,
+    k: int,
+    positions: Callable[[int, int], tuple[np.ndarray, np.ndarray]],
 ) -> np.ndarray:
     """Z' A Z (k x k) for the weighted indicator Z of ``codes`` (weights w, or 1), for points
     on the line given in sorted order by ``positions`` (as in :func:`group_sums_on_line`):

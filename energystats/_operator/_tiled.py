@@ -40,7 +40,14 @@ def one_hot(codes_t: np.ndarray, k: int) -> np.ndarray:
     return Z
 
 
-def upper_tile_sums(tile: Callable, tiles: list, codes_t: np.ndarray, k: int, want_rows: bool, Z: np.ndarray | None = None):
+def upper_tile_sums(
+    tile: Callable,
+    tiles: list,
+    codes_t: np.ndarray,
+    k: int,
+    want_rows: bool,
+    Z: np.ndarray | None = None,
+):
     r"""The quadratic forms :math:`z_i^\top A z_j` of the one-hot indicators of groups
     0..k-2 under B labelings (``codes_t``: n x B, the codes transposed) from the given tiles
     on or above the diagonal: tile (I, J) takes one product, :math:`Y = A_{IJ} Z_J`, and the
@@ -134,10 +141,21 @@ class TiledOperator(PairwiseOperator):
             bands = sorted({a for a, *_ in tiles})  # long band with a short one: equal work
             pairs = [{bands[i], bands[-1 - i]} for i in range((len(bands) + 1) // 2)]
             groups = self._shards(pairs, t * n * (K * B + self._pair_cost()), K * B)
-            shards = [[tile for tile in tiles if any(tile[0] in pair for pair in group)] for group in groups]
+            shards = [
+                [tile for tile in tiles if any(tile[0] in pair for pair in group)]
+                for group in groups
+            ]
         else:
             shards = self._shards(tiles, t * t * K * B, K * B)
-        shares = self._map("_tile_group_sums", shards, codes_t=codes_t, k=k, want_rows=want_rows, Z=Z, form=self._distributed())
+        shares = self._map(
+            "_tile_group_sums",
+            shards,
+            codes_t=codes_t,
+            k=k,
+            want_rows=want_rows,
+            Z=Z,
+            form=self._distributed(),
+        )
         P = sum(d + o + o.transpose(1, 0, 2) for d, o, _ in shares)  # K x K x B: z_i' A z_j
         if want_rows:
             self._row_sums = np.sum([r for _, _, r in shares], axis=0)
@@ -147,14 +165,26 @@ class TiledOperator(PairwiseOperator):
         R = np.zeros((K, B))  # z_i' A 1
         step = n if Z is not None else self._group_tile()
         for a in range(0, n, step):
-            R += np.einsum("n,nkb->kb", rows[a : a + step], Z[a : a + step] if Z is not None else one_hot(codes_t[a : a + step], k))
+            R += np.einsum(
+                "n,nkb->kb",
+                rows[a : a + step],
+                Z[a : a + step] if Z is not None else one_hot(codes_t[a : a + step], k),
+            )
         R = R.T
         M[:, :K, K] = R - M[:, :K, :K].sum(axis=2)
         M[:, K, :K] = M[:, :K, K]
         M[:, K, K] = (rows.sum() - R.sum(axis=1)) - M[:, :K, K].sum(axis=1)
         return M
 
-    def _tile_group_sums(self, tiles: list, codes_t: np.ndarray, k: int, want_rows: bool, Z: np.ndarray | None, form: bool):
+    def _tile_group_sums(
+        self,
+        tiles: list,
+        codes_t: np.ndarray,
+        k: int,
+        want_rows: bool,
+        Z: np.ndarray | None,
+        form: bool,
+    ):
         """One shard of :meth:`group_sums`: :func:`upper_tile_sums` of a group of tiles; a task
         (``form``) forms all the indicators at once when they fit its process's budget."""
         n, B = codes_t.shape

@@ -47,11 +47,13 @@ def concordant_sum(xs: np.ndarray, ys: np.ndarray, ranks: np.ndarray) -> float:
     np.multiply(xs, ys, out=W[2])
     r = np.asarray(ranks, dtype=np.intp)
     position = np.arange(n)
-    buffer = np.zeros((4, 1 << bits))  # the zero-masked (x, y, xy, 1) of a level, padded to whole groups
+    # the zero-masked (x, y, xy, 1) of a level, padded to whole groups
+    buffer = np.zeros((4, 1 << bits))
     W_next, r_next = np.empty_like(W), np.empty_like(r)
     total = 0.0
     for b in range(bits - 1, -1, -1):
-        size = 1 << (b + 1)  # the groups: ranks with equal r >> (b + 1), aligned blocks in this order
+        # the groups: ranks with equal r >> (b + 1), aligned blocks in this order
+        size = 1 << (b + 1)
         groups = -(-n // size)
         padded = groups * size
         zero = (r & (1 << b)) == 0
@@ -78,7 +80,9 @@ def concordant_sum(xs: np.ndarray, ys: np.ndarray, ranks: np.ndarray) -> float:
     return total
 
 
-def abs_product_sum(x: np.ndarray, y: np.ndarray, order: np.ndarray | None = None, ranks: np.ndarray | None = None) -> float:
+def abs_product_sum(
+    x: np.ndarray, y: np.ndarray, order: np.ndarray | None = None, ranks: np.ndarray | None = None
+) -> float:
     r""":math:`\sum_{i,j} |x_i - x_j|\,|y_i - y_j|` of two samples on the line, in O(n log n).
 
     ``order`` (argsort of x) and ``ranks`` (the ranks of y in that order, a permutation of

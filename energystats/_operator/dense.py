@@ -73,14 +73,23 @@ class DenseOperator(TiledOperator):
     kind = "dense"
     tile_views = True
 
-    def __init__(self, A: np.ndarray, index: np.ndarray | None = None, *, owned: bool = False, nbytes: int | None = None, recipe=None):
+    def __init__(
+        self,
+        A: np.ndarray,
+        index: np.ndarray | None = None,
+        *,
+        owned: bool = False,
+        nbytes: int | None = None,
+        recipe=None,
+    ):
         self.A = A
         self.recipe = recipe
         self.index = index
         self.n = A.shape[0] if index is None else index.shape[0]
         self.nbytes = nbytes if nbytes is not None else (A.nbytes if owned else 0)
         self.band = max(1, min(self.n, self.block_rows()))  # rows per read of A[index][:, index]
-        self.threads = 1  # tiles are views, nothing to evaluate: one multi-threaded BLAS product at a time
+        # tiles are views, nothing to evaluate: one multi-threaded BLAS product at a time
+        self.threads = 1
 
     def _held_matrix(self):
         return self.A if self.index is None else None

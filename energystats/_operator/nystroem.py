@@ -16,7 +16,14 @@ from .feature_map import FeatureMap
 __all__ = ["NystroemOperator", "nystroem_features", "nystroem_map"]
 
 
-def _landmarks(X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None, m: int, rng: np.random.Generator, how: str) -> np.ndarray:
+def _landmarks(
+    X: np.ndarray,
+    semimetric: Semimetric,
+    weights: np.ndarray | None,
+    m: int,
+    rng: np.random.Generator,
+    how: str,
+) -> np.ndarray:
     """m distinct landmark indices: drawn with probabilities proportional to the weights
     ("uniform"), or by D^2 sampling, each next one with probability proportional to
     w(x) times the semimetric to the nearest landmark so far (k-means++'s seeding in the
@@ -41,7 +48,12 @@ def _landmarks(X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None
 
 
 def nystroem_map(
-    X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None, m: int, rng: np.random.Generator, landmarks: str = "d2"
+    X: np.ndarray,
+    semimetric: Semimetric,
+    weights: np.ndarray | None,
+    m: int,
+    rng: np.random.Generator,
+    landmarks: str = "d2",
 ) -> FeatureMap:
     r"""The Nyström feature map of m landmarks of X (Wang, Gittens & Mahoney 2019), without
     the features: with the landmarks' semimetric matrix :math:`\rho_{LL}`, the kernel centred
@@ -65,7 +77,12 @@ def nystroem_map(
 
 
 def nystroem_features(
-    X: np.ndarray, semimetric: Semimetric, weights: np.ndarray | None, m: int, rng: np.random.Generator, landmarks: str = "d2"
+    X: np.ndarray,
+    semimetric: Semimetric,
+    weights: np.ndarray | None,
+    m: int,
+    rng: np.random.Generator,
+    landmarks: str = "d2",
 ) -> tuple[np.ndarray, FeatureMap, np.ndarray]:
     r"""Features Φ (n x r, r <= m) with :math:`\Phi\Phi^\top \approx G`, the centred kernel of
     eq. (7), from m landmarks (:func:`nystroem_map`). Centring Φ by its weighted mean gives
@@ -104,7 +121,14 @@ class NystroemOperator(TiledOperator):
     kind = "nystroem"
     approximation = "nystroem"
 
-    def __init__(self, features: np.ndarray, feature_map: FeatureMap | None = None, residual: np.ndarray | None = None, *, recipe=None):
+    def __init__(
+        self,
+        features: np.ndarray,
+        feature_map: FeatureMap | None = None,
+        residual: np.ndarray | None = None,
+        *,
+        recipe=None,
+    ):
         self.features = features
         self.recipe = recipe
         self.feature_map = feature_map

@@ -50,7 +50,8 @@ class CentredGram:
     V : ndarray of shape (m, m)
         :math:`\\sum_{i,j} A^{(k)}_{ij} A^{(l)}_{ij}`, double-centred.
     U : ndarray of shape (m, m)
-        :math:`\\sum_{i \\ne j} \\tilde A^{(k)}_{ij} \\tilde A^{(l)}_{ij}`, U-centred (NaN for n < 4).
+        :math:`\\sum_{i \\ne j} \\tilde A^{(k)}_{ij} \\tilde A^{(l)}_{ij}`, U-centred (NaN for
+        n < 4).
     """
 
     n: int
@@ -73,7 +74,9 @@ def _centring(rows: np.ndarray, n: int) -> tuple[np.ndarray, float, np.ndarray, 
     return rows / n, total / n**2, rows / (n - 2), total / ((n - 1) * (n - 2))
 
 
-def _tile_sums(tiles: list, ops: list, centrings: list, want_u: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tile_sums(
+    tiles: list, ops: list, centrings: list, want_u: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """V and (with ``want_u``) U sums, and the raw sums of squares, of the given tiles on or
     above the diagonal (those above count twice)."""
     m = len(ops)
@@ -103,7 +106,9 @@ def _tile_sums(tiles: list, ops: list, centrings: list, want_u: bool = True) -> 
     return V, U, squares
 
 
-def _gram_task(ops: list, centrings: list, want_u: bool, shard: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _gram_task(
+    ops: list, centrings: list, want_u: bool, shard: list
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A joblib task: the sums of one shard of tiles."""
     return _tile_sums(shard, ops, centrings, want_u)
 
@@ -136,10 +141,16 @@ def line_gram(ops: list[PairwiseOperator]) -> CentredGram:
     cross = np.array([[float(rows[k] @ rows[l]) for l in range(m)] for k in range(m)])
     tot = np.outer(totals, totals)
     V = inner - 2.0 / n * cross + tot / n**2
-    U = inner - 2.0 / (n - 2) * cross + tot / ((n - 1) * (n - 2)) if n >= 4 else np.full((m, m), np.nan)
+    U = (
+        inner - 2.0 / (n - 2) * cross + tot / ((n - 1) * (n - 2))
+        if n >= 4
+        else np.full((m, m), np.nan)
+    )
     eps = 16 * n * np.finfo(float).eps  # sums of n^2 terms, in O(n) steps each
     V_error = eps * (np.abs(inner) + 2.0 / n * np.abs(cross) + tot / n**2)
-    U_error = eps * (np.abs(inner) + 2.0 / max(n - 2, 1) * np.abs(cross) + tot / max((n - 1) * (n - 2), 1))
+    U_error = eps * (
+        np.abs(inner) + 2.0 / max(n - 2, 1) * np.abs(cross) + tot / max((n - 1) * (n - 2), 1)
+    )
     return CentredGram(n, V, U, V_error, U_error, np.diag(inner).copy())
 
 
@@ -154,22 +165,39 @@ def centred_gram(ops: list[PairwiseOperator], n_jobs=None, unbiased: bool = True
     if all(op.on_line for op in ops):
         return line_gram(ops)
     if not all(op.tiled for op in ops):
-        raise ValueError("centred products need operators that give tiles (or one-dimensional data)")
+        raise ValueError(
+            "centred products need operators that give tiles (or one-dimensional data)"
+        )
     m = len(ops)
-    held = sum(op.nbytes for op in ops) + 8 * 4 * m * n  # the operators, row sums and centring terms
+    # the operators, row sums and centring terms
+    held = sum(op.nbytes for op in ops) + 8 * 4 * m * n
     # tiles whose copies (three per operator and thread) take at most half of what is left
     per_entry = 2 * 8 * 3 * m * THREADS  # three copies of each operator's tile per thread, twice
     budget = memory_budget(held + per_entry * min(n, TILE) ** 2)
     side = min(TILE, n, max(1, math.isqrt(max(budget - held, 0) // per_entry)))
-    threads = threads_within(8 * 3 * m * side * side, held)  # fewer threads where the budget is small
-    check_fits(f"the centred products of {m} {n} x {n} operators", held + 8 * 3 * m * side * side * threads)
+    # fewer threads where the budget is small
+    threads = threads_within(8 * 3 * m * side * side, held)
+    check_fits(
+        f"the centred products of {m} {n} x {n} operators", held + 8 * 3 * m * side * side * threads
+    )
     centrings = [_centring(op.row_sums(), n) for op in ops]
     tiles = upper_tiles(n, side)
     if n_workers(n_jobs) > 1:
-        shards = [tiles[a : a + max(1, len(tiles) // 16)] for a in range(0, len(tiles), max(1, len(tiles) // 16))]
-        parts = run_tasks(_gram_task, [{"shard": s} for s in shards], n_jobs, shared={"ops": ops, "centrings": centrings, "want_u": unbiased})
+        shards = [
+            tiles[a : a + max(1, len(tiles) // 16)]
+            for a in range(0, len(tiles), max(1, len(tiles) // 16))
+        ]
+        parts = run_tasks(
+            _gram_task,
+            [{"shard": s} for s in shards],
+            n_jobs,
+            shared={"ops": ops, "centrings": centrings, "want_u": unbiased},
+        )
     else:
-        parts = run_threads(functools.partial(_tile_sums, ops=ops, centrings=centrings, want_u=unbiased), round_robin(tiles, threads))
+        parts = run_threads(
+            functools.partial(_tile_sums, ops=ops, centrings=centrings, want_u=unbiased),
+            round_robin(tiles, threads),
+        )
     V = _symmetrise(sum(p[0] for p in parts))
     U = _symmetrise(sum(p[1] for p in parts))
     if n < 4 or not unbiased:

@@ -257,7 +257,9 @@ class SortedEngine:
         ys = self.y[p][self.order]
         ranks = self.rank_y[p][self.order]
         # reductions rather than BLAS dot products: O(n) work that threads share badly
-        everything = self.n * float(np.multiply(self.xs, ys).sum()) - float(self.xs.sum()) * float(ys.sum())
+        everything = (
+            self.n * float(np.multiply(self.xs, ys).sum()) - float(self.xs.sum()) * float(ys.sum())
+        )
         inner = 2.0 * (2.0 * concordant_sum(self.xs, ys, ranks) - everything)
         return inner, float(np.multiply(self.rows_x, self.rows_y[p]).sum())
 

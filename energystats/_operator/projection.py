@@ -58,7 +58,9 @@ def projection_bytes(n_projections: int, n_features: int) -> int:
     return 8 * n_projections * (2 * n_features + 8)
 
 
-def check_projection(n_projections, semimetrics: dict[str, Semimetric], n_features: int | None = None) -> int:
+def check_projection(
+    n_projections, semimetrics: dict[str, Semimetric], n_features: int | None = None
+) -> int:
     """The one validation of ``approximation="projection"``: each named semimetric must be the
     Euclidean distance (exponent 1), which the projections estimate, and ``n_projections`` a
     positive integer, at most :data:`MAX_PROJECTIONS`, whose directions in ``n_features``
@@ -68,17 +70,23 @@ def check_projection(n_projections, semimetrics: dict[str, Semimetric], n_featur
         if not (sm.is_euclidean_power and sm.exponent == 1.0):
             where = f" for `{name}`" if name else ""
             raise ValueError(
-                "`approximation`='projection' estimates Euclidean distances: it needs numeric data with metric='euclidean' and exponent=1, "
-                f"got metric={sm.metric!r}, exponent={sm.exponent:g}{where}."
+                "`approximation`='projection' estimates Euclidean distances: it needs numeric "
+                f"data with metric='euclidean' and exponent=1, got metric={sm.metric!r}, "
+                f"exponent={sm.exponent:g}{where}."
             )
     L = check_positive_int(n_projections, "n_projections")
     if L > MAX_PROJECTIONS:
         raise ValueError(
-            f"`n_projections` must be at most {MAX_PROJECTIONS:,} (the estimate's standard error is then 1% of one "
-            f"direction's, a seventh of the default {N_PROJECTIONS}'s; more only costs time), got {L:,}."
+            f"`n_projections` must be at most {MAX_PROJECTIONS:,} (the estimate's standard error "
+            f"is then 1% of one direction's, a seventh of the default {N_PROJECTIONS}'s; more only "
+            f"costs time), got {L:,}."
         )
     if n_features is not None:
-        check_fits(f"`n_projections`={L:,} directions in {n_features:,} dimensions", projection_bytes(L, n_features), "a smaller `n_projections`")
+        check_fits(
+            f"`n_projections`={L:,} directions in {n_features:,} dimensions",
+            projection_bytes(L, n_features),
+            "a smaller `n_projections`",
+        )
     return L
 
 
@@ -184,7 +192,9 @@ class ProjectionOperator(PairwiseOperator):
 
         return positions
 
-    def _projection_shards(self, work: float, columns: int, free: int | None = None, per_thread: int | None = None) -> list[list[int]]:
+    def _projection_shards(
+        self, work: float, columns: int, free: int | None = None, per_thread: int | None = None
+    ) -> list[list[int]]:
         """The projections in shards: round-robin among the threads the budget holds (for
         ``columns`` columns of output, or ``per_thread`` bytes each), or joblib tasks of
         ``work`` per projection."""
@@ -195,11 +205,15 @@ class ProjectionOperator(PairwiseOperator):
 
     def _in_order(self, shards: list[list[int]], parts: list[list]) -> list:
         """Per-projection results from the shards, in the order of the projections."""
-        found = {l: part for shard, results in zip(shards, parts) for l, part in zip(shard, results)}
+        found = {
+            l: part for shard, results in zip(shards, parts) for l, part in zip(shard, results)
+        }
         return [found[l] for l in range(self.directions.shape[0])]
 
     def _matmat(self, Z):
-        parts = self._map("_projection_products", self._projection_shards(self.n * Z.shape[1], Z.shape[1]), Z=Z)
+        parts = self._map(
+            "_projection_products", self._projection_shards(self.n * Z.shape[1], Z.shape[1]), Z=Z
+        )
         out = parts[0]
         for other in parts[1:]:
             out += other
@@ -218,14 +232,19 @@ class ProjectionOperator(PairwiseOperator):
         labelings = as_packed(codes, k)
         held = self.group_sums_bytes(k) * labelings.count  # with one thread's sweeps
         check_fits(
-            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {labelings.count} labelings)",
+            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {labelings.count} "
+            "labelings)",
             self._sort_bytes() + held,
         )
         # each further thread sorts its own projections and unpacks its own blocks: as many
         # threads as the budget holds beside the batch (the sums are added in projection order)
         per_thread = self._sort_bytes() + self._sweep_bytes(k) * labelings.count
-        shards = self._projection_shards(self.n * labelings.count * k, 0, memory_budget() - held + per_thread, per_thread)
-        parts = self._map("_projection_group_sums", shards, bits=labelings.bits, sizes=labelings.sizes, k=k)
+        shards = self._projection_shards(
+            self.n * labelings.count * k, 0, memory_budget() - held + per_thread, per_thread
+        )
+        parts = self._map(
+            "_projection_group_sums", shards, bits=labelings.bits, sizes=labelings.sizes, k=k
+        )
         results = self._in_order(shards, parts)
         M = results[0][0]
         for other, _ in results[1:]:
@@ -234,20 +253,27 @@ class ProjectionOperator(PairwiseOperator):
         self._total = self.scale * sum(total for _, total in results)
         return M
 
-    def _projection_group_sums(self, projections: list[int], bits: np.ndarray, sizes: np.ndarray, k: int) -> list:
+    def _projection_group_sums(
+        self, projections: list[int], bits: np.ndarray, sizes: np.ndarray, k: int
+    ) -> list:
         labelings = PackedLabelings(bits, sizes, k)
         pairs = np.empty(self.n, dtype=np.complex128)
         return [group_sums_on_line(self.n, labelings, self._sorted(l, pairs)) for l in projections]
 
     def _sweep_bytes(self, k: int) -> int:
-        """A labeling's share of one thread's sweep work arrays (each thread unpacks its own blocks)."""
+        """A labeling's share of one thread's sweep work arrays (each thread unpacks its own
+        blocks)."""
         return labeling_bytes(self.n, k) - PackedLabelings.bytes_per_labeling(self.n, k)
 
     def group_sums_bytes(self, k):
         """A labeling's bits, moments and share of one thread's sweep (further threads run only
         where the budget holds their share too, :meth:`group_sums`), and its block sums per
         projection."""
-        return PackedLabelings.bytes_per_labeling(self.n, k) + self._sweep_bytes(k) + 8 * k * k * self.directions.shape[0]
+        return (
+            PackedLabelings.bytes_per_labeling(self.n, k)
+            + self._sweep_bytes(k)
+            + 8 * k * k * self.directions.shape[0]
+        )
 
     def block_sums(self, codes, k, weights=None):
         """Z' D Z for the weighted indicator of ``codes``: the sum over the projections of their
@@ -259,9 +285,14 @@ class ProjectionOperator(PairwiseOperator):
         M = sum(self._in_order(shards, parts))
         return self.scale * M
 
-    def _projection_block_sums(self, projections: list[int], codes: np.ndarray, k: int, weights: np.ndarray | None) -> list:
+    def _projection_block_sums(
+        self, projections: list[int], codes: np.ndarray, k: int, weights: np.ndarray | None
+    ) -> list:
         pairs = np.empty(self.n, dtype=np.complex128)
-        return [block_sums_on_line(self.n, codes, weights, k, self._sorted(l, pairs)) for l in projections]
+        return [
+            block_sums_on_line(self.n, codes, weights, k, self._sorted(l, pairs))
+            for l in projections
+        ]
 
     def total(self) -> float:
         """The sum of the estimate over all ordered pairs (from the last :meth:`group_sums`,
@@ -273,8 +304,13 @@ class ProjectionOperator(PairwiseOperator):
     def row_sums(self):
         """The sum over the projections of their O(n) row sums (no n x 1 product)."""
         if self._row_sums is None:
-            check_fits(f"the row sums ({self.kind} {self.n} x {self.n} operator)", self._threads_for(1) * 48 * self.n)
-            self._row_sums = sum(self._map("_projection_row_sums", self._projection_shards(self.n, 1)))
+            check_fits(
+                f"the row sums ({self.kind} {self.n} x {self.n} operator)",
+                self._threads_for(1) * 48 * self.n,
+            )
+            self._row_sums = sum(
+                self._map("_projection_row_sums", self._projection_shards(self.n, 1))
+            )
             self._row_sums *= self.scale
         return self._row_sums
 
@@ -289,7 +325,8 @@ class ProjectionOperator(PairwiseOperator):
         rows = np.atleast_1d(np.arange(self.n)[idx])
         out = np.zeros((rows.size, self.n))
         for l in range(self.directions.shape[0]):
-            y = self._project(self.X, l)  # the projections of the sorted operators, so that the diagonal is 0
+            # the projections of the sorted operators, so that the diagonal is 0
+            y = self._project(self.X, l)
             out += np.abs(y[rows, None] - y[None, :])
         out *= self.scale
         return out[0] if single else out

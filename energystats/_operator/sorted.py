@@ -50,7 +50,10 @@ class SortedOperator(PairwiseOperator):
         self.x = x
         self.recipe = recipe
         self.n = x.shape[0]
-        check_fits(f"the sorted data ({self.n} points on the line: their order and sorted values)", 16 * self.n)
+        check_fits(
+            f"the sorted data ({self.n} points on the line: their order and sorted values)",
+            16 * self.n,
+        )
         self.order = np.argsort(x)  # ties in any order: their distances are 0
         self.xs = x[self.order]
         self.xs -= self.xs.mean()
@@ -103,7 +106,10 @@ class SortedOperator(PairwiseOperator):
         in sorted order, x_(t) (2 (t - 1) - n) + sum_s x_(s) - 2 sum_{s < t} x_(s) (the
         product formula above with z = 1)."""
         if self._row_sums is None:
-            check_fits(f"the row sums ({self.kind} {self.n} x {self.n} operator)", self.nbytes + 24 * self.n)
+            check_fits(
+                f"the row sums ({self.kind} {self.n} x {self.n} operator)",
+                self.nbytes + 24 * self.n,
+            )
             r = np.arange(-self.n, self.n, 2, dtype=np.float64)  # 2 (t - 1) - n
             r *= self.xs
             before = np.cumsum(self.xs)
@@ -135,7 +141,8 @@ class SortedOperator(PairwiseOperator):
             return held_group_sums(self._tile(0, n, 0, n), codes, k, self.row_sums())
         labelings = as_packed(codes, k)
         check_fits(
-            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {labelings.count} labelings)",
+            f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {labelings.count} "
+            "labelings)",
             self.nbytes + self.group_sums_bytes(k) * labelings.count,
         )
         M, self._total = group_sums_on_line(self.n, labelings, self._positions)

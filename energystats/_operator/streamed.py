@@ -33,14 +33,23 @@ class StreamedOperator(TiledOperator):
     kind = "streamed"
     batch_cap = None  # every batch is a pass over the tiles: the fewer, the better
 
-    def __init__(self, X: np.ndarray, semimetric: Semimetric, tile: int = TILE, threads: int | None = None, *, recipe=None):
+    def __init__(
+        self,
+        X: np.ndarray,
+        semimetric: Semimetric,
+        tile: int = TILE,
+        threads: int | None = None,
+        *,
+        recipe=None,
+    ):
         self.X = X
         self.recipe = recipe
         self.semimetric = semimetric
         self.n = X.shape[0]
         self.tile = max(1, min(tile, self.n))
         self.threads = THREADS if threads is None else threads
-        self.nbytes = TILE_ENTRY_BYTES * self.tile**2  # one thread's tile; more as the budget holds them
+        # one thread's tile; more as the budget holds them
+        self.nbytes = TILE_ENTRY_BYTES * self.tile**2
 
     def _threads_for(self, m: int) -> int:
         """Threads for a product with m columns. Sharing the tiles among threads pays when the
@@ -49,7 +58,8 @@ class StreamedOperator(TiledOperator):
         16 for hundreds (permutation batches); below, one multi-threaded BLAS product at a time
         is faster."""
         threads = self.threads if self.n >= (8 if m <= 32 else 16) * self.tile else 1
-        # beside the operator's tile, one more n x m array: the centring a kernel applies to the output
+        # beside the operator's tile, one more n x m array: the centring a kernel applies to the
+        # output
         return min(threads, threads_within(self._thread_bytes(m), self.nbytes + 8 * self.n * m))
 
     def _thread_bytes(self, m: int) -> int:
@@ -69,14 +79,21 @@ class StreamedOperator(TiledOperator):
             bands = [(a, min(a + self.tile, n)) for a in range(0, n, self.tile)]
             groups = self._shards(bands, self.tile * n * (m + self._pair_cost()), m)
             out, rows = np.empty((n, m)), np.empty(n)
-            for group, results in zip(groups, self._map("_band_products", groups, Z=Z, want_rows=want_rows)):
+            for group, results in zip(
+                groups, self._map("_band_products", groups, Z=Z, want_rows=want_rows)
+            ):
                 for (a, b), (block, block_rows) in zip(group, results):
                     out[a:b] = block
                     if want_rows:
                         rows[a:b] = block_rows
         else:  # shares of the tiles on and above the diagonal, one per thread
             tiles = upper_tiles(n, self.tile)
-            shares = self._map("_symmetric_products", self._shards(tiles, self.tile**2 * m, m), Z=Z, want_rows=want_rows)
+            shares = self._map(
+                "_symmetric_products",
+                self._shards(tiles, self.tile**2 * m, m),
+                Z=Z,
+                want_rows=want_rows,
+            )
             out = shares[0][0]
             for other, _ in shares[1:]:
                 out += other
@@ -126,4 +143,6 @@ class StreamedOperator(TiledOperator):
         return self._threads_for(m) * self._thread_bytes(m) - self.nbytes
 
     def restrict(self, idx):
-        return StreamedOperator(self.X[idx], self.semimetric, self.tile, self.threads).with_jobs(self.n_jobs)
+        return StreamedOperator(
+            self.X[idx], self.semimetric, self.tile, self.threads
+        ).with_jobs(self.n_jobs)

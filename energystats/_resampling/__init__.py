@@ -23,8 +23,15 @@ this package no module runs its own loop over resamples (``tests/resampling/test
 
 from .._progress import check_progress, progress_bar
 from .engines import Draws, Pairings, Relabelings, all_relabelings, count_relabelings
-from .loop import Null, Plan, batch_size, evaluate_resamples, null_distribution, plan
-from .loop import relabeling_count
+from .loop import (
+    Null,
+    Plan,
+    batch_size,
+    evaluate_resamples,
+    null_distribution,
+    plan,
+    relabeling_count,
+)
 from .options import MAX_EXACT, MAX_RESAMPLES, Options, check_options, check_resamples, use_exact
 from .pvalues import TIE_RTOL, check_observed, pvalue, tie_scale
 

@@ -36,7 +36,10 @@ def by_definition(Y, v):
     low, high = Y.support()
     cuts = sorted({low, high, float(Y.median()), *([v] if low < v < high else [])})
     f = lambda y: abs(v - y) * Y.pdf(y)  # noqa: E731
-    return sum(integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-12, limit=500)[0] for a, b in zip(cuts[:-1], cuts[1:]))
+    return sum(
+        integrate.quad(f, a, b, epsabs=1e-13, epsrel=1e-12, limit=500)[0]
+        for a, b in zip(cuts[:-1], cuts[1:])
+    )
 
 
 @pytest.mark.parametrize("family,shapes", FAMILIES, ids=lambda v: getattr(v, "name", str(v)))
@@ -49,8 +52,13 @@ def test_closed_forms_against_quadrature_and_the_definition(family, shapes):
     Y = family(*shapes)
     np.testing.assert_allclose(g[::5], [by_definition(Y, v) for v in z[::5]], rtol=1e-10)
     # E|Y - Y'| = E g(Y): the mean distance to Y averaged over Y
-    assert between == pytest.approx(Y.expect(lambda y: mean_distances(family, shapes, np.atleast_1d(y))[0][0],
-                                             epsabs=1e-12, epsrel=1e-10), rel=1e-8)
+    assert between == pytest.approx(
+        Y.expect(
+            lambda y: mean_distances(family, shapes, np.atleast_1d(y))[0][0], epsabs=1e-12,
+            epsrel=1e-10,
+        ),
+        rel=1e-8,
+    )
     assert type(family) in CLOSED_FORMS
 
 
@@ -61,7 +69,9 @@ def test_statistic_by_brute_force(rng):
     for dist in (stats.gamma(2.5, loc=0.5, scale=1.7), stats.t(5, loc=1.0, scale=2.0)):
         scale = dist.kwds["scale"]
         to_dist = np.array([by_definition(dist, v) for v in x])
-        between = 2 * integrate.quad(lambda t: dist.cdf(t) * dist.sf(t), -np.inf, np.inf, epsabs=1e-13)[0]
+        between = (
+            2 * integrate.quad(lambda t: dist.cdf(t) * dist.sf(t), -np.inf, np.inf, epsabs=1e-13)[0]
+        )
         want = 30 * (2 * to_dist.mean() - between - np.abs(x[:, None] - x).sum() / 900) / scale
         assert es.energy_gof_statistic(dist, x) == pytest.approx(want, rel=1e-9)
 
@@ -72,20 +82,29 @@ def test_array_parameters_and_axis_as_scipy_calls_it(rng):
     batch = es.energy_gof_statistic(stats.lognorm(s[:, None], scale=scale[:, None]), X)
     rows = [es.energy_gof_statistic(stats.lognorm(a, scale=b), x) for a, b, x in zip(s, scale, X)]
     np.testing.assert_allclose(batch, rows, rtol=1e-13)
-    by_column = es.energy_gof_statistic(stats.lognorm(s[None, :], scale=scale[None, :]), X.T, axis=0)
+    by_column = es.energy_gof_statistic(
+        stats.lognorm(s[None, :], scale=scale[None, :]), X.T, axis=0
+    )
     np.testing.assert_allclose(by_column, rows, rtol=1e-13)
     t = stats.t(4)  # a quadrature family, array parameters
-    np.testing.assert_allclose(es.energy_gof_statistic(stats.t(np.array([[4.0], [6.0]])), X[:2]),
-                               [es.energy_gof_statistic(t, X[0]), es.energy_gof_statistic(stats.t(6.0), X[1])], rtol=1e-12)
+    np.testing.assert_allclose(
+        es.energy_gof_statistic(stats.t(np.array([[4.0], [6.0]])), X[:2]),
+        [es.energy_gof_statistic(t, X[0]), es.energy_gof_statistic(stats.t(6.0), X[1])], rtol=1e-12,
+    )
 
 
 def test_invariance_and_the_normal_statistic(rng):
     x = rng.standard_t(4, size=40)
     base = es.energy_gof_statistic(stats.logistic(0.2, 1.5), x)
-    assert es.energy_gof_statistic(stats.logistic(0.2 * 3 + 7, 1.5 * 3), 3 * x + 7) == pytest.approx(base, rel=1e-11)
+    assert (
+        es.energy_gof_statistic(stats.logistic(0.2 * 3 + 7, 1.5 * 3), 3 * x + 7)
+        == pytest.approx(base, rel=1e-11)
+    )
     fitted = stats.norm(x.mean(), x.std(ddof=1))
     assert es.energy_gof_statistic(fitted, x) == pytest.approx(es.normal_statistic(x), rel=1e-12)
-    assert es.energy_gof(x, stats.norm, n_resamples=9, rng=0).statistic == pytest.approx(es.normal_statistic(x), rel=1e-12)
+    assert es.energy_gof(x, stats.norm, n_resamples=9, rng=0).statistic == pytest.approx(
+        es.normal_statistic(x), rel=1e-12
+    )
 
 
 def test_scipy_goodness_of_fit_with_the_statistic(rng):
@@ -94,11 +113,14 @@ def test_scipy_goodness_of_fit_with_the_statistic(rng):
     Carlo error (4 binomial standard errors)."""
     x = rng.gamma(2.0, 1.5, size=40)
     ours = es.energy_gof(x, stats.gamma, known_params={"loc": 0}, n_resamples=299, rng=1)
-    theirs = stats.goodness_of_fit(stats.gamma, x, known_params={"loc": 0}, statistic=es.energy_gof_statistic,
-                                   n_mc_samples=299, rng=2)
+    theirs = stats.goodness_of_fit(
+        stats.gamma, x, known_params={"loc": 0}, statistic=es.energy_gof_statistic,
+        n_mc_samples=299, rng=2,
+    )
     assert ours.statistic == pytest.approx(float(theirs.statistic), rel=1e-12)
     p = (ours.pvalue + theirs.pvalue) / 2
-    assert abs(ours.pvalue - theirs.pvalue) <= 4 * np.sqrt(2 * p * (1 - p) / 300)  # false failure: P(|Z| > 4) = 6.3e-5 (normal bound; here |z| = 1.1)
+    # false failure: P(|Z| > 4) = 6.3e-5 (normal bound; here |z| = 1.1)
+    assert abs(ours.pvalue - theirs.pvalue) <= 4 * np.sqrt(2 * p * (1 - p) / 300)
 
 
 @pytest.mark.parametrize(
@@ -124,10 +146,14 @@ def test_vectorised_weibull_fit_is_the_maximum(rng):
     c, loc, scale = fitter(stats.weibull_min, {"loc": 0.0})(X)
     for x, ci, si in zip(X, c, scale):
         theirs = stats.weibull_min.fit(x, floc=0)
-        assert stats.weibull_min.logpdf(x, ci, 0, si).sum() >= stats.weibull_min.logpdf(x, *theirs).sum()
+        assert (
+            stats.weibull_min.logpdf(x, ci, 0, si).sum()
+            >= stats.weibull_min.logpdf(x, *theirs).sum()
+        )
         assert ci == pytest.approx(theirs[0], rel=1e-3)
         y = x / si
-        assert np.mean(np.log(y) * (1 - y**ci)) + 1 / ci == pytest.approx(0.0, abs=1e-12)  # d loglik / dc
+        # d loglik / dc
+        assert np.mean(np.log(y) * (1 - y**ci)) + 1 / ci == pytest.approx(0.0, abs=1e-12)
     np.testing.assert_array_equal(loc, 0.0)
 
 
@@ -142,7 +168,10 @@ def test_other_families_and_own_estimators(rng):
     one's own (method of moments for the gamma) run the bootstrap the same way."""
     x = rng.logistic(1.0, 2.0, size=30)
     res = es.energy_gof(x, stats.logistic, n_resamples=19, rng=0)
-    assert res.estimated == ("loc", "scale") and res.params["scale"] == pytest.approx(stats.logistic.fit(x)[1])
+    assert (
+        res.estimated == ("loc", "scale")
+        and res.params["scale"] == pytest.approx(stats.logistic.fit(x)[1])
+    )
 
     def moments(sample):
         m, v = sample.mean(), sample.var()
@@ -158,16 +187,26 @@ def test_known_parameters_are_a_monte_carlo_test(rng):
     samples' statistics against the same distribution (an exact test); the same null."""
     x = rng.weibull(1.5, size=30)
     frozen = es.energy_gof(x, stats.weibull_min(1.5, scale=1.0), n_resamples=49, rng=3)
-    family = es.energy_gof(x, stats.weibull_min, known_params={"c": 1.5, "loc": 0, "scale": 1.0}, n_resamples=49, rng=3)
+    family = es.energy_gof(
+        x, stats.weibull_min, known_params={"c": 1.5, "loc": 0, "scale": 1.0}, n_resamples=49, rng=3
+    )
     assert frozen.estimated == () == family.estimated
     np.testing.assert_array_equal(frozen.null_distribution, family.null_distribution)
-    assert frozen.pvalue == (1 + np.count_nonzero(frozen.null_distribution >= frozen.statistic)) / 50
+    assert (
+        frozen.pvalue == (1 + np.count_nonzero(frozen.null_distribution >= frozen.statistic)) / 50
+    )
     assert frozen.params == {"c": 1.5, "loc": 0.0, "scale": 1.0}
-    assert "known parameters" in repr(frozen) and "(49 Monte Carlo samples)" in repr(frozen) and "weibull_min" in repr(frozen)
+    assert (
+        "known parameters" in repr(frozen)
+        and "(49 Monte Carlo samples)" in repr(frozen)
+        and "weibull_min" in repr(frozen)
+    )
     with es.config_context(working_memory=0.01):  # blocks of samples: the same draws
         blocked = es.energy_gof(x, stats.weibull_min(1.5, scale=1.0), n_resamples=49, rng=3)
     assert blocked.pvalue == frozen.pvalue  # the same draws; their statistics equal to rounding
-    np.testing.assert_allclose(blocked.null_distribution, frozen.null_distribution, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(
+        blocked.null_distribution, frozen.null_distribution, rtol=1e-12, atol=0
+    )
 
 
 @pytest.mark.parametrize(
@@ -175,19 +214,49 @@ def test_known_parameters_are_a_monte_carlo_test(rng):
     [
         ([1.0], stats.norm, {}, ValueError, "`x` must hold at least two values, got 1"),
         ([2.0, 2.0, 2.0], stats.norm, {}, ValueError, "`x` is constant"),
-        ([1.0, np.nan, 2.0], stats.norm, {}, ValueError, "`x` contains missing values .* nan_policy=.omit."),
+        (
+            [1.0, np.nan, 2.0], stats.norm, {}, ValueError,
+            "`x` contains missing values .* nan_policy=.omit.",
+        ),
         (np.arange(10.0).reshape(5, 2), stats.norm, {}, ValueError, "`x` must be univariate"),
-        ([1.0, 2.0, 4.0], "norm", {}, TypeError, "`dist` must be a scipy.stats continuous distribution"),
-        ([1.0, 2.0, 4.0], stats.poisson, {}, TypeError, "`dist` must be a scipy.stats continuous distribution"),
+        (
+            [1.0, 2.0, 4.0], "norm", {}, TypeError,
+            "`dist` must be a scipy.stats continuous distribution",
+        ),
+        (
+            [1.0, 2.0, 4.0], stats.poisson, {}, TypeError,
+            "`dist` must be a scipy.stats continuous distribution",
+        ),
         ([1.0, 2.0, 4.0], stats.cauchy, {}, ValueError, r"`dist` \(cauchy\) has no finite mean"),
-        ([1.0, 2.0, 4.0], stats.cauchy(0, 1), {}, ValueError, r"`dist` \(cauchy\) has no finite mean"),
-        ([1.0, 2.0, 4.0], stats.gamma, {"known_params": {"shape": 2}}, ValueError, r"`known_params` has shape, not parameters of gamma \(a, loc, scale\)"),
-        ([1.0, 2.0, 4.0], stats.gamma(2), {"known_params": {"loc": 0}}, ValueError, "`known_params` and `fit` apply to a family"),
+        (
+            [1.0, 2.0, 4.0], stats.cauchy(0, 1), {}, ValueError,
+            r"`dist` \(cauchy\) has no finite mean",
+        ),
+        (
+            [1.0, 2.0, 4.0], stats.gamma, {"known_params": {"shape": 2}}, ValueError,
+            r"`known_params` has shape, not parameters of gamma \(a, loc, scale\)",
+        ),
+        (
+            [1.0, 2.0, 4.0], stats.gamma(2), {"known_params": {"loc": 0}}, ValueError,
+            "`known_params` and `fit` apply to a family",
+        ),
         ([1.0, 2.0, 4.0], stats.gamma, {"fit": 3}, TypeError, "`fit` must be a callable"),
-        ([1.0, 2.0, 4.0], stats.gamma, {"fit": lambda s: (1.0, 2.0)}, ValueError, r"`fit` must return the 3 parameters \(a, loc, scale\), got 2"),
-        ([1.0, 2.0, 4.0], stats.lognorm, {"known_params": {"loc": 1.5}}, ValueError, r"`x` must exceed the known loc = 1.5"),
-        ([1.0, 2.0, 4.0], stats.norm, {"n_resamples": 0}, ValueError, "`n_resamples` must be a positive integer, got 0"),
-        ([1.0, 2.0, 4.0], stats.norm([0.0, 1.0]), {}, ValueError, "`dist` must have scalar parameters"),
+        (
+            [1.0, 2.0, 4.0], stats.gamma, {"fit": lambda s: (1.0, 2.0)}, ValueError,
+            r"`fit` must return the 3 parameters \(a, loc, scale\), got 2",
+        ),
+        (
+            [1.0, 2.0, 4.0], stats.lognorm, {"known_params": {"loc": 1.5}}, ValueError,
+            r"`x` must exceed the known loc = 1.5",
+        ),
+        (
+            [1.0, 2.0, 4.0], stats.norm, {"n_resamples": 0}, ValueError,
+            "`n_resamples` must be a positive integer, got 0",
+        ),
+        (
+            [1.0, 2.0, 4.0], stats.norm([0.0, 1.0]), {}, ValueError,
+            "`dist` must have scalar parameters",
+        ),
     ],
 )
 def test_bad_input(x, dist, kwargs, err, match):
@@ -196,7 +265,9 @@ def test_bad_input(x, dist, kwargs, err, match):
 
 
 def test_bad_statistic_input():
-    with pytest.raises(TypeError, match="`dist` must be a frozen scipy.stats continuous distribution"):
+    with pytest.raises(
+        TypeError, match="`dist` must be a frozen scipy.stats continuous distribution"
+    ):
         es.energy_gof_statistic(stats.norm, [1.0, 2.0])
     with pytest.raises(ValueError, match=r"`dist` \(pareto\) has no finite mean"):
         es.energy_gof_statistic(stats.pareto(0.9), [1.0, 2.0])
@@ -207,7 +278,10 @@ def test_bad_statistic_input():
     "family,draw",
     [
         (stats.gamma, lambda g: g.gamma(g.uniform(0.5, 5.0), g.uniform(0.5, 3.0), size=50)),
-        (stats.weibull_min, lambda g: g.weibull(g.uniform(0.7, 4.0), size=50) * g.uniform(0.5, 3.0)),
+        (
+            stats.weibull_min,
+            lambda g: g.weibull(g.uniform(0.7, 4.0), size=50) * g.uniform(0.5, 3.0),
+        ),
         (stats.lognorm, lambda g: g.lognormal(g.normal(), g.uniform(0.2, 1.5), size=50)),
     ],
     ids=["gamma", "weibull", "lognormal"],
@@ -249,7 +323,9 @@ def test_parameters_without_a_finite_mean_count_as_extreme():
     values = _statistic(stats.fisk, (c,), np.zeros((3, 1)), np.ones((3, 1)), X)
     assert values[1] == np.inf
     for i in (0, 2):
-        assert values[i] == pytest.approx(es.energy_gof_statistic(stats.fisk(c[i, 0]), X[i]), rel=1e-14)
+        assert values[i] == pytest.approx(
+            es.energy_gof_statistic(stats.fisk(c[i, 0]), X[i]), rel=1e-14
+        )
 
 
 def test_a_family_whose_sf_is_nan_far_in_its_tail():

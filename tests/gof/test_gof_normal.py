@@ -53,9 +53,13 @@ def test_mc_draws_mvnorm_tests_samples(rng):
     with es.config_context(working_memory=0.01):
         blocked = es.normal_test(x, n_resamples=99, rng=5)
     assert blocked.pvalue == ours.pvalue  # the same samples; their statistics equal to rounding
-    np.testing.assert_allclose(blocked.null_distribution, ours.null_distribution, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(
+        blocked.null_distribution, ours.null_distribution, rtol=1e-12, atol=0
+    )
     assert ours.pvalue == (1 + np.count_nonzero(ours.null_distribution >= ours.statistic)) / 100
-    assert (ours.mean, ours.sd, ours.n_samples, ours.n_resamples) == (x.mean(), x.std(ddof=1), 40, 99)
+    assert (ours.mean, ours.sd, ours.n_samples, ours.n_resamples) == (
+        x.mean(), x.std(ddof=1), 40, 99,
+    )
     assert "parametric bootstrap" in repr(ours)
 
 
@@ -145,7 +149,8 @@ def test_imhof_of_distinct_eigenvalues_against_simulation():
     q = 0.7 * rng.standard_normal(4 * 10**6) ** 2 + 0.2 * rng.standard_normal(4 * 10**6) ** 2
     for t in (0.3, 1.0, 3.0):
         p = (q > t).mean()
-        assert abs(imhof_sf(t, [0.7, 0.2]) - p) < 4.5 * np.sqrt(p * (1 - p) / q.size)  # false failure: P(|Z| > 4.5) = 6.8e-6
+        # false failure: P(|Z| > 4.5) = 6.8e-6
+        assert abs(imhof_sf(t, [0.7, 0.2]) - p) < 4.5 * np.sqrt(p * (1 - p) / q.size)
 
 
 def test_limit_sf_is_a_survival_function():
@@ -165,10 +170,22 @@ def test_limit_sf_is_a_survival_function():
         ([2.0, 2.0, 2.0], {}, ValueError, "`x` is constant"),
         ([1.0, np.nan, 2.0], {}, ValueError, "`x` contains missing values .* nan_policy=.omit."),
         (np.zeros((5, 2)) + np.arange(5)[:, None], {}, ValueError, "`x` must be univariate"),
-        ([1.0, 2.0, 4.0], {"method": "asymptotic"}, ValueError, r"`method` must be one of \('bootstrap', 'limit'\), got 'asymptotic'\.$"),
-        ([1.0, 2.0, 4.0], {"method": "mc"}, ValueError, r"got 'mc' \(R's method = \"mc\" is 'bootstrap' here\)"),
-        ([1.0, 2.0, 4.0], {"method": "limit", "n_resamples": 99}, ValueError, "`n_resamples` applies to method='bootstrap' only"),
-        ([1.0, 2.0, 4.0], {"n_resamples": 0}, ValueError, "`n_resamples` must be a positive integer, got 0"),
+        (
+            [1.0, 2.0, 4.0], {"method": "asymptotic"}, ValueError,
+            r"`method` must be one of \('bootstrap', 'limit'\), got 'asymptotic'\.$",
+        ),
+        (
+            [1.0, 2.0, 4.0], {"method": "mc"}, ValueError,
+            r"got 'mc' \(R's method = \"mc\" is 'bootstrap' here\)",
+        ),
+        (
+            [1.0, 2.0, 4.0], {"method": "limit", "n_resamples": 99}, ValueError,
+            "`n_resamples` applies to method='bootstrap' only",
+        ),
+        (
+            [1.0, 2.0, 4.0], {"n_resamples": 0}, ValueError,
+            "`n_resamples` must be a positive integer, got 0",
+        ),
         ([1.0, 2.0, 4.0], {"n_resamples": 9.5}, ValueError, "`n_resamples` must be a whole .*9.5"),
     ],
 )
@@ -192,7 +209,11 @@ def test_level(method, n):
     rejections = 0
     for _ in range(COARSE_LEVEL_REPS):
         x = rng.normal(rng.normal(), rng.uniform(0.1, 10), size=n)
-        res = es.normal_test(x, n_resamples=19, rng=rng) if method == "bootstrap" else es.normal_test(x, method="limit")
+        res = (
+            es.normal_test(x, n_resamples=19, rng=rng)
+            if method == "bootstrap"
+            else es.normal_test(x, method="limit")
+        )
         rejections += res.pvalue <= 0.05
     low, high = rejection_interval(COARSE_LEVEL_REPS)
     # false failure: P(Binom(300, 0.05) outside [3, 32]) = 5.2e-5 (tests/_calibration.py)
@@ -210,10 +231,12 @@ def test_limit_distribution_against_simulated_statistics():
 
     rng = np.random.default_rng(8)
     t = np.concatenate([_statistics(rng.standard_normal((2000, 1000))) for _ in range(10)])
-    assert abs(t.mean() - normal_trace()) < 4.5 * t.std() / np.sqrt(t.size)  # false failure: P(|Z| > 4.5) = 6.8e-6
+    # false failure: P(|Z| > 4.5) = 6.8e-6
+    assert abs(t.mean() - normal_trace()) < 4.5 * t.std() / np.sqrt(t.size)
     for level in (0.4, 0.8):
         p = (t > level).mean()
-        assert abs(normal_limit_sf(level) - p) < 4.5 * np.sqrt(p * (1 - p) / t.size) + 0.005  # false failure: P(|Z| > 4.5) = 6.8e-6
+        # false failure: P(|Z| > 4.5) = 6.8e-6
+        assert abs(normal_limit_sf(level) - p) < 4.5 * np.sqrt(p * (1 - p) / t.size) + 0.005
 
 
 # --- R (live) -------------------------------------------------------------------------------
@@ -225,7 +248,9 @@ def test_live_r_normal_e(rng, n):
     from energystats._rbridge import r_call, to_numpy
 
     for x in (rng.normal(size=n), rng.lognormal(size=n)):
-        assert es.normal_statistic(x) == pytest.approx(to_numpy(r_call("normal.e", x))[0], rel=1e-10)
+        assert es.normal_statistic(x) == pytest.approx(
+            to_numpy(r_call("normal.e", x))[0], rel=1e-10
+        )
 
 
 @pytest.mark.r
@@ -252,4 +277,5 @@ def test_live_r_normal_test_mc_pvalue(rng):
     theirs = to_numpy(r_field(r_call("normal.test", x, R=499), "p.value"))[0]
     ours = es.normal_test(x, n_resamples=499, rng=1).pvalue
     p = (ours + theirs) / 2
-    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / 500) + 2 / 500  # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / 500) + 2 / 500

@@ -11,9 +11,9 @@ from scipy.spatial.distance import pdist
 from scipy.special import ellipe, gammaln, hyp1f1
 
 import energystats as es
-from energystats._operator import WHOLE_MATRIX_POINTS
 from energystats._gof.normality import _mean_distance_to_gaussian, samples_per_block
 from energystats._linalg import standardise as _standardise
+from energystats._operator import WHOLE_MATRIX_POINTS
 
 
 @pytest.mark.parametrize("r", [0.0, 0.7, 2.5, 6.0])
@@ -23,11 +23,17 @@ def test_mean_distance_to_a_gaussian_in_two_dimensions_by_integration(r):
     complete elliptic integral of the second kind."""
 
     def integrand(rho):
-        around = 2 / np.pi * (rho + r) * ellipe(4 * rho * r / (rho + r) ** 2) if rho + r > 0 else 0.0
+        around = (
+            2 / np.pi * (rho + r) * ellipe(4 * rho * r / (rho + r) ** 2) if rho + r > 0 else 0.0
+        )
         return around * rho * np.exp(-rho * rho / 2)
 
-    value, _ = integrate.quad(integrand, 0, 40, points=[r] if r > 0 else None, epsabs=1e-13, epsrel=1e-13, limit=200)
-    np.testing.assert_allclose(_mean_distance_to_gaussian(np.array([[r, 0.0]]))[0], value, rtol=1e-10)
+    value, _ = integrate.quad(
+        integrand, 0, 40, points=[r] if r > 0 else None, epsabs=1e-13, epsrel=1e-13, limit=200
+    )
+    np.testing.assert_allclose(
+        _mean_distance_to_gaussian(np.array([[r, 0.0]]))[0], value, rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("d", [50, 64, 99])
@@ -72,10 +78,13 @@ def test_statistic_by_brute_force(d):
     Y = _standardise(X)
     Z, Z2, Z3 = (rng.standard_normal((draws, d)) for _ in range(3))
     # per draw: 2 mean_j ||y_j - Z|| - ||Z2 - Z3||, whose mean is the first two terms
-    h = 2 * np.mean([np.linalg.norm(Z - y, axis=1) for y in Y], axis=0) - np.linalg.norm(Z2 - Z3, axis=1)
+    h = 2 * np.mean([np.linalg.norm(Z - y, axis=1) for y in Y], axis=0) - np.linalg.norm(
+        Z2 - Z3, axis=1
+    )
     within = 2 * pdist(Y).sum() / n**2
     brute, se = n * (h.mean() - within), n * h.std() / np.sqrt(draws)
-    assert abs(es.mvnorm_statistic(X) - brute) <= 4 * se  # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    assert abs(es.mvnorm_statistic(X) - brute) <= 4 * se
     np.testing.assert_allclose(Y.T @ Y / (n - 1), np.eye(d), atol=1e-12)
 
 
@@ -83,7 +92,9 @@ def test_affine_invariance():
     rng = np.random.default_rng(0)
     X = rng.standard_t(4, size=(40, 3))
     A = rng.normal(size=(3, 3))
-    np.testing.assert_allclose(es.mvnorm_statistic(X @ A.T + [5.0, -1e3, 2.0]), es.mvnorm_statistic(X), rtol=1e-10)
+    np.testing.assert_allclose(
+        es.mvnorm_statistic(X @ A.T + [5.0, -1e3, 2.0]), es.mvnorm_statistic(X), rtol=1e-10
+    )
 
 
 def test_test_is_deterministic_and_p_value_is_never_zero():
@@ -144,7 +155,8 @@ def test_level_under_gaussian_data(d):
         X = rng.normal(size=(40, d)) @ rng.normal(size=(d, d)) + rng.normal(size=d)
         rejections += es.mvnorm_test(X, n_resamples=19, rng=rng).pvalue <= 0.05
     low, high = rejection_interval(reps)
-    assert low <= rejections / reps <= high  # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)
+    # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)
+    assert low <= rejections / reps <= high
 
 
 @pytest.mark.slow
@@ -178,4 +190,6 @@ def test_live_r_mvnorm_e(d, family):
 
     rng = np.random.default_rng(d)
     X = rng.normal(size=(60, d)) if family == "gaussian" else rng.lognormal(size=(60, d))
-    np.testing.assert_allclose(es.mvnorm_statistic(X), to_numpy(r_call("mvnorm.e", r_matrix(X)))[0], rtol=1e-10)
+    np.testing.assert_allclose(
+        es.mvnorm_statistic(X), to_numpy(r_call("mvnorm.e", r_matrix(X)))[0], rtol=1e-10
+    )

@@ -75,7 +75,9 @@ def test_a_sample_of_zeros_has_statistics_zero():
     """Poisson(0) fits it exactly (R: M-AD NaN): only bootstrap samples can be all zeros."""
     from energystats._gof.poisson import _statistics
 
-    np.testing.assert_array_equal(_statistics(np.zeros((2, 6), dtype=np.int64), ("M-CvM", "M-AD", "E")), 0.0)
+    np.testing.assert_array_equal(
+        _statistics(np.zeros((2, 6), dtype=np.int64), ("M-CvM", "M-AD", "E")), 0.0
+    )
 
 
 @pytest.mark.parametrize("lam,n", [(3.0, 50), (0.01, 20), (1e4, 5)])
@@ -98,10 +100,14 @@ def test_all_statistics_come_from_the_same_samples():
     full = es.poisson_test(x, n_resamples=59, rng=4)
     m = es.poisson_test(x, test="M", n_resamples=59, rng=4)
     e = es.poisson_test(x, test="E", n_resamples=59, rng=4)
-    np.testing.assert_allclose(full.null_distribution, np.column_stack([m.null_distribution, e.null_distribution]),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        full.null_distribution, np.column_stack([m.null_distribution, e.null_distribution]),
+        rtol=1e-12,
+    )
     np.testing.assert_array_equal(full.pvalue, np.r_[m.pvalue, e.pvalue])
-    assert full.tests == ("M-CvM", "M-AD", "E") and m.tests == ("M-CvM", "M-AD") and e.tests == ("E",)
+    assert (
+        full.tests == ("M-CvM", "M-AD", "E") and m.tests == ("M-CvM", "M-AD") and e.tests == ("E",)
+    )
     with es.config_context(working_memory=0.1):  # blocks of two samples (42 KiB each)
         blocked = es.poisson_test(x, n_resamples=59, rng=4)
     np.testing.assert_allclose(blocked.null_distribution, full.null_distribution, rtol=1e-12)
@@ -117,14 +123,19 @@ def test_pvalue_counts_ties():
     rng = np.random.default_rng(1)
     batch = rng.poisson(2.0, size=(20, 8))
     batch[5] = rng.permutation(x)
-    alone, inside = _statistics(x[None], ("M-CvM", "M-AD", "E"))[0], _statistics(batch, ("M-CvM", "M-AD", "E"))[5]
+    alone, inside = (
+        _statistics(x[None], ("M-CvM", "M-AD", "E"))[0],
+        _statistics(batch, ("M-CvM", "M-AD", "E"))[5],
+    )
     assert alone[2] == inside[2]
     np.testing.assert_allclose(inside, alone, rtol=4 * np.finfo(float).eps)
     res = es.poisson_test(x, n_resamples=199, rng=0)
     for j in range(3):
         t, null = res.statistic[j], res.null_distribution[:, j]
         assert np.any(np.abs(null - t) <= 4 * np.finfo(float).eps * t)
-        assert res.pvalue[j] == (1 + np.count_nonzero(null >= t - 100 * np.finfo(float).eps * t)) / 200
+        assert (
+            res.pvalue[j] == (1 + np.count_nonzero(null >= t - 100 * np.finfo(float).eps * t)) / 200
+        )
 
 
 def test_result_and_frame():
@@ -135,7 +146,9 @@ def test_result_and_frame():
     assert list(frame.columns) == ["estimate", "statistic", "pvalue", "method"]
     assert list(frame["method"]) == ["M-CvM test", "M-AD test", "Energy test"]
     np.testing.assert_array_equal(frame["statistic"], res.statistic)
-    assert res.estimate == x.mean() and res.n_samples == 40 and res.null_distribution.shape == (19, 3)
+    assert (
+        res.estimate == x.mean() and res.n_samples == 40 and res.null_distribution.shape == (19, 3)
+    )
     text = repr(res)
     assert "Poisson distribution" in text and "Energy test" in text and "M-AD" in text
     assert es.poisson_test(x, rng=3).pvalue[2] == es.poisson_test(x, rng=3).pvalue[2]
@@ -165,7 +178,9 @@ def test_bad_input(x, kwargs, match):
 @pytest.mark.parametrize("function", [es.poisson_statistic, es.poisson_test])
 def test_bad_test_name(function):
     """Both functions take the same values of ``test`` and say which."""
-    with pytest.raises(ValueError, match=r"`test` must be one of \('all', 'M', 'E', 'M-CvM', 'M-AD'\), got 'CvM'"):
+    with pytest.raises(
+        ValueError, match=r"`test` must be one of \('all', 'M', 'E', 'M-CvM', 'M-AD'\), got 'CvM'"
+    ):
         function([1, 2], test="CvM")
 
 
@@ -198,7 +213,9 @@ def test_level(lam, n):
     rng = np.random.default_rng(int(70 + lam))
     rejections = np.zeros(3)
     for _ in range(reps):
-        rejections += es.poisson_test(rng.poisson(lam, size=n), n_resamples=19, rng=rng).pvalue <= 0.05
+        rejections += (
+            es.poisson_test(rng.poisson(lam, size=n), n_resamples=19, rng=rng).pvalue <= 0.05
+        )
     low, high = rejection_interval(reps, false_failure=FALSE_FAILURE / 3)
     # false failure: 3 P(Binom(300, 0.05) outside [2, 33]) = 3.8e-5 (union bound)
     assert np.all((low <= rejections / reps) & (rejections / reps <= high)), rejections / reps
@@ -229,7 +246,8 @@ def test_live_r_poisson_tests_pvalues():
         theirs = to_numpy(r_field(r_call("poisson.tests", x.astype(np.int64), R=499), "p.value"))
         ours = es.poisson_test(x, n_resamples=499, rng=2).pvalue
         p = (ours + theirs) / 2
-        assert np.all(np.abs(ours - theirs) <= 4.5 * np.sqrt(2 * p * (1 - p) / 500) + 2 / 500)  # false failure: 3 P(|Z| > 4.5) = 2.0e-5
+        # false failure: 3 P(|Z| > 4.5) = 2.0e-5
+        assert np.all(np.abs(ours - theirs) <= 4.5 * np.sqrt(2 * p * (1 - p) / 500) + 2 / 500)
 
 
 @pytest.mark.parametrize("lam", [0.3, 3.0, 1e4, 1e7])

@@ -11,11 +11,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import special
 from _r_reference import assert_script_writes
+from scipy import special
 
 import energystats as es
-from energystats._gof._limit import CASES, imhof_sf, normal_eigenvalues, normal_limit_sf, normal_trace
+from energystats._gof._limit import (
+    CASES,
+    imhof_sf,
+    normal_eigenvalues,
+    normal_limit_sf,
+    normal_trace,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_PATH = ROOT / "tests" / "data" / "r_reference_gof.json"
@@ -60,10 +66,11 @@ def test_normal_statistic_matches_r(name):
         assert res.pvalue == 1.0 and case["test"]["p_value"] < 0.9
         np.testing.assert_allclose(res.null_distribution, res.statistic, rtol=1e-13)
     else:
-        assert within_monte_carlo_error(res.pvalue, case["test"]["p_value"], case["test"]["R"])  # false failure: 6.8e-6
+        # false failure: 6.8e-6
+        assert within_monte_carlo_error(res.pvalue, case["test"]["p_value"], case["test"]["R"])
 
 
-# --- EVnormal and the limit p-value -----------------------------------------------------------------
+# --- EVnormal and the limit p-value ---------------------------------------------------------------
 
 
 def test_eigenvalues_match_evnormal_where_it_is_accurate():
@@ -75,7 +82,9 @@ def test_eigenvalues_match_evnormal_where_it_is_accurate():
         ours = normal_eigenvalues(estimated)
         np.testing.assert_allclose(ours[:15], head[:15, case - 1], rtol=1e-10)
         assert np.all(head[18:, case - 1] < ours[18:20])
-        assert normal_trace(estimated) - EVNORMAL["sums"][case - 1] == pytest.approx(0.0255, abs=5e-4)
+        assert normal_trace(estimated) - EVNORMAL["sums"][case - 1] == pytest.approx(
+            0.0255, abs=5e-4
+        )
     assert len(EVNORMAL["case4"]) == 125
     np.testing.assert_array_equal(EVNORMAL["case4"][:20], head[:, 3])
 
@@ -99,20 +108,23 @@ def test_limit_pvalue_against_rs(index):
     assert theirs <= normal_limit_sf(t) <= theirs + 0.06
 
 
-# --- poisson.m, poisson.e, poisson.tests -------------------------------------------------------------
+# --- poisson.m, poisson.e, poisson.tests ----------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", POISSON)
 def test_poisson_statistics_match_r(name):
     case = POISSON[name]
     x = np.asarray(case["x"])
-    np.testing.assert_allclose([es.poisson_statistic(x, test="M-CvM"), es.poisson_statistic(x, test="M-AD")],
-                               case["poisson_m"], rtol=1e-10)
+    np.testing.assert_allclose(
+        [es.poisson_statistic(x, test="M-CvM"), es.poisson_statistic(x, test="M-AD")],
+        case["poisson_m"], rtol=1e-10,
+    )
     assert es.poisson_statistic(x) == pytest.approx(case["poisson_e"], rel=1e-10)
     res = es.poisson_test(x, n_resamples=case["tests"]["R"], rng=0)
     np.testing.assert_allclose(res.statistic, case["tests"]["statistic"], rtol=1e-10)
     assert res.estimate == pytest.approx(case["tests"]["estimate"], rel=1e-14)
-    assert within_monte_carlo_error(res.pvalue, case["tests"]["p_value"], case["tests"]["R"])  # false failure: 3 x 6.8e-6 = 2.0e-5
+    # false failure: 3 x 6.8e-6 = 2.0e-5
+    assert within_monte_carlo_error(res.pvalue, case["tests"]["p_value"], case["tests"]["R"])
 
 
 # --- ksample.e -----------------------------------------------------------------------------------
@@ -125,8 +137,13 @@ def test_ksample_statistic_matches_r(name):
     labels = np.repeat(np.arange(len(case["sizes"])), case["sizes"])
     ix = np.asarray(case["ix"]) - 1
     for statistic, identity, permuted in zip(("E", "S", "F"), case["identity"], case["permuted"]):
-        assert es.ksample_statistic(X, labels, statistic=statistic) == pytest.approx(identity, rel=1e-10)
-        assert es.ksample_statistic(X, labels, permutations=ix, statistic=statistic) == pytest.approx(permuted, rel=1e-10)
+        assert es.ksample_statistic(X, labels, statistic=statistic) == pytest.approx(
+            identity, rel=1e-10
+        )
+        assert (
+            es.ksample_statistic(X, labels, permutations=ix, statistic=statistic)
+            == pytest.approx(permuted, rel=1e-10)
+        )
 
 
 # --- mvnorm.e in many dimensions ----------------------------------------------------------------

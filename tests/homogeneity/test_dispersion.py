@@ -1,4 +1,5 @@
-"""Energy distance and the DISCO decomposition (energystats._homogeneity.dispersion, _disco)."""
+"""Energy distance and the DISCO decomposition (energystats._homogeneity.distance,
+dispersion, _disco)."""
 
 import re
 
@@ -29,7 +30,13 @@ def brute_dispersion(X, codes, w=None, **kw):
     groups = np.unique(codes)
     s = np.array([w[codes == j].sum() for j in groups])
     g = np.array(
-        [[brute_g(X[codes == a], X[codes == b], w[codes == a], w[codes == b], **kw) for b in groups] for a in groups]
+        [
+            [
+                brute_g(X[codes == a], X[codes == b], w[codes == a], w[codes == b], **kw)
+                for b in groups
+            ]
+            for a in groups
+        ]
     )
     W = sum(s[j] / 2 * g[j, j] for j in range(len(groups)))
     S = sum(
@@ -52,7 +59,9 @@ def test_energy_distance_brute_force(rng, kw):
 def test_weighted_energy_distance_brute_force(rng, kw):
     x, y = rng.normal(size=(10, 2)), rng.normal(0.5, 1.0, size=(7, 2))
     wx, wy = rng.uniform(0.1, 3, size=10), rng.uniform(0.1, 3, size=7)
-    want = 2 * brute_g(x, y, wx, wy, **kw) - brute_g(x, x, wx, wx, **kw) - brute_g(y, y, wy, wy, **kw)
+    want = (
+        2 * brute_g(x, y, wx, wy, **kw) - brute_g(x, x, wx, wx, **kw) - brute_g(y, y, wy, wy, **kw)
+    )
     got = es.energy_distance(x, y, x_weights=wx, y_weights=wy, **kw)
     assert got == pytest.approx(want, rel=1e-12)
 
@@ -77,8 +86,10 @@ def test_u_statistic_on_the_line_and_by_projection(rng):
     u = es.energy_distance(X, Y, approximation="projection", n_projections=5, rng=1, estimator="U")
     # E_V - E_U = M_jj / (n_j^2 (n_j - 1)) summed over the two samples, M_jj = 2 n_j W_j the
     # within sums of the same projected distances (dispersion draws the same directions)
-    within = es.dispersion(np.vstack([X, Y]), np.repeat([0, 1], [30, 20]), approximation="projection",
-                           n_projections=5, rng=1).within
+    within = es.dispersion(
+        np.vstack([X, Y]), np.repeat([0, 1], [30, 20]), approximation="projection", n_projections=5,
+        rng=1,
+    ).within
     assert v - u == pytest.approx(2 * within[0] / (30 * 29) + 2 * within[1] / (20 * 19), rel=1e-10)
 
 
@@ -126,7 +137,9 @@ def test_integer_weights_equal_duplication(rng):
     labels = np.r_[np.zeros(8), np.ones(6)]
     weights = np.r_[reps, np.ones(6)]
     res_w = es.dispersion(np.vstack([x, y]), labels, sample_weight=weights)
-    res_d = es.dispersion(np.vstack([np.repeat(x, reps, axis=0), y]), np.r_[np.zeros(reps.sum()), np.ones(6)])
+    res_d = es.dispersion(
+        np.vstack([np.repeat(x, reps, axis=0), y]), np.r_[np.zeros(reps.sum()), np.ones(6)]
+    )
     for name in ("W", "S", "T", "F"):
         assert getattr(res_w, name) == pytest.approx(getattr(res_d, name), rel=1e-12)
 
@@ -143,7 +156,9 @@ def test_dispersion_brute_force(rng, kw, weighted):
     assert res.S == pytest.approx(S, rel=1e-12)
     assert res.T == pytest.approx(T, rel=1e-12)
     E = 2 * g - np.diag(g)[:, None] - np.diag(g)[None, :]
-    np.testing.assert_allclose(res.pairwise, np.outer(s, s) / np.add.outer(s, s) * E, rtol=1e-11, atol=1e-14)
+    np.testing.assert_allclose(
+        res.pairwise, np.outer(s, s) / np.add.outer(s, s) * E, rtol=1e-11, atol=1e-14
+    )
     assert res.F == pytest.approx((S / 3) / (W / (s.sum() - 4)), rel=1e-12)
     np.testing.assert_allclose(res.within.sum(), res.W, rtol=1e-14)
 
@@ -159,7 +174,12 @@ def test_decomposition_identities(data, n, k, kwi):
     kw = OPTIONS[kwi]
     # values below 1e-100 would make statistics with exponent 2 unrepresentable (a ValueError,
     # tested with the numeric range)
-    X = data.draw(arrays(np.float64, (n, 2), elements=st.floats(-1e3, 1e3).filter(lambda v: v == 0 or abs(v) > 1e-100)))
+    X = data.draw(
+        arrays(
+            np.float64, (n, 2),
+            elements=st.floats(-1e3, 1e3).filter(lambda v: v == 0 or abs(v) > 1e-100),
+        )
+    )
     codes = np.arange(n) % k
     res = es.dispersion(X, codes, **kw)
     scale = max(1e-300, res.T)
@@ -214,7 +234,9 @@ def test_containers_and_labels(rng):
     np.testing.assert_array_equal(ref.sizes, [5, 5])
     assert list(ref.to_frame().index) == ["a", "b"]
     assert ref.pairwise_frame().loc["a", "b"] == ref.pairwise[0, 1]
-    assert es.energy_distance(pd.Series(X[:, 0]), X[:, 1].tolist()) == es.energy_distance(X[:, 0], X[:, 1])
+    assert es.energy_distance(pd.Series(X[:, 0]), X[:, 1].tolist()) == es.energy_distance(
+        X[:, 0], X[:, 1]
+    )
 
 
 def test_inputs_are_not_modified(rng):
@@ -260,29 +282,95 @@ def test_repr_is_readable(rng):
 @pytest.mark.parametrize(
     "call,err,match",
     [
-        (lambda: es.dispersion(np.zeros((4, 2)), [0, 0, 0, 0]), ValueError, "`labels` must define at least two groups"),
-        (lambda: es.dispersion(np.zeros((4, 2)), [0, 1, 0]), ValueError, r"`labels` must have one entry per sample \(4\)"),
-        (lambda: es.dispersion(np.zeros((4, 2)), np.zeros((4, 1, 1))), ValueError, "`labels` must be one-dimensional"),
-        (lambda: es.dispersion(np.zeros((4, 2)), [[0, 1], [0, 1]]), ValueError, r"`labels\[0\]` must have one entry per sample \(4\)"),
-        (lambda: es.dispersion([[0.0, np.nan], [1, 1]], [0, 1]), ValueError, r"`X` contains missing values \(NaN, None or masked\) in 1 of 2 row"),
-        (lambda: es.dispersion([[0.0, np.inf], [1, 1]], [0, 1]), ValueError, "`X` contains NaN or infinite"),
-        (lambda: es.dispersion(np.zeros((2, 2, 2)), [0, 1]), ValueError, "`X` must be a 1-D or 2-D array, got 3"),
-        (lambda: es.dispersion(np.zeros((4, 0)), [0, 1, 0, 1]), ValueError, "`X` must have at least one feature"),
-        (lambda: es.dispersion([["a", "b"], ["c", "d"]], [0, 1]), ValueError, "`X` must hold numbers only"),
-        (lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[1, -1]), ValueError, "`sample_weight` must be non-negative"),
-        (lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[1]), ValueError, "`sample_weight` must be one-dimensional"),
-        (lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[1, 0]), ValueError, "`sample_weight` gives group 1 zero total weight"),
-        (lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[0, 0]), ValueError, "`sample_weight` is zero for every sample"),
-        (lambda: es.dispersion(np.eye(2), [0, 1], exponent=3), ValueError, r"`exponent` must lie in \(0, 2\]"),
-        (lambda: es.energy_distance(np.zeros((3, 2)), np.zeros((3, 3))), ValueError, "`x` and `y` must have the same number of features"),
+        (
+            lambda: es.dispersion(np.zeros((4, 2)), [0, 0, 0, 0]), ValueError,
+            "`labels` must define at least two groups",
+        ),
+        (
+            lambda: es.dispersion(np.zeros((4, 2)), [0, 1, 0]), ValueError,
+            r"`labels` must have one entry per sample \(4\)",
+        ),
+        (
+            lambda: es.dispersion(np.zeros((4, 2)), np.zeros((4, 1, 1))), ValueError,
+            "`labels` must be one-dimensional",
+        ),
+        (
+            lambda: es.dispersion(np.zeros((4, 2)), [[0, 1], [0, 1]]), ValueError,
+            r"`labels\[0\]` must have one entry per sample \(4\)",
+        ),
+        (
+            lambda: es.dispersion([[0.0, np.nan], [1, 1]], [0, 1]), ValueError,
+            r"`X` contains missing values \(NaN, None or masked\) in 1 of 2 row",
+        ),
+        (
+            lambda: es.dispersion([[0.0, np.inf], [1, 1]], [0, 1]), ValueError,
+            "`X` contains NaN or infinite",
+        ),
+        (
+            lambda: es.dispersion(np.zeros((2, 2, 2)), [0, 1]), ValueError,
+            "`X` must be a 1-D or 2-D array, got 3",
+        ),
+        (
+            lambda: es.dispersion(np.zeros((4, 0)), [0, 1, 0, 1]), ValueError,
+            "`X` must have at least one feature",
+        ),
+        (
+            lambda: es.dispersion([["a", "b"], ["c", "d"]], [0, 1]), ValueError,
+            "`X` must hold numbers only",
+        ),
+        (
+            lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[1, -1]), ValueError,
+            "`sample_weight` must be non-negative",
+        ),
+        (
+            lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[1]), ValueError,
+            "`sample_weight` must be one-dimensional",
+        ),
+        (
+            lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[1, 0]), ValueError,
+            "`sample_weight` gives group 1 zero total weight",
+        ),
+        (
+            lambda: es.dispersion(np.eye(2), [0, 1], sample_weight=[0, 0]), ValueError,
+            "`sample_weight` is zero for every sample",
+        ),
+        (
+            lambda: es.dispersion(np.eye(2), [0, 1], exponent=3), ValueError,
+            r"`exponent` must lie in \(0, 2\]",
+        ),
+        (
+            lambda: es.energy_distance(np.zeros((3, 2)), np.zeros((3, 3))), ValueError,
+            "`x` and `y` must have the same number of features",
+        ),
         (lambda: es.energy_distance([], [1.0]), ValueError, "`x` must hold at least 1 sample"),
-        (lambda: es.energy_distance([1.0], np.zeros((0, 1))), ValueError, "`y` must hold at least 1 sample"),
-        (lambda: es.energy_distance([1.0], [2.0], y_weights=[np.nan]), ValueError, "`y_weights` contains missing values"),
-        (lambda: es.energy_distance(np.eye(2), np.eye(2), metric="precomputed"), ValueError, "not available for two separate samples"),
-        (lambda: es.energy_distance([1.0, 2.0], [3.0, 4.0], estimator="W"), ValueError, "`estimator` must be 'V' or 'U'"),
-        (lambda: es.energy_distance([1.0, 2.0], [3.0, 4.0], estimator="U", x_weights=[1, 2]), ValueError, "`estimator`='U' takes no `x_weights`"),
-        (lambda: es.energy_distance([1.0], [3.0, 4.0], estimator="U"), ValueError, "`x` needs at least two points for `estimator`='U'"),
-        (lambda: es.energy_distance([1.0, 2.0], [[3.0]], estimator="U"), ValueError, "`y` needs at least two points"),
+        (
+            lambda: es.energy_distance([1.0], np.zeros((0, 1))), ValueError,
+            "`y` must hold at least 1 sample",
+        ),
+        (
+            lambda: es.energy_distance([1.0], [2.0], y_weights=[np.nan]), ValueError,
+            "`y_weights` contains missing values",
+        ),
+        (
+            lambda: es.energy_distance(np.eye(2), np.eye(2), metric="precomputed"), ValueError,
+            "not available for two separate samples",
+        ),
+        (
+            lambda: es.energy_distance([1.0, 2.0], [3.0, 4.0], estimator="W"), ValueError,
+            "`estimator` must be 'V' or 'U'",
+        ),
+        (
+            lambda: es.energy_distance([1.0, 2.0], [3.0, 4.0], estimator="U", x_weights=[1, 2]),
+            ValueError, "`estimator`='U' takes no `x_weights`",
+        ),
+        (
+            lambda: es.energy_distance([1.0], [3.0, 4.0], estimator="U"), ValueError,
+            "`x` needs at least two points for `estimator`='U'",
+        ),
+        (
+            lambda: es.energy_distance([1.0, 2.0], [[3.0]], estimator="U"), ValueError,
+            "`y` needs at least two points",
+        ),
     ],
 )
 def test_bad_input(call, err, match):
@@ -296,7 +384,10 @@ def test_bad_input(call, err, match):
 def _r_datasets():
     """(name, X sorted by group, codes, exponent): iris and random unequal groups, k = 2..5."""
     iris = es.datasets.load_iris()
-    sets = [("iris", iris.iloc[:, :4].to_numpy(), pd.factorize(iris["Species"])[0], a) for a in (1.0, 0.5)]
+    sets = [
+        ("iris", iris.iloc[:, :4].to_numpy(), pd.factorize(iris["Species"])[0], a)
+        for a in (1.0, 0.5)
+    ]
     rng = np.random.default_rng(20261121)
     for k in (2, 3, 4, 5):
         sizes = rng.integers(5, 40, size=k)
@@ -308,7 +399,9 @@ def _r_datasets():
 
 
 @pytest.mark.r
-@pytest.mark.parametrize("name,X,codes,exponent", _r_datasets(), ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.parametrize(
+    "name,X,codes,exponent", _r_datasets(), ids=lambda v: v if isinstance(v, str) else None
+)
 def test_dispersion_equals_r(name, X, codes, exponent):
     from energystats._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
 
@@ -316,13 +409,19 @@ def test_dispersion_equals_r(name, X, codes, exponent):
     res = es.dispersion(X, codes, exponent=exponent)
     xr = r_matrix(X)
     edist = to_numpy(r_call("as.matrix", r_call("edist", xr, sizes, alpha=exponent)))
-    discoB = to_numpy(r_call("as.matrix", r_call("edist", xr, sizes, alpha=exponent, method="discoB")))
+    discoB = to_numpy(
+        r_call("as.matrix", r_call("edist", xr, sizes, alpha=exponent, method="discoB"))
+    )
     eqdist_e = to_numpy(r_call("eqdist.e", xr, sizes, distance=False, method="original"))
     disco = r_call("disco", xr, r_factor(codes), index=exponent, R=0)
     np.testing.assert_allclose(res.pairwise, edist, rtol=1e-10)
-    np.testing.assert_allclose(res.pairwise * np.add.outer(sizes, sizes) / (2 * sizes.sum()), discoB, rtol=1e-10)
+    np.testing.assert_allclose(
+        res.pairwise * np.add.outer(sizes, sizes) / (2 * sizes.sum()), discoB, rtol=1e-10
+    )
     if exponent == 1.0:  # eqdist.e has no exponent argument
-        assert res.pairwise[np.triu_indices(len(sizes), 1)].sum() == pytest.approx(eqdist_e[0], rel=1e-10)
+        assert res.pairwise[np.triu_indices(len(sizes), 1)].sum() == pytest.approx(
+            eqdist_e[0], rel=1e-10
+        )
     assert res.S == pytest.approx(to_numpy(r_field(disco, "between"))[0], rel=1e-10)
     assert res.W == pytest.approx(to_numpy(r_field(disco, "within"))[0], rel=1e-10)
     assert res.W == pytest.approx(to_numpy(r_field(disco, "withins"))[0], rel=1e-10)
@@ -337,7 +436,8 @@ def test_precomputed_dispersion_equals_r(rng):
     sizes = np.array([12, 20, 7])
     codes = np.repeat(np.arange(3), sizes)
     X = rng.standard_t(3, size=(sizes.sum(), 2))
-    D = np.abs(X[:, None, 0] - X[None, :, 0]) + np.abs(X[:, None, 1] - X[None, :, 1])  # L1, negative type
+    # L1, negative type
+    D = np.abs(X[:, None, 0] - X[None, :, 0]) + np.abs(X[:, None, 1] - X[None, :, 1])
     res = es.dispersion(D, codes, metric="precomputed")
     edist = to_numpy(r_call("as.matrix", r_call("edist", r_dist(D), sizes, distance=True)))
     disco = r_call("disco", r_dist(D), r_factor(codes), distance=True, R=0)
@@ -354,7 +454,9 @@ def test_two_sample_energy_distance_equals_r_edist(rng):
     x, y = rng.normal(size=(33, 4)), rng.normal(0.2, 1.0, size=(21, 4))
     for exponent in (1.0, 0.5, 1.5):
         e = es.energy_distance(x, y, exponent=exponent)
-        r = to_numpy(r_call("edist", r_matrix(np.vstack([x, y])), np.array([33, 21]), alpha=exponent))[0]
+        r = to_numpy(
+            r_call("edist", r_matrix(np.vstack([x, y])), np.array([33, 21]), alpha=exponent)
+        )[0]
         assert 33 * 21 / 54 * e == pytest.approx(r, rel=1e-10)
 
 
@@ -372,7 +474,10 @@ def test_zero_weights_are_removed_points(rng):
     np.testing.assert_allclose(a.pairwise, b.pairwise, rtol=1e-12)
     x, y, wx = X[:15], X[15:], w[:15]
     assert es.energy_distance(x, y, x_weights=wx, y_weights=w[15:]) == pytest.approx(
-        es.energy_distance(x[wx > 0], y[keep[15:]], x_weights=wx[wx > 0], y_weights=w[15:][keep[15:]]), rel=1e-12
+        es.energy_distance(
+            x[wx > 0], y[keep[15:]], x_weights=wx[wx > 0], y_weights=w[15:][keep[15:]]
+        ),
+        rel=1e-12,
     )
     with pytest.raises(ValueError, match="`sample_weight` gives group 1 zero total weight"):
         es.dispersion(X, labels, sample_weight=np.where(labels == 1, 0.0, 1.0))

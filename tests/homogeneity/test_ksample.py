@@ -18,7 +18,9 @@ def grouped(rng):
 def test_the_statistics_of_dispersion(grouped):
     X, labels = grouped
     res = es.dispersion(X, labels)
-    assert es.ksample_statistic(X, labels) == pytest.approx(res.pairwise[np.triu_indices(3, 1)].sum(), rel=1e-12)
+    assert es.ksample_statistic(X, labels) == pytest.approx(
+        res.pairwise[np.triu_indices(3, 1)].sum(), rel=1e-12
+    )
     assert es.ksample_statistic(X, labels, statistic="S") == pytest.approx(res.S, rel=1e-12)
     assert es.ksample_statistic(X, labels, statistic="F") == pytest.approx(res.F, rel=1e-12)
 
@@ -27,7 +29,9 @@ def test_the_statistics_of_dispersion(grouped):
 def test_the_observed_statistic_of_energy_test(grouped, statistic):
     X, labels = grouped
     test = es.energy_test(X, labels, statistic=statistic, n_resamples=9, rng=0)
-    assert es.ksample_statistic(X, labels, statistic=statistic) == pytest.approx(test.statistic, rel=1e-12)
+    assert es.ksample_statistic(X, labels, statistic=statistic) == pytest.approx(
+        test.statistic, rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("kw", [{}, {"exponent": 0.5}, {"metric": "gaussian", "sigma": 1.0}])
@@ -46,13 +50,19 @@ def test_batches_and_operators_agree(grouped, rng):
     X, labels = grouped
     perms = np.array([rng.permutation(len(X)) for _ in range(7)])
     full = es.ksample_statistic(X, labels, permutations=perms)
-    np.testing.assert_allclose(es.ksample_statistic(X, labels, permutations=perms, batch=2), full, rtol=1e-12)
+    np.testing.assert_allclose(
+        es.ksample_statistic(X, labels, permutations=perms, batch=2), full, rtol=1e-12
+    )
     D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
-    np.testing.assert_allclose(es.ksample_statistic(D, labels, permutations=perms, metric="precomputed"), full, rtol=1e-12)
+    np.testing.assert_allclose(
+        es.ksample_statistic(D, labels, permutations=perms, metric="precomputed"), full, rtol=1e-12
+    )
     x = X[:, 0]
     line = es.ksample_statistic(x, labels, permutations=perms)
-    np.testing.assert_allclose(line, [es.dispersion(x[ix], labels).pairwise[np.triu_indices(3, 1)].sum() for ix in perms],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        line, [es.dispersion(x[ix], labels).pairwise[np.triu_indices(3, 1)].sum() for ix in perms],
+        rtol=1e-12,
+    )
 
 
 def test_tiny_and_huge_scales(grouped):
@@ -67,10 +77,19 @@ def test_tiny_and_huge_scales(grouped):
     "kwargs,err,match",
     [
         ({"statistic": "original"}, ValueError, r"`statistic` must be one of \('E', 'S', 'F'\)"),
-        ({"permutations": np.arange(33)}, ValueError, r"`permutations` must have shape \(34,\) or \(B, 34\)"),
+        (
+            {"permutations": np.arange(33)}, ValueError,
+            r"`permutations` must have shape \(34,\) or \(B, 34\)",
+        ),
         ({"permutations": np.zeros((2, 2, 34), int)}, ValueError, "`permutations` must have shape"),
-        ({"permutations": np.arange(34.0)}, TypeError, "`permutations` must hold integer row indices"),
-        ({"permutations": np.r_[np.arange(33), 0]}, ValueError, r"permutations of 0..33 .*row 0 is not one"),
+        (
+            {"permutations": np.arange(34.0)}, TypeError,
+            "`permutations` must hold integer row indices",
+        ),
+        (
+            {"permutations": np.r_[np.arange(33), 0]}, ValueError,
+            r"permutations of 0..33 .*row 0 is not one",
+        ),
         ({"permutations": np.arange(1, 35)}, ValueError, "row 0 is not one"),
         ({"permutations": np.zeros((0, 34), int)}, ValueError, "at least one permutation"),
         ({"batch": 0}, ValueError, "`batch` must be an integer >= 1"),
@@ -107,7 +126,14 @@ def test_live_r_ksample_e(rng, statistic, method):
     D = np.abs(X[:, None, :] - X[None]).sum(-1)  # L1 distances
     for ix in (np.arange(50), rng.permutation(50)):
         want = to_numpy(r_call("ksample.e", r_matrix(X), sizes, method=method, ix=ix + 1))[0]
-        assert es.ksample_statistic(X, labels, permutations=ix, statistic=statistic) == pytest.approx(want, rel=1e-10)
-        want = to_numpy(r_call("ksample.e", r_matrix(D[np.ix_(ix, ix)]), sizes, distance=True, method=method))[0]
-        got = es.ksample_statistic(D, labels, permutations=ix, statistic=statistic, metric="precomputed")
+        assert (
+            es.ksample_statistic(X, labels, permutations=ix, statistic=statistic)
+            == pytest.approx(want, rel=1e-10)
+        )
+        want = to_numpy(
+            r_call("ksample.e", r_matrix(D[np.ix_(ix, ix)]), sizes, distance=True, method=method)
+        )[0]
+        got = es.ksample_statistic(
+            D, labels, permutations=ix, statistic=statistic, metric="precomputed"
+        )
         assert got == pytest.approx(want, rel=1e-10)

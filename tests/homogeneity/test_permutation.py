@@ -45,7 +45,9 @@ def test_observed_and_null_match_brute_force(rng, name, sizes, d):
     assert res.n_resamples == 25 and not res.exact and res.statistic_name == name
 
 
-@pytest.mark.parametrize("metric,kw", [("euclidean", dict(exponent=0.5)), ("gaussian", dict(sigma=1.0))])
+@pytest.mark.parametrize(
+    "metric,kw", [("euclidean", dict(exponent=0.5)), ("gaussian", dict(sigma=1.0))]
+)
 def test_other_semimetrics_and_precomputed(rng, metric, kw):
     X, labels = unequal_groups(rng, (8, 10, 6), shift=0.5)
     a = es.energy_test(X, labels, metric=metric, n_resamples=40, rng=3, **kw)
@@ -77,7 +79,9 @@ def test_packed_relabelings_are_the_relabelings_as_bits(rng):
     assert (plain[0] == codes).all() and (np.sort(plain, axis=1) == np.sort(codes)).all()
     for step in (5, 21):
         packed = list(packed_engine.drawn(20, step, np.random.default_rng(4)))
-        unpacked = np.vstack([block.codes_block(block.bits, 0, block.count, {}) for block in packed])
+        unpacked = np.vstack(
+            [block.codes_block(block.bits, 0, block.count, {}) for block in packed]
+        )
         np.testing.assert_array_equal(unpacked, plain)
         assert all((block.sizes == sizes).all() for block in packed)
 
@@ -113,7 +117,9 @@ def test_same_seed_same_result_whatever_the_batch(rng):
         assert other.pvalue == ref.pvalue
     gen = np.random.default_rng(42)
     assert es.energy_test(X, labels, n_resamples=101, rng=gen).pvalue == ref.pvalue
-    assert not np.array_equal(es.energy_test(X, labels, n_resamples=101, rng=43).null_distribution, ref.null_distribution)
+    assert not np.array_equal(
+        es.energy_test(X, labels, n_resamples=101, rng=43).null_distribution, ref.null_distribution
+    )
 
 
 def test_sorted_one_dimensional_engine_equals_dense(rng):
@@ -121,35 +127,47 @@ def test_sorted_one_dimensional_engine_equals_dense(rng):
     labels = rng.integers(0, 3, size=70)
     for name in ("S", "E", "F"):
         fast = es.energy_test(x, labels, statistic=name, n_resamples=60, rng=9)
-        dense = es.energy_test(brute_rho(x, x), labels, statistic=name, metric="precomputed", n_resamples=60, rng=9)
+        dense = es.energy_test(
+            brute_rho(x, x), labels, statistic=name, metric="precomputed", n_resamples=60, rng=9
+        )
         assert fast.statistic == pytest.approx(dense.statistic, rel=1e-12)
         np.testing.assert_allclose(fast.null_distribution, dense.null_distribution, rtol=1e-9)
 
 
 def test_two_samples_give_the_same_pvalue_for_all_statistics(rng):
     X, labels = unequal_groups(rng, (15, 22), d=2, shift=0.3)
-    pvals = {name: es.energy_test(X, labels, statistic=name, n_resamples=199, rng=1).pvalue for name in "SEF"}
+    pvals = {
+        name: es.energy_test(X, labels, statistic=name, n_resamples=199, rng=1).pvalue
+        for name in "SEF"
+    }
     assert len(set(pvals.values())) == 1
 
 
 def test_ties_rules_on_constant_data():
     X = np.ones((10, 2))
     tolerant = es.energy_test(X, np.repeat([0, 1], 5), n_resamples=99, exact=False, rng=0)
-    strict = es.energy_test(X, np.repeat([0, 1], 5), n_resamples=99, exact=False, rng=0, ties="strict")
+    strict = es.energy_test(
+        X, np.repeat([0, 1], 5), n_resamples=99, exact=False, rng=0, ties="strict"
+    )
     assert tolerant.pvalue == 1.0
-    assert strict.pvalue == pytest.approx(1 / 100)  # R: eqdist.etest(z, c(5, 5), R = 99)$p.value is 0.01
+    # R: eqdist.etest(z, c(5, 5), R = 99)$p.value is 0.01
+    assert strict.pvalue == pytest.approx(1 / 100)
     exact_strict = es.energy_test(X, np.repeat([0, 1], 5), ties="strict")
     assert exact_strict.exact and exact_strict.pvalue == pytest.approx(1 / 252)
 
 
 def test_exact_strict_counts_the_observed_labelling_once(rng):
-    """Found by `energystats compare-r` on 4 points: rounding made the observed labelling count twice."""
+    """Found by `energystats compare-r` on 4 points: rounding made the observed labelling count
+    twice."""
     X = np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 1.0], [5.0, 5.0]])
     for ties in ("strict", "tolerant"):
         res = es.energy_test(X, [0, 0, 1, 0], statistic="E", ties=ties)
-        assert res.exact and res.pvalue == 0.5  # the singletons' statistics: 2.61, 1.68, 2.80 (observed), 5.56
-    # continuous data have no ties but the observed labelling itself: both rules give the brute-force p
-    for d, sizes in ((1, (3, 4)), (2, (3, 4)), (3, (1, 2, 3))):  # unequal sizes: no label-swapped twins
+        # the singletons' statistics: 2.61, 1.68, 2.80 (observed), 5.56
+        assert res.exact and res.pvalue == 0.5
+    # continuous data have no ties but the observed labelling itself: both rules give the
+    # brute-force p
+    # unequal sizes: no label-swapped twins
+    for d, sizes in ((1, (3, 4)), (2, (3, 4)), (3, (1, 2, 3))):
         X = rng.normal(size=(sum(sizes), d))
         labels = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
         results = [es.energy_test(X, labels, statistic="E", ties=t) for t in ("strict", "tolerant")]
@@ -161,20 +179,30 @@ def test_exact_strict_counts_the_observed_labelling_once(rng):
 def test_energy_test_samples_equals_pooled(rng):
     x, y, z = rng.normal(size=(9, 2)), rng.normal(size=(7, 2)), rng.normal(size=(11, 2))
     a = es.energy_test_samples(x, y, z, statistic="E", n_resamples=50, rng=2)
-    b = es.energy_test(np.vstack([x, y, z]), np.repeat([0, 1, 2], [9, 7, 11]), statistic="E", n_resamples=50, rng=2)
+    b = es.energy_test(
+        np.vstack([x, y, z]), np.repeat([0, 1, 2], [9, 7, 11]), statistic="E", n_resamples=50, rng=2
+    )
     assert a.statistic == b.statistic and a.pvalue == b.pvalue
 
 
 def test_result_repr(rng):
     res = es.energy_test(rng.normal(size=20), np.repeat([0, 1], 10), n_resamples=30, rng=0)
     text = repr(res)
-    assert text.startswith("Energy test of equal distributions (between-sample statistic S, R disco)")
-    assert f"S = {res.statistic:.5g}, p-value = {res.pvalue:.4g} (30 permutations)" in text and "sizes: 0: 10, 1: 10" in text
+    assert text.startswith(
+        "Energy test of equal distributions (between-sample statistic S, R disco)"
+    )
+    assert (
+        f"S = {res.statistic:.5g}, p-value = {res.pvalue:.4g} (30 permutations)" in text
+        and "sizes: 0: 10, 1: 10" in text
+    )
     assert "<table" in res._repr_html_()
 
 
 def test_progress_bar_runs(rng, capsys):
-    res = es.energy_test(rng.normal(size=(30, 2)), np.repeat([0, 1], 15), n_resamples=20, batch=5, rng=0, progress=True)
+    res = es.energy_test(
+        rng.normal(size=(30, 2)), np.repeat([0, 1], 15), n_resamples=20, batch=5, rng=0,
+        progress=True,
+    )
     assert res.n_resamples == 20
     assert "permutations" in capsys.readouterr().err
 
@@ -218,7 +246,9 @@ def test_pairwise_tests_table(rng):
     X, labels = unequal_groups(rng, (12, 15, 10), d=2, shift=1.0)
     names = np.array(["c", "a", "b"])[labels]
     table = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4)
-    assert list(table.columns) == ["group_a", "group_b", "n_a", "n_b", "statistic", "pvalue", "pvalue_adjusted", "reject"]
+    assert list(table.columns) == [
+        "group_a", "group_b", "n_a", "n_b", "statistic", "pvalue", "pvalue_adjusted", "reject",
+    ]
     assert list(zip(table.group_a, table.group_b)) == [("a", "b"), ("a", "c"), ("b", "c")]
     keep = np.isin(names, ["a", "c"])
     assert table.statistic[1] == pytest.approx(es.dispersion(X[keep], names[keep]).S, rel=1e-12)
@@ -228,7 +258,9 @@ def test_pairwise_tests_table(rng):
     again = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4)
     pd.testing.assert_frame_equal(table, again)
     D = brute_rho(X, X)
-    pre = es.pairwise_energy_tests(D, names, metric="precomputed", n_resamples=99, rng=4, correction="bonferroni")
+    pre = es.pairwise_energy_tests(
+        D, names, metric="precomputed", n_resamples=99, rng=4, correction="bonferroni"
+    )
     np.testing.assert_allclose(pre.statistic, table.statistic, rtol=1e-12)
     with pytest.raises(ValueError, match="`labels` must define at least two groups"):
         es.pairwise_energy_tests(X, np.zeros(len(X)))
@@ -242,16 +274,22 @@ def test_pairwise_tests_table(rng):
 def test_level_under_h0(distribution):
     """Under H0 the level-0.05 test rejects inside the binomial interval around 0.05 of
     false-failure probability 8.2e-5, over 700 data sets (LEVEL_REPS: the interval then
-    catches a true level of 0.10 with probability 0.91); B = 19, so that p <= 0.05 exactly when no relabeling reaches the observed statistic."""
+    catches a true level of 0.10 with probability 0.91); B = 19, so that p <= 0.05 exactly when
+    no relabeling reaches the observed statistic."""
     reps = LEVEL_REPS
     gen = np.random.default_rng(2024 if distribution == "normal" else 2025)
     labels = np.repeat([0, 1, 2], [12, 15, 18])
     rejections = 0
     for _ in range(reps):
-        X = gen.normal(size=(45, 2)) if distribution == "normal" else gen.standard_t(2, size=(45, 2))
+        X = (
+            gen.normal(size=(45, 2))
+            if distribution == "normal"
+            else gen.standard_t(2, size=(45, 2))
+        )
         rejections += es.energy_test(X, labels, n_resamples=19, rng=gen).pvalue <= 0.05
     lo, hi = rejection_interval(reps)
-    assert lo <= rejections / reps <= hi, (rejections / reps, lo, hi)  # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)
+    # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)
+    assert lo <= rejections / reps <= hi, (rejections / reps, lo, hi)
 
 
 @pytest.mark.slow
@@ -259,7 +297,10 @@ def test_power_under_a_clear_shift():
     gen = np.random.default_rng(7)
     labels = np.repeat([0, 1], 20)
     rejections = sum(
-        es.energy_test(gen.normal(size=(40, 2)) + 1.5 * labels[:, None], labels, n_resamples=199, rng=gen).pvalue <= 0.05
+        es.energy_test(
+            gen.normal(size=(40, 2)) + 1.5 * labels[:, None], labels, n_resamples=199, rng=gen
+        ).pvalue
+        <= 0.05
         for _ in range(100)
     )
     # false failure: P(Binom(100, 0.9978) < 97) = 7.6e-5, 0.9978 the 99% lower confidence bound
@@ -291,9 +332,13 @@ def test_statistics_equal_r(X, codes):
     xr, fac = r_matrix(X), r_factor(codes)
     r_E = to_numpy(r_field(r_call("eqdist.etest", xr, sizes, R=0), "statistic"))[0]
     r_F = to_numpy(r_field(r_call("disco", xr, fac, R=0), "statistic"))[0]
-    r_S = to_numpy(r_call("disco.between", xr, fac, R=0))[0]  # with R = 0 it returns the bare statistic
+    # with R = 0 it returns the bare statistic
+    r_S = to_numpy(r_call("disco.between", xr, fac, R=0))[0]
     for name, ref in (("E", r_E), ("F", r_F), ("S", r_S)):
-        assert es.energy_test(X, codes, statistic=name, n_resamples=1, rng=0).statistic == pytest.approx(ref, rel=1e-10)
+        assert (
+            es.energy_test(X, codes, statistic=name, n_resamples=1, rng=0).statistic
+            == pytest.approx(ref, rel=1e-10)
+        )
 
 
 @pytest.mark.r
@@ -319,4 +364,5 @@ def test_pvalues_agree_with_r_within_monte_carlo_error(case):
     r_call("set.seed", 8)
     theirs = to_numpy(r_field(r_call("eqdist.etest", r_matrix(X), sizes, R=999), "p.value"))[0]
     p = (ours + theirs) / 2
-    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / 1000) + 2 / 1000, (ours, theirs)  # false failure: P(|Z| > 4) = 6.3e-5
+    # false failure: P(|Z| > 4) = 6.3e-5
+    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / 1000) + 2 / 1000, (ours, theirs)

@@ -44,7 +44,12 @@ def brute(a, b):
         out = np.empty_like(m)
         for i in range(n):
             for j in range(n):
-                out[i, j] = m[i, j] - m[i].sum() / (n - 2) - m[:, j].sum() / (n - 2) + m.sum() / ((n - 1) * (n - 2))
+                out[i, j] = (
+                    m[i, j]
+                    - m[i].sum() / (n - 2)
+                    - m[:, j].sum() / (n - 2)
+                    + m.sum() / ((n - 1) * (n - 2))
+                )
         np.fill_diagonal(out, 0.0)
         return out
 
@@ -60,7 +65,10 @@ def brute_stats(x, y, **kw):
     return {"V": (vxy, vxx, vyy), "U": (uxy, uxx, uyy)}
 
 
-METRICS = [dict(exponent=1.0), dict(exponent=0.5), dict(exponent=1.5), dict(exponent=2.0), dict(metric="gaussian", sigma=1.3), dict(metric="exponential", sigma=0.8)]
+METRICS = [
+    dict(exponent=1.0), dict(exponent=0.5), dict(exponent=1.5), dict(exponent=2.0),
+    dict(metric="gaussian", sigma=1.3), dict(metric="exponential", sigma=0.8),
+]
 
 
 @pytest.mark.parametrize("kw", METRICS, ids=lambda kw: "-".join(map(str, kw.values())))
@@ -79,8 +87,14 @@ def test_statistics_equal_the_definitions(rng, kw, shape):
     np.testing.assert_allclose([u.dcov2, u.dvar2_x, u.dvar2_y], [uxy, uxx, uyy], rtol=1e-11)
     assert u.dcor2 == pytest.approx(uxy / np.sqrt(uxx * uyy), rel=1e-11)
     # every field is the square under both estimators: R's dcov and dcor are the roots of "V"'s
-    assert es.dcov(x, y, **kw) == np.sqrt(v.dcov2) == v.r_names()["dCov"] and es.dcor(x, y, **kw) == np.sqrt(v.dcor2)
-    assert es.dcov(x, y, estimator="U", **kw) == u.dcov2 and es.dcor(x, y, estimator="U", **kw) == u.dcor2
+    assert (
+        es.dcov(x, y, **kw) == np.sqrt(v.dcov2) == v.r_names()["dCov"]
+        and es.dcor(x, y, **kw) == np.sqrt(v.dcor2)
+    )
+    assert (
+        es.dcov(x, y, estimator="U", **kw) == u.dcov2
+        and es.dcor(x, y, estimator="U", **kw) == u.dcor2
+    )
 
 
 def test_discrete_and_precomputed_variables(rng):
@@ -90,12 +104,19 @@ def test_discrete_and_precomputed_variables(rng):
     b = (codes[:, None] != codes[None, :]).astype(float)
     vxy, _ = brute(distances(x), b)
     assert es.dcov(x, labels) ** 2 == pytest.approx(vxy, rel=1e-12)
-    assert es.dcov(x, pd.Categorical(labels)) == es.dcov(x, labels) == es.dcov(x, b, metric=("euclidean", "precomputed"))
+    assert (
+        es.dcov(x, pd.Categorical(labels))
+        == es.dcov(x, labels)
+        == es.dcov(x, b, metric=("euclidean", "precomputed"))
+    )
     assert es.dcov(x, labels) == es.dcov(x, codes, metric=("euclidean", "discrete"))
     ordered = pd.Categorical(labels, categories=["c", "a", "b"], ordered=True)
-    assert es.dcov(x, ordered) == es.dcov(x, ordered.codes.astype(float))  # R: an ordered factor's codes
+    # R: an ordered factor's codes
+    assert es.dcov(x, ordered) == es.dcov(x, ordered.codes.astype(float))
     D = distances(x)
-    assert es.dcor(D, labels, metric=("precomputed", "euclidean")) == pytest.approx(es.dcor(x, labels), rel=1e-13)
+    assert es.dcor(D, labels, metric=("precomputed", "euclidean")) == pytest.approx(
+        es.dcor(x, labels), rel=1e-13
+    )
 
 
 def test_streamed_equals_held(rng):
@@ -105,7 +126,10 @@ def test_streamed_equals_held(rng):
     with es.config_context(working_memory=0.5):  # the 3.7 MiB matrices do not fit: tiles
         streamed_v, streamed_u = es.dcov_stats(x, y), es.dcov_stats(x, y, estimator="U")
     for a, b in ((held_v, streamed_v), (held_u, streamed_u)):
-        np.testing.assert_allclose([a.dcov2, a.dcor2, a.dvar2_x, a.dvar2_y], [b.dcov2, b.dcor2, b.dvar2_x, b.dvar2_y], rtol=1e-10)
+        np.testing.assert_allclose(
+            [a.dcov2, a.dcor2, a.dvar2_x, a.dvar2_y], [b.dcov2, b.dcor2, b.dvar2_x, b.dvar2_y],
+            rtol=1e-10,
+        )
 
 
 @settings(max_examples=60, deadline=None)
@@ -143,7 +167,10 @@ def test_abs_product_sum_is_the_double_sum(data, n):
 def test_large_one_dimensional_sample_against_blocks(rng):
     n = 5000
     x, y = rng.normal(size=n), rng.standard_t(3, size=n)
-    want = sum((np.abs(x[a : a + 500, None] - x[None]) * np.abs(y[a : a + 500, None] - y[None])).sum() for a in range(0, n, 500))
+    want = sum(
+        (np.abs(x[a : a + 500, None] - x[None]) * np.abs(y[a : a + 500, None] - y[None])).sum()
+        for a in range(0, n, 500)
+    )
     assert abs_product_sum(x, y) == pytest.approx(want, rel=1e-12)
 
 
@@ -159,8 +186,11 @@ def test_dcor_properties(rng):
     R2 = special_ortho_group.rvs(2, random_state=2)
     assert es.dcor(x @ Q.T - 3.0, y @ R2.T + 1.0) == pytest.approx(r, rel=1e-12)
     for alpha in (0.5, 1.0, 1.7):
-        assert es.dcov(3.0 * x, y, exponent=alpha) == pytest.approx(3.0 ** (alpha / 2) * es.dcov(x, y, exponent=alpha), rel=1e-12)
-    assert es.dcov(x * 1e-200, y * 1e250) == pytest.approx(1e25 * es.dcov(x, y), rel=1e-12)  # exact rescaling
+        assert es.dcov(3.0 * x, y, exponent=alpha) == pytest.approx(
+            3.0 ** (alpha / 2) * es.dcov(x, y, exponent=alpha), rel=1e-12
+        )
+    # exact rescaling
+    assert es.dcov(x * 1e-200, y * 1e250) == pytest.approx(1e25 * es.dcov(x, y), rel=1e-12)
     assert es.dcor(x * 1e-200, y * 1e250) == pytest.approx(r, rel=1e-12)
 
 
@@ -169,7 +199,9 @@ def test_exponent_two_is_the_squared_cross_covariances(rng):
     x, y = rng.normal(size=(30, 3)), rng.normal(size=(30, 2))
     y[:, 0] += x[:, 1]
     xc, yc = x - x.mean(0), y - y.mean(0)
-    assert es.dcov(x, y, exponent=2.0) ** 2 == pytest.approx(4.0 * ((xc.T @ yc / 30) ** 2).sum(), rel=1e-12)
+    assert es.dcov(x, y, exponent=2.0) ** 2 == pytest.approx(
+        4.0 * ((xc.T @ yc / 30) ** 2).sum(), rel=1e-12
+    )
 
 
 def test_labels_relation_to_the_between_sample_statistic(rng):
@@ -177,7 +209,9 @@ def test_labels_relation_to_the_between_sample_statistic(rng):
     c_gh = (n_g + n_h)/n - sum_l n_l^2/n^2 (docs: Independence); equal sizes: 2 S / (n k);
     two groups: 4 n_1 n_2 S / n^3."""
     x = rng.normal(size=(60, 2))
-    for labels in (np.repeat([0, 1, 2], [10, 30, 20]), np.arange(60) % 3, np.repeat([0, 1], [15, 45])):
+    for labels in (
+        np.repeat([0, 1, 2], [10, 30, 20]), np.arange(60) % 3, np.repeat([0, 1], [15, 45]),
+    ):
         x_shifted = x + labels[:, None] * 0.7
         n = 60
         sizes = np.bincount(labels)
@@ -188,9 +222,13 @@ def test_labels_relation_to_the_between_sample_statistic(rng):
         want = (c * np.outer(sizes, sizes) * E)[iu].sum() / n**2
         assert es.dcov(x_shifted, labels.astype(str)) ** 2 == pytest.approx(want, rel=1e-12)
         if len(set(sizes)) == 1:
-            assert es.dcov(x_shifted, labels.astype(str)) ** 2 == pytest.approx(2 * disco.S / (n * len(sizes)), rel=1e-12)
+            assert es.dcov(x_shifted, labels.astype(str)) ** 2 == pytest.approx(
+                2 * disco.S / (n * len(sizes)), rel=1e-12
+            )
         if len(sizes) == 2:
-            assert es.dcov(x_shifted, labels.astype(str)) ** 2 == pytest.approx(4 * sizes[0] * sizes[1] * disco.S / n**3, rel=1e-12)
+            assert es.dcov(x_shifted, labels.astype(str)) ** 2 == pytest.approx(
+                4 * sizes[0] * sizes[1] * disco.S / n**3, rel=1e-12
+            )
 
 
 def test_u_statistic_is_unbiased_and_v_is_not():
@@ -234,7 +272,9 @@ def test_centring_functions(rng):
     A = es.d_center(D)
     np.testing.assert_allclose(A.sum(axis=0), 0, atol=1e-12)
     y = rng.normal(size=9)
-    assert es.u_product(U, es.u_center(distances(y))) == pytest.approx(es.dcov(x, y, estimator="U"), rel=1e-12)
+    assert es.u_product(U, es.u_center(distances(y))) == pytest.approx(
+        es.dcov(x, y, estimator="U"), rel=1e-12
+    )
     copy = D.copy()
     es.u_center(D), es.d_center(D)
     np.testing.assert_array_equal(D, copy)
@@ -243,25 +283,82 @@ def test_centring_functions(rng):
 @pytest.mark.parametrize(
     "call,error,match",
     [
-        (lambda: es.dcov(np.ones(5), np.ones(6)), ValueError, r"`x` and `y` must have the same number of rows, got 5 and 6"),
+        (
+            lambda: es.dcov(np.ones(5), np.ones(6)), ValueError,
+            r"`x` and `y` must have the same number of rows, got 5 and 6",
+        ),
         (lambda: es.dcov([1.0], [2.0]), ValueError, r"`x` must hold at least 2 sample"),
-        (lambda: es.dcov([1.0, 2, 3], [2.0, 1, 4], estimator="U"), ValueError, r"`estimator`='U' needs at least 4 samples"),
-        (lambda: es.dcor_ttest([1.0, 2, 3], [2.0, 1, 4]), ValueError, r"t-test needs at least 4 samples"),
-        (lambda: es.dcov([1.0, np.nan, 3], [1.0, 2, 3]), ValueError, r"`x` contains missing values \(NaN, None or masked\) in 1 of 3 row\(s\): pass nan_policy=.omit."),
-        (lambda: es.dcov([1.0, 2, 3], [1.0, np.inf, 3]), ValueError, r"`y` contains NaN or infinite"),
-        (lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], exponent=2.5), ValueError, r"`exponent` must lie in \(0, 2\]"),
-        (lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], exponent=0.0), ValueError, r"`exponent` must lie in \(0, 2\]"),
-        (lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], exponent="1"), TypeError, r"`exponent` must be a real number"),
-        (lambda: es.dcov(np.ones((3, 2)), [1.0, 2, 3], metric="precomputed"), ValueError, r"`x` must be a square distance matrix"),
-        (lambda: es.dcov(np.array([[0, 1, 2], [1, 0, 1], [3, 1, 0.0]]), [1.0, 2, 3], metric=("precomputed", "euclidean")), ValueError, r"`x` must be symmetric"),
-        (lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], estimator="W"), ValueError, r"`estimator` must be 'V' or 'U'"),
-        (lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], algorithm="fast"), ValueError, r"`algorithm` must be one of"),
-        (lambda: es.dcov(np.ones((3, 2)), [1.0, 2, 3], algorithm="sorted"), ValueError, r"`algorithm`='sorted' needs one-dimensional"),
-        (lambda: es.dcov(["a", "b", "a"], [1.0, 2, 3], metric="gaussian", sigma=1.0), ValueError, r"`x` is categorical"),
-        (lambda: es.dcov(["a", None, "a"], [1.0, 2, 3]), ValueError, r"`x` contains missing values"),
-        (lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], metric=("euclidean",)), ValueError, r"`metric` must be one value or 2 values"),
+        (
+            lambda: es.dcov([1.0, 2, 3], [2.0, 1, 4], estimator="U"), ValueError,
+            r"`estimator`='U' needs at least 4 samples",
+        ),
+        (
+            lambda: es.dcor_ttest([1.0, 2, 3], [2.0, 1, 4]), ValueError,
+            r"t-test needs at least 4 samples",
+        ),
+        (
+            lambda: es.dcov([1.0, np.nan, 3], [1.0, 2, 3]),
+            ValueError,
+            r"`x` contains missing values \(NaN, None or masked\) in 1 of 3 row\(s\): pass "
+            r"nan_policy=.omit.",
+        ),
+        (
+            lambda: es.dcov([1.0, 2, 3], [1.0, np.inf, 3]), ValueError,
+            r"`y` contains NaN or infinite",
+        ),
+        (
+            lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], exponent=2.5), ValueError,
+            r"`exponent` must lie in \(0, 2\]",
+        ),
+        (
+            lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], exponent=0.0), ValueError,
+            r"`exponent` must lie in \(0, 2\]",
+        ),
+        (
+            lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], exponent="1"), TypeError,
+            r"`exponent` must be a real number",
+        ),
+        (
+            lambda: es.dcov(np.ones((3, 2)), [1.0, 2, 3], metric="precomputed"), ValueError,
+            r"`x` must be a square distance matrix",
+        ),
+        (
+            lambda: es.dcov(
+                np.array([[0, 1, 2], [1, 0, 1], [3, 1, 0.0]]), [1.0, 2, 3],
+                metric=("precomputed", "euclidean"),
+            ),
+            ValueError,
+            r"`x` must be symmetric",
+        ),
+        (
+            lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], estimator="W"), ValueError,
+            r"`estimator` must be 'V' or 'U'",
+        ),
+        (
+            lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], algorithm="fast"), ValueError,
+            r"`algorithm` must be one of",
+        ),
+        (
+            lambda: es.dcov(np.ones((3, 2)), [1.0, 2, 3], algorithm="sorted"), ValueError,
+            r"`algorithm`='sorted' needs one-dimensional",
+        ),
+        (
+            lambda: es.dcov(["a", "b", "a"], [1.0, 2, 3], metric="gaussian", sigma=1.0), ValueError,
+            r"`x` is categorical",
+        ),
+        (
+            lambda: es.dcov(["a", None, "a"], [1.0, 2, 3]), ValueError,
+            r"`x` contains missing values",
+        ),
+        (
+            lambda: es.dcov([1.0, 2, 3], [1.0, 2, 3], metric=("euclidean",)), ValueError,
+            r"`metric` must be one value or 2 values",
+        ),
         (lambda: es.u_center(np.ones((3, 4))), ValueError, r"`D` must be a square matrix"),
-        (lambda: es.u_product(np.zeros((3, 3)), np.zeros((3, 3))), ValueError, r"`U` must be at least 4 x 4"),
+        (
+            lambda: es.u_product(np.zeros((3, 3)), np.zeros((3, 3))), ValueError,
+            r"`U` must be at least 4 x 4",
+        ),
     ],
 )
 def test_bad_input(call, error, match):
@@ -297,9 +394,16 @@ def test_committed_r_statistics(name):
     v = es.dcov_stats(x, y)
     np.testing.assert_allclose(list(v.r_names().values()), case["DCOR"], rtol=1e-10)
     u = es.dcov_stats(x, y, estimator="U")
-    np.testing.assert_allclose([u.dcov2, u.dcor2, u.dvar2_x, u.dvar2_y], case["dcovU_stats"], rtol=1e-10)
-    assert u.dcov2 == pytest.approx(case["dcovU"], rel=1e-10) and u.dcor2 == pytest.approx(case["bcdcor"], rel=1e-10)
-    assert es.u_product(es.u_center(distances(x)), es.u_center(distances(y))) == pytest.approx(case["U_product"], rel=1e-10)
+    np.testing.assert_allclose(
+        [u.dcov2, u.dcor2, u.dvar2_x, u.dvar2_y], case["dcovU_stats"], rtol=1e-10
+    )
+    assert (
+        u.dcov2 == pytest.approx(case["dcovU"], rel=1e-10)
+        and u.dcor2 == pytest.approx(case["bcdcor"], rel=1e-10)
+    )
+    assert es.u_product(es.u_center(distances(x)), es.u_center(distances(y))) == pytest.approx(
+        case["U_product"], rel=1e-10
+    )
     t = es.dcor_ttest(x, y)
     assert t.statistic == pytest.approx(case["dcorT"], rel=1e-10)
     assert t.df == case["dcorT_test"]["df"]
@@ -334,18 +438,35 @@ def test_live_r_statistics(rng):
     y = np.c_[np.sin(x[:, 0]) + rng.normal(size=35), rng.normal(size=35)]
     X, Y = r_matrix(x), r_matrix(y)
     for a in (0.3, 1.0, 1.8):
-        assert es.dcov(x, y, exponent=a) == pytest.approx(to_numpy(r_call("dcov", X, Y, index=a))[0], rel=1e-10)
-        assert es.dcor(x, y, exponent=a) == pytest.approx(to_numpy(r_call("dcor", X, Y, index=a))[0], rel=1e-10)
-    assert es.dcov(x, y, estimator="U") == pytest.approx(to_numpy(r_call("dcovU", X, Y))[0], rel=1e-10)
-    assert es.dcor(x, y, estimator="U") == pytest.approx(to_numpy(r_call("bcdcor", X, Y))[0], rel=1e-10)
+        assert es.dcov(x, y, exponent=a) == pytest.approx(
+            to_numpy(r_call("dcov", X, Y, index=a))[0], rel=1e-10
+        )
+        assert es.dcor(x, y, exponent=a) == pytest.approx(
+            to_numpy(r_call("dcor", X, Y, index=a))[0], rel=1e-10
+        )
+    assert es.dcov(x, y, estimator="U") == pytest.approx(
+        to_numpy(r_call("dcovU", X, Y))[0], rel=1e-10
+    )
+    assert es.dcor(x, y, estimator="U") == pytest.approx(
+        to_numpy(r_call("bcdcor", X, Y))[0], rel=1e-10
+    )
     Dx, Dy = distances(x), distances(y)
-    np.testing.assert_allclose(es.u_center(Dx), to_numpy(r_call("U_center", r_matrix(Dx))), rtol=1e-12, atol=1e-13)
-    np.testing.assert_allclose(es.d_center(Dx), to_numpy(r_call("D_center", r_matrix(Dx))), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(
+        es.u_center(Dx), to_numpy(r_call("U_center", r_matrix(Dx))), rtol=1e-12, atol=1e-13
+    )
+    np.testing.assert_allclose(
+        es.d_center(Dx), to_numpy(r_call("D_center", r_matrix(Dx))), rtol=1e-12, atol=1e-13
+    )
     stats = es.dcov_stats(Dx, Dy, metric="precomputed", estimator="U")
-    np.testing.assert_allclose(list(stats.r_names().values()), to_numpy(r_call("dcovU_stats", r_matrix(Dx), r_matrix(Dy))), rtol=1e-10)
+    np.testing.assert_allclose(
+        list(stats.r_names().values()), to_numpy(r_call("dcovU_stats", r_matrix(Dx), r_matrix(Dy))),
+        rtol=1e-10,
+    )
     x1, y1 = x[:, 0], y[:, 0]
     assert es.dcov(x1, y1) ** 2 == pytest.approx(to_numpy(r_call("dcov2d", x1, y1))[0], rel=1e-10)
-    assert es.dcor(x1, y1, estimator="U") == pytest.approx(to_numpy(r_call("dcor2d", x1, y1, type="U"))[0], rel=1e-10)
+    assert es.dcor(x1, y1, estimator="U") == pytest.approx(
+        to_numpy(r_call("dcor2d", x1, y1, type="U"))[0], rel=1e-10
+    )
 
 
 def test_mvi_against_compensated_sums(rng):
@@ -361,7 +482,9 @@ def test_mvi_against_compensated_sums(rng):
     zd = math.fsum(np.sqrt(a**2 + b**2).ravel()) / n**2
     zbar = math.fsum(np.sqrt(a[:, :, None] ** 2 + b[:, None, :] ** 2).ravel()) / n**3
     z = math.fsum(np.sqrt(a[:, :, None, None] ** 2 + b[None, None, :, :] ** 2).ravel()) / n**4
-    assert es.mvi(x, y) == pytest.approx(math.sqrt((2 * zbar - zd - z) / (xbar + ybar - z)), rel=1e-12)
+    assert es.mvi(x, y) == pytest.approx(
+        math.sqrt((2 * zbar - zd - z) / (xbar + ybar - z)), rel=1e-12
+    )
 
 
 @pytest.mark.r
@@ -372,14 +495,23 @@ def test_committed_reference_is_what_the_r_script_writes(tmp_path):
 def test_streamed_partial_and_t_test_equal_held(rng):
     x, y, z = rng.normal(size=(800, 2)), rng.normal(size=(800, 3)), rng.normal(size=(800, 1))
     y[:, 0] += z[:, 0] ** 2
-    held = (es.pdcor(x, y, z), es.pdcov(x, y, z), es.dcor_ttest(x, y).statistic, es.dcov_test(x, y, method="gamma").pvalue)
-    with es.config_context(working_memory=3.5):  # 4.9 MiB matrices: tiles (the gamma's 300 rows fit)
-        streamed = (es.pdcor(x, y, z), es.pdcov(x, y, z), es.dcor_ttest(x, y).statistic, es.dcov_test(x, y, method="gamma").pvalue)
+    held = (
+        es.pdcor(x, y, z), es.pdcov(x, y, z), es.dcor_ttest(x, y).statistic,
+        es.dcov_test(x, y, method="gamma").pvalue,
+    )
+    # 4.9 MiB matrices: tiles (the gamma's 300 rows fit)
+    with es.config_context(working_memory=3.5):
+        streamed = (
+            es.pdcor(x, y, z), es.pdcov(x, y, z), es.dcor_ttest(x, y).statistic,
+            es.dcov_test(x, y, method="gamma").pvalue,
+        )
     np.testing.assert_allclose(streamed, held, rtol=1e-10)
 
 
 def test_a_budget_too_small_for_one_tile_is_refused_before_allocating(rng):
     x, y = rng.normal(size=(600, 2)), rng.normal(size=(600, 2))
     with es.config_context(working_memory=0.02):
-        with pytest.raises(es.WorkingMemoryError, match=r"the centred products of 2 600 x 600 operators"):
+        with pytest.raises(
+            es.WorkingMemoryError, match=r"the centred products of 2 600 x 600 operators"
+        ):
             es.dcor(x, y)

@@ -26,7 +26,10 @@ def test_quadratic_assignment_moments_are_those_of_all_permutations(rng):
     sums = lambda M: (M.sum(), (M**2).sum(), (M.sum(axis=1) ** 2).sum())  # noqa: E731
     mean, variance = quadratic_assignment_moments(n, sums(F), sums(G))
     want_mean, want_variance = enumerate_moments(F, G)
-    assert mean == pytest.approx(want_mean, rel=1e-12) and variance == pytest.approx(want_variance, rel=1e-10)
+    assert (
+        mean == pytest.approx(want_mean, rel=1e-12)
+        and variance == pytest.approx(want_variance, rel=1e-10)
+    )
 
 
 @pytest.mark.parametrize("kind", ["multivariate", "one-dimensional", "discrete", "precomputed"])
@@ -46,13 +49,20 @@ def test_dcov_permutation_moments_equal_enumeration(rng, kind, monkeypatch):
         kw = dict(metric=("euclidean", "precomputed"))
     seen = {}
     original = testing.gamma_pvalue
-    monkeypatch.setattr(testing, "gamma_pvalue", lambda s, m, v, k: seen.update(mean=m, variance=v) or original(s, m, v, k))
+    monkeypatch.setattr(
+        testing, "gamma_pvalue",
+        lambda s, m, v, k: seen.update(mean=m, variance=v) or original(s, m, v, k),
+    )
     res = es.dcov_test(x, y, method="gamma", **kw)
     exact = es.dcov_test(x, y, exact=True, **kw)
     values = exact.null_distribution * n  # n V^2 -> n^2 V^2 = S
     assert seen["mean"] == pytest.approx(values.mean(), rel=1e-10)
     assert seen["variance"] == pytest.approx(values.var(), rel=1e-9)
-    assert res.statistic == pytest.approx(exact.statistic, rel=1e-12) and res.method == "gamma" and res.null_distribution is None
+    assert (
+        res.statistic == pytest.approx(exact.statistic, rel=1e-12)
+        and res.method == "gamma"
+        and res.null_distribution is None
+    )
 
 
 def test_pearson_three_tail_has_the_moments():
@@ -64,8 +74,12 @@ def test_pearson_three_tail_has_the_moments():
     m, v, k = gamma.stats(shape, loc=loc, scale=scale, moments="mvs")
     assert (m, v, k) == pytest.approx((mean, variance, skew))
     for t in (loc + 0.1, mean, mean + 3 * np.sqrt(variance)):
-        assert gamma_pvalue(t, mean, variance, skew) == pytest.approx(gamma.sf(t, shape, loc=loc, scale=scale), rel=1e-12)
-    assert gamma_pvalue(mean, mean, variance) == pytest.approx(gamma.sf(mean, mean**2 / variance, scale=variance / mean))
+        assert gamma_pvalue(t, mean, variance, skew) == pytest.approx(
+            gamma.sf(t, shape, loc=loc, scale=scale), rel=1e-12
+        )
+    assert gamma_pvalue(mean, mean, variance) == pytest.approx(
+        gamma.sf(mean, mean**2 / variance, scale=variance / mean)
+    )
     assert gamma_pvalue(0.0, 1.0, 0.0) == 1.0
 
 

@@ -1,5 +1,5 @@
-"""The tests of independence (energystats._independence.testing, energystats._resampling): permutation nulls
-against brute force, exact enumeration, the t-test, level, R."""
+"""The tests of independence (energystats._independence.testing, energystats._resampling):
+permutation nulls against brute force, exact enumeration, the t-test, level, R."""
 
 import json
 import math
@@ -60,9 +60,13 @@ def test_one_dimensional_and_matrix_nulls_agree(rng):
     x = rng.normal(size=50)
     y = np.round(x**2 + rng.normal(size=50), 1)  # ties
     fast = es.dcov_test(x, y, n_resamples=99, rng=4)
-    slow = es.dcov_test(x, y, n_resamples=99, rng=4, metric=lambda a, b: np.abs(a[:, None, 0] - b[None, :, 0]))
+    slow = es.dcov_test(
+        x, y, n_resamples=99, rng=4, metric=lambda a, b: np.abs(a[:, None, 0] - b[None, :, 0])
+    )
     assert fast.pvalue == slow.pvalue
-    np.testing.assert_allclose(fast.null_distribution, slow.null_distribution, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        fast.null_distribution, slow.null_distribution, rtol=1e-9, atol=1e-12
+    )
 
 
 def test_dcor_test_orders_permutations_as_dcov_test(rng):
@@ -71,7 +75,10 @@ def test_dcor_test_orders_permutations_as_dcov_test(rng):
     b = es.dcor_test(x, y, n_resamples=99, rng=7)
     assert a.pvalue == b.pvalue and b.statistic_name == "dCor"
     assert b.statistic == pytest.approx(es.dcor(x, y), rel=1e-12)
-    np.testing.assert_array_equal(np.argsort(a.null_distribution, kind="stable"), np.argsort(b.null_distribution, kind="stable"))
+    np.testing.assert_array_equal(
+        np.argsort(a.null_distribution, kind="stable"),
+        np.argsort(b.null_distribution, kind="stable"),
+    )
 
 
 def test_exact_enumeration():
@@ -83,7 +90,9 @@ def test_exact_enumeration():
     assert res.pvalue == pytest.approx(np.sum(values >= values[0] * (1 - 1e-12)) / 720, rel=1e-12)
     assert res.pvalue == pytest.approx(1 / 720)  # y increases with x: only the identity reaches it
     assert not es.dcov_test(x, y, exact=False, n_resamples=99, rng=0).exact
-    with pytest.raises(ValueError, match=r"`exact`=True needs more than 1000000 permutations \(12! of them\)"):
+    with pytest.raises(
+        ValueError, match=r"`exact`=True needs more than 1000000 permutations \(12! of them\)"
+    ):
         es.dcov_test(np.arange(12.0), np.arange(12.0), exact=True)
 
 
@@ -106,7 +115,9 @@ def test_same_rng_same_result_whatever_the_threads_and_budget(rng):
 def test_matrices_that_cannot_fit_are_refused_before_allocating(rng):
     x, y = rng.normal(size=(400, 2)), rng.normal(size=(400, 2))
     with es.config_context(working_memory=1):
-        with pytest.raises(es.WorkingMemoryError, match=r"the permutation test's matrices \(n = 400\)"):
+        with pytest.raises(
+            es.WorkingMemoryError, match=r"the permutation test's matrices \(n = 400\)"
+        ):
             es.dcov_test(x, y, n_resamples=9)
 
 
@@ -124,9 +135,14 @@ def test_dcor_ttest_is_the_t_transform_of_bcdcor(rng):
 
 def test_result_prints():
     res = es.dcov_test(np.arange(8.0), np.arange(8.0) ** 2, n_resamples=19, rng=0)
-    assert "Distance covariance test of independence (R dcov.test)" in repr(res) and "<table" in res._repr_html_()
+    assert (
+        "Distance covariance test of independence (R dcov.test)" in repr(res)
+        and "<table" in res._repr_html_()
+    )
     assert "dcor t-test" not in repr(res)
-    assert "t-test of independence in high dimension (R dcorT.test)" in repr(es.dcor_ttest(np.arange(8.0), np.arange(8.0) ** 2))
+    assert "t-test of independence in high dimension (R dcorT.test)" in repr(
+        es.dcor_ttest(np.arange(8.0), np.arange(8.0) ** 2)
+    )
 
 
 @pytest.mark.parametrize(
@@ -190,7 +206,11 @@ def test_committed_r_permutation_tests(name):
     np.testing.assert_allclose(
         list(cov.estimates.r_names().values()), case["dcov_test"]["estimates"], rtol=1e-10
     )
-    assert mc_close(cov.pvalue, case["dcov_test"]["p_value"]) and mc_close(cor.pvalue, case["dcor_test"]["p_value"])  # false failure: 2 P(|Z| > 4.5) = 1.4e-5
+    # false failure: 2 P(|Z| > 4.5) = 1.4e-5
+    assert (
+        mc_close(cov.pvalue, case["dcov_test"]["p_value"])
+        and mc_close(cor.pvalue, case["dcor_test"]["p_value"])
+    )
 
 
 @pytest.mark.r
@@ -203,7 +223,8 @@ def test_live_r_tests(rng):
         res = ours(x, y, rng=2)
         r = r_call(theirs, r_matrix(x), r_matrix(y), R=999)
         assert res.statistic == pytest.approx(to_numpy(r_field(r, "statistic"))[0], rel=1e-10)
-        assert mc_close(res.pvalue, to_numpy(r_field(r, "p.value"))[0])  # false failure: 2 P(|Z| > 4.5) = 1.4e-5 over the loop
+        # false failure: 2 P(|Z| > 4.5) = 1.4e-5 over the loop
+        assert mc_close(res.pvalue, to_numpy(r_field(r, "p.value"))[0])
         assert res.statistic_name == list(r_field(r, "statistic").names)[0]
     t = es.dcor_ttest(x, y)
     r = r_call("dcorT.test", r_matrix(x), r_matrix(y))

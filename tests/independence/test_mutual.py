@@ -10,7 +10,9 @@ import pytest
 import energystats as es
 
 ROOT = Path(__file__).resolve().parents[2]
-MUTUAL = json.loads((ROOT / "tests" / "data" / "r_reference_independence.json").read_text())["mutual"]
+MUTUAL = json.loads((ROOT / "tests" / "data" / "r_reference_independence.json").read_text())[
+    "mutual"
+]
 
 
 def test_statistic_is_the_sum_of_bias_corrected_dcor(rng):
@@ -29,7 +31,9 @@ def test_null_permutes_each_column_against_the_rest(rng):
     res = es.mutual_independence_test(X, n_resamples=9, rng=4)
     block = np.tile(np.arange(20), (10, 1))
     np.random.default_rng(4).permuted(block[1:], axis=1, out=block[1:])
-    want = [sum(es.dcor(X[p, k], X[:, k + 1 :], estimator="U") for k in range(2)) for p in block[1:]]
+    want = [
+        sum(es.dcor(X[p, k], X[:, k + 1 :], estimator="U") for k in range(2)) for p in block[1:]
+    ]
     np.testing.assert_allclose(res.null_distribution, want, rtol=1e-10, atol=1e-13)
 
 
@@ -43,10 +47,16 @@ def test_a_constant_column_contributes_zero(rng):
 def test_mvi_test_null_and_bad_input(rng):
     x, y = rng.normal(size=(15, 2)), rng.normal(size=15)
     res = es.mvi_test(x, y, n_resamples=19, rng=5)
-    assert res.statistic == pytest.approx(15 * es.mvi(x, y) ** 2, rel=1e-12) and res.statistic_name == "n I^2"
+    assert (
+        res.statistic == pytest.approx(15 * es.mvi(x, y) ** 2, rel=1e-12)
+        and res.statistic_name == "n I^2"
+    )
     block = np.tile(np.arange(15), (20, 1))
     np.random.default_rng(5).permuted(block[1:], axis=1, out=block[1:])
-    np.testing.assert_allclose(res.null_distribution, [15 * es.mvi(x, y[p]) ** 2 for p in block[1:]], rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(
+        res.null_distribution, [15 * es.mvi(x, y[p]) ** 2 for p in block[1:]], rtol=1e-10,
+        atol=1e-13,
+    )
     with pytest.raises(ValueError, match=r"`X` needs at least two columns"):
         es.mutual_independence_test(np.ones((10, 1)))
     with pytest.raises(ValueError, match=r"`x` and `y` must have the same number of rows"):
@@ -59,7 +69,8 @@ def test_committed_r_mutual_independence():
     assert res.statistic == pytest.approx(MUTUAL["statistic"], rel=1e-10)
     np.testing.assert_allclose(res.estimates, MUTUAL["terms"], rtol=1e-10)
     p, q = res.pvalue, MUTUAL["p_value"]
-    assert abs(p - q) <= 4 * math.sqrt(2 * max(p * (1 - p), 1e-3) / 1000) + 0.002  # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    assert abs(p - q) <= 4 * math.sqrt(2 * max(p * (1 - p), 1e-3) / 1000) + 0.002
 
 
 @pytest.mark.r
@@ -72,7 +83,8 @@ def test_live_r_mutual_and_mvi(rng):
     r = r_call("mutualIndep.test", r_matrix(X), R=999)
     assert res.statistic == pytest.approx(to_numpy(r_field(r, "statistic"))[0], rel=1e-10)
     p, q = res.pvalue, to_numpy(r_field(r, "p.value"))[0]
-    assert abs(p - q) <= 4 * math.sqrt(2 * max(p * (1 - p), 1e-3) / 1000) + 0.002  # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    assert abs(p - q) <= 4 * math.sqrt(2 * max(p * (1 - p), 1e-3) / 1000) + 0.002
     x, y = X[:, :2], X[:, 2]
     assert es.mvi(x, y) == pytest.approx(to_numpy(r_call("mvI", r_matrix(x), y))[0], rel=1e-10)
     ours = es.mvi_test(x, y, rng=1)
@@ -112,4 +124,6 @@ def test_live_r_mvi_at_the_ends_of_float64(rng):
     for scale in (1e100, 1e-100, 1e300, 1e-300):
         assert es.mvi(x * scale, y * scale) == pytest.approx(want, rel=1e-10)
     for scale in (1e100, 1e-100):
-        assert to_numpy(r_call("mvI", r_matrix(x * scale), y * scale))[0] == pytest.approx(want, rel=1e-10)
+        assert to_numpy(r_call("mvI", r_matrix(x * scale), y * scale))[0] == pytest.approx(
+            want, rel=1e-10
+        )

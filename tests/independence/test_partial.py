@@ -40,7 +40,9 @@ def test_pdcov_and_pdcor_are_the_projections_inner_products(rng):
     y = np.c_[z[:, 1] ** 2 + rng.normal(size=25), rng.normal(size=25)]
     Px, Py = projection(x, z), projection(y, z)
     assert es.pdcov(x, y, z) == pytest.approx(dot(Px, Py), rel=1e-11)
-    assert es.pdcor(x, y, z) == pytest.approx(dot(Px, Py) / math.sqrt(dot(Px, Px) * dot(Py, Py)), rel=1e-11)
+    assert es.pdcor(x, y, z) == pytest.approx(
+        dot(Px, Py) / math.sqrt(dot(Px, Px) * dot(Py, Py)), rel=1e-11
+    )
     assert es.pdcor(y, x, z) == pytest.approx(es.pdcor(x, y, z), rel=1e-12)  # symmetric in x and y
     assert -1 <= es.pdcor(x, y, z) <= 1
 
@@ -82,7 +84,8 @@ def test_committed_r_pdcor_test(name):
     res = es.pdcor_test(x, y, z, rng=1)
     assert res.statistic == pytest.approx(case["pdcor_test"]["statistic"], rel=1e-10)
     p, q = res.pvalue, case["pdcor_test"]["p_value"]
-    assert abs(p - q) <= 4 * math.sqrt(2 * max(p * (1 - p), 1e-3) / 1000) + 0.002  # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    assert abs(p - q) <= 4 * math.sqrt(2 * max(p * (1 - p), 1e-3) / 1000) + 0.002
 
 
 @pytest.mark.r
@@ -91,12 +94,17 @@ def test_live_r(rng):
 
     z = rng.normal(size=(35, 2))
     x, y = z @ [1.0, -1.0] + rng.normal(size=35), np.c_[z[:, 0] ** 2 + rng.normal(size=35)]
-    assert es.pdcov(x, y, z) == pytest.approx(to_numpy(r_call("pdcov", x, r_matrix(y), r_matrix(z)))[0], rel=1e-10)
-    assert es.pdcor(x, y, z) == pytest.approx(to_numpy(r_call("pdcor", x, r_matrix(y), r_matrix(z)))[0], rel=1e-10)
+    assert es.pdcov(x, y, z) == pytest.approx(
+        to_numpy(r_call("pdcov", x, r_matrix(y), r_matrix(z)))[0], rel=1e-10
+    )
+    assert es.pdcor(x, y, z) == pytest.approx(
+        to_numpy(r_call("pdcor", x, r_matrix(y), r_matrix(z)))[0], rel=1e-10
+    )
     res = es.pdcov_test(x, y, z, rng=3)
     r = r_call("pdcov.test", x, r_matrix(y), r_matrix(z), R=999)
     assert res.statistic == pytest.approx(to_numpy(r_field(r, "statistic"))[0], rel=1e-10)
     # R's pdcov.test reports pdcor as its estimate
     assert es.pdcor(x, y, z) == pytest.approx(to_numpy(r_field(r, "estimate"))[0], rel=1e-10)
     p, q = res.pvalue, to_numpy(r_field(r, "p.value"))[0]
-    assert abs(p - q) <= 4 * math.sqrt(2 * max(p * (1 - p), 1e-3) / 1000) + 0.002  # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    assert abs(p - q) <= 4 * math.sqrt(2 * max(p * (1 - p), 1e-3) / 1000) + 0.002

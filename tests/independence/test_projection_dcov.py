@@ -15,10 +15,18 @@ def test_statistic_is_the_average_of_one_dimensional_ones(rng):
     got = es.dcov(x, y, approximation="projection", n_projections=7, rng=3)
     gen = np.random.default_rng(3)
     Ux, Uy = random_directions(7, 3, gen), random_directions(7, 2, gen)
-    want = sphere_constant(3) * sphere_constant(2) * np.mean([es.dcov(x @ u, y @ v) ** 2 for u, v in zip(Ux, Uy)])
+    want = (
+        sphere_constant(3)
+        * sphere_constant(2)
+        * np.mean([es.dcov(x @ u, y @ v) ** 2 for u, v in zip(Ux, Uy)])
+    )
     assert got**2 == pytest.approx(want, rel=1e-12)
     u = es.dcov(x, y, estimator="U", approximation="projection", n_projections=7, rng=3)
-    want_u = sphere_constant(3) * sphere_constant(2) * np.mean([es.dcov(x @ a, y @ b, estimator="U") for a, b in zip(Ux, Uy)])
+    want_u = (
+        sphere_constant(3)
+        * sphere_constant(2)
+        * np.mean([es.dcov(x @ a, y @ b, estimator="U") for a, b in zip(Ux, Uy)])
+    )
     assert u == pytest.approx(want_u, rel=1e-11)
 
 
@@ -51,8 +59,11 @@ def test_correlation_and_tests(rng):
     stats = es.dcov_stats(x, y, approximation="projection", n_projections=30, rng=1)
     assert 0 <= stats.dcor2 <= 1 and np.sqrt(stats.dcor2) == pytest.approx(es.dcor(x, y), abs=0.15)
     for method in ("permutation", "gamma"):  # 50 directions: near the exact test's power (docs)
-        res = es.dcov_test(x, y, approximation="projection", n_projections=50, method=method, n_resamples=99, rng=2)
-        assert res.pvalue <= 0.05, method  # deterministic: fixed seeds; p = 0.01 (the smallest of B = 99) and 0.0047
+        res = es.dcov_test(
+            x, y, approximation="projection", n_projections=50, method=method, n_resamples=99, rng=2
+        )
+        # deterministic: fixed seeds; p = 0.01 (the smallest of B = 99) and 0.0047
+        assert res.pvalue <= 0.05, method
     # the permutation null is the projected statistic of each permutation
     res = es.dcov_test(x, y, approximation="projection", n_projections=5, n_resamples=9, rng=4)
     gen = np.random.default_rng(4)
@@ -62,7 +73,9 @@ def test_correlation_and_tests(rng):
     sub = np.random.default_rng(4).spawn(1)[0]
     Ux, Uy = random_directions(5, 3, sub), random_directions(5, 1, sub)
     c = sphere_constant(3) * sphere_constant(1)
-    want = [80 * c * np.mean([es.dcov(x @ u, y[p] @ v) ** 2 for u, v in zip(Ux, Uy)]) for p in block]
+    want = [
+        80 * c * np.mean([es.dcov(x @ u, y[p] @ v) ** 2 for u, v in zip(Ux, Uy)]) for p in block
+    ]
     assert res.statistic == pytest.approx(want[0], rel=1e-10)
     np.testing.assert_allclose(res.null_distribution, want[1:], rtol=1e-9)
 
@@ -72,8 +85,14 @@ def test_correlation_and_tests(rng):
     [
         (dict(n_projections=0), ValueError, r"`n_projections` must be an integer >= 1"),
         (dict(n_projections=2.5), TypeError, r"`n_projections` must be an integer"),
-        (dict(exponent=0.5), ValueError, r"`approximation`='projection' estimates Euclidean distances"),
-        (dict(approximation="nystroem"), ValueError, r"`approximation` must be None or 'projection'"),
+        (
+            dict(exponent=0.5), ValueError,
+            r"`approximation`='projection' estimates Euclidean distances",
+        ),
+        (
+            dict(approximation="nystroem"), ValueError,
+            r"`approximation` must be None or 'projection'",
+        ),
     ],
 )
 def test_bad_input(kwargs, error, match):
@@ -95,8 +114,11 @@ def test_projection_gamma_keeps_its_level_under_heavy_tails():
     0.81). validation/independence_gamma.py measures the level finely, at larger n and K."""
     gen = np.random.default_rng(33)
     rejections = sum(
-        es.dcov_test(gen.standard_t(3, size=(100, 5)), gen.standard_t(3, size=(100, 3)), approximation="projection",
-                     n_projections=8, method="gamma", rng=gen).pvalue <= 0.05
+        es.dcov_test(
+            gen.standard_t(3, size=(100, 5)), gen.standard_t(3, size=(100, 3)),
+            approximation="projection", n_projections=8, method="gamma", rng=gen,
+        ).pvalue
+        <= 0.05
         for _ in range(COARSE_LEVEL_REPS)
     )
     lo, hi = rejection_interval(COARSE_LEVEL_REPS)

@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def outputs(tmp_path_factory):
     out = tmp_path_factory.mktemp("api") / "outputs.json"
     env = dict(os.environ, ENERGYSTATS_NUM_THREADS=str(_api_cases.THREADS))
-    subprocess.run([sys.executable, "-m", "tests._api_cases", "--out", str(out)], cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "tests._api_cases", "--out", str(out)], cwd=ROOT, env=env, check=True
+    )
     return _api_cases.load(out)
 
 
@@ -39,4 +41,6 @@ def test_same_outputs_as_the_snapshot(name, outputs):
             # to 1e-12 of the array's largest entry: a null value S = T - W rounds relative to
             # the sums it is a difference of, not to itself (one value may be far smaller)
             scale = float(np.abs(want).max()) if want.size else 0.0
-            np.testing.assert_allclose(value, want, rtol=1e-12, atol=1e-12 * scale, err_msg=f"{name}: {key}")
+            np.testing.assert_allclose(
+                value, want, rtol=1e-12, atol=1e-12 * scale, err_msg=f"{name}: {key}"
+            )

@@ -14,7 +14,8 @@ def test_level_tests_catch_a_doubled_level():
     assert detection_probability(LEVEL_REPS, 0.10) >= 0.9
     assert detection_probability(LEVEL_REPS, 0.01) >= 0.9
     assert false_failure_probability(LEVEL_REPS) < FALSE_FAILURE  # a correct test fails rarely
-    assert detection_probability(420, 0.10) < 0.6  # the 420 data sets of the 99% interval are not enough at 1e-4
+    # the 420 data sets of the 99% interval are not enough at 1e-4
+    assert detection_probability(420, 0.10) < 0.6
 
 
 def test_coarse_level_tests_catch_a_tripled_level():

@@ -44,14 +44,25 @@ def test_describe_iris_report(capsys):
     assert f"T = S + W       {res.T:.6g}" in out
     assert f"{res.F:.6g}" in out
     assert "setosa versicolor" in out
-    assert "variables: Sepal.Length, Sepal.Width, Petal.Length, Petal.Width\n" in out and "dropped" not in out
+    assert (
+        "variables: Sepal.Length, Sepal.Width, Petal.Length, Petal.Width\n" in out
+        and "dropped" not in out
+    )
 
 
 def test_describe_json_and_csv(tmp_path, capsys):
     iris = es.datasets.load_iris()
     path = tmp_path / "iris.csv"
     iris.to_csv(path, index=False)
-    assert main(["describe", str(path), "--by", "Species", "--columns", "Petal.Length", "Petal.Width", "--json", "--exponent", "0.5"]) == 0
+    assert (
+        main(
+            [
+                "describe", str(path), "--by", "Species", "--columns", "Petal.Length",
+                "Petal.Width", "--json", "--exponent", "0.5",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     res = es.dispersion(iris[["Petal.Length", "Petal.Width"]], iris["Species"], exponent=0.5)
     assert out["W"] == pytest.approx(res.W, rel=1e-15)
@@ -69,8 +80,14 @@ def test_describe_json_and_csv(tmp_path, capsys):
     [
         (None, ["describe", "missing.csv", "--by", "g"], "file not found"),
         ("a,g\n1,x\n2,y\n", ["describe", "{path}", "--by", "h"], "no column 'h'"),
-        ("a,g\n1,x\n2,y\n", ["describe", "{path}", "--by", "g", "--columns", "b"], "no column(s) 'b'"),
-        ("a,b,g\n1,u,x\n2,v,y\n", ["describe", "{path}", "--by", "g", "--columns", "a", "b"], "column 'b' is not numeric ('u' in row 1)\n"),
+        (
+            "a,g\n1,x\n2,y\n", ["describe", "{path}", "--by", "g", "--columns", "b"],
+            "no column(s) 'b'",
+        ),
+        (
+            "a,b,g\n1,u,x\n2,v,y\n", ["describe", "{path}", "--by", "g", "--columns", "a", "b"],
+            "column 'b' is not numeric ('u' in row 1)\n",
+        ),
         ("a,g\n1,x\n,y\n3,y\n", ["describe", "{path}", "--by", "g"], "'a' have missing values"),
         ("a,g\n1,x\n2,x\n", ["describe", "{path}", "--by", "g"], "at least two groups"),
         (None, ["describe", "--by", "g"], "give a CSV file or --example iris"),
@@ -90,33 +107,52 @@ def test_describe_errors(tmp_path, capsys, make, args, message):
 
 
 def test_test_subcommand_json(capsys):
-    assert main(["test", "--example", "iris", "--by", "Species", "--statistic", "E", "--n-resamples", "99", "--seed", "1", "--json"]) == 0
+    assert (
+        main(
+            [
+                "test", "--example", "iris", "--by", "Species", "--statistic", "E", "--n-resamples",
+                "99", "--seed", "1", "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     iris = es.datasets.load_iris()
     ref = es.energy_test(iris.iloc[:, :4], iris["Species"], statistic="E", n_resamples=99, rng=1)
     assert out["statistic"] == pytest.approx(ref.statistic, rel=1e-15)
-    assert out["pvalue"] == ref.pvalue == 0.01  # deterministic: fixed seed; the smallest p-value of B = 99 (iris' species)
+    # deterministic: fixed seed; the smallest p-value of B = 99 (iris' species)
+    assert out["pvalue"] == ref.pvalue == 0.01
     assert out["exact"] is False and out["n_resamples"] == 99
 
 
 def test_working_memory_option_streams_and_reports_what_cannot_fit(capsys, monkeypatch):
     from energystats._operator.streamed import StreamedOperator
 
-    argv = ["test", "--example", "iris", "--by", "Species", "--n-resamples", "99", "--seed", "1", "--json"]
+    argv = [
+        "test", "--example", "iris", "--by", "Species", "--n-resamples", "99", "--seed", "1",
+        "--json",
+    ]
     assert main(argv) == 0
     dense = json.loads(capsys.readouterr().out)
     products = []
     original = StreamedOperator._tile
-    monkeypatch.setattr(StreamedOperator, "_tile", lambda self, *tile: products.append(tile) or original(self, *tile))
+    monkeypatch.setattr(
+        StreamedOperator, "_tile",
+        lambda self, *tile: products.append(tile) or original(self, *tile),
+    )
     assert main(argv + ["--working-memory", "0.1"]) == 0
     streamed = json.loads(capsys.readouterr().out)
     assert products and streamed["pvalue"] == dense["pvalue"]
     assert streamed["statistic"] == pytest.approx(dense["statistic"], rel=1e-12)
     assert es.get_config()["working_memory"] == 1024  # restored
-    assert main(argv + ["--working-memory", "0.0005"]) == 2  # 512 bytes: not one relabeling, whatever the threads
+    # 512 bytes: not one relabeling, whatever the threads
+    assert main(argv + ["--working-memory", "0.0005"]) == 2
     err = capsys.readouterr().err
     # the 99 resamples' null distribution (1.5 KiB) is refused first, before any relabeling
-    assert err.startswith("energystats test: error: the null distribution of --n-resamples=99") and "Give --working-memory 2 (MiB), or a smaller --n-resamples." in err
+    assert (
+        err.startswith("energystats test: error: the null distribution of --n-resamples=99")
+        and "Give --working-memory 2 (MiB), or a smaller --n-resamples." in err
+    )
     assert "set_config" not in err  # the library's advice, not the command line's
     assert main(argv + ["--working-memory", "-5"]) == 2
     assert "`working_memory` must be a positive number of MiB" in capsys.readouterr().err
@@ -127,8 +163,15 @@ def test_cluster_subcommand_report_and_json(capsys):
     text = capsys.readouterr().out
     assert "Kernel k-groups (hartigan) of 150 points in 4 variables into 3 clusters" in text
     assert "accuracy 0." in text and "eq." not in text
-    assert main(["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0", "--json",
-                 "--cluster-test", "--n-resamples", "9", "--n-init", "2"]) == 0
+    assert (
+        main(
+            [
+                "cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0",
+                "--json", "--cluster-test", "--n-resamples", "9", "--n-init", "2",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     iris = es.datasets.load_iris()
     km = es.KGroups(3, n_init=2, random_state=0).fit(iris.iloc[:, :4])
@@ -142,19 +185,32 @@ def test_large_data_options(capsys):
     iris = es.datasets.load_iris()
     argv = ["test", "--example", "iris", "--by", "Species", "--n-resamples", "99", "--seed", "1"]
     assert main(argv + ["--projections", "20"]) == 0
-    assert "distances estimated from 20 random projections (the test's level is exact)" in capsys.readouterr().out
+    assert (
+        "distances estimated from 20 random projections (the test's level is exact)"
+        in capsys.readouterr().out
+    )
     assert main(argv + ["--projections", "20", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    ref = es.energy_test(iris.iloc[:, :4], iris["Species"], n_resamples=99, rng=1, approximation="projection", n_projections=20)
-    assert out["statistic"] == pytest.approx(ref.statistic, rel=1e-15) and out["n_projections"] == 20
+    ref = es.energy_test(
+        iris.iloc[:, :4], iris["Species"], n_resamples=99, rng=1, approximation="projection",
+        n_projections=20,
+    )
+    assert (
+        out["statistic"] == pytest.approx(ref.statistic, rel=1e-15) and out["n_projections"] == 20
+    )
     assert main(argv + ["--projections", "0"]) == 2
     assert "--projections must be an integer >= 1, got 0." in capsys.readouterr().err
-    argv = ["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0", "--n-init", "2", "--nystroem", "40"]
+    argv = [
+        "cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0", "--n-init",
+        "2", "--nystroem", "40",
+    ]
     assert main(argv) == 0
     assert "on Nystroem features from 40 landmarks" in capsys.readouterr().out
     assert main(argv + ["--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    km = es.KGroups(3, n_init=2, random_state=0, approximation="nystroem", n_landmarks=40).fit(iris.iloc[:, :4])
+    km = es.KGroups(3, n_init=2, random_state=0, approximation="nystroem", n_landmarks=40).fit(
+        iris.iloc[:, :4]
+    )
     assert out["labels"] == km.labels_.tolist() and out["W"] == pytest.approx(km.W_, rel=1e-12)
 
 
@@ -162,7 +218,8 @@ def test_split1d_subcommand(capsys):
     assert main(["split1d", "--example", "iris", "--columns", "Petal.Length", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     res = es.split_1d(es.datasets.load_iris()["Petal.Length"])
-    assert out["threshold"] == res.threshold and out["sizes"] == [51, 99]  # one versicolor has petal length 3.0
+    # one versicolor has petal length 3.0
+    assert out["threshold"] == res.threshold and out["sizes"] == [51, 99]
     assert main(["split1d", "--example", "iris", "--by", "Species"]) == 2
     assert "split1d needs exactly one column" in capsys.readouterr().err
 
@@ -173,16 +230,37 @@ def test_compare_r_on_user_groups(tmp_path, capsys):
     path = tmp_path / "iris.csv"
     iris.sample(frac=1, random_state=0).to_csv(path, index=False)  # groups not contiguous
     md = tmp_path / "out" / "table.md"
-    assert main(["compare-r", str(path), "--by", "Species", "--n-resamples", "99", "--json", "--out", str(md)]) == 0
+    assert (
+        main(
+            [
+                "compare-r", str(path), "--by", "Species", "--n-resamples", "99", "--json", "--out",
+                str(md),
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["agree"] == out["total"] == 30
-    assert {row["R quantity"] for row in out["rows"]} >= {"edist", "disco between (S)", "eqdist.e", "kgroups labels (r-kgroups mode)", "energy.hclust height", "mvnorm.e", "dcov", "bcdcor", "pdcor removing the groups"}
-    assert md.read_text().startswith(f"# energystats {es.__version__} vs R {out['R']}, energy {out['energy']}")
+    assert {row["R quantity"] for row in out["rows"]} >= {
+        "edist", "disco between (S)", "eqdist.e", "kgroups labels (r-kgroups mode)",
+        "energy.hclust height", "mvnorm.e", "dcov", "bcdcor", "pdcor removing the groups",
+    }
+    assert md.read_text().startswith(
+        f"# energystats {es.__version__} vs R {out['R']}, energy {out['energy']}"
+    )
 
 
 @pytest.mark.r
 def test_cluster_reports_r_agreement_without_the_invalid_test(capsys):
-    assert main(["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0", "--n-init", "2", "--compare-r"]) == 0
+    assert (
+        main(
+            [
+                "cluster", "--example", "iris", "--by", "Species", "-k", "3", "--seed", "0",
+                "--n-init", "2", "--compare-r",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "on these clusters: 10 of 10 quantities agree" in text
     assert "eqdist.etest" not in text  # a test of clusters found from the same data is not valid
@@ -196,7 +274,15 @@ def test_compare_r_errors(monkeypatch, capsys):
     monkeypatch.setattr(_cli, "r_available", lambda: (False, "R is not here"))
     assert main(["compare-r"]) == 2
     assert capsys.readouterr().err == "energystats compare-r: error: R is not here\n"
-    assert main(["cluster", "--example", "iris", "--by", "Species", "-k", "2", "--n-init", "1", "--compare-r"]) == 0
+    assert (
+        main(
+            [
+                "cluster", "--example", "iris", "--by", "Species", "-k", "2", "--n-init", "1",
+                "--compare-r",
+            ]
+        )
+        == 0
+    )
     assert "R agreement: not checked, R is not available (R is not here)" in capsys.readouterr().out
 
 
@@ -207,25 +293,49 @@ def test_hclust_json_and_plot(tmp_path, capsys):
 
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(c, 1.0, size=(40, 2)) for c in ([0, 0], [8, 0], [0, 8])])
-    pd.DataFrame(X, columns=["x", "y"]).assign(truth=np.repeat(["a", "b", "c"], 40)).to_csv(path, index=False)
+    pd.DataFrame(X, columns=["x", "y"]).assign(truth=np.repeat(["a", "b", "c"], 40)).to_csv(
+        path, index=False
+    )
     plot = tmp_path / "tree.png"
-    assert main(["hclust", str(path), "--by", "truth", "--seed", "1", "--n-resamples", "99", "--plot", str(plot), "--json"]) == 0
+    assert (
+        main(
+            [
+                "hclust", str(path), "--by", "truth", "--seed", "1", "--n-resamples", "99",
+                "--plot", str(plot), "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["n_clusters"] == 3 and out["sizes"] == [40, 40, 40] and out["accuracy"] == 1.0
     assert out["nodes"][0]["significant"] and plot.stat().st_size > 1000
-    assert main(["hclust", str(path), "--columns", "x", "y", "--seed", "1", "--n-resamples", "99"]) == 0
+    assert (
+        main(["hclust", str(path), "--columns", "x", "y", "--seed", "1", "--n-resamples", "99"])
+        == 0
+    )
     report = capsys.readouterr().out
     assert "3 cluster(s), sizes [40, 40, 40]" in report and "threshold" in report
 
 
 def test_normality_by_group(capsys):
-    assert main(["normality", "--example", "iris", "--by", "Species", "--n-resamples", "49", "--seed", "2", "--json"]) == 0
+    assert (
+        main(
+            [
+                "normality", "--example", "iris", "--by", "Species", "--n-resamples", "49",
+                "--seed", "2", "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     iris = es.datasets.load_iris()
     setosa = iris[iris["Species"] == "setosa"].iloc[:, :4]
     assert [row["group"] for row in out["rows"]] == ["setosa", "versicolor", "virginica"]
     assert out["rows"][0]["statistic"] == pytest.approx(es.mvnorm_statistic(setosa), rel=1e-12)
-    assert main(["normality", "--example", "iris", "--columns", "Sepal.Length", "--n-resamples", "9"]) == 0
+    assert (
+        main(["normality", "--example", "iris", "--columns", "Sepal.Length", "--n-resamples", "9"])
+        == 0
+    )
     assert "all rows" in capsys.readouterr().out
 
 
@@ -238,23 +348,34 @@ def test_missing_values_stop_the_command_and_say_dropna(tmp_path, capsys):
     path = write(tmp_path, AIRQUALITY)
     assert main(["describe", path, "--by", "Month"]) == 2
     assert capsys.readouterr().err == (
-        "energystats describe: error: column(s) 'Ozone', 'Solar.R' have missing values (in 2 of 8 rows); --dropna drops those rows\n"
+        "energystats describe: error: column(s) 'Ozone', 'Solar.R' have missing values (in 2 of 8 "
+        "rows); --dropna drops those rows\n"
     )
     assert main(["describe", write(tmp_path, "a,g\n1,x\n2,\n3,y\n4,y\n"), "--by", "g"]) == 2
     assert "column(s) 'g' have missing values (in 1 of 4 rows); --dropna" in capsys.readouterr().err
 
 
 def test_dropna_drops_the_rows_with_a_missing_value_and_says_how_many(tmp_path, capsys):
-    path = write(tmp_path, AIRQUALITY.replace("19,99,13.8,59,7", "19,99,13.8,59,NA"))  # and one group missing
+    # and one group missing
+    path = write(tmp_path, AIRQUALITY.replace("19,99,13.8,59,7", "19,99,13.8,59,NA"))
     assert main(["describe", path, "--by", "Month", "--dropna", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     complete = pd.read_csv(path).dropna()
-    assert out["rows_read"] == 8 and out["rows_dropped"] == 3 and out["groups"] == {"5": 3, "6": 1, "7": 1}
-    assert out["W"] == pytest.approx(es.dispersion(complete.iloc[:, :4], complete["Month"]).W, rel=1e-15)
+    assert (
+        out["rows_read"] == 8
+        and out["rows_dropped"] == 3
+        and out["groups"] == {"5": 3, "6": 1, "7": 1}
+    )
+    assert out["W"] == pytest.approx(
+        es.dispersion(complete.iloc[:, :4], complete["Month"]).W, rel=1e-15
+    )
     assert main(["describe", path, "--by", "Month", "--dropna"]) == 0
     assert "\ndropped 3 of 8 rows with missing values (--dropna)\n" in capsys.readouterr().out
     # only the columns used count: without Ozone and Solar.R, only the row without a Month goes
-    assert main(["describe", path, "--by", "Month", "--columns", "Wind", "Temp", "--dropna", "--json"]) == 0
+    assert (
+        main(["describe", path, "--by", "Month", "--columns", "Wind", "Temp", "--dropna", "--json"])
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["rows_dropped"] == 1
     assert main(["describe", "--example", "iris", "--by", "Species", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -269,25 +390,49 @@ def test_dropna_labels_one_per_row_read(tmp_path, capsys):
     ref = es.split_1d(pd.read_csv(path)["Ozone"].dropna()).labels.tolist()
     assert out["labels"] == ref[:4] + [None] + ref[4:]
     assert main(["split1d", write(tmp_path, "x,y\nNA,1\n2,NA\n"), "--dropna"]) == 2
-    assert "no rows left: each of the 2 rows has a missing value in the columns used" in capsys.readouterr().err
+    assert (
+        "no rows left: each of the 2 rows has a missing value in the columns used"
+        in capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize(
     "text,args,message",
     [
-        ("a,b,g\n1,2,x\n2,3,x\nabc,4,y\n4,5,y\n", [], "column 'a' is not numeric ('abc' in row 3); choose the data columns with --columns"),
-        ("a,b,g\n1,True,x\n2,False,x\n3,True,y\n4,False,y\n", [], "column 'b' is not numeric (True/False; write it as 0/1); choose"),
-        ("a,b,g\n1,True,x\n2,,x\n3,False,y\n4,True,y\n", [], "column 'b' is not numeric (True in row 1)"),
-        ("a,b,c,g\n1,2,u,x\n2,oops,v,x\n3,4,w,y\n4,5,z,y\n", [], "columns 'b', 'c' are not numeric ('b': 'oops' in row 2; 'c': 'u' in row 1)"),
-        ("a,b,g\n1,True,x\n2,False,x\n3,True,y\n4,False,y\n", ["--columns", "a", "b"], "column 'b' is not numeric (True/False; write it as 0/1)\n"),
+        (
+            "a,b,g\n1,2,x\n2,3,x\nabc,4,y\n4,5,y\n", [],
+            "column 'a' is not numeric ('abc' in row 3); choose the data columns with --columns",
+        ),
+        (
+            "a,b,g\n1,True,x\n2,False,x\n3,True,y\n4,False,y\n", [],
+            "column 'b' is not numeric (True/False; write it as 0/1); choose",
+        ),
+        (
+            "a,b,g\n1,True,x\n2,,x\n3,False,y\n4,True,y\n", [],
+            "column 'b' is not numeric (True in row 1)",
+        ),
+        (
+            "a,b,c,g\n1,2,u,x\n2,oops,v,x\n3,4,w,y\n4,5,z,y\n", [],
+            "columns 'b', 'c' are not numeric ('b': 'oops' in row 2; 'c': 'u' in row 1)",
+        ),
+        (
+            "a,b,g\n1,True,x\n2,False,x\n3,True,y\n4,False,y\n", ["--columns", "a", "b"],
+            "column 'b' is not numeric (True/False; write it as 0/1)\n",
+        ),
         ("a,b,g\n1,2,x\n2,3,y\n", ["--columns", "a", "a"], "--columns lists 'a' twice\n"),
-        ("a,b,g\n1,2,x\n2,3,y\n", ["--columns", "g", "a"], "--by column 'g' cannot also be a data column\n"),
+        (
+            "a,b,g\n1,2,x\n2,3,y\n", ["--columns", "g", "a"],
+            "--by column 'g' cannot also be a data column\n",
+        ),
         ("g\nx\ny\n", [], "the data have no column besides the group column"),
         ("a,b,g\n", [], "the data have no rows"),
     ],
 )
 def test_every_data_column_must_be_numeric(tmp_path, capsys, text, args, message):
-    assert main(["test", write(tmp_path, text), "--by", "g", "--json", "--n-resamples", "9", *args]) == 2
+    assert (
+        main(["test", write(tmp_path, text), "--by", "g", "--json", "--n-resamples", "9", *args])
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith("energystats test: error: ") and message in err
 
@@ -334,9 +479,16 @@ def test_dash_reads_stdin(monkeypatch, capsys):
 
 
 def test_numbers_print_with_six_significant_digits(tmp_path, capsys):
-    assert main(["describe", write(tmp_path, "x,g\n1e-9,a\n2e-9,a\n3e-9,b\n4e-9,b\n"), "--by", "g"]) == 0
+    assert (
+        main(["describe", write(tmp_path, "x,g\n1e-9,a\n2e-9,a\n3e-9,b\n4e-9,b\n"), "--by", "g"])
+        == 0
+    )
     text = capsys.readouterr().out
-    assert "W (within)      1e-09\n" in text and "S (between)     1.5e-09\n" in text and "0.000000" not in text
+    assert (
+        "W (within)      1e-09\n" in text
+        and "S (between)     1.5e-09\n" in text
+        and "0.000000" not in text
+    )
     assert main(["split1d", write(tmp_path, "x\n1e299\n2e299\n3e299\n8e299\n9e299\n")]) == 0
     text = capsys.readouterr().out
     assert "threshold = 5.5e+299" in text and "W = 1.83333e+299   S = 6.96667e+299\n" in text
@@ -350,8 +502,14 @@ def test_library_errors_are_one_line_and_ctrl_c_exits_130(monkeypatch, capsys):
         return raise_
 
     for exc, status, err in [
-        (ValueError("`x` must be finite;\nsee the docs"), 2, "energystats describe: error: `x` must be finite; see the docs\n"),
-        (TypeError("`x` must be an array"), 2, "energystats describe: error: `x` must be an array\n"),
+        (
+            ValueError("`x` must be finite;\nsee the docs"), 2,
+            "energystats describe: error: `x` must be finite; see the docs\n",
+        ),
+        (
+            TypeError("`x` must be an array"), 2,
+            "energystats describe: error: `x` must be an array\n",
+        ),
         (KeyboardInterrupt(), 130, "energystats describe: interrupted\n"),
     ]:
         monkeypatch.setitem(_cli._COMMANDS, "describe", (compute(exc), None, True))
@@ -367,7 +525,10 @@ def test_a_closed_stdout_ends_quietly():
     env = {**os.environ, "PYTHONPATH": str(Path(es.__file__).parents[1])}
     argv = [sys.executable, "-m", "energystats", "describe", "--example", "iris", "--by", "Species"]
     try:
-        proc = subprocess.run(argv, stdout=write_end, stderr=subprocess.PIPE, text=True, env=env, timeout=120, check=False)
+        proc = subprocess.run(
+            argv, stdout=write_end, stderr=subprocess.PIPE, text=True, env=env, timeout=120,
+            check=False,
+        )
     finally:
         os.close(write_end)
     assert (proc.returncode, proc.stderr) == (1, "")
@@ -376,7 +537,10 @@ def test_a_closed_stdout_ends_quietly():
 def test_working_memory_that_no_machine_has(capsys):
     with pytest.raises(SystemExit, match="2"):
         main(["test", "--example", "iris", "--by", "Species", "--working-memory", "1e308"])
-    assert "argument --working-memory: 1e308 MiB is more memory than any machine has" in capsys.readouterr().err
+    assert (
+        "argument --working-memory: 1e308 MiB is more memory than any machine has"
+        in capsys.readouterr().err
+    )
     with pytest.raises(SystemExit, match="2"):
         main(["test", "--example", "iris", "--by", "Species", "--working-memory", "lots"])
     assert "argument --working-memory: 'lots' is not a number of MiB" in capsys.readouterr().err
@@ -389,7 +553,10 @@ def no_computation(args, data, groups):
 @pytest.mark.parametrize(
     "plot,message",
     [
-        ("missing/tree.png", "--plot {tmp}/missing/tree.png: the folder {tmp}/missing does not exist"),
+        (
+            "missing/tree.png",
+            "--plot {tmp}/missing/tree.png: the folder {tmp}/missing does not exist",
+        ),
         (".", "--plot {tmp} is a folder, not a file"),
         ("file.csv/tree.png", "--plot {tmp}/file.csv/tree.png: {tmp}/file.csv is not a folder"),
         ("tree.xyz", "--plot {tmp}/tree.xyz: name a file ending in one of ."),
@@ -401,20 +568,36 @@ def test_the_plot_path_is_checked_before_computing(tmp_path, monkeypatch, capsys
     plot = os.path.normpath(tmp_path / plot)
     assert main(["hclust", "--example", "iris", "--by", "Species", "--plot", plot]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("energystats hclust: error: " + message.format(tmp=tmp_path)) and err.count("\n") == 1
+    assert (
+        err.startswith("energystats hclust: error: " + message.format(tmp=tmp_path))
+        and err.count("\n") == 1
+    )
 
 
 def test_a_plot_needs_matplotlib(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(_cli._COMMANDS, "hclust", (no_computation, None, False))
-    monkeypatch.setitem(sys.modules, "matplotlib.backend_bases", None)  # import fails as if not installed
-    assert main(["hclust", "--example", "iris", "--by", "Species", "--plot", str(tmp_path / "tree.png")]) == 2
-    assert capsys.readouterr().err == "energystats hclust: error: --plot needs matplotlib (pip install matplotlib)\n"
+    # import fails as if not installed
+    monkeypatch.setitem(sys.modules, "matplotlib.backend_bases", None)
+    assert (
+        main(
+            ["hclust", "--example", "iris", "--by", "Species", "--plot", str(tmp_path / "tree.png")]
+        )
+        == 2
+    )
+    assert (
+        capsys.readouterr().err
+        == "energystats hclust: error: --plot needs matplotlib (pip install matplotlib)\n"
+    )
 
 
 def test_the_compare_r_out_path_is_checked_before_r(tmp_path, monkeypatch, capsys):
     (tmp_path / "file.md").write_text("")
     assert main(["compare-r", "--out", str(tmp_path / "file.md" / "table.md")]) == 2
-    assert capsys.readouterr().err == f"energystats compare-r: error: --out {tmp_path}/file.md/table.md: {tmp_path}/file.md is not a folder\n"
+    assert (
+        capsys.readouterr().err
+        == f"energystats compare-r: error: --out {tmp_path}/file.md/table.md: "
+        f"{tmp_path}/file.md is not a folder\n"
+    )
     # missing folders are made when the table is written, not before
     monkeypatch.setattr(_cli, "r_available", lambda: (False, "R is not here"))
     assert main(["compare-r", "--out", str(tmp_path / "new" / "folder" / "table.md")]) == 2
@@ -436,26 +619,72 @@ OVERFLOW = "beyond float64 (largest about 2^1024): divide the data by a constant
 #: argv ({tmp}: the folder holding HOSTILE_FILES) -> exit status -> a part of the one line on stderr
 HOSTILE = [
     (["describe", "{tmp}/big.csv", "--by", "g"], 2, "T is about 2^1025, " + OVERFLOW),
-    (["describe", "{tmp}/e300.csv", "--by", "g", "--exponent", "2"], 2, "W is about 2^1994, " + OVERFLOW),
-    (["test", "{tmp}/e300.csv", "--by", "g", "--exponent", "2", "--n-resamples", "9"], 2, "the null distribution is about 2^1993"),
-    (["cluster", "{tmp}/e300.csv", "-k", "2", "--columns", "a", "b", "--exponent", "2"], 2, "W_ is about 2^1993, " + OVERFLOW),
+    (
+        ["describe", "{tmp}/e300.csv", "--by", "g", "--exponent", "2"], 2,
+        "W is about 2^1994, " + OVERFLOW,
+    ),
+    (
+        ["test", "{tmp}/e300.csv", "--by", "g", "--exponent", "2", "--n-resamples", "9"], 2,
+        "the null distribution is about 2^1993",
+    ),
+    (
+        ["cluster", "{tmp}/e300.csv", "-k", "2", "--columns", "a", "b", "--exponent", "2"], 2,
+        "W_ is about 2^1993, " + OVERFLOW,
+    ),
     (["split1d", "{tmp}/big.csv", "--columns", "a"], 2, "the W curve is about 2^1024, " + OVERFLOW),
-    (["hclust", "{tmp}/big.csv", "--columns", "a", "b", "--n-resamples", "9"], 2, "the merge heights is about 2^1025"),
+    (
+        ["hclust", "{tmp}/big.csv", "--columns", "a", "b", "--n-resamples", "9"], 2,
+        "the merge heights is about 2^1025",
+    ),
     (["describe", "{tmp}", "--by", "g"], 2, "{tmp} is a folder, not a CSV file"),
     (["describe", "{tmp}/missing.csv", "--by", "g"], 2, "file not found: {tmp}/missing.csv"),
-    (["cluster", "{tmp}/two.csv", "-k", "2", "--by", "g", "--n-init", "100000000"], 2,
-     "--n-init must be at most 10,000 (the best of that many starts misses a partition"),
-    (["test", "--example", "iris", "--by", "Species", "--projections", "1000000000000"], 2, "--projections must be at most 10,000"),
-    (["test", "--example", "iris", "--by", "Species", "--n-resamples", "1000000000"], 2, "--n-resamples must be at most 10,000,000"),
-    (["cluster", "--example", "iris", "-k", "200", "--columns", "Sepal.Length"], 2, "-k must be at most n_samples (150), got 200."),
-    (["test", "--example", "iris", "--by", "Species", "--working-memory", "0.0005"], 2,
-     "needs 15.6 KiB, more than the working memory of 524 bytes. Give --working-memory 2 (MiB), or a smaller --n-resamples."),
-    (["cluster", "--example", "iris", "--by", "Species", "-k", "3", "--n-init", "10000", "--working-memory", "0.5"], 2,
-     "--n-init=10,000 restarts of 150 labels each needs 11.4 MiB, more than the working memory of 512.0 KiB. Give --working-memory 13 (MiB), or a smaller --n-init."),
-    (["hclust", "--example", "iris", "--by", "Species", "--plot", "/proc/tree.png"], 2, "--plot /proc/tree.png: cannot write there"),
-    (["hclust", "--example", "iris", "--by", "Species", "--plot", "/sys/tree.png"], 2, "--plot /sys/tree.png: cannot write there"),
-    (["compare-r", "--out", "/proc/new/table.md"], 2, "--out /proc/new/table.md: cannot write there"),
-    (["normality", "{tmp}/const.csv", "--columns", "a", "b", "--n-resamples", "9"], 2, "singular sample covariance"),
+    (
+        ["cluster", "{tmp}/two.csv", "-k", "2", "--by", "g", "--n-init", "100000000"], 2,
+        "--n-init must be at most 10,000 (the best of that many starts misses a partition",
+    ),
+    (
+        ["test", "--example", "iris", "--by", "Species", "--projections", "1000000000000"], 2,
+        "--projections must be at most 10,000",
+    ),
+    (
+        ["test", "--example", "iris", "--by", "Species", "--n-resamples", "1000000000"], 2,
+        "--n-resamples must be at most 10,000,000",
+    ),
+    (
+        ["cluster", "--example", "iris", "-k", "200", "--columns", "Sepal.Length"], 2,
+        "-k must be at most n_samples (150), got 200.",
+    ),
+    (
+        ["test", "--example", "iris", "--by", "Species", "--working-memory", "0.0005"],
+        2,
+        "needs 15.6 KiB, more than the working memory of 524 bytes. Give --working-memory 2 (MiB), "
+        "or a smaller --n-resamples.",
+    ),
+    (
+        [
+            "cluster", "--example", "iris", "--by", "Species", "-k", "3", "--n-init", "10000",
+            "--working-memory", "0.5",
+        ],
+        2,
+        "--n-init=10,000 restarts of 150 labels each needs 11.4 MiB, more than the working memory "
+        "of 512.0 KiB. Give --working-memory 13 (MiB), or a smaller --n-init.",
+    ),
+    (
+        ["hclust", "--example", "iris", "--by", "Species", "--plot", "/proc/tree.png"], 2,
+        "--plot /proc/tree.png: cannot write there",
+    ),
+    (
+        ["hclust", "--example", "iris", "--by", "Species", "--plot", "/sys/tree.png"], 2,
+        "--plot /sys/tree.png: cannot write there",
+    ),
+    (
+        ["compare-r", "--out", "/proc/new/table.md"], 2,
+        "--out /proc/new/table.md: cannot write there",
+    ),
+    (
+        ["normality", "{tmp}/const.csv", "--columns", "a", "b", "--n-resamples", "9"], 2,
+        "singular sample covariance",
+    ),
 ]
 
 
@@ -466,14 +695,24 @@ def hostile_files(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("argv, status, message", HOSTILE, ids=[" ".join(row[0][:2]) + f" {i}" for i, row in enumerate(HOSTILE)])
-def test_hostile_input_gets_one_line_and_its_exit_status(hostile_files, monkeypatch, capsys, argv, status, message):
+@pytest.mark.parametrize(
+    "argv, status, message", HOSTILE,
+    ids=[" ".join(row[0][:2]) + f" {i}" for i, row in enumerate(HOSTILE)],
+)
+def test_hostile_input_gets_one_line_and_its_exit_status(
+    hostile_files, monkeypatch, capsys, argv, status, message
+):
     if argv[0] == "hclust" and "--plot" in argv or argv[0] == "compare-r":
-        monkeypatch.setitem(_cli._COMMANDS, argv[0], (no_computation, None, False))  # refused before computing
+        # refused before computing
+        monkeypatch.setitem(_cli._COMMANDS, argv[0], (no_computation, None, False))
     argv = [a.format(tmp=hostile_files) for a in argv]
     assert main(argv) == status
     out, err = capsys.readouterr()
-    assert err.startswith(f"energystats {argv[0]}: error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert (
+        err.startswith(f"energystats {argv[0]}: error: ")
+        and err.count("\n") == 1
+        and "Traceback" not in err
+    )
     assert message.format(tmp=hostile_files) in err
 
 
@@ -486,7 +725,10 @@ def test_describe_json_is_strict_json_with_the_non_finite_values_listed(hostile_
     out = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
     assert out["F"] is None and out["non_finite"] == {"F": "nan"} and out["W"] == 0
     assert main(["describe", str(hostile_files / "const.csv"), "--by", "g"]) == 0
-    assert "(F is nan: W = 0, every group is one point repeated, and so is the whole sample)" in capsys.readouterr().out
+    assert (
+        "(F is nan: W = 0, every group is one point repeated, and so is the whole sample)"
+        in capsys.readouterr().out
+    )
 
 
 def test_a_plot_that_cannot_be_written_exits_1(hostile_files, monkeypatch, capsys):
@@ -497,8 +739,19 @@ def test_a_plot_that_cannot_be_written_exits_1(hostile_files, monkeypatch, capsy
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
     plot = hostile_files / "tree.png"
-    assert main(["hclust", "--example", "iris", "--by", "Species", "--n-resamples", "9", "--seed", "0", "--plot", str(plot)]) == 1
-    assert capsys.readouterr().err == f"energystats hclust: error: --plot {plot}: cannot write it (No space left on device)\n"
+    assert (
+        main(
+            [
+                "hclust", "--example", "iris", "--by", "Species", "--n-resamples", "9", "--seed",
+                "0", "--plot", str(plot),
+            ]
+        )
+        == 1
+    )
+    assert (
+        capsys.readouterr().err
+        == f"energystats hclust: error: --plot {plot}: cannot write it (No space left on device)\n"
+    )
 
 
 def test_an_internal_error_is_one_line_with_status_3(monkeypatch, capsys):
@@ -508,22 +761,34 @@ def test_an_internal_error_is_one_line_with_status_3(monkeypatch, capsys):
     monkeypatch.setitem(_cli._COMMANDS, "describe", (bug, None, True))
     assert main(["describe", "--example", "iris", "--by", "Species"]) == 3
     assert capsys.readouterr().err == (
-        "energystats describe: error: internal error, please report it: ZeroDivisionError: float division by zero "
-        "(ENERGYSTATS_DEBUG=1 shows the traceback)\n"
+        "energystats describe: error: internal error, please report it: ZeroDivisionError: float "
+        "division by zero (ENERGYSTATS_DEBUG=1 shows the traceback)\n"
     )
 
 
 def run_cli(shell: str, *, stdin=None) -> subprocess.CompletedProcess:
     """``shell`` with ``$ES`` the command line of this checkout (redirections need a shell)."""
-    env = {**os.environ, "PYTHONPATH": str(Path(es.__file__).parents[1]), "ES": f"{sys.executable} -m energystats"}
-    return subprocess.run(["bash", "-c", shell], stdin=stdin, capture_output=True, text=True, env=env, timeout=120, check=False)
+    env = {
+        **os.environ, "PYTHONPATH": str(Path(es.__file__).parents[1]),
+        "ES": f"{sys.executable} -m energystats",
+    }
+    return subprocess.run(
+        ["bash", "-c", shell], stdin=stdin, capture_output=True, text=True, env=env, timeout=120,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize(
     "shell, status, err",
     [
-        ("$ES describe --example iris --by Species > /dev/full", 1, "energystats describe: error: cannot write to stdout (No space left on device)\n"),
-        ("$ES describe --example iris --by Species >&-", 1, "energystats describe: error: stdout is closed, nowhere to write the output\n"),
+        (
+            "$ES describe --example iris --by Species > /dev/full", 1,
+            "energystats describe: error: cannot write to stdout (No space left on device)\n",
+        ),
+        (
+            "$ES describe --example iris --by Species >&-", 1,
+            "energystats describe: error: stdout is closed, nowhere to write the output\n",
+        ),
     ],
     ids=["stdout full", "stdout closed"],
 )
@@ -543,14 +808,23 @@ def test_dev_stdin_and_a_named_pipe_are_read_as_a_unix_user_expects(hostile_file
     assert proc.returncode == 0 and json.loads(proc.stdout)["groups"] == {"x": 3, "y": 4}
     with open(os.devnull) as stdin:
         proc = run_cli("$ES describe /dev/stdin --by g", stdin=stdin)
-    assert (proc.returncode, proc.stderr) == (2, "energystats describe: error: cannot read /dev/stdin as CSV: No columns to parse from file\n")
+    assert (proc.returncode, proc.stderr) == (
+        2,
+        "energystats describe: error: cannot read /dev/stdin as CSV: No columns to parse from "
+        "file\n",
+    )
 
 
 @pytest.mark.r
 @pytest.mark.parametrize(
     "text, status, message",
     [
-        ("a,b,g\n1e300,2,x\n4,5,x\n7,1,y\n1,2,y\n3,3,y\n", 2, "R's energy squares the values to compute distances, which overflows beyond about 1e154"),
+        (
+            "a,b,g\n1e300,2,x\n4,5,x\n7,1,y\n1,2,y\n3,3,y\n",
+            2,
+            "R's energy squares the values to compute distances, which overflows beyond about "
+            "1e154",
+        ),
         ("a,b,c,g\n" + "1,1,1,x\n1,1,1,y\n" * 5, 2, "singular sample covariance"),
     ],
     ids=["1e300", "constant"],
@@ -559,17 +833,29 @@ def test_compare_r_refuses_what_r_cannot_compare(tmp_path, capsys, text, status,
     path = write(tmp_path, text)
     assert main(["compare-r", path, "--by", "g", "--n-resamples", "19"]) == status
     err = capsys.readouterr().err
-    assert err.startswith("energystats compare-r: error: ") and message in err and err.count("\n") == 1
+    assert (
+        err.startswith("energystats compare-r: error: ") and message in err and err.count("\n") == 1
+    )
 
 
 @pytest.mark.r
-@pytest.mark.parametrize("columns, total", [(["a"], 22), (["a", "b"], 30)], ids=["one column", "two columns"])
+@pytest.mark.parametrize(
+    "columns, total", [(["a"], 22), (["a", "b"], 30)], ids=["one column", "two columns"]
+)
 def test_compare_r_with_one_or_two_data_columns(hostile_files, capsys, columns, total):
     """The distance covariance rows compare the first column with the second (two columns), or
     only the data with the groups (one column); before, any CSV with fewer than three data
     columns was refused ("`y` must have at least one feature")."""
     path = str(hostile_files / "two.csv")
-    assert main(["compare-r", path, "--by", "g", "--columns", *columns, "--n-resamples", "19", "--seed", "1", "--json"]) == 0
+    assert (
+        main(
+            [
+                "compare-r", path, "--by", "g", "--columns", *columns, "--n-resamples", "19",
+                "--seed", "1", "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["total"] == total and out["agree"] == total
 
@@ -580,13 +866,20 @@ def test_compare_r_with_one_row_per_group_and_zero_within_dispersion(tmp_path, c
     path = write(tmp_path, "a,b,g\n1,2,x\n3,1,y\n2,2,z\n5,1,w\n")
     main(["compare-r", path, "--by", "g", "--n-resamples", "19", "--json"])
     rows = {(r["R quantity"], r["alpha"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
-    assert rows[("disco statistic (F)", 1.0)]["agree"] and rows[("kgroups W: hartigan 0.0000 vs R 0.0000", 1.0)]["agree"]
+    assert (
+        rows[("disco statistic (F)", 1.0)]["agree"]
+        and rows[("kgroups W: hartigan 0.0000 vs R 0.0000", 1.0)]["agree"]
+    )
 
 
 @pytest.mark.r
 def test_compare_r_out_to_a_full_device_exits_1(hostile_files):
     proc = run_cli(f"$ES compare-r {hostile_files}/two.csv --by g --n-resamples 19 --out /dev/full")
-    assert (proc.returncode, proc.stderr) == (1, "energystats compare-r: error: --out /dev/full: cannot write it (No space left on device)\n")
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        "energystats compare-r: error: --out /dev/full: cannot write it (No space left on "
+        "device)\n",
+    )
 
 
 def test_describe_many_groups_reuses_dispersion_and_caps_the_report(tmp_path, capsys):

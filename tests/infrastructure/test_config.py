@@ -94,7 +94,10 @@ def test_memory_error_says_what_was_needed_and_what_to_set(monkeypatch):
 def test_kernel_matrix_past_the_budget_is_a_clear_memory_error():
     x = np.random.default_rng(0).normal(size=(600, 2))
     with es.config_context(working_memory=1):
-        with pytest.raises(es.WorkingMemoryError, match=r"the 600 x 600 semimetric matrix needs 2\.7 MiB.*working_memory=4"):
+        with pytest.raises(
+            es.WorkingMemoryError,
+            match=r"the 600 x 600 semimetric matrix needs 2\.7 MiB.*working_memory=4",
+        ):
             es.kernel_matrix(x)
         with pytest.raises(es.WorkingMemoryError, match="the 600 x 600 semimetric matrix"):
             es.pairwise_semimetric(x)

@@ -11,15 +11,54 @@ from energystats.datasets import load_example, load_iris
 
 # R's name -> (shape, {column: dtype}, categories of each factor in R's order, row names?)
 R_DATASETS = {
-    "iris": ((150, 5), {"Sepal.Length": "float64", "Sepal.Width": "float64", "Petal.Length": "float64", "Petal.Width": "float64", "Species": "category"}, {"Species": ["setosa", "versicolor", "virginica"]}, False),
-    "quakes": ((1000, 5), {"lat": "float64", "long": "float64", "depth": "int64", "mag": "float64", "stations": "int64"}, {}, False),
+    "iris": (
+        (150, 5),
+        {
+            "Sepal.Length": "float64", "Sepal.Width": "float64", "Petal.Length": "float64",
+            "Petal.Width": "float64", "Species": "category",
+        },
+        {"Species": ["setosa", "versicolor", "virginica"]},
+        False,
+    ),
+    "quakes": (
+        (1000, 5),
+        {
+            "lat": "float64", "long": "float64", "depth": "int64", "mag": "float64",
+            "stations": "int64",
+        },
+        {},
+        False,
+    ),
     "faithful": ((272, 2), {"eruptions": "float64", "waiting": "float64"}, {}, False),
-    "USArrests": ((50, 4), {"Murder": "float64", "Assault": "int64", "UrbanPop": "int64", "Rape": "float64"}, {}, True),
-    "mtcars": ((32, 11), dict.fromkeys(["mpg", "cyl", "disp", "hp", "drat", "wt", "qsec", "vs", "am", "gear", "carb"], "float64"), {}, True),
-    "PlantGrowth": ((30, 2), {"weight": "float64", "group": "category"}, {"group": ["ctrl", "trt1", "trt2"]}, False),
-    "chickwts": ((71, 2), {"weight": "float64", "feed": "category"}, {"feed": ["casein", "horsebean", "linseed", "meatmeal", "soybean", "sunflower"]}, False),
-    "ToothGrowth": ((60, 3), {"len": "float64", "supp": "category", "dose": "float64"}, {"supp": ["OJ", "VC"]}, False),
-    "warpbreaks": ((54, 3), {"breaks": "float64", "wool": "category", "tension": "category"}, {"wool": ["A", "B"], "tension": ["L", "M", "H"]}, False),
+    "USArrests": (
+        (50, 4), {"Murder": "float64", "Assault": "int64", "UrbanPop": "int64", "Rape": "float64"},
+        {}, True,
+    ),
+    "mtcars": (
+        (32, 11),
+        dict.fromkeys(
+            ["mpg", "cyl", "disp", "hp", "drat", "wt", "qsec", "vs", "am", "gear", "carb"],
+            "float64",
+        ),
+        {},
+        True,
+    ),
+    "PlantGrowth": (
+        (30, 2), {"weight": "float64", "group": "category"}, {"group": ["ctrl", "trt1", "trt2"]},
+        False,
+    ),
+    "chickwts": (
+        (71, 2), {"weight": "float64", "feed": "category"},
+        {"feed": ["casein", "horsebean", "linseed", "meatmeal", "soybean", "sunflower"]}, False,
+    ),
+    "ToothGrowth": (
+        (60, 3), {"len": "float64", "supp": "category", "dose": "float64"}, {"supp": ["OJ", "VC"]},
+        False,
+    ),
+    "warpbreaks": (
+        (54, 3), {"breaks": "float64", "wool": "category", "tension": "category"},
+        {"wool": ["A", "B"], "tension": ["L", "M", "H"]}, False,
+    ),
 }
 
 
@@ -55,10 +94,16 @@ def test_loader_shape_dtypes_levels_and_index(name):
 def test_iris_is_fishers_data():
     iris = load_iris()
     assert iris.shape == (150, 5)
-    assert list(iris.columns) == ["Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width", "Species"]
-    assert iris["Species"].value_counts().to_dict() == {"setosa": 50, "versicolor": 50, "virginica": 50}
+    assert list(iris.columns) == [
+        "Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width", "Species",
+    ]
+    assert iris["Species"].value_counts().to_dict() == {
+        "setosa": 50, "versicolor": 50, "virginica": 50,
+    }
     # column means of R's iris, as printed by colMeans(iris[, 1:4])
-    np.testing.assert_allclose(iris.iloc[:, :4].mean().to_numpy(), [5.843333, 3.057333, 3.758000, 1.199333], atol=5e-7)
+    np.testing.assert_allclose(
+        iris.iloc[:, :4].mean().to_numpy(), [5.843333, 3.057333, 3.758000, 1.199333], atol=5e-7
+    )
 
 
 def test_load_example():
@@ -93,7 +138,9 @@ def test_loader_equals_rs_copy_exactly(name):
         r_column = r_call("[[", r_frame, i)
         if to_numpy(r_call("is.factor", r_column))[0]:
             assert list(frame[column].cat.categories) == list(r_call("levels", r_column))
-            np.testing.assert_array_equal(frame[column].cat.codes.to_numpy() + 1, to_numpy(r_call("as.integer", r_column)))
+            np.testing.assert_array_equal(
+                frame[column].cat.codes.to_numpy() + 1, to_numpy(r_call("as.integer", r_column))
+            )
         else:
             kind = r_call("typeof", r_column)[0]
             assert frame[column].dtype == {"double": np.float64, "integer": np.int64}[kind]

@@ -44,7 +44,11 @@ def autosummary_names(text):
 def public_names():
     """Every name a user reaches: ``energystats.__all__`` (its modules by their own names),
     and the public names of ``energystats.datasets`` and ``energystats.plotting``."""
-    names = {name for name in energystats.__all__ if not isinstance(getattr(energystats, name), types.ModuleType)}
+    names = {
+        name
+        for name in energystats.__all__
+        if not isinstance(getattr(energystats, name), types.ModuleType)
+    }
     names |= {f"datasets.{name}" for name in datasets.__all__}
     names |= {f"plotting.{name}" for name in plotting.__all__}
     return names
@@ -67,8 +71,11 @@ def test_gallery_examples_are_executed_scripts_with_a_title():
 
 
 def test_autosummary_names_reads_every_block_and_skips_options():
-    text = (".. currentmodule:: energystats\n\n.. autosummary::\n   :toctree: generated\n\n   dcor\n"
-            "   plotting.plot_w_curve\n\nPlotting\n--------\n\n.. autosummary::\n\n   KGroups\n\nText after.\n")
+    text = (
+        ".. currentmodule:: energystats\n\n.. autosummary::\n   :toctree: generated\n\n   dcor\n   "
+        "plotting.plot_w_curve\n\nPlotting\n--------\n\n.. autosummary::\n\n   KGroups\n\nText "
+        "after.\n"
+    )
     assert autosummary_names(text) == ["dcor", "plotting.plot_w_curve", "KGroups"]
 
 
@@ -114,24 +121,41 @@ def test_readme_commands_are_make_targets_and_install_extras_exist():
     commands = re.findall(r"^make (\S+)", readme, flags=re.M)
     assert {"run", "test"} <= set(commands) <= targets
     pyproject = (ROOT / "pyproject.toml").read_text()
-    extras = set(re.findall(r"^(\w+) = \[", pyproject.split("[project.optional-dependencies]")[1], flags=re.M))
-    named = {extra for group in re.findall(r"pip install [^\n]*?\.\[([\w,]+)\]", readme) for extra in group.split(",")}
+    extras = set(
+        re.findall(
+            r"^(\w+) = \[", pyproject.split("[project.optional-dependencies]")[1], flags=re.M
+        )
+    )
+    named = {
+        extra
+        for group in re.findall(r"pip install [^\n]*?\.\[([\w,]+)\]", readme)
+        for extra in group.split(",")
+    }
     assert named and named <= extras
     assert "pip install ." in readme
 
 
-def test_validation_figures_are_titled_by_what_they_show_and_redrawn_from_their_csv(tmp_path, monkeypatch):
+def test_validation_figures_are_titled_by_what_they_show_and_redrawn_from_their_csv(
+    tmp_path, monkeypatch
+):
     pytest.importorskip("matplotlib")
-    spec = importlib.util.spec_from_file_location("paper_experiments", ROOT / "validation" / "paper_experiments.py")
+    spec = importlib.util.spec_from_file_location(
+        "paper_experiments", ROOT / "validation" / "paper_experiments.py"
+    )
     paper = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(paper)
     titles = [experiment.title for experiment in paper.EXPERIMENTS.values()]
     assert not [title for title in titles if re.search(r"\b(fig|table)\s*\d", title, flags=re.I)]
     assert len(set(titles)) == len(titles)
     shutil.copy(ROOT / "validation" / "results" / "paper_fig3e.csv", tmp_path)
-    monkeypatch.setattr(sys, "argv", ["paper_experiments.py", "--replot", "--only", "fig3e", "--out", str(tmp_path)])
+    monkeypatch.setattr(
+        sys, "argv", ["paper_experiments.py", "--replot", "--only", "fig3e", "--out", str(tmp_path)]
+    )
     paper.main()
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["paper_fig3e.csv", "paper_fig3e.png"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "paper_fig3e.csv",
+        "paper_fig3e.png",
+    ]
 
 
 # --- The tests' own layout and docstrings ----------------------------------------------------

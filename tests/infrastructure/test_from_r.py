@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import r_missing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,17 +33,24 @@ def r_session_environment() -> tuple[str, dict]:
     env = dict(os.environ, RETICULATE_PYTHON=python, PYTHONPATH=path)
     if not Path(python).exists():
         r_missing(f"no Python environment for reticulate at {python}: {BUILD}.")
-    check = subprocess.run([python, "-c", "import energystats"], env=env, capture_output=True, text=True)
+    check = subprocess.run(
+        [python, "-c", "import energystats"], env=env, capture_output=True, text=True
+    )
     if check.returncode != 0:
         error = check.stderr.strip().splitlines()[-1:] or [f"exit status {check.returncode}"]
         r_missing(f"{python} cannot import energystats ({error[0]}): {BUILD}.")
     rscript = shutil.which("Rscript")
     if rscript is None:
         r_missing("Rscript is not on PATH: scripts/ensure_r.sh installs R (as root) or says how.")
-    packages = 'quit(status = !all(sapply(c("energy", "reticulate"), requireNamespace, quietly = TRUE)))'
+    packages = (
+        'quit(status = !all(sapply(c("energy", "reticulate"), requireNamespace, quietly = TRUE)))'
+    )
     if subprocess.run([rscript, "-e", packages], capture_output=True).returncode != 0:
-        r_missing("R packages energy and reticulate are needed: apt-get install r-cran-energy r-cran-reticulate, "
-                  'or in R install.packages(c("energy", "reticulate")).')
+        r_missing(
+            "R packages energy and reticulate are needed: apt-get install r-cran-energy "
+            "r-cran-reticulate, "
+            'or in R install.packages(c("energy", "reticulate")).'
+        )
     return rscript, env
 
 
@@ -55,8 +61,12 @@ def test_r_session_gets_energys_numbers_from_energystats():
     1e-12 relative (the permutation p-values within Monte Carlo error), KGroups in R's mode
     gives kgroups' clusters, and the R-side conversions (integers, lists, data frames) hold."""
     rscript, env = r_session_environment()
-    run = subprocess.run([rscript, str(SCRIPT)], env=env, capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, f"Rscript {SCRIPT.name} exited with status {run.returncode}:\n{run.stdout}\n{run.stderr}"
+    run = subprocess.run(
+        [rscript, str(SCRIPT)], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, (
+        f"Rscript {SCRIPT.name} exited with status {run.returncode}:\n{run.stdout}\n{run.stderr}"
+    )
     assert "\nok " in run.stdout and "\nFAIL " not in run.stdout, run.stdout
 
 

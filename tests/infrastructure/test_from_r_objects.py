@@ -31,7 +31,9 @@ def test_integer_logical_and_character_na_are_missing(r):
     np.testing.assert_array_equal(from_r(r("c(1L, 2L)")), [1, 2])
     np.testing.assert_array_equal(from_r(r("c(TRUE, NA)")), [1.0, np.nan])
     assert from_r(r('c("x", NA)')).tolist() == ["x", None]
-    np.testing.assert_array_equal(from_r(r("matrix(c(1, 2, 3, 4, 5, 6), 3)")), [[1, 4], [2, 5], [3, 6]])
+    np.testing.assert_array_equal(
+        from_r(r("matrix(c(1, 2, 3, 4, 5, 6), 3)")), [[1, 4], [2, 5], [3, 6]]
+    )
 
 
 def test_airquality_as_it_arrives_with_nan_policy_omit(r):
@@ -42,7 +44,10 @@ def test_airquality_as_it_arrives_with_nan_policy_omit(r):
     complete = frame.iloc[:, :4].dropna().to_numpy()
     months = r("airquality$Month")
     res = es.energy_test(data, months, n_resamples=99, rng=0, nan_policy="omit")
-    ref = es.energy_test(complete, frame["Month"][frame.iloc[:, :4].notna().all(axis=1)].to_numpy(), n_resamples=99, rng=0)
+    ref = es.energy_test(
+        complete, frame["Month"][frame.iloc[:, :4].notna().all(axis=1)].to_numpy(), n_resamples=99,
+        rng=0,
+    )
     assert (res.statistic, res.pvalue, res.n_omitted) == (ref.statistic, ref.pvalue, 42)
     with pytest.raises(ValueError, match=r"`X` contains missing values \(R's NA\) in 42 of 153"):
         es.energy_test(data, months)
@@ -52,7 +57,10 @@ def test_a_factor_groups_as_its_levels(r):
     iris = r("iris")
     res = es.dispersion(r("as.matrix(iris[, 1:4])"), r("iris$Species"))
     assert res.groups.tolist() == ["setosa", "versicolor", "virginica"]
-    assert res.W == es.dispersion(np.asarray(r("as.matrix(iris[, 1:4])")), from_r(iris.rx2("Species"))).W
+    assert (
+        res.W
+        == es.dispersion(np.asarray(r("as.matrix(iris[, 1:4])")), from_r(iris.rx2("Species"))).W
+    )
 
 
 def test_data_frames_keep_every_column_matrices_their_shape_and_times_stay_times(r):

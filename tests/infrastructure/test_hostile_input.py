@@ -19,13 +19,26 @@ def X():
 
 def test_object_labels_holding_nan_are_missing_not_groups(X):
     labels = pd.Series([0.0] * 19 + [np.nan] + [1.0] * 20).astype(object)
-    for call in (lambda: es.dispersion(X, labels), lambda: es.energy_test(X, labels, rng=0), lambda: es.ksample_statistic(X, labels)):
-        with pytest.raises(ValueError, match=r"`labels` contains missing values \(NaN, None or masked\) in 1 of 40 row"):
+    for call in (
+        lambda: es.dispersion(X, labels), lambda: es.energy_test(X, labels, rng=0),
+        lambda: es.ksample_statistic(X, labels),
+    ):
+        with pytest.raises(
+            ValueError,
+            match=r"`labels` contains missing values \(NaN, None or masked\) in 1 of 40 row",
+        ):
             call()
-    with pytest.raises(ValueError, match=r"`init` contains missing values \(NaN or None\)|`init` contains missing values"):
+    with pytest.raises(
+        ValueError,
+        match=r"`init` contains missing values \(NaN or None\)|`init` contains missing values",
+    ):
         es.KGroups(2, init=labels).fit(X)
     omitted = es.dispersion(X, labels, nan_policy="omit")
-    assert omitted.sizes.tolist() == [19, 20] and omitted.groups.tolist() == [0, 1] and omitted.n_omitted == 1
+    assert (
+        omitted.sizes.tolist() == [19, 20]
+        and omitted.groups.tolist() == [0, 1]
+        and omitted.n_omitted == 1
+    )
 
 
 def test_integral_float_labels_are_integer_groups(X):
@@ -33,7 +46,8 @@ def test_integral_float_labels_are_integer_groups(X):
     res = es.dispersion(X, labels)
     assert res.groups.dtype.kind == "i" and res.groups.tolist() == [1, 2]
     assert res.W == es.dispersion(X, labels.astype(int)).W
-    assert es.dispersion(X, np.repeat([0.5, 1.5], 20)).groups.tolist() == [0.5, 1.5]  # not integral: kept as floats
+    # not integral: kept as floats
+    assert es.dispersion(X, np.repeat([0.5, 1.5], 20)).groups.tolist() == [0.5, 1.5]
 
 
 @pytest.mark.parametrize("scale", [1e160, 1e-200, 2.0**-1000])
@@ -53,8 +67,14 @@ def test_weights_are_scale_free_at_the_ends_of_float64(X, scale):
     np.testing.assert_allclose(scaled.weights, unit.weights * scale, rtol=1e-12)
     # F counts weights as frequencies: undefined (NaN) when the total weight is at most k
     assert np.isfinite(scaled.F) if scale > 1 else np.isnan(scaled.F)
-    split_unit, split_scaled = es.split_1d(X[:, 0], sample_weight=np.r_[w, w]), es.split_1d(X[:, 0], sample_weight=np.r_[w, w] * scale)
-    assert split_scaled.threshold == split_unit.threshold and split_scaled.W == pytest.approx(split_unit.W * scale, rel=1e-12)
+    split_unit, split_scaled = (
+        es.split_1d(X[:, 0], sample_weight=np.r_[w, w]),
+        es.split_1d(X[:, 0], sample_weight=np.r_[w, w] * scale),
+    )
+    assert (
+        split_scaled.threshold == split_unit.threshold
+        and split_scaled.W == pytest.approx(split_unit.W * scale, rel=1e-12)
+    )
 
 
 def test_kgroups_with_the_largest_weights_fits_and_says_what_cannot_be_represented(X):
@@ -64,14 +84,20 @@ def test_kgroups_with_the_largest_weights_fits_and_says_what_cannot_be_represent
     np.testing.assert_array_equal(huge.predict(X), unit.predict(X))
     with pytest.raises(OverflowError, match="W_ is about 2\\^10.*divide the weights by c"):
         huge.W_
-    assert es.KGroups(2, random_state=0).fit(X, sample_weight=np.full(40, 1e150)).W_ == pytest.approx(unit.W_ * 1e150, rel=1e-12)
+    assert (
+        es.KGroups(2, random_state=0).fit(X, sample_weight=np.full(40, 1e150)).W_
+        == pytest.approx(unit.W_ * 1e150, rel=1e-12)
+    )
 
 
 def test_a_kernel_matrix_that_is_not_positive_semidefinite_is_refused(X):
     G = es.kernel_matrix(X)
     broken = G.copy()
     broken[0, 1] = broken[1, 0] = 50.0  # |G_01| > sqrt(G_00 G_11)
-    with pytest.raises(ValueError, match=r"`X` is not positive semidefinite: entry \(0, 1\) breaks the Cauchy-Schwarz"):
+    with pytest.raises(
+        ValueError,
+        match=r"`X` is not positive semidefinite: entry \(0, 1\) breaks the Cauchy-Schwarz",
+    ):
         es.KGroups(2, metric="precomputed_kernel").fit(broken)
     # Cauchy-Schwarz holds, an eigenvalue is negative: only the factorisation sees it
     A = np.array([[1.0, 0.9, -0.9], [0.9, 1.0, 0.9], [-0.9, 0.9, 1.0]])
@@ -80,7 +106,8 @@ def test_a_kernel_matrix_that_is_not_positive_semidefinite_is_refused(X):
         es.KGroups(2, metric="precomputed_kernel").fit(A)
     with pytest.raises(ValueError, match="its diagonal entry 2 is -1 <= 0"):
         es.KGroups(2, metric="precomputed_kernel").fit(np.diag([1.0, 1.0, -1.0]))
-    fit = es.KGroups(2, metric="precomputed_kernel", random_state=0).fit(G)  # a Gram matrix passes (rank 2 of 40)
+    # a Gram matrix passes (rank 2 of 40)
+    fit = es.KGroups(2, metric="precomputed_kernel", random_state=0).fit(G)
     assert fit.W_ >= 0
 
 
@@ -92,7 +119,8 @@ def test_masked_values_are_never_used(X):
         message = r"`X` contains missing values \(NaN, None or masked\) in 1 of 40 row"
         with pytest.raises(ValueError, match=message):
             call(masked)
-    assert es.pairwise_semimetric(np.ma.masked_array(X)).shape == (40, 40)  # no masked entry: the data
+    # no masked entry: the data
+    assert es.pairwise_semimetric(np.ma.masked_array(X)).shape == (40, 40)
 
 
 def test_exact_auto_falls_back_to_monte_carlo_past_the_enumeration_cap(X, monkeypatch):
@@ -107,8 +135,11 @@ def test_exact_auto_falls_back_to_monte_carlo_past_the_enumeration_cap(X, monkey
 
 
 def test_random_state_of_any_kind_scikit_learn_accepts(X):
-    for make in (lambda r: es.KGroups(2, random_state=r).fit(X).W_, lambda r: es.PowerKMeans(2, random_state=r).fit(X).inertia_,
-                 lambda r: es.cluster_test(X, n_clusters=2, n_resamples=9, rng=r).pvalue):
+    for make in (
+        lambda r: es.KGroups(2, random_state=r).fit(X).W_,
+        lambda r: es.PowerKMeans(2, random_state=r).fit(X).inertia_,
+        lambda r: es.cluster_test(X, n_clusters=2, n_resamples=9, rng=r).pvalue,
+    ):
         assert make(np.random.RandomState(0)) == make(np.random.RandomState(0))
         assert make(np.random.default_rng(3)) == make(3)
 
@@ -120,9 +151,12 @@ def test_predict_on_a_precomputed_matrix_takes_distances_to_every_row_passed_to_
     fitted = es.KGroups(2, metric="precomputed", nan_policy="omit", random_state=0).fit(Dm)
     keep = np.arange(20) != 3
     ref = es.KGroups(2, metric="precomputed", random_state=0).fit(D[np.ix_(keep, keep)])
-    np.testing.assert_array_equal(fitted.predict(D), ref.predict(D[:, keep]))  # point 3's distances are known here
+    # point 3's distances are known here
+    np.testing.assert_array_equal(fitted.predict(D), ref.predict(D[:, keep]))
     assert fitted.predict(Dm)[3] == -1
-    with pytest.raises(ValueError, match="`X` must hold distances to the 20 rows passed to fit, got 19 columns"):
+    with pytest.raises(
+        ValueError, match="`X` must hold distances to the 20 rows passed to fit, got 19 columns"
+    ):
         fitted.predict(D[:, keep])
 
 
@@ -145,8 +179,14 @@ def test_gram_matrices_at_the_rounding_level_of_their_uncentred_kernel_pass():
     H = np.eye(200) - 1.0 / 200
     G = H @ (x @ x.T) @ H
     G = (G + G.T) / 2
-    for matrix in (G, es.kernel_matrix(g.normal(size=(200, 3)), metric="gaussian", sigma=1000.0), es.kernel_matrix(g.normal(size=(50, 2))) * 1e200):
-        assert es.KGroups(2, metric="precomputed_kernel", random_state=0).fit(matrix).labels_.shape == (matrix.shape[0],)
+    for matrix in (
+        G, es.kernel_matrix(g.normal(size=(200, 3)), metric="gaussian", sigma=1000.0),
+        es.kernel_matrix(g.normal(size=(50, 2))) * 1e200,
+    ):
+        assert (
+            es.KGroups(2, metric="precomputed_kernel", random_state=0).fit(matrix).labels_.shape
+            == (matrix.shape[0],)
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,200 +234,516 @@ def _brute_dcor(x, y) -> float:
 
 HOSTILE_CALLS = [
     # nan_policy="propagate" gives NaN only to a valid call
-    ("dcov-exponent-propagate", lambda d: es.dcov(d["x_nan"], d["y"], exponent=-1, nan_policy="propagate"),
-     ValueError, r"`exponent` must lie in \(0, 2\], got -1"),
-    ("dcov-metric-propagate", lambda d: es.dcov(d["x_nan"], d["y"], metric="bogus", nan_policy="propagate"),
-     ValueError, "`metric` must be one of"),
-    ("energy_distance-dimensions-propagate", lambda d: es.energy_distance(d["x_nan"], d["X"], nan_policy="propagate"),
-     ValueError, "`x` and `y` must have the same number of features, got 1 and 2"),
-    ("normal_statistic-2d-propagate", lambda d: es.normal_statistic(np.c_[d["x_nan"], d["x"]], nan_policy="propagate"),
-     ValueError, "`x` must be univariate"),
-    ("poisson_statistic-negative-propagate", lambda d: es.poisson_statistic([-1, np.nan, 2, 3], nan_policy="propagate"),
-     ValueError, "`x` must hold non-negative integers"),
-    ("mvnorm_statistic-n<d-propagate", lambda d: es.mvnorm_statistic(np.c_[d["x_nan"], d["X"]][:4], nan_policy="propagate"),
-     ValueError, "`X` needs more samples than features"),
-    ("pdcor-n2-propagate", lambda d: es.pdcor([1.0, 2.0, np.nan], [2.0, 3.0, 1.0], [3.0, 5.0, 1.0], nan_policy="propagate"),
-     ValueError, "`x` must hold at least 4 sample"),
-    ("ksample_statistic-labels-propagate", lambda d: es.ksample_statistic(np.c_[d["x_nan"], d["x"]], d["labels"][:29], nan_policy="propagate"),
-     ValueError, "must have the same number of rows|`labels` must have one entry per sample"),
-    ("ksample_statistic-statistic-propagate", lambda d: es.ksample_statistic(np.c_[d["x_nan"], d["x"]], d["labels"], statistic="Q", nan_policy="propagate"),
-     ValueError, "`statistic`"),
-    ("pdcor-n2", lambda d: es.pdcor([1.0, 2.0], [2.0, 3.0], [3.0, 5.0]), ValueError, "`x` must hold at least 4 sample"),
-    ("poisson_statistic-negative", lambda d: es.poisson_statistic([-1, 2, 3]), ValueError, "`x` must hold non-negative integers"),
-    ("mvnorm_statistic-n<d", lambda d: es.mvnorm_statistic(d["X"][:3] @ np.ones((2, 5))), ValueError, "`X` needs more samples than features"),
+    (
+        "dcov-exponent-propagate",
+        lambda d: es.dcov(d["x_nan"], d["y"], exponent=-1, nan_policy="propagate"), ValueError,
+        r"`exponent` must lie in \(0, 2\], got -1",
+    ),
+    (
+        "dcov-metric-propagate",
+        lambda d: es.dcov(d["x_nan"], d["y"], metric="bogus", nan_policy="propagate"), ValueError,
+        "`metric` must be one of",
+    ),
+    (
+        "energy_distance-dimensions-propagate",
+        lambda d: es.energy_distance(d["x_nan"], d["X"], nan_policy="propagate"), ValueError,
+        "`x` and `y` must have the same number of features, got 1 and 2",
+    ),
+    (
+        "normal_statistic-2d-propagate",
+        lambda d: es.normal_statistic(np.c_[d["x_nan"], d["x"]], nan_policy="propagate"),
+        ValueError, "`x` must be univariate",
+    ),
+    (
+        "poisson_statistic-negative-propagate",
+        lambda d: es.poisson_statistic([-1, np.nan, 2, 3], nan_policy="propagate"), ValueError,
+        "`x` must hold non-negative integers",
+    ),
+    (
+        "mvnorm_statistic-n<d-propagate",
+        lambda d: es.mvnorm_statistic(np.c_[d["x_nan"], d["X"]][:4], nan_policy="propagate"),
+        ValueError, "`X` needs more samples than features",
+    ),
+    (
+        "pdcor-n2-propagate",
+        lambda d: es.pdcor(
+            [1.0, 2.0, np.nan], [2.0, 3.0, 1.0], [3.0, 5.0, 1.0], nan_policy="propagate"
+        ),
+        ValueError,
+        "`x` must hold at least 4 sample",
+    ),
+    (
+        "ksample_statistic-labels-propagate",
+        lambda d: es.ksample_statistic(
+            np.c_[d["x_nan"], d["x"]], d["labels"][:29], nan_policy="propagate"
+        ),
+        ValueError,
+        "must have the same number of rows|`labels` must have one entry per sample",
+    ),
+    (
+        "ksample_statistic-statistic-propagate",
+        lambda d: es.ksample_statistic(
+            np.c_[d["x_nan"], d["x"]], d["labels"], statistic="Q", nan_policy="propagate"
+        ),
+        ValueError,
+        "`statistic`",
+    ),
+    (
+        "pdcor-n2", lambda d: es.pdcor([1.0, 2.0], [2.0, 3.0], [3.0, 5.0]), ValueError,
+        "`x` must hold at least 4 sample",
+    ),
+    (
+        "poisson_statistic-negative", lambda d: es.poisson_statistic([-1, 2, 3]), ValueError,
+        "`x` must hold non-negative integers",
+    ),
+    (
+        "mvnorm_statistic-n<d", lambda d: es.mvnorm_statistic(d["X"][:3] @ np.ones((2, 5))),
+        ValueError, "`X` needs more samples than features",
+    ),
     # distances not of negative type: V_n^2 < 0, no distance covariance
-    *[(f"{name}-not-negative-type", call, ValueError, r"`x` and `y` give V_n\^2 = -\d.* < 0 beyond rounding: their distances are not of negative type")
-      for name, call in [
-          ("dcov", lambda d: es.dcov(d["D"] ** 3, np.abs(d["y"][:, None] - d["y"]), metric="precomputed")),
-          ("dcor", lambda d: es.dcor(d["D"] ** 3, d["y"], metric=("precomputed", "euclidean"))),
-          ("dcor-exponent", lambda d: es.dcor(d["D"] ** 2.5, d["y"], metric=("precomputed", "euclidean"))),
-          ("dcov_test", lambda d: es.dcov_test(d["D"] ** 3, d["y"], metric=("precomputed", "euclidean"), n_resamples=9, rng=0)),
-      ]],
-    *[(f"{name}-precomputed-exponent", call, ValueError, r"`exponent`=0.5 with metric='precomputed' for `x`: a precomputed matrix is used as it is; pass the distances raised")
-      for name, call in [
-          ("dcor", lambda d: es.dcor(d["D"], np.abs(d["y"][:, None] - d["y"]), metric="precomputed", exponent=0.5)),
-          ("dcov", lambda d: es.dcov(d["D"], d["y"], metric=("precomputed", "euclidean"), exponent=0.5)),
-          ("dcor_test", lambda d: es.dcor_test(d["D"], d["y"], metric=("precomputed", "euclidean"), exponent=0.5)),
-          ("pdcor", lambda d: es.pdcor(d["D"], d["y"], d["x"], metric=("precomputed", "euclidean", "euclidean"), exponent=0.5)),
-      ]],
+    *[
+        (
+            f"{name}-not-negative-type",
+            call,
+            ValueError,
+            r"`x` and `y` give V_n\^2 = -\d.* < 0 beyond rounding: their distances are not of "
+            r"negative type",
+        )
+        for name, call in [
+            (
+                "dcov",
+                lambda d: es.dcov(
+                    d["D"] ** 3, np.abs(d["y"][:, None] - d["y"]), metric="precomputed"
+                ),
+            ),
+            ("dcor", lambda d: es.dcor(d["D"] ** 3, d["y"], metric=("precomputed", "euclidean"))),
+            (
+                "dcor-exponent",
+                lambda d: es.dcor(d["D"] ** 2.5, d["y"], metric=("precomputed", "euclidean")),
+            ),
+            (
+                "dcov_test",
+                lambda d: es.dcov_test(
+                    d["D"] ** 3, d["y"], metric=("precomputed", "euclidean"), n_resamples=9, rng=0
+                ),
+            ),
+        ]
+    ],
+    *[
+        (
+            f"{name}-precomputed-exponent",
+            call,
+            ValueError,
+            r"`exponent`=0.5 with metric='precomputed' for `x`: a precomputed matrix is used as it "
+            r"is; pass the distances raised",
+        )
+        for name, call in [
+            (
+                "dcor",
+                lambda d: es.dcor(
+                    d["D"], np.abs(d["y"][:, None] - d["y"]), metric="precomputed", exponent=0.5
+                ),
+            ),
+            (
+                "dcov",
+                lambda d: es.dcov(
+                    d["D"], d["y"], metric=("precomputed", "euclidean"), exponent=0.5
+                ),
+            ),
+            (
+                "dcor_test",
+                lambda d: es.dcor_test(
+                    d["D"], d["y"], metric=("precomputed", "euclidean"), exponent=0.5
+                ),
+            ),
+            (
+                "pdcor",
+                lambda d: es.pdcor(
+                    d["D"], d["y"], d["x"], metric=("precomputed", "euclidean", "euclidean"),
+                    exponent=0.5,
+                ),
+            ),
+        ]
+    ],
     # goodness of fit: parameters that are no distribution, data that are no sample
-    ("energy_gof_statistic-negative-scale", lambda d: es.energy_gof_statistic(stats.norm(0, -1), d["x"]),
-     ValueError, r"`dist` has loc=0 and scale=-1: loc must be finite and scale > 0"),
-    ("energy_gof_statistic-nan-loc", lambda d: es.energy_gof_statistic(stats.norm(np.nan, 1), d["x"]),
-     ValueError, r"`dist` has loc=nan and scale=1: loc must be finite"),
-    ("energy_gof_statistic-empty", lambda d: es.energy_gof_statistic(stats.norm(), []),
-     ValueError, r"`x` must hold at least one value along `axis`, got none"),
-    ("energy_gof-known-string", lambda d: es.energy_gof(d["x"], stats.norm, known_params={"loc": "0"}),
-     TypeError, r"`known_params\['loc'\]` must be a real number, got str '0'"),
-    ("energy_gof-known-scale-0", lambda d: es.energy_gof(d["x"], stats.norm, known_params={"scale": 0}),
-     ValueError, r"`known_params` gave norm parameters loc=.*, scale=0: they must be finite, with scale > 0"),
-    ("energy_gof-frozen-nan", lambda d: es.energy_gof(d["x"], stats.norm(np.nan, 1)),
-     ValueError, r"`dist` gave norm parameters loc=nan, scale=1"),
+    (
+        "energy_gof_statistic-negative-scale",
+        lambda d: es.energy_gof_statistic(stats.norm(0, -1), d["x"]), ValueError,
+        r"`dist` has loc=0 and scale=-1: loc must be finite and scale > 0",
+    ),
+    (
+        "energy_gof_statistic-nan-loc",
+        lambda d: es.energy_gof_statistic(stats.norm(np.nan, 1), d["x"]), ValueError,
+        r"`dist` has loc=nan and scale=1: loc must be finite",
+    ),
+    (
+        "energy_gof_statistic-empty", lambda d: es.energy_gof_statistic(stats.norm(), []),
+        ValueError, r"`x` must hold at least one value along `axis`, got none",
+    ),
+    (
+        "energy_gof-known-string",
+        lambda d: es.energy_gof(d["x"], stats.norm, known_params={"loc": "0"}), TypeError,
+        r"`known_params\['loc'\]` must be a real number, got str '0'",
+    ),
+    (
+        "energy_gof-known-scale-0",
+        lambda d: es.energy_gof(d["x"], stats.norm, known_params={"scale": 0}), ValueError,
+        r"`known_params` gave norm parameters loc=.*, scale=0: they must be finite, with scale > 0",
+    ),
+    (
+        "energy_gof-frozen-nan", lambda d: es.energy_gof(d["x"], stats.norm(np.nan, 1)), ValueError,
+        r"`dist` gave norm parameters loc=nan, scale=1",
+    ),
     # the level and the correction of the pairwise families
-    *[(f"{name}-alpha-{alpha!r}", (lambda call, alpha: lambda d: call(d, alpha=alpha))(call, alpha), error, match)
-      for name, call in [
-          ("pairwise_energy_tests", lambda d, **kw: es.pairwise_energy_tests(d["X"], d["labels"], n_resamples=9, rng=0, **kw)),
-          ("pairwise_dcor", lambda d, **kw: es.pairwise_dcor(d["X"], **kw)),
-      ]
-      for alpha, error, match in [(np.nan, ValueError, r"`alpha` must lie in \(0, 1\), got nan"), (1.5, ValueError, r"`alpha` must lie in \(0, 1\), got 1.5"),
-                                  (2, ValueError, r"`alpha` must lie in \(0, 1\), got 2"), (0, ValueError, r"`alpha` must lie in \(0, 1\), got 0"),
-                                  (-1, ValueError, r"`alpha` must lie in \(0, 1\), got -1"), ("x", TypeError, r"`alpha` must be a real number in \(0, 1\), got str 'x'"),
-                                  (True, TypeError, r"`alpha` must be a real number")]],
-    *[(f"{name}-correction-{correction!r}", (lambda call, correction: lambda d: call(d, correction=correction))(call, correction), error, match)
-      for name, call in [
-          ("pairwise_energy_tests", lambda d, **kw: es.pairwise_energy_tests(d["X"], d["labels"], n_resamples=9, rng=0, **kw)),
-          ("pairwise_dcor", lambda d, **kw: es.pairwise_dcor(d["X"], **kw)),
-      ]
-      for correction, error, match in [(None, TypeError, r"`correction` must be the name of a statsmodels multipletests method \(e.g. 'holm'\), got None"),
-                                       ("bogus", ValueError, r"`correction` must be a method of statsmodels' multipletests \('holm', 'bonferroni', 'fdr_bh', ...\), got 'bogus'")]],
+    *[
+        (
+            f"{name}-alpha-{alpha!r}",
+            (lambda call, alpha: lambda d: call(d, alpha=alpha))(call, alpha), error, match,
+        )
+        for name, call in [
+            (
+                "pairwise_energy_tests",
+                lambda d, **kw: es.pairwise_energy_tests(
+                    d["X"], d["labels"], n_resamples=9, rng=0, **kw
+                ),
+            ),
+            ("pairwise_dcor", lambda d, **kw: es.pairwise_dcor(d["X"], **kw)),
+        ]
+        for alpha, error, match in [
+            (np.nan, ValueError, r"`alpha` must lie in \(0, 1\), got nan"),
+            (1.5, ValueError, r"`alpha` must lie in \(0, 1\), got 1.5"),
+            (2, ValueError, r"`alpha` must lie in \(0, 1\), got 2"),
+            (0, ValueError, r"`alpha` must lie in \(0, 1\), got 0"),
+            (-1, ValueError, r"`alpha` must lie in \(0, 1\), got -1"),
+            ("x", TypeError, r"`alpha` must be a real number in \(0, 1\), got str 'x'"),
+            (True, TypeError, r"`alpha` must be a real number"),
+        ]
+    ],
+    *[
+        (
+            f"{name}-correction-{correction!r}",
+            (lambda call, correction: lambda d: call(d, correction=correction))(call, correction),
+            error, match,
+        )
+        for name, call in [
+            (
+                "pairwise_energy_tests",
+                lambda d, **kw: es.pairwise_energy_tests(
+                    d["X"], d["labels"], n_resamples=9, rng=0, **kw
+                ),
+            ),
+            ("pairwise_dcor", lambda d, **kw: es.pairwise_dcor(d["X"], **kw)),
+        ]
+        for correction, error, match in [
+            (
+                None,
+                TypeError,
+                r"`correction` must be the name of a statsmodels multipletests method \(e.g. "
+                r"'holm'\), got None",
+            ),
+            (
+                "bogus",
+                ValueError,
+                r"`correction` must be a method of statsmodels' multipletests \('holm', "
+                r"'bonferroni', 'fdr_bh', ...\), got 'bogus'",
+            ),
+        ]
+    ],
     # rng is checked on every path, also where nothing is drawn
-    *[(f"{name}-rng-junk", call, TypeError, r"`rng` must be None, a non-negative integer, a numpy Generator")
-      for name, call in [
-          ("dcov", lambda d: es.dcov(d["x"], d["y"], rng="junk")),
-          ("dcor", lambda d: es.dcor(d["x"], d["y"], rng="junk")),
-          ("dcov_stats", lambda d: es.dcov_stats(d["x"], d["y"], rng="junk")),
-          ("normal_test-limit", lambda d: es.normal_test(d["x"], method="limit", rng="junk")),
-          ("energy_distance", lambda d: es.energy_distance(d["x"], d["y"], rng="junk")),
-          ("dispersion", lambda d: es.dispersion(d["X"], d["labels"], rng="junk")),
-      ]],
-    ("dcov-rng-negative", lambda d: es.dcov(d["x"], d["y"], rng=-3), ValueError, r"`rng` must be a non-negative integer seed, got -3"),
+    *[
+        (
+            f"{name}-rng-junk", call, TypeError,
+            r"`rng` must be None, a non-negative integer, a numpy Generator",
+        )
+        for name, call in [
+            ("dcov", lambda d: es.dcov(d["x"], d["y"], rng="junk")),
+            ("dcor", lambda d: es.dcor(d["x"], d["y"], rng="junk")),
+            ("dcov_stats", lambda d: es.dcov_stats(d["x"], d["y"], rng="junk")),
+            ("normal_test-limit", lambda d: es.normal_test(d["x"], method="limit", rng="junk")),
+            ("energy_distance", lambda d: es.energy_distance(d["x"], d["y"], rng="junk")),
+            ("dispersion", lambda d: es.dispersion(d["X"], d["labels"], rng="junk")),
+        ]
+    ],
+    (
+        "dcov-rng-negative", lambda d: es.dcov(d["x"], d["y"], rng=-3), ValueError,
+        r"`rng` must be a non-negative integer seed, got -3",
+    ),
     # n_jobs: joblib would start that many workers, or refuse its dispatch queue without a name
-    *[(f"{name}-n_jobs-huge", call, ValueError, r"`n_jobs` must lie between -1024 and 1024 \(-1: all workers\), got 1000000")
-      for name, call in [
-          ("dcov", lambda d: es.dcov(d["x"], d["y"], n_jobs=10**6)),
-          ("energy_test", lambda d: es.energy_test(d["X"], d["labels"], n_resamples=9, n_jobs=10**6)),
-          ("dispersion", lambda d: es.dispersion(d["X"], d["labels"], n_jobs=10**6)),
-      ]],
+    *[
+        (
+            f"{name}-n_jobs-huge", call, ValueError,
+            r"`n_jobs` must lie between -1024 and 1024 \(-1: all workers\), got 1000000",
+        )
+        for name, call in [
+            ("dcov", lambda d: es.dcov(d["x"], d["y"], n_jobs=10**6)),
+            (
+                "energy_test",
+                lambda d: es.energy_test(d["X"], d["labels"], n_resamples=9, n_jobs=10**6),
+            ),
+            ("dispersion", lambda d: es.dispersion(d["X"], d["labels"], n_jobs=10**6)),
+        ]
+    ],
     # centring at the ends of float64: exact where the result is representable, else OverflowError
-    ("u_product-overflow", lambda d: es.u_product(es.u_center(d["D"]) * 1e200, es.u_center(d["D"]) * 1e200),
-     OverflowError, r"U_product\(`U`, `V`\) is about 2\^1\d\d\d, beyond float64"),
-    ("u_product-underflow", lambda d: es.u_product(es.u_center(d["D"]) * 1e-200, es.u_center(d["D"]) * 1e-200),
-     ValueError, r"U_product\(`U`, `V`\) is about 2\^-1\d\d\d, below float64's smallest number"),
+    (
+        "u_product-overflow",
+        lambda d: es.u_product(es.u_center(d["D"]) * 1e200, es.u_center(d["D"]) * 1e200),
+        OverflowError, r"U_product\(`U`, `V`\) is about 2\^1\d\d\d, beyond float64",
+    ),
+    (
+        "u_product-underflow",
+        lambda d: es.u_product(es.u_center(d["D"]) * 1e-200, es.u_center(d["D"]) * 1e-200),
+        ValueError, r"U_product\(`U`, `V`\) is about 2\^-1\d\d\d, below float64's smallest number",
+    ),
     # an all-zero kernel is a Gram matrix of coincident points: nothing to cluster
-    ("KGroups-zero-kernel", lambda d: es.KGroups(2, metric="precomputed_kernel").fit(np.zeros((6, 6))),
-     ValueError, r"`X` is zero everywhere: a Gram matrix, but of points that all coincide"),
-    ("energy_test-F-no-dispersion", lambda d: es.energy_test(np.ones((6, 2)), [0, 0, 0, 1, 1, 1], statistic="F", n_resamples=9),
-     ValueError, r"`statistic`='F' is undefined when every group is constant \(W = 0\)"),
+    (
+        "KGroups-zero-kernel",
+        lambda d: es.KGroups(2, metric="precomputed_kernel").fit(np.zeros((6, 6))), ValueError,
+        r"`X` is zero everywhere: a Gram matrix, but of points that all coincide",
+    ),
+    (
+        "energy_test-F-no-dispersion",
+        lambda d: es.energy_test(np.ones((6, 2)), [0, 0, 0, 1, 1, 1], statistic="F", n_resamples=9),
+        ValueError, r"`statistic`='F' is undefined when every group is constant \(W = 0\)",
+    ),
     # plots
-    ("plot_clusters-columns", lambda d: _plotting().plot_clusters(d["X"], d["labels"], columns=(0, 5)),
-     ValueError, r"`columns` must be two column indices of `X` \(it has 2 columns\), got \(0, 5\)"),
-    ("plot_null_distribution-not-a-test", lambda d: _plotting().plot_null_distribution(es.dispersion(d["X"], d["labels"])),
-     TypeError, r"`result` \(DispersionResult\) is a decomposition, not a test: energy_test gives the permutation null of S"),
-    ("plot_gof-other-data", lambda d: _plotting().plot_gof(d["y"], es.normal_test(d["x"], method="limit")),
-     ValueError, r"`x` has mean -?\d\.\d+(e-\d+)?, `result` estimated -?\d\.\d+(e-\d+)?: pass the data the test was run on"),
-    ("pairwise_dcor-duplicate-columns", lambda d: es.pairwise_dcor(pd.DataFrame(np.c_[d["X"], d["x"]], columns=["a", "a", "b"])),
-     ValueError, r"`X` has duplicate column names \('a'\): the variables are named by their columns"),
+    (
+        "plot_clusters-columns",
+        lambda d: _plotting().plot_clusters(d["X"], d["labels"], columns=(0, 5)), ValueError,
+        r"`columns` must be two column indices of `X` \(it has 2 columns\), got \(0, 5\)",
+    ),
+    (
+        "plot_null_distribution-not-a-test",
+        lambda d: _plotting().plot_null_distribution(es.dispersion(d["X"], d["labels"])),
+        TypeError,
+        r"`result` \(DispersionResult\) is a decomposition, not a test: energy_test gives the "
+        r"permutation null of S",
+    ),
+    (
+        "plot_gof-other-data",
+        lambda d: _plotting().plot_gof(d["y"], es.normal_test(d["x"], method="limit")),
+        ValueError,
+        r"`x` has mean -?\d\.\d+(e-\d+)?, `result` estimated -?\d\.\d+(e-\d+)?: pass the data the "
+        r"test was run on",
+    ),
+    (
+        "pairwise_dcor-duplicate-columns",
+        lambda d: es.pairwise_dcor(pd.DataFrame(np.c_[d["X"], d["x"]], columns=["a", "a", "b"])),
+        ValueError,
+        r"`X` has duplicate column names \('a'\): the variables are named by their columns",
+    ),
     # a precomputed matrix that is not square cannot lose points
-    *[(f"{name}-non-square-omit", call, ValueError, r"`(x|X)` must be a square distance matrix for a precomputed metric, got shape \(30, 20\)")
-      for name, call in [
-          ("dcov", lambda d: es.dcov(d["non_square"], d["non_square"], metric="precomputed", nan_policy="omit")),
-          ("dcor", lambda d: es.dcor(d["non_square"], d["y"], metric=("precomputed", "euclidean"), nan_policy="omit")),
-          ("pdcor", lambda d: es.pdcor(d["non_square"], d["y"], d["x"], metric=("precomputed", "euclidean", "euclidean"), nan_policy="omit")),
-          ("dispersion", lambda d: es.dispersion(d["non_square"], d["labels"], metric="precomputed", nan_policy="omit")),
-          ("energy_test", lambda d: es.energy_test(d["non_square"], d["labels"], metric="precomputed", nan_policy="omit")),
-          ("energy_hclust", lambda d: es.energy_hclust(d["non_square"], metric="precomputed", nan_policy="omit")),
-          ("KGroups", lambda d: es.KGroups(2, metric="precomputed", nan_policy="omit").fit(d["non_square"])),
-      ]],
+    *[
+        (
+            f"{name}-non-square-omit",
+            call,
+            ValueError,
+            r"`(x|X)` must be a square distance matrix for a precomputed metric, got shape \(30, "
+            r"20\)",
+        )
+        for name, call in [
+            (
+                "dcov",
+                lambda d: es.dcov(
+                    d["non_square"], d["non_square"], metric="precomputed", nan_policy="omit"
+                ),
+            ),
+            (
+                "dcor",
+                lambda d: es.dcor(
+                    d["non_square"], d["y"], metric=("precomputed", "euclidean"), nan_policy="omit"
+                ),
+            ),
+            (
+                "pdcor",
+                lambda d: es.pdcor(
+                    d["non_square"], d["y"], d["x"],
+                    metric=("precomputed", "euclidean", "euclidean"), nan_policy="omit",
+                ),
+            ),
+            (
+                "dispersion",
+                lambda d: es.dispersion(
+                    d["non_square"], d["labels"], metric="precomputed", nan_policy="omit"
+                ),
+            ),
+            (
+                "energy_test",
+                lambda d: es.energy_test(
+                    d["non_square"], d["labels"], metric="precomputed", nan_policy="omit"
+                ),
+            ),
+            (
+                "energy_hclust",
+                lambda d: es.energy_hclust(
+                    d["non_square"], metric="precomputed", nan_policy="omit"
+                ),
+            ),
+            (
+                "KGroups",
+                lambda d: es.KGroups(2, metric="precomputed", nan_policy="omit").fit(
+                    d["non_square"]
+                ),
+            ),
+        ]
+    ],
     # datetimes have no unit-free distance
-    *[(f"{name}-datetimes", call, TypeError,
-       "`x` holds dates, times or durations, whose distances depend on their unit")
-      for name, call in [
-          ("dcov", lambda d: es.dcov(np.datetime64("2020-01-01") + np.arange(30).astype("timedelta64[D]"), d["y"])),
-          ("dcor-series", lambda d: es.dcor(pd.Series(pd.date_range("2020", periods=30)), d["y"])),
-          ("dcor-timedelta", lambda d: es.dcor(pd.to_timedelta(np.arange(30), unit="h").to_series(), d["y"])),
-          ("normal_statistic", lambda d: es.normal_statistic(pd.Series(pd.date_range("2020", periods=30, tz="UTC")))),
-      ]],
+    *[
+        (
+            f"{name}-datetimes", call, TypeError,
+            "`x` holds dates, times or durations, whose distances depend on their unit",
+        )
+        for name, call in [
+            (
+                "dcov",
+                lambda d: es.dcov(
+                    np.datetime64("2020-01-01") + np.arange(30).astype("timedelta64[D]"), d["y"]
+                ),
+            ),
+            (
+                "dcor-series",
+                lambda d: es.dcor(pd.Series(pd.date_range("2020", periods=30)), d["y"]),
+            ),
+            (
+                "dcor-timedelta",
+                lambda d: es.dcor(pd.to_timedelta(np.arange(30), unit="h").to_series(), d["y"]),
+            ),
+            (
+                "normal_statistic",
+                lambda d: es.normal_statistic(
+                    pd.Series(pd.date_range("2020", periods=30, tz="UTC"))
+                ),
+            ),
+        ]
+    ],
     # a statistic beyond float64 is an error, not inf or 0
-    ("dcov_test-overflow", lambda d: es.dcov_test(d["x"] * 1e300, d["y"] * 1e300, n_resamples=9),
-     OverflowError, r"the statistic n V_n\^2 is about 2\^199\d, beyond float64"),
-    ("dcov_test-underflow",
-     lambda d: es.dcov_test(d["x"] * 1e-300, d["y"] * 1e-300, method="gamma"),
-     ValueError, r"the statistic n V_n\^2 is about 2\^-199\d, below float64's smallest number"),
+    (
+        "dcov_test-overflow", lambda d: es.dcov_test(d["x"] * 1e300, d["y"] * 1e300, n_resamples=9),
+        OverflowError, r"the statistic n V_n\^2 is about 2\^199\d, beyond float64",
+    ),
+    (
+        "dcov_test-underflow",
+        lambda d: es.dcov_test(d["x"] * 1e-300, d["y"] * 1e-300, method="gamma"), ValueError,
+        r"the statistic n V_n\^2 is about 2\^-199\d, below float64's smallest number",
+    ),
     # cluster_test's labels are checked before any fit
-    ("cluster_test-labels-length", lambda d: es.cluster_test(d["X"], 2, labels=d["labels"][:29]),
-     ValueError, r"`labels` must have one entry per sample \(30\), got 29"),
-    ("cluster_test-labels-2d",
-     lambda d: es.cluster_test(d["X"], 2, labels=np.c_[d["labels"], d["labels"]]),
-     ValueError, r"`labels` must be one-dimensional, got shape \(30, 2\)"),
+    (
+        "cluster_test-labels-length", lambda d: es.cluster_test(d["X"], 2, labels=d["labels"][:29]),
+        ValueError, r"`labels` must have one entry per sample \(30\), got 29",
+    ),
+    (
+        "cluster_test-labels-2d",
+        lambda d: es.cluster_test(d["X"], 2, labels=np.c_[d["labels"], d["labels"]]), ValueError,
+        r"`labels` must be one-dimensional, got shape \(30, 2\)",
+    ),
     # a grouping column left in the data, passed as the column itself (issue 42, item 8)
-    *[(f"{name}-labels-left-in-X", call, ValueError,
-       r"^`labels` holds the groups of the column 'g' of `X`: left in the data, that column "
-       r"separates the groups by construction, whatever the other columns say\. Pass the "
-       r"column's name, `labels`='g', which takes it out of `X` \(as R's formula `\. ~ g` "
-       r"does\), or drop it from `X`\.$")
-      for name, call in [
-          ("energy_test", lambda d: es.energy_test(_frame(d), _frame(d)["g"], n_resamples=9)),
-          ("dispersion", lambda d: es.dispersion(_frame(d), _frame(d)["g"])),
-          ("ksample_statistic", lambda d: es.ksample_statistic(_frame(d), _frame(d)["g"])),
-          ("pairwise_energy_tests",
-           lambda d: es.pairwise_energy_tests(_frame(d), _frame(d)["g"], n_resamples=9)),
-          ("cluster_test", lambda d: es.cluster_test(_frame(d), 3, labels=_frame(d)["g"])),
-          ("energy_test-recoded", lambda d: es.energy_test(
-              _frame(d), _frame(d)["g"].map({0: "a", 1: "b", 2: "c"}).astype("category"))),
-          ("dispersion-omit", lambda d: es.dispersion(
-              _frame(d).assign(a=d["x_nan"]), _frame(d)["g"], nan_policy="omit")),
-      ]],
-    *[(f"{name}-{arg}-left-in-x", call, ValueError,
-       rf"^`{arg}` is the column 'b' of `x`: left in `x`, it makes `x` and `{arg}` dependent by "
-       rf"construction, whatever the other columns say\. Pass the column's name, `{arg}`='b', "
-       r"which takes it out of `x`, or drop it from `x`\.$")
-      for name, arg, call in [
-          ("dcov", "y", lambda d: es.dcov(_frame(d), _frame(d)["b"])),
-          ("dcor", "y", lambda d: es.dcor(_frame(d), _frame(d)["b"])),
-          ("dcov_stats", "y", lambda d: es.dcov_stats(_frame(d), _frame(d)["b"])),
-          ("dcov_test", "y", lambda d: es.dcov_test(_frame(d), _frame(d)["b"], n_resamples=9)),
-          ("dcor_test", "y", lambda d: es.dcor_test(_frame(d), _frame(d)["b"], n_resamples=9)),
-          ("dcor_ttest", "y", lambda d: es.dcor_ttest(_frame(d), _frame(d)["b"])),
-          ("mvi", "y", lambda d: es.mvi(_frame(d), _frame(d)["b"])),
-          ("mvi_test", "y", lambda d: es.mvi_test(_frame(d), _frame(d)["b"], n_resamples=9)),
-          ("pdcor", "y", lambda d: es.pdcor(_frame(d), _frame(d)["b"], d["x"] ** 2)),
-          ("pdcov_test", "z", lambda d: es.pdcov_test(_frame(d), d["x"] ** 2, _frame(d)["b"])),
-      ]],
+    *[
+        (
+            f"{name}-labels-left-in-X",
+            call,
+            ValueError,
+            r"^`labels` holds the groups of the column 'g' of `X`: left in the data, that column "
+            r"separates the groups by construction, whatever the other columns say\. Pass the "
+            r"column's name, `labels`='g', which takes it out of `X` \(as R's formula `\. ~ g` "
+            r"does\), or drop it from `X`\.$",
+        )
+        for name, call in [
+            ("energy_test", lambda d: es.energy_test(_frame(d), _frame(d)["g"], n_resamples=9)),
+            ("dispersion", lambda d: es.dispersion(_frame(d), _frame(d)["g"])),
+            ("ksample_statistic", lambda d: es.ksample_statistic(_frame(d), _frame(d)["g"])),
+            (
+                "pairwise_energy_tests",
+                lambda d: es.pairwise_energy_tests(_frame(d), _frame(d)["g"], n_resamples=9),
+            ),
+            ("cluster_test", lambda d: es.cluster_test(_frame(d), 3, labels=_frame(d)["g"])),
+            (
+                "energy_test-recoded",
+                lambda d: es.energy_test(
+                    _frame(d), _frame(d)["g"].map({0: "a", 1: "b", 2: "c"}).astype("category")
+                ),
+            ),
+            (
+                "dispersion-omit",
+                lambda d: es.dispersion(
+                    _frame(d).assign(a=d["x_nan"]), _frame(d)["g"], nan_policy="omit"
+                ),
+            ),
+        ]
+    ],
+    *[
+        (
+            f"{name}-{arg}-left-in-x",
+            call,
+            ValueError,
+            rf"^`{arg}` is the column 'b' of `x`: left in `x`, it makes `x` and `{arg}` dependent "
+            r"by construction, whatever the other columns say\. Pass the column's name, "
+            rf"`{arg}`='b', which takes it out of `x`, or drop it from `x`\.$",
+        )
+        for name, arg, call in [
+            ("dcov", "y", lambda d: es.dcov(_frame(d), _frame(d)["b"])),
+            ("dcor", "y", lambda d: es.dcor(_frame(d), _frame(d)["b"])),
+            ("dcov_stats", "y", lambda d: es.dcov_stats(_frame(d), _frame(d)["b"])),
+            ("dcov_test", "y", lambda d: es.dcov_test(_frame(d), _frame(d)["b"], n_resamples=9)),
+            ("dcor_test", "y", lambda d: es.dcor_test(_frame(d), _frame(d)["b"], n_resamples=9)),
+            ("dcor_ttest", "y", lambda d: es.dcor_ttest(_frame(d), _frame(d)["b"])),
+            ("mvi", "y", lambda d: es.mvi(_frame(d), _frame(d)["b"])),
+            ("mvi_test", "y", lambda d: es.mvi_test(_frame(d), _frame(d)["b"], n_resamples=9)),
+            ("pdcor", "y", lambda d: es.pdcor(_frame(d), _frame(d)["b"], d["x"] ** 2)),
+            ("pdcov_test", "z", lambda d: es.pdcov_test(_frame(d), d["x"] ** 2, _frame(d)["b"])),
+        ]
+    ],
     # a column name that is not one column
-    ("energy_test-name-twice", lambda d: es.energy_test(_frame(d).rename(columns={"a": "g"}), "g"),
-     ValueError, r"^`labels`='g' names 2 columns of `X`: rename them so that the name says which"),
+    (
+        "energy_test-name-twice",
+        lambda d: es.energy_test(_frame(d).rename(columns={"a": "g"}), "g"), ValueError,
+        r"^`labels`='g' names 2 columns of `X`: rename them so that the name says which",
+    ),
     # R's times and Python's: no distance without a unit (issue 42, item 6)
-    *[(f"{name}-times", call, TypeError, match)
-      for name, call, match in [
-          ("energy_test-datetime-column",
-           lambda d: es.energy_test(_frame(d).assign(when=pd.date_range("2024", periods=30)), "g"),
-           r"^`X` has a column 'when' of dates, times or durations, whose distances depend on "
-           r"their unit: drop it \(X\.drop\(columns=\[\"when\"\]\), in R "
-           r"X\[setdiff\(names\(X\), c\(\"when\"\)\)\]\), or convert to numbers"),
-          ("energy_test-date-objects", lambda d: es.energy_test(_frame(d).assign(
-              day=[datetime.date(2024, 3, 1 + i) for i in range(30)]), "g"),
-           r"^`X` has a column 'day' of dates, times or durations"),
-          ("dispersion-timedelta-column", lambda d: es.dispersion(
-              _frame(d).assign(lag=pd.to_timedelta(np.arange(30), unit="h")), "g"),
-           r"^`X` has a column 'lag' of dates, times or durations"),
-          ("dcor-date-list", lambda d: es.dcor([datetime.date(2024, 3, 1 + i) for i in range(30)],
-                                               d["y"]),
-           r"^`x` holds dates, times or durations, whose distances depend on their unit: convert"),
-          ("mvnorm_statistic-two-columns", lambda d: es.mvnorm_statistic(pd.DataFrame(
-              {"t": pd.date_range("2024", periods=30), "u": pd.date_range("2023", periods=30),
-               "x": d["x"]})),
-           r"^`X` has columns 't', 'u' of dates, times or durations, .*: drop them"),
-      ]],
+    *[
+        (f"{name}-times", call, TypeError, match)
+        for name, call, match in [
+            (
+                "energy_test-datetime-column",
+                lambda d: es.energy_test(
+                    _frame(d).assign(when=pd.date_range("2024", periods=30)), "g"
+                ),
+                r"^`X` has a column 'when' of dates, times or durations, whose distances depend on "
+                r"their unit: drop it \(X\.drop\(columns=\[\"when\"\]\), in R "
+                r"X\[setdiff\(names\(X\), c\(\"when\"\)\)\]\), or convert to numbers",
+            ),
+            (
+                "energy_test-date-objects",
+                lambda d: es.energy_test(
+                    _frame(d).assign(day=[datetime.date(2024, 3, 1 + i) for i in range(30)]), "g"
+                ),
+                r"^`X` has a column 'day' of dates, times or durations",
+            ),
+            (
+                "dispersion-timedelta-column",
+                lambda d: es.dispersion(
+                    _frame(d).assign(lag=pd.to_timedelta(np.arange(30), unit="h")), "g"
+                ),
+                r"^`X` has a column 'lag' of dates, times or durations",
+            ),
+            (
+                "dcor-date-list",
+                lambda d: es.dcor([datetime.date(2024, 3, 1 + i) for i in range(30)], d["y"]),
+                r"^`x` holds dates, times or durations, whose distances depend on their unit: "
+                r"convert",
+            ),
+            (
+                "mvnorm_statistic-two-columns",
+                lambda d: es.mvnorm_statistic(
+                    pd.DataFrame(
+                        {
+                            "t": pd.date_range("2024", periods=30),
+                            "u": pd.date_range("2023", periods=30), "x": d["x"],
+                        }
+                    )
+                ),
+                r"^`X` has columns 't', 'u' of dates, times or durations, .*: drop them",
+            ),
+        ]
+    ],
 ]
 
 
@@ -396,7 +752,10 @@ def _frame(d) -> pd.DataFrame:
     return pd.DataFrame({"a": d["X"][:, 0], "b": d["X"][:, 1] + d["labels"], "g": d["labels"]})
 
 
-@pytest.mark.parametrize("call, error, match", [case[1:] for case in HOSTILE_CALLS], ids=[case[0] for case in HOSTILE_CALLS])
+@pytest.mark.parametrize(
+    "call, error, match", [case[1:] for case in HOSTILE_CALLS],
+    ids=[case[0] for case in HOSTILE_CALLS],
+)
 def test_a_hostile_call_is_refused_naming_the_argument(call, error, match):
     data = _hostile_data()
     with pytest.raises(error, match=match):
@@ -410,39 +769,68 @@ def test_numbers_held_as_objects_are_numbers_and_none_is_missing():
     x, y = [1, None, 3, 4, 7, 2], [2, 5, 1, 0, 3, 9]
     keep = [0, 2, 3, 4, 5]
     cx, cy = np.array(x, dtype=float)[keep], np.array(y, dtype=float)[keep]
-    assert _brute_dcov(cx, cy) == pytest.approx(1.0881176406988349, rel=1e-15)  # the issue's brute-force value
-    for xs in (x, np.array(x, dtype=object), pd.Series(x, dtype=object), pd.DataFrame({"a": pd.Series(x, dtype=object)}),
-               pd.Series([1, pd.NA, 3, 4, 7, 2], dtype=object), pd.Series([1, None, 3, 4, 7, 2], dtype="Int64"),
-               pd.Series([1, None, 3, 4, 7, 2], dtype="Float64")):
+    # the issue's brute-force value
+    assert _brute_dcov(cx, cy) == pytest.approx(1.0881176406988349, rel=1e-15)
+    for xs in (
+        x, np.array(x, dtype=object), pd.Series(x, dtype=object),
+        pd.DataFrame({"a": pd.Series(x, dtype=object)}),
+        pd.Series([1, pd.NA, 3, 4, 7, 2], dtype=object),
+        pd.Series([1, None, 3, 4, 7, 2], dtype="Int64"),
+        pd.Series([1, None, 3, 4, 7, 2], dtype="Float64"),
+    ):
         assert es.dcov(xs, y, nan_policy="omit") == pytest.approx(_brute_dcov(cx, cy), rel=1e-13)
         assert es.dcor(xs, y, nan_policy="omit") == pytest.approx(_brute_dcor(cx, cy), rel=1e-13)
-        assert es.dcor_test(xs, y, nan_policy="omit", n_resamples=99, rng=0).statistic == pytest.approx(
-            es.dcor_test(cx, cy, n_resamples=99, rng=0).statistic, rel=1e-13)
+        assert (
+            es.dcor_test(xs, y, nan_policy="omit", n_resamples=99, rng=0).statistic
+            == pytest.approx(es.dcor_test(cx, cy, n_resamples=99, rng=0).statistic, rel=1e-13)
+        )
     with pytest.raises(ValueError, match=r"`x` contains missing values"):
         es.dcov(np.array(x, dtype=object), y)
     # strings (and pandas' string dtype, the default for strings in pandas 3) stay categories
     words = ["a", "b", "a", "c", "b", "a"]
-    for xs in (words, np.array(words), pd.Series(words, dtype="string"), pd.Series(words, dtype=object), pd.Categorical(words)):
-        assert es.dcor(xs, y) == pytest.approx(es.dcor(words, y, metric=("discrete", "euclidean")), rel=1e-15)
+    for xs in (
+        words, np.array(words), pd.Series(words, dtype="string"), pd.Series(words, dtype=object),
+        pd.Categorical(words),
+    ):
+        assert es.dcor(xs, y) == pytest.approx(
+            es.dcor(words, y, metric=("discrete", "euclidean")), rel=1e-15
+        )
 
 
 @pytest.mark.parametrize("dtype", ["Int64", "Float64", "string", "boolean", "category"])
 def test_pandas_extension_dtypes_in_the_independence_family(dtype):
     g = np.random.default_rng(3)
     n = 24
-    values = {"Int64": g.integers(0, 9, n), "Float64": g.normal(size=n), "string": g.choice(list("abc"), n),
-              "boolean": g.integers(0, 2, n).astype(bool), "category": g.choice(list("abc"), n)}[dtype]
+    values = {
+        "Int64": g.integers(0, 9, n), "Float64": g.normal(size=n),
+        "string": g.choice(list("abc"), n), "boolean": g.integers(0, 2, n).astype(bool),
+        "category": g.choice(list("abc"), n),
+    }[dtype]
     frame = pd.DataFrame({"u": pd.Series(values, dtype=dtype), "v": pd.Series(values, dtype=dtype)})
-    y, z = g.normal(size=n) + (pd.factorize(values)[0] if dtype in ("string", "category") else values.astype(float)), g.normal(size=n)
-    reference = values.astype(float) if dtype not in ("string", "category") else values.astype(object)
+    y, z = (
+        g.normal(size=n)
+        + (pd.factorize(values)[0] if dtype in ("string", "category") else values.astype(float)),
+        g.normal(size=n),
+    )
+    reference = (
+        values.astype(float) if dtype not in ("string", "category") else values.astype(object)
+    )
     assert es.dcov(frame["u"], y) == pytest.approx(es.dcov(reference, y), rel=1e-14)
-    assert es.dcor(frame, y) == pytest.approx(es.dcor(pd.DataFrame({"u": reference, "v": reference}), y), rel=1e-14)
-    assert es.dcor_test(frame["u"], y, n_resamples=19, rng=0).statistic == pytest.approx(es.dcor_test(reference, y, n_resamples=19, rng=0).statistic, rel=1e-14)
-    assert es.dcor_ttest(frame["u"], y).statistic == pytest.approx(es.dcor_ttest(reference, y).statistic, rel=1e-14)
+    assert es.dcor(frame, y) == pytest.approx(
+        es.dcor(pd.DataFrame({"u": reference, "v": reference}), y), rel=1e-14
+    )
+    assert es.dcor_test(frame["u"], y, n_resamples=19, rng=0).statistic == pytest.approx(
+        es.dcor_test(reference, y, n_resamples=19, rng=0).statistic, rel=1e-14
+    )
+    assert es.dcor_ttest(frame["u"], y).statistic == pytest.approx(
+        es.dcor_ttest(reference, y).statistic, rel=1e-14
+    )
     assert es.pdcor(frame["u"], y, z) == pytest.approx(es.pdcor(reference, y, z), rel=1e-14)
     assert es.mvi(frame["u"], y) == pytest.approx(es.mvi(reference, y), rel=1e-14)
     with_na = frame["u"].astype(object).where(np.arange(n) != 5, None).astype(dtype)
-    assert es.dcov(with_na, y, nan_policy="omit") == pytest.approx(es.dcov(reference[np.arange(n) != 5], y[np.arange(n) != 5]), rel=1e-14)
+    assert es.dcov(with_na, y, nan_policy="omit") == pytest.approx(
+        es.dcov(reference[np.arange(n) != 5], y[np.arange(n) != 5]), rel=1e-14
+    )
 
 
 def test_pairwise_dcor_reads_numbers_held_as_objects():
@@ -460,9 +848,13 @@ def test_duplicate_column_names_are_columns():
     g = np.random.default_rng(4)
     a = g.normal(size=(20, 2))
     y = g.normal(size=20) + a[:, 0]
-    assert es.dcor(pd.DataFrame(a, columns=["a", "a"]), y) == pytest.approx(es.dcor(a, y), rel=1e-15)
+    assert es.dcor(pd.DataFrame(a, columns=["a", "a"]), y) == pytest.approx(
+        es.dcor(a, y), rel=1e-15
+    )
     words = pd.DataFrame({"k": list("ab") * 10, "l": list("aabb") * 5}).rename(columns={"l": "k"})
-    assert es.dcor(words, y) == pytest.approx(es.dcor(pd.DataFrame({"k": list("ab") * 10, "l": list("aabb") * 5}), y), rel=1e-15)
+    assert es.dcor(words, y) == pytest.approx(
+        es.dcor(pd.DataFrame({"k": list("ab") * 10, "l": list("aabb") * 5}), y), rel=1e-15
+    )
 
 
 R_NA = -2147483648  # R's NA_integer_ as reticulate hands it over
@@ -475,16 +867,27 @@ def test_rs_integer_na_through_reticulate_is_missing():
     x, y = [3, 1, R_NA, 4, 5, 9, 2, 7], np.array([1.0, 3, 2, 5, 4, 8, 1, 6])
     keep = np.arange(8) != 2
     complete = np.array(x, dtype=float)[keep]
-    for xs in (x, np.array(x, dtype=np.int32), pd.Series(x, dtype=np.int32), np.array(x, dtype=np.int32)[:, None]):
+    for xs in (
+        x, np.array(x, dtype=np.int32), pd.Series(x, dtype=np.int32),
+        np.array(x, dtype=np.int32)[:, None],
+    ):
         with pytest.raises(ValueError, match=r"`x` contains missing values .* in 1 of 8 row"):
             es.dcov(xs, y)
-        assert es.dcov(xs, y, nan_policy="omit") == pytest.approx(_brute_dcov(complete, y[keep]), rel=1e-13)
+        assert es.dcov(xs, y, nan_policy="omit") == pytest.approx(
+            _brute_dcov(complete, y[keep]), rel=1e-13
+        )
         assert es.normal_statistic(xs, nan_policy="omit") == es.normal_statistic(complete)
-        assert es.energy_distance(xs, y, nan_policy="omit") == pytest.approx(es.energy_distance(complete, y), rel=1e-14)
+        assert es.energy_distance(xs, y, nan_policy="omit") == pytest.approx(
+            es.energy_distance(complete, y), rel=1e-14
+        )
         assert es.split_1d(xs, nan_policy="omit").labels[2] == -1
-    M = np.c_[np.array(x, dtype=np.int32), np.array([2, 7, 1, 8, 2, 8, 1, 9], dtype=np.int32)]  # an R integer matrix
+    # an R integer matrix
+    M = np.c_[np.array(x, dtype=np.int32), np.array([2, 7, 1, 8, 2, 8, 1, 9], dtype=np.int32)]
     assert es.mvnorm_statistic(M, nan_policy="omit") == es.mvnorm_statistic(M[keep].astype(float))
-    assert es.dcov(np.array(x, dtype=np.int64), y) == pytest.approx(_brute_dcov(np.array(x, dtype=float), y), rel=1e-12)  # int64: a number
+    # int64: a number
+    assert es.dcov(np.array(x, dtype=np.int64), y) == pytest.approx(
+        _brute_dcov(np.array(x, dtype=float), y), rel=1e-12
+    )
     labels = [1, 1, R_NA, 1, 2, 2, 2, 2]
     res = es.dispersion(y, labels, nan_policy="omit")
     assert res.groups.tolist() == [1, 2] and res.n_omitted == 1
@@ -502,9 +905,16 @@ def test_precomputed_distances_are_taken_as_they_are_and_refuse_an_exponent():
     y = y + x[:, 0] ** 2
     Dx, Dy = es.pairwise_semimetric(x), es.pairwise_semimetric(y)
     for a in (0.5, 1.5):
-        assert es.dcor(Dx**a, Dy**a, metric="precomputed") == pytest.approx(to_numpy(r_call("dcor", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12)
-        assert es.dcov(Dx**a, Dy**a, metric="precomputed") == pytest.approx(to_numpy(r_call("dcov", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12)
-        assert es.dcor(Dx**a, y, metric=("precomputed", "euclidean"), exponent=(1.0, a)) == pytest.approx(es.dcor(x, y, exponent=a), rel=1e-12)
+        assert es.dcor(Dx**a, Dy**a, metric="precomputed") == pytest.approx(
+            to_numpy(r_call("dcor", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12
+        )
+        assert es.dcov(Dx**a, Dy**a, metric="precomputed") == pytest.approx(
+            to_numpy(r_call("dcov", r_dist(Dx), r_dist(Dy), index=a))[0], rel=1e-12
+        )
+        assert (
+            es.dcor(Dx**a, y, metric=("precomputed", "euclidean"), exponent=(1.0, a))
+            == pytest.approx(es.dcor(x, y, exponent=a), rel=1e-12)
+        )
 
 
 @pytest.mark.parametrize("k", [-1000, -700, -540, -200, -1, 0, 1, 200, 510, 700, 1000])
@@ -518,15 +928,38 @@ def test_scale_invariant_statistics_are_the_same_at_every_magnitude(k):
     c = 2.0**k
     assert es.normal_statistic(x * c) == pytest.approx(es.normal_statistic(x), rel=1e-12)
     assert es.mvnorm_statistic(X * c) == pytest.approx(es.mvnorm_statistic(X), rel=1e-12)
-    unit, scaled = es.normal_test(x, n_resamples=49, rng=1), es.normal_test(x * c, n_resamples=49, rng=1)
-    assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12) and scaled.pvalue == unit.pvalue
-    assert scaled.sd == pytest.approx(unit.sd * c, rel=1e-12) and scaled.mean == pytest.approx(unit.mean * c, rel=1e-12)
-    assert es.mvnorm_test(X * c, n_resamples=19, rng=1).pvalue == es.mvnorm_test(X, n_resamples=19, rng=1).pvalue
-    for family, data, known in ((stats.norm, x, None), (stats.expon, np.abs(x), {"loc": 0}), (stats.gamma, np.abs(x) + 0.1, {"loc": 0})):
-        unit, scaled = (es.energy_gof(data * f, family, known_params=known, n_resamples=19, rng=2) for f in (1.0, c))
-        assert scaled.statistic == pytest.approx(unit.statistic, rel=1e-12) and scaled.pvalue == unit.pvalue
+    unit, scaled = (
+        es.normal_test(x, n_resamples=49, rng=1),
+        es.normal_test(x * c, n_resamples=49, rng=1),
+    )
+    assert (
+        scaled.statistic == pytest.approx(unit.statistic, rel=1e-12)
+        and scaled.pvalue == unit.pvalue
+    )
+    assert (
+        scaled.sd == pytest.approx(unit.sd * c, rel=1e-12)
+        and scaled.mean == pytest.approx(unit.mean * c, rel=1e-12)
+    )
+    assert (
+        es.mvnorm_test(X * c, n_resamples=19, rng=1).pvalue
+        == es.mvnorm_test(X, n_resamples=19, rng=1).pvalue
+    )
+    for family, data, known in (
+        (stats.norm, x, None), (stats.expon, np.abs(x), {"loc": 0}),
+        (stats.gamma, np.abs(x) + 0.1, {"loc": 0}),
+    ):
+        unit, scaled = (
+            es.energy_gof(data * f, family, known_params=known, n_resamples=19, rng=2)
+            for f in (1.0, c)
+        )
+        assert (
+            scaled.statistic == pytest.approx(unit.statistic, rel=1e-12)
+            and scaled.pvalue == unit.pvalue
+        )
         assert scaled.params["scale"] == pytest.approx(unit.params["scale"] * c, rel=1e-12)
-    assert es.energy_gof_statistic(stats.norm(0, c), x * c) == pytest.approx(es.energy_gof_statistic(stats.norm(), x), rel=1e-12)
+    assert es.energy_gof_statistic(stats.norm(0, c), x * c) == pytest.approx(
+        es.energy_gof_statistic(stats.norm(), x), rel=1e-12
+    )
 
 
 def test_the_issues_magnitudes():
@@ -536,8 +969,13 @@ def test_the_issues_magnitudes():
         assert es.energy_gof(x * c, stats.norm, n_resamples=19, rng=0).statistic == pytest.approx(
             es.energy_gof(x, stats.norm, n_resamples=19, rng=0).statistic, rel=1e-12)
     X = np.random.default_rng(13).normal(size=(30, 2))
-    assert es.mvnorm_statistic(X / np.abs(X).max() * 1.7e308) == pytest.approx(es.mvnorm_statistic(X), rel=1e-12)
-    assert es.mvnorm_test(X / np.abs(X).max() * 1.7e308, n_resamples=19, rng=0).pvalue == es.mvnorm_test(X, n_resamples=19, rng=0).pvalue
+    assert es.mvnorm_statistic(X / np.abs(X).max() * 1.7e308) == pytest.approx(
+        es.mvnorm_statistic(X), rel=1e-12
+    )
+    assert (
+        es.mvnorm_test(X / np.abs(X).max() * 1.7e308, n_resamples=19, rng=0).pvalue
+        == es.mvnorm_test(X, n_resamples=19, rng=0).pvalue
+    )
 
 
 def test_a_random_state_passed_where_nothing_is_drawn_is_not_advanced():
@@ -581,7 +1019,10 @@ def test_plots_of_every_test_result():
     y = x + g.normal(size=30)
     ttest = es.dcor_ttest(x, y)
     ax = plotting.plot_null_distribution(ttest)
-    assert ax.get_ylabel() == "density" and f"Student t, {ttest.df:g} df" in ax.get_legend().get_texts()[0].get_text()
+    assert (
+        ax.get_ylabel() == "density"
+        and f"Student t, {ttest.df:g} df" in ax.get_legend().get_texts()[0].get_text()
+    )
     poisson = es.poisson_test(g.poisson(2.0, 40), n_resamples=19, rng=0)
     titles = [a.get_title() for a in plotting.plot_null_distribution(poisson)]
     assert titles == [f"{name} test" for name in poisson.tests]
@@ -593,13 +1034,23 @@ def test_plots_of_every_test_result():
 def test_propagate_gives_nan_to_a_valid_call():
     d = _hostile_data()
     X_nan = np.c_[d["x_nan"], d["y"]]
-    for call in (lambda: es.dcov(d["x_nan"], d["y"], nan_policy="propagate"), lambda: es.dcor(d["x_nan"], d["y"], nan_policy="propagate"),
-                 lambda: es.pdcor(d["x_nan"], d["y"], d["x"], nan_policy="propagate"), lambda: es.energy_distance(d["x_nan"], d["y"], nan_policy="propagate"),
-                 lambda: es.normal_statistic(d["x_nan"], nan_policy="propagate"), lambda: es.mvnorm_statistic(X_nan, nan_policy="propagate"),
-                 lambda: es.poisson_statistic([1, np.nan, 2, 3], nan_policy="propagate"),
-                 lambda: es.ksample_statistic(X_nan, d["labels"], nan_policy="propagate"), lambda: es.mvi(d["x_nan"], d["y"], nan_policy="propagate")):
+    for call in (
+        lambda: es.dcov(d["x_nan"], d["y"], nan_policy="propagate"),
+        lambda: es.dcor(d["x_nan"], d["y"], nan_policy="propagate"),
+        lambda: es.pdcor(d["x_nan"], d["y"], d["x"], nan_policy="propagate"),
+        lambda: es.energy_distance(d["x_nan"], d["y"], nan_policy="propagate"),
+        lambda: es.normal_statistic(d["x_nan"], nan_policy="propagate"),
+        lambda: es.mvnorm_statistic(X_nan, nan_policy="propagate"),
+        lambda: es.poisson_statistic([1, np.nan, 2, 3], nan_policy="propagate"),
+        lambda: es.ksample_statistic(X_nan, d["labels"], nan_policy="propagate"),
+        lambda: es.mvi(d["x_nan"], d["y"], nan_policy="propagate"),
+    ):
         assert np.isnan(call())
-    assert np.isnan(es.ksample_statistic(X_nan, d["labels"], permutations=np.tile(np.arange(30), (3, 1)), nan_policy="propagate")).all()
+    assert np.isnan(
+        es.ksample_statistic(
+            X_nan, d["labels"], permutations=np.tile(np.arange(30), (3, 1)), nan_policy="propagate"
+        )
+    ).all()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -47,14 +47,25 @@ def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
         base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom):
-                prefix = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else [])) if node.level else node.module
-                targets = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in names else prefix for a in node.names]
+                prefix = (
+                    ".".join(
+                        base[: len(base) - node.level + 1] + ([node.module] if node.module else [])
+                    )
+                    if node.level
+                    else node.module
+                )
+                targets = [
+                    f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in names else prefix
+                    for a in node.names
+                ]
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
                 continue
             # importing a parent package is not an edge back: the parent is initialised first
-            graph[name].update(t for t in targets if t in names and t != name and not name.startswith(t + "."))
+            graph[name].update(
+                t for t in targets if t in names and t != name and not name.startswith(t + ".")
+            )
     return graph
 
 
@@ -115,10 +126,14 @@ def test_lazy_imports_are_optional_dependencies_only():
         for function in ast.walk(ast.parse(path.read_text())):
             if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for node in ast.walk(function):
-                    if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("energystats")):
+                    if isinstance(node, ast.ImportFrom) and (
+                        node.level or (node.module or "").startswith("energystats")
+                    ):
                         lazy.append(f"{name}: from {'.' * node.level}{node.module} import ...")
                     elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                        module = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+                        module = (
+                            node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+                        )
                         if not module.startswith(OPTIONAL):
                             lazy.append(f"{name}: {module}")
     assert lazy == []
@@ -140,7 +155,10 @@ def test_every_module_of_the_public_api_is_importable():
 
 #: the back-end classes of the operator: only ``make_operator`` and the functions of the
 #: ``_operator`` package (``centred_kernel``, ``feature_operator``) construct them
-BACKENDS = ("SortedOperator", "DenseOperator", "NystroemOperator", "CentredKernel", "ProjectionOperator", "StreamedOperator")
+BACKENDS = (
+    "SortedOperator", "DenseOperator", "NystroemOperator", "CentredKernel", "ProjectionOperator",
+    "StreamedOperator",
+)
 #: methods that hand out the whole matrix: capabilities of the operator (``centred_rows``,
 #: ``power_sums``, ``permuted_products``) use them inside the operator layer only
 WHOLE_MATRIX = ("_dense", "_held_matrix")
@@ -161,7 +179,13 @@ def door_violations(name: str, source: str, submodules: set[str]) -> list[tuple[
     aliases = set()  # names bound to the operator package itself
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            module = ".".join(base[: len(base) - node.level + 1] + ([node.module] if node.module else [])) if node.level else node.module or ""
+            module = (
+                ".".join(
+                    base[: len(base) - node.level + 1] + ([node.module] if node.module else [])
+                )
+                if node.level
+                else node.module or ""
+            )
             imported = [module] + [f"{module}.{a.name}" for a in node.names]
             found += [(name, f"imports {m}") for m in imported if m in submodules]
             if module == DOOR:  # a submodule is reported above
@@ -177,7 +201,13 @@ def door_violations(name: str, source: str, submodules: set[str]) -> list[tuple[
             if node.value.id in aliases and node.attr not in EXPORTS:
                 found.append((name, f"reads {node.value.id}.{node.attr}, {NOT_EXPORTED}"))
         elif isinstance(node, ast.Call):
-            called = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            called = (
+                node.func.id
+                if isinstance(node.func, ast.Name)
+                else node.func.attr
+                if isinstance(node.func, ast.Attribute)
+                else ""
+            )
             if called in BACKENDS:
                 found.append((name, f"constructs {called}"))
             elif called in WHOLE_MATRIX and isinstance(node.func, ast.Attribute):
@@ -186,7 +216,11 @@ def door_violations(name: str, source: str, submodules: set[str]) -> list[tuple[
 
 
 def _outside_the_door() -> dict[str, Path]:
-    return {n: p for n, p in module_names().items() if not (n == "energystats._operator" or n.startswith("energystats._operator."))}
+    return {
+        n: p
+        for n, p in module_names().items()
+        if not (n == "energystats._operator" or n.startswith("energystats._operator."))
+    }
 
 
 def _operator_submodules() -> set[str]:
@@ -203,10 +237,16 @@ def test_nothing_outside_the_operator_reaches_past_the_door():
 @pytest.mark.parametrize(
     "planted,what",
     [
-        ("from .._operator.sorted import sorted_pair_sums\n", "imports energystats._operator.sorted"),
+        (
+            "from .._operator.sorted import sorted_pair_sums\n",
+            "imports energystats._operator.sorted",
+        ),
         ("from .._operator import sorted\n", "imports energystats._operator.sorted"),
         ("import energystats._operator.dense\n", "imports energystats._operator.dense"),
-        ("from .._operator import make_operator\nop = SortedOperator(x)\n", "constructs SortedOperator"),
+        (
+            "from .._operator import make_operator\nop = SortedOperator(x)\n",
+            "constructs SortedOperator",
+        ),
         (
             "import energystats._operator as o\nG = o.make_operator(o.CentredKernel)\n",
             "reads o.CentredKernel, which the door does not export",
@@ -228,7 +268,9 @@ def test_the_door_check_catches_a_planted_violation(planted, what):
     """The checker flags each kind of leak in a planted module of a family, and not the
     allowed forms (the package's own exports, a capability asked of the operator)."""
     submodules = _operator_submodules()
-    assert door_violations("energystats._gof.planted", planted, submodules) == [("energystats._gof.planted", what)]
+    assert door_violations("energystats._gof.planted", planted, submodules) == [
+        ("energystats._gof.planted", what)
+    ]
     allowed = (
         "from .._operator import make_operator, sorted_pair_sums\nfrom .. import _operator\n"
         "G = op.centred_rows(0, 4)\ne = permuted_products(a, b)\n"

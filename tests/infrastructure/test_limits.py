@@ -24,36 +24,95 @@ CAP_INIT = r"`n_init` must be at most 10,000 \(the best of that many starts"
 CAPPED = [
     # name, call, error, message
     ("KGroups n_init", lambda: es.KGroups(2, n_init=10**9).fit(X), ValueError, CAP_INIT),
-    ("KGroups n_init r-kgroups", lambda: es.KGroups(2, n_init=10**4 + 1, algorithm="r-kgroups").fit(X), ValueError, CAP_INIT),
+    (
+        "KGroups n_init r-kgroups",
+        lambda: es.KGroups(2, n_init=10**4 + 1, algorithm="r-kgroups").fit(X), ValueError, CAP_INIT,
+    ),
     ("PowerKMeans n_init", lambda: es.PowerKMeans(2, n_init=10**9).fit(X), ValueError, CAP_INIT),
-    ("cluster_test n_init", lambda: es.cluster_test(X, 2, n_init=10**8, n_resamples=9, rng=0), ValueError, CAP_INIT),
-    ("energy_distance", lambda: es.energy_distance(X, Y, **PROJECTION, n_projections=10**12), ValueError, CAP_L),
-    ("energy_test", lambda: es.energy_test(X, G, **PROJECTION, n_projections=10**12, n_resamples=9), ValueError, CAP_L),
-    ("dispersion", lambda: es.dispersion(X, G, **PROJECTION, n_projections=10**12), ValueError, CAP_L),
+    (
+        "cluster_test n_init", lambda: es.cluster_test(X, 2, n_init=10**8, n_resamples=9, rng=0),
+        ValueError, CAP_INIT,
+    ),
+    (
+        "energy_distance", lambda: es.energy_distance(X, Y, **PROJECTION, n_projections=10**12),
+        ValueError, CAP_L,
+    ),
+    (
+        "energy_test",
+        lambda: es.energy_test(X, G, **PROJECTION, n_projections=10**12, n_resamples=9), ValueError,
+        CAP_L,
+    ),
+    (
+        "dispersion", lambda: es.dispersion(X, G, **PROJECTION, n_projections=10**12), ValueError,
+        CAP_L,
+    ),
     ("dcov", lambda: es.dcov(X, Y, **PROJECTION, n_projections=10**12), ValueError, CAP_L),
-    ("dcov_test", lambda: es.dcov_test(X, Y, **PROJECTION, n_projections=10**12, n_resamples=9), ValueError, CAP_L),
+    (
+        "dcov_test", lambda: es.dcov_test(X, Y, **PROJECTION, n_projections=10**12, n_resamples=9),
+        ValueError, CAP_L,
+    ),
     ("dcor", lambda: es.dcor(X, Y, **PROJECTION, n_projections=10**4 + 1), ValueError, CAP_L),
-    ("dcor_test", lambda: es.dcor_test(X, Y, **PROJECTION, n_projections=10**12, n_resamples=9), ValueError, CAP_L),
-    ("energy_test 10**5", lambda: es.energy_test(X, G, **PROJECTION, n_projections=10**5, n_resamples=9), ValueError, CAP_L),
-    ("make_power_kmeans_data", lambda: make_power_kmeans_data(10**12), es.WorkingMemoryError,
-     r"make_power_kmeans_data of 1,000,000,000,000 points in 2 dimensions needs .* or a smaller `n_samples`"),
-    ("poisson_statistic M range", lambda: es.poisson_statistic([0, 2**50], test="M-CvM"), ValueError,
-     r"the M statistics of counts from 0 to 1,125,899,906,842,624 need a grid of .* more than 10,000,000 .*test='E'"),
-    ("poisson_test M range", lambda: es.poisson_test([0, 10**8], test="M", n_resamples=9, rng=0), ValueError,
-     r"the M statistics of counts from 0 to 100,000,000 need .*test='E'"),
-    ("poisson_test near 1e12", lambda: es.poisson_test([10**12, 10**12 + 3, 10**12 - 7], n_resamples=9, rng=0), ValueError,
-     r"counts from 999,999,999,993 to 1,000,000,000,003 need a grid of 25,396,395 counts"),
+    (
+        "dcor_test", lambda: es.dcor_test(X, Y, **PROJECTION, n_projections=10**12, n_resamples=9),
+        ValueError, CAP_L,
+    ),
+    (
+        "energy_test 10**5",
+        lambda: es.energy_test(X, G, **PROJECTION, n_projections=10**5, n_resamples=9), ValueError,
+        CAP_L,
+    ),
+    (
+        "make_power_kmeans_data",
+        lambda: make_power_kmeans_data(10**12),
+        es.WorkingMemoryError,
+        r"make_power_kmeans_data of 1,000,000,000,000 points in 2 dimensions needs .* or a smaller "
+        r"`n_samples`",
+    ),
+    (
+        "poisson_statistic M range",
+        lambda: es.poisson_statistic([0, 2**50], test="M-CvM"),
+        ValueError,
+        r"the M statistics of counts from 0 to 1,125,899,906,842,624 need a grid of .* more than "
+        r"10,000,000 .*test='E'",
+    ),
+    (
+        "poisson_test M range", lambda: es.poisson_test([0, 10**8], test="M", n_resamples=9, rng=0),
+        ValueError, r"the M statistics of counts from 0 to 100,000,000 need .*test='E'",
+    ),
+    (
+        "poisson_test near 1e12",
+        lambda: es.poisson_test([10**12, 10**12 + 3, 10**12 - 7], n_resamples=9, rng=0), ValueError,
+        r"counts from 999,999,999,993 to 1,000,000,000,003 need a grid of 25,396,395 counts",
+    ),
 ]
 
 BUDGET = [
     # at working_memory=1 (MiB): name, call, message
-    ("KGroups n_init memory", lambda: es.KGroups(2, n_init=10**4).fit(X), r"`n_init`=10,000 restarts of 40 labels each needs .* a smaller `n_init`"),
-    ("PowerKMeans n_init memory", lambda: es.PowerKMeans(2, n_init=10**4).fit(X), r"`n_init`=10,000 restarts of 40 labels each needs"),
-    ("energy_distance directions", lambda: es.energy_distance(WIDE, WIDE + 1, **PROJECTION, n_projections=10**4),
-     r"`n_projections`=10,000 directions in 1,000 dimensions needs .* a smaller `n_projections`"),
-    ("dcov directions", lambda: es.dcov(WIDE, WIDE, **PROJECTION, n_projections=10**4), r"`n_projections`=10,000 directions in 2,000 dimensions needs"),
-    ("make_power_kmeans_data", lambda: make_power_kmeans_data(10**5, 5, 2, rng=0), r"make_power_kmeans_data of 100,000 points in 2 dimensions"),
-    ("poisson_statistic M", lambda: es.poisson_statistic([0, 10**6], test="M-AD"), r"the M statistics of counts from 0 to 1,000,000"),
+    (
+        "KGroups n_init memory", lambda: es.KGroups(2, n_init=10**4).fit(X),
+        r"`n_init`=10,000 restarts of 40 labels each needs .* a smaller `n_init`",
+    ),
+    (
+        "PowerKMeans n_init memory", lambda: es.PowerKMeans(2, n_init=10**4).fit(X),
+        r"`n_init`=10,000 restarts of 40 labels each needs",
+    ),
+    (
+        "energy_distance directions",
+        lambda: es.energy_distance(WIDE, WIDE + 1, **PROJECTION, n_projections=10**4),
+        r"`n_projections`=10,000 directions in 1,000 dimensions needs .* a smaller `n_projections`",
+    ),
+    (
+        "dcov directions", lambda: es.dcov(WIDE, WIDE, **PROJECTION, n_projections=10**4),
+        r"`n_projections`=10,000 directions in 2,000 dimensions needs",
+    ),
+    (
+        "make_power_kmeans_data", lambda: make_power_kmeans_data(10**5, 5, 2, rng=0),
+        r"make_power_kmeans_data of 100,000 points in 2 dimensions",
+    ),
+    (
+        "poisson_statistic M", lambda: es.poisson_statistic([0, 10**6], test="M-AD"),
+        r"the M statistics of counts from 0 to 1,000,000",
+    ),
 ]
 
 
@@ -76,7 +135,9 @@ def test_poisson_energy_statistic_needs_no_grid(x):
     and equal the formula evaluated by hand."""
     v = np.asarray(x, dtype=float)
     lam, n = v.mean(), v.size
-    to_poisson = 2 * v * stats.poisson.cdf(v, lam) - 2 * lam * stats.poisson.cdf(v - 1, lam) + lam - v
+    to_poisson = (
+        2 * v * stats.poisson.cdf(v, lam) - 2 * lam * stats.poisson.cdf(v - 1, lam) + lam - v
+    )
     from scipy import special
 
     between = 2 * lam * (special.i0e(2 * lam) + special.i1e(2 * lam))

@@ -18,8 +18,12 @@ def _rows(n=6):
         lambda X: np.where(np.arange(len(X))[:, None] == 2, np.nan, X),
         lambda X: pd.DataFrame(X).mask(np.arange(X.size).reshape(X.shape) == 4),
         lambda X: np.ma.masked_array(X, mask=np.arange(X.size).reshape(X.shape) == 5),
-        lambda X: pd.DataFrame(X).astype("Int64").mask(np.arange(X.size).reshape(X.shape) == 4),  # pandas NA
-        lambda X: np.array([list(r) if i != 2 else [r[0], None] for i, r in enumerate(X.tolist())], dtype=object),
+        lambda X: (
+            pd.DataFrame(X).astype("Int64").mask(np.arange(X.size).reshape(X.shape) == 4)
+        ),  # pandas NA
+        lambda X: np.array(
+            [list(r) if i != 2 else [r[0], None] for i, r in enumerate(X.tolist())], dtype=object
+        ),
     ],
     ids=["nan", "pandas-nan", "masked", "pandas-NA", "None"],
 )
@@ -28,7 +32,9 @@ def test_a_missing_cell_drops_its_row_and_nothing_passed_in_changes(make):
     before = X.copy()
     values, keep = drop_missing("omit", {"X": X, "labels": np.array([0, 0, 0, 1, 1, 1])})
     np.testing.assert_array_equal(keep, [True, True, False, True, True, True])
-    np.testing.assert_array_equal(np.asarray(values["X"], dtype=float), np.delete(_rows(), 2, axis=0))
+    np.testing.assert_array_equal(
+        np.asarray(values["X"], dtype=float), np.delete(_rows(), 2, axis=0)
+    )
     np.testing.assert_array_equal(values["labels"], [0, 0, 1, 1, 1])
     if isinstance(X, pd.DataFrame):
         pd.testing.assert_frame_equal(X, before)
@@ -72,7 +78,11 @@ def test_a_missing_entry_of_a_precomputed_matrix_drops_its_point():
 def test_raise_names_the_arguments_and_the_way_on():
     X = _rows()
     X[1, 0] = np.nan
-    with pytest.raises(ValueError, match=r"`X` contains missing values \(NaN, None or masked\) in 1 of 6 row\(s\): pass nan_policy='omit'"):
+    with pytest.raises(
+        ValueError,
+        match=r"`X` contains missing values \(NaN, None or masked\) in 1 of 6 row\(s\): "
+        r"pass nan_policy='omit'",
+    ):
         drop_missing("raise", {"X": X, "labels": None})
 
 
@@ -94,9 +104,12 @@ def test_infinite_values_are_not_missing():
 def test_rows_must_agree_in_number():
     y = _rows(5)
     y[0, 0] = np.nan
-    with pytest.raises(ValueError, match="`x` and `y` must have the same number of rows, got 6 and 5"):
+    with pytest.raises(
+        ValueError, match="`x` and `y` must have the same number of rows, got 6 and 5"
+    ):
         drop_missing("omit", {"x": _rows(), "y": y})
-    assert drop_missing("omit", {"x": _rows(), "y": _rows(5)})[1] is None  # nothing missing: the caller's checks
+    # nothing missing: the caller's checks
+    assert drop_missing("omit", {"x": _rows(), "y": _rows(5)})[1] is None
 
 
 def test_propagate_reports_without_dropping():
@@ -108,14 +121,21 @@ def test_propagate_reports_without_dropping():
 
 def test_policy_values():
     assert check_nan_policy("omit", propagate=False) == "omit"
-    with pytest.raises(ValueError, match="`nan_policy` must be 'raise', 'omit' or 'propagate', got 'drop'"):
+    with pytest.raises(
+        ValueError, match="`nan_policy` must be 'raise', 'omit' or 'propagate', got 'drop'"
+    ):
         check_nan_policy("drop", propagate=True)
-    with pytest.raises(ValueError, match=r"`nan_policy`='propagate' is for statistics returned as a number; energy_test\(\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"`nan_policy`='propagate' is for statistics returned as a number; energy_test\(\)",
+    ):
         check_nan_policy("propagate", propagate=False, where="energy_test()")
 
 
 def test_expanded_labels_align_with_the_input_rows():
-    np.testing.assert_array_equal(expand_labels(np.array([3, 4]), np.array([True, False, True])), [3, -1, 4])
+    np.testing.assert_array_equal(
+        expand_labels(np.array([3, 4]), np.array([True, False, True])), [3, -1, 4]
+    )
 
 
 def test_the_string_na_is_missing_only_where_it_is_rs_na():

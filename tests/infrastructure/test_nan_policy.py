@@ -53,7 +53,9 @@ CASES = {
     "pdcor": (es.pdcor, ("x", "y", "z"), {}, "number"),
     "pdcov_test": (es.pdcov_test, ("x", "y", "z"), {"n_resamples": 49, "rng": 0}, "result"),
     "pdcor_test": (es.pdcor_test, ("x", "y", "z"), {"n_resamples": 49, "rng": 0}, "result"),
-    "mutual_independence_test": (es.mutual_independence_test, ("X",), {"n_resamples": 49, "rng": 0}, "result"),
+    "mutual_independence_test": (
+        es.mutual_independence_test, ("X",), {"n_resamples": 49, "rng": 0}, "result",
+    ),
     "mvi": (es.mvi, ("x12", "y12"), {}, "number"),
     "mvi_test": (es.mvi_test, ("x12", "y12"), {"n_resamples": 19, "rng": 0}, "result"),
     "normal_statistic": (es.normal_statistic, ("y",), {}, "number"),
@@ -61,7 +63,9 @@ CASES = {
     "normal_test limit": (es.normal_test, ("y",), {"method": "limit"}, "result"),
     "poisson_statistic": (es.poisson_statistic, ("counts",), {}, "number"),
     "poisson_test": (es.poisson_test, ("counts",), {"n_resamples": 49, "rng": 0}, "result"),
-    "energy_gof": (es.energy_gof, ("y",), {"dist": stats.norm, "n_resamples": 19, "rng": 0}, "result"),
+    "energy_gof": (
+        es.energy_gof, ("y",), {"dist": stats.norm, "n_resamples": 19, "rng": 0}, "result",
+    ),
     "mvnorm_statistic": (es.mvnorm_statistic, ("X",), {}, "number"),
     "mvnorm_test": (es.mvnorm_test, ("X",), {"n_resamples": 49, "rng": 0}, "result"),
     "ksample_statistic": (es.ksample_statistic, ("X", "labels"), {}, "number"),
@@ -69,14 +73,25 @@ CASES = {
     "energy_distance weighted": (es.energy_distance, ("y", "y2"), {"x_weights": "w"}, "number"),
     "dispersion": (es.dispersion, ("X", "labels"), {"sample_weight": "w"}, "result"),
     "energy_test": (es.energy_test, ("X", "labels"), {"n_resamples": 99, "rng": 0}, "result"),
-    "pairwise_energy_tests": (es.pairwise_energy_tests, ("X", "labels"), {"n_resamples": 49, "rng": 0}, "table"),
+    "pairwise_energy_tests": (
+        es.pairwise_energy_tests, ("X", "labels"), {"n_resamples": 49, "rng": 0}, "table",
+    ),
     "split_1d": (es.split_1d, ("y",), {"sample_weight": "w"}, "result"),
     "energy_hclust": (es.energy_hclust, ("X",), {}, "result"),
-    "cluster_test": (es.cluster_test, ("X",), {"n_clusters": 2, "n_resamples": 19, "rng": 0}, "result"),
-    "significant_clusters": (es.significant_clusters, ("X",), {"n_resamples": 19, "rng": 0}, "result"),
-    "choose_k": (es.choose_k, ("X",), {"k_max": 3, "n_resamples": 99, "n_references": 2, "rng": 0}, "result"),
+    "cluster_test": (
+        es.cluster_test, ("X",), {"n_clusters": 2, "n_resamples": 19, "rng": 0}, "result",
+    ),
+    "significant_clusters": (
+        es.significant_clusters, ("X",), {"n_resamples": 19, "rng": 0}, "result",
+    ),
+    "choose_k": (
+        es.choose_k, ("X",), {"k_max": 3, "n_resamples": 99, "n_references": 2, "rng": 0}, "result",
+    ),
     "thinned_cluster_comparison": (
-        es.thinned_cluster_comparison, ("X",), {"n_clusters": 2, "cov": np.eye(2), "n_resamples": 49, "rng": 0}, "result"
+        es.thinned_cluster_comparison,
+        ("X",),
+        {"n_clusters": 2, "cov": np.eye(2), "n_resamples": 49, "rng": 0},
+        "result",
     ),
 }
 
@@ -106,7 +121,10 @@ def _dropped(names) -> tuple[np.ndarray, ...]:
     keep[FIRST] = False
     if len(names) > 1 and names[1] != "y2":
         keep[SECOND % n] = False
-    out = [np.asarray(v)[keep] if i == 0 or names[1] != "y2" else np.asarray(v) for i, v in enumerate(values)]
+    out = [
+        np.asarray(v)[keep] if i == 0 or names[1] != "y2" else np.asarray(v)
+        for i, v in enumerate(values)
+    ]
     return tuple(out), keep
 
 
@@ -124,7 +142,9 @@ def _assert_same(a, b, path="result"):
     if isinstance(a, float) or isinstance(a, np.floating):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=0, err_msg=path)
     elif isinstance(a, np.ndarray):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=0, err_msg=path) if a.dtype.kind == "f" else np.testing.assert_array_equal(a, b, err_msg=path)
+        np.testing.assert_allclose(
+            a, b, rtol=1e-12, atol=0, err_msg=path
+        ) if a.dtype.kind == "f" else np.testing.assert_array_equal(a, b, err_msg=path)
     elif isinstance(a, pd.DataFrame):
         pd.testing.assert_frame_equal(a, b, rtol=1e-12)
     elif dataclasses.is_dataclass(a):
@@ -141,7 +161,9 @@ def test_omit_equals_dropping_the_rows_by_hand(name):
     (clean, keep) = _dropped(names)
     n = len(_arguments(names, missing=False)[0])
     by_hand = function(*clean, **_options(options, keep, n))
-    omitted = function(*_arguments(names, missing=True), **_options(options, None, n), nan_policy="omit")
+    omitted = function(
+        *_arguments(names, missing=True), **_options(options, None, n), nan_policy="omit"
+    )
     dropped = int((~keep).sum())
     if kind == "table":
         pd.testing.assert_frame_equal(omitted, by_hand)
@@ -151,7 +173,8 @@ def test_omit_equals_dropping_the_rows_by_hand(name):
         assert omitted.n_omitted == dropped
         assert by_hand.n_omitted == 0
         labels = getattr(omitted, "labels", None)
-        if isinstance(labels, np.ndarray) and labels.shape == (n,):  # per-row output aligned with the input
+        # per-row output aligned with the input
+        if isinstance(labels, np.ndarray) and labels.shape == (n,):
             assert (labels[~keep] == -1).all()
             np.testing.assert_array_equal(labels[keep], by_hand.labels)
 
@@ -162,24 +185,33 @@ def test_raise_names_the_argument_and_propagate_is_nan_or_refused(name):
     n = len(_arguments(names, missing=False)[0])
     arguments = _arguments(names, missing=True)
     first = "X" if names[0] in ("X",) else "x"
-    with pytest.raises(ValueError, match=rf"`{first}`.* missing values \(NaN, None or masked\) in .* pass nan_policy='omit'"):
+    with pytest.raises(
+        ValueError,
+        match=rf"`{first}`.* missing values \(NaN, None or masked\) in .* pass nan_policy='omit'",
+    ):
         function(*arguments, **_options(options, None, n))
     if kind == "number":
         assert np.isnan(function(*arguments, **_options(options, None, n), nan_policy="propagate"))
     else:
-        with pytest.raises(ValueError, match="`nan_policy`='propagate' is for statistics returned as a number"):
+        with pytest.raises(
+            ValueError, match="`nan_policy`='propagate' is for statistics returned as a number"
+        ):
             function(*arguments, **_options(options, None, n), nan_policy="propagate")
 
 
 def test_nan_policy_values_are_checked():
-    with pytest.raises(ValueError, match="`nan_policy` must be 'raise', 'omit' or 'propagate', got 'drop'"):
+    with pytest.raises(
+        ValueError, match="`nan_policy` must be 'raise', 'omit' or 'propagate', got 'drop'"
+    ):
         es.dcov(X, Y, nan_policy="drop")
 
 
 def test_separate_samples_each_lose_their_own_rows():
     x, y = X[:10], X[10:]
     xm, ym = _with_missing(x, 2), _with_missing(y, 5)
-    assert es.energy_distance(xm, ym, nan_policy="omit") == es.energy_distance(np.delete(x, 2, 0), np.delete(y, 5, 0))
+    assert es.energy_distance(xm, ym, nan_policy="omit") == es.energy_distance(
+        np.delete(x, 2, 0), np.delete(y, 5, 0)
+    )
     res = es.energy_test_samples(xm, ym, n_resamples=49, rng=0, nan_policy="omit")
     ref = es.energy_test_samples(np.delete(x, 2, 0), np.delete(y, 5, 0), n_resamples=49, rng=0)
     assert (res.statistic, res.pvalue, res.n_omitted) == (ref.statistic, ref.pvalue, 2)
@@ -206,7 +238,9 @@ def test_masked_arrays_and_pandas_missing_values_follow_the_policy():
     masked[FIRST, 0] = np.ma.masked
     masked.data[FIRST, 0] = 1e6  # a masked value is never used
     keep = np.arange(N) != FIRST
-    assert es.energy_distance(masked[:12], masked[12:], nan_policy="omit") == es.energy_distance(X[:12][keep[:12]], X[12:])
+    assert es.energy_distance(masked[:12], masked[12:], nan_policy="omit") == es.energy_distance(
+        X[:12][keep[:12]], X[12:]
+    )
     with pytest.raises(ValueError, match="`x` contains missing values"):
         es.energy_distance(masked[:12], masked[12:])
     frame = pd.DataFrame(X, columns=["a", "b"]).astype({"a": "Float64"})
@@ -217,7 +251,10 @@ def test_masked_arrays_and_pandas_missing_values_follow_the_policy():
 def test_estimators_leave_rows_with_missing_values_out_and_label_them_minus_one():
     Xm = _with_missing(X, FIRST)
     keep = np.arange(N) != FIRST
-    for make in (lambda **kw: es.KGroups(2, random_state=0, **kw), lambda **kw: es.PowerKMeans(2, random_state=0, **kw)):
+    for make in (
+        lambda **kw: es.KGroups(2, random_state=0, **kw),
+        lambda **kw: es.PowerKMeans(2, random_state=0, **kw),
+    ):
         fitted = make(nan_policy="omit").fit(Xm)
         ref = make().fit(X[keep])
         assert fitted.labels_[FIRST] == -1 and fitted.n_omitted_ == 1

@@ -38,29 +38,45 @@ def same_fit(a, b):
 def every_function(n_jobs):
     """Each heavy function on small data, with ``n_jobs``."""
     X, labels = blobs(0)
-    with es.config_context(working_memory=0.05):  # a single KGroups start streams: its passes are tasks
+    # a single KGroups start streams: its passes are tasks
+    with es.config_context(working_memory=0.05):
         single = es.KGroups(3, n_init=1, random_state=2, n_jobs=n_jobs).fit(X)
     return {
-        "energy_test": es.energy_test(X, labels, statistic="E", n_resamples=59, rng=1, n_jobs=n_jobs),
-        "energy_test_samples": es.energy_test_samples(X[:40], X[40:90], n_resamples=29, rng=2, n_jobs=n_jobs),
+        "energy_test": es.energy_test(
+            X, labels, statistic="E", n_resamples=59, rng=1, n_jobs=n_jobs
+        ),
+        "energy_test_samples": es.energy_test_samples(
+            X[:40], X[40:90], n_resamples=29, rng=2, n_jobs=n_jobs
+        ),
         # the random-projection operator: its shards (groups of directions) are tasks as well
-        "projection_test": es.energy_test(X, labels, n_resamples=39, rng=8, approximation="projection", n_projections=12, n_jobs=n_jobs),
+        "projection_test": es.energy_test(
+            X, labels, n_resamples=39, rng=8, approximation="projection", n_projections=12,
+            n_jobs=n_jobs,
+        ),
         "pairwise": es.pairwise_energy_tests(X, labels, n_resamples=39, rng=3, n_jobs=n_jobs),
         "dispersion": es.dispersion(X, labels, exponent=0.5, n_jobs=n_jobs),
         "energy_distance": es.energy_distance(X[:50], X[50:], n_jobs=n_jobs),
         "kgroups": es.KGroups(3, n_init=4, random_state=1, n_jobs=n_jobs).fit(X),
-        "kgroups_lloyd": es.KGroups(3, algorithm="lloyd", n_init=3, random_state=4, n_jobs=n_jobs).fit(X),
-        "r_kgroups": es.KGroups(3, algorithm="r-kgroups", n_init=3, random_state=5, n_jobs=n_jobs).fit(X),
+        "kgroups_lloyd": es.KGroups(
+            3, algorithm="lloyd", n_init=3, random_state=4, n_jobs=n_jobs
+        ).fit(X),
+        "r_kgroups": es.KGroups(
+            3, algorithm="r-kgroups", n_init=3, random_state=5, n_jobs=n_jobs
+        ).fit(X),
         "kgroups_single": single,
         # the Nyström operator: restarts are tasks on the shared features
-        "nystroem": es.KGroups(3, n_init=3, random_state=9, approximation="nystroem", n_landmarks=30, n_jobs=n_jobs).fit(X),
+        "nystroem": es.KGroups(
+            3, n_init=3, random_state=9, approximation="nystroem", n_landmarks=30, n_jobs=n_jobs
+        ).fit(X),
         "cluster_test": es.cluster_test(X[:60], 2, n_resamples=9, rng=6, n_init=2, n_jobs=n_jobs),
         "power_kmeans": es.PowerKMeans(3, n_init=3, random_state=7, n_jobs=n_jobs).fit(X),
         # independence: blocks of permutations, the tiles of the centred pass, pairs of columns
         "dcov_test": es.dcov_test(X[:, :2], X[:, 2:], n_resamples=39, rng=10, n_jobs=n_jobs),
         "dcov_test_1d": es.dcov_test(X[:, 0], X[:, 1], n_resamples=39, rng=11, n_jobs=n_jobs),
         "dcor": es.dcor(X[:, :2], labels.astype(str), n_jobs=n_jobs),
-        "pairwise_dcor": es.pairwise_dcor(X, method="permutation", n_resamples=19, rng=12, n_jobs=n_jobs),
+        "pairwise_dcor": es.pairwise_dcor(
+            X, method="permutation", n_resamples=19, rng=12, n_jobs=n_jobs
+        ),
     }
 
 
@@ -71,18 +87,26 @@ def assert_same(a, b):
     np.testing.assert_array_equal(a["pairwise"]["pvalue"], b["pairwise"]["pvalue"])
     np.testing.assert_allclose(a["pairwise"]["statistic"], b["pairwise"]["statistic"], rtol=1e-10)
     for field in ("W", "S", "T", "F"):
-        assert getattr(a["dispersion"], field) == pytest.approx(getattr(b["dispersion"], field), rel=1e-10)
+        assert getattr(a["dispersion"], field) == pytest.approx(
+            getattr(b["dispersion"], field), rel=1e-10
+        )
     assert a["energy_distance"] == pytest.approx(b["energy_distance"], rel=1e-10)
     for name in ("kgroups", "kgroups_lloyd", "r_kgroups", "kgroups_single", "nystroem"):
         same_fit(a[name], b[name])
     assert a["cluster_test"].pvalue == b["cluster_test"].pvalue
-    np.testing.assert_allclose(a["cluster_test"].null_distribution, b["cluster_test"].null_distribution, rtol=1e-10)
+    np.testing.assert_allclose(
+        a["cluster_test"].null_distribution, b["cluster_test"].null_distribution, rtol=1e-10
+    )
     np.testing.assert_array_equal(a["power_kmeans"].labels_, b["power_kmeans"].labels_)
-    np.testing.assert_allclose(a["power_kmeans"].cluster_centers_, b["power_kmeans"].cluster_centers_, rtol=1e-10)
+    np.testing.assert_allclose(
+        a["power_kmeans"].cluster_centers_, b["power_kmeans"].cluster_centers_, rtol=1e-10
+    )
     same_test(a["dcov_test"], b["dcov_test"])
     same_test(a["dcov_test_1d"], b["dcov_test_1d"])
     assert a["dcor"] == pytest.approx(b["dcor"], rel=1e-10)
-    np.testing.assert_array_equal(a["pairwise_dcor"].table["pvalue"], b["pairwise_dcor"].table["pvalue"])
+    np.testing.assert_array_equal(
+        a["pairwise_dcor"].table["pvalue"], b["pairwise_dcor"].table["pvalue"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +129,9 @@ def test_threads_give_the_serial_results(serial):
 def dask_client():
     import distributed  # the extra [dask], installed by `make test`
 
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
     client = distributed.Client(cluster)
     yield client
     client.close()
@@ -128,14 +154,21 @@ def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_clie
     "call",
     [
         lambda X, labels: es.energy_test(X, labels, n_resamples=19, rng=0),
-        lambda X, labels: es.energy_test(X, labels, n_resamples=19, rng=0, approximation="projection", n_projections=8),
+        lambda X, labels: es.energy_test(
+            X, labels, n_resamples=19, rng=0, approximation="projection", n_projections=8
+        ),
         lambda X, labels: es.dispersion(X, labels),
         lambda X, labels: es.pairwise_energy_tests(X, labels, n_resamples=19, rng=0),
         lambda X, labels: es.KGroups(3, n_init=4, random_state=0).fit(X),
         lambda X, labels: es.cluster_test(X, 2, n_resamples=5, rng=0, n_init=1),
-        lambda X, labels: es.KGroups(3, n_init=1, random_state=0, approximation="nystroem", n_landmarks=20).fit(X),
+        lambda X, labels: es.KGroups(
+            3, n_init=1, random_state=0, approximation="nystroem", n_landmarks=20
+        ).fit(X),
     ],
-    ids=["energy_test", "projection_test", "dispersion", "pairwise", "kgroups", "cluster_test", "nystroem_single"],
+    ids=[
+        "energy_test", "projection_test", "dispersion", "pairwise", "kgroups", "cluster_test",
+        "nystroem_single",
+    ],
 )
 def test_each_function_sends_its_tasks_to_the_cluster(dask_client, call):
     """At least two tasks ran on the cluster's workers. Which worker runs which task is the
@@ -210,7 +243,9 @@ def test_the_documented_local_cluster_example_runs():
     from pathlib import Path
 
     script = Path(__file__).parents[2] / "docs" / "examples" / "dask_local_cluster.py"
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True, timeout=300
+    )
     assert "same p-value as in this process: True" in out.stdout
 
 
@@ -248,12 +283,15 @@ assert _parallel.THREADS == int(sys.argv[2])
 rng = np.random.default_rng(5)
 X = rng.normal(size=(8000, 3)) + 3.0 * (np.arange(8000) % 3)[:, None]
 with es.config_context(working_memory=float(sys.argv[1])):
-    km = es.KGroups(3, n_init=2, random_state=1, approximation="nystroem", n_landmarks=40, batch_size=200).fit(X)
+    km = es.KGroups(
+        3, n_init=2, random_state=1, approximation="nystroem", n_landmarks=40, batch_size=200
+    ).fit(X)
 print(repr(km.W_), ",".join(map(str, km.labels_)))
 """
 
 
-@pytest.mark.slow  # subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
+# subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
+@pytest.mark.slow
 def test_eight_threads_run_fewer_threads_within_a_small_budget():
     """With ENERGYSTATS_NUM_THREADS=8 (a machine of 8 cores), mini-batch k-groups at a budget
     that holds the bands of two threads (3 MiB; eight need about 10 MiB) runs on fewer threads
@@ -263,7 +301,10 @@ def test_eight_threads_run_fewer_threads_within_a_small_budget():
 
     def run(threads, memory):
         env = dict(os.environ, ENERGYSTATS_NUM_THREADS=str(threads))
-        out = subprocess.run([sys.executable, "-c", MINIBATCH_AT_EIGHT_THREADS, str(memory), str(threads)], capture_output=True, text=True, check=True, env=env)
+        out = subprocess.run(
+            [sys.executable, "-c", MINIBATCH_AT_EIGHT_THREADS, str(memory), str(threads)],
+            capture_output=True, text=True, check=True, env=env,
+        )
         W, labels = out.stdout.split()
         return float(W), labels
 
@@ -291,13 +332,16 @@ with es.config_context(working_memory=0.4):  # centred products, then gathers of
     out["dcor_test"] = [res.pvalue, res.statistic]
 Z = rng.normal(size=(100_000, 3)); labels = rng.integers(0, 2, 100_000)
 with es.config_context(working_memory=2):  # the sorts of the projections
-    res = es.energy_test(Z, labels, n_resamples=19, rng=0, approximation="projection", n_projections=4)
+    res = es.energy_test(
+        Z, labels, n_resamples=19, rng=0, approximation="projection", n_projections=4
+    )
     out["projection"] = [res.pvalue, res.statistic]
 print(json.dumps(out))
 """
 
 
-@pytest.mark.slow  # subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
+# subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
+@pytest.mark.slow
 def test_a_budget_that_one_thread_fits_runs_on_any_number_of_threads():
     """The streamed kernel products, the centred products and the permutation gathers of a test
     of independence, and the projection test's sorts, at budgets one thread fits: with
@@ -308,7 +352,10 @@ def test_a_budget_that_one_thread_fits_runs_on_any_number_of_threads():
 
     def run(threads):
         env = dict(os.environ, ENERGYSTATS_NUM_THREADS=str(threads))
-        done = subprocess.run([sys.executable, "-c", SMALL_BUDGETS_AT_N_THREADS, str(threads)], capture_output=True, text=True, env=env)
+        done = subprocess.run(
+            [sys.executable, "-c", SMALL_BUDGETS_AT_N_THREADS, str(threads)], capture_output=True,
+            text=True, env=env,
+        )
         assert done.returncode == 0, done.stderr[-600:]
         return json.loads(done.stdout)
 

@@ -17,8 +17,8 @@ from scipy import stats  # noqa: E402
 from scipy.integrate import trapezoid  # noqa: E402
 
 import energystats as es  # noqa: E402
-from energystats._result_bases import NullPanel, TestResult  # noqa: E402
 from energystats._gof._limit import normal_limit_pdf, normal_limit_sf, normal_trace  # noqa: E402
+from energystats._result_bases import NullPanel, TestResult  # noqa: E402
 from energystats.plotting import (  # noqa: E402
     plot_choose_k,
     plot_clusters,
@@ -57,49 +57,108 @@ def _blobs(rng, n=30):
 # Every test result: (the call, the type it returns, the test name the title carries, the kind of
 # null: "null" a resampled one, "reference" a density).
 CASES = {
-    "energy_test": (lambda r: es.energy_test(_blobs(r), np.repeat([0, 1], 30), n_resamples=49, rng=0),
-                    "EnergyTestResult", "2-sample energy test of equal distributions", "null"),
-    "energy_test-F": (lambda r: es.energy_test_samples(r.normal(size=(20, 2)), r.normal(size=(15, 2)), r.normal(size=(10, 2)),
-                                                       statistic="F", n_resamples=49, rng=0),
-                      "EnergyTestResult", "3-sample energy test of equal distributions", "null"),
-    "dcov_test": (lambda r: es.dcov_test(*_xy(r), n_resamples=49, rng=0),
-                  "IndependenceTestResult", "distance covariance test of independence", "null"),
-    "dcov_test-exact": (lambda r: es.dcov_test(*_xy(r, 5)),
-                        "IndependenceTestResult", "distance covariance test of independence", "null"),
-    "dcov_test-gamma": (lambda r: es.dcov_test(*_xy(r), method="gamma"),
-                        "IndependenceTestResult", "distance covariance test of independence", "reference"),
-    "dcor_test-gamma": (lambda r: es.dcor_test(*_xy(r), method="gamma"),
-                        "IndependenceTestResult", "distance correlation test of independence", "reference"),
-    "dcor_test-projection-gamma": (lambda r: es.dcor_test(*_xy(r, 60), method="gamma", approximation="projection", n_projections=20, rng=0),
-                                   "IndependenceTestResult", "distance correlation test of independence", "reference"),
-    "dcov_test-projection-gamma": (lambda r: es.dcov_test(*_xy(r, 60), method="gamma", approximation="projection", n_projections=20, rng=0),
-                                   "IndependenceTestResult", "distance covariance test of independence", "reference"),
-    "dcor_ttest": (lambda r: es.dcor_ttest(r.normal(size=(30, 20)), r.normal(size=(30, 3))),
-                   "IndependenceTestResult", "distance correlation t-test of independence", "reference"),
-    "pdcor_test": (lambda r: es.pdcor_test(*_xy(r), r.normal(size=40), n_resamples=49, rng=0),
-                   "IndependenceTestResult", "partial distance correlation test", "null"),
-    "pdcov_test": (lambda r: es.pdcov_test(*_xy(r), r.normal(size=40), n_resamples=49, rng=0),
-                   "IndependenceTestResult", "partial distance covariance test", "null"),
-    "mvi_test": (lambda r: es.mvi_test(*_xy(r, 15), n_resamples=49, rng=0),
-                 "IndependenceTestResult", "test of independence by the coefficient I", "null"),
-    "mutual_independence_test": (lambda r: es.mutual_independence_test(r.normal(size=(30, 3)), n_resamples=49, rng=0),
-                                 "IndependenceTestResult", "energy test of mutual independence", "null"),
-    "normal_test": (lambda r: es.normal_test(r.normal(size=40), n_resamples=99, rng=0),
-                    "NormalTestResult", "energy test of normality", "null"),
-    "normal_test-limit": (lambda r: es.normal_test(r.normal(size=40), method="limit"),
-                          "NormalTestResult", "energy test of normality", "reference"),
-    "mvnorm_test": (lambda r: es.mvnorm_test(r.normal(size=(40, 3)), n_resamples=49, rng=0),
-                    "MvnormTestResult", "energy test of 3-variate normality", "null"),
-    "poisson_test-E": (lambda r: es.poisson_test(r.poisson(3.0, 40), test="E", n_resamples=49, rng=0),
-                       "PoissonTestResult", "Poisson goodness-of-fit tests: E test", "null"),
-    "energy_gof": (lambda r: es.energy_gof(r.exponential(size=40), stats.expon, known_params={"loc": 0}, n_resamples=49, rng=0),
-                   "EnergyGofResult", "energy goodness-of-fit test of expon", "null"),
-    "dip_test": (lambda r: es.dip_test(r.normal(size=50), n_resamples=49, rng=0),
-                 "DipTestResult", "Hartigan's dip test of unimodality", "null"),
-    "cluster_test": (lambda r: es.cluster_test(_blobs(r), 2, n_resamples=19, rng=0),
-                     "ClusterTestResult", "test of 2 clusters against one Gaussian", "null"),
-    "thinned_cluster_comparison": (lambda r: es.thinned_cluster_comparison(_blobs(r), 2, cov=1.0, n_resamples=49, rng=0),
-                                   "ThinnedComparisonResult", "2 clusters found on one thinned part, tested on the other", "null"),
+    "energy_test": (
+        lambda r: es.energy_test(_blobs(r), np.repeat([0, 1], 30), n_resamples=49, rng=0),
+        "EnergyTestResult", "2-sample energy test of equal distributions", "null",
+    ),
+    "energy_test-F": (
+        lambda r: es.energy_test_samples(
+            r.normal(size=(20, 2)), r.normal(size=(15, 2)), r.normal(size=(10, 2)), statistic="F",
+            n_resamples=49, rng=0,
+        ),
+        "EnergyTestResult",
+        "3-sample energy test of equal distributions",
+        "null",
+    ),
+    "dcov_test": (
+        lambda r: es.dcov_test(*_xy(r), n_resamples=49, rng=0), "IndependenceTestResult",
+        "distance covariance test of independence", "null",
+    ),
+    "dcov_test-exact": (
+        lambda r: es.dcov_test(*_xy(r, 5)), "IndependenceTestResult",
+        "distance covariance test of independence", "null",
+    ),
+    "dcov_test-gamma": (
+        lambda r: es.dcov_test(*_xy(r), method="gamma"), "IndependenceTestResult",
+        "distance covariance test of independence", "reference",
+    ),
+    "dcor_test-gamma": (
+        lambda r: es.dcor_test(*_xy(r), method="gamma"), "IndependenceTestResult",
+        "distance correlation test of independence", "reference",
+    ),
+    "dcor_test-projection-gamma": (
+        lambda r: es.dcor_test(
+            *_xy(r, 60), method="gamma", approximation="projection", n_projections=20, rng=0
+        ),
+        "IndependenceTestResult",
+        "distance correlation test of independence",
+        "reference",
+    ),
+    "dcov_test-projection-gamma": (
+        lambda r: es.dcov_test(
+            *_xy(r, 60), method="gamma", approximation="projection", n_projections=20, rng=0
+        ),
+        "IndependenceTestResult",
+        "distance covariance test of independence",
+        "reference",
+    ),
+    "dcor_ttest": (
+        lambda r: es.dcor_ttest(r.normal(size=(30, 20)), r.normal(size=(30, 3))),
+        "IndependenceTestResult", "distance correlation t-test of independence", "reference",
+    ),
+    "pdcor_test": (
+        lambda r: es.pdcor_test(*_xy(r), r.normal(size=40), n_resamples=49, rng=0),
+        "IndependenceTestResult", "partial distance correlation test", "null",
+    ),
+    "pdcov_test": (
+        lambda r: es.pdcov_test(*_xy(r), r.normal(size=40), n_resamples=49, rng=0),
+        "IndependenceTestResult", "partial distance covariance test", "null",
+    ),
+    "mvi_test": (
+        lambda r: es.mvi_test(*_xy(r, 15), n_resamples=49, rng=0), "IndependenceTestResult",
+        "test of independence by the coefficient I", "null",
+    ),
+    "mutual_independence_test": (
+        lambda r: es.mutual_independence_test(r.normal(size=(30, 3)), n_resamples=49, rng=0),
+        "IndependenceTestResult", "energy test of mutual independence", "null",
+    ),
+    "normal_test": (
+        lambda r: es.normal_test(r.normal(size=40), n_resamples=99, rng=0), "NormalTestResult",
+        "energy test of normality", "null",
+    ),
+    "normal_test-limit": (
+        lambda r: es.normal_test(r.normal(size=40), method="limit"), "NormalTestResult",
+        "energy test of normality", "reference",
+    ),
+    "mvnorm_test": (
+        lambda r: es.mvnorm_test(r.normal(size=(40, 3)), n_resamples=49, rng=0), "MvnormTestResult",
+        "energy test of 3-variate normality", "null",
+    ),
+    "poisson_test-E": (
+        lambda r: es.poisson_test(r.poisson(3.0, 40), test="E", n_resamples=49, rng=0),
+        "PoissonTestResult", "Poisson goodness-of-fit tests: E test", "null",
+    ),
+    "energy_gof": (
+        lambda r: es.energy_gof(
+            r.exponential(size=40), stats.expon, known_params={"loc": 0}, n_resamples=49, rng=0
+        ),
+        "EnergyGofResult",
+        "energy goodness-of-fit test of expon",
+        "null",
+    ),
+    "dip_test": (
+        lambda r: es.dip_test(r.normal(size=50), n_resamples=49, rng=0), "DipTestResult",
+        "Hartigan's dip test of unimodality", "null",
+    ),
+    "cluster_test": (
+        lambda r: es.cluster_test(_blobs(r), 2, n_resamples=19, rng=0), "ClusterTestResult",
+        "test of 2 clusters against one Gaussian", "null",
+    ),
+    "thinned_cluster_comparison": (
+        lambda r: es.thinned_cluster_comparison(_blobs(r), 2, cov=1.0, n_resamples=49, rng=0),
+        "ThinnedComparisonResult", "2 clusters found on one thinned part, tested on the other",
+        "null",
+    ),
 }
 #: Results that are not one test, and the plot that draws them instead.
 NOT_ONE_TEST = {
@@ -141,11 +200,17 @@ def test_null_distribution_of_every_test(case, rng):
     assert isinstance(ax, Axes)
     assert ax.get_title() == f"{test_name}\ndata: {DATA_NAME}"
     line = _observed_line(ax)
-    statistic, pvalue = float(np.atleast_1d(result.statistic)[0]), float(np.atleast_1d(result.pvalue)[0])  # one Poisson test
+    # one Poisson test
+    statistic, pvalue = (
+        float(np.atleast_1d(result.statistic)[0]),
+        float(np.atleast_1d(result.pvalue)[0]),
+    )
     assert line.get_xdata()[0] == statistic
     assert f"p = {pvalue:.3g}" in line.get_label()
     assert ax.get_ylabel() == "density"
-    _no_equation_numbers(ax.get_title(), ax.get_xlabel(), *[t.get_text() for t in ax.get_legend().get_texts()])
+    _no_equation_numbers(
+        ax.get_title(), ax.get_xlabel(), *[t.get_text() for t in ax.get_legend().get_texts()]
+    )
     if kind == "null":
         null = (result.test if type_name == "ThinnedComparisonResult" else result).null_distribution
         null = np.asarray(null, dtype=float).ravel()
@@ -153,7 +218,8 @@ def test_null_distribution_of_every_test(case, rng):
         mass = sum(bar.get_height() * bar.get_width() for bar in grey)
         assert mass == pytest.approx(1.0, rel=1e-12)  # a density
         tail = sum(bar.get_height() * bar.get_width() for bar in red[0]) if red else 0.0
-        assert tail == pytest.approx(np.mean(null >= statistic), rel=1e-12)  # what the p-value counts
+        # what the p-value counts
+        assert tail == pytest.approx(np.mean(null >= statistic), rel=1e-12)
     else:
         curve = next(line for line in ax.get_lines() if not line.get_label().startswith("observed"))
         grid, density = curve.get_xdata(), curve.get_ydata()
@@ -172,14 +238,22 @@ def test_null_distribution_of_every_test(case, rng):
 
 def test_the_reference_distribution_gives_the_p_value(rng):
     x, y = _xy(rng)
-    for result in (es.dcov_test(x, y, method="gamma"), es.dcor_test(x, y, method="gamma"),
-                   es.dcov_test(x, y, method="gamma", approximation="projection", n_projections=20, rng=0),
-                   es.dcor_test(x, y, method="gamma", approximation="projection", n_projections=20, rng=0)):
-        assert float(result.reference_distribution.sf(result.statistic)) == pytest.approx(result.pvalue, rel=1e-10)
+    for result in (
+        es.dcov_test(x, y, method="gamma"), es.dcor_test(x, y, method="gamma"),
+        es.dcov_test(x, y, method="gamma", approximation="projection", n_projections=20, rng=0),
+        es.dcor_test(x, y, method="gamma", approximation="projection", n_projections=20, rng=0),
+    ):
+        assert float(result.reference_distribution.sf(result.statistic)) == pytest.approx(
+            result.pvalue, rel=1e-10
+        )
     ttest = es.dcor_ttest(x, y)
     assert ttest.reference_distribution.sf(ttest.statistic) == ttest.pvalue
-    assert (ttest.reference_distribution.family, ttest.reference_distribution.shape) == ("t", ttest.df)
-    assert es.dcov_test(x, y, method="gamma") == es.dcov_test(x, y, method="gamma")  # compared by value
+    assert (ttest.reference_distribution.family, ttest.reference_distribution.shape) == (
+        "t",
+        ttest.df,
+    )
+    # compared by value
+    assert es.dcov_test(x, y, method="gamma") == es.dcov_test(x, y, method="gamma")
     assert es.dcov_test(x, y, n_resamples=9, rng=0).reference_distribution is None
 
 
@@ -198,12 +272,16 @@ def test_square_root_distribution_of_dcor(rng):
 def test_normal_limit_density():
     t = np.array([0.1, 0.3, 0.5, 1.0, 2.0])
     h, sf = 1e-3, normal_limit_sf
-    differences = np.array([(sf(s - 2 * h) - 8 * sf(s - h) + 8 * sf(s + h) - sf(s + 2 * h)) / (-12 * h) for s in t])  # five points
+    # five points
+    differences = np.array(
+        [(sf(s - 2 * h) - 8 * sf(s - h) + 8 * sf(s + h) - sf(s + 2 * h)) / (-12 * h) for s in t]
+    )
     np.testing.assert_allclose(normal_limit_pdf(t), differences, rtol=1e-6)
     grid = np.linspace(0.0, 6.0, 6001)
     density = normal_limit_pdf(grid)
     assert trapezoid(density, grid) == pytest.approx(1.0, abs=1e-6)
-    assert trapezoid(grid * density, grid) == pytest.approx(normal_trace(), rel=1e-5)  # the mean is the trace
+    # the mean is the trace
+    assert trapezoid(grid * density, grid) == pytest.approx(normal_trace(), rel=1e-5)
     assert normal_limit_pdf(np.zeros((2, 3))).shape == (2, 3)
 
 
@@ -220,7 +298,11 @@ def test_poisson_tests_one_panel_each(rng):
     assert _observed_line(given[1]).get_xdata()[0] == result.statistic[1]
     one = plot_null_distribution(result, test="M-AD")
     assert isinstance(one, Axes) and _observed_line(one).get_xdata()[0] == result.statistic[1]
-    with pytest.raises(ValueError, match=r"`ax` must hold one Axes per test \(3: M-CvM, M-AD, E\), got 1; or select one with `test`"):
+    with pytest.raises(
+        ValueError,
+        match=r"`ax` must hold one Axes per test \(3: M-CvM, M-AD, E\), got 1; or select one "
+        r"with `test`",
+    ):
         plot_null_distribution(result, ax=plt.subplots()[1])
     selects = r"`test` selects one of the result's tests "
     with pytest.raises(ValueError, match=selects + r"\('M-CvM', 'M-AD', 'E'\), got 'X'"):
@@ -282,7 +364,11 @@ def test_a_degenerate_gamma_null_is_refused():
     x = np.arange(10.0)
     result = es.dcov_test(x, np.ones(10), method="gamma")  # y constant: every permutation gives 0
     assert result.reference_distribution is None and result.pvalue == 1.0
-    with pytest.raises(ValueError, match=r"`result`'s null distribution is a point mass \(every permutation gives the same statistic"):
+    with pytest.raises(
+        ValueError,
+        match=r"`result`'s null distribution is a point mass \(every permutation gives the same "
+        r"statistic",
+    ):
         plot_null_distribution(result)
 
 
@@ -295,17 +381,27 @@ def test_gof_normal_qq_and_ecdf(rng):
     axes = plot_gof(x, result)
     assert axes.shape == (2,) and all(isinstance(a, Axes) for a in axes)
     qq, ecdf = axes
-    assert qq.get_ylabel() == "sample quantiles of Sepal.Length" and ecdf.get_xlabel() == "Sepal.Length"
+    assert (
+        qq.get_ylabel() == "sample quantiles of Sepal.Length"
+        and ecdf.get_xlabel() == "Sepal.Length"
+    )
     assert qq.get_xlabel() == f"quantiles of the fitted N({result.mean:.4g}, {result.sd:.4g}\u00b2)"
     fitted = stats.norm(result.mean, result.sd)
     points = qq.get_lines()[0]
-    np.testing.assert_allclose(points.get_xdata(), fitted.ppf((np.arange(1, 51) - 0.5) / 50), rtol=1e-12)
+    np.testing.assert_allclose(
+        points.get_xdata(), fitted.ppf((np.arange(1, 51) - 0.5) / 50), rtol=1e-12
+    )
     np.testing.assert_array_equal(points.get_ydata(), np.sort(x))
     empirical, curve = ecdf.get_lines()
     np.testing.assert_array_equal(empirical.get_ydata(), np.arange(51) / 50)
     np.testing.assert_allclose(curve.get_ydata(), fitted.cdf(curve.get_xdata()), rtol=1e-12)
-    assert qq.figure.get_suptitle() == f"energy test of normality: p = {result.pvalue:.3g}\ndata: Sepal.Length"
-    _no_equation_numbers(qq.figure.get_suptitle(), *(a.get_xlabel() + a.get_ylabel() + a.get_title() for a in axes))
+    assert (
+        qq.figure.get_suptitle()
+        == f"energy test of normality: p = {result.pvalue:.3g}\ndata: Sepal.Length"
+    )
+    _no_equation_numbers(
+        qq.figure.get_suptitle(), *(a.get_xlabel() + a.get_ylabel() + a.get_title() for a in axes)
+    )
     # the result's data name wins over the Series' name
     assert plot_gof(x, _named(result))[0].figure.get_suptitle().endswith(f"data: {DATA_NAME}")
 
@@ -314,12 +410,18 @@ def test_gof_energy_gof_and_missing_values(rng):
     x = rng.weibull(1.5, size=40) * 2.0
     x[3] = np.nan
     frame = pd.DataFrame({"lifetime": x})
-    result = es.energy_gof(frame, stats.weibull_min, known_params={"loc": 0}, n_resamples=49, rng=0, nan_policy="omit")
+    result = es.energy_gof(
+        frame, stats.weibull_min, known_params={"loc": 0}, n_resamples=49, rng=0, nan_policy="omit"
+    )
     qq, ecdf = plot_gof(frame, result)
     fitted = stats.weibull_min(**result.params)
-    np.testing.assert_allclose(qq.get_lines()[0].get_xdata(), fitted.ppf((np.arange(1, 40) - 0.5) / 39), rtol=1e-12)
+    np.testing.assert_allclose(
+        qq.get_lines()[0].get_xdata(), fitted.ppf((np.arange(1, 40) - 0.5) / 39), rtol=1e-12
+    )
     assert ecdf.get_xlabel() == "lifetime"
-    assert qq.figure.get_suptitle().startswith(f"energy goodness-of-fit test of weibull_min: p = {result.pvalue:.3g}")
+    assert qq.figure.get_suptitle().startswith(
+        f"energy goodness-of-fit test of weibull_min: p = {result.pvalue:.3g}"
+    )
     assert "c=" in qq.get_xlabel() and "scale=" in qq.get_xlabel()
 
 
@@ -331,15 +433,25 @@ def test_gof_poisson_probabilities_and_cdf(rng):
     observed = np.bincount(counts, minlength=len(bars)) / 60
     np.testing.assert_array_equal([b.get_height() for b in bars], observed[: len(bars)])
     fitted = probabilities.get_lines()[0]
-    np.testing.assert_allclose(fitted.get_ydata(), stats.poisson.pmf(fitted.get_xdata(), counts.mean()), rtol=1e-12)
+    np.testing.assert_allclose(
+        fitted.get_ydata(), stats.poisson.pmf(fitted.get_xdata(), counts.mean()), rtol=1e-12
+    )
     empirical, cdf = ecdf.get_lines()
-    np.testing.assert_allclose(cdf.get_ydata(), stats.poisson.cdf(cdf.get_xdata(), counts.mean()), rtol=1e-12)
-    np.testing.assert_array_equal(empirical.get_ydata(), [np.mean(counts <= k) for k in empirical.get_xdata()])
-    assert probabilities.get_xlabel() == DATA_NAME and probabilities.get_ylabel() == "probability"  # no Series name: the data name
+    np.testing.assert_allclose(
+        cdf.get_ydata(), stats.poisson.cdf(cdf.get_xdata(), counts.mean()), rtol=1e-12
+    )
+    np.testing.assert_array_equal(
+        empirical.get_ydata(), [np.mean(counts <= k) for k in empirical.get_xdata()]
+    )
+    # no Series name: the data name
+    assert probabilities.get_xlabel() == DATA_NAME and probabilities.get_ylabel() == "probability"
     unnamed = plot_gof(counts, es.poisson_test(counts, n_resamples=9, rng=0))[0]
     assert unnamed.get_xlabel() == "x"  # the parameter's name: the caller's variables are not read
     title = probabilities.figure.get_suptitle()
-    assert title.startswith("Poisson goodness-of-fit tests: p = ") and title.endswith(f"data: {DATA_NAME}")
+    assert (
+        title.startswith("Poisson goodness-of-fit tests: p = ")
+        and title.endswith(f"data: {DATA_NAME}")
+    )
     assert all(f"({t})" in title for t in result.tests)
 
 
@@ -352,18 +464,32 @@ def test_gof_refuses_other_results_and_data(rng):
         plot_gof(x, es.dip_test(x, n_resamples=9, rng=0))
     with pytest.raises(TypeError, match=r"goodness-of-fit test .*got DispersionResult"):
         plot_gof(x, es.dispersion(x, np.arange(30) % 2))
-    with pytest.raises(ValueError, match=r"`x` has 29 values without missing ones, `result` was computed on 30: pass the data"):
+    with pytest.raises(
+        ValueError,
+        match=r"`x` has 29 values without missing ones, `result` was computed on 30: pass the data",
+    ):
         plot_gof(x[1:], result)
-    with pytest.raises(ValueError, match=r"`x` has mean .*, `result` estimated .*: pass the data the test was run on"):
+    with pytest.raises(
+        ValueError,
+        match=r"`x` has mean .*, `result` estimated .*: pass the data the test was run on",
+    ):
         plot_gof(x + 1.0, result)
-    with pytest.raises(ValueError, match=r"`x` has mean .*, `result` estimated .*: pass the data the test was run on"):
+    with pytest.raises(
+        ValueError,
+        match=r"`x` has mean .*, `result` estimated .*: pass the data the test was run on",
+    ):
         plot_gof(np.arange(30) % 4, es.poisson_test(np.arange(30) % 3, n_resamples=9, rng=0))
     with pytest.raises(ValueError, match=r"`x` must be one-dimensional, the data the test was "
                                          r"run on, got shape \(30, 2\)"):
         plot_gof(pd.DataFrame({"a": x, "b": x}), result)
-    with pytest.raises(ValueError, match=r"`x` must be one-dimensional, the data the test was run on, got shape \(15, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"`x` must be one-dimensional, the data the test was run on, got shape \(15, 2\)",
+    ):
         plot_gof(x.reshape(15, 2), result)
-    with pytest.raises(ValueError, match=r"`x` must be an array of numbers, the data the test was run on"):
+    with pytest.raises(
+        ValueError, match=r"`x` must be an array of numbers, the data the test was run on"
+    ):
         plot_gof(["a"] * 30, result)
     with pytest.raises(ValueError, match=r"`axes` must be two Axes \(the two panels\), got 3"):
         plot_gof(x, result, axes=plt.subplots(1, 3)[1])
@@ -447,13 +573,28 @@ def test_w_curve_marks_the_optimum(rng):
 
 def test_trees_matrices_and_k_carry_the_data_name(rng):
     X = _blobs(rng, 15)
-    assert plot_dendrogram(_named(es.energy_hclust(X))).get_title() == f"energy hierarchical clustering\ndata: {DATA_NAME}"
+    assert (
+        plot_dendrogram(_named(es.energy_hclust(X))).get_title()
+        == f"energy hierarchical clustering\ndata: {DATA_NAME}"
+    )
     ax = plot_dendrogram(_named(es.significant_clusters(X, n_resamples=9, rng=0)))
-    assert ax.get_title() == f"significant splits of the energy dendrogram, \u03b1 = 0.05\ndata: {DATA_NAME}"
+    assert (
+        ax.get_title()
+        == f"significant splits of the energy dendrogram, \u03b1 = 0.05\ndata: {DATA_NAME}"
+    )
     ax = plot_dcor_matrix(_named(es.pairwise_dcor(pd.DataFrame(X, columns=["a", "b"]))))
-    assert ax.get_title() == f"distance correlation (dots: independence rejected)\ndata: {DATA_NAME}"
+    assert (
+        ax.get_title() == f"distance correlation (dots: independence rejected)\ndata: {DATA_NAME}"
+    )
     ax = plot_choose_k(_named(es.choose_k(X, k_max=3, n_resamples=9, n_references=0, rng=0)))
     title = "choice of k: sequential k-means tests against uniform clusters"
     assert ax.get_title() == f"{title}\ndata: {DATA_NAME}"
-    assert plot_dendrogram(es.energy_hclust(X)).get_title() == "energy hierarchical clustering\ndata: X"  # the parameter's name
-    assert plot_dendrogram(dataclasses.replace(es.energy_hclust(X), data_name=None)).get_title() == "energy hierarchical clustering"
+    # the parameter's name
+    assert (
+        plot_dendrogram(es.energy_hclust(X)).get_title()
+        == "energy hierarchical clustering\ndata: X"
+    )
+    assert (
+        plot_dendrogram(dataclasses.replace(es.energy_hclust(X), data_name=None)).get_title()
+        == "energy hierarchical clustering"
+    )

@@ -87,7 +87,8 @@ def test_pytest_and_ci_are_not_watched_even_in_a_terminal(person):
 def test_a_worker_process_is_not_watched_even_in_a_terminal(person):
     person = person()
     person.setattr(sys, "stderr", Terminal())
-    person.setattr(_progress.multiprocessing, "parent_process", lambda: object())  # a joblib (loky) worker
+    # a joblib (loky) worker
+    person.setattr(_progress.multiprocessing, "parent_process", lambda: object())
     assert not _progress.watching()
 
 
@@ -118,7 +119,9 @@ def test_ipython_without_a_kernel_is_judged_by_its_terminal(person):
     assert _progress.watching()
 
 
-@pytest.mark.parametrize("value,expected", [("0", False), ("false", False), ("Off", False), ("1", True), (" yes ", True)])
+@pytest.mark.parametrize(
+    "value,expected", [("0", False), ("false", False), ("Off", False), ("1", True), (" yes ", True)]
+)
 def test_the_environment_variable_overrides_the_guess(person, value, expected):
     person = person()
     fake_kernel(person)  # watched ...
@@ -130,7 +133,10 @@ def test_the_environment_variable_overrides_the_guess(person, value, expected):
 def test_a_bad_environment_variable_is_named(person):
     person = person()
     person.setenv(_progress.ENV, "sometimes")
-    with pytest.raises(ValueError, match="The environment variable ENERGYSTATS_PROGRESS must be 1 or 0.*got 'sometimes'"):
+    with pytest.raises(
+        ValueError,
+        match="The environment variable ENERGYSTATS_PROGRESS must be 1 or 0.*got 'sometimes'",
+    ):
         _progress.watching()
 
 
@@ -139,7 +145,10 @@ def test_check_progress():
     assert _progress.check_progress(np.True_) is True
     assert _progress.check_progress(False) is False
     for bad in (1, "yes", 0.0):
-        with pytest.raises(TypeError, match=r"`progress` must be True or False \(or None: when a person is watching\), got"):
+        with pytest.raises(
+            TypeError,
+            match=r"`progress` must be True or False \(or None: when a person is watching\), got",
+        ):
             _progress.check_progress(bad)
 
 
@@ -188,7 +197,10 @@ def test_automatic_bars_wait_forced_bars_do_not(person, bars):
     person.setattr(sys, "stderr", Terminal())
     assert list(_progress.progress_bar(items, 3, None, "auto")) == items
     assert list(_progress.progress_bar(items, 3, True, "forced")) == items
-    assert [(b.desc, b.delay, b.n) for b in bars] == [("auto", _progress.DELAY, 3), ("forced", 0.0, 3)]
+    assert [(b.desc, b.delay, b.n) for b in bars] == [
+        ("auto", _progress.DELAY, 3),
+        ("forced", 0.0, 3),
+    ]
 
 
 def test_a_short_automatic_bar_prints_nothing(person):
@@ -208,21 +220,28 @@ def test_dcor_test_draws_no_bar_for_its_single_batch(rng, bars):
 
 
 def test_energy_test_draws_one_bar_over_its_batches(rng, bars):
-    es.energy_test(rng.normal(size=(30, 2)), np.repeat([0, 1], 15), n_resamples=20, batch=5, rng=0, progress=True)
+    es.energy_test(
+        rng.normal(size=(30, 2)), np.repeat([0, 1], 15), n_resamples=20, batch=5, rng=0,
+        progress=True,
+    )
     assert [(b.desc, b.total, b.n) for b in bars] == [("permutations", 5, 5)]
 
 
 def test_energy_gof_draws_a_bar_over_samples_fitted_one_by_one_and_none_when_vectorised(rng, bars):
     x = rng.gamma(2.0, size=30)
     fit_each = lambda sample: stats.gamma.fit(sample, floc=0)  # noqa: E731 (a fit per sample)
-    es.energy_gof(x, stats.gamma, known_params={"loc": 0}, fit=fit_each, n_resamples=99, rng=0, progress=True)
+    es.energy_gof(
+        x, stats.gamma, known_params={"loc": 0}, fit=fit_each, n_resamples=99, rng=0, progress=True
+    )
     assert [(b.desc, b.total, b.n) for b in bars] == [("samples", 50, 50)]  # batches of 2 samples
-    es.energy_gof(x, stats.gamma, known_params={"loc": 0}, n_resamples=99, rng=0, progress=True)  # one vectorised batch
+    # one vectorised batch
+    es.energy_gof(x, stats.gamma, known_params={"loc": 0}, n_resamples=99, rng=0, progress=True)
     assert len(bars) == 1
 
 
 def test_significant_clusters_draws_one_bar_not_one_per_node(rng, bars, monkeypatch):
-    monkeypatch.setenv(_progress.ENV, "1")  # were the nodes' cluster tests left at None, they would draw
+    # were the nodes' cluster tests left at None, they would draw
+    monkeypatch.setenv(_progress.ENV, "1")
     X = np.vstack([rng.normal(c, 1.0, size=(20, 2)) for c in ([0, 0], [8, 0], [0, 8])])
     res = es.significant_clusters(X, n_resamples=99, rng=1, progress=None)
     assert len(res.nodes) > 1  # several nodes were tested
@@ -247,7 +266,8 @@ def test_a_real_kernel_without_ipywidgets_shows_a_text_bar_and_no_warning(tmp_pa
     if pytest.importorskip("importlib.util").find_spec("ipywidgets") is not None:
         pytest.skip("ipywidgets is installed")
     cells = [
-        "import os, warnings\nfor k in ('PYTEST_CURRENT_TEST', 'CI', 'ENERGYSTATS_PROGRESS'):\n    os.environ.pop(k, None)\nwarnings.simplefilter('always')",
+        "import os, warnings\nfor k in ('PYTEST_CURRENT_TEST', 'CI', 'ENERGYSTATS_PROGRESS'):\n    "
+        "os.environ.pop(k, None)\nwarnings.simplefilter('always')",
         "from energystats._progress import progress_bar, watching\nprint(watching())",
         "_ = list(progress_bar(range(4), 4, True, 'draws'))",
     ]
@@ -256,5 +276,8 @@ def test_a_real_kernel_without_ipywidgets_shows_a_text_bar_and_no_warning(tmp_pa
     watched = nb.cells[1].outputs
     assert [o.get("text") for o in watched] == ["True\n"]
     streams = nb.cells[2].outputs
-    assert [o.name for o in streams] == ["stderr"] * len(streams) and "draws: 100%" in "".join(o.text for o in streams)
+    assert (
+        [o.name for o in streams] == ["stderr"] * len(streams)
+        and "draws: 100%" in "".join(o.text for o in streams)
+    )
     assert "IProgress" not in str(nb.cells)

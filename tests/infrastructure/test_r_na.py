@@ -242,14 +242,18 @@ def _expect(name: str, base: dict, target: str, value, policy: str, *, text: boo
             ", which reticulate hands over as the integer -2147483648")
         hint = "pass nan_policy='omit'" if door.takes_policy else "drop those rows first"
         called = r"samples\[0\]" if "*samples" in door.data else target
-        message = rf"`{called}` contains missing values \(R's NA{how}\) in 1 of {N} row\(s\): {hint}"
+        message = (
+            rf"`{called}` contains missing values \(R's NA{how}\) in 1 of {N} row\(s\): {hint}"
+        )
         with pytest.raises(ValueError, match=message):
             _run(name, with_na, policy, names, session)
         return
     complete = dict(base)
     for n in _rows_of(door, target):
         complete[n] = _complete(n, base[n])
-    assert_same(_run(name, with_na, policy, names, session), _run(name, complete, None, names), name)
+    assert_same(
+        _run(name, with_na, policy, names, session), _run(name, complete, None, names), name
+    )
 
 
 @pytest.mark.parametrize("name, policy", _cases(text=False))
@@ -343,7 +347,9 @@ def test_a_call_from_r_is_told_from_a_call_from_python():
     assert python.groups.tolist() == ["AS", "EU", "NA"] and python.n_omitted == 0
     from_r = from_r_session(es.dispersion, v, regions.tolist(), nan_policy="omit")
     assert from_r.groups.tolist() == ["AS", "EU"] and from_r.n_omitted == 10
-    with pytest.raises(ValueError, match=r"`labels` contains missing values \(R's NA\) in 10 of 30"):
+    with pytest.raises(
+        ValueError, match=r"`labels` contains missing values \(R's NA\) in 10 of 30"
+    ):
         from_r_session(es.dispersion, v, regions.tolist())
     assert "rpytools" not in sys.modules
 

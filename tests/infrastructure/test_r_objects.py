@@ -18,7 +18,9 @@ from energystats._rbridge import from_r
 
 N = 24
 _rng = np.random.default_rng(34)
-TABLE = pd.DataFrame(_rng.normal(size=(N, 3)) + np.repeat(np.eye(3), N // 3, axis=0), columns=["a", "b", "c"])
+TABLE = pd.DataFrame(
+    _rng.normal(size=(N, 3)) + np.repeat(np.eye(3), N // 3, axis=0), columns=["a", "b", "c"]
+)
 VECTOR = _rng.normal(size=N)
 LEVELS = np.repeat(["high", "low", "mid"], N // 3)
 COUNTS = _rng.poisson(3.0, size=N)
@@ -35,15 +37,20 @@ def _inputs(ro, kind: str, table: str) -> dict:
     """The data of every case from Python, or the same data as R objects from rpy2."""
     matrix = TABLE.to_numpy()
     if kind == "python":
-        return {"X": TABLE if table == "frame" else matrix, "x": VECTOR, "y": matrix[:, 1:], "z": matrix[:, 0],
-                "labels": pd.Categorical(LEVELS), "counts": COUNTS}
+        return {
+            "X": TABLE if table == "frame" else matrix, "x": VECTOR, "y": matrix[:, 1:],
+            "z": matrix[:, 0], "labels": pd.Categorical(LEVELS), "counts": COUNTS,
+        }
     from energystats._rbridge import r_matrix
 
     X = ro.r["as.data.frame"](r_matrix(matrix))
     X.names = ro.StrVector(list(TABLE.columns))
-    return {"X": X if table == "frame" else r_matrix(matrix), "x": ro.FloatVector(VECTOR), "y": r_matrix(matrix[:, 1:]),
-            "z": ro.FloatVector(matrix[:, 0]), "labels": ro.FactorVector(ro.StrVector(list(LEVELS))),
-            "counts": ro.IntVector([int(c) for c in COUNTS])}
+    return {
+        "X": X if table == "frame" else r_matrix(matrix), "x": ro.FloatVector(VECTOR),
+        "y": r_matrix(matrix[:, 1:]), "z": ro.FloatVector(matrix[:, 0]),
+        "labels": ro.FactorVector(ro.StrVector(list(LEVELS))),
+        "counts": ro.IntVector([int(c) for c in COUNTS]),
+    }
 
 
 def _fit(estimator, X) -> dict:
@@ -68,10 +75,16 @@ CASES = [
     ("energy_gof_statistic", lambda i: es.energy_gof_statistic(stats.norm(), i["x"])),
     ("energy_hclust", lambda i: es.energy_hclust(i["X"])),
     ("energy_test", lambda i: es.energy_test(i["X"], i["labels"], n_resamples=19, rng=0)),
-    ("energy_test_samples", lambda i: es.energy_test_samples(i["x"], i["z"], n_resamples=19, rng=0)),
+    (
+        "energy_test_samples",
+        lambda i: es.energy_test_samples(i["x"], i["z"], n_resamples=19, rng=0),
+    ),
     ("kernel_matrix", lambda i: es.kernel_matrix(i["X"])),
     ("ksample_statistic", lambda i: es.ksample_statistic(i["X"], i["labels"])),
-    ("mutual_independence_test", lambda i: es.mutual_independence_test(i["X"], n_resamples=19, rng=0)),
+    (
+        "mutual_independence_test",
+        lambda i: es.mutual_independence_test(i["X"], n_resamples=19, rng=0),
+    ),
     ("mvi", lambda i: es.mvi(i["x"], i["y"])),
     ("mvi_test", lambda i: es.mvi_test(i["x"], i["y"], n_resamples=19, rng=0)),
     ("mvnorm_statistic", lambda i: es.mvnorm_statistic(i["X"])),
@@ -79,7 +92,10 @@ CASES = [
     ("normal_statistic", lambda i: es.normal_statistic(i["x"])),
     ("normal_test", lambda i: es.normal_test(i["x"], n_resamples=19, rng=0)),
     ("pairwise_dcor", lambda i: es.pairwise_dcor(i["X"])),
-    ("pairwise_energy_tests", lambda i: es.pairwise_energy_tests(i["X"], i["labels"], n_resamples=19, rng=0)),
+    (
+        "pairwise_energy_tests",
+        lambda i: es.pairwise_energy_tests(i["X"], i["labels"], n_resamples=19, rng=0),
+    ),
     ("pairwise_semimetric", lambda i: es.pairwise_semimetric(i["X"])),
     ("pdcor", lambda i: es.pdcor(i["x"], i["y"], i["z"])),
     ("pdcor_test", lambda i: es.pdcor_test(i["x"], i["y"], i["z"], n_resamples=19, rng=0)),
@@ -89,28 +105,61 @@ CASES = [
     ("poisson_test", lambda i: es.poisson_test(i["counts"], n_resamples=19, rng=0)),
     ("significant_clusters", lambda i: es.significant_clusters(i["X"], n_resamples=19, rng=0)),
     ("split_1d", lambda i: es.split_1d(i["x"])),
-    ("thinned_cluster_comparison", lambda i: es.thinned_cluster_comparison(i["X"], 2, cov=np.eye(3), n_resamples=19, rng=0)),
+    (
+        "thinned_cluster_comparison",
+        lambda i: es.thinned_cluster_comparison(i["X"], 2, cov=np.eye(3), n_resamples=19, rng=0),
+    ),
     ("KGroups.fit", lambda i: _fit(es.KGroups(3, random_state=0), i["X"])),
     ("PowerKMeans.fit", lambda i: _fit(es.PowerKMeans(3, random_state=0), i["X"])),
 ]
 
 #: (name, call with a distance matrix from Python, the same call with an R dist object).
 DIST_CASES = [
-    ("dcov", lambda d, i: es.dcov(d, i["y"], metric=("precomputed", "euclidean")), lambda d, i: es.dcov(d, i["y"])),
-    ("dcor_test", lambda d, i: es.dcor_test(i["x"], d, metric=("euclidean", "precomputed"), n_resamples=19, rng=0),
-     lambda d, i: es.dcor_test(i["x"], d, n_resamples=19, rng=0)),
-    ("pdcor", lambda d, i: es.pdcor(d, d, i["z"], metric=("precomputed", "precomputed", "euclidean")),
-     lambda d, i: es.pdcor(d, d, i["z"])),
-    ("dispersion", lambda d, i: es.dispersion(d, i["labels"], metric="precomputed"), lambda d, i: es.dispersion(d, i["labels"])),
-    ("energy_test", lambda d, i: es.energy_test(d, i["labels"], metric="precomputed", n_resamples=19, rng=0),
-     lambda d, i: es.energy_test(d, i["labels"], n_resamples=19, rng=0)),
-    ("energy_hclust", lambda d, i: es.energy_hclust(d, metric="precomputed"), lambda d, i: es.energy_hclust(d)),
-    ("ksample_statistic", lambda d, i: es.ksample_statistic(d, i["labels"], metric="precomputed"),
-     lambda d, i: es.ksample_statistic(d, i["labels"])),
-    ("pairwise_energy_tests", lambda d, i: es.pairwise_energy_tests(d, i["labels"], metric="precomputed", n_resamples=19, rng=0),
-     lambda d, i: es.pairwise_energy_tests(d, i["labels"], n_resamples=19, rng=0)),
-    ("KGroups.fit", lambda d, i: _fit(es.KGroups(3, metric="precomputed", random_state=0), d),
-     lambda d, i: _fit(es.KGroups(3, metric="precomputed", random_state=0), d)),
+    (
+        "dcov", lambda d, i: es.dcov(d, i["y"], metric=("precomputed", "euclidean")),
+        lambda d, i: es.dcov(d, i["y"]),
+    ),
+    (
+        "dcor_test",
+        lambda d, i: es.dcor_test(
+            i["x"], d, metric=("euclidean", "precomputed"), n_resamples=19, rng=0
+        ),
+        lambda d, i: es.dcor_test(i["x"], d, n_resamples=19, rng=0),
+    ),
+    (
+        "pdcor",
+        lambda d, i: es.pdcor(d, d, i["z"], metric=("precomputed", "precomputed", "euclidean")),
+        lambda d, i: es.pdcor(d, d, i["z"]),
+    ),
+    (
+        "dispersion", lambda d, i: es.dispersion(d, i["labels"], metric="precomputed"),
+        lambda d, i: es.dispersion(d, i["labels"]),
+    ),
+    (
+        "energy_test",
+        lambda d, i: es.energy_test(d, i["labels"], metric="precomputed", n_resamples=19, rng=0),
+        lambda d, i: es.energy_test(d, i["labels"], n_resamples=19, rng=0),
+    ),
+    (
+        "energy_hclust", lambda d, i: es.energy_hclust(d, metric="precomputed"),
+        lambda d, i: es.energy_hclust(d),
+    ),
+    (
+        "ksample_statistic",
+        lambda d, i: es.ksample_statistic(d, i["labels"], metric="precomputed"),
+        lambda d, i: es.ksample_statistic(d, i["labels"]),
+    ),
+    (
+        "pairwise_energy_tests",
+        lambda d, i: es.pairwise_energy_tests(
+            d, i["labels"], metric="precomputed", n_resamples=19, rng=0
+        ),
+        lambda d, i: es.pairwise_energy_tests(d, i["labels"], n_resamples=19, rng=0),
+    ),
+    (
+        "KGroups.fit", lambda d, i: _fit(es.KGroups(3, metric="precomputed", random_state=0), d),
+        lambda d, i: _fit(es.KGroups(3, metric="precomputed", random_state=0), d),
+    ),
     ("d_center", lambda d, i: es.d_center(d), lambda d, i: es.d_center(d)),
     ("u_center", lambda d, i: es.u_center(d), lambda d, i: es.u_center(d)),
     ("is_negative_type", lambda d, i: es.is_negative_type(d), lambda d, i: es.is_negative_type(d)),
@@ -124,14 +173,25 @@ REFUSED = [
     ("energy_distance", lambda d, i: es.energy_distance(d, i["x"]), "`x` is an R dist object"),
     ("pairwise_dcor", lambda d, i: es.pairwise_dcor(d), "`X` is an R dist object"),
     ("PowerKMeans.fit", lambda d, i: es.PowerKMeans(2).fit(d), "`X` is an R dist object"),
-    ("KGroups.fit", lambda d, i: es.KGroups(2).fit(d), r"`X` is an R dist object .* metric='precomputed'"),
-    ("dcov with a gaussian metric", lambda d, i: es.dcov(d, i["y"], metric="gaussian"), "`metric`='gaussian' cannot apply"),
+    (
+        "KGroups.fit", lambda d, i: es.KGroups(2).fit(d),
+        r"`X` is an R dist object .* metric='precomputed'",
+    ),
+    (
+        "dcov with a gaussian metric", lambda d, i: es.dcov(d, i["y"], metric="gaussian"),
+        "`metric`='gaussian' cannot apply",
+    ),
     # an exponent applies to distances computed here, not to R's (issue 42, item 15)
-    ("energy_test with an exponent", lambda d, i: es.energy_test(d, i["labels"], exponent=0.5),
-     r"^`X` is an R dist object, read as the distances it holds; `exponent`=0\.5 applies to "
-     r"distances computed here from points: raise them to the power in R \(dist\(x\)\^0\.5\)"),
-    ("dcov with an exponent for x", lambda d, i: es.dcov(d, i["y"], exponent=(1.5, 1.0)),
-     r"^`x` is an R dist object, read as the distances it holds; `exponent`=1\.5"),
+    (
+        "energy_test with an exponent",
+        lambda d, i: es.energy_test(d, i["labels"], exponent=0.5),
+        r"^`X` is an R dist object, read as the distances it holds; `exponent`=0\.5 applies to "
+        r"distances computed here from points: raise them to the power in R \(dist\(x\)\^0\.5\)",
+    ),
+    (
+        "dcov with an exponent for x", lambda d, i: es.dcov(d, i["y"], exponent=(1.5, 1.0)),
+        r"^`x` is an R dist object, read as the distances it holds; `exponent`=1\.5",
+    ),
     ("pairwise_semimetric", lambda d, i: es.pairwise_semimetric(d), "`X` is an R dist object"),
 ]
 
@@ -162,15 +222,25 @@ def assert_same(ours, theirs, where=""):
 
 
 def _fit_attributes(model) -> dict:
-    return {name: value for name, value in vars(model).items() if name.endswith("_") and not name.startswith("_")}
+    return {
+        name: value
+        for name, value in vars(model).items()
+        if name.endswith("_") and not name.startswith("_")
+    }
 
 
 #: The cases whose call takes the table ``X``: run with an R data frame and with an R matrix.
-TABLE_CASES = {"choose_k", "cluster_test", "dispersion", "energy_hclust", "energy_test", "kernel_matrix", "ksample_statistic",
-               "mutual_independence_test", "mvnorm_statistic", "mvnorm_test", "pairwise_dcor", "pairwise_energy_tests",
-               "pairwise_semimetric", "significant_clusters", "thinned_cluster_comparison", "KGroups.fit", "PowerKMeans.fit"}
-PARAMETERS = [pytest.param(name, call, table, id=f"{name}-{table}")
-              for name, call in CASES for table in (("frame", "matrix") if name in TABLE_CASES else ("vector",))]
+TABLE_CASES = {
+    "choose_k", "cluster_test", "dispersion", "energy_hclust", "energy_test", "kernel_matrix",
+    "ksample_statistic", "mutual_independence_test", "mvnorm_statistic", "mvnorm_test",
+    "pairwise_dcor", "pairwise_energy_tests", "pairwise_semimetric", "significant_clusters",
+    "thinned_cluster_comparison", "KGroups.fit", "PowerKMeans.fit",
+}
+PARAMETERS = [
+    pytest.param(name, call, table, id=f"{name}-{table}")
+    for name, call in CASES
+    for table in (("frame", "matrix") if name in TABLE_CASES else ("vector",))
+]
 
 
 @pytest.mark.r
@@ -188,7 +258,10 @@ def test_an_r_dist_object_is_read_as_precomputed_distances(ro, name, python_call
     from energystats._rbridge import r_dist
 
     D = squareform(pdist(TABLE.to_numpy()))
-    assert_same(r_call(r_dist(D), _inputs(ro, "r", "matrix")), python_call(D, _inputs(ro, "python", "matrix")), name)
+    assert_same(
+        r_call(r_dist(D), _inputs(ro, "r", "matrix")),
+        python_call(D, _inputs(ro, "python", "matrix")), name,
+    )
 
 
 @pytest.mark.r
@@ -204,7 +277,8 @@ def test_an_r_dist_object_is_refused_where_points_are_needed(ro, name, call, mat
 def test_pairwise_dcor_reads_an_r_data_frame_by_its_columns(ro):
     quakes = ro.r("quakes")
     res = es.pairwise_dcor(quakes)
-    assert res.n_samples == 1000 and len(res.table) == 10  # 5 variables of 1,000 quakes, not 1,000 variables
+    # 5 variables of 1,000 quakes, not 1,000 variables
+    assert res.n_samples == 1000 and len(res.table) == 10
     assert list(res.matrix.columns) == ["lat", "long", "depth", "mag", "stations"]
     dcor = float(ro.r("energy::dcor(quakes$mag, quakes$stations)")[0])
     pair = res.table[(res.table["x"] == "mag") & (res.table["y"] == "stations")]
@@ -220,7 +294,9 @@ def test_a_dist_object_gives_rs_dcov(ro):
 
 def test_more_variables_than_observations_warns_to_check_orientation():
     wide = np.random.default_rng(0).normal(size=(4, 6))
-    message = r"`X` has more variables \(columns: 6\) than observations \(rows: 4\).*transpose \(X\.T\)"
+    message = (
+        r"`X` has more variables \(columns: 6\) than observations \(rows: 4\).*transpose \(X\.T\)"
+    )
     calls = [
         lambda: es.energy_test(wide, [0, 0, 1, 1], n_resamples=9, rng=0),
         lambda: es.dispersion(wide, [0, 0, 1, 1]),
@@ -231,13 +307,19 @@ def test_more_variables_than_observations_warns_to_check_orientation():
         lambda: es.pairwise_energy_tests(wide, [0, 0, 1, 1], n_resamples=9, rng=0),
     ]
     for call in calls:
-        with pytest.warns(UserWarning, match=message.replace("6", r"\d+").replace("4", r"\d+")) as record:
+        with pytest.warns(
+            UserWarning, match=message.replace("6", r"\d+").replace("4", r"\d+")
+        ) as record:
             call()
         assert record[0].filename == __file__  # the warning points at the caller's line
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
-        es.energy_test(squareform(pdist(wide)), [0, 0, 1, 1], metric="precomputed", n_resamples=9, rng=0)  # a matrix
-        es.energy_test(wide.T, [0, 0, 1, 1, 0, 1], n_resamples=9, rng=0)  # six observations of four variables
+        # a matrix
+        es.energy_test(
+            squareform(pdist(wide)), [0, 0, 1, 1], metric="precomputed", n_resamples=9, rng=0
+        )
+        # six observations of four variables
+        es.energy_test(wide.T, [0, 0, 1, 1, 0, 1], n_resamples=9, rng=0)
         es.dcov(wide, wide[:, ::-1])  # paired variables of many dimensions: no table
 
 
@@ -246,18 +328,27 @@ def test_a_dist_object_through_reticulate_is_read_as_distances_where_the_other_a
     points = TABLE.to_numpy()[:10]
     D = squareform(pdist(points))
     values = pdist(points).tolist()  # scipy's order is R's: the lower triangle column by column
-    assert es.dcov(values, points[:, 1:]) == es.dcov(D, points[:, 1:], metric=("precomputed", "euclidean"))
+    assert es.dcov(values, points[:, 1:]) == es.dcov(
+        D, points[:, 1:], metric=("precomputed", "euclidean")
+    )
     labels = np.repeat([0, 1], 5)
     assert es.dispersion(values, labels).W == es.dispersion(D, labels, metric="precomputed").W
-    assert es.dcov(points[:, 0], values) == es.dcov(points[:, 0], D, metric=("euclidean", "precomputed"))
-    with pytest.warns(UserWarning, match=r"`x` and `y` are lists of 45 values each.*as\.matrix\(d\) with metric='precomputed'") as record:
+    assert es.dcov(points[:, 0], values) == es.dcov(
+        points[:, 0], D, metric=("euclidean", "precomputed")
+    )
+    with pytest.warns(
+        UserWarning,
+        match=r"`x` and `y` are lists of 45 values each.*as\.matrix\(d\) with metric='precomputed'",
+    ) as record:
         as_data = es.dcov(values, pdist(points[:, ::-1] ** 2).tolist())
     assert record[0].filename == __file__
-    assert as_data == es.dcov(np.array(values), pdist(points[:, ::-1] ** 2))  # read as data, as before
+    # read as data, as before
+    assert as_data == es.dcov(np.array(values), pdist(points[:, ::-1] ** 2))
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         assert es.dcov([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5]) > 0  # Python ints: data, no warning
-        es.energy_test(values, np.arange(45) % 2, n_resamples=9, rng=0)  # 45 labels: 45 points on the line
+        # 45 labels: 45 points on the line
+        es.energy_test(values, np.arange(45) % 2, n_resamples=9, rng=0)
 
 
 @pytest.mark.r

@@ -35,7 +35,10 @@ def unpack(case):
 def our_etest(name):
     """energystats' version of the case's eqdist.etest, with R's tie rule and resample count."""
     X, labels, metric = unpack(CASES[name])
-    return es.energy_test(X, labels, statistic="E", n_resamples=CASES[name]["etest"]["R"], ties="strict", rng=0, **metric)
+    return es.energy_test(
+        X, labels, statistic="E", n_resamples=CASES[name]["etest"]["R"], ties="strict", rng=0,
+        **metric,
+    )
 
 
 def r_pair_order(k):
@@ -67,10 +70,14 @@ def test_edist_and_disco(name, which):
         res = es.dispersion(X ** ref["alpha"], labels, **metric)
     else:
         res = es.dispersion(X, labels, exponent=ref["alpha"])
-    np.testing.assert_allclose(res.pairwise[r_pair_order(len(case["sizes"]))], ref["edist"], rtol=1e-10)
+    np.testing.assert_allclose(
+        res.pairwise[r_pair_order(len(case["sizes"]))], ref["edist"], rtol=1e-10
+    )
     disco = ref["disco"]
-    np.testing.assert_allclose([res.S, res.W, res.T, res.F],
-                               [disco["between"], disco["within"], disco["total"], disco["statistic"]], rtol=1e-10)
+    np.testing.assert_allclose(
+        [res.S, res.W, res.T, res.F],
+        [disco["between"], disco["within"], disco["total"], disco["statistic"]], rtol=1e-10,
+    )
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -88,7 +95,8 @@ def test_etest_pvalue_within_monte_carlo_error(name):
     B = CASES[name]["etest"]["R"]
     ours, theirs = our_etest(name).pvalue, CASES[name]["etest"]["p_value"]
     p = (ours + theirs) / 2
-    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / (B + 1)) + 2 / (B + 1)  # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / (B + 1)) + 2 / (B + 1)
 
 
 @pytest.mark.parametrize("name", POINT_CASES)
@@ -97,7 +105,9 @@ def test_kgroups_r_mode_reproduces_r(name):
     X, _, _ = unpack(case)
     ref = case["kgroups"]
     k = len(case["sizes"])
-    model = es.KGroups(k, algorithm="r-kgroups", init=np.asarray(ref["start"]) - 1, max_iter=100).fit(X)
+    model = es.KGroups(
+        k, algorithm="r-kgroups", init=np.asarray(ref["start"]) - 1, max_iter=100
+    ).fit(X)
     np.testing.assert_array_equal(model.labels_ + 1, ref["cluster"])
     np.testing.assert_array_equal(model.cluster_sizes_, ref["sizes"])
     np.testing.assert_allclose(model.W_, ref["W"], rtol=1e-10)
@@ -123,11 +133,18 @@ def test_energy_hclust_matches_r(name, which):
     X, _, metric = unpack(case)
     ref = case["hclust"][which]
     alpha = ref["alpha"]
-    tree = es.energy_hclust(X**alpha, **metric) if case["distance"] else es.energy_hclust(X, exponent=alpha)
+    tree = (
+        es.energy_hclust(X**alpha, **metric)
+        if case["distance"]
+        else es.energy_hclust(X, exponent=alpha)
+    )
     np.testing.assert_allclose(tree.height, ref["height"], rtol=1e-10)
     same = np.array_equal(tree.merge, ref["merge"]) and np.array_equal(tree.order, ref["order"])
     distances = np.sort(X[np.triu_indices(len(X), 1)] if case["distance"] else pdist(X))
-    assert same or (np.diff(distances) == 0).any(), "merges differ from R's on data without tied distances"
+    assert (
+        same
+        or (np.diff(distances) == 0).any()
+    ), "merges differ from R's on data without tied distances"
 
 
 NORMALITY = {case["name"]: case for case in REFERENCE["normality"]}
@@ -135,7 +152,10 @@ NORMALITY = {case["name"]: case for case in REFERENCE["normality"]}
 
 @functools.cache
 def our_mvnorm_test(name):
-    return es.mvnorm_test(np.asarray(NORMALITY[name]["x"], dtype=float), n_resamples=NORMALITY[name]["test"]["R"], rng=0)
+    return es.mvnorm_test(
+        np.asarray(NORMALITY[name]["x"], dtype=float), n_resamples=NORMALITY[name]["test"]["R"],
+        rng=0,
+    )
 
 
 @pytest.mark.parametrize("name", NORMALITY)
@@ -143,7 +163,9 @@ def test_mvnorm_statistic_matches_r(name):
     case = NORMALITY[name]
     X = np.asarray(case["x"], dtype=float)
     np.testing.assert_allclose(es.mvnorm_statistic(X), case["mvnorm_e"], rtol=1e-10)
-    np.testing.assert_allclose(our_mvnorm_test(name).statistic, case["test"]["statistic"], rtol=1e-10)
+    np.testing.assert_allclose(
+        our_mvnorm_test(name).statistic, case["test"]["statistic"], rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("name", NORMALITY)
@@ -153,7 +175,8 @@ def test_mvnorm_pvalue_within_monte_carlo_error(name):
     B = NORMALITY[name]["test"]["R"]
     ours, theirs = our_mvnorm_test(name).pvalue, NORMALITY[name]["test"]["p_value"]
     p = (ours + theirs) / 2
-    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / (B + 1)) + 2 / (B + 1)  # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    # false failure: P(|Z| > 4) = 6.3e-5 (normal bound)
+    assert abs(ours - theirs) <= 4 * np.sqrt(2 * p * (1 - p) / (B + 1)) + 2 / (B + 1)
 
 
 @pytest.mark.r

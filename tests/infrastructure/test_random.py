@@ -39,7 +39,8 @@ def test_a_spawnable_generator_is_used_as_it_is():
 
 
 @pytest.mark.parametrize(
-    "make", [lambda: np.random.RandomState(0), lambda: np.random.default_rng(np.random.RandomState(0))]
+    "make",
+    [lambda: np.random.RandomState(0), lambda: np.random.default_rng(np.random.RandomState(0))],
 )
 def test_legacy_states_become_spawnable_generators_that_advance_them(make):
     first, second = make(), make()
@@ -51,7 +52,9 @@ def test_legacy_states_become_spawnable_generators_that_advance_them(make):
 
 @pytest.mark.parametrize("bad", ["abc", 1.5, True, b"1", object(), [1.5], [[1, 2]], []])
 def test_other_values_are_refused_naming_the_argument(bad):
-    with pytest.raises(TypeError, match="`random_state` must be None, a non-negative integer, a numpy Generator"):
+    with pytest.raises(
+        TypeError, match="`random_state` must be None, a non-negative integer, a numpy Generator"
+    ):
         as_generator(bad, "random_state")
 
 

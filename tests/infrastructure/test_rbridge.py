@@ -25,7 +25,9 @@ def test_matrix_round_trip(rng):
     np.testing.assert_array_equal(_rbridge.to_numpy(_rbridge.r_matrix(X)), X)
     np.testing.assert_array_equal(_rbridge.to_numpy(_rbridge.r_matrix(X[:, 0])), X[:, :1])
     D = np.abs(X[:, None, 0] - X[None, :, 0])
-    np.testing.assert_array_equal(_rbridge.to_numpy(_rbridge.r_call("as.matrix", _rbridge.r_dist(D))), D)
+    np.testing.assert_array_equal(
+        _rbridge.to_numpy(_rbridge.r_call("as.matrix", _rbridge.r_dist(D))), D
+    )
 
 
 @pytest.mark.r
@@ -33,7 +35,10 @@ def test_factor_and_keyword_names():
     f = _rbridge.r_factor(np.array(["b", "a", "b"]))
     assert list(_rbridge.r_call("levels", f)) == ["a", "b"]
     # iter_max is passed as iter.max
-    out = _rbridge.r_call("kgroups", _rbridge.r_matrix(np.arange(6.0)), 2, iter_max=5, cluster=np.array([1, 1, 1, 2, 2, 2]))
+    out = _rbridge.r_call(
+        "kgroups", _rbridge.r_matrix(np.arange(6.0)), 2, iter_max=5,
+        cluster=np.array([1, 1, 1, 2, 2, 2]),
+    )
     assert list(_rbridge.r_field(out, "cluster")) == [1, 1, 1, 2, 2, 2]
 
 
@@ -48,5 +53,6 @@ def test_starting_r_leaves_child_processes_their_own_libraries():
     before = os.environ.get("LD_LIBRARY_PATH")
     _rbridge.r_versions()
     assert os.environ.get("LD_LIBRARY_PATH") == before
-    assert float(_rbridge.to_numpy(_rbridge.r_call("sum", _rbridge.r_matrix([1.0, 2.0])))[0]) == 3.0  # R still works
+    # R still works
+    assert float(_rbridge.to_numpy(_rbridge.r_call("sum", _rbridge.r_matrix([1.0, 2.0])))[0]) == 3.0
     subprocess.run([sys.executable, "-c", "import ssl, numpy"], check=True)

@@ -43,14 +43,20 @@ FACTORIES = {
     "EnergyGofResult": lambda: es.energy_gof(_frame()["a"], stats.norm, n_resamples=19, rng=0),
     "EnergyHClustResult": lambda: es.energy_hclust(_data()[0]),
     "EnergyTestResult": lambda: es.energy_test(*_data(), n_resamples=19, rng=0),
-    "IndependenceTestResult": lambda: es.dcov_test(_frame()["a"], _frame()["d"], n_resamples=19, rng=0),
+    "IndependenceTestResult": lambda: es.dcov_test(
+        _frame()["a"], _frame()["d"], n_resamples=19, rng=0
+    ),
     "MvnormTestResult": lambda: es.mvnorm_test(_frame(), n_resamples=19, rng=0),
     "NormalTestResult": lambda: es.normal_test(_frame()["a"], n_resamples=19, rng=0),
     "PairwiseDcorResult": lambda: es.pairwise_dcor(_frame()),
-    "PoissonTestResult": lambda: es.poisson_test(pd.Series(np.random.default_rng(2).poisson(3, 30), name="counts"), n_resamples=19, rng=0),
+    "PoissonTestResult": lambda: es.poisson_test(
+        pd.Series(np.random.default_rng(2).poisson(3, 30), name="counts"), n_resamples=19, rng=0
+    ),
     "SignificantClustersResult": lambda: es.significant_clusters(_data()[0], n_resamples=19, rng=0),
     "Split1DResult": lambda: es.split_1d(_data()[0]["lat"]),
-    "ThinnedComparisonResult": lambda: es.thinned_cluster_comparison(_data()[0], 2, cov=1.0, n_resamples=19, rng=0),
+    "ThinnedComparisonResult": lambda: es.thinned_cluster_comparison(
+        _data()[0], 2, cov=1.0, n_resamples=19, rng=0
+    ),
 }
 TESTS = {
     "ClusterTestResult", "DipTestResult", "EnergyGofResult", "EnergyTestResult",
@@ -68,7 +74,10 @@ BASE_FIELDS = {
     _result_bases.ClusteringResult: {"labels"},
 }
 #: the results' tables, printed as <table> in HTML (beside the summary table every result has)
-TABLES = {"ChooseKResult": 2, "DispersionResult": 2, "PairwiseDcorResult": 2, "PoissonTestResult": 1, "SignificantClustersResult": 1}
+TABLES = {
+    "ChooseKResult": 2, "DispersionResult": 2, "PairwiseDcorResult": 2, "PoissonTestResult": 1,
+    "SignificantClustersResult": 1,
+}
 
 
 @pytest.fixture(scope="module", params=RESULT_TYPES)
@@ -112,7 +121,9 @@ def test_attributes_document_every_field_once(result):
     assert sorted(documented) == sorted(f.name for f in dataclasses.fields(res)), name
     assert documented[-2:] == ["n_omitted", "data_name"]  # the root's entries last
     if name in TESTS:
-        assert documented[:5] == ["statistic", "pvalue", "null_distribution", "n_resamples", "exact"]
+        assert documented[:5] == [
+            "statistic", "pvalue", "null_distribution", "n_resamples", "exact",
+        ]
 
 
 def test_composed_attributes_keep_a_base_entry_in_its_place():
@@ -183,13 +194,19 @@ def test_hidden_defaults_and_none():
     t = repr(es.dcor_ttest(x[:, None], x[:, None] ** 2))
     assert "(t distribution, df = 1174)" in t and "df:" not in t
     permutation = repr(es.dcov_test(x, x**2, n_resamples=19, rng=0))
-    assert "df" not in permutation and "(19 permutations)" in permutation and "\ndCov: " in permutation
+    assert (
+        "df" not in permutation and "(19 permutations)" in permutation and "\ndCov: " in permutation
+    )
     assert "exact" not in permutation and "method" not in permutation
 
 
 def test_pvalue_as_r_format_pval():
     assert format_pvalue(1e-20) == "< 2.2e-16" and format_pvalue(0.0) == "< 2.2e-16"
-    assert format_pvalue(0.001) == "= 0.001" and format_pvalue(0.123456) == "= 0.1235" and format_pvalue(3.2e-7) == "= 3.2e-07"
+    assert (
+        format_pvalue(0.001) == "= 0.001"
+        and format_pvalue(0.123456) == "= 0.1235"
+        and format_pvalue(3.2e-7) == "= 3.2e-07"
+    )
     gen = np.random.default_rng(0)
     x = gen.normal(size=(200, 3))
     res = es.dcor_ttest(x, x + 0.01 * gen.normal(size=(200, 3)))
@@ -199,16 +216,43 @@ def test_pvalue_as_r_format_pval():
 
 
 def test_data_name_from_what_was_passed():
-    df = pd.DataFrame({"mag": [4.8, 4.2, 5.4, 4.1, 4.0, 4.3, 4.6, 5.0], "stations": [41, 15, 43, 19, 11, 12, 36, 28]})
-    assert es.dcor_test(df["mag"], df["stations"], n_resamples=9, rng=0).data_name == "mag and stations"
-    assert es.dcor_test(df["mag"].to_numpy(), df["stations"].to_numpy(), n_resamples=9, rng=0).data_name == "x and y"
+    df = pd.DataFrame(
+        {
+            "mag": [4.8, 4.2, 5.4, 4.1, 4.0, 4.3, 4.6, 5.0],
+            "stations": [41, 15, 43, 19, 11, 12, 36, 28],
+        }
+    )
+    assert (
+        es.dcor_test(df["mag"], df["stations"], n_resamples=9, rng=0).data_name
+        == "mag and stations"
+    )
+    assert (
+        es.dcor_test(
+            df["mag"].to_numpy(), df["stations"].to_numpy(), n_resamples=9, rng=0
+        ).data_name
+        == "x and y"
+    )
     assert es.dcov_stats(df, df["mag"] ** 2).data_name == "[mag, stations] and mag"
     labels = pd.Series([0, 0, 0, 0, 1, 1, 1, 1], name="cluster")
     assert es.energy_test(df[["mag"]], labels, n_resamples=9, rng=0).data_name == "mag by cluster"
-    assert es.energy_test(df.to_numpy(), labels.to_numpy(), n_resamples=9, rng=0).data_name == "X by labels"
-    assert es.energy_test_samples(df["mag"], df["stations"], n_resamples=9, rng=0).data_name == "mag and stations"
-    assert es.energy_test_samples([1.0, 2, 3], [4.0, 5, 6], rng=0).data_name == "samples[0] and samples[1]"
-    assert es.pdcov_test(df["mag"], df["stations"], (df["mag"] ** 2).to_numpy(), n_resamples=9, rng=0).data_name == "mag and stations, controlling for z"
+    assert (
+        es.energy_test(df.to_numpy(), labels.to_numpy(), n_resamples=9, rng=0).data_name
+        == "X by labels"
+    )
+    assert (
+        es.energy_test_samples(df["mag"], df["stations"], n_resamples=9, rng=0).data_name
+        == "mag and stations"
+    )
+    assert (
+        es.energy_test_samples([1.0, 2, 3], [4.0, 5, 6], rng=0).data_name
+        == "samples[0] and samples[1]"
+    )
+    assert (
+        es.pdcov_test(
+            df["mag"], df["stations"], (df["mag"] ** 2).to_numpy(), n_resamples=9, rng=0
+        ).data_name
+        == "mag and stations, controlling for z"
+    )
     wide = pd.DataFrame(np.random.default_rng(0).normal(size=(10, 6)), columns=list("abcdef"))
     assert es.mvnorm_test(wide, n_resamples=9, rng=0).data_name == "[a, b, c, ... (6 columns)]"
     # nan_policy="propagate" returns a number, untouched
@@ -232,8 +276,14 @@ def test_data_name_is_never_guessed_from_the_callers_variables():
 def test_dcov_stats_fields_are_squares_under_both_estimators():
     x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     v, u = es.dcov_stats(x, x**2), es.dcov_stats(x, x**2, estimator="U")
-    assert v.dcov2 == pytest.approx(es.dcov(x, x**2) ** 2, rel=1e-14) and u.dcov2 == es.dcov(x, x**2, estimator="U")
-    assert v.dcor2 == pytest.approx(es.dcor(x, x**2) ** 2, rel=1e-14) and u.dcor2 == es.dcor(x, x**2, estimator="U")
+    assert (
+        v.dcov2 == pytest.approx(es.dcov(x, x**2) ** 2, rel=1e-14)
+        and u.dcov2 == es.dcov(x, x**2, estimator="U")
+    )
+    assert (
+        v.dcor2 == pytest.approx(es.dcor(x, x**2) ** 2, rel=1e-14)
+        and u.dcor2 == es.dcor(x, x**2, estimator="U")
+    )
     assert v.n_samples == u.n_samples == 5
     assert "R's numbers: dCov = 2.7011, dCor = 0.98692, dVarX = 1.1027, dVarY = 6.7929" in repr(v)
 
@@ -266,7 +316,9 @@ def test_table_columns_have_one_format_and_missing_cells_are_blank():
 
 
 def test_tables_align():
-    frame = pd.DataFrame({"x": ["a", "bb"], "value": [1.5, 10.25], "pvalue": [0.5, 1e-20], "count": [3, 12]})
+    frame = pd.DataFrame(
+        {"x": ["a", "bb"], "value": [1.5, 10.25], "pvalue": [0.5, 1e-20], "count": [3, 12]}
+    )
     lines = table_text(frame)
     assert lines == [
         "x   value     pvalue  count",
@@ -283,10 +335,15 @@ def test_tables_align():
 def test_kgroups_reports_as_r_kgroups():
     iris = es.datasets.load_iris().iloc[:, :4]
     model = es.KGroups(3, random_state=0)
-    assert repr(model) == str(model) == "KGroups(n_clusters=3, random_state=0)"  # scikit-learn's until fitted
-    assert "text/html" in model._repr_mimebundle_() and "K-groups" not in model._repr_mimebundle_()["text/html"]
+    # scikit-learn's until fitted
+    assert repr(model) == str(model) == "KGroups(n_clusters=3, random_state=0)"
+    assert (
+        "text/html" in model._repr_mimebundle_()
+        and "K-groups" not in model._repr_mimebundle_()["text/html"]
+    )
     model.fit(iris)
-    assert repr(model) == "KGroups(n_clusters=3, random_state=0)"  # as scikit-learn prints it nested in a pipeline
+    # as scikit-learn prints it nested in a pipeline
+    assert repr(model) == "KGroups(n_clusters=3, random_state=0)"
     text = str(model)
     assert text.startswith("K-groups cluster analysis\n\n3 groups of sizes 62, 50, 38\n")
     assert f"within dispersion W: {model.W_:.5g}" in text and "iterations: 4, converged" in text
@@ -314,8 +371,15 @@ def test_power_kmeans_reports_when_fitted():
 def test_data_name_of_an_r_data_frame():
     ro = pytest.importorskip("rpy2.robjects")
     try:
-        quakes = ro.r("data.frame(lat = c(-20.4, -20.6, -26, -18, -20.4, -19.7, -11.7, -28.1), mag = c(4.8, 4.2, 5.4, 4.1, 4, 4, 4.8, 4.4))")
+        quakes = ro.r(
+            "data.frame(lat = c(-20.4, -20.6, -26, -18, -20.4, -19.7, -11.7, -28.1), mag = c(4.8, "
+            "4.2, 5.4, 4.1, 4, 4, 4.8, 4.4))"
+        )
     except Exception as exc:  # rpy2 installed without a working R
         pytest.skip(f"R is not available: {exc}")
     assert es.mvnorm_test(quakes, n_resamples=9, rng=0).data_name == "[lat, mag]"
-    assert es.dcor_test(quakes.rx2("lat"), quakes.rx2("mag"), n_resamples=9, rng=0).data_name == "x and y"  # R vectors have no names
+    # R vectors have no names
+    assert (
+        es.dcor_test(quakes.rx2("lat"), quakes.rx2("mag"), n_resamples=9, rng=0).data_name
+        == "x and y"
+    )

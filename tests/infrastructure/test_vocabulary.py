@@ -26,16 +26,19 @@ VOCABULARY = {
     "D": "a square matrix of pairwise distances",
     "U": "a U-centred distance matrix (`u_center`'s result)",
     "V": "a second U-centred distance matrix, of the same points",
-    "X": "the data: n rows (points) of d columns; with `labels`, the pooled groups; a data frame's column names are kept",
+    "X": "the data: n rows (points) of d columns; with `labels`, the pooled groups; a data frame's "
+    "column names are kept",
     "Y": "a second set of points whose distances to the rows of `X` are computed",
-    "algorithm": "how the result is computed; the statistic is the same (for `KGroups`, the search: Hartigan's exact moves or Lloyd's steps)",
+    "algorithm": "how the result is computed; the statistic is the same (for `KGroups`, the "
+    "search: Hartigan's exact moves or Lloyd's steps)",
     "alpha": "a level of the tests, in (0, 1)",
     "annotate": "write each value in its cell of the plot",
     "approximation": "an approximation for large n (None: exact)",
     "ax": "the matplotlib Axes to draw in (None: a new figure)",
     "axes": "the two matplotlib Axes to draw in, side by side (None: a new figure)",
     "axis": "the axis of `x` along which a sample lies",
-    "batch": "resamples (permutations) evaluated at once (None: as many as the working memory holds)",
+    "batch": "resamples (permutations) evaluated at once (None: as many as the working memory "
+    "holds)",
     "batch_size": "points per mini-batch step of the clustering",
     "bins": "number of histogram bins",
     "cluster_test_options": "further keyword options of `cluster_test`",
@@ -45,15 +48,16 @@ VOCABULARY = {
     "data_name": "what the result calls the data (R's `data.name`; None: pandas names, else the "
     "parameter names)",
     "dendrogram_options": "further keyword options of scipy's `dendrogram`",
-    "directions": "which principal directions the cluster test looks at: `\"conditional\"` or `\"whitened\"`",
+    "directions": 'which principal directions the cluster test looks at: `"conditional"` or '
+    '`"whitened"`',
     "dist": "the hypothesised distribution (a scipy.stats distribution)",
     "eigenvalues": "the eigenvalues of a sample covariance, largest first",
     "energy_test_options": "further keyword options of `energy_test`",
     "epsilon": "the thinning fraction of data fission, in (0, 1)",
     "equal_sizes": "clusters of equal size",
-    "estimator": "`\"V\"` (V-statistic) or `\"U\"` (U-statistic)",
+    "estimator": '`"V"` (V-statistic) or `"U"` (U-statistic)',
     "eta": "the factor by which the power s is decreased",
-    "exact": "enumerate every distinct resample when they are few (`\"auto\"`, True or False)",
+    "exact": 'enumerate every distinct resample when they are few (`"auto"`, True or False)',
     "exponent": "the power of the Euclidean distance, in (0, 2]",
     "family": "the distribution family of the data's noise",
     "fit": "how the parameters not known are estimated",
@@ -62,26 +66,30 @@ VOCABULARY = {
     "k_max": "the largest number of clusters considered",
     "kgroups_options": "further keyword options of `KGroups`",
     "known_params": "the distribution's parameters that are known, `{name: value}`",
-    "labels": "the group (or cluster) of each row of `X`, or the name of the data frame column that holds it",
+    "labels": "the group (or cluster) of each row of `X`, or the name of the data frame column "
+    "that holds it",
     "landmarks": "how the Nyström landmarks are drawn",
     "mark_rejected": "mark the cells of rejected pairs",
     "max_iter": "the most iterations of one run",
-    "method": "how the p-value is computed: `\"permutation\"`, `\"gamma\"`, `\"bootstrap\"`, `\"limit\"` or `\"t\"`",
-    "metric": "the semimetric between points (a name or a callable; `\"precomputed\"` for a distance matrix)",
+    "method": 'how the p-value is computed: `"permutation"`, `"gamma"`, `"bootstrap"`, `"limit"` '
+    'or `"t"`',
+    "metric": 'the semimetric between points (a name or a callable; `"precomputed"` for a distance '
+    "matrix)",
     "min_size": "the smallest cluster that is tested or split",
     "minimum": "the smallest number of directions returned",
     "n_clusters": "the number of clusters k",
     "n_components": "the number of principal components the cluster test looks at",
     "n_features": "the number of columns (dimensions) d",
     "n_init": "the number of runs from different starts, the best kept",
-    "n_jobs": "the number of processes or threads (joblib's convention; None: one, or joblib's context)",
+    "n_jobs": "the number of processes or threads (joblib's convention; None: one, or joblib's "
+    "context)",
     "n_landmarks": "the number of Nyström landmarks",
     "n_projections": "the number of random projections",
     "n_references": "the number of reference (null) data sets",
     "n_resamples": "the number of resamples: permutations, bootstrap or Monte Carlo samples",
     "n_samples": "the number of rows (points) n",
     "name": "the name of a data set",
-    "nan_policy": "what missing values do: `\"raise\"`, `\"omit\"` or `\"propagate\"`",
+    "nan_policy": 'what missing values do: `"raise"`, `"omit"` or `"propagate"`',
     "null": "the null model the number of clusters is tested against",
     "permutations": "the permutations (of the rows) to evaluate, given",
     "progress": "show a progress bar (None: when a person is watching)",
@@ -93,32 +101,47 @@ VOCABULARY = {
     "samples": "the samples, one array each",
     "sigma": "the bandwidth of a Gaussian or exponential kernel metric",
     "statistic": "which statistic is computed",
-    "test": "which Poisson test(s): `\"E\"`, `\"M-CvM\"`, `\"M-AD\"`, `\"M\"` or `\"all\"`",
+    "test": 'which Poisson test(s): `"E"`, `"M-CvM"`, `"M-AD"`, `"M"` or `"all"`',
     "ties": "how permutation statistics equal to the observed one are counted",
     "tol": "a numerical tolerance",
     "working_memory": "the memory budget in MiB",
     "x": "a sample or variable (the first of two or three): a vector, or rows of a table",
     "x0": "the reference point of the kernel",
     "x_weights": "a non-negative weight per row of `x`",
-    "y": "a second sample (`energy_distance`) or variable paired with `x`; a data frame column name takes it from `x`",
+    "y": "a second sample (`energy_distance`) or variable paired with `x`; a data frame column "
+    "name takes it from `x`",
     "y_weights": "a non-negative weight per row of `y`",
-    "z": "the variable conditioned on (partial distance covariance); a data frame column name takes it from `x`",
+    "z": "the variable conditioned on (partial distance covariance); a data frame column name "
+    "takes it from `x`",
 }
 
 #: Names whose defaults differ between the callables that take them, and why (the docs say
 #: the same). Every other name has one default wherever it is a keyword.
 DEFAULTS_DIFFER = {
-    "algorithm": "`dcov` and its siblings pick the fastest exact algorithm (`\"auto\"`); `KGroups` defaults to Hartigan's exact moves, which find better partitions than Lloyd's steps",
-    "labels": "required where groups are tested; optional in `cluster_test`, where they only name the user's clusters",
+    "algorithm": '`dcov` and its siblings pick the fastest exact algorithm (`"auto"`); `KGroups` '
+    "defaults to Hartigan's exact moves, which find better partitions than Lloyd's steps",
+    "labels": "required where groups are tested; optional in `cluster_test`, where they only name "
+    "the user's clusters",
     "max_iter": "`PowerKMeans` anneals s over its iterations and needs more of them than `KGroups`",
-    "method": "`pairwise_dcor` defaults to `\"gamma\"` because a table multiplies the cost of permutations by its pairs (11 s for the 10 pairs of a 1,000 x 5 table, 0.4 s with gamma); `normal_test` to its parametric `\"bootstrap\"`; the others to `\"permutation\"`",
-    "n_clusters": "required everywhere except `plot_dendrogram` (None: no cut) and the simulated data of `make_power_kmeans_data`",
-    "n_init": "each run of `KGroups` is cheap and restarts find better partitions (10, scikit-learn's KMeans default); `PowerKMeans` anneals instead of restarting (1); `choose_k` fits k = 1 to k_max on the data and on each reference data set (3)",
-    "n_resamples": "999 where a resample is cheap; 199 for the cluster tests, whose every resample is a clustering; 1999 for `dip_test` (R's `dip.test` uses 2000); None for `normal_test` (999, not accepted with `\"limit\"`) and `choose_k` (by its null)",
-    "n_samples": "required by `signal_dimension`; the simulation's size in `make_power_kmeans_data`",
-    "statistic": "`energy_test` tests with DISCO's between-sample S (R `disco.between`); `ksample_statistic` computes R's `eqdist.e` E; `thinned_cluster_comparison` tests with S",
-    "test": "`poisson_statistic` returns one number by default (`\"E\"`, R `poisson.e`); `poisson_test` runs the three tests of R's `poisson.tests`",
-    "tol": "two different tolerances: of the negative-type check (1e-10) and of `PowerKMeans`' convergence (1e-6)",
+    "method": '`pairwise_dcor` defaults to `"gamma"` because a table multiplies the cost of '
+    "permutations by its pairs (11 s for the 10 pairs of a 1,000 x 5 table, 0.4 s with gamma); "
+    '`normal_test` to its parametric `"bootstrap"`; the others to `"permutation"`',
+    "n_clusters": "required everywhere except `plot_dendrogram` (None: no cut) and the simulated "
+    "data of `make_power_kmeans_data`",
+    "n_init": "each run of `KGroups` is cheap and restarts find better partitions (10, "
+    "scikit-learn's KMeans default); `PowerKMeans` anneals instead of restarting (1); `choose_k` "
+    "fits k = 1 to k_max on the data and on each reference data set (3)",
+    "n_resamples": "999 where a resample is cheap; 199 for the cluster tests, whose every resample "
+    "is a clustering; 1999 for `dip_test` (R's `dip.test` uses 2000); None for `normal_test` "
+    '(999, not accepted with `"limit"`) and `choose_k` (by its null)',
+    "n_samples": "required by `signal_dimension`; the simulation's size in "
+    "`make_power_kmeans_data`",
+    "statistic": "`energy_test` tests with DISCO's between-sample S (R `disco.between`); "
+    "`ksample_statistic` computes R's `eqdist.e` E; `thinned_cluster_comparison` tests with S",
+    "test": '`poisson_statistic` returns one number by default (`"E"`, R `poisson.e`); '
+    "`poisson_test` runs the three tests of R's `poisson.tests`",
+    "tol": "two different tolerances: of the negative-type check (1e-10) and of `PowerKMeans`' "
+    "convergence (1e-6)",
 }
 
 #: The values ``method`` takes: how the p-value is computed.
@@ -134,7 +157,10 @@ def _callables() -> dict:
         if inspect.ismodule(obj) or (inspect.isclass(obj) and not hasattr(obj, "fit")):
             continue  # result dataclasses: their fields are not parameters
         out[name] = obj
-    for module, prefix in ((energystats.plotting, "plotting."), (energystats.datasets, "datasets.")):
+    for module, prefix in (
+        (energystats.plotting, "plotting."),
+        (energystats.datasets, "datasets."),
+    ):
         out.update({prefix + name: getattr(module, name) for name in module.__all__})
     return out
 
@@ -162,7 +188,10 @@ USES = _uses()
 
 def test_every_name_is_in_the_table():
     new = sorted(set(USES) - set(VOCABULARY))
-    assert not new, f"parameter names not in VOCABULARY (add each with its meaning, and to docs/vocabulary.md): {new}"
+    assert not new, (
+        "parameter names not in VOCABULARY (add each with its meaning, and to "
+        f"docs/vocabulary.md): {new}"
+    )
     stale = sorted(set(VOCABULARY) - set(USES))
     assert not stale, f"VOCABULARY names that no public signature uses any more: {stale}"
     assert set(DEFAULTS_DIFFER) <= set(VOCABULARY)
@@ -174,7 +203,9 @@ def test_rng_in_functions_random_state_in_estimators():
         if where in ESTIMATORS:
             assert "rng" not in names, where
         else:
-            assert "random_state" not in names, f"{where} takes `random_state`: functions take `rng`"
+            assert "random_state" not in names, (
+                f"{where} takes `random_state`: functions take `rng`"
+            )
     assert all("random_state" in _parameters(CALLABLES[name]) for name in ESTIMATORS)
 
 
@@ -203,7 +234,10 @@ def test_siblings_share_defaults():
         if name in DEFAULTS_DIFFER:
             assert len(defaults) > 1, f"{name} has one default now: drop it from DEFAULTS_DIFFER"
         else:
-            assert len(defaults) == 1, f"{name} has defaults {sorted(defaults)} in {places}: align them or say why in DEFAULTS_DIFFER"
+            assert len(defaults) == 1, (
+                f"{name} has defaults {sorted(defaults)} in {places}: align them or say why in "
+                "DEFAULTS_DIFFER"
+            )
 
 
 def _foreign_cases():
@@ -212,7 +246,10 @@ def _foreign_cases():
     cases = []
     for where, obj in CALLABLES.items():
         names = set(_parameters(obj))
-        forwards = {"energy_test_samples": es.energy_test, "pairwise_energy_tests": es.energy_test}.get(where)
+        forwards = {
+            "energy_test_samples": es.energy_test,
+            "pairwise_energy_tests": es.energy_test,
+        }.get(where)
         taken = names | (set(inspect.signature(forwards).parameters) if forwards else set())
         for wrong, rights in FOREIGN_NAMES.items():
             right = next((r for r in rights if r in taken), None)
@@ -237,7 +274,9 @@ def _docs_rows(heading: str) -> dict:
     section = text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        cells = (
+            [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        )
         if len(cells) < 2 or set(cells[0]) <= set("-: ") or cells[0] == "Parameter":
             continue
         rows[cells[0].strip("`")] = cells[1:]
@@ -255,11 +294,17 @@ def test_docs_table_is_the_vocabulary():
     """docs/vocabulary.md lists exactly the names the signatures use, each with the meaning of
     VOCABULARY and the callables that take it."""
     rows = _docs_rows("The table")
-    assert sorted(rows) == sorted(USES), f"docs table names differ: missing {sorted(set(USES) - set(rows))}, extra {sorted(set(rows) - set(USES))}"
+    assert sorted(rows) == sorted(USES), (
+        f"docs table names differ: missing {sorted(set(USES) - set(rows))}, extra "
+        f"{sorted(set(rows) - set(USES))}"
+    )
     for name, (meaning, where) in rows.items():
         assert meaning == VOCABULARY[name], name
         expected = _where_cell(USES[name])
-        assert where == expected, f"docs/vocabulary.md row of `{name}` should read: | `{name}` | {VOCABULARY[name]} | {expected} |"
+        assert where == expected, (
+            f"docs/vocabulary.md row of `{name}` should read: | `{name}` | {VOCABULARY[name]} | "
+            f"{expected} |"
+        )
 
 
 def test_docs_say_why_defaults_differ():
@@ -295,22 +340,33 @@ def test_labels_by_column_name(frame):
     a = es.pairwise_energy_tests(frame, "group", n_resamples=19, rng=2)
     b = es.pairwise_energy_tests(data, frame["group"], n_resamples=19, rng=2)
     pd.testing.assert_frame_equal(a, b)
-    np.testing.assert_array_equal(es.ksample_statistic(frame, "group"), es.ksample_statistic(data, frame["group"]))
+    np.testing.assert_array_equal(
+        es.ksample_statistic(frame, "group"), es.ksample_statistic(data, frame["group"])
+    )
 
 
 def test_y_and_z_by_column_name(frame):
     numbers = frame.drop(columns="group")
     assert es.dcor(numbers, "b") == es.dcor(numbers[["a", "c"]], numbers["b"])
-    assert es.dcov_test(numbers, "b", n_resamples=19, rng=0).pvalue == es.dcov_test(numbers[["a", "c"]], numbers["b"], n_resamples=19, rng=0).pvalue
+    assert (
+        es.dcov_test(numbers, "b", n_resamples=19, rng=0).pvalue
+        == es.dcov_test(numbers[["a", "c"]], numbers["b"], n_resamples=19, rng=0).pvalue
+    )
     assert es.pdcor(numbers, "b", "c") == es.pdcor(numbers[["a"]], numbers["b"], numbers["c"])
     with pytest.raises(ValueError, match=r"^`y` is the column 'b' of `x`: left in `x`"):
         es.pdcor(numbers, numbers["b"], "c")  # b left in x (issue 42, item 8)
 
 
 def test_column_name_errors(frame):
-    with pytest.raises(ValueError, match=r"^`labels`='species' is not a column of `X` \(its columns: 'a', 'b', 'c', 'group'\)\.$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^`labels`='species' is not a column of `X` "
+        r"\(its columns: 'a', 'b', 'c', 'group'\)\.$",
+    ):
         es.energy_test(frame, "species")
-    with pytest.raises(ValueError, match=r"`labels`='group' names a column, but `X` is not a data frame"):
+    with pytest.raises(
+        ValueError, match=r"`labels`='group' names a column, but `X` is not a data frame"
+    ):
         es.energy_test(frame.to_numpy(), "group")
     with pytest.raises(ValueError, match=r"^`y` and `z` name the same column 'b'\.$"):
         es.pdcor(frame, "b", "b")
@@ -335,16 +391,26 @@ def test_input_frame_untouched(frame):
 )
 def test_non_numeric_columns_named(call):
     iris = es.datasets.load_iris()
-    with pytest.raises(ValueError, match=r"^`X` has a column 'Species' that is not numeric: drop it \(X\.drop\(columns=\['Species'\]\)\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"^`X` has a column 'Species' that is not numeric: drop it "
+        r"\(X\.drop\(columns=\['Species'\]\)\)",
+    ):
         call(iris)
     two = iris.assign(site=pd.Categorical(["a", "b"] * 75))
-    with pytest.raises(ValueError, match=r"^`X` has columns 'Species', 'site' that are not numeric: drop them"):
+    with pytest.raises(
+        ValueError, match=r"^`X` has columns 'Species', 'site' that are not numeric: drop them"
+    ):
         call(two)
 
 
 def test_numbers_held_as_objects_pass():
     """Object columns of numbers (and missing values) are numbers: only what cannot be read as a
     number is refused."""
-    X = pd.DataFrame({"a": np.array([1.0, 2.0, 4.0, 8.0, 3.0], dtype=object), "b": [1, 3, 2, 5, None]})
+    X = pd.DataFrame(
+        {"a": np.array([1.0, 2.0, 4.0, 8.0, 3.0], dtype=object), "b": [1, 3, 2, 5, None]}
+    )
     numbers = np.array([[1.0, 1.0], [2.0, 3.0], [4.0, 2.0], [8.0, 5.0]])
-    assert es.dcor(X, [1.0, 2.0, 0.0, 5.0, 4.0], nan_policy="omit") == es.dcor(numbers, [1.0, 2.0, 0.0, 5.0])
+    assert es.dcor(X, [1.0, 2.0, 0.0, 5.0, 4.0], nan_policy="omit") == es.dcor(
+        numbers, [1.0, 2.0, 0.0, 5.0]
+    )

@@ -1,5 +1,5 @@
-"""The pairwise operator: dense, streamed, sorted and centred implementations (energystats._operator),
-and every public function giving the same answers on each."""
+"""The pairwise operator: dense, streamed, sorted and centred implementations
+(energystats._operator), and every public function giving the same answers on each."""
 
 import functools
 import re
@@ -15,8 +15,14 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import energystats as es
-from energystats._operator import WHOLE_MATRIX_POINTS, Kernel, Repeated, indicator, make_operator
-from energystats._operator import stacked_pair_sums
+from energystats._operator import (
+    WHOLE_MATRIX_POINTS,
+    Kernel,
+    Repeated,
+    indicator,
+    make_operator,
+    stacked_pair_sums,
+)
 from energystats._operator import choice as _choice
 from energystats._operator._base import TILE
 from energystats._operator.centred import CentredKernel
@@ -40,7 +46,11 @@ TINY = 0.02
 def implementations(X, sm):
     """Every operator of D for the points X: dense, streamed with several tiles and thread
     counts, and sorted when X is one-dimensional with |x - y|."""
-    ops = {"dense": DenseOperator(brute_rho(X, X, exponent=sm.exponent, metric=sm.metric, sigma=sm.sigma))}
+    ops = {
+        "dense": DenseOperator(
+            brute_rho(X, X, exponent=sm.exponent, metric=sm.metric, sigma=sm.sigma)
+        )
+    }
     for tile, threads in ((1, 1), (3, 2), (7, 3), (len(X), 2)):
         ops[f"streamed tile {tile} threads {threads}"] = StreamedOperator(X, sm, tile, threads)
     if sm.is_abs_difference(X):
@@ -57,11 +67,17 @@ def test_every_implementation_equals_the_matrix(rng, metric, exponent, sigma):
     Z = rng.normal(size=(23, 4))
     for name, op in implementations(X, sm).items():
         scale = np.abs(D).sum()
-        np.testing.assert_allclose(op.matmat(Z), D @ Z, rtol=1e-12, atol=1e-13 * scale, err_msg=name)
+        np.testing.assert_allclose(
+            op.matmat(Z), D @ Z, rtol=1e-12, atol=1e-13 * scale, err_msg=name
+        )
         np.testing.assert_allclose(op.row_sums(), D.sum(axis=1), rtol=1e-12, err_msg=name)
         np.testing.assert_allclose(op.rows(5), D[5], rtol=1e-13, atol=1e-15, err_msg=name)
-        np.testing.assert_allclose(op.rows(slice(2, 9)), D[2:9], rtol=1e-13, atol=1e-15, err_msg=name)
-        np.testing.assert_allclose(op.rows(np.array([0, 22, 7])), D[[0, 22, 7]], rtol=1e-13, atol=1e-15, err_msg=name)
+        np.testing.assert_allclose(
+            op.rows(slice(2, 9)), D[2:9], rtol=1e-13, atol=1e-15, err_msg=name
+        )
+        np.testing.assert_allclose(
+            op.rows(np.array([0, 22, 7])), D[[0, 22, 7]], rtol=1e-13, atol=1e-15, err_msg=name
+        )
         np.testing.assert_array_equal(op.diagonal(), np.zeros(23))
         M = op.quadratic(Z)
         np.testing.assert_allclose(M, Z.T @ D @ Z, rtol=1e-11, atol=1e-12 * scale, err_msg=name)
@@ -107,7 +123,9 @@ def test_weighted_block_sums_streamed_equal_brute_force(data, n, k, d, tile, mi)
 @settings(max_examples=80, deadline=None)
 @given(data=st.data(), n=st.integers(1, 40), k=st.integers(1, 4), weighted=st.booleans())
 def test_sorted_block_sums_equal_the_quadratic_path(data, n, k, weighted):
-    x = data.draw(arrays(np.float64, (n, 1), elements=st.integers(-3, 3).map(float) | st.floats(-1e3, 1e3)))
+    x = data.draw(
+        arrays(np.float64, (n, 1), elements=st.integers(-3, 3).map(float) | st.floats(-1e3, 1e3))
+    )
     codes = data.draw(arrays(np.intp, n, elements=st.integers(0, k - 1)))
     w = data.draw(arrays(np.float64, n, elements=st.floats(0, 4))) if weighted else None
     Z = indicator(codes, k, w)
@@ -165,10 +183,17 @@ def test_restrict_is_the_submatrix(rng):
     Z = rng.normal(size=(6, 2))
     for name, op in implementations(X, resolve_semimetric()).items():
         sub = op.restrict(keep)
-        np.testing.assert_allclose(sub.matmat(Z), D[np.ix_(keep, keep)] @ Z, rtol=1e-12, err_msg=name)
+        np.testing.assert_allclose(
+            sub.matmat(Z), D[np.ix_(keep, keep)] @ Z, rtol=1e-12, err_msg=name
+        )
         np.testing.assert_allclose(sub.rows(2), D[17, keep], rtol=1e-13, err_msg=name)
-        np.testing.assert_allclose(sub.rows([0, 5]), D[np.ix_([3, 21], keep)], rtol=1e-13, err_msg=name)
-        np.testing.assert_allclose(sub.restrict(np.array([1, 2])).matmat(Z[:2]), D[np.ix_([0, 17], [0, 17])] @ Z[:2], rtol=1e-12)
+        np.testing.assert_allclose(
+            sub.rows([0, 5]), D[np.ix_([3, 21], keep)], rtol=1e-13, err_msg=name
+        )
+        np.testing.assert_allclose(
+            sub.restrict(np.array([1, 2])).matmat(Z[:2]), D[np.ix_([0, 17], [0, 17])] @ Z[:2],
+            rtol=1e-12,
+        )
 
 
 def test_a_users_precomputed_matrix_is_used_as_given(rng):
@@ -205,7 +230,10 @@ def test_a_product_that_cannot_fit_raises_before_allocating(rng):
     X = rng.normal(size=(3000, 2))
     op = make_operator(X, resolve_semimetric())
     with es.config_context(working_memory=1):
-        with pytest.raises(es.WorkingMemoryError, match=r"a product \(streamed 3000 x 3000 operator times 500 columns\)"):
+        with pytest.raises(
+            es.WorkingMemoryError,
+            match=r"a product \(streamed 3000 x 3000 operator times 500 columns\)",
+        ):
             op.aslinearoperator().matmat(np.ones((3000, 500)))
 
 
@@ -214,9 +242,14 @@ def test_a_product_that_cannot_fit_raises_before_allocating(rng):
 #: Calls that build all pairs of a sample: only the operator subpackage may make them, and
 #: the Semimetric itself (two given blocks, _semimetric.py) and the public functions that
 #: return (or decompose) a matrix by definition, after checking the memory budget (_pairwise.py).
-PAIRWISE = re.compile(r"\b(cdist|pdist|squareform|semimetric_matrix|centre_in_place|kernel_matrix|pairwise_semimetric)\(")
-MATRIX_BUILDERS = {"_semimetric.py": ("__call__",), "_pairwise.py": ("kernel_matrix", "is_negative_type", "pairwise_semimetric"),
-                   "_rbridge.py": ("condensed_matrix",)}  # an R dist object's own distances, laid out square
+PAIRWISE = re.compile(
+    r"\b(cdist|pdist|squareform|semimetric_matrix|centre_in_place|kernel_matrix|pairwise_semimetric)\("
+)
+MATRIX_BUILDERS = {
+    "_semimetric.py": ("__call__",),
+    "_pairwise.py": ("kernel_matrix", "is_negative_type", "pairwise_semimetric"),
+    "_rbridge.py": ("condensed_matrix",),
+}  # an R dist object's own distances, laid out square
 
 
 def pairwise_calls(package: Path) -> list[str]:
@@ -245,7 +278,9 @@ def test_no_module_outside_the_operator_builds_all_pairs(tmp_path):
     copy.mkdir()
     source = (Path(es.__file__).parent / "_cluster" / "kgroups.py").read_text()
     (copy / "kgroups.py").write_text(source + "\n\ndef _leak(X):\n    return cdist(X, X)\n")
-    assert pairwise_calls(copy) == ["kgroups.py:" + str(source.count("\n") + 4) + ": return cdist(X, X)"]
+    assert pairwise_calls(copy) == [
+        "kgroups.py:" + str(source.count("\n") + 4) + ": return cdist(X, X)"
+    ]
 
 
 def own_peak(run):
@@ -288,14 +323,23 @@ def test_projection_test_stays_within_the_budget():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(100_000, 3))
     labels = rng.integers(0, 2, size=100_000)
-    run = functools.partial(es.energy_test, X, labels, n_resamples=19, rng=0, approximation="projection", n_projections=4)
+    run = functools.partial(
+        es.energy_test, X, labels, n_resamples=19, rng=0, approximation="projection",
+        n_projections=4,
+    )
     with es.config_context(working_memory=8):
         res, peak = own_peak(run)
     assert peak < 8 * 2**20
     for memory in (2, 64):
         with es.config_context(working_memory=memory):
             assert run().pvalue == res.pvalue
-    with es.config_context(working_memory=0.5), pytest.raises(es.WorkingMemoryError, match=r"energy_test \(n = 100000, k = 2, projection operator\) \(one resample\)"):
+    with (
+        es.config_context(working_memory=0.5),
+        pytest.raises(
+            es.WorkingMemoryError,
+            match=r"energy_test \(n = 100000, k = 2, projection operator\) \(one resample\)",
+        ),
+    ):
         run()
 
 
@@ -337,19 +381,28 @@ def test_energy_test_dense_and_streamed(rng, count_streamed, statistic, sizes):
     X = rng.normal(size=(sum(sizes), 3))
     labels = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
     X[labels == 1] += 0.3
-    dense, streamed = both(lambda: es.energy_test(X, labels, statistic=statistic, n_resamples=99, rng=7), count_streamed)
+    dense, streamed = both(
+        lambda: es.energy_test(X, labels, statistic=statistic, n_resamples=99, rng=7),
+        count_streamed,
+    )
     assert streamed.pvalue == dense.pvalue
     assert streamed.statistic == pytest.approx(dense.statistic, rel=1e-10)
     np.testing.assert_allclose(streamed.null_distribution, dense.null_distribution, rtol=1e-10)
 
 
 def test_exact_energy_test_dense_and_streamed(count_streamed, monkeypatch):
-    x = np.array([[0.0, 1.0], [0.3, 0.2], [1.1, 0.9], [2.0, 2.1], [2.2, 1.7], [3.1, 2.5], [2.9, 3.3], [0.4, 0.6]])
+    x = np.array(
+        [
+            [0.0, 1.0], [0.3, 0.2], [1.1, 0.9], [2.0, 2.1], [2.2, 1.7], [3.1, 2.5], [2.9, 3.3],
+            [0.4, 0.6],
+        ]
+    )
     labels = np.array([0, 0, 0, 1, 1, 1, 1, 0])
     for ties in ("tolerant", "strict"):
         count_streamed.clear()
         dense = es.energy_test(x, labels, ties=ties)
-        with monkeypatch.context() as patch:  # 8 points fit any budget: make the matrix too large to hold
+        # 8 points fit any budget: make the matrix too large to hold
+        with monkeypatch.context() as patch:
             patch.setattr(_choice, "dense_bytes", lambda n: float("inf"))
             streamed = es.energy_test(x, labels, ties=ties)
         assert count_streamed
@@ -376,14 +429,18 @@ def test_pairwise_tests_dense_and_streamed(rng, count_streamed):
     X = rng.normal(size=(90, 2))
     labels = np.repeat(["a", "b", "c"], 30)
     X[labels == "c"] += 0.8
-    dense, streamed = both(lambda: es.pairwise_energy_tests(X, labels, n_resamples=60, rng=1), count_streamed)
+    dense, streamed = both(
+        lambda: es.pairwise_energy_tests(X, labels, n_resamples=60, rng=1), count_streamed
+    )
     np.testing.assert_array_equal(streamed["pvalue"], dense["pvalue"])
     np.testing.assert_allclose(streamed["statistic"], dense["statistic"], rtol=1e-10)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("metric,exponent,sigma", METRICS)
-def test_dispersion_and_energy_distance_dense_and_streamed(rng, count_streamed, weighted, metric, exponent, sigma):
+def test_dispersion_and_energy_distance_dense_and_streamed(
+    rng, count_streamed, weighted, metric, exponent, sigma
+):
     X = rng.normal(size=(70, 2))
     labels = rng.integers(0, 3, size=70)
     w = rng.uniform(0.2, 3.0, size=70) if weighted else None
@@ -391,7 +448,10 @@ def test_dispersion_and_energy_distance_dense_and_streamed(rng, count_streamed, 
     # one pass: a small sample is dense, so compare a tiny budget with brute force
     with es.config_context(working_memory=TINY):
         res = es.dispersion(X, labels, sample_weight=w, **kw)
-        e = es.energy_distance(X[:30], X[30:], x_weights=None if w is None else w[:30], y_weights=None if w is None else w[30:], **kw)
+        e = es.energy_distance(
+            X[:30], X[30:], x_weights=None if w is None else w[:30],
+            y_weights=None if w is None else w[30:], **kw,
+        )
     assert count_streamed
     want = es.dispersion(brute_rho(X, X, **kw), labels, sample_weight=w, metric="precomputed")
     for field in ("W", "S", "T", "F"):
@@ -400,7 +460,11 @@ def test_dispersion_and_energy_distance_dense_and_streamed(rng, count_streamed, 
     wx = np.ones(30) if w is None else w[:30]
     wy = np.ones(40) if w is None else w[30:]
     g = lambda A, u, v: u @ A @ v / (u.sum() * v.sum())  # noqa: E731
-    want_e = 2 * g(Dxy, wx, wy) - g(brute_rho(X[:30], X[:30], **kw), wx, wx) - g(brute_rho(X[30:], X[30:], **kw), wy, wy)
+    want_e = (
+        2 * g(Dxy, wx, wy)
+        - g(brute_rho(X[:30], X[:30], **kw), wx, wx)
+        - g(brute_rho(X[30:], X[30:], **kw), wy, wy)
+    )
     assert e == pytest.approx(want_e, rel=1e-10)
 
 
@@ -411,7 +475,11 @@ def blobs(rng, n=90, d=2):
 
 @pytest.mark.parametrize(
     "algorithm,data",
-    [(a, d) for a in ("hartigan", "lloyd") for d in ("points", "precomputed", "weighted", "gaussian")]
+    [
+        (a, d)
+        for a in ("hartigan", "lloyd")
+        for d in ("points", "precomputed", "weighted", "gaussian")
+    ]
     + [("r-kgroups", "points"), ("r-kgroups", "precomputed")],  # R's rule: Euclidean, unit weights
 )
 def test_kgroups_dense_and_streamed(rng, count_streamed, algorithm, data):
@@ -427,7 +495,9 @@ def test_kgroups_dense_and_streamed(rng, count_streamed, algorithm, data):
         count_streamed.clear()
 
         def fit(init=init):
-            return es.KGroups(3, algorithm=algorithm, init=init, n_init=3, random_state=5, **kw).fit(fit_X, sample_weight=w)
+            return es.KGroups(
+                3, algorithm=algorithm, init=init, n_init=3, random_state=5, **kw
+            ).fit(fit_X, sample_weight=w)
 
         if data == "precomputed":  # the user's matrix is used as given whatever the budget
             dense = fit()
@@ -468,7 +538,9 @@ def test_spectral_init_streamed_uses_an_iterative_eigensolver(rng, count_streame
 
 def test_cluster_test_dense_and_streamed(rng, count_streamed):
     X = blobs(rng, n=60)
-    dense, streamed = both(lambda: es.cluster_test(X, 2, n_resamples=9, rng=3, n_init=2), count_streamed)
+    dense, streamed = both(
+        lambda: es.cluster_test(X, 2, n_resamples=9, rng=3, n_init=2), count_streamed
+    )
     assert streamed.pvalue == dense.pvalue
     np.testing.assert_allclose(streamed.null_distribution, dense.null_distribution, rtol=1e-9)
     np.testing.assert_array_equal(streamed.model.labels_, dense.model.labels_)
@@ -478,11 +550,19 @@ def test_a_batch_too_large_for_the_budget_says_so(rng):
     X = rng.normal(size=(500, 2))
     labels = np.arange(500) % 2
     with es.config_context(working_memory=4):
-        with pytest.raises(es.WorkingMemoryError, match=r"energy_test \(n = 500, k = 2, dense operator\) with `batch`=100000 .* a smaller `batch`"):
+        with pytest.raises(
+            es.WorkingMemoryError,
+            match=r"energy_test \(n = 500, k = 2, dense operator\) with `batch`=100000 .* "
+            r"a smaller `batch`",
+        ):
             es.energy_test(X, labels, batch=100_000)
     with es.config_context(working_memory=0.001):
-        with pytest.raises(es.WorkingMemoryError, match=r"energy_test \(n = 500, k = 2, \w+ operator\) \(one resample\)"):
-            es.energy_test(X, labels, n_resamples=9)  # (a null distribution of 999 would not fit either)
+        with pytest.raises(
+            es.WorkingMemoryError,
+            match=r"energy_test \(n = 500, k = 2, \w+ operator\) \(one resample\)",
+        ):
+            # (a null distribution of 999 would not fit either)
+            es.energy_test(X, labels, n_resamples=9)
 
 
 # --- random projections ----------------------------------------------------------------
@@ -501,7 +581,9 @@ def test_sphere_constant_closed_form_and_monte_carlo():
         x = np.random.default_rng(100 + d).normal(size=d)
         a = np.abs(U @ x)  # ||x|| = C_d E|u'x|
         # false failure: 4 P(|Z| > 4.5) = 2.7e-5 over the four d (normal bound; here |z| <= 0.66)
-        assert sphere_constant(d) * a.mean() == pytest.approx(np.linalg.norm(x), abs=4.5 * sphere_constant(d) * a.std() / np.sqrt(a.size))
+        assert sphere_constant(d) * a.mean() == pytest.approx(
+            np.linalg.norm(x), abs=4.5 * sphere_constant(d) * a.std() / np.sqrt(a.size)
+        )
 
 
 def test_projection_operator_is_the_average_of_one_dimensional_distances(rng):
@@ -518,8 +600,12 @@ def test_projection_operator_is_the_average_of_one_dimensional_distances(rng):
     labelings = rng.integers(0, 3, size=(5, 40))
     M = op.group_sums(labelings, 3, True)
     for b in range(5):
-        np.testing.assert_allclose(M[b], DenseOperator(D_hat).quadratic(indicator(labelings[b], 3)), rtol=1e-11)
-    np.testing.assert_allclose(op.restrict(np.arange(10)).matmat(Z[:10]), D_hat[:10, :10] @ Z[:10], rtol=1e-11)
+        np.testing.assert_allclose(
+            M[b], DenseOperator(D_hat).quadratic(indicator(labelings[b], 3)), rtol=1e-11
+        )
+    np.testing.assert_allclose(
+        op.restrict(np.arange(10)).matmat(Z[:10]), D_hat[:10, :10] @ Z[:10], rtol=1e-11
+    )
     assert es.is_negative_type(D_hat)  # a sum of one-dimensional distance matrices
 
 
@@ -531,11 +617,21 @@ def test_projection_statistics_are_unbiased(rng):
     X[labels == 2] += 0.4
     exact_e = es.energy_distance(X[:30], X[30:])
     exact = es.dispersion(X, labels)
-    draws = [es.dispersion(X, labels, approximation="projection", n_projections=5, rng=s) for s in range(300)]
-    e_draws = [es.energy_distance(X[:30], X[30:], approximation="projection", n_projections=5, rng=s) for s in range(300)]
-    for value, sample in ((exact_e, e_draws), (exact.S, [d.S for d in draws]), (exact.W, [d.W for d in draws])):
+    draws = [
+        es.dispersion(X, labels, approximation="projection", n_projections=5, rng=s)
+        for s in range(300)
+    ]
+    e_draws = [
+        es.energy_distance(X[:30], X[30:], approximation="projection", n_projections=5, rng=s)
+        for s in range(300)
+    ]
+    for value, sample in (
+        (exact_e, e_draws), (exact.S, [d.S for d in draws]), (exact.W, [d.W for d in draws]),
+    ):
         # false failure: 3 P(|t_299| > 4.5) = 2.9e-5 over the three statistics (here |z| <= 1.7)
-        assert np.mean(sample) == pytest.approx(value, abs=4.5 * np.std(sample) / np.sqrt(len(sample)))
+        assert np.mean(sample) == pytest.approx(
+            value, abs=4.5 * np.std(sample) / np.sqrt(len(sample))
+        )
     for d in draws[:20]:
         assert d.S + d.W == pytest.approx(d.T, rel=1e-12)
 
@@ -543,16 +639,24 @@ def test_projection_statistics_are_unbiased(rng):
 def test_projection_test_is_reproducible_and_uses_the_exact_tests_relabelings(rng):
     X = rng.normal(size=(60, 3))
     labels = np.arange(60) % 2
-    a = es.energy_test(X, labels, rng=3, n_resamples=49, approximation="projection", n_projections=20)
-    b = es.energy_test(X, labels, rng=3, n_resamples=49, approximation="projection", n_projections=20)
+    a = es.energy_test(
+        X, labels, rng=3, n_resamples=49, approximation="projection", n_projections=20
+    )
+    b = es.energy_test(
+        X, labels, rng=3, n_resamples=49, approximation="projection", n_projections=20
+    )
     np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
     assert a.pvalue == b.pvalue and a.approximation == "projection" and a.n_projections == 20
-    c = es.energy_test(X, labels, rng=4, n_resamples=49, approximation="projection", n_projections=20)
+    c = es.energy_test(
+        X, labels, rng=4, n_resamples=49, approximation="projection", n_projections=20
+    )
     assert c.statistic != a.statistic  # other directions
     # with one dimension the projection is exact: the same null as the exact test
     x = X[:, :1]
     np.testing.assert_allclose(
-        es.energy_test(x, labels, rng=3, n_resamples=49, approximation="projection", n_projections=3).null_distribution,
+        es.energy_test(
+            x, labels, rng=3, n_resamples=49, approximation="projection", n_projections=3
+        ).null_distribution,
         es.energy_test(x, labels, rng=3, n_resamples=49).null_distribution,
         rtol=1e-10,
     )
@@ -562,7 +666,10 @@ def test_projection_test_is_reproducible_and_uses_the_exact_tests_relabelings(rn
     "kwargs,match",
     [
         (dict(exponent=0.5), "needs numeric data with metric='euclidean' and exponent=1"),
-        (dict(metric="gaussian", sigma=1.0), "needs numeric data with metric='euclidean' and exponent=1"),
+        (
+            dict(metric="gaussian", sigma=1.0),
+            "needs numeric data with metric='euclidean' and exponent=1",
+        ),
         (dict(approximation="nystroem"), "`approximation` must be None or 'projection'"),
         (dict(n_projections=0), "`n_projections` must be an integer >= 1"),
     ],
@@ -592,7 +699,10 @@ def test_projection_test_keeps_its_level_under_heavy_tails():
     for seed in range(COARSE_LEVEL_REPS):
         g = np.random.default_rng(seed)
         X = g.standard_t(3, size=(80, 8))
-        res = es.energy_test(X, np.arange(80) % 2, n_resamples=19, rng=g, approximation="projection", n_projections=25)
+        res = es.energy_test(
+            X, np.arange(80) % 2, n_resamples=19, rng=g, approximation="projection",
+            n_projections=25,
+        )
         rejections += res.pvalue <= 0.05
     lo, hi = rejection_interval(COARSE_LEVEL_REPS)
     # false failure: P(Binom(300, 0.05) outside [3, 32]) = 5.2e-5 (tests/_calibration.py)

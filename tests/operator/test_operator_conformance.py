@@ -53,7 +53,9 @@ def _centre(D: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def _projected(X: np.ndarray, U: np.ndarray) -> np.ndarray:
     Y = X @ U.T
-    return sphere_constant(X.shape[1]) / U.shape[0] * np.abs(Y[:, None, :] - Y[None, :, :]).sum(axis=2)
+    return (
+        sphere_constant(X.shape[1]) / U.shape[0] * np.abs(Y[:, None, :] - Y[None, :, :]).sum(axis=2)
+    )
 
 
 def _dense_backend(seed):
@@ -251,7 +253,10 @@ def test_centred_products_and_permutation_engines(backend):
             close(G.U, H.U, scale)
         if op.exact and not op.diagonal().any():
             perms = np.array([np.random.default_rng(s).permutation(N) for s in range(4)])
-            close(permuted_products(op, other)(perms), permuted_products(ref, DenseOperator(B))(perms), np.abs(A).sum() * np.abs(B).sum())
+            close(
+                permuted_products(op, other)(perms),
+                permuted_products(ref, DenseOperator(B))(perms), np.abs(A).sum() * np.abs(B).sum(),
+            )
 
 
 def test_every_permutation_engine_gives_the_gathered_products(monkeypatch):
@@ -337,8 +342,12 @@ def test_top_eigenvectors(backend):
         V = op.top_eigenvectors(k, scale, np.random.default_rng(5))
         W = ref.top_eigenvectors(k, scale, np.random.default_rng(5))
     top = np.linalg.eigvalsh(SAS)[-k:]
-    np.testing.assert_allclose(np.sort(np.diag(V.T @ SAS @ V)), top, rtol=1e-10, atol=1e-10 * np.abs(top).max())
-    np.testing.assert_allclose(np.sort(np.diag(W.T @ SAS @ W)), top, rtol=1e-12, atol=1e-12 * np.abs(top).max())
+    np.testing.assert_allclose(
+        np.sort(np.diag(V.T @ SAS @ V)), top, rtol=1e-10, atol=1e-10 * np.abs(top).max()
+    )
+    np.testing.assert_allclose(
+        np.sort(np.diag(W.T @ SAS @ W)), top, rtol=1e-12, atol=1e-12 * np.abs(top).max()
+    )
 
 
 def test_the_matrices_of_the_default_capabilities_by_brute_force():

@@ -44,7 +44,9 @@ def test_group_sums_on_line_are_every_labelings_block_sums(rng, k):
     M, total = group_sums_on_line(n, PackedLabelings.from_codes(codes, k), sorted_positions(x))
     D = DenseOperator(brute_rho(x, x))
     for b in (0, 1, 77, 149):
-        np.testing.assert_allclose(M[b], D.quadratic(indicator(codes[b], k)), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            M[b], D.quadratic(indicator(codes[b], k)), rtol=1e-12, atol=1e-12
+        )
     assert total == pytest.approx(brute_rho(x, x).sum(), rel=1e-13)
     assert total_on_line(n, sorted_positions(x)) == pytest.approx(total, rel=1e-13)
 

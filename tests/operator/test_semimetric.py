@@ -66,7 +66,10 @@ def test_callable_returning_negative_values_is_rejected_everywhere_it_is_used(rn
         (dict(metric="gaussian", sigma=-1.0), ValueError, "`sigma` must be a positive"),
         (dict(metric="gaussian", sigma="a"), TypeError, "`sigma` must be a real number"),
         (dict(sigma=1.0), ValueError, "`sigma` applies only to"),
-        (dict(metric="exponential", sigma=1.0, exponent=0.5), ValueError, "`exponent` applies only"),
+        (
+            dict(metric="exponential", sigma=1.0, exponent=0.5), ValueError,
+            "`exponent` applies only",
+        ),
     ],
 )
 def test_bad_semimetric_options(kwargs, err, match):
@@ -183,18 +186,32 @@ SCALES = [1e-300, 2.0**-990, 1e300, 2.0**1000]
 def test_statistics_are_homogeneous_across_the_range(rng, c, exponent):
     x, y = rng.normal(size=(12, 3)), rng.normal(0.5, 1.0, size=(15, 3))
     f = c**exponent
-    assert es.energy_distance(x * c, y * c, exponent=exponent) == pytest.approx(f * es.energy_distance(x, y, exponent=exponent), rel=1e-12)
+    assert es.energy_distance(x * c, y * c, exponent=exponent) == pytest.approx(
+        f * es.energy_distance(x, y, exponent=exponent), rel=1e-12
+    )
     X, labels = np.vstack([x, y]), np.repeat([0, 1], [12, 15])
-    a, b = es.dispersion(X * c, labels, exponent=exponent), es.dispersion(X, labels, exponent=exponent)
+    a, b = (
+        es.dispersion(X * c, labels, exponent=exponent),
+        es.dispersion(X, labels, exponent=exponent),
+    )
     for field in ("W", "S", "T"):
         assert getattr(a, field) == pytest.approx(f * getattr(b, field), rel=1e-12)
     assert a.F == pytest.approx(b.F, rel=1e-12)
     np.testing.assert_allclose(a.pairwise, f * b.pairwise, rtol=1e-12)
-    t, u = es.energy_test(X * c, labels, exponent=exponent, n_resamples=99, rng=1), es.energy_test(X, labels, exponent=exponent, n_resamples=99, rng=1)
+    t, u = (
+        es.energy_test(X * c, labels, exponent=exponent, n_resamples=99, rng=1),
+        es.energy_test(X, labels, exponent=exponent, n_resamples=99, rng=1),
+    )
     assert t.pvalue == u.pvalue and t.statistic == pytest.approx(f * u.statistic, rel=1e-12)
     np.testing.assert_allclose(t.null_distribution, f * u.null_distribution, rtol=1e-11)
-    np.testing.assert_allclose(es.pairwise_semimetric(x * c, y * c, exponent=exponent), f * es.pairwise_semimetric(x, y, exponent=exponent), rtol=1e-12)
-    np.testing.assert_allclose(es.kernel_matrix(x * c, exponent=exponent), f * es.kernel_matrix(x, exponent=exponent), rtol=1e-10, atol=1e-12 * f)
+    np.testing.assert_allclose(
+        es.pairwise_semimetric(x * c, y * c, exponent=exponent),
+        f * es.pairwise_semimetric(x, y, exponent=exponent), rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        es.kernel_matrix(x * c, exponent=exponent), f * es.kernel_matrix(x, exponent=exponent),
+        rtol=1e-10, atol=1e-12 * f,
+    )
 
 
 @pytest.mark.parametrize("c", SCALES)
@@ -202,9 +219,15 @@ def test_estimators_and_the_splitter_across_the_range(rng, c):
     X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(0, 1, (30, 2)) + [4.0, 0.0]]
     km, ref = es.KGroups(2, random_state=0).fit(X * c), es.KGroups(2, random_state=0).fit(X)
     np.testing.assert_array_equal(km.labels_, ref.labels_)
-    assert km.W_ == pytest.approx(c * ref.W_, rel=1e-12) and km.objective_ == pytest.approx(c * ref.objective_, rel=1e-12)
+    assert (
+        km.W_ == pytest.approx(c * ref.W_, rel=1e-12)
+        and km.objective_ == pytest.approx(c * ref.objective_, rel=1e-12)
+    )
     np.testing.assert_array_equal(km.predict(X[:7] * c), ref.predict(X[:7]))
-    pkm, pref = es.PowerKMeans(2, random_state=0).fit(X * c), es.PowerKMeans(2, random_state=0).fit(X)
+    pkm, pref = (
+        es.PowerKMeans(2, random_state=0).fit(X * c),
+        es.PowerKMeans(2, random_state=0).fit(X),
+    )
     np.testing.assert_array_equal(pkm.labels_, pref.labels_)
     np.testing.assert_allclose(pkm.cluster_centers_, c * pref.cluster_centers_, rtol=1e-12)
     np.testing.assert_array_equal(pkm.predict(X * c), pref.predict(X))
@@ -212,12 +235,20 @@ def test_estimators_and_the_splitter_across_the_range(rng, c):
         with pytest.raises(OverflowError, match="inertia_ is about 2\\^2.*beyond float64"):
             pkm.inertia_
     else:
-        with pytest.raises(ValueError, match="inertia_ is about 2\\^-1.*below float64's smallest number"):
+        with pytest.raises(
+            ValueError, match="inertia_ is about 2\\^-1.*below float64's smallest number"
+        ):
             pkm.inertia_
     split, sref = es.split_1d(X[:, 0] * c), es.split_1d(X[:, 0])
     np.testing.assert_array_equal(split.labels, sref.labels)
-    assert split.threshold == pytest.approx(c * sref.threshold, rel=1e-12) and split.W == pytest.approx(c * sref.W, rel=1e-12)
-    ct, cref = es.cluster_test(X * c, 2, n_resamples=9, rng=0), es.cluster_test(X, 2, n_resamples=9, rng=0)
+    assert (
+        split.threshold == pytest.approx(c * sref.threshold, rel=1e-12)
+        and split.W == pytest.approx(c * sref.W, rel=1e-12)
+    )
+    ct, cref = (
+        es.cluster_test(X * c, 2, n_resamples=9, rng=0),
+        es.cluster_test(X, 2, n_resamples=9, rng=0),
+    )
     assert ct.pvalue == cref.pvalue and ct.statistic == pytest.approx(cref.statistic, rel=1e-9)
 
 
@@ -233,11 +264,17 @@ def test_bounded_semimetrics_scale_with_sigma(rng):
 def test_results_that_float64_cannot_hold_raise_instead_of_inf_or_zero(rng):
     x, y = rng.normal(size=(10, 2)), rng.normal(size=(10, 2))
     # exponent 1: the issue's examples, now exact
-    assert es.energy_distance(x * 1e200, y * 1e200) == pytest.approx(1e200 * es.energy_distance(x, y), rel=1e-12)
-    assert es.energy_distance(x * 1e-200, y * 1e-200) == pytest.approx(1e-200 * es.energy_distance(x, y), rel=1e-12)
+    assert es.energy_distance(x * 1e200, y * 1e200) == pytest.approx(
+        1e200 * es.energy_distance(x, y), rel=1e-12
+    )
+    assert es.energy_distance(x * 1e-200, y * 1e-200) == pytest.approx(
+        1e-200 * es.energy_distance(x, y), rel=1e-12
+    )
     with pytest.raises(OverflowError, match="the energy distance is about 2\\^19.*beyond float64"):
         es.energy_distance(x * 1e300, y * 1e300, exponent=2.0)
-    with pytest.raises(ValueError, match="the energy distance is about 2\\^-19.*below float64's smallest number"):
+    with pytest.raises(
+        ValueError, match="the energy distance is about 2\\^-19.*below float64's smallest number"
+    ):
         es.energy_distance(x * 1e-300, y * 1e-300, exponent=2.0)
     with pytest.raises(OverflowError, match="W is about"):
         es.dispersion(np.r_[x, y] * 1e300, np.repeat([0, 1], 10), exponent=2.0)
@@ -247,4 +284,5 @@ def test_results_that_float64_cannot_hold_raise_instead_of_inf_or_zero(rng):
     assert np.bincount(km.labels_).sum() == 20  # the clustering itself is fine
     with pytest.raises(OverflowError, match="W_ is about"):
         km.W_
-    assert es.dispersion(np.r_[x, x] * 1e-300, np.repeat([0, 1], 10)).S == 0.0  # a true zero stays 0
+    # a true zero stays 0
+    assert es.dispersion(np.r_[x, x] * 1e-300, np.repeat([0, 1], 10)).S == 0.0

@@ -58,7 +58,9 @@ def test_the_tie_rule_is_the_terms_times_the_square_root_of_the_run():
     np.testing.assert_array_equal(rs.tie_scale(np.array([1.0, 2.0]), run=4), [2.0, 4.0])
 
 
-@pytest.mark.parametrize("observed, word", [(np.nan, "NaN"), (np.inf, "infinite"), (-np.inf, "infinite")])
+@pytest.mark.parametrize(
+    "observed, word", [(np.nan, "NaN"), (np.inf, "infinite"), (-np.inf, "infinite")]
+)
 def test_a_statistic_that_is_not_a_number_gets_no_pvalue(observed, word):
     with pytest.raises(ValueError, match=f"the test statistic is {word}, so it has no p-value"):
         rs.pvalue(observed, np.zeros(9))
@@ -84,9 +86,15 @@ def test_a_null_value_that_is_nan_cannot_be_counted():
         ({"n_resamples": "9"}, TypeError, "`n_resamples` must be a positive integer, got str"),
         ({"n_resamples": True}, TypeError, "`n_resamples` must be a positive integer, got bool"),
         ({"n_resamples": 10**8}, ValueError, "`n_resamples` must be at most 10,000,000"),
-        ({"n_resamples": 9, "exact": "yes"}, ValueError, "`exact` must be 'auto', True or False, got 'yes'"),
+        (
+            {"n_resamples": 9, "exact": "yes"}, ValueError,
+            "`exact` must be 'auto', True or False, got 'yes'",
+        ),
         ({"n_resamples": 9, "batch": 0}, ValueError, "`batch` must be an integer >= 1"),
-        ({"n_resamples": 9, "progress": "no"}, TypeError, "`progress` must be True or False \\(or None: when a person is watching\\), got 'no'"),
+        (
+            {"n_resamples": 9, "progress": "no"}, TypeError,
+            "`progress` must be True or False \\(or None: when a person is watching\\), got 'no'",
+        ),
     ],
 )
 def test_options_are_checked_with_messages_naming_the_argument(kwargs, error, match):
@@ -287,7 +295,11 @@ def test_the_loop_check_sees_a_planted_loop(planted):
 
 def test_goodness_of_fit_refuses_parameters_that_make_the_statistic_undefined():
     x = np.random.default_rng(0).normal(size=30)
-    with pytest.raises(ValueError, match=r"`known_params` gave norm parameters loc=.*, scale=0: they must be finite, with scale > 0"):
+    with pytest.raises(
+        ValueError,
+        match=r"`known_params` gave norm parameters loc=.*, scale=0: they must be finite, with "
+        r"scale > 0",
+    ):
         es.energy_gof(x, stats.norm, known_params={"scale": 0}, n_resamples=9, rng=0)
     with pytest.raises(ValueError, match=r"`dist` gave norm parameters loc=nan, scale=1"):
         es.energy_gof(x, stats.norm(np.nan, 1), n_resamples=9, rng=0)
