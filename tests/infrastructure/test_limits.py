@@ -177,10 +177,12 @@ def test_the_table_of_a_family_without_closed_form_against_quadrature(family, sh
         assert between[0] == pytest.approx(2.0 * between_gamma[0], rel=1e-14)
 
 
+@pytest.mark.slow
 def test_levy_stable_builds_one_table_for_the_whole_test():
     """energy_gof(x, levy_stable(1.8, 0)) took 12.7 s per statistic (quadrature of the cdf, itself
     an integral, per point): hours at the default B. Now the observed statistic and every
-    resample share one table of the cdf."""
+    resample share one table of the cdf (slow: the two tables cost about 30 s of scipy's
+    levy_stable cdf, whatever the number of resamples)."""
     import warnings
 
     from energystats._gof._cdf_table import _cached
