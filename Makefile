@@ -7,7 +7,7 @@ STAMP := $(VENV)/.stamp
 # numpy 2 arrays, does not return pandas 3 DataFrames as data frames, and warns on pandas 2.2 and 2.3.
 VENV_R := .venv-r
 
-.PHONY: run test check check-machine docs bench validate validate-quick clean
+.PHONY: run test test-slow check check-machine docs bench validate validate-quick clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,12 +44,19 @@ run: $(STAMP)-run
 	$(VENV)/bin/energystats cluster --example iris --by Species -k 3 --seed 0 --cluster-test --compare-r
 
 # The house rules first (ruff, configured in pyproject.toml: lines of at most 100 characters,
-# imports sorted), then every test on all cores (pytest-xdist; one BLAS thread per worker,
-# tests/conftest.py), with the 15 slowest listed.
+# imports sorted), then every unit test, doctest and R cross-check on all cores (pytest-xdist;
+# one BLAS thread per worker, tests/conftest.py), with the 15 slowest listed. The Monte Carlo
+# studies of level and power marked `slow` run in `make test-slow` (CI runs both).
 test: $(STAMP)-test $(VENV_R)/.stamp
 	$(PY) -m ruff check .
 	PYTHON=$(PYTHON) scripts/ensure_r.sh
-	$(PY) -m pytest -n auto --durations=15
+	$(PY) -m pytest -n auto -m "not slow" --durations=15
+
+# The Monte Carlo studies kept as tests (level and power over hundreds of data sets, sized by
+# the power arguments in their docstrings; validation/ measures the same finely).
+test-slow: $(STAMP)-test $(VENV_R)/.stamp
+	PYTHON=$(PYTHON) scripts/ensure_r.sh
+	$(PY) -m pytest -n auto -m slow --durations=15
 
 # The inner loop: the house rules (ruff), then the tests not marked slow, on all cores, without
 # setting up R or the docs (the R cross-checks run when R and rpy2 are installed, and skip

@@ -256,16 +256,18 @@ def plot(rows, path: str):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for name in dict.fromkeys(r["test"] for r in rows):
+    fig, ax = plt.subplots(figsize=(10, 5))
+    colours = plt.get_cmap("tab20").colors
+    for i, name in enumerate(dict.fromkeys(r["test"] for r in rows)):
         pts = sorted((r["n"], r["R_ratio"]) for r in rows if r["test"] == name and "R_ratio" in r)
-        ax.plot(*zip(*pts), marker="o", label=name)
+        ax.plot(*zip(*pts), marker="osD^v<>"[i % 7], color=colours[2 * (i % 10) + i // 10],
+                linestyle="-" if i < 7 else "--", label=name)
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.axhline(2.0, color="grey", linewidth=0.8, linestyle="--")
     ax.set(xscale="log", yscale="log", xlabel="n (points)",
            ylabel="R's time / energystats' time (above 1: energystats faster)",
            title="energystats against R's energy, B = 999")
-    ax.legend(fontsize="x-small", ncol=2)
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

@@ -11,7 +11,14 @@ import numpy as np
 from .._frontdoor import front_door
 from .._operator import PairwiseOperator, Repeated, centred_gram, gathered_products, make_operator
 from .._parallel import check_n_jobs
-from .._resampling import Pairings, check_observed, check_options, null_distribution, pvalue
+from .._resampling import (
+    Pairings,
+    check_observed,
+    check_options,
+    null_distribution,
+    pvalue,
+    tie_scale,
+)
 from .._validation import as_data
 from ._data import as_variables
 from .dcov import operators, stats_from_gram
@@ -184,13 +191,13 @@ class _MviEngine:
         """The scale s of :func:`~energystats._resampling.pvalue`'s tie tolerance: the three
         means of n I^2 = n (2 zbar - zd - z) / (xbar + ybar - z) are non-negative, so its terms
         sum in absolute value to n (2 zbar + zd + z) / |xbar + ybar - z| (at the identity: a
-        permutation changes zbar and zd little); zd sums n^2 roots in runs of 64 n: times
-        8 sqrt(n)."""
+        permutation changes zbar and zd little); zd sums n^2 roots in runs of 64 n (the run of
+        :func:`~energystats._resampling.tie_scale`)."""
         n = self.n
         zd = self.zd.one(self.rows) / n**2
         zbar = float(np.trace(self.Q)) / n**3
         terms = n * (2.0 * zbar + zd + self.z) / abs(self.xbar + self.ybar - self.z)
-        return 8.0 * np.sqrt(n) * terms
+        return tie_scale(terms, run=64 * n)
 
     def value(self, p: np.ndarray) -> float:
         n = self.n

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from _calibration import COARSE_LEVEL_REPS, rejection_interval
 from _gof_reference import by_quadrature
-from scipy import integrate, stats
+from scipy import integrate, special, stats
 
 import energystats as es
 from energystats._gof._fits import fitter
@@ -27,6 +27,11 @@ FAMILIES = [
     (stats.laplace, ()),
     (stats.fisk, (3.0,)),
     (stats.fisk, (2.2,)),
+    (stats.beta, (2.0, 3.0)),
+    (stats.beta, (0.5, 0.7)),
+    (stats.beta, (5.0, 1.3)),
+    (stats.invgauss, (0.2,)),
+    (stats.invgauss, (30.0,)),
 ]
 
 
@@ -60,6 +65,29 @@ def test_closed_forms_against_quadrature_and_the_definition(family, shapes):
         rel=1e-8,
     )
     assert type(family) in CLOSED_FORMS
+
+
+def test_extreme_shapes_of_beta_and_invgauss():
+    """Shapes where by_quadrature's QUADPACK on t loses its accuracy: beta's E|Y - Y'| against
+    4 B(2a, 2b) / ((a + b) B(a, b)^2) by betaln (exact to 1e-13 at these shapes), invgauss's
+    against 2 int F S by quad in l = log(t / mu) / 2, with scipy's cdf and sf."""
+    for a, b in ((0.02, 50.0), (300.0, 2.0), (40.0, 90.0)):
+        between = mean_distances(stats.beta, (a, b), np.zeros(1))[1]
+        want = 4 * np.exp(special.betaln(2 * a, 2 * b) - 2 * special.betaln(a, b)) / (a + b)
+        assert between == pytest.approx(want, rel=1e-13)
+    for mu in (1e-3, 1e3):
+        Y = stats.invgauss(mu)
+        reach = np.arcsinh(6 * np.sqrt(mu))
+
+        def f(u, Y=Y, mu=mu):
+            y = mu * np.exp(2 * u)
+            return 4 * Y.cdf(y) * Y.sf(y) * y
+
+        cuts = np.linspace(-reach, reach, 41)
+        want = sum(integrate.quad(f, lo, hi, epsabs=0, epsrel=1e-13)[0]
+                   for lo, hi in zip(cuts[:-1], cuts[1:]))
+        between = mean_distances(stats.invgauss, (mu,), np.zeros(1))[1]
+        assert between == pytest.approx(want, rel=1e-12)
 
 
 def test_statistic_by_brute_force(rng):
@@ -330,7 +358,7 @@ def test_parameters_without_a_finite_mean_count_as_extreme():
 
 def test_a_family_whose_sf_is_nan_far_in_its_tail():
     """scipy's invgauss.sf is NaN beyond about 3e7 times the mean, where it underflows (the
-    statistic was NaN): the table takes S = 0 where F rounds to 1."""
+    statistic by the cdf table was NaN): the closed form needs no sf, and agrees with quadrature."""
     x = stats.invgauss(0.5).rvs(size=80, random_state=np.random.default_rng(5))
     dist = stats.invgauss(*stats.invgauss.fit(x, floc=0))
     z = (x - dist.args[1]) / dist.args[2]

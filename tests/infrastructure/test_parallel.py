@@ -290,7 +290,7 @@ print(repr(km.W_), ",".join(map(str, km.labels_)))
 """
 
 
-# subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
+# subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test-slow
 @pytest.mark.slow
 def test_eight_threads_run_fewer_threads_within_a_small_budget():
     """With ENERGYSTATS_NUM_THREADS=8 (a machine of 8 cores), mini-batch k-groups at a budget
@@ -340,7 +340,7 @@ print(json.dumps(out))
 """
 
 
-# subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
+# subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test-slow
 @pytest.mark.slow
 def test_a_budget_that_one_thread_fits_runs_on_any_number_of_threads():
     """The streamed kernel products, the centred products and the permutation gathers of a test
