@@ -4,7 +4,12 @@ energy hierarchical clustering, and the valid tests of cluster structure."""
 from .choose_k import ChooseKResult, choose_k
 from .cluster_test import ClusterTestResult, cluster_test, signal_dimension
 from .dip import DipTestResult, dip_statistic, dip_test
-from .hclust import EnergyHClustResult, SignificantClustersResult, energy_hclust, significant_clusters
+from .hclust import (
+    EnergyHClustResult,
+    SignificantClustersResult,
+    energy_hclust,
+    significant_clusters,
+)
 from .kgroups import KGroups
 from .power_kmeans import PowerKMeans
 from .split1d import Split1DResult, split_1d

@@ -56,10 +56,17 @@ class _SemimetricAssignment(Assignment):
         if self.points is None:
             values = new if self.kept is None else new[:, self.kept]
         step = m if values is not None else max(1, min(m, self.block))
-        check_fits(f"predict on {m} points ({step} x {n} semimetric values at a time)", 8 * (step * n + m * k))
+        check_fits(
+            f"predict on {m} points ({step} x {n} semimetric values at a time)",
+            8 * (step * n + m * k),
+        )
         out = np.empty(m, dtype=np.intp)
         for a in range(0, m, step):
-            block = values[a : a + step] if values is not None else self.semimetric(new[a : a + step], self.points)
+            block = (
+                values[a : a + step]
+                if values is not None
+                else self.semimetric(new[a : a + step], self.points)
+            )
             cost = s / (s + self.unit) * (block @ self.Zw / s - 0.5 * self.within)
             out[a : a + step] = np.argmin(cost, axis=1)
         return out
@@ -67,7 +74,8 @@ class _SemimetricAssignment(Assignment):
 
 @dataclass(frozen=True)
 class _GramAssignment(Assignment):
-    """The rule from a Gram matrix: K(x, x) - 2 g_l(x) / s_l + Q_l / s_l^2, times s_l / (s_l + 1)."""
+    """The rule from a Gram matrix: K(x, x) - 2 g_l(x) / s_l + Q_l / s_l^2, times
+    s_l / (s_l + 1)."""
 
     kept: np.ndarray | None
     Zw: np.ndarray
@@ -78,7 +86,9 @@ class _GramAssignment(Assignment):
     def __call__(self, new, self_kernel=None):
         Gx = new if self.kept is None else new[:, self.kept]
         s = self.Zw.sum(axis=0)
-        cost = s / (s + self.unit) * (self_kernel[:, None] - 2.0 * (Gx @ self.Zw) / s + self.Q / s**2)
+        cost = (
+            s / (s + self.unit) * (self_kernel[:, None] - 2.0 * (Gx @ self.Zw) / s + self.Q / s**2)
+        )
         return np.argmin(cost, axis=1)
 
 
@@ -99,10 +109,15 @@ class _FeatureAssignment(Assignment):
         Phi, residual = self.feature_map.transform(new, residual=True)
         norms = np.einsum("ij,ij->i", Phi, Phi) + residual
         s = self.s
-        return np.argmin(s / (s + self.unit) * (norms[:, None] - 2.0 * (Phi @ self.S.T) / s + self.Q / s**2), axis=1)
+        return np.argmin(
+            s / (s + self.unit) * (norms[:, None] - 2.0 * (Phi @ self.S.T) / s + self.Q / s**2),
+            axis=1,
+        )
 
 
-def feature_assignment(feature_map: FeatureMap, S: np.ndarray, s: np.ndarray, unit: float = 1.0) -> Assignment:
+def feature_assignment(
+    feature_map: FeatureMap, S: np.ndarray, s: np.ndarray, unit: float = 1.0
+) -> Assignment:
     """The rule in feature space from the groups' feature sums S (k x r, centred by the map's
     mean) and weights s; ``unit``, a new point's weight."""
     return _FeatureAssignment(feature_map, S, np.einsum("lr,lr->l", S, S), s, unit)

@@ -16,7 +16,8 @@ when no label changes (``converged``), or after ``max_iter`` passes.
 
 Memory: the data, the labels, a band of kernel rows per thread and a batch's features,
 O(n + b m + k m) beyond the data (:func:`minibatch_bytes`); the passes run on as many
-threads as the memory budget holds (their shares are fixed, so the result is the same). Time O(n m (d + k)) per pass, O(b m (d + r)) per step.
+threads as the memory budget holds (their shares are fixed, so the result is the same). Time
+O(n m (d + k)) per pass, O(b m (d + r)) per step.
 
 References
 ----------
@@ -35,7 +36,10 @@ from .._operator import FeatureMap, feature_operator
 from .._parallel import round_robin, run_threads, threads_within
 from ._starts import initial_labels
 
-__all__ = ["MAX_BATCH", "MiniBatchFit", "largest_batch", "minibatch_bytes", "minibatch_fit", "nystroem_path"]
+__all__ = [
+    "MAX_BATCH", "MiniBatchFit", "largest_batch", "minibatch_bytes", "minibatch_fit",
+    "nystroem_path",
+]
 
 #: Points per share of a pass over the data: the shares are fixed whatever the threads, so
 #: that their sums, added in order, are the same on every run.
@@ -109,7 +113,9 @@ def largest_batch(n: int, m: int, k: int, budget: int, most: int) -> int | None:
     return lo or None
 
 
-def nystroem_path(n: int, k: int, m: int, reserve: int, batch_size: int | None, labels_given: bool) -> tuple[str, int | None]:
+def nystroem_path(
+    n: int, k: int, m: int, reserve: int, batch_size: int | None, labels_given: bool
+) -> tuple[str, int | None]:
     """The path of Nyström k-groups on n points with m landmarks: ``("nystroem", None)`` when
     the features (8 n (m + 1) bytes, r <= m of them and the residuals) fit the memory budget
     beside the partition's ``reserve``; else ``("nystroem-minibatch", b)``, b ``batch_size``
@@ -126,12 +132,14 @@ def nystroem_path(n: int, k: int, m: int, reserve: int, batch_size: int | None, 
         return "nystroem-minibatch", batch
     if labels_given:
         raise memory_error(
-            f"Nystroem k-groups on {n} points with {m} landmarks (the features: `init` labels rule out mini-batch steps, `batch_size`)",
+            f"Nystroem k-groups on {n} points with {m} landmarks (the features: `init` labels rule "
+            "out mini-batch steps, `batch_size`)",
             features,
             "lower `n_landmarks`, or give `init` as a string",
         )
     raise memory_error(
-        f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch steps of one point (`batch_size`=1),",
+        f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch steps of one "
+        "point (`batch_size`=1),",
         min(features, minibatch_bytes(n, m, m, k, 1)),
         "lower `n_landmarks`",
     )
@@ -153,23 +161,39 @@ def _group_sums(labels: np.ndarray, weights: np.ndarray, rows: np.ndarray, k: in
 
 def _nearest(Phi: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Nearest centre of each row of Phi and the squared distance to it."""
-    d2 = (Phi * Phi).sum(axis=1)[:, None] - 2.0 * Phi @ centres.T + (centres * centres).sum(axis=1)[None, :]
+    d2 = (
+        (Phi * Phi).sum(axis=1)[:, None]
+        - 2.0 * Phi @ centres.T
+        + (centres * centres).sum(axis=1)[None, :]
+    )
     labels = np.argmin(d2, axis=1)
     return labels, np.maximum(d2[np.arange(Phi.shape[0]), labels], 0.0)
 
 
-def _start(X, w, feature_map: FeatureMap, k: int, init: str, size: int, rng: np.random.Generator) -> np.ndarray:
+def _start(
+    X, w, feature_map: FeatureMap, k: int, init: str, size: int, rng: np.random.Generator
+) -> np.ndarray:
     """Initial centres (k x r): ``init`` on the features of ``size`` points drawn uniformly,
     each centre the weighted mean of its group there."""
     idx = np.sort(rng.choice(X.shape[0], size=size, replace=False))
     Phi = _features(feature_map, X[idx])
     ws = np.ones(size) if w is None else w[idx]
     centred = Phi - (ws @ Phi) / ws.sum()
-    labels = initial_labels(init, centred if init == "power-kmeans" else None, feature_operator(centred), ws, k, rng)
+    labels = initial_labels(
+        init, centred if init == "power-kmeans" else None, feature_operator(centred), ws, k, rng
+    )
     return _group_sums(labels, ws, Phi, k) / np.bincount(labels, weights=ws, minlength=k)[:, None]
 
 
-def _steps(X, w, feature_map: FeatureMap, centres: np.ndarray, batch: int, max_steps: int, rng: np.random.Generator):
+def _steps(
+    X,
+    w,
+    feature_map: FeatureMap,
+    centres: np.ndarray,
+    batch: int,
+    max_steps: int,
+    rng: np.random.Generator,
+):
     """Mini-batch steps from ``centres`` (updated in place); returns the number of steps."""
     n, k = X.shape[0], centres.shape[0]
     counts = np.zeros(k)
@@ -185,7 +209,10 @@ def _steps(X, w, feature_map: FeatureMap, centres: np.ndarray, batch: int, max_s
         added = np.bincount(labels, weights=wb, minlength=k)
         sums = _group_sums(labels, wb, Phi, k)
         moved = added > 0
-        centres[moved] = (centres[moved] * counts[moved, None] + sums[moved]) / (counts[moved] + added[moved])[:, None]
+        centres[moved] = (
+            (centres[moved] * counts[moved, None] + sums[moved])
+            / (counts[moved] + added[moved])[:, None]
+        )
         counts += added
         smoothed = cost if step == 1 else (1.0 - alpha) * smoothed + alpha * cost
         if smoothed < best:
@@ -197,7 +224,15 @@ def _steps(X, w, feature_map: FeatureMap, centres: np.ndarray, batch: int, max_s
     return step
 
 
-def _pass_share(X, w, feature_map: FeatureMap, C: np.ndarray, norms: np.ndarray, labels: np.ndarray, shares: list):
+def _pass_share(
+    X,
+    w,
+    feature_map: FeatureMap,
+    C: np.ndarray,
+    norms: np.ndarray,
+    labels: np.ndarray,
+    shares: list,
+):
     """One thread's part of a Lloyd pass: for each share (a, b) of points, their nearest centres
     (written into ``labels``), the changes, and the share's group sums of kernel rows, of
     weights and of K(x, x)."""
@@ -237,7 +272,8 @@ def minibatch_fit(
     m, r = feature_map.projection.shape
     size = min(n, max(3 * batch, 10 * k))
     needed = minibatch_bytes(n, m, r, k, batch)
-    threads = threads_within(_thread_bytes(m, k), needed - _thread_bytes(m, k))  # fewer threads rather than more memory
+    # fewer threads rather than more memory
+    threads = threads_within(_thread_bytes(m, k), needed - _thread_bytes(m, k))
     check_fits(
         f"mini-batch k-groups ({n} points, batches of {batch}, {m} landmarks)",
         needed + (threads - 1) * _thread_bytes(m, k),
@@ -261,9 +297,14 @@ def minibatch_fit(
         C = feature_map.projection @ centres.T  # m x k: phi(x)' c_l = K_x C_l
         norms = (centres * centres).sum(axis=1)
         parts = run_threads(
-            lambda mine: _pass_share(X, w, feature_map, C, norms, labels, mine), round_robin(shares, threads)
+            lambda mine: _pass_share(X, w, feature_map, C, norms, labels, mine),
+            round_robin(shares, threads),
         )
-        found = {share: part for mine, results in zip(round_robin(shares, threads), parts) for share, part in zip(mine, results)}
+        found = {
+            share: part
+            for mine, results in zip(round_robin(shares, threads), parts)
+            for share, part in zip(mine, results)
+        }
         rows, weights, self_sums = np.zeros((k, m)), np.zeros(k), np.zeros(k)
         changed = 0
         for share in shares:  # in the order of the points, whatever the threads
@@ -274,7 +315,8 @@ def minibatch_fit(
             changed += part[3]
         S = rows @ feature_map.projection  # group sums of the features
         empty = weights == 0
-        if empty.any():  # a group lost every point: it restarts at the sampled points farthest from their centres
+        # a group lost every point: it restarts at the sampled points farthest from their centres
+        if empty.any():
             _, d2 = _nearest(sample_phi, centres)
             centres[empty] = sample_phi[np.argsort(d2)[::-1][: int(empty.sum())]]
             changed += 1
@@ -284,7 +326,8 @@ def minibatch_fit(
     total = weights.sum()
     mean = S.sum(axis=0) / total
     Q = (S * S).sum(axis=1) / weights  # ||S_l||^2 / s_l of the features before centring
-    W = float(self_sums.sum() - Q.sum())  # sum_i w_i K(x_i, x_i) - sum_l ||S_l||^2 / s_l: the residuals included
+    # sum_i w_i K(x_i, x_i) - sum_l ||S_l||^2 / s_l: the residuals included
+    W = float(self_sums.sum() - Q.sum())
     T = float(self_sums.sum() - total * (mean @ mean))
     within = 2.0 * (self_sums - Q) / weights
     return MiniBatchFit(

@@ -20,7 +20,9 @@ import numpy as np
 
 from .._operator import PairwiseOperator, indicator
 
-__all__ = ["GAIN_RTOL", "TINY", "canonical_order", "fit_once", "partition_state", "r_kgroups", "within"]
+__all__ = [
+    "GAIN_RTOL", "TINY", "canonical_order", "fit_once", "partition_state", "r_kgroups", "within",
+]
 
 #: Gains below this fraction of the total dispersion T count as zero (round-off loops).
 GAIN_RTOL = 1e-12
@@ -64,7 +66,8 @@ class _State:
     def move(self, i: int, new: int) -> None:
         """Move point i to group ``new`` (eq. 48-49 for Q, O(n) for P)."""
         old = self.labels[i]
-        wi, di = float(self.w[i]), float(self.diag[i])  # scalar arithmetic in Python floats (the same IEEE operations, faster)
+        # scalar arithmetic in Python floats (the same IEEE operations, faster)
+        wi, di = float(self.w[i]), float(self.diag[i])
         self.Q[old] += -2.0 * wi * float(self.P[old, i]) + di
         self.Q[new] += 2.0 * wi * float(self.P[new, i]) + di
         column = self.G.rows(i) if wi == 1.0 else wi * self.G.rows(i)
@@ -161,7 +164,9 @@ def _hartigan_point(st: _State, i: int) -> tuple[float, int]:
     if st.counts[j] == 1:
         return -np.inf, j
     # Python floats: the same IEEE operations as numpy's scalars, several times faster
-    wi, di, s, Q, P = float(st.w[i]), float(st.diag[i]), st.s.tolist(), st.Q.tolist(), st.column(i).tolist()
+    wi, di, s, Q, P = (
+        float(st.w[i]), float(st.diag[i]), st.s.tolist(), st.Q.tolist(), st.column(i).tolist()
+    )
     own = (wi / s[j] * Q[j] - 2.0 * wi * P[j] + di) / (s[j] - wi)
     best, target = -np.inf, j
     for l in range(st.k):
@@ -239,7 +244,9 @@ def fit_once(
     return st, max_iter, False
 
 
-def r_kgroups(D: PairwiseOperator, labels: np.ndarray, k: int, max_iter: int) -> tuple[np.ndarray, int, int, bool]:
+def r_kgroups(
+    D: PairwiseOperator, labels: np.ndarray, k: int, max_iter: int
+) -> tuple[np.ndarray, int, int, bool]:
     """R ``energy::kgroups``'s documented update rule, for unit weights.
 
     Points are visited in data order; a point alone in its cluster is skipped;
@@ -281,7 +288,9 @@ def r_kgroups(D: PairwiseOperator, labels: np.ndarray, k: int, max_iter: int) ->
     return labels, max_iter, count, False
 
 
-def within(G: PairwiseOperator, diag: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int) -> tuple[float, np.ndarray]:
+def within(
+    G: PairwiseOperator, diag: np.ndarray, w: np.ndarray, labels: np.ndarray, k: int
+) -> tuple[float, np.ndarray]:
     """W = sum_i w_i K_ii - sum_j Q_j / s_j (eq. 23) from one product with the kernel, and
     g(C_l, C_l) = 2 (d_l - Q_l / s_l) / s_l with d_l = sum_{i in C_l} w_i K_ii (eq. 13 in
     kernel form: rho(x, y) = K(x, x) + K(y, y) - 2 K(x, y))."""

@@ -21,11 +21,16 @@ def kgroups_report(model) -> FittedReport:
     clusters = pd.DataFrame({"size": sizes}, index=pd.RangeIndex(sizes.size, name="cluster"))
     if model._within is not None:
         clusters["within W_j"] = model._scaling.result(model._within, "the within dispersions")
-    sweeps = f"{model.n_iter_}, " + ("converged" if model.converged_ else "not converged (increase max_iter)")
+    sweeps = f"{model.n_iter_}, " + (
+        "converged" if model.converged_ else "not converged (increase max_iter)"
+    )
     details = [
         ("within dispersion W", _number(model.W_)),
         ("between-sample S", _number(model.objective_)),
-        ("iterations", sweeps + (f", count {model.count_}" if model.algorithm == "r-kgroups" else "")),
+        (
+            "iterations",
+            sweeps + (f", count {model.count_}" if model.algorithm == "r-kgroups" else ""),
+        ),
     ]
     if model.n_omitted_:
         details.append(("rows omitted", str(model.n_omitted_)))
@@ -46,7 +51,10 @@ def power_kmeans_report(model) -> FittedReport:
             clusters[str(name)] = model.cluster_centers_[:, j]
     details = [
         ("k-means objective (inertia)", _number(model.inertia_)),
-        ("iterations", f"{model.n_iter_} MM, {model.n_lloyd_iter_} Lloyd; final power s = {_number(model.s_)}"),
+        (
+            "iterations",
+            f"{model.n_iter_} MM, {model.n_lloyd_iter_} Lloyd; final power s = {_number(model.s_)}",
+        ),
     ]
     if model.n_omitted_:
         details.append(("rows omitted", str(model.n_omitted_)))

@@ -96,7 +96,8 @@ def _spectral(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generat
     vecs = G.top_eigenvectors(k, root, rng)
     km = KMeans(k, n_init=1, random_state=int(rng.integers(2**31 - 1))).fit(vecs, sample_weight=w)
     labels = km.labels_
-    if np.unique(labels).size < k:  # degenerate spectrum (e.g. duplicates): fall back to balanced labels
+    # degenerate spectrum (e.g. duplicates): fall back to balanced labels
+    if np.unique(labels).size < k:
         labels = _random_labels(n, k, rng)
     return labels
 
@@ -105,7 +106,9 @@ def _random_labels(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
     return rng.permutation(np.arange(n) % k)
 
 
-def initial_labels(init: str, points, G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+def initial_labels(
+    init: str, points, G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator
+) -> np.ndarray:
     """The starting labels of one run (``init`` of :class:`KGroups`)."""
     if init == "random":
         return _random_labels(w.shape[0], k, rng)
@@ -132,7 +135,17 @@ def limit_blas(n: int, k: int) -> bool:
     return n * n * k >= BLAS_THREADED_PRODUCT
 
 
-def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorithm, init, max_iter, streams, operator=None) -> list:
+def restarts(
+    build: Callable[[], PairwiseOperator],
+    points,
+    weights,
+    k,
+    algorithm,
+    init,
+    max_iter,
+    streams,
+    operator=None,
+) -> list:
     """Run one start per stream on the operator (a joblib task when ``operator`` is None: it
     builds its own with ``build``, the operator's recipe). ``points`` are the points
     power k-means starts from (``init="power-kmeans"``).
@@ -162,6 +175,8 @@ def restarts(build: Callable[[], PairwiseOperator], points, weights, k, algorith
     for stream in streams:
         labels0 = init if given else initial_labels(init, points, op, w, k, stream)
         with one_blas_thread() if limit_blas(n, k) else nullcontext():
-            st, iterations, converged = fit_once(op, w, labels0, k, algorithm, max_iter, stream, tol)
+            st, iterations, converged = fit_once(
+                op, w, labels0, k, algorithm, max_iter, stream, tol
+            )
         out.append((st.objective(), st.labels, iterations, converged))
     return out

@@ -20,16 +20,19 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import chi2
 
+from .._frontdoor import front_door
 from .._linalg import centred_svd, whiten
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue, tie_scale
-from .._frontdoor import front_door
 from .._result_bases import ClusteringResult, NullPanel, TestResult
 from .._semimetric import Scaling, resolve_semimetric
-from .._validation import as_data, check_n_clusters, check_n_init, check_positive_int
 from .._validation import (
+    as_data,
     as_labels,
+    check_n_clusters,
+    check_n_init,
+    check_positive_int,
 )
 from .kgroups import KGroups
 from .split1d import split_1d
@@ -124,12 +127,16 @@ def _check_eigenvalues(eigenvalues) -> np.ndarray:
     if not np.isfinite(lam).all() or (lam < 0).any():
         raise ValueError("`eigenvalues` must be finite and non-negative (a covariance matrix's).")
     if (np.diff(lam) > 0).any():
-        raise ValueError("`eigenvalues` must be in non-increasing order (the leading direction first).")
+        raise ValueError(
+            "`eigenvalues` must be in non-increasing order (the leading direction first)."
+        )
     return lam
 
 
 @front_door()
-def signal_dimension(eigenvalues: np.ndarray, n_samples: int, *, minimum: int = 1, alpha: float = SPHERICITY_LEVEL) -> int:
+def signal_dimension(
+    eigenvalues: np.ndarray, n_samples: int, *, minimum: int = 1, alpha: float = SPHERICITY_LEVEL
+) -> int:
     r"""J: how many leading principal directions stand out from a spherical noise floor.
 
     For j = 0, 1, ..., d - 2, tests whether the last q = d - j eigenvalues of the sample
@@ -190,10 +197,16 @@ def _whiten(X: np.ndarray) -> np.ndarray:
 def _exact_split(k: int, options: dict) -> bool:
     """Whether the partition of one-dimensional scores is the exact optimal split of
     :func:`split_1d`: two clusters and |x - y| (the default semimetric)."""
-    return k == 2 and options.get("metric", "euclidean") == "euclidean" and options.get("exponent", 1.0) == 1.0
+    return (
+        k == 2
+        and options.get("metric", "euclidean") == "euclidean"
+        and options.get("exponent", 1.0) == 1.0
+    )
 
 
-def _share(X: np.ndarray, n_clusters: int, seed: np.random.Generator, options: dict, model: bool = False):
+def _share(
+    X: np.ndarray, n_clusters: int, seed: np.random.Generator, options: dict, model: bool = False
+):
     """S / T of the partition of the whitened X (and the fitted KGroups with ``model``).
     One-dimensional data with two clusters and |x - y| get the exact optimal split."""
     Y = _whiten(X)
@@ -202,7 +215,9 @@ def _share(X: np.ndarray, n_clusters: int, seed: np.random.Generator, options: d
         share = split.S / (split.S + split.W)
         if not model:
             return share
-        fit_options = {name: value for name, value in options.items() if name not in ("init", "n_init")}
+        fit_options = {
+            name: value for name, value in options.items() if name not in ("init", "n_init")
+        }
         return share, KGroups(2, init=split.labels, random_state=seed, **fit_options).fit(Y)
     fit = KGroups(n_clusters, random_state=seed, **options).fit(Y)
     share = fit.objective_ / (fit.objective_ + fit.W_)
@@ -251,9 +266,16 @@ def check_kgroups_options(options: dict, where: str) -> None:
     one (``method`` of cluster_test was renamed ``directions``)."""
     unknown = sorted(set(options) - set(inspect.signature(KGroups).parameters))
     if unknown:
-        hint = " Which principal directions cluster_test looks at is `directions` (e.g. directions='whitened')." if "method" in unknown else ""
-        raise TypeError(f"{where}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}: it takes its own "
-                        f"options and those of KGroups, which it passes on.{hint}")
+        hint = (
+            " Which principal directions cluster_test looks at is `directions` (e.g. "
+            "directions='whitened')."
+            if "method" in unknown
+            else ""
+        )
+        raise TypeError(
+            f"{where}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}: it "
+            f"takes its own options and those of KGroups, which it passes on.{hint}"
+        )
 
 
 def _null_shares(streams, n: int, d: int, k: int, options: dict) -> np.ndarray:
@@ -297,9 +319,10 @@ def cluster_test(
     n_clusters : int
         Number of clusters k >= 2.
     directions : {"conditional", "whitened"}, default="conditional"
-        Which principal directions the statistic looks at. ``"conditional"``: the looks at the J leading principal directions
-        that stand out from a spherical noise floor (:func:`signal_dimension`, at least
-        k - 1), where clusters put their variance; powerful in 5-10 dimensions.
+        Which principal directions the statistic looks at. ``"conditional"``: the looks at
+        the J leading principal directions that stand out from a spherical noise floor
+        (:func:`signal_dimension`, at least k - 1), where clusters put their variance;
+        powerful in 5-10 dimensions.
         ``"whitened"``: all d directions (J = d), affine invariant; it detects
         clusters along any direction, however small its variance, but loses power
         quickly as d grows. Both have exact level.
@@ -425,14 +448,23 @@ def cluster_test(
     if n_components is not None:
         J = check_positive_int(n_components, "n_components")
         if J > d:
-            raise ValueError(f"`n_components` must be at most the number of features ({d}), got {J}.")
+            raise ValueError(
+                f"`n_components` must be at most the number of features ({d}), got {J}."
+            )
         if directions == "whitened" and J != d:
-            raise ValueError(f"`directions`='whitened' uses all {d} directions; `n_components`={J} needs directions='conditional'.")
+            raise ValueError(
+                f"`directions`='whitened' uses all {d} directions; `n_components`={J} needs "
+                "directions='conditional'."
+            )
     check_kgroups_options(kgroups_options, "cluster_test")
     metric = kgroups_options.get("metric", "euclidean")
     if not (isinstance(metric, str) and metric in ("euclidean", "exponential", "gaussian")):
-        raise ValueError("`metric` must be 'euclidean', 'exponential' or 'gaussian': the null needs a rotation-invariant semimetric.")
-    if "n_init" in kgroups_options:  # checked here too: the exact split of one direction takes no restarts
+        raise ValueError(
+            "`metric` must be 'euclidean', 'exponential' or 'gaussian': the null needs a "
+            "rotation-invariant semimetric."
+        )
+    # checked here too: the exact split of one direction takes no restarts
+    if "n_init" in kgroups_options:
         check_n_init(kgroups_options["n_init"], n)
     n_jobs = check_n_jobs(n_jobs)
     if labels is not None:
@@ -440,7 +472,9 @@ def cluster_test(
     kgroups_options = {"n_init": N_INIT, **kgroups_options}
     scores, eigenvalues = _principal_scores(X)
     if n_components is None:
-        n_components = d if directions == "whitened" else signal_dimension(eigenvalues, n, minimum=k - 1)
+        n_components = (
+            d if directions == "whitened" else signal_dimension(eigenvalues, n, minimum=k - 1)
+        )
     J = int(n_components)
     gen = as_generator(rng)
     # the data's stream, then one per resample: spawned as gen.spawn(B + 1) at once would be

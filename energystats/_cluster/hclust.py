@@ -20,20 +20,24 @@ from scipy.cluster.hierarchy import cut_tree, linkage
 
 from .._frontdoor import front_door
 from .._operator import condensed_semimetric
-from .._random import as_generator
 from .._progress import check_progress, progress_bar
+from .._random import as_generator
 from .._resampling import check_resamples
-from .._results import ResultMixin
 from .._result_bases import ClusteringResult
+from .._results import ResultMixin
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int
 from ._sequential import NodeTest, walk_tree
 from .cluster_test import cluster_test
 
-__all__ = ["EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters"]
+__all__ = [
+    "EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters",
+]
 
 #: Columns of :attr:`SignificantClustersResult.nodes`.
-_NODE_COLUMNS = ["node", "parent", "size", "statistic", "pvalue", "n_components", "threshold", "significant"]
+_NODE_COLUMNS = [
+    "node", "parent", "size", "statistic", "pvalue", "n_components", "threshold", "significant",
+]
 
 
 def _first_appearance(labels: np.ndarray) -> np.ndarray:
@@ -51,7 +55,8 @@ def _r_merge(Z: np.ndarray, n: int) -> np.ndarray:
     ids = Z[:, :2].astype(np.int64)
     merge = np.where(ids < n, -(ids + 1), ids - n + 1)
     both_negative = (merge < 0).all(axis=1)
-    key = np.where(both_negative[:, None], np.abs(merge), merge)  # -2 before -5; -3 before 2; 5 before 6
+    # -2 before -5; -3 before 2; 5 before 6
+    key = np.where(both_negative[:, None], np.abs(merge), merge)
     swap = key[:, 0] > key[:, 1]
     merge[swap] = merge[swap][:, ::-1]
     return merge
@@ -124,7 +129,9 @@ class EnergyHClustResult(ResultMixin):
 
 
 @front_door("X", distances=("X",), names=("X",))
-def energy_hclust(X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=None, nan_policy: str = "raise") -> EnergyHClustResult:
+def energy_hclust(
+    X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=None, nan_policy: str = "raise"
+) -> EnergyHClustResult:
     r"""Agglomerative clustering that merges the two clusters of smallest energy distance.
 
     At each step the pair of clusters A, B with the smallest merge cost
@@ -319,11 +326,17 @@ def significant_clusters(
     B = check_resamples(n_resamples)
     for name in ("metric", "n_clusters", "sigma"):
         if name in cluster_test_options:
-            raise ValueError(f"`{name}` is fixed by significant_clusters (Euclidean, two clusters per node).")
+            raise ValueError(
+                f"`{name}` is fixed by significant_clusters (Euclidean, two clusters per node)."
+            )
     tree = energy_hclust(X, exponent=exponent)
     X = prepare_points(X, resolve_semimetric(), min_samples=2)
     n, d = X.shape
-    minimum = max(10, d + 2) if min_size is None else check_positive_int(min_size, "min_size", minimum=d + 2)
+    minimum = (
+        max(10, d + 2)
+        if min_size is None
+        else check_positive_int(min_size, "min_size", minimum=d + 2)
+    )
     progress = check_progress(progress)
     streams = as_generator(rng).spawn(n - 1)
     bar = iter(progress_bar(range(n), n, progress, "points in final clusters"))
@@ -334,13 +347,16 @@ def significant_clusters(
 
     def test(node: int, points: np.ndarray, _) -> NodeTest:
         res = cluster_test(
-            X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent, progress=False, **cluster_test_options
+            X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent,
+            progress=False, **cluster_test_options,
         )
         fields = {"statistic": res.statistic, "n_components": res.n_components}
         return NodeTest(res.pvalue, fields, lambda: [int(child) for child in tree.merge[node - 1]])
 
-    walk = walk_tree(n - 1, points_of=lambda node: np.sort(_leaves(tree.merge, node)), test=test, n=n, alpha=alpha,
-                     n_resamples=B, min_size=minimum, key=lambda node, _: node, on_final=settle)
+    walk = walk_tree(
+        n - 1, points_of=lambda node: np.sort(_leaves(tree.merge, node)), test=test, n=n,
+        alpha=alpha, n_resamples=B, min_size=minimum, key=lambda node, _: node, on_final=settle,
+    )
     next(bar, None)  # exhausted: the bar shows n of n and closes
     labels = _first_appearance(walk.labels(n))
     return SignificantClustersResult(

@@ -1,7 +1,8 @@
 """Kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd) for energy clustering:
 the estimator. The partition and its moves are in :mod:`._partition`, the starts and the
 runs from them in :mod:`._starts`, the rule for new points in :mod:`._assignment`, the
-mini-batch path and the choice of the Nyström path in :mod:`._minibatch`.
+mini-batch path and the choice of the Nyström path in :mod:`._minibatch`, the checks of the
+parameters and the data in :mod:`._problem`.
 
 Minimise the within dispersion W (eq. 15) over partitions into k groups, or
 equivalently maximise Q = sum_j Q_j / s_j with
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -26,61 +26,31 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
-from .._operator import Kernel, PairwiseOperator, Repeated, approximation_of, dense_bytes
-from .._operator import indicator, make_operator, nystroem_map
 from .._frontdoor import ALL_ROWS, front_door
-from .._parallel import check_n_jobs, n_workers, run_tasks
+from .._operator import (
+    Kernel,
+    PairwiseOperator,
+    Repeated,
+    approximation_of,
+    dense_bytes,
+    indicator,
+    make_operator,
+    nystroem_map,
+)
+from .._parallel import n_workers, run_tasks
 from .._random import stream_source
 from .._results import ReportsWhenFitted
-from .._semimetric import Scaling, Semimetric, prepare_points, resolve_semimetric
-from .._validation import (as_labels, as_weights, check_gram, check_n_clusters, check_n_init,
-                           check_positive_int, check_symmetric, numeric_columns, weight_scale)
+from .._semimetric import Scaling, resolve_semimetric
+from .._validation import numeric_columns
 from ._assignment import feature_assignment, make_assignment
 from ._inputs import fit_array
 from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, TINY, canonical_order, within
+from ._problem import Problem, validate
 from ._report import kgroups_report
 from ._starts import restarts
 
 __all__ = ["KGroups"]
-
-_ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
-_INITS = ("k-means++", "random", "spectral", "power-kmeans")
-
-
-@dataclass(frozen=True)
-class _Problem:
-    """A validated call of :meth:`KGroups.fit`.
-
-    Attributes
-    ----------
-    k, n_init, max_iter : int
-    semimetric : Semimetric or None
-        ``None`` for a Gram matrix (``metric="precomputed_kernel"``).
-    data : ndarray
-        The points, or the matrix when precomputed.
-    weights : ndarray or None
-    kept : ndarray or None
-        The points of positive weight, when some weights are 0.
-    start : ndarray or None
-        Starting labels of the points of positive weight (``init`` given as labels).
-    init : str or ndarray
-        ``init`` of the rows fitted.
-    weight_shift : int
-        The weights were divided by 2^weight_shift (:func:`weight_scale`).
-    """
-
-    k: int
-    n_init: int
-    max_iter: int
-    semimetric: Semimetric | None
-    data: np.ndarray
-    weights: np.ndarray | None
-    kept: np.ndarray | None
-    start: np.ndarray | None
-    init: str | np.ndarray
-    weight_shift: int
-
 
 # --- Estimator -----------------------------------------------------------------------
 
@@ -104,16 +74,18 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         weights), which reproduces R's labels from the same start. The
         mini-batch Nyström path (``path_``) ends with Lloyd's passes whatever
         ``algorithm``.
-    metric : {"euclidean", "exponential", "gaussian", "precomputed", "precomputed_kernel"} or callable, default="euclidean"
-        The semimetric (see :func:`pairwise_semimetric`); ``"precomputed"``
-        takes a distance matrix, ``"precomputed_kernel"`` a Gram matrix
-        (e.g. a graph's affinity matrix, eq. 34-35).
+    metric : str or callable, default="euclidean"
+        The semimetric (see :func:`pairwise_semimetric`): ``"euclidean"``,
+        ``"exponential"``, ``"gaussian"``, ``"precomputed"``, ``"precomputed_kernel"`` or a
+        callable; ``"precomputed"`` takes a distance matrix, ``"precomputed_kernel"`` a Gram
+        matrix (e.g. a graph's affinity matrix, eq. 34-35).
     exponent : float, default=1.0
         alpha in (0, 2] for ``"euclidean"`` (eq. 52).
     sigma : float, default=None
         Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54).
-    init : {"k-means++", "random", "spectral", "power-kmeans"} or array of shape (n_samples,), default="k-means++"
-        Start: greedy k-means++ in feature space; balanced random labels;
+    init : str or array of shape (n_samples,), default="k-means++"
+        Start (``"k-means++"``, ``"random"``, ``"spectral"``, ``"power-kmeans"`` or labels):
+        greedy k-means++ in feature space; balanced random labels;
         spectral (top-k eigenvectors of the centred weighted Gram matrix,
         eq. 29, then k-means); the labels of :class:`PowerKMeans` on the
         points (Euclidean, unweighted); or starting labels (then one run):
@@ -293,72 +265,12 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         self.batch_size = batch_size
         self.nan_policy = nan_policy
 
-    # validation --------------------------------------------------------------------
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
+        tags.input_tags.pairwise = (
+            isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
+        )
         return tags
-
-    def _validate(self, X, sample_weight, init):
-        """Check the parameters and the data; X has passed scikit-learn's ``validate_data``."""
-        if self.algorithm not in _ALGORITHMS:
-            raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {self.algorithm!r}.")
-        n_init = check_n_init(self.n_init, X.shape[0])
-        max_iter = check_positive_int(self.max_iter, "max_iter")
-        check_n_jobs(self.n_jobs)
-        if self.approximation not in (None, "nystroem"):
-            raise ValueError(f"`approximation` must be None or 'nystroem', got {self.approximation!r}.")
-        if self.approximation == "nystroem":
-            check_positive_int(self.n_landmarks, "n_landmarks")
-            if self.landmarks not in ("d2", "uniform"):
-                raise ValueError(f"`landmarks` must be 'd2' or 'uniform', got {self.landmarks!r}.")
-            if self.algorithm == "r-kgroups":
-                raise ValueError("`algorithm`='r-kgroups' is R's rule on the distances themselves: it takes no `approximation`.")
-            if isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel"):
-                raise ValueError("`approximation`='nystroem' needs the points: a precomputed matrix already holds every pair.")
-        if self.batch_size is not None:
-            check_positive_int(self.batch_size, "batch_size")
-            if self.approximation != "nystroem":
-                raise ValueError("`batch_size` runs mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem'.")
-            if not isinstance(init, str):
-                raise ValueError("`batch_size` starts from `init` on a sample of the points: `init` must be a string, not labels.")
-        kernel_given = isinstance(self.metric, str) and self.metric == "precomputed_kernel"
-        if kernel_given:
-            if self.exponent != 1.0 or self.sigma is not None:
-                raise ValueError("`exponent` and `sigma` do not apply to metric='precomputed_kernel'.")
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"`X` must be a square Gram matrix for metric='precomputed_kernel', got shape {X.shape}.")
-            check_symmetric(X, "X", "metric='precomputed_kernel'")
-            check_gram(X, "X")
-            sm = None
-        else:
-            sm = resolve_semimetric(self.metric, self.exponent, self.sigma)
-            X = prepare_points(X, sm, "X")
-        n = X.shape[0]
-        w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
-        kept = None if w is None or (w > 0).all() else np.flatnonzero(w > 0)
-        k = check_n_clusters(self.n_clusters, n if kept is None else kept.size)
-        if self.algorithm == "r-kgroups":
-            if kernel_given or not (sm.is_euclidean_power or sm.precomputed) or sm.exponent != 1.0:
-                raise ValueError("`algorithm`='r-kgroups' needs metric='euclidean' with exponent=1 (or 'precomputed').")
-            if w is not None:
-                raise ValueError("`algorithm`='r-kgroups' takes no `sample_weight` (R's kgroups has none).")
-        start = None
-        if isinstance(init, str):
-            if init not in _INITS:
-                raise ValueError(f"`init` must be one of {_INITS} or an array of labels, got {init!r}.")
-            if init == "power-kmeans" and (kernel_given or sm.precomputed):
-                raise ValueError("`init`='power-kmeans' needs the points themselves, not a precomputed matrix.")
-        else:
-            start, levels = as_labels(init, n, "init")
-            if len(levels) != k:
-                raise ValueError(f"`init` labels must take k = {k} distinct values, got {len(levels)}.")
-            start = start.astype(np.intp) if kept is None else start[kept].astype(np.intp)
-            empty = np.flatnonzero(np.bincount(start, minlength=k) == 0)
-            if empty.size:
-                raise ValueError(f"`init` labels leave cluster {int(empty[0])} empty" + ("." if kept is None else " among the points of positive weight."))
-        return _Problem(k, n_init, max_iter, sm, X, w, kept, start, init, w_shift)
 
     # fitting -----------------------------------------------------------------------
 
@@ -390,10 +302,12 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     def _fit(self, X, sample_weight, init):
         """Fit to complete rows (see :meth:`fit`)."""
-        problem = self._validate(X, sample_weight, init)
+        problem = validate(self, X, sample_weight, init)
         k, sm, kept = problem.k, problem.semimetric, problem.kept
         # a Gram matrix scales like a precomputed distance matrix
-        scaling = Scaling.for_data(problem.data, sm if sm is not None else resolve_semimetric("precomputed"))
+        scaling = Scaling.for_data(
+            problem.data, sm if sm is not None else resolve_semimetric("precomputed")
+        )
         full, sm_fit = scaling.data(problem.data), (None if sm is None else scaling.semimetric(sm))
         fit_data, fit_w = full, problem.weights
         if kept is not None:
@@ -401,19 +315,29 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             if sm is not None and not sm.precomputed:
                 fit_data = full[kept]
             else:
-                check_fits(f"the {kept.size} x {kept.size} matrix of the points of positive weight", dense_bytes(kept.size))
+                check_fits(
+                    f"the {kept.size} x {kept.size} matrix of the points of positive weight",
+                    dense_bytes(kept.size),
+                )
                 fit_data = full[np.ix_(kept, kept)]
         n = fit_data.shape[0]
         gen = stream_source(self.random_state, "random_state")
         streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
-        reserve = 8 * n * (4 * k + 8)  # partition state, indicators and products beside the matrix or features
+        # partition state, indicators and products beside the matrix or features
+        reserve = 8 * n * (4 * k + 8)
         path, batch = ("exact", None)
         if self.approximation is not None:
-            path, batch = nystroem_path(n, k, min(self.n_landmarks, n), reserve, self.batch_size, problem.start is not None)
+            path, batch = nystroem_path(
+                n, k, min(self.n_landmarks, n), reserve, self.batch_size, problem.start is not None
+            )
         self.path_, self.batch_size_ = path, batch
         if path == "nystroem-minibatch":
-            labels, W, T, passes, converged = self._fit_minibatch(full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch)
-            return self._fitted(labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k, None)
+            labels, W, T, passes, converged = self._fit_minibatch(
+                full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch
+            )
+            return self._fitted(
+                labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k, None
+            )
         distribute = len(streams) > 1 and n_workers(self.n_jobs) > 1  # restarts as joblib tasks
         kernel = Kernel(fit_w) if self.algorithm != "r-kgroups" else None
         estimate = approximation_of(
@@ -423,12 +347,15 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         jobs = None if distribute else self.n_jobs  # else one start's passes may use the workers
         op = make_operator(fit_data, sm_fit, Repeated(reserve), kernel=kernel,
                            approximation=estimate, n_jobs=jobs)
-        labels, W, T, within_, iterations, converged, count = self._fit_operator(op, fit_data, fit_w, problem, streams, distribute)
+        labels, W, T, within_, iterations, converged, count = self._fit_operator(
+            op, fit_data, fit_w, problem, streams, distribute
+        )
         if op.features is not None:
             # The features leave out each point's residual e_i = E_ii outside the landmarks'
             # span (E = K - Phi Phi' is positive semidefinite). With D_il = K_ii + K_ll - 2 K_il,
-            # W = W_hat + sum_i w_i e_i - sum_j w_j' E_jj w_j / s_j, so W_hat <= W <= W_hat + sum w e:
-            # the upper bound, which drops only the residual's group means, is reported.
+            # W = W_hat + sum_i w_i e_i - sum_j w_j' E_jj w_j / s_j, so
+            # W_hat <= W <= W_hat + sum w e: the upper bound, which drops only the residual's
+            # group means, is reported.
             unit_w = np.ones(n) if fit_w is None else fit_w
             extra = np.bincount(labels, weights=unit_w * op.residual, minlength=k)
             W, T = W + extra.sum(), T + extra.sum()
@@ -437,29 +364,40 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             order = canonical_order(labels, fit_w, k)
             labels, within_ = np.argsort(order)[labels], within_[order]
         # W_j = s_j / 2 g(C_j, C_j) of each cluster (eq. 15), R kgroups' `within`; they sum to W
-        within_W = np.bincount(labels, weights=np.ones(n) if fit_w is None else fit_w, minlength=k) / 2.0 * within_
+        within_W = (
+            np.bincount(labels, weights=np.ones(n) if fit_w is None else fit_w, minlength=k)
+            / 2.0 * within_
+        )
+        # a new point's weight, as the fitted weights are scaled
+        unit = float(np.ldexp(1.0, -problem.weight_shift))
         # the rule for new points (predict's), which also places the points of weight 0;
         # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
         # feature sums: no n x n array
-        unit = float(np.ldexp(1.0, -problem.weight_shift))  # a new point's weight, as the fitted weights are scaled
-        self._assignment = make_assignment(op, sm_fit, fit_data, kept, labels, np.ones(n) if fit_w is None else fit_w, within_, k, unit)
+        self._assignment = make_assignment(
+            op, sm_fit, fit_data, kept, labels, np.ones(n) if fit_w is None else fit_w, within_, k,
+            unit,
+        )
         if kept is not None:  # the points of weight 0 go where predict would put them
             dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
             all_labels = np.empty(full.shape[0], dtype=np.intp)
             all_labels[kept] = labels
-            all_labels[dropped] = self._assignment(full[dropped], np.diag(full)[dropped] if sm is None else None)
+            all_labels[dropped] = self._assignment(
+                full[dropped], np.diag(full)[dropped] if sm is None else None
+            )
             labels = all_labels
         if self.algorithm == "r-kgroups":
             self.count_ = count
-        return self._fitted(labels, W, T, iterations, converged, scaling.weighted(problem.weight_shift), k, within_W)
+        return self._fitted(
+            labels, W, T, iterations, converged, scaling.weighted(problem.weight_shift), k, within_W
+        )
 
     def _fitted(self, labels, W, T, iterations, converged, scaling, k, within_W):
         """Set the fitted attributes; returns self."""
         if not converged:
             warnings.warn(
-                f"KGroups did not converge within max_iter={self.max_iter} sweeps; increase `max_iter`.",
-                ConvergenceWarning,
-                stacklevel=3,
+                f"KGroups did not converge within max_iter={self.max_iter} sweeps; increase "
+                "`max_iter`.",
+                ConvergenceWarning, stacklevel=3,
             )
         self.labels_ = labels
         self._scaling, self._statistics, self._within = scaling, (W, T - W), within_W
@@ -468,16 +406,22 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
         return self
 
-    def _fit_minibatch(self, full, points, sm, w, problem: _Problem, streams: list, stream, batch: int):
+    def _fit_minibatch(
+        self, full, points, sm, w, problem: Problem, streams: list, stream, batch: int
+    ):
         """Mini-batch steps of ``batch`` points and Lloyd's passes on Nystroem features computed
         block by block (:mod:`._minibatch`): labels, W, T, passes, converged."""
         k, kept = problem.k, problem.kept
         feature_map = nystroem_map(points, sm, w, self.n_landmarks, stream, self.landmarks)
-        fit = minibatch_fit(points, w, feature_map, k, problem.init, batch, problem.max_iter, streams, stream)
+        fit = minibatch_fit(
+            points, w, feature_map, k, problem.init, batch, problem.max_iter, streams, stream
+        )
         order = canonical_order(fit.labels, w, k)
         labels = np.argsort(order)[fit.labels]
         s = np.bincount(labels, weights=w, minlength=k)
-        self._assignment = feature_assignment(fit.feature_map, fit.S[order], s, float(np.ldexp(1.0, -problem.weight_shift)))
+        self._assignment = feature_assignment(
+            fit.feature_map, fit.S[order], s, float(np.ldexp(1.0, -problem.weight_shift))
+        )
         if kept is not None:  # the points of weight 0 go where predict would put them
             all_labels = np.empty(full.shape[0], dtype=np.intp)
             all_labels[kept] = labels
@@ -501,7 +445,10 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     def _report(self):
         return kgroups_report(self)
 
-    def _fit_operator(self, op: PairwiseOperator, points: np.ndarray, w, problem: _Problem, streams: list, distribute: bool):
+    def _fit_operator(
+        self, op: PairwiseOperator, points: np.ndarray, w, problem: Problem, streams: list,
+        distribute: bool,
+    ):
         """Fit to the points of positive weight on their operator ``op``: labels, W, T,
         g(C_l, C_l), sweeps, converged, count.
 
@@ -513,12 +460,23 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         n, k = op.n, problem.k
         init = problem.init if problem.start is None else problem.start
         # power k-means starts from the points (from the features of a kernel known by them)
-        points = (points if op.features is None else op.features) if isinstance(init, str) and init == "power-kmeans" else None
-        options = dict(weights=w, k=k, algorithm=self.algorithm, init=init, max_iter=problem.max_iter)
+        points = (
+            (points if op.features is None else op.features)
+            if isinstance(init, str) and init == "power-kmeans"
+            else None
+        )
+        options = dict(
+            weights=w, k=k, algorithm=self.algorithm, init=init, max_iter=problem.max_iter
+        )
         if distribute:
-            chunks = np.array_split(np.arange(len(streams)), min(n_workers(self.n_jobs), len(streams)))
+            chunks = np.array_split(
+                np.arange(len(streams)), min(n_workers(self.n_jobs), len(streams))
+            )
             calls = [{"streams": [streams[i] for i in c]} for c in chunks]
-            parts = run_tasks(functools.partial(restarts, **options), calls, self.n_jobs, shared={"build": op.recipe, "points": points})
+            parts = run_tasks(
+                functools.partial(restarts, **options), calls, self.n_jobs,
+                shared={"build": op.recipe, "points": points},
+            )
             results = [r for part in parts for r in part]
         else:
             results = restarts(op.recipe, points, streams=streams, operator=op, **options)
@@ -532,7 +490,8 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             M = op.quadratic(np.hstack([indicator(labels, k), np.ones((n, 1))]))
             W = float(np.sum(np.diag(M)[:k] / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
             T = M[k, k] / (2.0 * n)  # eq. (18)
-            within_ = np.diag(M)[:k] / np.bincount(labels, minlength=k) ** 2  # g(C_l, C_l), eq. (13)
+            # g(C_l, C_l), eq. (13)
+            within_ = np.diag(M)[:k] / np.bincount(labels, minlength=k) ** 2
             return labels, W, T, within_, iterations, converged, count
         diag = op.diagonal()
         T = float(unit_w @ diag)
@@ -590,7 +549,10 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self)
         if not self._assignment.predicts:
-            raise ValueError("`predict` needs semimetric values to the training points; metric='precomputed_kernel' has none.")
+            raise ValueError(
+                "`predict` needs semimetric values to the training points; "
+                "metric='precomputed_kernel' has none."
+            )
         numeric_columns(X, "X")
         X = self._scaling.data(validate_data(self, X, dtype=np.float64, reset=False))
         if self.metric == "precomputed" and X.min() < 0:

@@ -80,19 +80,26 @@ class _Points:
     @staticmethod
     def augment(centres: np.ndarray) -> np.ndarray:
         """[-2 c, ||c||^2, 1] for every centre c."""
-        return np.hstack([-2.0 * centres, np.einsum("ij,ij->i", centres, centres)[:, None], np.ones((centres.shape[0], 1))])
+        return np.hstack([
+            -2.0 * centres, np.einsum("ij,ij->i", centres, centres)[:, None],
+            np.ones((centres.shape[0], 1)),
+        ])
 
     def map(self, work):
         """``[work(a, b) for each block]``, in block order; with at least two blocks per core
         the blocks are shared among the cores (fixed shares: the same sums on every run)."""
         if len(self.blocks) < 2 * THREADS:
             return [work(a, b) for a, b in self.blocks]
-        shares = run_threads(lambda mine: [work(a, b) for a, b in mine], round_robin(self.blocks, THREADS))
+        shares = run_threads(
+            lambda mine: [work(a, b) for a, b in mine], round_robin(self.blocks, THREADS)
+        )
         done = [iter(share) for share in shares]
         return [next(done[i % len(shares)]) for i in range(len(self.blocks))]
 
 
-def _distances(P: _Points, a: int, b: int, augmented: np.ndarray, floor: float = 0.0, out=None) -> np.ndarray:
+def _distances(
+    P: _Points, a: int, b: int, augmented: np.ndarray, floor: float = 0.0, out=None
+) -> np.ndarray:
     """Squared distances of the centres to rows a:b (k x (b - a): the reductions over the
     centres then run along contiguous rows): ||x||^2 + ||c||^2 - 2 x.c in one product,
     floored at ``floor`` (the data are centred at their mean, so the expansion loses no
@@ -112,8 +119,9 @@ def _mm_block(P: _Points, a: int, b: int, augmented, s: float):
     With :math:`\delta_i = \min_j d_{ij}` and :math:`E_{ij} = (d_{ij}/\delta_i)^s \in [0, 1]`
     (exactly 1 at the nearest centre), :math:`\sum_l d_{il}^s = \delta_i^s R_i` with
     :math:`R_i = \sum_l E_{il}`, so the weights are
-    :math:`w_{ij} = (\sum_l d_{il}^s)^{1/s - 1} d_{ij}^{s - 1} = R_i^{1/s - 1} E_{ij} \delta_i / d_{ij}
-    \in [0, 1]`, which cannot overflow for any s < 0, and the power mean is
+    :math:`w_{ij} = (\sum_l d_{il}^s)^{1/s - 1} d_{ij}^{s - 1}
+    = R_i^{1/s - 1} E_{ij} \delta_i / d_{ij} \in [0, 1]`, which cannot overflow for any
+    s < 0, and the power mean is
     :math:`M_s(d_i) = \delta_i (R_i / k)^{1/s}` (Xu & Lange eq. 8). One logarithm and one
     exponential per entry; an exponential below float64's normal range is 0
     (:func:`_exp_normal`). Returns the weighted sums of the points and the weights per
@@ -188,7 +196,9 @@ def _lloyd_block(P: _Points, a: int, b: int, augmented):
     return Z @ P.X[a:b], Z.sum(axis=1), labels, float(d[labels, np.arange(b - a)].sum())
 
 
-def _lloyd(P: _Points, centres: np.ndarray, max_iter: int) -> tuple[np.ndarray, np.ndarray, float, int]:
+def _lloyd(
+    P: _Points, centres: np.ndarray, max_iter: int
+) -> tuple[np.ndarray, np.ndarray, float, int]:
     """Lloyd steps to a k-means local minimum (an emptied cluster keeps its centre): the
     centres, labels, inertia and the number of centre updates."""
     labels = None
@@ -352,7 +362,10 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         check_n_jobs(self.n_jobs)
         if isinstance(self.init, str):
             if self.init not in ("k-means++", "random"):
-                raise ValueError(f"`init` must be 'k-means++', 'random' or an array of centres, got {self.init!r}.")
+                raise ValueError(
+                    "`init` must be 'k-means++', 'random' or an array of centres, got "
+                    f"{self.init!r}."
+                )
             start = None
         else:
             start = as_data(self.init, "init")
@@ -379,8 +392,11 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             path.append(f)  # f_{s_m}(Theta_m), eq. (8)
             if stop_when_hard and hard:
                 return centres, updates, s, np.array(path), True
-            if previous is not None and abs(path[-2] - path[-1]) < self.tol * max(abs(path[-2]), _TINY):
-                if np.array_equal(_nearest(P, centres), _nearest(P, previous)):  # rarely reached: computed then
+            if previous is not None and (
+                abs(path[-2] - path[-1]) < self.tol * max(abs(path[-2]), _TINY)
+            ):
+                # rarely reached: computed then
+                if np.array_equal(_nearest(P, centres), _nearest(P, previous)):
                     return centres, updates, s, np.array(path), True
             previous, centres = centres, new
             s *= self.eta  # Algorithm 1, step 5
@@ -404,7 +420,10 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             chunks = np.array_split(np.arange(n_init), min(jobs, n_init))
             parts = run_tasks(
                 functools.partial(_power_restarts, estimator=self, k=k, max_iter=max_iter),
-                [{"streams": [streams[i] for i in c], "starts": [starts[i] for i in c]} for c in chunks],
+                [
+                    {"streams": [streams[i] for i in c], "starts": [starts[i] for i in c]}
+                    for c in chunks
+                ],
                 self.n_jobs,
                 shared={"X": P.X},
             )
@@ -419,13 +438,17 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         order = canonical_order(labels, None, k)  # the same partition, the same numbering
         centres, labels = centres[order], np.argsort(order)[labels]
         if not converged:
-            warnings.warn(f"PowerKMeans did not converge within max_iter={max_iter}; increase `max_iter`.", ConvergenceWarning, stacklevel=2)
+            warnings.warn(
+                f"PowerKMeans did not converge within max_iter={max_iter}; increase `max_iter`.",
+                ConvergenceWarning, stacklevel=2,
+            )
         self.cluster_centers_ = np.ldexp(centres + mean, scaling.shift)  # exact: a power of two
         empty = k - np.unique(labels).size
         if empty:
             warnings.warn(
-                f"PowerKMeans left {empty} of the n_clusters={k} clusters empty (no point is nearest their "
-                f"centre; the data have {np.unique(X, axis=0).shape[0]} distinct rows): fit fewer clusters.",
+                f"PowerKMeans left {empty} of the n_clusters={k} clusters empty (no point is "
+                f"nearest their centre; the data have {np.unique(X, axis=0).shape[0]} distinct "
+                "rows): fit fewer clusters.",
                 ConvergenceWarning,
                 stacklevel=2,
             )

@@ -125,7 +125,8 @@ def _split_curve(xs, ws, centre):
         W[a : a + m] = (p1 - c * p0) / c + ((P1n - p1) - (total + c) * (P0n - p0)) / (total - c)
         np.greater(xs[a + 1 : a + 1 + m], xs[a : a + m], out=admissible[a : a + m])
     T = (P1n - total * P0n) / total  # (s/2) g(X, X), eq. (18)
-    for a in range(0, n - 1, _CHUNK):  # each block reads the next one's first value, not yet overwritten
+    # each block reads the next one's first value, not yet overwritten
+    for a in range(0, n - 1, _CHUNK):
         b = min(a + _CHUNK, n - 1)
         xs[a:b] = _midpoint(xs[a:b], xs[a + 1 : b + 1])
     return W, xs[: n - 1], (None if admissible.all() else admissible), T
@@ -212,12 +213,16 @@ def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResu
         raise ValueError(f"`x` must be one-dimensional, got {x.shape[1]} columns.")
     w, w_shift = weight_scale(as_weights(sample_weight, x.shape[0], "sample_weight"))
     full = x[:, 0]
-    scaling = Scaling.for_data(x, resolve_semimetric()).weighted(w_shift)  # W is linear in the weights
+    # W is linear in the weights
+    scaling = Scaling.for_data(x, resolve_semimetric()).weighted(w_shift)
     x = scaling.data(full if w is None else full[w > 0])  # a point of weight 0 counts as removed
     w = None if w is None else w[w > 0]
     n = x.shape[0]
     if n < 2:
-        raise ValueError("`x` must hold at least two distinct values" + ("." if w is None else " of positive weight."))
+        raise ValueError(
+            "`x` must hold at least two distinct values"
+            + ("." if w is None else " of positive weight.")
+        )
     needed = 17 * n + 8 * full.shape[0] + (16 * n if w is not None else 0)
     check_fits(f"split_1d of {n} points (sorted copy, W curve, admissible splits, labels)", needed)
     if w is None:

@@ -16,13 +16,13 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
-from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
 from .._frontdoor import front_door
+from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
 from .._random import as_generator
 from .._resampling import check_resamples
-from .._validation import as_data, check_n_clusters
 from .._result_bases import ClusteringResult, NullPanel, TestResult
 from .._results import Table
+from .._validation import as_data, check_n_clusters
 from .cluster_test import check_kgroups_options
 from .kgroups import KGroups
 
@@ -91,7 +91,9 @@ def _covariance_root(cov, d: int) -> np.ndarray:
     try:
         C = np.asarray(cov, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"`cov` must be a number or an array of numbers, got {type(cov).__name__}.") from None
+        raise TypeError(
+            f"`cov` must be a number or an array of numbers, got {type(cov).__name__}."
+        ) from None
     if not np.isfinite(C).all():
         raise ValueError("`cov` contains NaN or infinite values.")
     if C.ndim == 0 or C.shape == (d,):
@@ -99,7 +101,9 @@ def _covariance_root(cov, d: int) -> np.ndarray:
             raise ValueError("`cov` must hold positive variances.")
         return np.diag(np.broadcast_to(np.sqrt(C), (d,)))
     if C.shape != (d, d):
-        raise ValueError(f"`cov` must be a scalar, of shape ({d},) or ({d}, {d}), got shape {C.shape}.")
+        raise ValueError(
+            f"`cov` must be a scalar, of shape ({d},) or ({d}, {d}), got shape {C.shape}."
+        )
     if np.abs(C - C.T).max() > 1e-12 * np.abs(C).max():
         raise ValueError("`cov` must be symmetric.")
     values, vectors = np.linalg.eigh((C + C.T) / 2)
@@ -242,15 +246,19 @@ def thinned_cluster_comparison(
     fit_part = _thin(X, family, cov, epsilon, thinning)
     test_part = X - fit_part
     model = KGroups(k, random_state=clustering, n_jobs=n_jobs, **kgroups_options).fit(fit_part)
-    semimetric = {name: kgroups_options[name] for name in _SEMIMETRIC_OPTIONS if name in kgroups_options}
+    semimetric = {
+        name: kgroups_options[name] for name in _SEMIMETRIC_OPTIONS if name in kgroups_options
+    }
     pair_stream, test_stream = relabeling.spawn(2)
     test = energy_test(
-        test_part, model.labels_, statistic=statistic, n_resamples=n_resamples, rng=test_stream, n_jobs=n_jobs, **semimetric
+        test_part, model.labels_, statistic=statistic, n_resamples=n_resamples, rng=test_stream,
+        n_jobs=n_jobs, **semimetric,
     )
     pairwise = None
     if k > 2:
         pairwise = pairwise_energy_tests(
-            test_part, model.labels_, rng=pair_stream, n_resamples=n_resamples, n_jobs=n_jobs, **semimetric
+            test_part, model.labels_, rng=pair_stream, n_resamples=n_resamples, n_jobs=n_jobs,
+            **semimetric,
         )
     return ThinnedComparisonResult(
         statistic=test.statistic,

@@ -22,9 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from ._cdf_table import mean_distances_by_table
-
 from .._resampling import tie_scale
+from ._cdf_table import mean_distances_by_table
 
 __all__ = ["energy_scale", "mean_distances"]
 
@@ -42,7 +41,10 @@ def energy_scale(statistic: float, n: int, between: float, spread: float) -> flo
 
 
 def _norm(z):
-    return 2.0 * z * special.ndtr(z) + 2.0 * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) - z, 2.0 / np.sqrt(np.pi)
+    return (
+        2.0 * z * special.ndtr(z) + 2.0 * np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) - z,
+        2.0 / np.sqrt(np.pi),
+    )
 
 
 def _expon(z):
@@ -57,7 +59,10 @@ def _uniform(z):
 def _gamma(z, a):
     # G(z) = a F_{a+1}(z): the partial mean of the gamma is a times the cdf with shape a + 1
     inside = np.maximum(z, 0.0)
-    g = inside * (2.0 * special.gammainc(a, inside) - 1.0) + a - 2.0 * a * special.gammainc(a + 1.0, inside)
+    g = (
+        inside * (2.0 * special.gammainc(a, inside) - 1.0) + a
+        - 2.0 * a * special.gammainc(a + 1.0, inside)
+    )
     between = 2.0 * np.exp(special.gammaln(a + 0.5) - special.gammaln(a)) / np.sqrt(np.pi)
     return np.where(z > 0, g, a - z), between
 
@@ -67,7 +72,10 @@ def _lognorm(z, s):
     mean = np.exp(0.5 * s * s)
     with np.errstate(divide="ignore"):
         log_z = np.log(np.maximum(z, 0.0))
-    g = z * (2.0 * special.ndtr(log_z / s) - 1.0) + mean - 2.0 * mean * special.ndtr((log_z - s * s) / s)
+    g = (
+        z * (2.0 * special.ndtr(log_z / s) - 1.0) + mean
+        - 2.0 * mean * special.ndtr((log_z - s * s) / s)
+    )
     return np.where(z > 0, g, mean - z), 2.0 * mean * (2.0 * special.ndtr(s / np.sqrt(2.0)) - 1.0)
 
 
@@ -75,7 +83,10 @@ def _weibull_min(z, c):
     # G(z) = Gamma(1 + 1/c) P(1 + 1/c, z^c), P the regularised lower incomplete gamma
     mean = special.gamma(1.0 + 1.0 / c)
     power = np.maximum(z, 0.0) ** c
-    g = z * (1.0 - 2.0 * np.exp(-power)) + mean - 2.0 * mean * special.gammainc(1.0 + 1.0 / c, power)
+    g = (
+        z * (1.0 - 2.0 * np.exp(-power)) + mean
+        - 2.0 * mean * special.gammainc(1.0 + 1.0 / c, power)
+    )
     return np.where(z > 0, g, mean - z), 2.0 * mean * (1.0 - 2.0 ** (-1.0 / c))
 
 

@@ -12,7 +12,8 @@ Two families (Székely & Rizzo 2004; R ``energy``'s help page "Poisson Tests"):
 
   .. math::
 
-      \hat F(k) = \min\Big(1, \frac{m_{k+1} + (k + 1) - \bar x + 2\bar x \hat F(k - 1)}{2(k + 1)}\Big)
+      \hat F(k) = \min\Big(1, \frac{m_{k+1} + (k + 1) - \bar x + 2\bar x \hat F(k - 1)}
+                                   {2(k + 1)}\Big)
               = \min\Big(1, \frac{\sum_{i \le k} F_n(i) + \bar x\,\hat F(k - 1)}{k + 1}\Big)
 
   (the second form by the first identity for the sample, :math:`F_n` its EDF; capped at 1
@@ -41,16 +42,23 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .._config import check_fits
 from .._frontdoor import front_door
 from .._operator import sorted_pair_sums
 from .._random import as_generator
-from .._config import check_fits
-from .._resampling import Draws, Options, check_observed, check_resamples, null_distribution
-from .._resampling import pvalue, tie_scale
-from .._validation import as_data
-from ._standard import energy_scale
+from .._resampling import (
+    Draws,
+    Options,
+    check_observed,
+    check_resamples,
+    null_distribution,
+    pvalue,
+    tie_scale,
+)
 from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 from .._results import Table
+from .._validation import as_data
+from ._standard import energy_scale
 from .normality import _log_poisson
 
 __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
@@ -58,7 +66,9 @@ __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
 _STATISTICS = ("M-CvM", "M-AD", "E")
 #: The values of ``test`` (of both :func:`poisson_statistic` and :func:`poisson_test`) and
 #: the statistics each names.
-_TESTS = {"all": _STATISTICS, "M": ("M-CvM", "M-AD"), "E": ("E",), "M-CvM": ("M-CvM",), "M-AD": ("M-AD",)}
+_TESTS = {
+    "all": _STATISTICS, "M": ("M-CvM", "M-AD"), "E": ("E",), "M-CvM": ("M-CvM",), "M-AD": ("M-AD",),
+}
 _METHOD = {"M-CvM": "M-CvM test", "M-AD": "M-AD test", "E": "Energy test"}
 #: The width poisson_test allows the samples' grids beyond the data's (each side), for their
 #: memory and as the run of its tie scale: wider than :func:`_grid_bounds`' margins.
@@ -148,9 +158,13 @@ def _check(x) -> np.ndarray:
     if bad.any():
         raise ValueError(f"`x` must hold non-negative integers (counts), got {x[bad][0]:g}.")
     if x.max() > 2**50:
-        raise ValueError(f"`x` holds a count of {x.max():.3g}, beyond the exact integers of float64 (2^50 here).")
+        raise ValueError(
+            f"`x` holds a count of {x.max():.3g}, beyond the exact integers of float64 (2^50 here)."
+        )
     if not x.any():
-        raise ValueError("`x` is all zeros: the fitted Poisson(0) is a point mass, there is nothing to test.")
+        raise ValueError(
+            "`x` is all zeros: the fitted Poisson(0) is a point mass, there is nothing to test."
+        )
     return x.astype(np.int64)
 
 
@@ -219,11 +233,13 @@ def _check_grid(X: np.ndarray, low: int, high: int) -> None:
     :data:`MAX_GRID` or that does not fit the working memory (it spans the range of the counts)."""
     if high - low + 1 > MAX_GRID:
         raise ValueError(
-            f"the M statistics of counts from {int(X.min()):,} to {int(X.max()):,} need a grid of {high - low + 1:,} counts, "
-            f"more than {MAX_GRID:,} (one step of their recursion per count: over a minute per sample); use test='E', whose statistic needs no grid."
+            f"the M statistics of counts from {int(X.min()):,} to {int(X.max()):,} need a grid of "
+            f"{high - low + 1:,} counts, more than {MAX_GRID:,} (one step of their recursion per "
+            "count: over a minute per sample); use test='E', whose statistic needs no grid."
         )
     check_fits(
-        f"the M statistics of counts from {int(X.min()):,} to {int(X.max()):,} (a grid of {high - low + 1:,} counts"
+        f"the M statistics of counts from {int(X.min()):,} to {int(X.max()):,} (a grid of "
+        f"{high - low + 1:,} counts"
         + (f" for each of {X.shape[0]:,} samples)" if X.shape[0] > 1 else ")"),
         8.0 * _GRID_ARRAYS * X.shape[0] * (high - low + 1.0),
         "test='E', whose statistic needs no grid",
@@ -268,18 +284,26 @@ def _m_estimate(running: np.ndarray, lam: np.ndarray, k: np.ndarray) -> np.ndarr
     return out
 
 
-def _m_statistics(X: np.ndarray, lam: np.ndarray, k: np.ndarray, cdf, pmf, sf) -> tuple[np.ndarray, np.ndarray]:
+def _m_statistics(
+    X: np.ndarray, lam: np.ndarray, k: np.ndarray, cdf, pmf, sf
+) -> tuple[np.ndarray, np.ndarray]:
     """M-CvM and M-AD of each row (Székely & Rizzo 2004; module docstring), on the grid k."""
     n = X.shape[1]
     rows = np.arange(X.shape[0])[:, None] * k.size
-    counts = np.bincount((rows + X - k[0]).ravel(), minlength=X.shape[0] * k.size).reshape(X.shape[0], k.size)
-    running = np.cumsum(np.cumsum(counts, axis=1), axis=1) / n  # sum_{i <= k} F_n(i); F_n = 0 below the grid
+    counts = np.bincount((rows + X - k[0]).ravel(), minlength=X.shape[0] * k.size).reshape(
+        X.shape[0], k.size
+    )
+    # sum_{i <= k} F_n(i); F_n = 0 below the grid
+    running = np.cumsum(np.cumsum(counts, axis=1), axis=1) / n
     F_hat = np.zeros_like(running)  # 0 below the smallest count
     low, high = X.min() - k[0], X.max() - k[0]
     F_hat[:, low : high + 1] = _m_estimate(running[:, low : high + 1], lam, k[low : high + 1])
     previous = F_hat[:, high]
-    # above the largest count sum_{i <= k} F_n(i) = k + 1 - lambda, so 1 - F_hat(k) = lambda / (k + 1) (1 - F_hat(k - 1))
-    F_hat[:, high + 1 :] = 1.0 - (1.0 - previous[:, None]) * np.cumprod(lam[:, None] / (k[high + 1 :] + 1.0), axis=1)
+    # above the largest count sum_{i <= k} F_n(i) = k + 1 - lambda, so
+    # 1 - F_hat(k) = lambda / (k + 1) (1 - F_hat(k - 1))
+    F_hat[:, high + 1 :] = 1.0 - (1.0 - previous[:, None]) * np.cumprod(
+        lam[:, None] / (k[high + 1 :] + 1.0), axis=1
+    )
     squares = (F_hat - cdf) ** 2 * pmf
     with np.errstate(divide="ignore", invalid="ignore"):
         anderson = np.where((cdf > 0) & (sf > 0), squares / (cdf * sf), 0.0)
@@ -403,12 +427,15 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
     Examples
     --------
     >>> import energystats as es
-    >>> x = [1, 1, 2, 4, 1, 4, 4, 2, 2, 0, 1, 1, 3, 1, 3, 2, 3, 6, 1, 3, 4, 1, 2, 0, 1, 1, 0, 1, 4, 1]
+    >>> x = [1, 1, 2, 4, 1, 4, 4, 2, 2, 0, 1, 1, 3, 1, 3, 2, 3, 6, 1, 3, 4, 1, 2, 0, 1, 1, 0, 1,
+    ...      4, 1]
     >>> round(es.poisson_statistic(x), 6)  # R: poisson.e(x)
     0.847383
-    >>> round(es.poisson_statistic(x, test="M-CvM"), 6), round(es.poisson_statistic(x, test="M-AD"), 6)
+    >>> (round(es.poisson_statistic(x, test="M-CvM"), 6),
+    ...  round(es.poisson_statistic(x, test="M-AD"), 6))
     (0.006698, 0.051548)
-    >>> {name: round(value, 6) for name, value in es.poisson_statistic(x, test="M").items()}  # R: poisson.m(x)
+    >>> # R: poisson.m(x)
+    >>> {name: round(value, 6) for name, value in es.poisson_statistic(x, test="M").items()}
     {'M-CvM': 0.006698, 'M-AD': 0.051548}
     """
     tests = _check_test(test)
@@ -426,7 +453,9 @@ def _check_test(test) -> tuple[str, ...]:
 
 
 @front_door("x", names=("x",))
-def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_policy: str = "raise") -> PoissonTestResult:
+def poisson_test(
+    x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_policy: str = "raise"
+) -> PoissonTestResult:
     r"""Goodness-of-fit tests of the Poisson distribution with estimated mean (R ``poisson.tests``).
 
     H0: the counts are i.i.d. Poisson, lambda unknown. Parametric bootstrap: ``n_resamples``
@@ -490,7 +519,8 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
     observed = check_observed(_statistics(x[None, :], tests)[0], "the Poisson statistic")
     gen = as_generator(rng)
     low, high = _grid_bounds(x[None, :], np.array([lam]))
-    width = high - low + 1 + 2 * int(_SPAN_SD * np.sqrt(lam) + _SPAN_ADD)  # the samples' grid, wider than the data's
+    # the samples' grid, wider than the data's
+    width = high - low + 1 + 2 * int(_SPAN_SD * np.sqrt(lam) + _SPAN_ADD)
     if tests == ("E",):  # no grid: 8 arrays of the samples' size
         per, what = 8 * 8 * n, f"poisson_test (n = {n})"
     else:
@@ -506,7 +536,7 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_
     scale = np.array([energy_scale(t, n, between, float(x.std())) if name == "E"
                       else tie_scale(abs(t), run=width) for name, t in zip(tests, observed)])
     return PoissonTestResult(
-        tests=tests, statistic=observed, pvalue=pvalue(observed, null, scale=scale, what="the Poisson statistic"), estimate=lam,
-        n_samples=n, n_resamples=B,
-        null_distribution=null,
+        tests=tests, statistic=observed,
+        pvalue=pvalue(observed, null, scale=scale, what="the Poisson statistic"), estimate=lam,
+        n_samples=n, n_resamples=B, null_distribution=null,
     )

@@ -25,8 +25,15 @@ from scipy import stats
 from .._frontdoor import front_door
 from .._operator import sorted_pair_sums
 from .._random import as_generator
-from .._resampling import Draws, Options, check_observed, check_progress, check_resamples
-from .._resampling import null_distribution, pvalue
+from .._resampling import (
+    Draws,
+    Options,
+    check_observed,
+    check_progress,
+    check_resamples,
+    null_distribution,
+    pvalue,
+)
 from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale
@@ -97,7 +104,10 @@ def _split(frozen) -> tuple[object, tuple, object, object]:
     names = parameter_names(family)
     values = dict(zip(names, frozen.args))
     values.update(frozen.kwds)
-    return family, tuple(values[name] for name in names[:-2]), values.get("loc", 0.0), values.get("scale", 1.0)
+    return (
+        family, tuple(values[name] for name in names[:-2]), values.get("loc", 0.0),
+        values.get("scale", 1.0),
+    )
 
 
 def _statistic(family, shapes: tuple, loc, scale, x: np.ndarray) -> np.ndarray:
@@ -131,16 +141,29 @@ def _check_params(family, params: tuple, known: dict | None, fit) -> None:
     """Refuse parameters that are not finite numbers or a scale that is not positive (the
     statistic of z = (x - loc) / scale would be NaN or infinite), naming where they came from."""
     names, values = parameter_names(family), np.asarray(params, dtype=float)
-    bad = [name for name, value in zip(names, values) if not np.isfinite(value) or (name == "scale" and value <= 0)]
+    bad = [
+        name
+        for name, value in zip(names, values)
+        if not np.isfinite(value) or (name == "scale" and value <= 0)
+    ]
     if bad:
-        source = "`dist`" if known is None else "`known_params`" if bad[0] in known else "`fit`" if fit is not None else "the fit to `x`"
+        source = (
+            "`dist`" if known is None
+            else "`known_params`" if bad[0] in known
+            else "`fit`" if fit is not None
+            else "the fit to `x`"
+        )
         given = ", ".join(f"{name}={value:g}" for name, value in zip(names, values))
-        raise ValueError(f"{source} gave {family.name} parameters {given}: they must be finite, with scale > 0.")
+        raise ValueError(
+            f"{source} gave {family.name} parameters {given}: they must be finite, with scale > 0."
+        )
 
 
 def _tie_scale(family, params: tuple, x: np.ndarray, statistic: float) -> float:
     """:func:`~._standard.energy_scale` of the statistic of x against ``family(*params)``."""
-    between = float(mean_distances(family, tuple(np.atleast_1d(p) for p in params[:-2]), np.zeros((1, 1)))[1][0])
+    between = float(
+        mean_distances(family, tuple(np.atleast_1d(p) for p in params[:-2]), np.zeros((1, 1)))[1][0]
+    )
     return energy_scale(statistic, x.size, between, float(np.std((x - params[-2]) / params[-1])))
 
 
@@ -208,14 +231,20 @@ def energy_gof_statistic(dist, x, axis: int = -1):
     (0.3746, 0.77)
     """
     if not (hasattr(dist, "dist") and isinstance(dist.dist, stats.rv_continuous)):
-        raise TypeError("`dist` must be a frozen scipy.stats continuous distribution, e.g. stats.gamma(2.0).")
+        raise TypeError(
+            "`dist` must be a frozen scipy.stats continuous distribution, e.g. stats.gamma(2.0)."
+        )
     family, shapes, loc, scale = _split(dist)
     mean = family.mean(*shapes)
     if not np.all(np.isfinite(mean)):
-        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
+        raise ValueError(
+            f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite."
+        )
     # the parameters broadcast against the data as laid out, then every array's sample axis last
     if not (np.all(np.isfinite(loc)) and np.all(np.asarray(scale, dtype=float) > 0)):
-        raise ValueError(f"`dist` has loc={loc} and scale={scale}: loc must be finite and scale > 0.")
+        raise ValueError(
+            f"`dist` has loc={loc} and scale={scale}: loc must be finite and scale > 0."
+        )
     x, loc, scale, *shapes = (np.moveaxis(a, axis, -1) for a in np.broadcast_arrays(
         np.asarray(x, dtype=float), loc, scale, *shapes))
     if x.shape[-1] == 0:
@@ -239,24 +268,43 @@ def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
         known = dict(known_params or {})
         for name, value in known.items():
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
-                raise TypeError(f"`known_params['{name}']` must be a real number, got {type(value).__name__} {value!r}.")
+                raise TypeError(
+                    f"`known_params['{name}']` must be a real number, got {type(value).__name__} "
+                    f"{value!r}."
+                )
         unknown = sorted(set(known) - set(names))
         if unknown:
-            raise ValueError(f"`known_params` has {', '.join(unknown)}, not parameters of {dist.name} ({', '.join(names)}).")
+            raise ValueError(
+                f"`known_params` has {', '.join(unknown)}, not parameters of {dist.name} "
+                f"({', '.join(names)})."
+            )
         if fit is not None and not callable(fit):
             raise TypeError("`fit` must be a callable returning the parameters, or None.")
         return x, dist, known, B
     if hasattr(dist, "dist") and isinstance(dist.dist, stats.rv_continuous):
         if known_params is not None or fit is not None:
-            raise ValueError("`known_params` and `fit` apply to a family (e.g. stats.gamma), not to a frozen distribution.")
+            raise ValueError(
+                "`known_params` and `fit` apply to a family (e.g. stats.gamma), not to a frozen "
+                "distribution."
+            )
         return x, dist, None, B
-    raise TypeError("`dist` must be a scipy.stats continuous distribution: a family such as stats.gamma "
-                    "(parameters estimated) or a frozen one such as stats.gamma(2.0) (parameters known).")
+    raise TypeError(
+        "`dist` must be a scipy.stats continuous distribution: a family such as stats.gamma "
+        "(parameters estimated) or a frozen one such as stats.gamma(2.0) (parameters known)."
+    )
 
 
 @front_door("x", names=("x",))
 def energy_gof(
-    x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None, progress: bool | None = None, nan_policy: str = "raise"
+    x,
+    dist,
+    *,
+    known_params=None,
+    fit=None,
+    n_resamples: int = 999,
+    rng=None,
+    progress: bool | None = None,
+    nan_policy: str = "raise",
 ) -> EnergyGofResult:
     r"""Energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous distribution.
 
@@ -331,7 +379,8 @@ def energy_gof(
     >>> res = es.energy_gof(x, stats.weibull_min, known_params={"loc": 0}, n_resamples=199, rng=1)
     >>> res.estimated, round(res.params["c"], 3), res.pvalue
     (('c', 'scale'), 1.419, 0.825)
-    >>> es.energy_gof(x, stats.weibull_min(1.5, scale=2.0), n_resamples=199, rng=1).pvalue  # all known
+    >>> # all known
+    >>> es.energy_gof(x, stats.weibull_min(1.5, scale=2.0), n_resamples=199, rng=1).pvalue
     0.935
     >>> es.energy_gof(x, stats.lognorm, known_params={"loc": 0}, n_resamples=199, rng=1).pvalue
     0.005
@@ -363,9 +412,16 @@ def energy_gof(
             params, estimate = tuple(float(known[name]) for name in names), None
     _check_params(family, params, known, fit)
     if not np.isfinite(family.mean(*params[:-2])):
-        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
+        raise ValueError(
+            f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite."
+        )
     null_dist = family(*params)
-    statistic = float(check_observed(_statistic(family, params[:-2], params[-2], params[-1], x[None, :])[0], "the energy goodness-of-fit statistic"))
+    statistic = float(
+        check_observed(
+            _statistic(family, params[:-2], params[-2], params[-1], x[None, :])[0],
+            "the energy goodness-of-fit statistic",
+        )
+    )
     # the draws, their fits and temporaries: 8 arrays of a sample's size
     one_by_one = estimate is not None and not vectorised(family, known, fit)
     engine = Draws(
@@ -378,10 +434,16 @@ def energy_gof(
     names = parameter_names(family)
     return EnergyGofResult(
         statistic=statistic,
-        pvalue=pvalue(statistic, null, scale=_tie_scale(family, params, x, statistic), what="the energy goodness-of-fit statistic"),
+        pvalue=pvalue(
+            statistic, null, scale=_tie_scale(family, params, x, statistic),
+            what="the energy goodness-of-fit statistic",
+        ),
         distribution=family.name,
-        params={name: float(value) if name not in ("loc", "scale") else Scaling(0, float(e)).result(float(value), f"the estimated {name}")
-                for name, value in zip(names, params)},
+        params={
+            name: float(value) if name not in ("loc", "scale")
+            else Scaling(0, float(e)).result(float(value), f"the estimated {name}")
+            for name, value in zip(names, params)
+        },
         estimated=estimated,
         n_samples=n,
         n_resamples=B,

@@ -107,7 +107,8 @@ def test_three_clusters():
     X[30:60, 0] += 6.0
     X[60:, 1] += 6.0
     res = es.cluster_test(X, 3, n_resamples=19, rng=1, n_init=3)
-    assert res.n_components >= 2 and res.pvalue == 0.05  # deterministic: fixed seeds; the smallest p-value of B = 19
+    # deterministic: fixed seeds; the smallest p-value of B = 19
+    assert res.n_components >= 2 and res.pvalue == 0.05
     assert sorted(res.model.cluster_sizes_.tolist()) == [30, 30, 30]
 
 
@@ -122,27 +123,53 @@ def test_signal_dimension():
     assert es.signal_dimension(lam, n) == es.signal_dimension(3.0 * lam, n)
     gen = np.random.default_rng(6)
     # sample eigenvalues of spherical data: J = 1 in at least 90% of the draws (each step at 0.05)
-    ones = [es.signal_dimension(np.linalg.eigvalsh(np.cov(gen.normal(size=(60, 10)).T))[::-1], 60) for _ in range(100)]
+    ones = [
+        es.signal_dimension(np.linalg.eigvalsh(np.cov(gen.normal(size=(60, 10)).T))[::-1], 60)
+        for _ in range(100)
+    ]
     assert ones.count(1) >= 90
 
 
 def test_result_repr():
     res = es.cluster_test(two_groups(np.random.default_rng(1)), 2, n_resamples=9, rng=0, n_init=2)
     assert repr(res).startswith("Energy test of cluster structure against one Gaussian")
-    assert f"S/T = {res.statistic:.5g}, p-value = {res.pvalue:.4g} (9 Gaussian samples)" in repr(res)
+    assert (
+        f"S/T = {res.statistic:.5g}, p-value = {res.pvalue:.4g} (9 Gaussian samples)" in repr(res)
+    )
 
 
 @pytest.mark.parametrize(
     "X,k,kwargs,match",
     [
         (np.zeros((4, 3)), 2, {}, r"needs more samples than features \+ 1"),
-        (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(directions="sigclust"), "`directions` must be 'conditional' or 'whitened'"),
-        (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(n_components=3), "`n_components` must be at most the number of features"),
-        (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(n_components=0), "`n_components` must be an integer >= 1"),
-        (np.random.default_rng(0).normal(size=(20, 3)), 2, dict(directions="whitened", n_components=1), "needs directions='conditional'"),
-        (np.random.default_rng(0).normal(size=(20, 2)), 1, {}, "`n_clusters` must be an integer >= 2"),
-        (np.random.default_rng(0).normal(size=(20, 2)), 21, {}, "`n_clusters` must be at most n_samples"),
-        (np.random.default_rng(0).normal(size=(20, 2)), 2, dict(metric="precomputed"), "rotation-invariant"),
+        (
+            np.random.default_rng(0).normal(size=(20, 2)), 2, dict(directions="sigclust"),
+            "`directions` must be 'conditional' or 'whitened'",
+        ),
+        (
+            np.random.default_rng(0).normal(size=(20, 2)), 2, dict(n_components=3),
+            "`n_components` must be at most the number of features",
+        ),
+        (
+            np.random.default_rng(0).normal(size=(20, 2)), 2, dict(n_components=0),
+            "`n_components` must be an integer >= 1",
+        ),
+        (
+            np.random.default_rng(0).normal(size=(20, 3)), 2,
+            dict(directions="whitened", n_components=1), "needs directions='conditional'",
+        ),
+        (
+            np.random.default_rng(0).normal(size=(20, 2)), 1, {},
+            "`n_clusters` must be an integer >= 2",
+        ),
+        (
+            np.random.default_rng(0).normal(size=(20, 2)), 21, {},
+            "`n_clusters` must be at most n_samples",
+        ),
+        (
+            np.random.default_rng(0).normal(size=(20, 2)), 2, dict(metric="precomputed"),
+            "rotation-invariant",
+        ),
         (np.c_[np.zeros(20), np.arange(20.0)], 2, {}, "singular sample covariance"),
         (np.full((20, 2), np.nan), 2, {}, "`X` contains missing values .* in 20 of 20 row"),
     ],
@@ -181,7 +208,10 @@ def test_level_for_gaussian_data(method, covariance, d):
             X[:, 0] *= 4.0
         else:
             X = X @ gen.normal(size=(d, d)).T + gen.normal(size=d) * 10
-        rejections += es.cluster_test(X, 2, directions=method, n_resamples=19, rng=gen, n_init=1).pvalue <= 0.05
+        rejections += (
+            es.cluster_test(X, 2, directions=method, n_resamples=19, rng=gen, n_init=1).pvalue
+            <= 0.05
+        )
     lo, hi = rejection_interval(reps)
     # false failure: P(Binom(300, 0.05) outside [3, 32]) = 5.2e-5 (tests/_calibration.py)
     assert lo <= rejections / reps <= hi, (rejections / reps, lo, hi)
@@ -200,7 +230,10 @@ def test_power_for_two_separated_groups(d, least):
     (the old 36, 36 and 30 of 40 failed a test of power 0.93 at d = 2 with probability 0.15);
     a test with power 0.5 passes with probability 0.04 (d = 2) and 0.003."""
     gen = np.random.default_rng(8 + d)
-    rejections = sum(es.cluster_test(two_groups(gen, d=d), 2, n_resamples=39, rng=gen, n_init=3).pvalue <= 0.05 for _ in range(40))
+    rejections = sum(
+        es.cluster_test(two_groups(gen, d=d), 2, n_resamples=39, rng=gen, n_init=3).pvalue <= 0.05
+        for _ in range(40)
+    )
     # false failure: P(Binom(40, 0.876) < 26) = 4.5e-5 (d = 2); P(Binom(40, 0.919) < 29) = 5.4e-5
     assert rejections >= least
 
@@ -238,8 +271,14 @@ def test_clusters_below_a_gaussian_spike_are_found():
         (([3.0, -1.0], 10), {}, ValueError, "`eigenvalues` must be finite and non-negative"),
         (([1.0, 3.0], 10), {}, ValueError, "`eigenvalues` must be in non-increasing order"),
         (([], 10), {}, ValueError, "`eigenvalues` must be a non-empty 1-D array"),
-        (([3.0, 1.0], 10), {"alpha": 5}, ValueError, r"`alpha` must be a number in \(0, 1\), got 5"),
-        (([3.0, 1.0], 10), {"level": 0.1}, TypeError, r"signal_dimension\(\) takes `alpha`, not `level`"),
+        (
+            ([3.0, 1.0], 10), {"alpha": 5}, ValueError,
+            r"`alpha` must be a number in \(0, 1\), got 5",
+        ),
+        (
+            ([3.0, 1.0], 10), {"level": 0.1}, TypeError,
+            r"signal_dimension\(\) takes `alpha`, not `level`",
+        ),
         (([3.0, 1.0], 10), {"minimum": 0}, ValueError, "`minimum` must be an integer >= 1"),
     ],
 )
@@ -251,8 +290,14 @@ def test_signal_dimension_bad_input(args, kwargs, error, match):
 @pytest.mark.parametrize(
     "call,match",
     [
-        (lambda X: es.cluster_test(X, 2, method="whitened"), r"cluster_test\(\) got unexpected keyword argument\(s\) 'method'.*`directions`"),
-        (lambda X: es.thinned_cluster_comparison(X, 2, cov=np.eye(2), n_inits=3), r"thinned_cluster_comparison\(\) got unexpected keyword argument\(s\) 'n_inits'"),
+        (
+            lambda X: es.cluster_test(X, 2, method="whitened"),
+            r"cluster_test\(\) got unexpected keyword argument\(s\) 'method'.*`directions`",
+        ),
+        (
+            lambda X: es.thinned_cluster_comparison(X, 2, cov=np.eye(2), n_inits=3),
+            r"thinned_cluster_comparison\(\) got unexpected keyword argument\(s\) 'n_inits'",
+        ),
     ],
 )
 def test_an_option_neither_its_own_nor_kgroups_is_named(call, match):

@@ -50,7 +50,9 @@ def test_each_merge_is_the_cheapest_pair(data):
     for step, height in enumerate(tree.height):
         keys = list(clusters)
         costs = [
-            es.dispersion(X[clusters[a] + clusters[b]], [0] * len(clusters[a]) + [1] * len(clusters[b])).pairwise[0, 1]
+            es.dispersion(
+                X[clusters[a] + clusters[b]], [0] * len(clusters[a]) + [1] * len(clusters[b])
+            ).pairwise[0, 1]
             for i, a in enumerate(keys)
             for b in keys[i + 1 :]
         ]
@@ -86,17 +88,26 @@ def test_invariances_and_metrics(data):
     np.testing.assert_array_equal(moved.merge, tree.merge)
     np.testing.assert_allclose(moved.height, tree.height, rtol=1e-9)
     scaled = es.energy_hclust(2.0 * data, exponent=1.5)
-    np.testing.assert_allclose(scaled.height, 2.0**1.5 * es.energy_hclust(data, exponent=1.5).height, rtol=1e-10)
+    np.testing.assert_allclose(
+        scaled.height, 2.0**1.5 * es.energy_hclust(data, exponent=1.5).height, rtol=1e-10
+    )
     D = es.pairwise_semimetric(data, exponent=0.5)
     pre = es.energy_hclust(D, metric="precomputed")
     np.testing.assert_array_equal(pre.merge, es.energy_hclust(data, exponent=0.5).merge)
     gauss = es.energy_hclust(data, metric="gaussian", sigma=2.0)
     np.testing.assert_allclose(
-        gauss.height, es.energy_hclust(es.pairwise_semimetric(data, metric="gaussian", sigma=2.0), metric="precomputed").height,
+        gauss.height,
+        es.energy_hclust(
+            es.pairwise_semimetric(data, metric="gaussian", sigma=2.0), metric="precomputed"
+        ).height,
         rtol=1e-10,
     )
-    callable_tree = es.energy_hclust(data, metric=lambda A, B: np.abs(A[:, None, 0] - B[None, :, 0]))
-    np.testing.assert_allclose(callable_tree.height, es.energy_hclust(data[:, 0]).height, rtol=1e-10)
+    callable_tree = es.energy_hclust(
+        data, metric=lambda A, B: np.abs(A[:, None, 0] - B[None, :, 0])
+    )
+    np.testing.assert_allclose(
+        callable_tree.height, es.energy_hclust(data[:, 0]).height, rtol=1e-10
+    )
 
 
 def test_tiny_and_huge_scales_are_exact(data):
@@ -150,8 +161,14 @@ def test_three_blobs_give_three_clusters():
     assert res.n_clusters == 3
     np.testing.assert_array_equal(res.labels, np.repeat([0, 1, 2], 40))
     nodes = res.nodes
-    assert list(nodes.columns) == ["node", "parent", "size", "statistic", "pvalue", "n_components", "threshold", "significant"]
-    assert nodes["significant"].sum() == 2 and nodes.iloc[0]["node"] == len(X) - 1 and nodes.iloc[0]["parent"] == -1
+    assert list(nodes.columns) == [
+        "node", "parent", "size", "statistic", "pvalue", "n_components", "threshold", "significant",
+    ]
+    assert (
+        nodes["significant"].sum() == 2
+        and nodes.iloc[0]["node"] == len(X) - 1
+        and nodes.iloc[0]["parent"] == -1
+    )
     np.testing.assert_allclose(nodes["threshold"], 0.05 * nodes["size"] / len(X))
     assert (nodes["pvalue"][nodes["significant"]] <= nodes["threshold"][nodes["significant"]]).all()
     again = es.significant_clusters(X, n_resamples=99, rng=1, n_init=3)
@@ -214,7 +231,10 @@ def test_three_blobs_are_found_in_most_data_sets():
     rng = np.random.default_rng(21)
     found = sum(
         # B = 39: p-values down to 1/40, below the second split's threshold 0.05 * 2/3
-        es.significant_clusters(three_blobs(rng, gap=6.0), n_resamples=39, rng=rng, n_init=3).n_clusters == 3 for _ in range(24)
+        es.significant_clusters(
+            three_blobs(rng, gap=6.0), n_resamples=39, rng=rng, n_init=3
+        ).n_clusters == 3
+        for _ in range(24)
     )
     assert found >= 19  # false failure: P(Binom(24, 0.977) < 19) = 1.3e-5
 

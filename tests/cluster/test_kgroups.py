@@ -1,4 +1,5 @@
-"""Kernel k-groups and weighted kernel k-means (energystats._cluster.kgroups and its _partition, _starts, _assignment)."""
+"""Kernel k-groups and weighted kernel k-means (energystats._cluster.kgroups and its _partition,
+_starts, _assignment)."""
 
 import warnings
 
@@ -13,7 +14,8 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 
 import energystats as es
-from energystats._cluster._partition import _hartigan_gains, _State, fit_once as _fit_once
+from energystats._cluster._partition import _hartigan_gains, _State
+from energystats._cluster._partition import fit_once as _fit_once
 from energystats._operator.dense import DenseOperator
 
 
@@ -54,7 +56,9 @@ def test_hartigan_never_decreases_Q_and_stops_at_a_local_optimum(rng):
             np.testing.assert_allclose(st.Q, fresh.Q, rtol=1e-9, atol=1e-9)
 
     start = np.random.default_rng(1).permutation(np.arange(len(X)) % 3)
-    st, sweeps, converged = _fit_once(G, w, start, 3, "hartigan", 100, np.random.default_rng(2), 1e-12, callback)
+    st, sweeps, converged = _fit_once(
+        G, w, start, 3, "hartigan", 100, np.random.default_rng(2), 1e-12, callback
+    )
     assert converged and len(history) > 0
     assert np.all(np.diff(history) > 0)
     # brute force: no single-point move (that keeps every group non-empty) lowers W
@@ -87,7 +91,8 @@ def test_lloyd_keeps_q_exact_after_every_sweep(rng):
 
 
 def test_weight_two_acts_like_a_duplicate(rng):
-    """Eq. (50) with w_p = 2 gives the same gains as duplicating point p (both copies kept together)."""
+    """Eq. (50) with w_p = 2 gives the same gains as duplicating point p (both copies kept
+    together)."""
     X, _ = blobs(rng, sizes=(8, 7, 9))
     labels = np.random.default_rng(3).permutation(np.arange(len(X)) % 3)
     p = 5
@@ -104,7 +109,9 @@ def test_weight_two_acts_like_a_duplicate(rng):
     others = np.arange(len(X)) != p
     np.testing.assert_allclose(gains_w[others], gains_d[: len(X)][others], rtol=1e-10, atol=1e-12)
     km_w = es.KGroups(3, init=labels).fit(X, sample_weight=w)
-    assert km_w.W_ == pytest.approx(es.dispersion(Xd, np.r_[km_w.labels_, km_w.labels_[p]]).W, rel=1e-10)
+    assert km_w.W_ == pytest.approx(
+        es.dispersion(Xd, np.r_[km_w.labels_, km_w.labels_[p]]).W, rel=1e-10
+    )
 
 
 def test_translation_by_1e8_gives_the_same_labels(rng):
@@ -126,13 +133,17 @@ def test_precomputed_and_precomputed_kernel_agree_with_points(rng):
     start = np.random.default_rng(0).permutation(np.arange(len(X)) % 3)
     a = es.KGroups(3, init=start, random_state=0).fit(X)
     b = es.KGroups(3, init=start, metric="precomputed", random_state=0).fit(brute_rho(X, X))
-    c = es.KGroups(3, init=start, metric="precomputed_kernel", random_state=0).fit(es.kernel_matrix(X))
+    c = es.KGroups(3, init=start, metric="precomputed_kernel", random_state=0).fit(
+        es.kernel_matrix(X)
+    )
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_array_equal(a.labels_, c.labels_)
     assert b.W_ == pytest.approx(a.W_, rel=1e-10)
     # with weights, a distance matrix is centred like points: objective_ is still S
     w = rng.uniform(0.5, 2.0, size=len(X))
-    d = es.KGroups(3, init=start, metric="precomputed", random_state=0).fit(brute_rho(X, X), sample_weight=w)
+    d = es.KGroups(3, init=start, metric="precomputed", random_state=0).fit(
+        brute_rho(X, X), sample_weight=w
+    )
     ref = es.dispersion(X, d.labels_, sample_weight=w)
     assert d.objective_ == pytest.approx(ref.S, rel=1e-10)
     assert d.W_ == pytest.approx(ref.W, rel=1e-10)
@@ -165,11 +176,15 @@ def test_sklearn_conventions(rng):
     km.set_params(exponent=1.5)
     assert clone(km).exponent == 1.5
     assert km.fit(X) is km
-    np.testing.assert_array_equal(es.KGroups(3, exponent=1.5, n_init=2, random_state=0).fit_predict(X), km.labels_)
+    np.testing.assert_array_equal(
+        es.KGroups(3, exponent=1.5, n_init=2, random_state=0).fit_predict(X), km.labels_
+    )
     Xc = X.copy()
     es.KGroups(3, n_init=1, random_state=0).fit(X, sample_weight=np.ones(len(X)))
     np.testing.assert_array_equal(X, Xc)
-    assert es.KGroups(3, n_init=1, random_state=0).fit(pd.DataFrame(X).astype(np.float32)).labels_.shape == (len(X),)
+    assert es.KGroups(3, n_init=1, random_state=0).fit(
+        pd.DataFrame(X).astype(np.float32)
+    ).labels_.shape == (len(X),)
 
 
 def test_predict_is_the_energy_cost_of_adding_a_point(rng):
@@ -183,7 +198,10 @@ def test_predict_is_the_energy_cost_of_adding_a_point(rng):
             members = X[km.labels_ == l]
             grown = np.vstack([members, x])
             costs.append(
-                es.dispersion(np.vstack([grown, X[km.labels_ != l]]), np.r_[np.zeros(len(grown)), np.ones(len(X) - len(members))]).within[0]
+                es.dispersion(
+                    np.vstack([grown, X[km.labels_ != l]]),
+                    np.r_[np.zeros(len(grown)), np.ones(len(X) - len(members))],
+                ).within[0]
                 - es.dispersion(X, km.labels_ == l).within[1]
             )
         assert p == int(np.argmin(costs))
@@ -216,24 +234,72 @@ def test_convergence_warning(rng):
     [
         (dict(n_clusters=0), None, None, ValueError, "`n_clusters` must be an integer >= 1"),
         (dict(n_clusters=2.5), None, None, TypeError, "`n_clusters` must be an integer"),
-        (dict(n_clusters=11), None, None, ValueError, r"`n_clusters` must be at most n_samples \(10\)"),
-        (dict(n_clusters=2), np.full((10, 2), np.nan), None, ValueError, r"`X` contains missing values \(NaN, None or masked\) in 10 of 10 row"),
-        (dict(n_clusters=2), np.ones(10), None, ValueError, "Expected a 2-dimensional container|Reshape your data"),
-        (dict(n_clusters=2), None, -np.ones(10), ValueError, "`sample_weight` must be non-negative"),
-        (dict(n_clusters=2), None, np.zeros(10), ValueError, "`sample_weight` is zero for every sample"),
-        (dict(n_clusters=3), None, np.r_[np.zeros(8), np.ones(2)], ValueError, r"`n_clusters` must be at most n_samples \(2\)"),
-        (dict(n_clusters=2, init=np.r_[np.zeros(9, int), 1]), None, np.r_[np.ones(9), 0], ValueError, "leave cluster 1 empty among the points of positive weight"),
-        (dict(n_clusters=2, init=np.zeros(9, int)), None, None, ValueError, r"`init` must have one entry per sample \(10\), got 9"),
-        (dict(n_clusters=2, init=np.zeros(10, int)), None, None, ValueError, "`init` labels must take k = 2 distinct values, got 1"),
-        (dict(n_clusters=2, init=np.arange(10) % 3), None, None, ValueError, "`init` labels must take k = 2 distinct values, got 3"),
-        (dict(n_clusters=2, init=np.r_[np.zeros(9), np.nan]), None, None, ValueError, r"`init` contains missing values \(NaN, None or masked\) in 1 of 10 row"),
+        (
+            dict(n_clusters=11), None, None, ValueError,
+            r"`n_clusters` must be at most n_samples \(10\)",
+        ),
+        (
+            dict(n_clusters=2), np.full((10, 2), np.nan), None, ValueError,
+            r"`X` contains missing values \(NaN, None or masked\) in 10 of 10 row",
+        ),
+        (
+            dict(n_clusters=2), np.ones(10), None, ValueError,
+            "Expected a 2-dimensional container|Reshape your data",
+        ),
+        (
+            dict(n_clusters=2), None, -np.ones(10), ValueError,
+            "`sample_weight` must be non-negative",
+        ),
+        (
+            dict(n_clusters=2), None, np.zeros(10), ValueError,
+            "`sample_weight` is zero for every sample",
+        ),
+        (
+            dict(n_clusters=3), None, np.r_[np.zeros(8), np.ones(2)], ValueError,
+            r"`n_clusters` must be at most n_samples \(2\)",
+        ),
+        (
+            dict(n_clusters=2, init=np.r_[np.zeros(9, int), 1]), None, np.r_[np.ones(9), 0],
+            ValueError, "leave cluster 1 empty among the points of positive weight",
+        ),
+        (
+            dict(n_clusters=2, init=np.zeros(9, int)), None, None, ValueError,
+            r"`init` must have one entry per sample \(10\), got 9",
+        ),
+        (
+            dict(n_clusters=2, init=np.zeros(10, int)), None, None, ValueError,
+            "`init` labels must take k = 2 distinct values, got 1",
+        ),
+        (
+            dict(n_clusters=2, init=np.arange(10) % 3), None, None, ValueError,
+            "`init` labels must take k = 2 distinct values, got 3",
+        ),
+        (
+            dict(n_clusters=2, init=np.r_[np.zeros(9), np.nan]), None, None, ValueError,
+            r"`init` contains missing values \(NaN, None or masked\) in 1 of 10 row",
+        ),
         (dict(n_clusters=2, init="farthest"), None, None, ValueError, "`init` must be one of"),
-        (dict(n_clusters=2, init="power-kmeans", metric="precomputed"), np.zeros((10, 10)), None, ValueError, "needs the points themselves"),
-        (dict(n_clusters=2, algorithm="elkan"), None, None, ValueError, "`algorithm` must be one of"),
+        (
+            dict(n_clusters=2, init="power-kmeans", metric="precomputed"), np.zeros((10, 10)), None,
+            ValueError, "needs the points themselves",
+        ),
+        (
+            dict(n_clusters=2, algorithm="elkan"), None, None, ValueError,
+            "`algorithm` must be one of",
+        ),
         (dict(n_clusters=2, n_init=0), None, None, ValueError, "`n_init` must be an integer >= 1"),
-        (dict(n_clusters=2, algorithm="r-kgroups", exponent=0.5), None, None, ValueError, "needs metric='euclidean' with exponent=1"),
-        (dict(n_clusters=2, algorithm="r-kgroups"), None, np.ones(10), ValueError, "takes no `sample_weight`"),
-        (dict(n_clusters=2, metric="precomputed_kernel"), np.zeros((10, 3)), None, ValueError, "must be a square Gram matrix"),
+        (
+            dict(n_clusters=2, algorithm="r-kgroups", exponent=0.5), None, None, ValueError,
+            "needs metric='euclidean' with exponent=1",
+        ),
+        (
+            dict(n_clusters=2, algorithm="r-kgroups"), None, np.ones(10), ValueError,
+            "takes no `sample_weight`",
+        ),
+        (
+            dict(n_clusters=2, metric="precomputed_kernel"), np.zeros((10, 3)), None, ValueError,
+            "must be a square Gram matrix",
+        ),
         (dict(n_clusters=2, metric="cosine"), None, None, ValueError, "`metric` must be one of"),
     ],
 )
@@ -250,7 +316,9 @@ def test_predict_errors(rng):
     km = es.KGroups(2, n_init=1, random_state=0).fit(X)
     with pytest.raises(ValueError, match="X has 3 features, but KGroups is expecting 2 features"):
         km.predict(np.zeros((2, 3)))
-    kern = es.KGroups(2, metric="precomputed_kernel", n_init=1, random_state=0).fit(es.kernel_matrix(X))
+    kern = es.KGroups(2, metric="precomputed_kernel", n_init=1, random_state=0).fit(
+        es.kernel_matrix(X)
+    )
     with pytest.raises(ValueError, match="metric='precomputed_kernel' has none"):
         kern.predict(X)
 
@@ -266,7 +334,9 @@ def _r_kgroups_sets():
 
 
 @pytest.mark.r
-@pytest.mark.parametrize("name,X,k", _r_kgroups_sets(), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    "name,X,k", _r_kgroups_sets(), ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_r_kgroups_mode_equals_r(name, X, k):
     from energystats._rbridge import r_call, r_field, r_matrix, to_numpy
 
@@ -300,17 +370,27 @@ def test_zero_weights_are_removed_points_and_integer_weights_repetitions(rng, al
     b = es.KGroups(3, algorithm=algorithm, random_state=1).fit(X[keep], sample_weight=w[keep])
     np.testing.assert_array_equal(a.labels_[keep], b.labels_)
     np.testing.assert_array_equal(a.labels_[~keep], b.predict(X[~keep]))
-    assert a.W_ == pytest.approx(b.W_, rel=1e-12) and a.objective_ == pytest.approx(b.objective_, rel=1e-12)
+    assert (
+        a.W_ == pytest.approx(b.W_, rel=1e-12)
+        and a.objective_ == pytest.approx(b.objective_, rel=1e-12)
+    )
     np.testing.assert_array_equal(a.cluster_sizes_, np.bincount(a.labels_, minlength=3))
-    repeated = es.KGroups(3, algorithm=algorithm, random_state=1).fit(X.repeat(w.astype(int), axis=0))
+    repeated = es.KGroups(3, algorithm=algorithm, random_state=1).fit(
+        X.repeat(w.astype(int), axis=0)
+    )
     assert repeated.W_ == pytest.approx(a.W_, rel=1e-9)
-    np.testing.assert_array_equal(repeated.predict(X), a.predict(X))  # the same partition, the same numbering
+    # the same partition, the same numbering
+    np.testing.assert_array_equal(repeated.predict(X), a.predict(X))
     D = brute_rho(X, X)
-    pre = es.KGroups(3, algorithm=algorithm, metric="precomputed", random_state=1).fit(D, sample_weight=w)
+    pre = es.KGroups(3, algorithm=algorithm, metric="precomputed", random_state=1).fit(
+        D, sample_weight=w
+    )
     assert pre.W_ == pytest.approx(a.W_, rel=1e-9)
     np.testing.assert_array_equal(pre.labels_, a.labels_)
     G = es.kernel_matrix(X, sample_weight=w)
-    kern = es.KGroups(3, algorithm=algorithm, metric="precomputed_kernel", random_state=1).fit(G, sample_weight=w)
+    kern = es.KGroups(3, algorithm=algorithm, metric="precomputed_kernel", random_state=1).fit(
+        G, sample_weight=w
+    )
     np.testing.assert_array_equal(kern.labels_, a.labels_)
 
 
@@ -324,7 +404,9 @@ def test_nystroem_features_with_every_point_a_landmark_give_the_centred_kernel(r
     X, _ = blobs(rng)
     w = rng.uniform(0.5, 2.0, size=len(X))
     for how in ("d2", "uniform"):
-        Phi, _, _ = nystroem_features(X, resolve_semimetric(exponent=0.5), w, len(X), np.random.default_rng(0), how)
+        Phi, _, _ = nystroem_features(
+            X, resolve_semimetric(exponent=0.5), w, len(X), np.random.default_rng(0), how
+        )
         G = es.kernel_matrix(X, exponent=0.5, sample_weight=w)
         np.testing.assert_allclose(Phi @ Phi.T, G, rtol=1e-8, atol=1e-8 * np.abs(G).max())
     op = NystroemOperator(Phi)
@@ -342,7 +424,10 @@ def test_nystroem_with_every_point_a_landmark_is_the_exact_fit(rng, algorithm):
     w = rng.uniform(0.5, 2.0, size=len(X))
     start = np.random.default_rng(0).permutation(np.arange(len(X)) % 3)
     exact = es.KGroups(3, algorithm=algorithm, init=start, random_state=1).fit(X, sample_weight=w)
-    nys = es.KGroups(3, algorithm=algorithm, init=start, random_state=1, approximation="nystroem", n_landmarks=len(X)).fit(X, sample_weight=w)
+    nys = es.KGroups(
+        3, algorithm=algorithm, init=start, random_state=1, approximation="nystroem",
+        n_landmarks=len(X),
+    ).fit(X, sample_weight=w)
     np.testing.assert_array_equal(nys.labels_, exact.labels_)
     assert nys.W_ == pytest.approx(exact.W_, rel=1e-8) and nys.n_iter_ == exact.n_iter_
     new = rng.normal(size=(30, 2)) * 3
@@ -368,7 +453,9 @@ def test_feature_state_keeps_its_sums_exact(rng):
             checked.append(True)
 
     start = np.random.default_rng(1).permutation(np.arange(len(X)) % 3)
-    st, _, converged = _fit_once(G, w, start, 3, "hartigan", 100, np.random.default_rng(2), 1e-12, callback)
+    st, _, converged = _fit_once(
+        G, w, start, 3, "hartigan", 100, np.random.default_rng(2), 1e-12, callback
+    )
     assert converged and checked
     # a local optimum of the Nyström kernel: no single move raises Q (eq. 50 on Phi Phi')
     gains = _hartigan_gains(st)
@@ -381,12 +468,15 @@ def test_nystroem_is_close_to_the_exact_fit_and_reproducible(rng):
     a = es.KGroups(3, random_state=5, approximation="nystroem", n_landmarks=100).fit(X)
     b = es.KGroups(3, random_state=5, approximation="nystroem", n_landmarks=100).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
-    assert adjusted_rand_score(a.labels_, exact.labels_) > 0.97  # deterministic: fixed seeds; here 0.997
+    # deterministic: fixed seeds; here 0.997
+    assert adjusted_rand_score(a.labels_, exact.labels_) > 0.97
     assert es.dispersion(X, a.labels_).W <= exact.W_ * 1.01
     assert (a.predict(X) == a.labels_).mean() > 0.97  # deterministic: fixed seeds; here 1.0
     w = np.ones(len(X))
     w[:50] = 0.0  # zero weights: removed points, labelled by predict's rule
-    c = es.KGroups(3, random_state=5, approximation="nystroem", n_landmarks=100).fit(X, sample_weight=w)
+    c = es.KGroups(3, random_state=5, approximation="nystroem", n_landmarks=100).fit(
+        X, sample_weight=w
+    )
     d = es.KGroups(3, random_state=5, approximation="nystroem", n_landmarks=100).fit(X[50:])
     np.testing.assert_array_equal(c.labels_[50:], d.labels_)
     np.testing.assert_array_equal(c.labels_[:50], d.predict(X[:50]))
@@ -402,10 +492,14 @@ def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
     X, _ = blobs(rng, sizes=(200, 150, 250), d=5, sep=1.5)
     w = rng.uniform(0.5, 2.0, size=len(X))
     for m, slack in ((20, 1.15), (100, 1.03)):
-        km = es.KGroups(3, random_state=2, exponent=exponent, approximation="nystroem", n_landmarks=m).fit(X, sample_weight=w)
+        km = es.KGroups(
+            3, random_state=2, exponent=exponent, approximation="nystroem", n_landmarks=m
+        ).fit(X, sample_weight=w)
         exact = es.dispersion(X, km.labels_, exponent=exponent, sample_weight=w)
         landmark_stream = np.random.default_rng(2).spawn(11)[10]  # after the 10 starts' streams
-        _, _, residual = nystroem_features(X, resolve_semimetric(exponent=exponent), w, m, landmark_stream, "d2")
+        _, _, residual = nystroem_features(
+            X, resolve_semimetric(exponent=exponent), w, m, landmark_stream, "d2"
+        )
         assert km.W_ - w @ residual <= exact.W * (1 + 1e-12) <= km.W_ * (1 + 1e-12)
         assert km.W_ <= exact.W * slack
     assert km.objective_ == pytest.approx(exact.S, rel=0.06)  # Q of the features, at m = 100
@@ -416,12 +510,24 @@ def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
     [
         (dict(approximation="projection"), "`approximation` must be None or 'nystroem'"),
         (dict(approximation="nystroem", n_landmarks=0), "`n_landmarks` must be an integer >= 1"),
-        (dict(approximation="nystroem", landmarks="random"), "`landmarks` must be 'd2' or 'uniform'"),
+        (
+            dict(approximation="nystroem", landmarks="random"),
+            "`landmarks` must be 'd2' or 'uniform'",
+        ),
         (dict(approximation="nystroem", algorithm="r-kgroups"), "takes no `approximation`"),
         (dict(approximation="nystroem", metric="precomputed"), "needs the points"),
-        (dict(approximation="nystroem", algorithm="lloyd", batch_size=0), "`batch_size` must be an integer >= 1"),
-        (dict(algorithm="lloyd", batch_size=5), "mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem'"),
-        (dict(approximation="nystroem", algorithm="lloyd", batch_size=5, init=np.arange(10) % 2), "`init` must be a string"),
+        (
+            dict(approximation="nystroem", algorithm="lloyd", batch_size=0),
+            "`batch_size` must be an integer >= 1",
+        ),
+        (
+            dict(algorithm="lloyd", batch_size=5),
+            "mini-batch Lloyd steps on Nystroem features: it needs approximation='nystroem'",
+        ),
+        (
+            dict(approximation="nystroem", algorithm="lloyd", batch_size=5, init=np.arange(10) % 2),
+            "`init` must be a string",
+        ),
     ],
 )
 def test_bad_nystroem_arguments(params, match):
@@ -436,9 +542,18 @@ def test_nystroem_raises_only_when_no_path_fits_and_names_the_options():
     path) it says so."""
     X = np.random.default_rng(0).normal(size=(2000, 3))
     with es.config_context(working_memory=0.5):
-        with pytest.raises(es.WorkingMemoryError, match=r"Nystroem k-groups on 2000 points with 50 landmarks, even in mini-batch steps of one point \(`batch_size`=1\), needs .*set_config\(working_memory=.*lower `n_landmarks`"):
+        with pytest.raises(
+            es.WorkingMemoryError,
+            match=r"Nystroem k-groups on 2000 points with 50 landmarks, even in mini-batch steps "
+            r"of one point \(`batch_size`=1\), needs .*set_config\(working_memory=.*lower "
+            r"`n_landmarks`",
+        ):
             es.KGroups(2, n_init=1, approximation="nystroem", n_landmarks=50).fit(X)
-        with pytest.raises(es.WorkingMemoryError, match=r"`init` labels rule out mini-batch steps, `batch_size`\) needs .*set_config\(working_memory=.*lower `n_landmarks`, or give `init` as a string"):
+        with pytest.raises(
+            es.WorkingMemoryError,
+            match=r"`init` labels rule out mini-batch steps, `batch_size`\) needs "
+            r".*set_config\(working_memory=.*lower `n_landmarks`, or give `init` as a string",
+        ):
             es.KGroups(2, init=np.arange(2000) % 2, approximation="nystroem", n_landmarks=50).fit(X)
 
 
@@ -448,13 +563,14 @@ def test_nystroem_takes_the_minibatch_path_when_the_features_do_not_fit(rng, alg
     below their 8 n (m + 1) bytes and the partition's state, the mini-batch path runs by itself
     with the largest batch of at most MAX_BATCH points that fits (checked against the memory
     formula on both sides), and gives what ``batch_size`` set to that batch gives."""
-    from energystats._cluster._minibatch import minibatch_bytes
-    from energystats._cluster._minibatch import MAX_BATCH
+    from energystats._cluster._minibatch import MAX_BATCH, minibatch_bytes
     from energystats._config import memory_budget
 
     X, _ = blobs(rng, sizes=(3000, 2000, 3000), d=3, sep=3.0)
     n, m, k = len(X), 40, 3
-    options = dict(algorithm=algorithm, approximation="nystroem", n_landmarks=m, random_state=4, n_init=2)
+    options = dict(
+        algorithm=algorithm, approximation="nystroem", n_landmarks=m, random_state=4, n_init=2
+    )
     held = es.KGroups(k, **options).fit(X)
     assert (held.path_, held.batch_size_) == ("nystroem", None)
     assert 8 * n * (m + 1) + 8 * n * (4 * k + 8) > 2.5 * 2**20  # the features do not fit 2.5 MiB
@@ -469,7 +585,8 @@ def test_nystroem_takes_the_minibatch_path_when_the_features_do_not_fit(rng, alg
     assert (given.path_, given.batch_size_) == ("nystroem-minibatch", b)
     np.testing.assert_array_equal(chosen.labels_, given.labels_)
     assert chosen.W_ == pytest.approx(given.W_, rel=1e-12)
-    assert adjusted_rand_score(chosen.labels_, held.labels_) > 0.99  # deterministic: fixed seeds; here 1.0 (both algorithms)
+    # deterministic: fixed seeds; here 1.0 (both algorithms)
+    assert adjusted_rand_score(chosen.labels_, held.labels_) > 0.99
 
 
 def test_exact_path_is_named_and_streams_where_the_matrix_does_not_fit(rng):
@@ -495,7 +612,9 @@ def test_minibatch_nystroem_ends_at_a_lloyd_fixed_point_of_the_features(rng, wei
     w = rng.uniform(0.5, 2.0, size=len(X)) if weighted else None
     if weighted:
         w[:7] = 0.0
-    options = dict(algorithm="lloyd", approximation="nystroem", n_landmarks=60, random_state=3, n_init=1)
+    options = dict(
+        algorithm="lloyd", approximation="nystroem", n_landmarks=60, random_state=3, n_init=1
+    )
     mini = es.KGroups(3, batch_size=100, **options).fit(X, sample_weight=w)
     assert mini.converged_ and mini.n_iter_ >= 1
     kept = slice(None) if w is None else w > 0
@@ -512,8 +631,12 @@ def test_init_labels_of_any_k_values_are_the_same_start(rng):
     X = rng.normal(size=(60, 2))
     start = np.arange(60) % 3
     base = es.KGroups(3, init=start, random_state=0).fit(X)
-    for other in (start + 1, (start + 1).astype(float), np.array(["a", "b", "c"])[start], 10 * start - 7):
-        np.testing.assert_array_equal(es.KGroups(3, init=other, random_state=0).fit(X).labels_, base.labels_)
+    for other in (
+        start + 1, (start + 1).astype(float), np.array(["a", "b", "c"])[start], 10 * start - 7,
+    ):
+        np.testing.assert_array_equal(
+            es.KGroups(3, init=other, random_state=0).fit(X).labels_, base.labels_
+        )
 
 
 def test_canonical_order_numbers_a_partition_whatever_its_labels(rng):
@@ -529,12 +652,15 @@ def test_canonical_order_numbers_a_partition_whatever_its_labels(rng):
         order = canonical_order(labels, w, k)
         canonical = np.argsort(order)[labels]
         renamed = rng.permutation(k)[labels]
-        np.testing.assert_array_equal(np.argsort(canonical_order(renamed, w, k))[renamed], canonical)
+        np.testing.assert_array_equal(
+            np.argsort(canonical_order(renamed, w, k))[renamed], canonical
+        )
         sizes = np.bincount(canonical, weights=w, minlength=k)
         present = np.unique(canonical)
         first = [np.flatnonzero(canonical == g)[0] for g in present]
         keys = [(-sizes[g], f) for g, f in zip(present, first)]
-        assert keys == sorted(keys) and present.tolist() == list(range(present.size))  # empty groups last
+        # empty groups last
+        assert keys == sorted(keys) and present.tolist() == list(range(present.size))
 
 
 def test_mirror_image_clusters_are_numbered_by_their_first_point_on_every_path(rng):
@@ -572,7 +698,8 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.slow  # subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
+# subprocesses on other thread counts or BLAS kernels: the machine matrix, in make test
+@pytest.mark.slow
 def test_labels_do_not_depend_on_the_blas_kernel():
     """The issue-35 cases under two OpenBLAS kernels (this machine's and Prescott's, which
     rounds products differently; on another BLAS the variable is ignored and the runs agree
@@ -584,7 +711,10 @@ def test_labels_do_not_depend_on_the_blas_kernel():
     import sys
 
     def run(env):
-        out = subprocess.run([sys.executable, "-c", KERNEL_FITS], capture_output=True, text=True, check=True, env=dict(os.environ, OPENBLAS_NUM_THREADS="1", **env))
+        out = subprocess.run(
+            [sys.executable, "-c", KERNEL_FITS], capture_output=True, text=True, check=True,
+            env=dict(os.environ, OPENBLAS_NUM_THREADS="1", **env),
+        )
         return json.loads(out.stdout)
 
     here, prescott = run({}), run({"OPENBLAS_CORETYPE": "Prescott"})

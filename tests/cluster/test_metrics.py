@@ -12,6 +12,10 @@ def test_accuracy_is_the_best_matching():
 
 
 def test_variation_of_information():
-    assert variation_of_information([0, 0, 1, 1], ["x", "x", "y", "y"]) == pytest.approx(0.0, abs=1e-15)
+    assert variation_of_information([0, 0, 1, 1], ["x", "x", "y", "y"]) == pytest.approx(
+        0.0, abs=1e-15
+    )
     # independent halves: VI = H(a) + H(b) = 2 log 2
-    assert variation_of_information([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(2 * np.log(2), rel=1e-12)
+    assert variation_of_information([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(
+        2 * np.log(2), rel=1e-12
+    )

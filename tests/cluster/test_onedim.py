@@ -27,7 +27,10 @@ def brute_weighted_W(groups, weights):
 
 
 small_samples = st.integers(2, 40).flatmap(
-    lambda n: arrays(np.float64, n, elements=st.integers(-6, 6).map(float) | st.floats(-100, 100, allow_subnormal=False))
+    lambda n: arrays(
+        np.float64, n,
+        elements=st.integers(-6, 6).map(float) | st.floats(-100, 100, allow_subnormal=False),
+    )
 )
 
 
@@ -70,7 +73,12 @@ def test_tiny_samples():
     n=st.integers(2, 30),
 )
 def test_weighted_curve_matches_brute_force(data, n):
-    x = data.draw(arrays(np.float64, n, elements=st.integers(-5, 5).map(float) | st.floats(-10, 10, allow_subnormal=False)))
+    x = data.draw(
+        arrays(
+            np.float64, n,
+            elements=st.integers(-5, 5).map(float) | st.floats(-10, 10, allow_subnormal=False),
+        )
+    )
     w = data.draw(arrays(np.float64, n, elements=st.floats(0.01, 10)))
     if np.unique(x).size < 2:
         return
@@ -112,7 +120,9 @@ def test_offset_of_1e9_changes_nothing_but_rounding(rng):
     assert shifted.split_index == base.split_index
     assert shifted.W == pytest.approx(base.W, rel=1e-6)
     assert shifted.threshold - 1e9 == pytest.approx(base.threshold, abs=1e-6)
-    assert es.energy_distance(x[:300] + 1e9, x[300:] + 1e9) == pytest.approx(es.energy_distance(x[:300], x[300:]), rel=1e-6)
+    assert es.energy_distance(x[:300] + 1e9, x[300:] + 1e9) == pytest.approx(
+        es.energy_distance(x[:300], x[300:]), rel=1e-6
+    )
 
 
 def test_adjacent_floats_are_split_exactly():
@@ -136,7 +146,10 @@ def test_inputs_not_modified_and_containers(rng):
     c = es.split_1d(x[:, None].astype(np.float32).astype(np.float64), sample_weight=w)
     assert a.W == b.W
     assert c.threshold == pytest.approx(a.threshold, rel=1e-6)
-    assert repr(a).startswith("Exact energy split of one-dimensional data into two groups") and f"threshold: {a.threshold:.5g}" in repr(a)
+    assert (
+        repr(a).startswith("Exact energy split of one-dimensional data into two groups")
+        and f"threshold: {a.threshold:.5g}" in repr(a)
+    )
 
 
 @pytest.mark.parametrize(
@@ -146,7 +159,10 @@ def test_inputs_not_modified_and_containers(rng):
         (dict(x=[1.0]), "`x` must hold at least two distinct values"),
         (dict(x=np.zeros((4, 2))), "`x` must be one-dimensional, got 2 columns"),
         (dict(x=[0.0, np.nan]), "`x` contains missing values"),
-        (dict(x=[0.0, 1.0, 2.0], sample_weight=[1.0, 0.0, 0.0]), "at least two distinct values of positive weight"),
+        (
+            dict(x=[0.0, 1.0, 2.0], sample_weight=[1.0, 0.0, 0.0]),
+            "at least two distinct values of positive weight",
+        ),
         (dict(x=[0.0, 1.0], sample_weight=[0.0, 0.0]), "`sample_weight` is zero for every sample"),
         (dict(x=[0.0, 1.0], sample_weight=[1.0]), "`sample_weight` must be one-dimensional"),
     ],
@@ -220,8 +236,13 @@ def test_split_within_the_budget_or_refused_before_allocating(rng):
     W curve, admissible splits, labels); a budget below that is refused with the sizes."""
     x = rng.normal(size=50_000)
     res = es.split_1d(x)
-    np.testing.assert_array_equal(res.curve_thresholds, 0.5 * np.sort(x)[:-1] + 0.5 * np.sort(x)[1:])
-    with es.config_context(working_memory=1), pytest.raises(es.WorkingMemoryError, match="split_1d of 50000 points"):
+    np.testing.assert_array_equal(
+        res.curve_thresholds, 0.5 * np.sort(x)[:-1] + 0.5 * np.sort(x)[1:]
+    )
+    with (
+        es.config_context(working_memory=1),
+        pytest.raises(es.WorkingMemoryError, match="split_1d of 50000 points"),
+    ):
         es.split_1d(x)
 
 
@@ -236,5 +257,7 @@ def test_exact_p_values_on_the_line_count_the_ties_of_swapped_groups():
         for statistic in "SEF":
             for ties in ("tolerant", "strict"):
                 line = es.energy_test(x, labels, exact=True, statistic=statistic, ties=ties)
-                plane = es.energy_test(np.c_[x, 0 * x], labels, exact=True, statistic=statistic, ties=ties)
+                plane = es.energy_test(
+                    np.c_[x, 0 * x], labels, exact=True, statistic=statistic, ties=ties
+                )
                 assert line.pvalue == plane.pvalue, (seed, statistic, ties)

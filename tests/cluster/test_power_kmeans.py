@@ -40,7 +40,9 @@ def test_weights_stay_finite_for_large_powers(rng):
         assert np.isfinite(mm_step(X, start, s)).all()
     # with |s| huge the weights are hard assignments: the centres become cluster means
     labels = np.argmin(_sq_dist(X, start), axis=1)
-    np.testing.assert_allclose(mm_step(X, start, -1e8), [X[labels == j].mean(axis=0) for j in range(4)], rtol=1e-6)
+    np.testing.assert_allclose(
+        mm_step(X, start, -1e8), [X[labels == j].mean(axis=0) for j in range(4)], rtol=1e-6
+    )
 
 
 def test_point_on_a_centre_gets_weight_one_there(rng):
@@ -51,7 +53,9 @@ def test_point_on_a_centre_gets_weight_one_there(rng):
     assert np.isfinite(power_objective(_sq_dist(X, centres), -2.0))
     # a distance exactly 0 (which one BLAS kernel's rounding gives and another's does not):
     # the point adds its limit, 0, and no overflow; the other point ((1 + 4^-2) / 2)^(-1/2)
-    assert power_objective(np.array([[0.0, 4.0], [1.0, 4.0]]), -2.0) == pytest.approx(((1 + 4.0**-2) / 2) ** -0.5, rel=1e-15)
+    assert power_objective(np.array([[0.0, 4.0], [1.0, 4.0]]), -2.0) == pytest.approx(
+        ((1 + 4.0**-2) / 2) ** -0.5, rel=1e-15
+    )
 
 
 @pytest.mark.parametrize("s0", [-1.0, -3.0, -9.0])
@@ -68,9 +72,13 @@ def test_objective_never_increases(rng, s0):
 def test_result_is_a_kmeans_local_minimum(rng):
     X, _ = paper_data(rng, n=300, k=5, d=4)
     pkm = es.PowerKMeans(5, random_state=1).fit(X)
-    np.testing.assert_allclose(pkm.cluster_centers_, [X[pkm.labels_ == j].mean(axis=0) for j in range(5)], rtol=1e-10)
+    np.testing.assert_allclose(
+        pkm.cluster_centers_, [X[pkm.labels_ == j].mean(axis=0) for j in range(5)], rtol=1e-10
+    )
     np.testing.assert_array_equal(pkm.predict(X), pkm.labels_)
-    assert pkm.inertia_ == pytest.approx(((X - pkm.cluster_centers_[pkm.labels_]) ** 2).sum(), rel=1e-10)
+    assert pkm.inertia_ == pytest.approx(
+        ((X - pkm.cluster_centers_[pkm.labels_]) ** 2).sum(), rel=1e-10
+    )
     km = KMeans(5, init=pkm.cluster_centers_, n_init=1).fit(X)
     np.testing.assert_array_equal(km.labels_, pkm.labels_)
 
@@ -88,7 +96,9 @@ def test_sklearn_conventions(rng):
     X, _ = paper_data(rng, n=100, k=3, d=2)
     pkm = es.PowerKMeans(3, s0=-3.0, random_state=0)
     assert clone(pkm).get_params()["s0"] == -3.0
-    np.testing.assert_array_equal(pkm.fit_predict(X), es.PowerKMeans(3, s0=-3.0, random_state=0).fit(X).labels_)
+    np.testing.assert_array_equal(
+        pkm.fit_predict(X), es.PowerKMeans(3, s0=-3.0, random_state=0).fit(X).labels_
+    )
     assert es.PowerKMeans(3, n_init=4, random_state=0).fit(X).inertia_ <= pkm.inertia_ * (1 + 1e-12)
 
 
@@ -100,8 +110,14 @@ def test_sklearn_conventions(rng):
         (dict(n_clusters=3, eta=np.nan), None, "`eta` must be a finite real number"),
         (dict(n_clusters=0), None, "`n_clusters` must be an integer >= 1"),
         (dict(n_clusters=11), None, r"`n_clusters` must be at most n_samples \(10\)"),
-        (dict(n_clusters=3), np.full((10, 2), np.nan), "`X` contains missing values .* nan_policy=.omit."),
-        (dict(n_clusters=3, init=np.zeros((2, 2))), None, r"`init` centres must have shape \(3, 2\)"),
+        (
+            dict(n_clusters=3), np.full((10, 2), np.nan),
+            "`X` contains missing values .* nan_policy=.omit.",
+        ),
+        (
+            dict(n_clusters=3, init=np.zeros((2, 2))), None,
+            r"`init` centres must have shape \(3, 2\)",
+        ),
         (dict(n_clusters=3, init="spectral"), None, "`init` must be 'k-means\\+\\+', 'random'"),
         (dict(n_clusters=3, tol=-1.0), None, "`tol` must be non-negative"),
     ],
@@ -116,7 +132,9 @@ def test_predict_errors(rng):
     with pytest.raises(NotFittedError, match="not fitted yet"):
         es.PowerKMeans(2).predict(np.zeros((2, 2)))
     pkm = es.PowerKMeans(2, random_state=0).fit(rng.normal(size=(20, 2)))
-    with pytest.raises(ValueError, match="X has 3 features, but PowerKMeans is expecting 2 features"):
+    with pytest.raises(
+        ValueError, match="X has 3 features, but PowerKMeans is expecting 2 features"
+    ):
         pkm.predict(np.zeros((2, 3)))
 
 
@@ -176,9 +194,13 @@ def test_the_same_partition_gets_the_same_labels_and_centres_follow(rng):
     for pk in fits:
         np.testing.assert_array_equal(pk.labels_, fits[0].labels_)
         np.testing.assert_array_equal(pk.predict(X), pk.labels_)
-        np.testing.assert_allclose(pk.cluster_centers_, fits[0].cluster_centers_, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            pk.cluster_centers_, fits[0].cluster_centers_, rtol=1e-12, atol=1e-12
+        )
     labels = fits[0].labels_
     np.testing.assert_array_equal(np.bincount(labels), [40, 40, 25])
     assert labels[0] == 0 and np.flatnonzero(labels == 0)[0] < np.flatnonzero(labels == 1)[0]
     for g in range(3):  # each centre is its cluster's mean (Lloyd's fixed point)
-        np.testing.assert_allclose(fits[0].cluster_centers_[g], X[labels == g].mean(axis=0), rtol=1e-10)
+        np.testing.assert_allclose(
+            fits[0].cluster_centers_[g], X[labels == g].mean(axis=0), rtol=1e-10
+        )

@@ -24,15 +24,21 @@ import energystats as es
 
 @parametrize_with_checks([es.KGroups(3), es.PowerKMeans(3)])
 def test_scikit_learn_estimator_checks(estimator, check):
-    if getattr(check, "func", check).__name__ == "check_array_api_input" and os.environ.get("SCIPY_ARRAY_API") != "1":
+    if (
+        getattr(check, "func", check).__name__ == "check_array_api_input"
+        and os.environ.get("SCIPY_ARRAY_API") != "1"
+    ):
         # scipy reads SCIPY_ARRAY_API when it is imported: this check needs a fresh process
         code = (
             "import energystats as es\n"
             "from sklearn.utils.estimator_checks import check_array_api_input\n"
-            f"check_array_api_input({type(estimator).__name__!r}, es.{type(estimator).__name__}(3), "
+            f"check_array_api_input({type(estimator).__name__!r}, "
+            f"es.{type(estimator).__name__}(3), "
             f"**{check.keywords!r})\n"
         )
-        subprocess.run([sys.executable, "-c", code], env={**os.environ, "SCIPY_ARRAY_API": "1"}, check=True)
+        subprocess.run(
+            [sys.executable, "-c", code], env={**os.environ, "SCIPY_ARRAY_API": "1"}, check=True
+        )
         return
     check(estimator)
 
@@ -44,7 +50,10 @@ def test_kgroups_in_a_pipeline_and_a_grid_search():
     labels = pipe.fit_predict(X)
     assert labels.shape == (150,) and set(labels) == {0, 1, 2}
     assert clone(pipe).get_params()["kgroups__n_clusters"] == 3
-    search = GridSearchCV(es.KGroups(2, n_init=1, random_state=0), {"n_clusters": [2, 3]}, cv=2, scoring="adjusted_rand_score")
+    search = GridSearchCV(
+        es.KGroups(2, n_init=1, random_state=0), {"n_clusters": [2, 3]}, cv=2,
+        scoring="adjusted_rand_score",
+    )
     search.fit(X, iris["Species"])
     assert search.best_params_["n_clusters"] in (2, 3)
 

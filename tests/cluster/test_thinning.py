@@ -27,7 +27,8 @@ def test_gaussian_parts_have_the_thinning_moments_and_are_independent(cov):
     se = 4 * np.sqrt(2.0 / n) * Sigma.diagonal().max()
     np.testing.assert_allclose(joint[:3, :3], eps * Sigma, atol=se)
     np.testing.assert_allclose(joint[3:, 3:], (1 - eps) * Sigma, atol=se)
-    np.testing.assert_allclose(joint[:3, 3:], 0.0, atol=se)  # X1 and X2 uncorrelated, hence independent
+    # X1 and X2 uncorrelated, hence independent
+    np.testing.assert_allclose(joint[:3, 3:], 0.0, atol=se)
     np.testing.assert_allclose(X1.mean(axis=0), eps * mu, atol=0.02)
     # conditionally on X: mean eps X, covariance eps (1 - eps) Sigma
     residual = X1 - eps * X
@@ -66,7 +67,8 @@ def test_three_clusters_get_pairwise_tests():
     X[30:60, 0] += 6.0
     X[60:, 1] += 6.0
     res = es.thinned_cluster_comparison(X, 3, cov=1.0, n_resamples=199, rng=1)
-    # deterministic: fixed seeds; every p-value is the smallest of its B = 199 (adjusted 0.015, 0.005)
+    # deterministic: fixed seeds; every p-value is the smallest of its B = 199
+    # (adjusted 0.015, 0.005)
     assert len(res.pairwise) == 3 and (res.pairwise["pvalue_adjusted"] < 0.05).all()
     assert res.pvalue < 0.01 and "Pairs of clusters (Holm):" in repr(res)
 
@@ -94,7 +96,10 @@ def test_input_is_not_modified():
         ({"cov": 1.0, "family": "poisson"}, ValueError, "`cov`"),
         ({"family": "poisson"}, ValueError, "non-negative integer"),
         ({"cov": 1.0, "n_resamples": 0}, ValueError, "`n_resamples`"),
-        ({"cov": 1.0, "random_state": 0}, TypeError, r"thinned_cluster_comparison\(\) takes `rng`, not `random_state`"),
+        (
+            {"cov": 1.0, "random_state": 0}, TypeError,
+            r"thinned_cluster_comparison\(\) takes `rng`, not `random_state`",
+        ),
     ],
 )
 def test_bad_input(kwargs, error, match):
@@ -129,7 +134,8 @@ def test_level_with_no_clusters(family):
                                                 n_init=1)
         rejections += res.pvalue <= 0.05
     low, high = rejection_interval(reps)
-    assert low <= rejections / reps <= high  # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)
+    # false failure: P(Binom(700, 0.05) outside [15, 59]) = 8.2e-5 (tests/_calibration.py)
+    assert low <= rejections / reps <= high
 
 
 @pytest.mark.slow

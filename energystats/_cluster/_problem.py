@@ -1,0 +1,157 @@
+"""A validated call of :meth:`KGroups.fit` (:class:`Problem`) and the checks of the
+estimator's parameters and data that make it (:func:`validate`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._parallel import check_n_jobs
+from .._semimetric import Semimetric, prepare_points, resolve_semimetric
+from .._validation import (
+    as_labels,
+    as_weights,
+    check_gram,
+    check_n_clusters,
+    check_n_init,
+    check_positive_int,
+    check_symmetric,
+    weight_scale,
+)
+
+__all__ = ["Problem", "validate"]
+
+_ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
+_INITS = ("k-means++", "random", "spectral", "power-kmeans")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A validated call of :meth:`KGroups.fit`.
+
+    Attributes
+    ----------
+    k, n_init, max_iter : int
+    semimetric : Semimetric or None
+        ``None`` for a Gram matrix (``metric="precomputed_kernel"``).
+    data : ndarray
+        The points, or the matrix when precomputed.
+    weights : ndarray or None
+    kept : ndarray or None
+        The points of positive weight, when some weights are 0.
+    start : ndarray or None
+        Starting labels of the points of positive weight (``init`` given as labels).
+    init : str or ndarray
+        ``init`` of the rows fitted.
+    weight_shift : int
+        The weights were divided by 2^weight_shift (:func:`weight_scale`).
+    """
+
+    k: int
+    n_init: int
+    max_iter: int
+    semimetric: Semimetric | None
+    data: np.ndarray
+    weights: np.ndarray | None
+    kept: np.ndarray | None
+    start: np.ndarray | None
+    init: str | np.ndarray
+    weight_shift: int
+
+
+def validate(model, X, sample_weight, init) -> Problem:
+    """Check the parameters of ``model`` (a :class:`KGroups`) and the data; X has passed
+    scikit-learn's ``validate_data``."""
+    if model.algorithm not in _ALGORITHMS:
+        raise ValueError(f"`algorithm` must be one of {_ALGORITHMS}, got {model.algorithm!r}.")
+    n_init = check_n_init(model.n_init, X.shape[0])
+    max_iter = check_positive_int(model.max_iter, "max_iter")
+    check_n_jobs(model.n_jobs)
+    if model.approximation not in (None, "nystroem"):
+        raise ValueError(
+            f"`approximation` must be None or 'nystroem', got {model.approximation!r}."
+        )
+    if model.approximation == "nystroem":
+        check_positive_int(model.n_landmarks, "n_landmarks")
+        if model.landmarks not in ("d2", "uniform"):
+            raise ValueError(f"`landmarks` must be 'd2' or 'uniform', got {model.landmarks!r}.")
+        if model.algorithm == "r-kgroups":
+            raise ValueError(
+                "`algorithm`='r-kgroups' is R's rule on the distances themselves: it takes no "
+                "`approximation`."
+            )
+        if isinstance(model.metric, str) and (
+            model.metric in ("precomputed", "precomputed_kernel")
+        ):
+            raise ValueError(
+                "`approximation`='nystroem' needs the points: a precomputed matrix already "
+                "holds every pair."
+            )
+    if model.batch_size is not None:
+        check_positive_int(model.batch_size, "batch_size")
+        if model.approximation != "nystroem":
+            raise ValueError(
+                "`batch_size` runs mini-batch Lloyd steps on Nystroem features: it needs "
+                "approximation='nystroem'."
+            )
+        if not isinstance(init, str):
+            raise ValueError(
+                "`batch_size` starts from `init` on a sample of the points: `init` must be a "
+                "string, not labels."
+            )
+    kernel_given = isinstance(model.metric, str) and model.metric == "precomputed_kernel"
+    if kernel_given:
+        if model.exponent != 1.0 or model.sigma is not None:
+            raise ValueError(
+                "`exponent` and `sigma` do not apply to metric='precomputed_kernel'."
+            )
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(
+                "`X` must be a square Gram matrix for metric='precomputed_kernel', got shape "
+                f"{X.shape}."
+            )
+        check_symmetric(X, "X", "metric='precomputed_kernel'")
+        check_gram(X, "X")
+        sm = None
+    else:
+        sm = resolve_semimetric(model.metric, model.exponent, model.sigma)
+        X = prepare_points(X, sm, "X")
+    n = X.shape[0]
+    w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
+    kept = None if w is None or (w > 0).all() else np.flatnonzero(w > 0)
+    k = check_n_clusters(model.n_clusters, n if kept is None else kept.size)
+    if model.algorithm == "r-kgroups":
+        if kernel_given or not (sm.is_euclidean_power or sm.precomputed) or sm.exponent != 1.0:
+            raise ValueError(
+                "`algorithm`='r-kgroups' needs metric='euclidean' with exponent=1 (or "
+                "'precomputed')."
+            )
+        if w is not None:
+            raise ValueError(
+                "`algorithm`='r-kgroups' takes no `sample_weight` (R's kgroups has none)."
+            )
+    start = None
+    if isinstance(init, str):
+        if init not in _INITS:
+            raise ValueError(
+                f"`init` must be one of {_INITS} or an array of labels, got {init!r}."
+            )
+        if init == "power-kmeans" and (kernel_given or sm.precomputed):
+            raise ValueError(
+                "`init`='power-kmeans' needs the points themselves, not a precomputed matrix."
+            )
+    else:
+        start, levels = as_labels(init, n, "init")
+        if len(levels) != k:
+            raise ValueError(
+                f"`init` labels must take k = {k} distinct values, got {len(levels)}."
+            )
+        start = start.astype(np.intp) if kept is None else start[kept].astype(np.intp)
+        empty = np.flatnonzero(np.bincount(start, minlength=k) == 0)
+        if empty.size:
+            raise ValueError(
+                f"`init` labels leave cluster {int(empty[0])} empty"
+                + ("." if kept is None else " among the points of positive weight.")
+            )
+    return Problem(k, n_init, max_iter, sm, X, w, kept, start, init, w_shift)
