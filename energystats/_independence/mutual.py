@@ -75,7 +75,7 @@ def mutual_independence_test(X, *, n_resamples: int = 999, exponent=1.0, rng=Non
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 3)); X[:, 2] = X[:, 0] * X[:, 1]
     >>> es.mutual_independence_test(X, n_resamples=199, rng=1).pvalue
-    0.005
+    0.01
     """
     B = check_resamples(n_resamples)
     X = as_data(X.to_numpy() if hasattr(X, "to_numpy") else X, "X", min_samples=4)
