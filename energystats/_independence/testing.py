@@ -5,16 +5,10 @@ t-test in high dimension (R ``dcorT.test``; Székely & Rizzo 2013).
 A permutation :math:`\pi` of y's rows leaves x's double-centred matrix A alone and permutes
 y's, so each null value is :math:`S(\pi) = \sum_{ij} A_{ij} b_{\pi(i)\pi(j)} = n^2
 \mathcal V_n^2(x, y_\pi)`, with b y's raw distances (A's zero row sums remove b's centring).
-Three ways to evaluate a block of permutations, by the data alone:
-
-* gathers: :math:`\sum_i \langle A_{i\cdot}, b_{\pi(i), \pi}\rangle`, a row of b gathered at
-  :math:`\pi` per row of A (for n up to 64, the upper triangle's entries in one gather);
-* one sample on the line (|x - x'|, sorted :math:`x_1 \le \dots \le x_n`): for C the other's
-  centred matrix permuted into x's order, :math:`\sum_{ij} |x_i - x_j| C_{ij} = 2 \sum_j x_j
-  (2 c_j + C_{jj})` with :math:`c_j = \sum_{i < j} C_{ij}` (C has zero row sums), a cumulative
-  sum of C's gathered rows: contiguous passes only;
-* both on the line, from :data:`LINE_N` points: the O(n log n) sums of
-  :mod:`energystats._scale.concordance` per permutation.
+A block of permutations is evaluated by gathers, :math:`\sum_i \langle A_{i\cdot},
+b_{\pi(i), \pi}\rangle` (for n up to 64 the upper triangle's entries of a block in one
+gather), or, for two samples on the line from
+:data:`LINE_N` points, by the O(n log n) sums of :mod:`energystats._scale.concordance`.
 """
 
 from __future__ import annotations
@@ -30,7 +24,6 @@ from .._frontdoor import front_door
 from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resample import (
-    BLOCK_BYTES,
     MAX_EXACT,
     check_observed,
     check_resamples,
@@ -162,8 +155,10 @@ class IndependenceTestResult(TestResult):
 # --- the permutation null of S(pi) = sum_ij A_ij b_pi(i)pi(j) ------------------------------
 
 
-def _gathered(A: np.ndarray, b: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """S for each permutation (row) of P by gathers (the module's first way)."""
+def gathered(A: np.ndarray, b: np.ndarray, P: np.ndarray) -> np.ndarray:
+    r""":math:`\sum_{ij} A_{ij} b_{p(i)p(j)}` for each row p of P, A and b symmetric and b's
+    diagonal zero, by gathers (numpy's sums of products, not BLAS: a small product on several
+    BLAS threads waits for them)."""
     n = A.shape[0]
     out = np.empty(P.shape[0])
     if n <= 64:  # twice the upper triangle, all of a block's entries in one gather
@@ -174,51 +169,13 @@ def _gathered(A: np.ndarray, b: np.ndarray, P: np.ndarray) -> np.ndarray:
             p = P[s : s + step]
             index = p[:, iu] * n
             index += p[:, ju]
-            out[s : s + step] = flat[index] @ a
+            out[s : s + step] = np.einsum("bm,m->b", flat[index], a)
         return out
     band = max(1, 2**15 // n)
     for s, p in enumerate(P):
-        out[s] = sum(np.vdot(A[a : a + band], np.take(b[p[a : a + band]], p, axis=1))
+        out[s] = sum(np.einsum("ij,ij->", A[a : a + band], np.take(b[p[a : a + band]], p, axis=1))
                      for a in range(0, n, band))
     return out
-
-
-def _on_line(xs: np.ndarray, C: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    r""":math:`\sum_{ij} |x_i - x_j| C_{q(i) q(j)}` for each row q of Q, x sorted (``xs``) and C
-    centred (the module's second way)."""
-    n = xs.shape[0]
-    out = np.empty(Q.shape[0])
-    step = max(1, BLOCK_BYTES // (8 * n * n))
-    diagonal = np.diagonal(C)
-    for s in range(0, Q.shape[0], step):
-        q = Q[s : s + step]
-        K = np.cumsum(C[q[:, :-1]], axis=1)  # K[b, j - 1, :] = sum_{i < j} C[q_i, :]
-        c = np.take_along_axis(K, q[:, 1:, None], axis=2)[..., 0]
-        out[s : s + step] = 4.0 * (c @ xs[1:]) + 2.0 * (diagonal[q] @ xs)
-    return out
-
-
-def kernel(C: np.ndarray | None, static_line, M: np.ndarray | None, moving_line):
-    r"""``evaluate(P)``: :math:`\sum_{ij} C_{ij} m_{\pi(i)\pi(j)}` for each row of P, where C
-    is the static variable's centred matrix (zero row sums) and m the moving one's distances;
-    a variable on the line (``*_line``: its points) takes the second way of the module's
-    docstring, and then M is the other's centred matrix; else M is m, gathered."""
-    n = (C if C is not None else M).shape[0]
-    if moving_line is not None:  # sum_kl m_kl C_sigma(k)sigma(l), sigma the inverse of pi
-        order = np.argsort(moving_line, kind="stable")
-        xs = moving_line[order] - moving_line.mean()
-
-        def evaluate(P):
-            inverse = np.empty_like(P)
-            np.put_along_axis(inverse, P, np.arange(n)[None, :], axis=1)
-            return _on_line(xs, C, inverse[:, order])
-
-        return evaluate
-    if static_line is not None:
-        order = np.argsort(static_line, kind="stable")
-        xs = static_line[order] - static_line.mean()
-        return lambda P: _on_line(xs, M, P[:, order])
-    return lambda P: _gathered(C, M, P)
 
 
 def pair_null(x: Variable, y: Variable, count: int, exact: bool, rng, progress=None):
@@ -241,9 +198,8 @@ def pair_null(x: Variable, y: Variable, count: int, exact: bool, rng, progress=N
     else:
         a, b = _held(x), _held(y)
         norms = [np.vdot(a, a), np.vdot(b, b)]
-        A = None if ly is None and lx is not None else centred(a)
-        M = centred(b) if lx is not None and ly is None else b
-        evaluate = kernel(A, lx if ly is None else None, M, ly)
+        A = centred(a)
+        evaluate = lambda P: gathered(A, b, P)  # noqa: E731
     null = null_distribution(evaluate, permutation_draws(rng, n, exact),
                              math.factorial(n) if exact else count, 16.0 * n * n, progress,
                              "permutations")
