@@ -23,54 +23,56 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["abs_product_sum", "line_row_sums"]
+__all__ = ["abs_product_sum", "abs_product_sums", "line_row_sums"]
 
 
-def _concordant_sum(xs: np.ndarray, ys: np.ndarray, ranks: np.ndarray) -> float:
-    """The sum over concordant pairs of the module's docstring, for points in increasing order
-    of x (``xs``), their y values ``ys`` and ``ranks`` of y (a permutation of 0..n-1)."""
-    n = xs.shape[0]
+def concordant_sums(xs: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """The sum over concordant pairs of the module's docstring for each row of Y: points in
+    increasing order of x (``xs``, n) and, per row, their y values (B x n); one pass of
+    vectorised operations over all rows per bit of n."""
+    B, n = Y.shape
+    if n < 2:
+        return np.zeros(B)
+    r = np.empty((B, n), dtype=np.intp)  # the ranks of each row's y
+    np.put_along_axis(r, np.argsort(Y, axis=1, kind="stable"), np.arange(n)[None, :], axis=1)
     bits = int(n - 1).bit_length()
-    W = np.stack([xs, ys, xs * ys])
-    r = np.asarray(ranks, dtype=np.intp)
-    position = np.arange(n)
-    buffer = np.zeros((4, 1 << bits))
-    total = 0.0
+    W = np.stack([np.broadcast_to(xs, (B, n)), Y, xs * Y, np.ones((B, n))], axis=1)
+    position, rows = np.arange(n), np.arange(B)[:, None]
+    total = np.zeros(B)
     for b in range(bits - 1, -1, -1):
         size = 1 << (b + 1)  # the groups: equal r >> (b + 1), aligned blocks in this order
         padded = -(-n // size) * size
         zero = (r & (1 << b)) == 0
-        Wz = buffer[:, :padded]
-        np.multiply(W, zero, out=Wz[:3, :n])
-        Wz[3, :n] = zero
-        Wz[:, n:] = 0.0
-        S = np.cumsum(Wz.reshape(4, -1, size), axis=2).reshape(4, padded)[:, :n]
-        S -= Wz[:, :n]  # exclusive sums of x, y, xy and the count over the zeros before
-        terms = W[2] * S[3] - W[0] * S[1] - W[1] * S[0] + S[2]
-        total += float(terms[~zero].sum())
-        count = S[3].astype(np.intp)  # split each group stably, its zeros first
+        Wz = np.zeros((B, 4, padded))
+        np.multiply(W, zero[:, None, :], out=Wz[:, :, :n])
+        S = np.cumsum(Wz.reshape(B, 4, -1, size), axis=3).reshape(B, 4, padded)[:, :, :n]
+        S -= Wz[:, :, :n]  # exclusive sums of x, y, xy and the count over the zeros before
+        terms = W[:, 2] * S[:, 3] - W[:, 0] * S[:, 1] - W[:, 1] * S[:, 0] + S[:, 2]
+        total += np.where(zero, 0.0, terms).sum(axis=1)
+        count = S[:, 3].astype(np.intp)  # split each group stably, its zeros first
         within = position & (size - 1)
         dest = position - within + np.where(zero, count, (1 << b) + within - count)
         W_next, r_next = np.empty_like(W), np.empty_like(r)
-        W_next[:, dest], r_next[dest] = W, r
+        W_next[rows[:, :, None], np.arange(4)[None, :, None], dest[:, None, :]] = W
+        r_next[rows, dest] = r
         W, r = W_next, r_next
     return total
 
 
-def abs_product_sum(x: np.ndarray, y: np.ndarray, order: np.ndarray | None = None) -> float:
-    r""":math:`\sum_{i,j} |x_i - x_j|\,|y_i - y_j|` of two samples on the line, O(n log n).
-    ``order``: ``np.argsort(x)`` when known (a permutation test sorts x once)."""
+def abs_product_sums(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    r""":math:`\sum_{i,j} |x_i - x_j|\,|y_i - y_j|` of x (n) with each row y of Y (B x n), all
+    on the line, O(B n log n)."""
     n = x.shape[0]
-    if n < 2:
-        return 0.0
-    xc, yc = x - x.mean(), y - y.mean()  # an offset costs no precision
-    if order is None:
-        order = np.argsort(xc, kind="stable")
-    xs, ys = xc[order], yc[order]
-    ranks = np.empty(n, dtype=np.intp)
-    ranks[np.argsort(ys, kind="stable")] = np.arange(n)
-    everything = n * float(xs @ ys) - float(xs.sum()) * float(ys.sum())
-    return 2.0 * (2.0 * _concordant_sum(xs, ys, ranks) - everything)
+    order = np.argsort(x, kind="stable")
+    xs = x[order] - x.mean()  # an offset costs no precision
+    Ys = Y[:, order] - Y.mean(axis=1, keepdims=True)
+    everything = n * (Ys @ xs) - xs.sum() * Ys.sum(axis=1)
+    return 2.0 * (2.0 * concordant_sums(xs, Ys) - everything)
+
+
+def abs_product_sum(x: np.ndarray, y: np.ndarray) -> float:
+    r""":math:`\sum_{i,j} |x_i - x_j|\,|y_i - y_j|` of two samples on the line, O(n log n)."""
+    return float(abs_product_sums(x, y[None, :])[0])
 
 
 def line_row_sums(x: np.ndarray) -> np.ndarray:
