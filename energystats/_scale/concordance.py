@@ -63,6 +63,8 @@ def abs_product_sums(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
     r""":math:`\sum_{i,j} |x_i - x_j|\,|y_i - y_j|` of x (n) with each row y of Y (B x n), all
     on the line, O(B n log n)."""
     n = x.shape[0]
+    if n < 2:
+        return np.zeros(Y.shape[0])
     order = np.argsort(x, kind="stable")
     xs = x[order] - x.mean()  # an offset costs no precision
     Ys = Y[:, order] - Y.mean(axis=1, keepdims=True)
