@@ -28,7 +28,7 @@ import numpy as np
 
 from .._operator.projection import check_projection, random_directions, sphere_constant
 from .._resample import null_distribution, permutations, pvalue
-from .._scale.concordance import abs_product_sum, line_row_sums
+from .._scale.concordance import abs_product_sum, abs_product_sums, line_row_sums
 from .dcov import _line_gram
 from .gamma import SquareRoot, gamma_pvalue, gamma_reference
 from .variables import Variable
@@ -99,18 +99,12 @@ def projected_test(x: Variable, y: Variable, statistic: str, B: int, gen, progre
     if method == "gamma":
         p, *moments = _gamma(Px, Py, scale, stream)
     else:
-        orders = [np.argsort(Px[:, k], kind="stable") for k in range(K)]
         rx = [line_row_sums(Px[:, k]) for k in range(K)]
         ry = [line_row_sums(Py[:, k]) for k in range(K)]
 
-        def evaluate(P):
-            out = np.zeros(P.shape[0])
-            for k, o in enumerate(orders):
-                xs, constant = Px[o, k], rx[k].sum() * ry[k].sum() / n**2
-                for b, p in enumerate(P):
-                    out[b] += (abs_product_sum(xs, Py[p, k][o], np.arange(n))
-                               - 2.0 / n * float(ry[k][p] @ rx[k]) + constant)
-            return out
+        def evaluate(P):  # the same permutation for every projection pair
+            return sum(abs_product_sums(Px[:, k], Py[P, k]) - 2.0 / n * (ry[k][P] @ rx[k])
+                       + rx[k].sum() * ry[k].sum() / n**2 for k in range(K))
 
         null = null_distribution(evaluate, lambda m: permutations(gen, n, m), B, 8.0 * n * K,
                                  progress, "permutations")
