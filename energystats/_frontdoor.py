@@ -131,6 +131,32 @@ def _plain(value) -> bool:
     return kind in "iub" and value.dtype != np.int32
 
 
+def _aligned(members: dict, matrices) -> dict:
+    """The rows of pandas arguments paired by their index labels, as pandas aligns them: one
+    whose index holds the first pandas argument's labels in another order is reordered to it
+    (a matrix's rows and columns); indexes that differ as sets are refused with the fix. An
+    argument without an index (an array, a list) pairs by position, as do indexes of other
+    lengths (refused later for their lengths)."""
+    framed = [(n, v) for n, v in members.items() if isinstance(v, (pd.Series, pd.DataFrame))]
+    out = dict(members)
+    for name, value in framed[1:]:
+        first, lead = framed[0][0], framed[0][1].index
+        if len(value) != len(lead) or value.index.equals(lead):
+            continue
+        at = value.index.get_indexer(lead) if value.index.is_unique and lead.is_unique else None
+        if at is None or (at < 0).any():
+            why = ("repeat a label" if at is None else f"differ ({int((at < 0).sum())} of the "
+                   f"{len(lead)} row labels of `{first}` are not in `{name}`'s)")
+            raise ValueError(
+                f"`{name}` and `{first}` are pandas objects, whose rows are paired by their index "
+                f"labels as pandas aligns them, but their indexes {why}: pass "
+                f"`{name}.to_numpy()` to pair the rows by position, or select the rows both have "
+                f"with .loc (rows = {first}.index.intersection({name}.index))."
+            )
+        out[name] = value.iloc[at, at] if name in matrices else value.iloc[at]
+    return out
+
+
 def door_of(obj):
     """The front door a public callable wears (a class: its ``__init__``'s), or None."""
     target = obj.__init__ if inspect.isclass(obj) else obj
@@ -331,6 +357,8 @@ class _Door:
 
     def enter(self, args: tuple, kwargs: dict):
         arguments = self.bind(args, kwargs)
+        if called_from_r():
+            self.whole_numbers(arguments)
         label = arguments.pop("data_name") if self.names else None
         if label is not None and not isinstance(label, str):
             raise TypeError(f"`data_name` must be a string or None, got {type(label).__name__}.")
@@ -342,6 +370,17 @@ class _Door:
         ):
             return self.short(arguments, owner, label)
         return self.full(arguments, owner, label)
+
+    def whole_numbers(self, arguments: dict) -> None:
+        """In a call made from R: R writes 3 for 3L, and reticulate hands it over as 3.0. A
+        whole float is an int for every option whose default is not a float (``n_clusters``,
+        ``rng``, ``n_jobs``), as ``n_resamples`` takes 999.0 everywhere."""
+        options = arguments.get(self.var_keyword, {}) if self.var_keyword else {}
+        for values, defaults in ((arguments, self.defaults), (options, self.forwarded)):
+            for name, value in values.items():
+                if (type(value) is float and value.is_integer() and name not in self.data
+                        and not isinstance(defaults.get(name), float)):
+                    values[name] = int(value)
 
     def policy(self, arguments: dict, owner) -> str:
         if owner is not None:
@@ -480,6 +519,8 @@ class _Door:
             members = {n: (getattr(owner, n) if n in self.attributes else arguments.get(n))
                        for n in group}
             members = {n: (None if isinstance(v, str) else v) for n, v in members.items()}
+            if not r_session:  # R pairs by position: a data frame's row names are not labels
+                members = _aligned(members, matrices)
             if given and propagating:
                 _, keep = drop_missing("propagate", members, matrices, from_r,
                                        na_strings=r_session)

@@ -44,7 +44,6 @@ Nothing the caller passed in is modified: rows are selected into new arrays
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import warnings
@@ -53,7 +52,7 @@ from typing import Collection, Iterable
 import numpy as np
 import pandas as pd
 
-from ._rbridge import R_NA_INTEGER, condensed_matrix, dist_matrix, from_r, is_r_dist
+from ._rbridge import R_NA_INTEGER, dist_matrix, from_r, is_r_dist
 
 __all__ = [
     "NAN_POLICIES",
@@ -455,57 +454,8 @@ def read_arguments(
             value = prepare[name](value)
         if name in arguments:
             arguments[name] = value
-    if takes_metric and distances:
-        rows = [n for n in names if n != "*samples"]
-        metric = _reticulate_dist(arguments, rows, distances, metric)
     if tables and "X" in names:
         precomputed = takes_metric and "X" in distances and is_matrix(metric, distances.index("X"))
         if not precomputed:
             warn_if_transposed(arguments.get("X"), "X")
-    return metric
-
-
-def _triangle(value) -> int | None:
-    """n when ``value`` is what reticulate makes of an R ``dist`` object of n >= 4 points: a
-    Python list of n(n - 1)/2 non-negative floats (its class is lost on the way); else None."""
-    if not isinstance(value, list) or len(value) < 6:
-        return None
-    n = int(round((1.0 + math.sqrt(1.0 + 8.0 * len(value))) / 2.0))
-    if n * (n - 1) // 2 != len(value) or not all(type(v) is float and v >= 0.0 for v in value):
-        return None
-    return n
-
-
-def _reticulate_dist(arguments: dict, names: list[str], distances: tuple[str, ...], metric):
-    """Read an R ``dist`` object that reticulate handed over as its n(n - 1)/2 values (R's order:
-    the lower triangle column by column) as its distances where that is the only reading: the
-    other arguments (data, labels, weights) have n rows, so as data it could only be refused
-    for its length; returns the metric. When every data argument is such a list and nothing
-    else gives n, they are read as data, with a ``UserWarning`` saying how to pass
-    distances."""
-    triangles = {name: _triangle(arguments.get(name)) for name in distances}
-    rows = set()
-    for name in names:
-        value = arguments.get(name)
-        if value is not None and triangles.get(name) is None:
-            try:
-                if np.ndim(value) >= 1:
-                    rows.add(len(value))
-            except TypeError:  # an array-like that only converts: its own validation reads it
-                pass
-    for name, n in triangles.items():
-        if n is not None and rows == {n}:
-            metric = _with_precomputed(metric, distances.index(name), len(distances), name)
-            arguments[name] = condensed_matrix(arguments[name], name)
-    values = set(triangles.values())
-    if len(distances) > 1 and not rows and len(values) == 1 and None not in values:
-        n = values.pop()
-        warnings.warn(
-            f"{' and '.join(f'`{name}`' for name in distances)} are lists of {n * (n - 1) // 2} "
-            f"values each, as many as the distances of an R dist object of {n} points, which "
-            "reticulate hands over as such a list, without its class: they are read as data. To "
-            "pass distances from R, pass as.matrix(d) with metric='precomputed'.",
-            UserWarning,
-            stacklevel=_caller_level(),
-        )
     return metric

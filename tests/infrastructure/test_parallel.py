@@ -114,13 +114,24 @@ def serial():
     return every_function(None)
 
 
+@pytest.fixture
+def small_tasks(monkeypatch):
+    """Small problems as tasks all the same (no worker is started for less than about two
+    seconds of work, which the task paths' tests on small data would otherwise never run):
+    a task per item, whatever its work."""
+    from energystats import _parallel
+
+    monkeypatch.setattr(_parallel, "PROCESS_WORK", 0.0)
+    monkeypatch.setattr(_parallel, "TASK_WORK", 1)
+
+
 @pytest.mark.slow  # starts worker processes
-def test_joblib_processes_give_the_serial_results(serial):
+def test_joblib_processes_give_the_serial_results(serial, small_tasks):
     assert_same(every_function(2), serial)
     assert_same(every_function(-1), serial)
 
 
-def test_threads_give_the_serial_results(serial):
+def test_threads_give_the_serial_results(serial, small_tasks):
     with joblib.parallel_config(backend="threading"):
         assert_same(every_function(2), serial)
 
@@ -139,7 +150,7 @@ def dask_client():
 
 
 @pytest.mark.slow  # starts worker processes
-def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_client):
+def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_client, small_tasks):
     from distributed import get_task_stream
 
     with joblib.parallel_config(backend="dask"), get_task_stream(dask_client) as stream:
@@ -170,7 +181,7 @@ def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_clie
         "nystroem_single",
     ],
 )
-def test_each_function_sends_its_tasks_to_the_cluster(dask_client, call):
+def test_each_function_sends_its_tasks_to_the_cluster(dask_client, call, small_tasks):
     """At least two tasks ran on the cluster's workers. Which worker runs which task is the
     scheduler's choice (a few short tasks may all go to one worker); that both workers take
     part is checked on the many tasks of every function at once, above."""

@@ -323,32 +323,32 @@ def test_more_variables_than_observations_warns_to_check_orientation():
         es.dcov(wide, wide[:, ::-1])  # paired variables of many dimensions: no table
 
 
-def test_a_dist_object_through_reticulate_is_read_as_distances_where_the_other_arguments_give_n():
-    # reticulate hands R's dist(x) over as list(d(2, 1), d(3, 1), ..., d(n, n - 1)): Python floats
+def test_a_dist_object_through_reticulate_is_distances_everywhere_as_in_r():
+    """Imported in an R session, energystats registers R's r_to_py method for dist objects, and
+    reticulate hands a dist over as an RDist (its values in R's order) instead of a list of
+    numbers: distances wherever a function takes distances, as R reads them (issue 48, item 2;
+    tests/from_r.R checks it from R), refused where points are needed."""
+    from energystats._rbridge import reticulate_dist
+
     points = TABLE.to_numpy()[:10]
-    D = squareform(pdist(points))
-    values = pdist(points).tolist()  # scipy's order is R's: the lower triangle column by column
-    assert es.dcov(values, points[:, 1:]) == es.dcov(
-        D, points[:, 1:], metric=("precomputed", "euclidean")
-    )
+    D, Dy = squareform(pdist(points[:, :2])), squareform(pdist(points[:, 2:]))
+    d, dy = reticulate_dist(pdist(points[:, :2])), reticulate_dist(pdist(points[:, 2:]).tolist())
     labels = np.repeat([0, 1], 5)
-    assert es.dispersion(values, labels).W == es.dispersion(D, labels, metric="precomputed").W
-    assert es.dcov(points[:, 0], values) == es.dcov(
-        points[:, 0], D, metric=("euclidean", "precomputed")
-    )
-    with pytest.warns(
-        UserWarning,
-        match=r"`x` and `y` are lists of 45 values each.*as\.matrix\(d\) with metric='precomputed'",
-    ) as record:
-        as_data = es.dcov(values, pdist(points[:, ::-1] ** 2).tolist())
-    assert record[0].filename == __file__
-    # read as data, as before
-    assert as_data == es.dcov(np.array(values), pdist(points[:, ::-1] ** 2))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", UserWarning)
-        assert es.dcov([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5]) > 0  # Python ints: data, no warning
-        # 45 labels: 45 points on the line
-        es.energy_test(values, np.arange(45) % 2, n_resamples=9, rng=0)
+    assert es.dcor(d, dy) == es.dcor(D, Dy, metric="precomputed")  # R's dcor(Dx, Dy)
+    assert es.dcov(d, points[:, 2:]) == es.dcov(D, points[:, 2:], metric=("precomputed",
+                                                                          "euclidean"))
+    assert es.energy_hclust(d).n_samples == 10  # R's energy.hclust: the points, not 45 values
+    assert es.dispersion(d, labels).W == es.dispersion(D, labels, metric="precomputed").W
+    fit = es.KGroups(2, metric="precomputed", random_state=0).fit(d)
+    np.testing.assert_array_equal(
+        fit.labels_, es.KGroups(2, metric="precomputed", random_state=0).fit(D).labels_)
+    with pytest.raises(ValueError, match=r"^`X` is an R dist object .* construct the estimator "
+                                         r"with metric='precomputed'"):
+        es.KGroups(2).fit(d)
+    with pytest.raises(ValueError, match=r"^`X` is an R dist object .* takes the points"):
+        es.mvnorm_statistic(d)
+    # a plain list of 45 numbers (an R vector) is data, as before
+    assert es.normal_statistic(pdist(points).tolist()) == es.normal_statistic(pdist(points))
 
 
 @pytest.mark.r
