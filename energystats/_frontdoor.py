@@ -60,6 +60,7 @@ from ._datanames import (
 )
 from ._docentries import DATA_NAME_ENTRY, RNG_ENTRY, nan_policy_entry, write_entries
 from ._missing import (
+    as_python,
     check_nan_policy,
     drop_missing,
     expand_labels,
@@ -85,6 +86,7 @@ FOREIGN_NAMES = {
     "R": ("n_resamples",),
     "B": ("n_resamples",),
     "level": ("alpha",),
+    "index": ("exponent",),
 }
 
 #: What each right name of :data:`FOREIGN_NAMES` means, for the message.
@@ -95,6 +97,7 @@ _RIGHT_NAMES = {
     "Generator or None); functions take `rng`",
     "n_resamples": "the number of resamples (permutations, bootstrap or Monte Carlo samples)",
     "alpha": "the level of the tests",
+    "exponent": "the exponent of the Euclidean distances, R's `index`",
 }
 
 @dataclass(frozen=True)
@@ -464,6 +467,11 @@ class _Door:
     def full(self, arguments: dict, owner, label):
         where = self.where
         # data from R: rpy2's objects, or every argument of a call made from R (reticulate)
+        for name in self.plain:  # data of other libraries (polars, xarray) as numpy or pandas
+            arguments[name] = as_python(arguments.get(name), name)
+        if "*samples" in self.data:
+            arguments["samples"] = tuple(as_python(sample, f"samples[{i}]")
+                                         for i, sample in enumerate(arguments["samples"]))
         r_session = called_from_r()
         from_r = {name for name in self.data if name != "*samples"
                   and (r_session or is_r_object(arguments.get(name)))}

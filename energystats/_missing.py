@@ -60,6 +60,7 @@ __all__ = [
     "drop_missing",
     "expand_labels",
     "is_matrix",
+    "as_python",
     "read_arguments",
     "read_r",
     "read_table",
@@ -286,13 +287,14 @@ def drop_missing(
             f"got {', '.join(sizes[:-1])} and {sizes[-1]}."
         )
     missing = np.logical_or.reduce(list(present.values()))
-    if nan_policy == "raise":
+    if nan_policy == "raise" or nan_policy == "omit" and missing.all():
         names = [name for name, r in present.items() if r.any()]
         count = int(missing.sum())
+        left = "nan_policy='omit' leaves no row."
         raise ValueError(
             f"{', '.join(f'`{n}`' for n in names)} {'contains' if len(names) == 1 else 'contain'} "
             f"missing values ({_kinds(names, group, r_objects)}) in {count} of {len(missing)} "
-            f"row(s): {hint}"
+            f"row(s): {hint if nan_policy == 'raise' else left}"
         )
     keep = ~missing
     if nan_policy == "propagate":
@@ -319,7 +321,49 @@ def is_matrix(metric, position: int) -> bool:
     return isinstance(metric, str) and metric in _MATRIX_METRICS
 
 
-# --- R objects: the one conversion path of every public function's data arguments ---
+# --- data of other libraries, and R objects: the one conversion of every data argument ---
+
+#: What needs no conversion: numpy's and pandas' containers, Python's sequences and numbers.
+_NATIVE = (np.ndarray, pd.Series, pd.DataFrame, pd.Index, pd.Categorical, str, bytes, int, float,
+           complex, np.generic)
+
+
+def as_python(value, name: str):
+    """``value`` as numpy or pandas data: a data frame of another library (polars) with its
+    column names, an object that converts itself to pandas (xarray's ``to_pandas``, its
+    coordinates the index) or to an array (``__array__``, a named one a Series); a scipy
+    sparse matrix and a ragged list (rows of different lengths) are refused, naming
+    ``name``. Anything else is returned as it is (lists, R objects: read later)."""
+    if value is None or isinstance(value, _NATIVE) or type(value).__module__.startswith("rpy2."):
+        return value
+    if isinstance(value, (list, tuple)):
+        sizes = {len(v) if isinstance(v, (list, tuple, np.ndarray)) else None for v in value}
+        if len(sizes) > 1 and sizes != {None}:
+            raise ValueError(
+                f"`{name}` is a ragged list: its rows hold different numbers of values. Pass a "
+                "table with one row per observation and the same variables in each (NaN where "
+                "a value is missing)."
+            )
+        return value
+    if type(value).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"`{name}` is a scipy sparse matrix: energystats computes with the points as a dense "
+            f"array; pass {name}.toarray()."
+        )
+    columns = getattr(value, "columns", None)
+    if columns is not None and hasattr(value, "__getitem__") and not callable(columns):
+        return pd.DataFrame({column: np.asarray(value[column]) for column in columns})
+    try:
+        return value.to_pandas()
+    except Exception:  # none, or one that needs another library (pyarrow): the array
+        pass
+    if not hasattr(value, "__array__"):
+        return value
+    array = np.asarray(value)
+    named = getattr(value, "name", None)
+    return pd.Series(array, name=named) if array.ndim == 1 and named else array
+
+
 
 
 def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):

@@ -6,7 +6,8 @@ none for a single step. ``progress=None`` (the default) asks :func:`watching`: a
 terminal or a Jupyter/IPython kernel, none under pytest, in continuous integration or when
 stderr goes to a file or a pipe (a subprocess, a batch job) or in a worker process (joblib,
 Dask, multiprocessing: its parent draws the bars), and the environment variable
-``ENERGYSTATS_PROGRESS`` (``0``/``1``) overrides the guess. An automatic bar appears only after
+``ENERGYSTATS_PROGRESS`` (``0``/``1``) overrides the guess; a notebook executed by nbconvert or
+papermill shows none (its saved output stays clean). An automatic bar appears only after
 :data:`DELAY` seconds, so a short call prints nothing; ``progress=True`` draws it at once.
 
 In a notebook the bar is a widget when ipywidgets is installed and tqdm's text bar otherwise,
@@ -60,9 +61,9 @@ def watching() -> bool:
     ``ENERGYSTATS_PROGRESS`` decides when set (``1``, ``true``, ``yes``, ``on`` or ``0``,
     ``false``, ``no``, ``off``); otherwise no under pytest, with the ``CI`` variable set or
     in a worker process (joblib's, Dask's, multiprocessing's), yes in a Jupyter/IPython
-    kernel (a notebook, JupyterLab, VS Code, Colab), else whether stderr is a terminal (not
-    a file, a pipe or a closed stream). A notebook executed unattended (nbconvert,
-    papermill) is a kernel too: set ``ENERGYSTATS_PROGRESS=0`` there.
+    kernel (a notebook, JupyterLab, VS Code, Colab) except in a notebook executed unattended
+    (nbconvert, papermill: its requests allow no input, ``allow_stdin`` false, as nobody is
+    there), else whether stderr is a terminal (not a file, a pipe or a closed stream).
     """
     setting = os.environ.get(ENV, "").strip().lower()
     if setting in _ON or setting in _OFF:
@@ -78,8 +79,9 @@ def watching() -> bool:
         return False
     if multiprocessing.parent_process() is not None:
         return False
-    if _shell() is not None:
-        return True
+    shell = _shell()
+    if shell is not None:  # a notebook run unattended (nbconvert, papermill) asks nobody for input
+        return bool(getattr(shell, "parent_header", {}).get("content", {}).get("allow_stdin", True))
     try:
         return sys.stderr is not None and sys.stderr.isatty()
     except (AttributeError, ValueError):  # a replaced or closed stream

@@ -434,7 +434,11 @@ def energy_test_samples(
     (True, 20, 0.1)
     """
     if len(samples) < 2:
-        raise ValueError(f"`samples` must be at least two arrays, got {len(samples)}.")
+        raise ValueError(
+            f"`samples` must be at least two arrays, got {len(samples)}: each sample is its own "
+            "argument, energy_test_samples(x, y, z); unpack a list of them, "
+            "energy_test_samples(*samples)."
+        )
     if energy_test_options.get("metric") == "precomputed":
         raise ValueError(
             "`metric`='precomputed' needs the pooled matrix: use energy_test(D, labels, ...)."

@@ -258,8 +258,9 @@ def test_choose_k_draws_one_bar(rng, bars, monkeypatch, null):
 
 @pytest.mark.slow  # starts a Jupyter kernel
 def test_a_real_kernel_without_ipywidgets_shows_a_text_bar_and_no_warning(tmp_path):
-    """In a real ipykernel (this environment has no ipywidgets): progress=None is on, the bar
-    is tqdm's text bar on stderr, and nothing warns."""
+    """In a notebook executed by nbclient (nbconvert, papermill; this environment has no
+    ipywidgets): progress=None shows nothing, so that the saved output holds no bar (issue 48,
+    item 6: red stderr boxes); progress=True draws tqdm's text bar on stderr; nothing warns."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
@@ -274,10 +275,38 @@ def test_a_real_kernel_without_ipywidgets_shows_a_text_bar_and_no_warning(tmp_pa
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     watched = nb.cells[1].outputs
-    assert [o.get("text") for o in watched] == ["True\n"]
+    assert [o.get("text") for o in watched] == ["False\n"]
     streams = nb.cells[2].outputs
     assert (
         [o.name for o in streams] == ["stderr"] * len(streams)
         and "draws: 100%" in "".join(o.text for o in streams)
     )
     assert "IProgress" not in str(nb.cells)
+
+
+def test_a_live_notebook_kernel_is_watched():
+    """A kernel whose requests allow input (JupyterLab, VS Code, Colab: someone is there)
+    shows automatic bars; the same kernel asked without input (nbclient) does not."""
+    manager = pytest.importorskip("jupyter_client.manager")
+    pytest.importorskip("ipykernel")
+    km, kc = manager.start_new_kernel(kernel_name="python3")
+    code = ("import os\nfor k in ('PYTEST_CURRENT_TEST', 'CI', 'ENERGYSTATS_PROGRESS'):\n    "
+            "os.environ.pop(k, None)\nfrom energystats._progress import watching\n"
+            "print(watching())")
+    seen = []
+    try:
+        for allow in (True, False):
+            sent = kc.execute(code, allow_stdin=allow)
+            while True:
+                message = kc.get_iopub_msg(timeout=120)
+                if message["parent_header"].get("msg_id") != sent:
+                    continue
+                if message["msg_type"] == "stream":
+                    seen.append(message["content"]["text"].strip())
+                if message["msg_type"] == "status" and message["content"]["execution_state"] == (
+                        "idle"):
+                    break
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert seen == ["True", "False"]
