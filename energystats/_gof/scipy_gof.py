@@ -413,8 +413,9 @@ def energy_gof(
         names = parameter_names(family)
         estimated = tuple(name for name in names if name not in known)
         if estimated:
-            try:
-                params = tuple(p[0] for p in fitter(family, known, fit)(x[None, :]))
+            try:  # scipy's optimiser warns on its way to a FitError: the error says it
+                with np.errstate(invalid="ignore"):
+                    params = tuple(p[0] for p in fitter(family, known, fit)(x[None, :]))
             except stats.FitError as exc:
                 raise ValueError(
                     f"{family.name} cannot be fitted to `x` with `known_params`={known} ({exc}): "

@@ -685,6 +685,11 @@ HOSTILE = [
         ["normality", "{tmp}/const.csv", "--columns", "a", "b", "--n-resamples", "9"], 2,
         "singular sample covariance",
     ),
+    # the library's `rng` and `random_state` are --seed here (issue 48, item 6)
+    (["test", "--example", "iris", "--by", "Species", "--seed", "-1"], 2,
+     "--seed must be a non-negative integer seed, got -1."),
+    (["cluster", "{tmp}/two.csv", "-k", "2", "--by", "g", "--seed", "-1"], 2,
+     "--seed must be a non-negative integer seed, got -1."),
 ]
 
 

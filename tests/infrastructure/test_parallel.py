@@ -477,3 +477,39 @@ def test_overlapping_blas_limits_of_several_threads_restore_blas():
     counts = json.loads(done.stdout)
     assert counts["before"] and set(counts["before"]) == {2}
     assert counts["during"] == [1] * len(counts["before"]) and counts["after"] == counts["before"]
+
+
+def _square(a):
+    return a * a
+
+
+def test_workers_are_capped_by_the_cores_and_the_tasks_and_small_work_starts_none(monkeypatch):
+    """n_jobs=1000 on this machine runs on its cores at most (772 processes and 19 GB in the
+    probe of issue 48, item 3), no more workers than tasks, and none at all for work of a few
+    milliseconds: the same p-value without a joblib.Parallel."""
+    from energystats import _parallel
+
+    cores = joblib.cpu_count()
+    assert _parallel.n_workers(1000) == cores and _parallel.n_workers(-1) == cores
+    assert _parallel.n_workers(1000, seconds=1e-3) == 1
+    assert _parallel.n_workers(2, seconds=10 * _parallel.PROCESS_WORK) == min(2, cores)
+    started = []
+
+    class Spy(joblib.Parallel):
+        def __init__(self, n_jobs=None, **options):
+            started.append(n_jobs)
+            super().__init__(n_jobs=n_jobs, **options)
+
+    monkeypatch.setattr(_parallel.joblib, "Parallel", Spy)
+    X, labels = blobs(4, n=30)
+    serial = es.dcor_test(X[:, :2], X[:, 2], n_resamples=99, rng=0)
+    for n_jobs in (2, -1, 1000):
+        assert es.dcor_test(X[:, :2], X[:, 2], n_resamples=99, rng=0, n_jobs=n_jobs).pvalue == (
+            serial.pvalue)
+        same_test(es.energy_test(X, labels, n_resamples=99, rng=0, n_jobs=n_jobs),
+                  es.energy_test(X, labels, n_resamples=99, rng=0))
+    assert started == []
+    with joblib.parallel_config(backend="threading"):
+        assert _parallel.run_tasks(_square, [{"a": a} for a in range(3)], 1000) == [0, 1, 4]
+        assert _parallel.run_tasks(_square, [{"a": 5}], 1000) == [25]
+    assert started == [min(3, cores)]

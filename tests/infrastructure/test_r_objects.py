@@ -489,3 +489,53 @@ def test_a_label_column_left_in_an_r_data_frame_warns(r):
     with pytest.warns(UserWarning, match=r"^`labels` holds the groups of the column 'g' of `X`.*"
                                          r"Pass the column's name, `labels`='g'"):
         es.energy_test(r("coded"), r("coded$g"), n_resamples=9, rng=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The fourth probe (issue 48): R's data through rpy2 without rpy2's warnings, R's numbers as
+# reticulate hands them over (3 for 3L), R's pairing by position.
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.r
+def test_rpy2_factors_are_read_without_rpy2s_deprecation_warning(r):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        res = es.dispersion(r("rows$x"), r("dose"))
+    assert res.groups.tolist() == ["lo", "mid", "hi"]
+
+
+def _from_r(function, *args, **kwargs):
+    from test_r_na import from_r_session
+
+    return from_r_session(function, *args, **kwargs)
+
+
+def test_whole_numbers_from_r_are_counts_and_seeds():
+    """R writes 3 for 3L and reticulate hands it over as 3.0: in a call made from R a whole
+    float is an int for every option whose default is not a float (issue 48, item 6); from
+    Python, 1.0 stays a float (a seed is an integer, as numpy's default_rng says)."""
+    X = TABLE.to_numpy()
+    fit = _from_r(es.KGroups, 3.0, random_state=0.0, n_init=2.0)
+    assert (fit.n_clusters, fit.random_state, fit.n_init) == (3, 0, 2)
+    assert fit.fit(X).labels_.tolist() == es.KGroups(3, random_state=0, n_init=2).fit(
+        X).labels_.tolist()
+    test = _from_r(es.dcor_test, X[:, 0], X[:, 1], rng=1.0, n_resamples=99.0, n_jobs=-1.0)
+    assert test.pvalue == es.dcor_test(X[:, 0], X[:, 1], rng=1, n_resamples=99).pvalue
+    # a float option stays a float, a fraction is refused as before
+    assert _from_r(es.dcor, X[:, 0], X[:, 1], exponent=1.0) == es.dcor(X[:, 0], X[:, 1])
+    with pytest.raises(TypeError, match=r"^`rng` must be None, a non-negative integer"):
+        es.dcor_test(X[:, 0], X[:, 1], rng=1.0)
+    with pytest.raises(TypeError, match=r"^`rng` must be None"):
+        _from_r(es.dcor_test, X[:, 0], X[:, 1], rng=1.5)
+
+
+def test_r_data_frames_pair_rows_by_position_as_r_does():
+    """reticulate hands an R data frame over with its row names as the index; R pairs rows by
+    position, and so does a call made from R, where from Python the indexes align."""
+    frame = TABLE.set_axis([f"r{i}" for i in range(N)])
+    backwards = frame.iloc[::-1]
+    from_r = _from_r(es.dcor, backwards[["a"]], frame[["b"]])
+    assert from_r == es.dcor(backwards[["a"]].to_numpy(), frame[["b"]].to_numpy())
+    assert es.dcor(backwards[["a"]], frame[["b"]]) == pytest.approx(
+        es.dcor(frame[["a"]].to_numpy(), frame[["b"]].to_numpy()), rel=1e-12)
