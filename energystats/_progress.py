@@ -23,11 +23,14 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["DELAY", "ENV", "check_progress", "progress_bar", "watching"]
+__all__ = ["DELAY", "ENV", "LONG", "announce", "check_progress", "duration", "progress_bar",
+           "watching"]
 
 #: Seconds an automatic bar (``progress=None``) waits before it appears: a call that ends
 #: sooner shows none.
 DELAY = 1.5
+#: Seconds of modelled work from which a call says how long it will take before it starts.
+LONG = 60.0
 #: Seconds between redraws of a bar.
 REDRAW = 1.0
 #: The environment variable that turns automatic bars on (``1``) or off (``0``) everywhere.
@@ -119,3 +122,22 @@ def progress_bar(iterable: Iterable, total: int, enabled: bool | None, desc: str
     return _bar_class()(
         iterable, total=total, desc=desc, delay=0.0 if enabled else DELAY, mininterval=REDRAW
     )
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``3.5 h``, ``4 days``: a modelled time, as a person reads it."""
+    for unit, size, limit in (("s", 1, 90), ("min", 60, 5400), ("h", 3600, 172800)):
+        if seconds < limit:
+            return f"{seconds / size:.2g} {unit}" if unit == "h" else f"{seconds / size:.0f} {unit}"
+    return f"{seconds / 86400:.0f} days"
+
+
+def announce(seconds: float, what: str, faster: str = "", progress: bool | None = None) -> None:
+    """Before a call whose work is ``seconds`` on one core in the cost model
+    (:mod:`energystats._cost`), at least :data:`LONG`: one line on stderr saying how long it
+    will take and ``faster`` (a quicker way), where a bar would be drawn (``progress`` as
+    :func:`progress_bar`'s ``enabled``), so that a call of hours does not start in silence."""
+    if seconds < LONG or progress is False or progress is None and not watching():
+        return
+    print(f"energystats: {what} takes about {duration(seconds)} on one core (the cost model's "
+          f"estimate from its sizes){faster}.", file=sys.stderr, flush=True)

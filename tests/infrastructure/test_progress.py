@@ -2,6 +2,7 @@
 for a single batch, none that flashes past in a short call."""
 
 import io
+import re
 import sys
 import types
 import warnings
@@ -310,3 +311,36 @@ def test_a_live_notebook_kernel_is_watched():
         kc.stop_channels()
         km.shutdown_kernel(now=True)
     assert seen == ["True", "False"]
+
+
+def test_a_call_of_minutes_says_so_before_it_starts(monkeypatch, capsys):
+    """The probe's 1.3 million rows (issue 48, item 5): the exact test's time from the cost
+    model, and what random projections would take, on stderr before anything is computed;
+    nothing for a short call or with progress=False."""
+    from energystats._homogeneity.permutation import _announce
+    from energystats._semimetric import resolve_semimetric
+
+    euclidean = resolve_semimetric("euclidean")
+    _announce(np.zeros((1_300_000, 2)), euclidean, 3, 1000, None, True)
+    err = capsys.readouterr().err
+    assert re.fullmatch(
+        r"energystats: energy_test of 1,300,000 points in 3 groups, 1,000 relabelings takes "
+        r"about [\d.]+ h on one core \(the cost model's estimate from its sizes\); "
+        r"approximation='projection' \(--projections on the command line\) estimates the "
+        r"distances from 200 random directions, the test's level exact, in about \d+ min\.\n",
+        err,
+    ), err
+    _announce(np.zeros((1_300_000, 1)), euclidean, 3, 1000, None, True)  # the line: a minute
+    _announce(np.zeros((1_300_000, 2)), euclidean, 3, 1000, None, False)
+    x = np.random.default_rng(0).normal(size=(30, 2))
+    es.energy_test(x, np.arange(30) % 3, n_resamples=9, rng=0, progress=True)
+    assert "energystats:" not in capsys.readouterr().err
+    monkeypatch.setattr(_progress, "LONG", 0.0)
+    es.energy_test(x, np.arange(30) % 3, n_resamples=9, rng=0, progress=True)
+    assert capsys.readouterr().err.startswith(
+        "energystats: energy_test of 30 points in 3 groups, 10 relabelings takes about 0 s")
+
+
+def test_durations_read_as_a_person_reads_them():
+    assert [_progress.duration(s) for s in (45, 89, 600, 5399, 12600, 172799, 4e5)] == [
+        "45 s", "89 s", "10 min", "90 min", "3.5 h", "48 h", "5 days"]
