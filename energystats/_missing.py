@@ -337,8 +337,10 @@ def as_python(value, name: str):
     if value is None or isinstance(value, _NATIVE) or type(value).__module__.startswith("rpy2."):
         return value
     if isinstance(value, (list, tuple)):
-        sizes = {len(v) if isinstance(v, (list, tuple, np.ndarray)) else None for v in value}
-        if len(sizes) > 1 and sizes != {None}:
+        rows = value and isinstance(value[0], (list, tuple, np.ndarray))  # a flat list: no rows
+        sizes = {len(v) if isinstance(v, (list, tuple, np.ndarray)) else -1 for v in value} if (
+            rows) else ()
+        if len(sizes) > 1:
             raise ValueError(
                 f"`{name}` is a ragged list: its rows hold different numbers of values. Pass a "
                 "table with one row per observation and the same variables in each (NaN where "
