@@ -1,42 +1,39 @@
 """The front door: one decorator, :func:`front_door`, on every public function and estimator
 method, as scikit-learn's ``validate_params`` and scipy's ``_axis_nan_policy`` are on theirs.
-
-Each public callable declares, once, what its arguments are (the decorator's arguments, checked
-and precomputed when the module is imported)::
+Each public callable declares once (checked and precomputed at import) what its arguments are::
 
     @front_door(("X", "labels"), distances=("X",), columns=("labels",), names=("X",), by="labels")
     def energy_test(X, labels, *, ..., metric="euclidean", ..., nan_policy="raise"): ...
 
 says: the rows of ``X`` and ``labels`` belong together; ``X`` may hold distances (an R
 ``dist`` object makes ``metric`` "precomputed"); ``labels`` may name a column of the data frame
-``X``; the result's ``data_name`` is "X by labels" in the words of the data. A call then goes
+``X``; the result's ``data_name`` is "X by labels" in the words of the data. A call goes
 through these steps, once:
 
-1. a call made while another public call runs (``choose_k`` calling ``cluster_test``, a
-   ``KGroups`` fitted inside ``cluster_test``) runs directly: the outer call has done all this
-   (scikit-learn's ``prefer_skip_nested_validation``; a flag per thread, so that a worker
-   thread's calls go through the door again);
-2. the arguments are bound once, against what the signature was read into at import; a keyword
-   the function does not take is a ``TypeError`` naming the function and the close match
-   (``energy_test() got an unexpected keyword argument 'nresamples'; did you mean
-   'n_resamples'?``), or the name the package uses (``random_state`` to a function,
-   ``rng`` to an estimator, R's ``B``, ...: :data:`FOREIGN_NAMES`);
-3. a ``columns`` argument that names a column of the data frame (a string, or an integer
-   among integer column names) is that column, and the data the other columns;
+1. a call made while another public call runs on the same thread (``choose_k`` calling
+   ``cluster_test``) runs directly: the outer call has done all this (scikit-learn's
+   ``prefer_skip_nested_validation``); a worker thread's calls go through the door again;
+2. the arguments are bound once; a keyword the function does not take is a ``TypeError``
+   naming the function and the close match, or the package's name for a foreign one
+   (:data:`FOREIGN_NAMES`: ``random_state`` to a function, R's ``B``, ``index``); in a call
+   made from R a whole float is an int for an option whose default is not a float (R's 3);
+3. data of other libraries become numpy or pandas (:func:`energystats._missing.as_python`:
+   polars, xarray; sparse and ragged data refused); a ``columns`` argument that names a column
+   of the data frame is that column, and the data the other columns;
 4. ``data_name`` is written from pandas names (R's data frames' too) and parameter names,
-   never from the caller's variables (Python has no ``substitute``); ``data_name="..."``
-   gives R's wording;
+   never from the caller's variables (Python has no ``substitute``);
 5. the data arguments are read (:func:`energystats._missing.read_arguments`: R objects from
    rpy2 and reticulate, an R ``dist`` object as distances, the orientation check of ``X``);
-6. ``nan_policy`` is applied to each group of rows (:func:`energystats._missing.drop_missing`);
+6. each group of rows is paired by its pandas indexes (:func:`energystats._missing.align_rows`;
+   by position in a call made from R, as R pairs them), then ``nan_policy`` applied to it
+   (:func:`energystats._missing.drop_missing`);
 7. the function runs; a number becomes NaN under ``"propagate"`` when rows were missing, and a
    result reports ``n_omitted`` and lays per-row labels out on every input row (-1 where
    dropped). Estimator methods read ``nan_policy`` and ``metric`` from the estimator.
 
-Data that need none of 3, 5 and 6 (numpy arrays of numbers without NaN) take a short path:
-the door then costs about 15 microseconds. The door writes the shared entries of the docstring's
-Parameters section: ``nan_policy`` from the declaration, ``data_name``, and ``rng`` where the
-docstring names it without a type (its own sentences follow the shared ones).
+Numpy arrays of numbers without NaN take a short path (about 15 microseconds). The door
+writes the shared entries of the docstring's Parameters section (``nan_policy``,
+``data_name``, and ``rng`` where the docstring names it without a type).
 """
 
 from __future__ import annotations
@@ -60,6 +57,7 @@ from ._datanames import (
 )
 from ._docentries import DATA_NAME_ENTRY, RNG_ENTRY, nan_policy_entry, write_entries
 from ._missing import (
+    align_rows,
     as_python,
     check_nan_policy,
     drop_missing,
@@ -79,14 +77,9 @@ __all__ = ["ALL_ROWS", "FOREIGN_NAMES", "Rows", "door_of", "front_door"]
 #: spells otherwise: ``{name: (this package's names for it, in order of preference)}``. A call
 #: passing one of them gets a ``TypeError`` naming the right argument.
 FOREIGN_NAMES = {
-    "random_state": ("rng",),
-    "rng": ("random_state",),
-    "seed": ("rng", "random_state"),
-    "n_permutations": ("n_resamples",),
-    "R": ("n_resamples",),
-    "B": ("n_resamples",),
-    "level": ("alpha",),
-    "index": ("exponent",),
+    "random_state": ("rng",), "rng": ("random_state",), "seed": ("rng", "random_state"),
+    "n_permutations": ("n_resamples",), "R": ("n_resamples",), "B": ("n_resamples",),
+    "level": ("alpha",), "index": ("exponent",),
 }
 
 #: What each right name of :data:`FOREIGN_NAMES` means, for the message.
@@ -132,32 +125,6 @@ def _plain(value) -> bool:
         low = value.min() if value.size else 0.0
         return low == low
     return kind in "iub" and value.dtype != np.int32
-
-
-def _aligned(members: dict, matrices) -> dict:
-    """The rows of pandas arguments paired by their index labels, as pandas aligns them: one
-    whose index holds the first pandas argument's labels in another order is reordered to it
-    (a matrix's rows and columns); indexes that differ as sets are refused with the fix. An
-    argument without an index (an array, a list) pairs by position, as do indexes of other
-    lengths (refused later for their lengths)."""
-    framed = [(n, v) for n, v in members.items() if isinstance(v, (pd.Series, pd.DataFrame))]
-    out = dict(members)
-    for name, value in framed[1:]:
-        first, lead = framed[0][0], framed[0][1].index
-        if len(value) != len(lead) or value.index.equals(lead):
-            continue
-        at = value.index.get_indexer(lead) if value.index.is_unique and lead.is_unique else None
-        if at is None or (at < 0).any():
-            why = ("repeat a label" if at is None else f"differ ({int((at < 0).sum())} of the "
-                   f"{len(lead)} row labels of `{first}` are not in `{name}`'s)")
-            raise ValueError(
-                f"`{name}` and `{first}` are pandas objects, whose rows are paired by their index "
-                f"labels as pandas aligns them, but their indexes {why}: pass "
-                f"`{name}.to_numpy()` to pair the rows by position, or select the rows both have "
-                f"with .loc (rows = {first}.index.intersection({name}.index))."
-            )
-        out[name] = value.iloc[at, at] if name in matrices else value.iloc[at]
-    return out
 
 
 def door_of(obj):
@@ -375,14 +342,13 @@ class _Door:
         return self.full(arguments, owner, label)
 
     def whole_numbers(self, arguments: dict) -> None:
-        """In a call made from R: R writes 3 for 3L, and reticulate hands it over as 3.0. A
-        whole float is an int for every option whose default is not a float (``n_clusters``,
-        ``rng``, ``n_jobs``), as ``n_resamples`` takes 999.0 everywhere."""
+        """From R, whose 3 is reticulate's 3.0: a whole float is an int for every option whose
+        default is not a float (``n_clusters``, ``rng``, ``n_jobs``)."""
         options = arguments.get(self.var_keyword, {}) if self.var_keyword else {}
         for values, defaults in ((arguments, self.defaults), (options, self.forwarded)):
             for name, value in values.items():
-                if (type(value) is float and value.is_integer() and name not in self.data
-                        and not isinstance(defaults.get(name), float)):
+                if type(value) is float and value.is_integer() and name not in self.data and (
+                        not isinstance(defaults.get(name), float)):
                     values[name] = int(value)
 
     def policy(self, arguments: dict, owner) -> str:
@@ -528,7 +494,7 @@ class _Door:
                        for n in group}
             members = {n: (None if isinstance(v, str) else v) for n, v in members.items()}
             if not r_session:  # R pairs by position: a data frame's row names are not labels
-                members = _aligned(members, matrices)
+                members = align_rows(members, matrices)
             if given and propagating:
                 _, keep = drop_missing("propagate", members, matrices, from_r,
                                        na_strings=r_session)

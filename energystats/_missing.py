@@ -56,6 +56,7 @@ from ._rbridge import R_NA_INTEGER, dist_matrix, from_r, is_r_dist
 
 __all__ = [
     "NAN_POLICIES",
+    "align_rows",
     "check_nan_policy",
     "drop_missing",
     "expand_labels",
@@ -306,6 +307,32 @@ def drop_missing(
     return values, keep
 
 
+def align_rows(members: dict, matrices) -> dict:
+    """The rows of pandas arguments paired by their index labels, as pandas aligns them: one
+    whose index holds the first pandas argument's labels in another order is reordered to it
+    (a matrix's rows and columns); indexes that differ as sets are refused with the fix. An
+    argument without an index (an array, a list) pairs by position, as do indexes of other
+    lengths (refused later for their lengths)."""
+    framed = [(n, v) for n, v in members.items() if isinstance(v, (pd.Series, pd.DataFrame))]
+    out = dict(members)
+    for name, value in framed[1:]:
+        first, lead = framed[0][0], framed[0][1].index
+        if len(value) != len(lead) or value.index.equals(lead):
+            continue
+        at = value.index.get_indexer(lead) if value.index.is_unique and lead.is_unique else None
+        if at is None or (at < 0).any():
+            why = ("repeat a label" if at is None else f"differ ({int((at < 0).sum())} of the "
+                   f"{len(lead)} row labels of `{first}` are not in `{name}`'s)")
+            raise ValueError(
+                f"`{name}` and `{first}` are pandas objects, whose rows are paired by their index "
+                f"labels as pandas aligns them, but their indexes {why}: pass "
+                f"`{name}.to_numpy()` to pair the rows by position, or select the rows both have "
+                f"with .loc (rows = {first}.index.intersection({name}.index))."
+            )
+        out[name] = value.iloc[at, at] if name in matrices else value.iloc[at]
+    return out
+
+
 def expand_labels(labels: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """Per-row labels of the kept rows laid out on all rows, ``-1`` on dropped rows."""
     out = np.full(keep.shape[0], -1, dtype=labels.dtype)
@@ -332,12 +359,14 @@ def as_python(value, name: str):
     """``value`` as numpy or pandas data: a data frame of another library (polars) with its
     column names, an object that converts itself to pandas (xarray's ``to_pandas``, its
     coordinates the index) or to an array (``__array__``, a named one a Series); a scipy
-    sparse matrix and a ragged list (rows of different lengths) are refused, naming
-    ``name``. Anything else is returned as it is (lists, R objects: read later)."""
+    sparse matrix and a ragged list (rows of different lengths; not ``labels``, whose lists
+    are factors) are refused, naming ``name``. Anything else is returned as it is (lists, R
+    objects: read later)."""
     if value is None or isinstance(value, _NATIVE) or type(value).__module__.startswith("rpy2."):
         return value
     if isinstance(value, (list, tuple)):
-        rows = value and isinstance(value[0], (list, tuple, np.ndarray))  # a flat list: no rows
+        # rows are lists (a flat list has none); labels' lists are several factors, not rows
+        rows = name != "labels" and value and isinstance(value[0], (list, tuple, np.ndarray))
         sizes = {len(v) if isinstance(v, (list, tuple, np.ndarray)) else -1 for v in value} if (
             rows) else ()
         if len(sizes) > 1:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -239,8 +240,6 @@ def _hand_over_dist() -> None:
     try:
         r[_R_TO_PY_DIST]
     except Exception as exc:  # an R session that refuses: dist objects then come as numbers
-        import warnings
-
         warnings.warn(
             f"energystats could not register R's r_to_py method for dist objects ({exc}): pass "
             "distances from R as as.matrix(d) with metric='precomputed'.",

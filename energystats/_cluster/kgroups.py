@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
 from .._frontdoor import ALL_ROWS, front_door
+from .._homogeneity import dispersion
 from .._operator import (
     Kernel,
     PairwiseOperator,
@@ -574,8 +575,6 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         -------
         float
         """
-        from .._homogeneity import dispersion
-
         labels = self.predict(X)  # -1 on the rows nan_policy="omit" drops, dropped again
         one = np.unique(labels[labels >= 0]).size < 2
         if one:  # W of one group is the total dispersion T, which any two groups give
