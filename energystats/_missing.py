@@ -57,11 +57,11 @@ from ._rbridge import R_NA_INTEGER, dist_matrix, from_r, is_r_dist
 __all__ = [
     "NAN_POLICIES",
     "align_rows",
+    "as_python",
     "check_nan_policy",
     "drop_missing",
     "expand_labels",
     "is_matrix",
-    "as_python",
     "read_arguments",
     "read_r",
     "read_table",
@@ -393,8 +393,6 @@ def as_python(value, name: str):
     array = np.asarray(value)
     named = getattr(value, "name", None)
     return pd.Series(array, name=named) if array.ndim == 1 and named else array
-
-
 
 
 def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
