@@ -412,7 +412,16 @@ def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
             f"{where or 'this function'} takes the points themselves here: pass the data the "
             "distances were computed from."
         )
-    return dist_matrix(value, name) if is_r_dist(value) else from_r(value)
+    if is_r_dist(value):
+        return dist_matrix(value, name)
+    data, classes = from_r(value), list(getattr(value, "rclass", ()))
+    if type(data).__module__.startswith("rpy2.") or "integer64" in classes:  # not read as data
+        raise TypeError(
+            f"`{name}` is an R object of class {', '.join(classes) or type(value).__name__}, which "
+            "energystats does not read as data: pass a numeric vector or matrix, a data frame, "
+            f"a factor or a dist object (as.data.frame({name}), as.numeric({name}))."
+        )
+    return data
 
 
 def warn_if_transposed(value, name: str) -> None:

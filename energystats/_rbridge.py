@@ -275,15 +275,15 @@ def from_r(obj):
     """An R object from rpy2 as the Python data it holds, R's missing values as missing.
 
     A factor becomes a ``pandas.Categorical`` with R's levels in R's order (ordered for an
-    ordered factor), a data frame a ``pandas.DataFrame`` of such columns (every column, also
-    those whose names repeat), an integer or logical vector (or matrix) with ``NA`` a float
-    array with NaN there (R's NA integer is -2147483648 in numpy), a character vector an
-    object array with ``None`` for ``NA`` (a character matrix keeps its shape), a numeric
-    vector or matrix its float64 array. R's times stay times: a ``Date`` or ``POSIXct``
-    (``POSIXlt``) vector becomes ``datetime64`` values and a ``difftime`` ``timedelta64``
-    values in its units (NaT for ``NA``), which no statistic takes as numbers (their
-    distances depend on a unit) and labels may. Anything else is returned unchanged, except
-    a ``dist`` object, refused with a ``ValueError``: it holds distances, which only an
+    ordered factor), a data frame (or a list of columns of one length) a ``pandas.DataFrame`` of
+    such columns (every column, also those whose names repeat), an integer or logical vector (or
+    matrix) with ``NA`` a float array with NaN there (R's NA integer is -2147483648 in numpy), a
+    character vector an object array with ``None`` for ``NA`` (a character matrix keeps its
+    shape), a numeric vector or matrix its float64 array. R's times stay times: a ``Date`` or
+    ``POSIXct`` (``POSIXlt``) vector becomes ``datetime64`` values and a ``difftime``
+    ``timedelta64`` values in its units (NaT for ``NA``), which no statistic takes as numbers
+    (their distances depend on a unit) and labels may. Anything else is returned unchanged,
+    except a ``dist`` object, refused with a ``ValueError``: it holds distances, which only an
     argument that takes them reads (:func:`energystats._missing.read_r`), never as data.
     """
     if not is_r_object(obj):
@@ -295,10 +295,13 @@ def from_r(obj):
             "metric='precomputed' where a function takes them."
         )
     kind = type(obj).__name__
-    if kind == "DataFrame":
+    columns_of_one_length = kind == "ListVector" and list(obj.rclass) == ["list"] and len(
+        {len(c) for c in obj}) == 1  # a plain list of columns, as R's data frame is one
+    if kind == "DataFrame" or columns_of_one_length:
         columns = [from_r(column) for column in obj]
         frame = pd.concat([pd.Series(c) for c in columns], axis=1) if columns else pd.DataFrame()
-        frame.columns = [str(name) for name in obj.names]  # names may repeat: every column kept
+        names = [str(name) for name in obj.names] if "names" in obj.list_attrs() else []
+        frame.columns = names or range(len(columns))  # names may repeat: every column kept
         return frame
     classes = list(getattr(obj, "rclass", ()))
     if "POSIXlt" in classes:  # a list of fields: R's own conversion makes it the instants

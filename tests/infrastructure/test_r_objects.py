@@ -439,6 +439,11 @@ R_AS_IT_COMES = [
     ("pairwise_dcor-groups-omit-the-columns-used", lambda r: es.pairwise_dcor(
         r("airquality[, 1:4]"), groups={"o": "Ozone", "tw": ["Temp", "Wind"]},
         nan_policy="omit").n_samples, lambda r: 116),
+    # a list of columns of one length is read as R's data frame is (it is one)
+    ("list-of-columns-is-a-data-frame", lambda r: es.dispersion(
+        r("rows$x"), r("list(g = rows$g, h = rep(1:2, 15))")).W,
+     lambda r: pytest.approx(r("disco(rows$x, data.frame(g = factor(rows$g), "
+                               "h = factor(rep(1:2, 15))), R = 0)$within")[0], rel=1e-12)),
     ("label-column-by-name", lambda r: _statistic(r("coded"), "g"),
      lambda r: _statistic(np.asarray(r("as.matrix(coded[, 1:2])")), np.repeat([1, 2, 3], 10))),
 ]
@@ -469,6 +474,14 @@ R_REFUSED = [
      r"^`X` must hold numbers only"),
     ("repeated-names-in-pairwise_dcor", lambda r: es.pairwise_dcor(r("twice")), ValueError,
      r"^`X` has duplicate column names \('a'\)"),
+    # R objects that are no data (issue 48, item 2: an object read as a scalar): named, with
+    # the fix; bit64's integer64 holds its integers in a double's bits
+    *[(f"{cls}-as-data", (lambda code: lambda r: es.energy_hclust(r(code)))(code), TypeError,
+       rf"^`X` is an R object of class {cls}, which energystats does not read as data: pass a "
+       r"numeric vector or matrix, a data frame, a factor or a dist object")
+      for cls, code in [("list", "list(a = 1:5, b = 1:3)"), ("environment", "new.env()"),
+                        ("formula", "y ~ x"), ("NULL", "NULL"),
+                        ("integer64", "structure(as.numeric(1:30), class = 'integer64')")]],
     ("label-column-left-in-as-a-Series",
      lambda r: (lambda frame: es.energy_test(frame, frame["g"]))(from_r(r("coded"))), ValueError,
      r"^`labels` holds the groups of the column 'g' of `X`"),
