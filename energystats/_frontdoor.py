@@ -432,13 +432,13 @@ class _Door:
 
     def full(self, arguments: dict, owner, label):
         where = self.where
+        r_session = called_from_r()
         for name in self.plain:  # data of other libraries (polars, xarray) as numpy or pandas
-            arguments[name] = as_python(arguments.get(name), name)
+            arguments[name] = as_python(arguments.get(name), name, r_session)
         if "*samples" in self.data:
-            arguments["samples"] = tuple(as_python(sample, f"samples[{i}]")
+            arguments["samples"] = tuple(as_python(sample, f"samples[{i}]", r_session)
                                          for i, sample in enumerate(arguments["samples"]))
         # data from R: rpy2's objects, or every argument of a call made from R (reticulate)
-        r_session = called_from_r()
         from_r = {name for name in self.data if name != "*samples"
                   and (r_session or is_r_object(arguments.get(name)))}
         if "*samples" in self.data:

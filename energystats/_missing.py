@@ -355,15 +355,18 @@ _NATIVE = (np.ndarray, pd.Series, pd.DataFrame, pd.Index, pd.Categorical, str, b
            complex, np.generic)
 
 
-def as_python(value, name: str):
-    """``value`` as numpy or pandas data: a data frame of another library (polars) with its
-    column names, an object that converts itself to pandas (xarray's ``to_pandas``, its
-    coordinates the index) or to an array (``__array__``, a named one a Series); a scipy
-    sparse matrix and a ragged list (rows of different lengths; not ``labels``, whose lists
-    are factors) are refused, naming ``name``. Anything else is returned as it is (lists, R
-    objects: read later)."""
+def as_python(value, name: str, from_r: bool = False):
+    """``value`` as numpy or pandas data: a dict of named columns (an R list through
+    reticulate; in a call made from R, ``from_r``, a list of lists too: R's list is one of
+    columns) or a data frame of another library (polars) with its column names, an object
+    that converts itself to pandas (xarray's ``to_pandas``, its coordinates the index) or to
+    an array (``__array__``, a named one a Series); a scipy sparse matrix and a ragged list
+    (rows of different lengths; not ``labels``, whose lists are factors) are refused, naming
+    ``name``. Anything else is returned as it is (lists, R objects: read later)."""
     if value is None or isinstance(value, _NATIVE) or type(value).__module__.startswith("rpy2."):
         return value
+    if from_r and isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        value = dict(enumerate(value))
     if isinstance(value, (list, tuple)):
         # rows are lists (a flat list has none); labels' lists are several factors, not rows
         rows = name != "labels" and value and isinstance(value[0], (list, tuple, np.ndarray))
@@ -376,6 +379,15 @@ def as_python(value, name: str):
                 "a value is missing)."
             )
         return value
+    if isinstance(value, dict):  # named columns (an R list through reticulate)
+        try:
+            return pd.DataFrame(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"`{name}` is a dict, read as a table of named columns, but its values are no "
+                "columns of one length: pass a data frame (in R, a list of vectors of one "
+                "length, or a data.frame)."
+            ) from None
     if type(value).__module__.startswith("scipy.sparse"):
         raise TypeError(
             f"`{name}` is a scipy sparse matrix: energystats computes with the points as a dense "

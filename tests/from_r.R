@@ -241,6 +241,8 @@ report("KGroups(3) of a dist says metric = 'precomputed'", grepl("metric='precom
 seeded <- es$dcor_test(swiss$Fertility, swiss$Education, rng = 1, n_resamples = 99)
 report("rng = 1 and n_resamples = 99 without L", identical(seeded$n_resamples, 99L),
        sprintf("p = %g", seeded$pvalue))
+agree("a list of columns is a data frame", es$dcor(list(swiss$Fertility, swiss$Education), swiss$Agriculture),
+      dcor(swiss[, c("Fertility", "Education")], swiss$Agriculture))
 sorted <- swiss[order(swiss$Agriculture), ]
 agree("rows paired by position, as R", es$dcor(sorted[, "Fertility", drop = FALSE], swiss[, "Education", drop = FALSE]),
       dcor(sorted$Fertility, swiss$Education))

@@ -1518,6 +1518,8 @@ ISSUE_48 = [
     ("polars-like-KGroups", lambda f: es.KGroups(2, random_state=0).fit(
         _PolarsLike(f[["a", "y"]])).labels_.tolist(),
      lambda f: es.KGroups(2, random_state=0).fit(f[["a", "y"]]).labels_.tolist()),
+    ("dict-of-columns", lambda f: es.dcor({"a": f["a"].tolist(), "b": f["b"].tolist()}, f["y"]),
+     lambda f: es.dcor(f[["a", "b"]], f["y"])),
     # a MultiIndex column named by its tuple
     ("MultiIndex-column", lambda f: es.energy_test(
         pd.DataFrame({("m", "a"): f["a"], ("m", "y"): f["y"], ("lab", "g"): f["g"]}),
@@ -1561,6 +1563,9 @@ ISSUE_48_REFUSED = [
     ("KGroups-weights-index-disjoint", lambda f: es.KGroups(2).fit(
         f[["a"]], sample_weight=f["w"].set_axis(f.index + 40)), ValueError,
      r"^`sample_weight` and `X` are pandas objects.* differ"),
+    ("dict-of-unequal-columns", lambda f: es.dcor({"a": [1.0, 2.0, 3.0], "b": [1.0]}, f["y"]),
+     ValueError, r"^`x` is a dict, read as a table of named columns, but its values are no "
+     r"columns of one length"),
     ("scipy-sparse", lambda f: es.dcor(__import__("scipy.sparse").sparse.csr_matrix(
         f[["a", "b"]].to_numpy()), f["y"]), TypeError,
      r"^`x` is a scipy sparse matrix: .* pass x\.toarray\(\)\.$"),

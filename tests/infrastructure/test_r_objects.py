@@ -543,6 +543,17 @@ def test_whole_numbers_from_r_are_counts_and_seeds():
         _from_r(es.dcor_test, X[:, 0], X[:, 1], rng=1.5)
 
 
+def test_an_r_list_through_reticulate_is_a_table_of_columns():
+    """reticulate hands a named R list over as a dict and an unnamed one as a list of lists:
+    both are columns, as R's data frame (a list) is; from Python a list of lists is rows."""
+    a, b = TABLE["a"].tolist(), TABLE["b"].tolist()
+    columns = es.energy_hclust(TABLE[["a", "b"]].to_numpy()).height
+    np.testing.assert_array_equal(_from_r(es.energy_hclust, [a, b]).height, columns)
+    np.testing.assert_array_equal(_from_r(es.energy_hclust, {"a": a, "b": b}).height, columns)
+    with pytest.warns(UserWarning, match="more variables"):
+        assert es.energy_hclust([a, b]).n_samples == 2  # rows, from Python
+
+
 def test_r_data_frames_pair_rows_by_position_as_r_does():
     """reticulate hands an R data frame over with its row names as the index; R pairs rows by
     position, and so does a call made from R, where from Python the indexes align."""
