@@ -310,19 +310,21 @@ def drop_missing(
 def align_rows(members: dict, matrices) -> dict:
     """The rows of pandas arguments paired by their index labels, as pandas aligns them: one
     whose index holds the first pandas argument's labels in another order is reordered to it
-    (a matrix's rows and columns); indexes that differ as sets are refused with the fix. An
-    argument without an index (an array, a list) pairs by position, as do indexes of other
-    lengths (refused later for their lengths)."""
+    (a matrix's rows and columns); indexes that differ as sets (or repeat a label) are refused
+    with the fix. An argument without an index (an array, a list) pairs by position, as do
+    default indexes (0, 1, ...) on both sides (of other lengths: refused later for them)."""
     framed = [(n, v) for n, v in members.items() if isinstance(v, (pd.Series, pd.DataFrame))]
     out = dict(members)
     for name, value in framed[1:]:
         first, lead = framed[0][0], framed[0][1].index
-        if len(value) != len(lead) or value.index.equals(lead):
+        if value.index.equals(lead) or len(value) != len(lead) and _default(value.index) and (
+                _default(lead)):
             continue
         at = value.index.get_indexer(lead) if value.index.is_unique and lead.is_unique else None
-        if at is None or (at < 0).any():
+        if at is None or (at < 0).any() or len(value) != len(lead):
             why = ("repeat a label" if at is None else f"differ ({int((at < 0).sum())} of the "
-                   f"{len(lead)} row labels of `{first}` are not in `{name}`'s)")
+                   f"{len(lead)} row labels of `{first}` are not among the {len(value)} of "
+                   f"`{name}`)")
             raise ValueError(
                 f"`{name}` and `{first}` are pandas objects, whose rows are paired by their index "
                 f"labels as pandas aligns them, but their indexes {why}: pass "
@@ -331,6 +333,11 @@ def align_rows(members: dict, matrices) -> dict:
             )
         out[name] = value.iloc[at, at] if name in matrices else value.iloc[at]
     return out
+
+
+def _default(index: pd.Index) -> bool:
+    """Whether ``index`` is pandas' default: 0, 1, ..., n - 1."""
+    return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
 
 
 def expand_labels(labels: np.ndarray, keep: np.ndarray) -> np.ndarray:

@@ -1552,10 +1552,15 @@ ISSUE_48_REFUSED = [
     ("labels-index-disjoint", lambda f: es.dispersion(f[["a"]], f["g"].set_axis(f.index + 100)),
      ValueError, r"^`labels` and `X` are pandas objects, whose rows are paired by their index "
      r"labels as pandas aligns them, but their indexes differ \(40 of the 40 row labels of `X` "
-     r"are not in `labels`'s\): pass `labels\.to_numpy\(\)` to pair the rows by position, or "
-     r"select the rows both have with \.loc \(rows = X\.index\.intersection\(labels\.index\)\)\.$"),
+     r"are not among the 40 of `labels`\): pass `labels\.to_numpy\(\)` to pair the rows by "
+     r"position, or select the rows both have with \.loc \(rows = "
+     r"X\.index\.intersection\(labels\.index\)\)\.$"),
     ("z-index-overlapping", lambda f: es.pdcor(f["a"], f["y"], f["b"].set_axis(f.index + 10)),
      ValueError, r"^`z` and `x` are pandas objects.* differ \(10 of the 40 row labels of `x`"),
+    ("labels-of-every-row-for-a-subset", lambda f: es.energy_test(f.loc[f["a"] > 0, ["a", "y"]],
+                                                                  f["g"]), ValueError,
+     r"^`labels` and `X` are pandas objects.* differ \(0 of the \d+ row labels of `X` are not "
+     r"among the 40 of `labels`\): .* select the rows both have with \.loc"),
     ("weights-index-repeated", lambda f: es.dispersion(
         f[["a"]], f["g"], sample_weight=f["w"].set_axis(np.arange(40) // 2)), ValueError,
      r"^`sample_weight` and `X` are pandas objects.* their indexes repeat a label: pass "
