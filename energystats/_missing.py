@@ -386,6 +386,11 @@ def as_python(value, name: str, from_r: bool = False):
                 "a value is missing)."
             )
         return value
+    if type(value).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"`{name}` is a scipy sparse matrix: energystats computes with the points as a dense "
+            f"array; pass {name}.toarray()."
+        )
     if isinstance(value, dict):  # named columns (an R list through reticulate)
         try:
             return pd.DataFrame(value)
@@ -395,11 +400,6 @@ def as_python(value, name: str, from_r: bool = False):
                 "columns of one length: pass a data frame (in R, a list of vectors of one "
                 "length, or a data.frame)."
             ) from None
-    if type(value).__module__.startswith("scipy.sparse"):
-        raise TypeError(
-            f"`{name}` is a scipy sparse matrix: energystats computes with the points as a dense "
-            f"array; pass {name}.toarray()."
-        )
     columns = getattr(value, "columns", None)
     if columns is not None and hasattr(value, "__getitem__") and not callable(columns):
         return pd.DataFrame({column: np.asarray(value[column]) for column in columns})

@@ -1577,6 +1577,9 @@ ISSUE_48_REFUSED = [
     ("scipy-sparse-KGroups", lambda f: es.KGroups(2).fit(
         __import__("scipy.sparse").sparse.coo_matrix(f[["a", "b"]].to_numpy())), TypeError,
      r"^`X` is a scipy sparse matrix"),
+    ("scipy-sparse-dok-a-dict", lambda f: es.energy_test(
+        __import__("scipy.sparse").sparse.dok_matrix(f[["a", "b"]].to_numpy()), f["g"]),
+     TypeError, r"^`X` is a scipy sparse matrix"),
     ("ragged-list", lambda f: es.dcor([[1.0, 2.0], [3.0], [4.0, 5.0], [6.0, 7.0]],
                                       [1.0, 2.0, 3.0, 4.0]), ValueError,
      r"^`x` is a ragged list: its rows hold different numbers of values\. Pass a table"),
