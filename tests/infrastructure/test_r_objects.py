@@ -439,6 +439,14 @@ R_AS_IT_COMES = [
     ("pairwise_dcor-groups-omit-the-columns-used", lambda r: es.pairwise_dcor(
         r("airquality[, 1:4]"), groups={"o": "Ozone", "tw": ["Temp", "Wind"]},
         nan_policy="omit").n_samples, lambda r: 116),
+    # the probe's calls on swiss (issue 48, item 2): dist objects from rpy2 as distances
+    ("dcor-of-two-dists", lambda r: es.dcor(r("dist(swiss[, 1:2])"), r("dist(swiss[, 3:5])")),
+     lambda r: pytest.approx(r("energy::dcor(dist(swiss[, 1:2]), dist(swiss[, 3:5]))")[0],
+                             rel=1e-12)),
+    ("hclust-of-a-dist-precomputed", lambda r: es.energy_hclust(
+        r("dist(scale(swiss))"), metric="precomputed").height.tolist(),
+     lambda r: pytest.approx(sorted(r("energy::energy.hclust(dist(scale(swiss)))$height")),
+                             rel=1e-12)),
     # a list of columns of one length is read as R's data frame is (it is one)
     ("list-of-columns-is-a-data-frame", lambda r: es.dispersion(
         r("rows$x"), r("list(g = rows$g, h = rep(1:2, 15))")).W,
