@@ -46,6 +46,7 @@ __all__ = [
     "permutations",
     "pvalue",
     "relabeling_count",
+    "sign_draws",
     "signs",
 ]
 
@@ -96,6 +97,12 @@ def permutation_draws(rng, n: int, exact: bool = False):
     if not exact:
         return lambda m: permutations(rng, n, m)
     return _sequence(np.array(list(itertools.permutations(range(n))), dtype=np.intp))
+
+
+def sign_draws(rng, n: int, exact: bool = False):
+    """``draw(m)``: the next m of all 2^n sign vectors (all plus first) with ``exact``, else m
+    random ones (:func:`signs`)."""
+    return _sequence(all_signs(n)) if exact else (lambda m: signs(rng, n, m))
 
 
 def _sequence(rows: np.ndarray):
