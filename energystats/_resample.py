@@ -137,15 +137,18 @@ def all_signs(n: int) -> np.ndarray:
 
 def null_distribution(evaluate, draw, count: int, item_bytes: float, progress=None) -> np.ndarray:
     """The statistic on ``count`` resamples: ``draw(m)`` gives m resamples (rows),
-    ``evaluate(block)`` their statistics, in blocks of at most :data:`BLOCK_BYTES` of
-    temporaries (``item_bytes`` per resample). ``progress``: a callable given each block's
-    size, or None."""
+    ``evaluate(block)`` their statistics (m values, or m rows of several statistics sharing
+    their resamples), in blocks of at most :data:`BLOCK_BYTES` of temporaries (``item_bytes``
+    per resample). ``progress``: a callable given each block's size, or None."""
     check_fits(f"the null distribution of {count:,} resamples", 8.0 * count)
     step = int(max(1, min(count, BLOCK_BYTES // max(item_bytes, 1.0))))
-    out = np.empty(count)
+    out = None
     for start in range(0, count, step):
         m = min(step, count - start)
-        out[start : start + m] = evaluate(draw(m))
+        values = evaluate(draw(m))
+        if out is None:
+            out = np.empty((count, *np.shape(values)[1:]))
+        out[start : start + m] = values
         if progress is not None:
             progress(m)
     return out
