@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["fitter", "parameter_names", "vectorised"]
+__all__ = ["fitter", "parameter_names"]
 
 
 def parameter_names(family) -> list[str]:
@@ -98,18 +98,6 @@ _VECTORISED = {
 }
 
 
-def _vectorised_fit(family, known: dict):
-    """The vectorised maximum likelihood of ``family`` with the parameters ``known`` fixed, or
-    None."""
-    return _VECTORISED.get((type(family), tuple(sorted(known))))
-
-
-def vectorised(family, known: dict, fit=None) -> bool:
-    """Whether :func:`fitter` fits every sample at once (no ``fit`` given, and a vectorised
-    maximum likelihood for the family with these parameters known)."""
-    return fit is None and _vectorised_fit(family, known) is not None
-
-
 def _usable(family, params: tuple) -> bool:
     """Finite parameters, a positive scale and a finite mean (the energy statistic needs it)."""
     theta = np.asarray(params, dtype=float)
@@ -132,26 +120,31 @@ def _scipy_fit(family, row: np.ndarray, fixed: dict, start: tuple | None) -> tup
 
 
 def fitter(family, known: dict, fit=None, start: tuple | None = None):
-    """A function of a B x n array returning the parameter tuple of arrays (B,): ``fit`` on
-    each row when given, else the vectorised maximum likelihood when there is one, else
-    ``family.fit`` with the ``known`` parameters fixed, on each row (refitted from ``start``,
-    the parameters of the distribution the rows were drawn from, where the first fit is not
-    usable: see :func:`_scipy_fit`)."""
+    """``(estimate, each)``: ``estimate(X, bar=None)`` returns the parameter tuple of arrays
+    (B,) of the rows of X (B x n): ``fit`` on each row when given, else the vectorised
+    maximum likelihood when there is one, else ``family.fit`` with the ``known`` parameters
+    fixed, on each row (refitted from ``start``, the parameters of the distribution the rows
+    were drawn from, where the first fit is not usable: see :func:`_scipy_fit`); ``each``
+    says whether the rows are fitted one by one, ``bar`` (a progress bar or None) then
+    counting them."""
     names = parameter_names(family)
-    if fit is not None:
-        def each(X):
-            rows = [tuple(np.ravel(fit(row))) for row in X]
-            wrong = [len(r) for r in rows if len(r) != len(names)]
-            if wrong:
-                raise ValueError(
-                    f"`fit` must return the {len(names)} parameters ({', '.join(names)}), got "
-                    f"{wrong[0]}."
-                )
-            return tuple(np.array(column, dtype=float) for column in zip(*rows))
-        return each
-    vectorised = _vectorised_fit(family, known)
-    if vectorised is not None:
-        return lambda X: tuple(np.asarray(p, dtype=float) for p in vectorised(X, known))
+    vectorised = _VECTORISED.get((type(family), tuple(sorted(known))))
+    if fit is None and vectorised is not None:
+        return (lambda X, bar=None: tuple(np.asarray(p, dtype=float)
+                                          for p in vectorised(X, known))), False
     fixed = {f"f{name}": value for name, value in known.items()}
-    return lambda X: tuple(np.array(column, dtype=float)
-                           for column in zip(*(_scipy_fit(family, row, fixed, start) for row in X)))
+
+    def each(X, bar=None):
+        rows = []
+        for row in X:
+            rows.append(tuple(np.ravel(fit(row))) if fit is not None
+                        else _scipy_fit(family, row, fixed, start))
+            if bar is not None:
+                bar.update()
+        wrong = [len(r) for r in rows if len(r) != len(names)]
+        if wrong:
+            raise ValueError(f"`fit` must return the {len(names)} parameters ({', '.join(names)}), "
+                             f"got {wrong[0]}.")
+        return tuple(np.array(column, dtype=float) for column in zip(*rows))
+
+    return each, True
