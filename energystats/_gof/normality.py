@@ -1,20 +1,8 @@
 r"""The energy tests of normality, parameters estimated: multivariate (R ``mvnorm.e``,
-``mvnorm.test``) and univariate, with its limit distribution (R ``normal.e``, ``normal.test``).
-
-With :math:`y_j = S^{-1/2}(x_j - \bar x)` (S the sample covariance, n - 1) and Z, Z'
-independent N(0, I_d) (Székely & Rizzo 2005, eq. 3.1),
-
-.. math::
-
-    n\mathcal E_n = n\Big(\frac 2n \sum_j E\|y_j - Z\| - E\|Z - Z'\|
-    - \frac 1{n^2} \sum_{j,k} \|y_j - y_k\|\Big),
-
-:math:`E\|y - Z\| = \sqrt 2\,\frac{\Gamma((d+1)/2)}{\Gamma(d/2)}\,
-{}_1F_1(-\tfrac12; \tfrac d2; -\tfrac{\|y\|^2}2)` (eq. 3.2; for d = 1,
-:math:`2y\Phi(y) + 2\varphi(y) - y`) and :math:`E\|Z - Z'\| = 2\Gamma(\frac{d+1}2)/
-\Gamma(\frac d2)`. The statistic is affine invariant, so under normality it is distributed as
-for N(0, I_d) samples of the same size: its null distribution is theirs (a parametric
-bootstrap that is an exact Monte Carlo test).
+``mvnorm.test``) and univariate with its limit distribution (R ``normal.e``, ``normal.test``).
+The statistic is affine invariant, so under normality it is distributed as for N(0, I_d)
+samples of the same size: its null distribution is theirs (a parametric bootstrap that is an
+exact Monte Carlo test).
 """
 
 from __future__ import annotations
@@ -37,10 +25,8 @@ from .._validation import as_data, unit_scale
 from ._limit import normal_limit_pdf, normal_limit_sf
 from ._standard import CLOSED_FORMS, energy_statistic
 
-__all__ = [
-    "MvnormTestResult", "NormalTestResult", "mvnorm_statistic", "mvnorm_test", "normal_statistic",
-    "normal_test",
-]
+__all__ = ["MvnormTestResult", "NormalTestResult", "mvnorm_statistic", "mvnorm_test",
+           "normal_statistic", "normal_test"]
 
 _METHODS = ("bootstrap", "limit")
 _GAUSSIAN = CLOSED_FORMS[type(stats.norm)]
@@ -228,37 +214,32 @@ _EUCLIDEAN = resolve_semimetric()
 
 
 def _check(X, univariate: bool) -> np.ndarray:
-    """The data divided by 2^e (exact: the statistics standardise it, so they are unchanged,
-    and squares neither overflow nor underflow at any magnitude), as n x d, and e."""
-    X, e = unit_scale(as_data(X, "x" if univariate else "X"))
+    """The data as an n x d float array: one column of at least two values, not all equal
+    (``univariate``), or more rows than columns + 1."""
+    X = as_data(X, "x" if univariate else "X")
     n, d = X.shape
-    if univariate:
-        if d != 1:
-            raise ValueError(f"`x` must be univariate (one column), got {d} columns; use "
-                             "mvnorm_test.")
-        if n < 2:
-            raise ValueError(f"`x` must hold at least two values, got {n}.")
-        if X.min() == X.max():
-            raise ValueError("`x` is constant: its standard deviation is 0, so it cannot be "
-                             "standardised.")
-    elif n <= d + 1:
+    if not univariate and n <= d + 1:
         raise ValueError(f"`X` needs more samples than features + 1 (n = {n}, d = {d}).")
-    return X, e
+    if univariate and d != 1:
+        raise ValueError(f"`x` must be univariate (one column), got {d} columns (mvnorm_test "
+                         "tests multivariate normality).")
+    if univariate and n < 2:
+        raise ValueError(f"`x` must hold at least two values, got {n}.")
+    if univariate and X.min() == X.max():
+        raise ValueError("`x` is constant: its standard deviation is 0, so it can be neither "
+                         "standardised nor tested.")
+    return X
 
 
-def _bootstrap(statistic: float, scale: float, shape: tuple, B: int, rng, progress=False):
-    """The null distribution of ``B`` standard Gaussian samples of ``shape`` (n,) or (n, d),
-    drawn a block at a time in one call from the generator of ``rng`` (the same samples
-    whatever the blocks), and the p-value of ``statistic``."""
-    gen, n = as_generator(rng), shape[0]
-    held = len(shape) == 1 or fits(n)
+def _bootstrap(statistic: float, scale: float, n: int, d: int, B: int, rng, progress=False):
+    """The statistics of ``B`` standard Gaussian samples of n points in d dimensions, each
+    block drawn by one call of the generator of ``rng`` (the same samples whatever the
+    blocks), and the p-value of ``statistic``."""
+    gen, held = as_generator(rng), fits(n)
     bar = progress_bar(None, B, progress, "Gaussian samples")
-    null = null_distribution(
-        lambda block: (_normal_statistics(block) if block.ndim == 2
-                       else _statistics(block, held))[0],
-        lambda m: gen.standard_normal((m, *shape)),
-        B, 8.0 * (8 * np.prod(shape) + (4 * n * n if len(shape) == 2 and held else 0)),
-        None if bar is None else bar.update)
+    null = null_distribution(lambda block: _statistics(block, held)[0],
+                             lambda m: gen.standard_normal((m, n, d)), B, 64.0 * n * d,
+                             None if bar is None else bar.update)  # 8 arrays of a sample's size
     if bar is not None:
         bar.close()
     return null, pvalue(statistic, null, scale=scale, what="the normality statistic")
@@ -268,13 +249,21 @@ def _bootstrap(statistic: float, scale: float, shape: tuple, B: int, rng, progre
 def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     r"""The energy statistic of multivariate normality, :math:`n\mathcal E_n` (R ``mvnorm.e``).
 
-    The statistic of the module's docstring (Székely & Rizzo 2005, eq. 3.1, 3.2), the data
-    standardised by the symmetric root of the sample covariance (n - 1). Affine invariant;
-    zero only when the standardised sample matches N(0, I) in energy. d = 1 is R's
-    univariate case (:func:`normal_statistic`, O(n log n)); for d > 1, O(n^2 d) time and the
-    pairs summed within the working memory (streamed past it). From d = 50 on,
-    :math:`E\|y - Z\|` is summed as a Poisson mixture of chi means (R's hypergeometric
-    function is accurate to about 1e-8 at d = 1,000).
+    With :math:`y_j = S^{-1/2}(x_j - \bar x)` (S the sample covariance, n - 1, its symmetric
+    root) and Z, Z' independent N(0, I_d) (Székely & Rizzo 2005, eq. 3.1, 3.2),
+
+    .. math::
+
+        n\mathcal E_n = n\Big(\frac 2n \sum_j E\|y_j - Z\| - E\|Z - Z'\|
+        - \frac 1{n^2} \sum_{j,k} \|y_j - y_k\|\Big),
+
+    :math:`E\|y - Z\| = \sqrt 2\,\frac{\Gamma((d+1)/2)}{\Gamma(d/2)}\,
+    {}_1F_1(-\tfrac12; \tfrac d2; -\tfrac{\|y\|^2}2)`, :math:`E\|Z - Z'\| =
+    2\Gamma(\frac{d+1}2)/\Gamma(\frac d2)`. Affine invariant; zero only when the
+    standardised sample matches N(0, I) in energy. d = 1 is :func:`normal_statistic`
+    (O(n log n)); for d > 1, O(n^2 d) time, the pairs summed within the working memory
+    (streamed past it). From d = 50 on :math:`E\|y - Z\|` is summed as a Poisson mixture of
+    chi means (R's hypergeometric function is accurate to about 1e-8 at d = 1,000).
 
     Parameters
     ----------
@@ -292,7 +281,7 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     >>> round(es.mvnorm_statistic(X), 4)  # R: mvnorm.e(X)
     0.9404
     """
-    X = _check(X, False)[0]
+    X = unit_scale(_check(X, False))[0]  # exact, and standardised: the same statistic
     return float(_statistics(X[None], fits(X.shape[0]))[0][0])
 
 
@@ -343,12 +332,12 @@ def mvnorm_test(
     >>> bool(es.mvnorm_test(rng.standard_t(2, size=(60, 2)), rng=1).pvalue < 0.05)
     True
     """
-    X = _check(X, False)[0]
+    X = unit_scale(_check(X, False))[0]
     n, d = X.shape
     B = check_resamples(n_resamples)
     statistic, scale = (float(v[0]) for v in _statistics(X[None], fits(n)))
     check_observed(statistic, "the multivariate normality statistic")
-    null, p = _bootstrap(statistic, scale, X.shape, B, rng, check_progress(progress))
+    null, p = _bootstrap(statistic, scale, n, d, B, rng, check_progress(progress))
     return MvnormTestResult(statistic=statistic, pvalue=p, null_distribution=null, n_resamples=B,
                             n_samples=n, n_features=d)
 
@@ -385,7 +374,7 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     >>> round(es.normal_statistic(x), 6)  # R: normal.e(iris[1:50, 1])
     0.465029
     """
-    return float(_normal_statistics(_check(x, True)[0].T)[0][0])
+    return float(_normal_statistics(unit_scale(_check(x, True))[0].T)[0][0])
 
 
 @front_door("x", names=("x",))
@@ -464,7 +453,7 @@ def normal_test(
         raise ValueError(
             "`n_resamples` applies to method='bootstrap' only; method='limit' draws no samples."
         )
-    X, e = _check(x, True)
+    X, e = unit_scale(_check(x, True))  # x / 2^e: no overflow of squares, the same statistic
     check_rng(rng)  # for "limit" too, which draws nothing
     x = X[:, 0]
     statistic, scale = (float(v[0]) for v in _normal_statistics(x[None]))
@@ -477,6 +466,6 @@ def normal_test(
                                 method="limit", n_resamples=None, null_distribution=None,
                                 **estimates)
     B = 999 if n_resamples is None else check_resamples(n_resamples)
-    null, p = _bootstrap(statistic, scale, x.shape, B, rng)
+    null, p = _bootstrap(statistic, scale, x.size, 1, B, rng)
     return NormalTestResult(statistic=statistic, pvalue=p, method="bootstrap", n_resamples=B,
                             null_distribution=null, **estimates)

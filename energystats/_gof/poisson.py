@@ -1,13 +1,6 @@
 r"""Goodness-of-fit tests of the Poisson distribution, mean estimated (R ``poisson.e``,
-``poisson.m``, ``poisson.etest``, ``poisson.mtest``, ``poisson.tests``): the energy test and
-the two mean distance tests of Székely & Rizzo (2004), formulas in :func:`poisson_statistic`.
-
-For an integer X >= 0 with mean :math:`\lambda`, :math:`E|X - j| = \lambda - j + 2\sum_{i<j}
-F(i)` characterises F, and for Poisson X, :math:`E|X - j| = 2jF(j - 1) - 2\lambda F(j - 2) +
-\lambda - j` (:math:`E(j - X)^+ = jF(j - 1) - \lambda F(j - 2)`: the structure
-:math:`z(2F(z) - 1) + \mu - 2G(z)` of :mod:`._standard` with :math:`G(z) = \lambda F(z - 1)`).
-Solving the second with the sample's mean distances gives the M-estimate :math:`\hat F`
-compared with the fitted cdf by the M statistics; the first gives the energy statistic.
+``poisson.m``, ``poisson.etest``, ``poisson.mtest``, ``poisson.tests``): the energy test and the
+two mean distance tests of Székely & Rizzo (2004), formulas in :func:`poisson_statistic`.
 """
 
 from __future__ import annotations
@@ -151,18 +144,14 @@ def _margin(x: float, lam: float, side: int) -> int:
 
 
 def _grid_bounds(X: np.ndarray, lam: np.ndarray) -> tuple[int, int]:
-    r"""The first and last counts k at which the M statistics sum their terms for every row of
-    X (rows sorted, lam their means): from :func:`_margin` below the smallest count to
-    :func:`_margin` above the largest, of the row that needs the widest (the ratios
-    f(x - m)/f(x) and f(x + 1 + m)/f(x + 1) grow with the smallest count and fall with lambda,
-    and the other way round above).
-
-    Below the smallest count the estimate is 0 and the terms are F f and F f / (1 - F); above
-    the largest, 1 - F_hat(k) falls as f(k + 1) does (its recursion's factor lambda / (k + 1)
-    is the pmf's): the terms left out are below e^-160 times polynomial factors of lambda,
-    and the cdf and sf summed from the grid's ends miss e^-80 sqrt(lambda) of their values,
-    under the statistics' rounding up to lambda = 2^50. About 12.6 sd each side of the
-    counts near the mean."""
+    r"""The first and last counts k of the M statistics' sums for every row of X (rows sorted,
+    lam their means): :func:`_margin` below the smallest count and above the largest, for the
+    row that needs the widest (f(x - m)/f(x) grows with x and falls with lambda; above, the
+    other way round). Below the smallest count the terms are F f and F f / (1 - F); above the
+    largest, 1 - F_hat(k) falls as f(k + 1) does (its recursion's factor lambda / (k + 1) is
+    the pmf's): the terms left out are below e^-160 times polynomial factors of lambda, and
+    the cdf and sf summed from the grid's ends miss e^-80 sqrt(lambda), under the rounding
+    up to lambda = 2^50. About 12.6 sd each side of counts near the mean."""
     positive = lam > 0  # a sample of zeros fits a point mass at 0: no terms beyond its counts
     if not positive.any():
         return 0, int(X.max()) + 1
@@ -188,12 +177,11 @@ def _check_grid(X: np.ndarray, low: int, high: int) -> None:
 
 def _m_estimate(running: np.ndarray, lam: np.ndarray, k: np.ndarray) -> np.ndarray:
     r"""The M-estimate :math:`\hat F(k) = \min(1, a_k + b_k \hat F(k - 1))`,
-    :math:`a_k = \sum_{i \le k} F_n(i) / (k + 1)`, :math:`b_k = \lambda / (k + 1)`, from
-    :math:`\hat F = 0` before k[0] (once at 1 it stays, see :func:`poisson_statistic`). Solved
-    in blocks rather than count by count: with :math:`P_i = \prod_{m \le i} b_m` from the
-    block's start, :math:`\hat F(i) = P_i (\hat F_{\text{before}} + \sum_{j \le i} a_j / P_j)`,
-    positive terms only; a block ends where the running sum of :math:`|\log b|` passes 200 (P
-    stays within e^{\pm 235}): at a mean of 1e9, one block instead of 2e5 steps of a loop."""
+    :math:`a_k = \sum_{i \le k} F_n(i) / (k + 1)`, :math:`b_k = \lambda / (k + 1)`, from 0
+    before k[0], in blocks rather than count by count: with :math:`P_i = \prod_{m \le i} b_m`
+    from the block's start, :math:`\hat F(i) = P_i (\hat F_{\text{before}} + \sum_{j \le i}
+    a_j / P_j)`, positive terms only; a block ends where the running sum of :math:`|\log b|`
+    passes 200 (P stays within e^{\pm 235}): at a mean of 1e9, one block for 2e5 counts."""
     a = running / (k + 1.0)
     out = np.minimum(a, 1.0)  # a sample of zeros only: lambda = 0, b = 0
     positive = lam > 0
@@ -216,9 +204,8 @@ def _m_estimate(running: np.ndarray, lam: np.ndarray, k: np.ndarray) -> np.ndarr
 
 def _m_statistics(X: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """M-CvM and M-AD of each row of the sorted counts X (B x n) with means lam, on the grid
-    of :func:`_grid_bounds`. The pmf from Loader's log-pmf (1e-15 at any mean), the cdf and sf
-    as its running sums from the grid's two ends (each tail from its smallest terms: a few
-    units of rounding where the Anderson-Darling weights need it, O(K))."""
+    of :func:`_grid_bounds`: the pmf from Loader's log-pmf (1e-15 at any mean), the cdf and
+    sf as its running sums from the grid's two ends (each tail from its smallest terms)."""
     low, high = _grid_bounds(X, lam)
     _check_grid(X, low, high)
     k = np.arange(low, high + 1)
@@ -305,7 +292,9 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
         {2(k + 1)}\Big) = \min\Big(1, \frac{\sum_{i \le k} F_n(i) + \bar x\,\hat F(k - 1)}
         {k + 1}\Big), \quad \hat F(-1) = 0
 
-    (the second form by the characterisation for the sample, :math:`F_n` its EDF; capped at
+    (the first form solves :math:`E|X - j| = 2jF(j - 1) - 2\lambda F(j - 2) + \lambda - j`, true
+    of Poisson X, for F; the second follows from :math:`E|X - j| = \lambda - j + 2\sum_{i<j}
+    F(i)`, true of any X on the integers, applied to the sample, :math:`F_n` its EDF; capped at
     1 as R's ``poisson.m`` does: for x = (0, 5) the recursion alone reaches 1.44; once at 1
     it stays, since :math:`\sum_{i \le k}(1 - F_n(i)) \le \bar x`),
 

@@ -18,9 +18,10 @@ from .._random import as_generator
 from .._resample import check_observed, check_resamples, null_distribution, pvalue
 from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 from .._semimetric import Scaling
-from .._validation import as_data, unit_scale
+from .._validation import unit_scale
 from ._fits import fitter, parameter_names
 from ._standard import energy_statistic, mean_distances
+from .normality import _check
 
 __all__ = ["EnergyGofResult", "energy_gof", "energy_gof_statistic"]
 
@@ -192,61 +193,46 @@ def energy_gof_statistic(dist, x, axis: int = -1):
     return float(value) if value.ndim == 0 else value
 
 
-def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
-    X = as_data(x, "x")
-    if X.shape[1] != 1:
-        raise ValueError(f"`x` must be univariate (one column), got {X.shape[1]} columns.")
-    x = X[:, 0]
-    if x.size < 2:
-        raise ValueError(f"`x` must hold at least two values, got {x.size}.")
-    if x.min() == x.max():
-        raise ValueError("`x` is constant: a continuous distribution cannot be tested on it.")
-    B = check_resamples(n_resamples)
-    if isinstance(dist, stats.rv_continuous):
-        names, known = parameter_names(dist), dict(known_params or {})
-        for name, value in known.items():
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
-                raise TypeError(f"`known_params['{name}']` must be a real number, got "
-                                f"{type(value).__name__} {value!r}.")
-            if not np.isfinite(value) or (name == "scale" and value <= 0):
-                raise ValueError(f"`known_params['{name}']` must be finite"
-                                 + (" and positive" if name == "scale" else "")
-                                 + f", got {value!r}.")
-        unknown = sorted(set(known) - set(names))
-        if unknown:
-            raise ValueError(f"`known_params` has {', '.join(unknown)}, not parameters of "
-                             f"{dist.name} ({', '.join(names)}).")
-        if fit is not None and not callable(fit):
-            raise TypeError("`fit` must be a callable returning the parameters, or None.")
-        return x, known, B
-    if hasattr(dist, "dist") and isinstance(dist.dist, stats.rv_continuous):
-        if known_params is not None or fit is not None:
-            raise ValueError("`known_params` and `fit` apply to a family (e.g. stats.gamma), not "
-                             "to a frozen distribution.")
-        return x, None, B
-    raise TypeError(
-        "`dist` must be a scipy.stats continuous distribution: a family such as stats.gamma "
-        "(parameters estimated) or a frozen one such as stats.gamma(2.0) (parameters known)."
-    )
+def _check_known(dist, known_params, fit) -> dict | None:
+    """The known parameters of a family (None for a frozen distribution), checked."""
+    frozen = hasattr(dist, "dist") and isinstance(dist.dist, stats.rv_continuous)
+    if not (frozen or isinstance(dist, stats.rv_continuous)):
+        raise TypeError("`dist` must be a scipy.stats continuous distribution: a family such as "
+                        "stats.gamma (parameters estimated) or a frozen one such as "
+                        "stats.gamma(2.0) (parameters known).")
+    if frozen and (known_params is not None or fit is not None):
+        raise ValueError("`known_params` and `fit` apply to a family (e.g. stats.gamma), not to "
+                         "a frozen distribution.")
+    if frozen:
+        return None
+    names, known = parameter_names(dist), dict(known_params or {})
+    for name, value in known.items():
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
+            raise TypeError(f"`known_params['{name}']` must be a real number, got "
+                            f"{type(value).__name__} {value!r}.")
+        if not np.isfinite(value) or (name == "scale" and value <= 0):
+            raise ValueError(f"`known_params['{name}']` must be finite"
+                             + (" and positive" if name == "scale" else "") + f", got {value!r}.")
+    unknown = sorted(set(known) - set(names))
+    if unknown:
+        raise ValueError(f"`known_params` has {', '.join(unknown)}, not parameters of "
+                         f"{dist.name} ({', '.join(names)}).")
+    if fit is not None and not callable(fit):
+        raise TypeError("`fit` must be a callable returning the parameters, or None.")
+    return known
 
 
-def _check_params(family, params: tuple, known: dict | None, fit) -> None:
-    """Refuse parameters that are not finite numbers or a scale that is not positive, or a
-    distribution without a finite mean, naming where they came from."""
+def _check_params(family, params: tuple, source: str) -> None:
+    """Refuse parameters that are not finite or a scale that is not positive, naming their
+    ``source``, and a distribution without a finite mean."""
     names, values = parameter_names(family), np.asarray(params, dtype=float)
-    bad = [name for name, value in zip(names, values)
-           if not np.isfinite(value) or (name == "scale" and value <= 0)]
-    if bad:
-        source = ("`dist`" if known is None else "`fit`" if fit is not None
-                  else "the fit to `x`")
+    if not (np.all(np.isfinite(values)) and values[-1] > 0):
         given = ", ".join(f"{name}={value:g}" for name, value in zip(names, values))
-        raise ValueError(
-            f"{source} gave {family.name} parameters {given}: they must be finite, with scale > 0."
-        )
+        raise ValueError(f"{source} gave {family.name} parameters {given}: they must be finite, "
+                         "with scale > 0.")
     if not np.isfinite(family.mean(*params[:-2])):
         raise ValueError(
-            f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite."
-        )
+            f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
 
 
 @front_door("x", names=("x",))
@@ -341,8 +327,8 @@ def energy_gof(
     >>> es.energy_gof(x, stats.lognorm, known_params={"loc": 0}, n_resamples=199, rng=1).pvalue
     0.005
     """
-    x, known, B = _energy_gof_iv(x, dist, known_params, fit, n_resamples)
-    progress = check_progress(progress)
+    x, B = _check(x, True)[:, 0], check_resamples(n_resamples)
+    known, progress = _check_known(dist, known_params, fit), check_progress(progress)
     n, gen = x.size, as_generator(rng)
     # The statistic of z = (x - loc) / scale is unchanged when x, loc and scale are divided by
     # 2^e; with the scale estimated by maximum likelihood (equivariant) and loc estimated or 0,
@@ -351,22 +337,22 @@ def energy_gof(
     e = 0
     if known is not None and fit is None and "scale" not in known and known.get("loc", 0) == 0:
         x, e = unit_scale(x)
-    estimate, bar = None, None
+    estimate, bar, estimated = None, None, ()
     if known is None:  # a frozen distribution
         family, shapes, loc, scale = _split(dist)
-        params, estimated = (*shapes, loc, scale), ()
+        params = (*shapes, loc, scale)
         if any(np.ndim(p) for p in params):
             raise ValueError("`dist` must have scalar parameters (one distribution).")
     else:
         family, names = dist, parameter_names(dist)
         estimated = tuple(name for name in names if name not in known)
+        params = tuple(float(known[name]) for name in names if name in known)
         if estimated:
             params = tuple(p[0] for p in fitter(family, known, fit)[0](x[None, :]))
             estimate, each = fitter(family, known, fit, start=params)  # refits start there
             bar = progress_bar(None, B, progress, "samples") if each else None
-        else:
-            params = tuple(float(known[name]) for name in names)
-    _check_params(family, params, known, fit)
+    _check_params(family, params, "`dist`" if known is None else "`fit`" if fit is not None
+                  else "the fit to `x`")
     statistic, scale = (float(v[0]) for v in _statistic(family, params[:-2], params[-2],
                                                         params[-1], x[None, :]))
     check_observed(statistic, "the energy goodness-of-fit statistic")
