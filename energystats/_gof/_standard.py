@@ -1,25 +1,13 @@
-r"""The one-dimensional energy goodness-of-fit statistic and the two mean distances it needs,
-per family of distributions.
-
-For Y with cdf F, mean :math:`\mu` and partial mean :math:`G(z) = E[Y\,1\{Y \le z\}]`,
+r"""Mean distances of the standard member Y (loc 0, scale 1) of a ``scipy.stats`` family, and
+the one-dimensional energy statistic built on them. For Y with cdf F, mean :math:`\mu` and
+partial mean :math:`G(z) = E[Y\,1\{Y \le z\}]`,
 
 .. math::
 
     E|z - Y| = z\,(2F(z) - 1) + \mu - 2G(z), \qquad E|Y - Y'| = 2\int F(t)\,(1 - F(t))\,dt,
 
-and the statistic of a sample :math:`z_1..z_n` against Y (Székely & Rizzo 2005, eq. 3.1 with
-d = 1; 2013, sec. 5) is
-
-.. math::
-
-    n\mathcal E_n = n\Big(\frac2n\sum_i E|z_i - Y| - E|Y - Y'|
-    - \frac1{n^2}\sum_{i,j}|z_i - z_j|\Big),
-
-the pair sum :math:`2\sum_t (2t - n - 1)\,z_{(t)}` from the sorted sample. Closed forms below
-(Y the standard member, loc 0 and scale 1, shapes as in scipy), accurate to rounding (the tests
-check them against quadrature to 1e-11); every other family from one exact table of its cdf
-per shape (:mod:`._cdf_table`). The statistic of x against loc + scale * Y is that of
-z = (x - loc) / scale.
+in closed form below (to rounding: the tests check them against quadrature to 1e-11), any
+other family from an exact table of its cdf (:mod:`._cdf_table`).
 """
 
 from __future__ import annotations
@@ -33,11 +21,11 @@ __all__ = ["CLOSED_FORMS", "energy_statistic", "mean_distances"]
 
 
 def energy_statistic(g: np.ndarray, between, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r""":math:`n\mathcal E_n` of each row of the sorted samples z (last axis), from
-    :math:`g_i = E|z_i - Y|` and ``between`` = E|Y - Y'|, and the size of the sums it is a
-    difference of, :math:`n(2m + b + p)` (the scale of :func:`~energystats._resample.pvalue`'s
-    tie rule). Each row reduced alone (numpy's pairwise sums, centred first: the weights sum
-    to 0), so equal rows give equal values in any block."""
+    r""":math:`n\mathcal E_n = n(\frac2n\sum_i g_i - b - \frac1{n^2}\sum_{i,j}|z_i - z_j|)`
+    (Székely & Rizzo 2005, eq. 3.1 with d = 1) of each row of the sorted z (last axis),
+    :math:`g_i = E|z_i - Y|`, b = E|Y - Y'|, the pair sum :math:`2\sum_t (2t - n - 1)z_{(t)}`;
+    and :math:`n(2m + b + p)`, the size of the sums it is a difference of (the tie rule's
+    scale). Rows reduced alone, centred first: equal rows give equal values in any block."""
     n = z.shape[-1]
     weights = 2.0 * np.arange(1, n + 1) - (n + 1.0)
     pairs = 2.0 * ((z - z.mean(axis=-1, keepdims=True)) * weights).sum(axis=-1) / (n * n)

@@ -292,8 +292,8 @@ def mvnorm_test(
     r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).
 
     H0: the rows are i.i.d. Gaussian, any mean and non-singular covariance. The statistic
-    of :func:`mvnorm_statistic` against its values on ``n_resamples`` samples from
-    N(0, I_d) of the same size (affine invariance makes this an exact Monte Carlo test).
+    of :func:`mvnorm_statistic` against its values on ``n_resamples`` N(0, I_d) samples of
+    the same size.
 
     Parameters
     ----------
@@ -312,11 +312,10 @@ def mvnorm_test(
 
     Notes
     -----
-    p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (:mod:`energystats._resample`), exact
-    for the Monte Carlo test and never 0; R reports :math:`\#\{t^* \ge t\} / B`. Consistent
-    against every fixed non-Gaussian alternative with finite first moment (Székely & Rizzo
-    2005). Time O(B n^2 d) (O(B n log n) for d = 1); memory a block of samples within
-    8 MiB, and one sample's n(n - 1)/2 distances.
+    p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (:mod:`energystats._resample`), never 0;
+    R reports :math:`\#\{t^* \ge t\} / B`. Consistent against every fixed non-Gaussian
+    alternative with finite first moment (Székely & Rizzo 2005). Time O(B n^2 d) (O(B n log n)
+    for d = 1); memory a block of samples within 8 MiB and one sample's n(n - 1)/2 distances.
 
     References
     ----------
@@ -346,17 +345,10 @@ def mvnorm_test(
 def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     r"""The energy statistic of univariate normality, :math:`n\mathcal E_n` (R ``normal.e``).
 
-    With :math:`y_i = (x_i - \bar x)/s` (s the sample standard deviation, n - 1) and Z, Z'
-    independent N(0, 1) (Székely & Rizzo 2005, eq. 3.1 with d = 1),
-
-    .. math::
-
-        n\mathcal E_n &= n\Big(\frac2n\sum_i E|y_i - Z| - E|Z - Z'|
-        - \frac1{n^2}\sum_{i,j}|y_i - y_j|\Big), \\
-        E|y - Z| &= 2y\Phi(y) + 2\varphi(y) - y,\quad E|Z - Z'| = \frac{2}{\sqrt\pi}.
-
-    Equal to :func:`mvnorm_statistic` of the data as one column. O(n log n): the pair sum
-    from the sorted sample.
+    :func:`mvnorm_statistic` of the data as one column (Székely & Rizzo 2005, eq. 3.1 with
+    d = 1): :math:`y_i = (x_i - \bar x)/s` (s the sample standard deviation, n - 1),
+    :math:`E|y - Z| = 2y\Phi(y) + 2\varphi(y) - y`, :math:`E|Z - Z'| = 2/\sqrt\pi`, and the
+    pair sum :math:`2\sum_t (2t - n - 1)\,y_{(t)}` from the sorted sample: O(n log n).
 
     Parameters
     ----------
@@ -397,10 +389,8 @@ def normal_test(
         Univariate data, at least two values, not all equal.
     method : {"bootstrap", "limit"}, default="bootstrap"
         ``"bootstrap"`` (R's ``"mc"``): the statistic of ``n_resamples`` standard normal
-        samples of size n (location and scale invariance make this an exact Monte Carlo
-        test); ``"limit"``: the tail probability of the limit distribution
-        :math:`\sum_k \lambda_k Z_k^2` by Imhof's method, with the eigenvalues computed by
-        the package (see Notes).
+        samples of size n (an exact Monte Carlo test); ``"limit"``: the tail probability of
+        the limit distribution :math:`\sum_k \lambda_k Z_k^2` (see Notes).
     n_resamples : int, default=None
         Gaussian samples for ``"bootstrap"`` (R's ``R``); None means 999. Not accepted with
         ``"limit"``, which draws nothing.
@@ -413,21 +403,18 @@ def normal_test(
 
     Notes
     -----
-    ``"bootstrap"`` draws the samples :func:`mvnorm_test` draws with the same ``rng`` and
-    gives its p-value, :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (R reports
-    :math:`\#\{t^* \ge t\}/B`). Time O(B n log n), vectorised over blocks of samples.
+    ``"bootstrap"``: the samples and p-value of :func:`mvnorm_test` with the same ``rng``
+    (R reports :math:`\#\{t^* \ge t\}/B`); time O(B n log n).
 
     ``"limit"``: the eigenvalues :math:`\lambda_k` of the integral operator of Möri,
-    Székely & Rizzo (2021) for estimated mean and variance are computed once per process
-    (0.3 s) by a Rayleigh-Ritz method (:mod:`energystats._gof._limit`), the 150 largest
-    kept to 1e-11 and the rest entered by their exact total mean; the tail probability is
-    Imhof's (1961) integral by ``scipy.integrate.quad``. R's ``EVnormal`` table agrees with
-    these eigenvalues to 4e-11 for the first 15 and then falls below them (its 125 values
-    sum to 0.3977, the operator's trace is :math:`3/(4\sqrt\pi) = 0.4231`, which the mean of
-    simulated statistics confirms), so R's ``normal.test(x, method = "limit")`` p-values are
-    smaller than these (0.39 against 0.44 at t = 0.4, 0.055 against 0.062 at t = 0.8), and
-    smaller than simulated ones (``validation/results/gof_limit.md``). The limit is for
-    moderately large samples; ``"bootstrap"`` is exact at every n.
+    Székely & Rizzo (2021) for estimated mean and variance, computed once per process (0.3 s)
+    by a Rayleigh-Ritz method (:mod:`energystats._gof._limit`), the 150 largest to 1e-11 and
+    the rest by their exact total mean; the tail probability by Imhof's (1961) integral. R's
+    ``EVnormal`` agrees with them to 4e-11 for the first 15, then falls below (its sum 0.3977
+    against the trace :math:`3/(4\sqrt\pi) = 0.4231`, which the mean of simulated statistics
+    confirms), so R's ``normal.test(x, method = "limit")`` p-values are smaller (0.39 against
+    0.44 at t = 0.4) than these and than simulated ones (``validation/results/gof_limit.md``).
+    The limit is for moderately large samples; ``"bootstrap"`` is exact at every n.
 
     References
     ----------

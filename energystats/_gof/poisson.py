@@ -23,8 +23,7 @@ from .normality import log_poisson
 
 __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
 
-#: The values of ``test`` (of both :func:`poisson_statistic` and :func:`poisson_test`) and
-#: the statistics each names.
+#: The values of ``test`` (both functions') and the statistics each names.
 _TESTS = {"all": ("M-CvM", "M-AD", "E"), "M": ("M-CvM", "M-AD"), "E": ("E",),
           "M-CvM": ("M-CvM",), "M-AD": ("M-AD",)}
 _METHOD = {"M-CvM": "M-CvM test", "M-AD": "M-AD test", "E": "Energy test"}
@@ -104,13 +103,11 @@ def _check(x) -> np.ndarray:
     if bad.any():
         raise ValueError(f"`x` must hold non-negative integers (counts), got {x[bad][0]:g}.")
     if x.max() > 2**50:
-        raise ValueError(
-            f"`x` holds a count of {x.max():.3g}, beyond the exact integers of float64 (2^50 here)."
-        )
+        raise ValueError(f"`x` holds a count of {x.max():.3g}, beyond the exact integers of "
+                         "float64 (2^50 here).")
     if not x.any():
-        raise ValueError(
-            "`x` is all zeros: the fitted Poisson(0) is a point mass, there is nothing to test."
-        )
+        raise ValueError("`x` is all zeros: the fitted Poisson(0) is a point mass, there is "
+                         "nothing to test.")
     return x.astype(np.int64)
 
 
@@ -122,13 +119,10 @@ def _check_test(test) -> tuple[str, ...]:
 
 
 #: The M statistics' grid reaches below the smallest count and above the largest until the
-#: Poisson probability has fallen by e^-TAIL_LOG from its value at that count (plus one).
-_TAIL_LOG = 80.0
-#: The margins tried, about 2% apart, up to beyond any count of float64's exact integers.
-_MARGINS = np.unique(np.ceil(1.02 ** np.arange(1800)))
-#: The longest grid of the M statistics (one step of the M-estimate's recursion per count):
-#: longer grids only come from counts spread over more than 10**7, where "E" needs none.
-MAX_GRID = 10**7
+#: Poisson probability has fallen by e^-TAIL_LOG from its value there; the margins tried,
+#: about 2% apart, go beyond any exact integer of float64; the longest grid (counts spread
+#: over more than MAX_GRID: "E" needs no grid).
+_TAIL_LOG, _MARGINS, MAX_GRID = 80.0, np.unique(np.ceil(1.02 ** np.arange(1800))), 10**7
 
 
 def _margin(x: float, lam: float, side: int) -> int:
@@ -162,8 +156,8 @@ def _grid_bounds(X: np.ndarray, lam: np.ndarray) -> tuple[int, int]:
 
 
 def _check_grid(X: np.ndarray, low: int, high: int) -> None:
-    """Refuse, before allocating, a grid longer than :data:`MAX_GRID` or beyond the working
-    memory (10 arrays of its length per row of X)."""
+    """Refuse a grid longer than :data:`MAX_GRID` or beyond the working memory (10 arrays of
+    its length per row of X), before allocating it."""
     what, size = (f"the M statistics of counts from {int(X.min()):,} to {int(X.max()):,}",
                   high - low + 1)
     if size > MAX_GRID:
@@ -230,10 +224,9 @@ def _m_statistics(X: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _e_statistic(X: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The energy statistic of each row of the sorted counts X and its tie scale: E|x - X|
-    from the Poisson cdf at x and x - 1, scipy's values bit for bit (read from a table over
-    the block's range when that is shorter than twice the sample, else evaluated at each
-    count), so that the statistic does not depend on the block."""
+    """The energy statistic of each row of the sorted counts X and its tie scale, E|x - X| from
+    scipy's cdf at x and x - 1 (from a table over the block's range when that is shorter than
+    twice the sample, else at each count: the same values, whatever the block)."""
     L = lam[:, None]
     low, high = int(X.min()) - 1, int(X.max())
     if high - low + 1 < 2 * X.shape[1]:
@@ -247,8 +240,8 @@ def _e_statistic(X: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 def _statistics(X: np.ndarray, tests: tuple) -> tuple[np.ndarray, np.ndarray]:
     """The ``tests`` statistics of each row of the counts X (B x n), B x len(tests), and their
-    tie scales (the E statistic's sums; 0 for the M statistics, sums of non-negative terms).
-    Rows are sorted first, so a sample equal to the data up to order gets the same values."""
+    tie scales (E's sums; 0 for the M statistics, sums of non-negative terms), the rows
+    sorted first: a sample equal to the data up to order gets the same values."""
     X = np.sort(X, axis=1)
     lam = X.mean(axis=1)
     values, scales = {}, {}
@@ -271,9 +264,8 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
         Non-negative integer counts (integer-valued floats accepted), at least two, not
         all zero.
     test : {"E", "M-CvM", "M-AD", "M", "all"}, default="E"
-        ``"E"``: the energy statistic :math:`Q_n` (R ``poisson.e``); ``"M-CvM"`` and
-        ``"M-AD"``: the mean distance statistics; ``"M"``: both (R ``poisson.m``);
-        ``"all"``: the three. The values :func:`poisson_test` takes.
+        ``"E"``: the energy statistic :math:`Q_n` (R ``poisson.e``); ``"M-CvM"``, ``"M-AD"``:
+        the mean distance statistics; ``"M"``: both (R ``poisson.m``); ``"all"``: the three.
 
     Returns
     -------
@@ -311,11 +303,10 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
     e^{-2\bar x}(I_0(2\bar x) + I_1(2\bar x))` (X - X' is Skellam; modified Bessel
     functions). The M sums run over the counts from where the Poisson probability has
     fallen by :math:`e^{-80}` below the smallest count to where it has above the largest (the
-    terms left out are below rounding); terms of ``"M-AD"`` whose :math:`F(k)(1 - F(k))`
-    underflows to 0 are left out. Time O(n log n) for ``"E"``; O(n log n + K) time and 80 K
-    bytes for the M statistics, K about :math:`25\sqrt{\bar x}` plus the range of the
-    counts: a grid that does not fit the working memory raises
-    :class:`~energystats.WorkingMemoryError` naming the range (use ``"E"``).
+    rest is below rounding), leaving out ``"M-AD"`` terms whose :math:`F(1 - F)` underflows.
+    Time O(n log n) for ``"E"``; O(n log n + K) time and 80 K bytes for the M statistics, K
+    about :math:`25\sqrt{\bar x}` plus the range of the counts (a grid beyond the working
+    memory raises :class:`~energystats.WorkingMemoryError`: use ``"E"``).
 
     References
     ----------
@@ -355,10 +346,8 @@ def poisson_test(
     x : array_like of shape (n,)
         Non-negative integer counts, at least two, not all zero.
     test : {"all", "M", "E", "M-CvM", "M-AD"}, default="all"
-        ``"M"``: the mean distance tests M-CvM and M-AD (R ``poisson.mtest`` is M-CvM);
-        ``"E"``: the energy test (R ``poisson.etest``); ``"all"``: the three;
-        ``"M-CvM"``, ``"M-AD"``: one of them. The statistics are those of
-        :func:`poisson_statistic`.
+        The statistics of :func:`poisson_statistic`: ``"M"`` the mean distance tests (R
+        ``poisson.mtest`` is M-CvM), ``"E"`` the energy test (R ``poisson.etest``).
     n_resamples : int, default=999
         Bootstrap samples (R's ``R``).
     rng : int, numpy.random.Generator or None, default=None
@@ -372,12 +361,11 @@ def poisson_test(
     Notes
     -----
     p-value :math:`(1 + \#\{t^* \ge t - \gamma\}) / (B + 1)` per test
-    (:mod:`energystats._resample`), a bootstrap sample counting as extreme when its
-    statistic equals the data's up to rounding (counts repeat, so ties are real); R reports
-    :math:`\#\{t^* \ge t\}/B`. A bootstrap sample of zeros only (Poisson(0) fits it) has
-    statistics 0 (R: NaN for M-AD). Constant data are allowed (they are evidence against
-    Poisson for n large). Time O(B (n log n + K)), vectorised over blocks of samples
-    (O(B n log n) for ``test="E"``, which needs no grid over the range of the counts).
+    (:mod:`energystats._resample`): a sample whose statistic equals the data's up to rounding
+    counts (counts repeat: ties are real); R reports :math:`\#\{t^* \ge t\}/B`. A sample of
+    zeros only (Poisson(0) fits it) has statistics 0 (R: NaN for M-AD). Constant data are
+    allowed (evidence against Poisson for n large). Time O(B (n log n + K)) (O(B n log n)
+    for ``test="E"``).
 
     References
     ----------

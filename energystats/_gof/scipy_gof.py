@@ -152,12 +152,10 @@ def energy_gof_statistic(dist, x, axis: int = -1):
     -----
     :math:`E|z - Y| = z(2F(z) - 1) + \mu - 2E[Y 1\{Y \le z\}]` and
     :math:`E|Y - Y'| = 2\int F(1 - F)` are in closed form for ``norm``, ``expon``, ``uniform``,
-    ``gamma``, ``lognorm``, ``weibull_min``, ``logistic``, ``laplace``, ``fisk``, ``beta`` and
-    ``invgauss`` (its E|Y - Y'| by a fixed 129-node rule), all shapes at once (O(n log n) per
-    sample: the pair sum from the sorted sample); for every other family from one table per
-    shape of Chebyshev series of the cdf and sf, resolved to rounding, and exp-sinh
-    quadrature of the tails (:mod:`energystats._gof._cdf_table`: milliseconds per shape, as
-    accurate as the family's ``cdf`` and ``sf``: 1e-12 of QUADPACK for t, gumbel_r, pareto).
+    ``gamma``, ``lognorm``, ``weibull_min``, ``logistic``, ``laplace``, ``fisk``, ``beta``,
+    ``invgauss`` (O(n log n) a sample, all shapes at once); for other families from a table
+    per shape of Chebyshev series of the cdf and sf (:mod:`energystats._gof._cdf_table`:
+    milliseconds, as accurate as the family's ``cdf``: 1e-12 of QUADPACK for t, gumbel_r).
 
     Examples
     --------
@@ -249,11 +247,10 @@ def energy_gof(
 ) -> EnergyGofResult:
     r"""Energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous distribution.
 
-    H0: the values are i.i.d. from ``dist``, with its parameters as given or as estimated.
-    The statistic is :func:`energy_gof_statistic`; its null distribution comes from samples
-    of size n drawn from the null distribution, with the parameters re-estimated on each
-    sample when they were estimated from the data (a parametric bootstrap, as
-    ``scipy.stats.goodness_of_fit`` does). For ``stats.norm`` this is R's
+    H0: the values are i.i.d. from ``dist``, parameters as given or estimated. The statistic
+    is :func:`energy_gof_statistic`, its null distribution that of samples of size n drawn
+    from the null distribution, the parameters re-estimated on each when they were estimated
+    (a parametric bootstrap, as scipy's ``goodness_of_fit``). For ``stats.norm`` this is R's
     ``normal.test(x, R = n_resamples)``; R has no other family.
 
     Parameters
@@ -275,9 +272,8 @@ def energy_gof(
     rng : int, numpy.random.Generator or None, default=None
         It seeds the samples: ``dist.rvs(size=(m, n))`` for each block of m.
     progress : bool or None, default=None
-        A progress bar over the samples when each is fitted on its own (``fit`` given, or
-        ``dist.fit``: seconds to minutes); None shows it when a person is watching (a
-        terminal or a notebook), True always, False never. The vectorised fits show none.
+        A progress bar over the samples fitted one by one (``fit`` given, or ``dist.fit``):
+        None shows it when a person is watching, True always, False never.
 
     Returns
     -------
@@ -286,26 +282,20 @@ def energy_gof(
     Notes
     -----
     p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (:mod:`energystats._resample`). The
-    statistic is invariant under changes of location and scale, so for location-scale
-    families with equivariant estimates (normal; exponential, lognormal with the location
-    known) the bootstrap is an exact Monte Carlo test; for shape families it is approximate,
-    as any parametric bootstrap.
+    statistic is location and scale invariant, so for location-scale families with
+    equivariant estimates (normal; exponential, lognormal with loc known) this is an exact
+    Monte Carlo test; for shape families approximate, as any parametric bootstrap.
 
-    Maximum likelihood: vectorised over the bootstrap samples for ``norm`` (mean and the
-    sample standard deviation, n - 1, as ``scipy.stats.goodness_of_fit`` and R's ``normal.e``
-    use), and for ``expon``, ``lognorm``, ``gamma`` and ``weibull_min`` with ``loc`` known
-    (closed forms, or Newton's method to machine precision: the gamma shape agrees with
-    ``stats.gamma.fit`` to 1e-14; ``stats.weibull_min.fit`` stops about 1e-5 short of the
-    maximum this one reaches); ``dist.fit`` on each sample otherwise (slower, and as reliable
-    as scipy's optimiser for that family). Where ``dist.fit`` of a bootstrap sample lands on
-    parameters without a finite mean (a free ``loc`` makes the likelihood unbounded near the
-    smallest value: ``fisk`` does on about one sample in 30), the sample is fitted again from
-    the data's estimate; a sample whose refit fails too counts as more extreme than the data
-    (statistic +inf), so the p-value errs on the conservative side.
-
-    Time: O(B n log n) for the closed-form families, vectorised over blocks of samples; the
-    fits; and for other families a table per fitted shape, milliseconds each (with known
-    parameters one table for the whole test).
+    Maximum likelihood is vectorised over the samples for ``norm`` (mean and the sample
+    standard deviation, n - 1, as scipy's ``goodness_of_fit`` and R's ``normal.e``), and for
+    ``expon``, ``lognorm``, ``gamma``, ``weibull_min`` with ``loc`` known (closed forms, or
+    Newton's method to machine precision: ``stats.gamma.fit``'s shape to 1e-14, a likelihood
+    above ``stats.weibull_min.fit``'s); otherwise ``dist.fit`` on each sample. A sample whose
+    fit has no finite mean (a free ``loc`` makes the likelihood unbounded near the smallest
+    value: ``fisk``, one sample in 30) is fitted again from the data's estimate; one whose
+    refit fails too counts as more extreme than the data (statistic +inf: conservative).
+    Time O(B n log n) and the fits; for families without a closed form a table per fitted
+    shape, milliseconds each (one for the whole test when the parameters are known).
 
     References
     ----------
