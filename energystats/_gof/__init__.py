@@ -11,17 +11,6 @@ from .normality import (
 from .poisson import PoissonTestResult, poisson_statistic, poisson_test
 from .scipy_gof import EnergyGofResult, energy_gof, energy_gof_statistic
 
-__all__ = [
-    "EnergyGofResult",
-    "MvnormTestResult",
-    "NormalTestResult",
-    "PoissonTestResult",
-    "energy_gof",
-    "energy_gof_statistic",
-    "mvnorm_statistic",
-    "mvnorm_test",
-    "normal_statistic",
-    "normal_test",
-    "poisson_statistic",
-    "poisson_test",
-]
+__all__ = ["EnergyGofResult", "MvnormTestResult", "NormalTestResult", "PoissonTestResult",
+           "energy_gof", "energy_gof_statistic", "mvnorm_statistic", "mvnorm_test",
+           "normal_statistic", "normal_test", "poisson_statistic", "poisson_test"]

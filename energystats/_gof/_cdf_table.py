@@ -1,30 +1,21 @@
-r"""The two mean distances of a ``scipy.stats`` family without a closed form, from its cdf and
-survival function, to rounding: one exact table per shape parameters.
-
-For Y with cdf F and survival function S = 1 - F (:math:`|z - y| = \int (1\{y \le t < z\} +
-1\{z \le t < y\})\,dt` averaged over Y),
+r"""The two mean distances of a ``scipy.stats`` family without a closed form, to rounding, from
+one table of its cdf F and survival function S per shape: averaging :math:`|z - y| = \int
+(1\{y \le t < z\} + 1\{z \le t < y\})\,dt` over Y,
 
 .. math::
 
     E|z - Y| = \int_{-\infty}^z F(t)\,dt + \int_z^\infty S(t)\,dt, \qquad
-    E|Y - Y'| = 2\int F(t)\,S(t)\,dt:
+    E|Y - Y'| = 2\int F(t)\,S(t)\,dt,
 
-sums of non-negative integrals, so no cancellation, and no mean needed. The table covers an
-interval of the support holding the points asked for and the bulk, cut into panels in u,
-:math:`t = m + s\sinh u` (m the median, s the half interquartile range: the tails of t are
-short in u), with edges on the integers of u (tables of one shape over different ranges share
-their panels), halved until :math:`F\,dt/du`, :math:`S\,dt/du` and :math:`FS\,dt/du` are each a
-Chebyshev series of degree :data:`DEGREE` whose last three coefficients are below
-:data:`RESOLVED` times the panel's largest value (or the panel's integral is negligible,
-beside a support end where the density is singular). A point's integrals are the exact
-integrals of those series (Clenshaw's recurrence) plus the panels beyond. Beyond the table the
-tails are integrated by the exp-sinh rule, trapezoids in w for :math:`t = t_1 +
-s\exp(\frac\pi2\sinh w)`, halving the step until two sums agree to 1e-15: double exponential
-convergence for tails as heavy as :math:`t^{-1.2}` (the part beyond :math:`e^{192} s` left out
-is :math:`e^{-192(\alpha - 1)}` of a tail :math:`S \sim t^{-\alpha}`). All values of a round of
-refinement come from one call of the cdf, so a table costs a few calls of some hundreds of
-points (2 ms for ``fisk``; ``levy_stable``, whose cdf is itself an integral, pays for about
-2,000 points once per shape, shared by the data and every resample drawn with that shape).
+non-negative integrals (no cancellation, no mean needed). Panels in u, :math:`t = m + s\sinh u`
+(m the median, s the half interquartile range: short tails in u), edges on the integers of u
+(tables of one shape share their panels), halved until :math:`F\,dt/du`, :math:`S\,dt/du`,
+:math:`FS\,dt/du` are Chebyshev series of degree :data:`DEGREE` whose last three coefficients
+are below :data:`RESOLVED` of the panel's largest value; a point's integrals are those of the
+series (Clenshaw) plus the panels beyond. The tails beyond the table by the exp-sinh rule,
+:math:`t = t_1 + s\exp(\frac\pi2\sinh w)`, the step halved until two sums agree to 1e-15
+(exact for tails as heavy as :math:`t^{-1.2}`). One cdf call per round of refinement: 2 ms a
+table for ``fisk``; ``levy_stable`` (its cdf an integral) pays for 2,000 points once per shape.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-r"""The limit distribution of the energy statistic of univariate normality, and Imhof's
-tail probability of a weighted sum of chi-squares.
+r"""The limit distribution of the energy statistic of univariate normality, and Imhof's tail
+probability of a weighted sum of chi-squares.
 
-Under normality the energy statistic :math:`n\mathcal E_n` of the standardised sample
-tends in distribution to :math:`Q = \sum_k \lambda_k Z_k^2` (Z_k i.i.d. N(0, 1)), the
-:math:`\lambda_k` the eigenvalues of the integral operator of the degenerate energy kernel
-(Möri, Székely & Rizzo 2021). In one dimension
-:math:`|x - y| = \int (1\{x \le t\} - 1\{y \le t\})^2\,dt`, so the kernel is
+Under normality :math:`n\mathcal E_n` tends in distribution to :math:`Q = \sum_k \lambda_k
+Z_k^2` (Z_k i.i.d. N(0, 1)), the :math:`\lambda_k` the eigenvalues of the integral operator of
+the degenerate energy kernel (Möri, Székely & Rizzo 2021). In one dimension :math:`|x - y| =
+\int (1\{x \le t\} - 1\{y \le t\})^2\,dt`, so the kernel is
 
 .. math::
 
@@ -13,22 +12,20 @@ tends in distribution to :math:`Q = \sum_k \lambda_k Z_k^2` (Z_k i.i.d. N(0, 1))
             = 2 \int \xi_x(t)\, \xi_y(t)\, dt, \qquad \xi_x(t) = 1\{x \le t\} - \Phi(t),
 
 and estimating the mean and the standard deviation replaces :math:`\xi_x` by its residual
-after projection, in :math:`L^2(\varphi)`, on :math:`x` and :math:`x^2 - 1` (the scores of
-the two parameters: :math:`E\,\xi_X(t) X = -\varphi(t)`,
-:math:`E\,\xi_X(t)(X^2 - 1) = -t\varphi(t)`). With :math:`F(x) = \int_x^\infty f` the
-operator's eigenvalues are the stationary values of the Rayleigh quotient
+after projection, in :math:`L^2(\varphi)`, on the parameters' scores :math:`x` and
+:math:`x^2 - 1` (:math:`E\,\xi_X(t) X = -\varphi(t)`, :math:`E\,\xi_X(t)(X^2 - 1) =
+-t\varphi(t)`). With :math:`F(x) = \int_x^\infty f` the eigenvalues are the stationary values
+of the Rayleigh quotient
 
 .. math::
 
     \lambda = \frac{2\,\|(I - P) F\|^2_{L^2(\varphi)}}{\int F'(x)^2\, dx},
 
-P the orthogonal projection on the constants and on the scores of the estimated
-parameters (R ``EVnormal``'s Cases 1-4: none, the mean, the standard deviation, both).
-
-Möri et al. solve the integral equations by a variant of Nyström's method; here the operator
-is discretised by Rayleigh-Ritz in the Liouville variable :math:`u = \operatorname{erf}(x/2)`,
-in which the eigenfunctions oscillate evenly (:math:`du/dx \propto \sqrt{\varphi(x)}`, their
-local wavenumber): with :math:`F = \sum_i c_i P_i(u)`, Legendre polynomials :math:`P_1..P_N`,
+P the orthogonal projection on the constants and the scores of the estimated parameters (R
+``EVnormal``'s Cases 1-4: none, the mean, the sd, both). Möri et al. solve the integral
+equations by a variant of Nyström's method; here Rayleigh-Ritz in the Liouville variable
+:math:`u = \operatorname{erf}(x/2)` (:math:`du/dx \propto \sqrt{\varphi(x)}`, the local
+wavenumber of the eigenfunctions), :math:`F = \sum_i c_i P_i(u)` in Legendre polynomials,
 :math:`w(u) = e^{-x(u)^2/4}`,
 
 .. math::

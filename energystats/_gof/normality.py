@@ -188,29 +188,20 @@ def _between(d: int) -> float:
     return 2.0 * np.exp(special.gammaln((d + 1) / 2) - special.gammaln(d / 2))
 
 
-def _normal_statistics(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """n E_n of each row (standardised by its own mean and sd, n - 1) and its tie scale,
-    O(n log n) a row."""
-    centred = samples - samples.mean(axis=-1, keepdims=True)
-    y = np.sort(centred / centred.std(axis=-1, ddof=1, keepdims=True), axis=-1)
-    return energy_statistic(_GAUSSIAN(y)[0], _between(1), y)
-
-
 def _statistics(samples: np.ndarray, held: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """n E_n of each sample of a block (b x n x d) and its tie scale. The pair sums of a
-    sample from each pair once (``pdist``) when its n x n matrix fits the budget (``held``),
-    else streamed (:func:`~energystats._scale.pairwise`)."""
+    """n E_n of each sample of a block (b x n x d) and its tie scale: for d = 1 from the sorted
+    sample, O(n log n); else the pairs of a sample summed once (``pdist``) when its n x n
+    matrix fits the budget (``held``), streamed otherwise (:func:`~energystats._scale.pairwise`)."""
     b, n, d = samples.shape
     if d == 1:
-        return _normal_statistics(samples[:, :, 0])
+        centred = samples[:, :, 0] - samples[:, :, 0].mean(axis=-1, keepdims=True)
+        y = np.sort(centred / centred.std(axis=-1, ddof=1, keepdims=True), axis=-1)
+        return energy_statistic(_GAUSSIAN(y)[0], _between(1), y)
     Y = standardise(samples)
     twice = 2.0 * _mean_distance_to_gaussian(Y.reshape(b * n, d)).reshape(b, n).mean(axis=1)
-    pairs = np.array([2.0 * pdist(y).sum() if held else pairwise(y, _EUCLIDEAN, held=False).sum()
-                      for y in Y]) / (n * n)
+    pairs = np.array([2.0 * pdist(y).sum() if held else
+                      pairwise(y, resolve_semimetric(), held=False).sum() for y in Y]) / (n * n)
     return n * (twice - _between(d) - pairs), n * (twice + _between(d) + pairs)
-
-
-_EUCLIDEAN = resolve_semimetric()
 
 
 def _check(X, univariate: bool) -> np.ndarray:
@@ -366,7 +357,7 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     >>> round(es.normal_statistic(x), 6)  # R: normal.e(iris[1:50, 1])
     0.465029
     """
-    return float(_normal_statistics(unit_scale(_check(x, True))[0].T)[0][0])
+    return float(_statistics(unit_scale(_check(x, True))[0][None])[0][0])
 
 
 @front_door("x", names=("x",))
@@ -443,7 +434,7 @@ def normal_test(
     X, e = unit_scale(_check(x, True))  # x / 2^e: no overflow of squares, the same statistic
     check_rng(rng)  # for "limit" too, which draws nothing
     x = X[:, 0]
-    statistic, scale = (float(v[0]) for v in _normal_statistics(x[None]))
+    statistic, scale = (float(v[0]) for v in _statistics(X[None]))
     check_observed(statistic, "the normality statistic")
     back = Scaling(0, float(e))  # the estimates in the data's units
     estimates = dict(mean=back.result(float(x.mean()), "the mean"),

@@ -35,13 +35,11 @@ class EnergyGofResult(TestResult):
     statistic : float
         :math:`Q_n` of :func:`energy_gof_statistic` against the null distribution.
     null_distribution : ndarray of shape (n_resamples,)
-        The statistic of each sample drawn from the null distribution (parameters
-        re-estimated on each when they were estimated from the data).
+        The statistic of each sample drawn from it (parameters re-estimated on each).
     distribution : str
         The scipy name of the family.
     params : dict
-        The parameters of the null distribution (shapes, loc, scale): given, or estimated
-        from the data.
+        The parameters of the null distribution (shapes, loc, scale), given or estimated.
     estimated : tuple of str
         The names of the estimated parameters (empty for a fully specified distribution).
     n_samples : int
@@ -60,12 +58,15 @@ class EnergyGofResult(TestResult):
         kind = "estimated parameters" if self.estimated else "known parameters"
         return f"Energy goodness-of-fit test of the {self.distribution} distribution, {kind}"
 
+    @property
+    def _kind(self) -> str:
+        return "parametric bootstrap" if self.estimated else "Monte Carlo"
+
     def _pvalue_note(self) -> str:
-        kind = "parametric bootstrap" if self.estimated else "Monte Carlo"
-        return f"{self.n_resamples} {kind} samples"
+        return f"{self.n_resamples} {self._kind} samples"
 
     def _null_panels(self) -> tuple[NullPanel, ...]:
-        kind = "parametric bootstrap" if self.estimated else "Monte Carlo"
+        kind = self._kind
         return (NullPanel(f"energy goodness-of-fit test of {self.distribution}",
                           "energy statistic Q\u2099", self.statistic, self.pvalue,
                           f"{kind} ({self.n_resamples:,} samples of {self.distribution})",
