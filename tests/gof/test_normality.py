@@ -88,6 +88,21 @@ def test_statistic_by_brute_force(d):
     np.testing.assert_allclose(Y.T @ Y / (n - 1), np.eye(d), atol=1e-12)
 
 
+@pytest.mark.parametrize("d", [1, 3])
+def test_statistic_and_its_tie_scale_by_brute_force(d):
+    """_statistics gives n (2 m - b - p) and the size of the sums it is a difference of,
+    n (2 m + b + p), the scale of the p-value's tie rule: m the mean E||y_j - Z||, b = E||Z -
+    Z'||, p the mean of the n^2 distances, here from pdist on the standardised sample."""
+    from energystats._gof.normality import _between, _statistics
+
+    X = np.random.default_rng(d).exponential(size=(25, d))
+    Y = _standardise(X)
+    m, b, p = _mean_distance_to_gaussian(Y).mean(), _between(d), 2 * pdist(Y).sum() / 25**2
+    t, scale = _statistics(X[None])
+    assert t[0] == pytest.approx(25 * (2 * m - b - p), rel=1e-12)
+    assert scale[0] == pytest.approx(25 * (2 * m + b + p), rel=1e-12)
+
+
 def test_affine_invariance():
     rng = np.random.default_rng(0)
     X = rng.standard_t(4, size=(40, 3))

@@ -96,8 +96,11 @@ def test_energy_statistic_of_a_block_is_each_samples(lam, n):
     lam3 = x.mean()
     g = 2 * x * stats.poisson.cdf(x, lam3) - 2 * lam3 * stats.poisson.cdf(x - 1, lam3) + lam3 - x
     between = 2 * lam3 * (special.i0e(2 * lam3) + special.i1e(2 * lam3))
-    want = n * (2 * g.mean() - between - np.abs(x[:, None] - x).sum() / n**2)
-    assert block[3] == pytest.approx(want, rel=1e-10, abs=1e-12)
+    pairs = np.abs(x[:, None] - x).sum() / n**2
+    assert block[3] == pytest.approx(n * (2 * g.mean() - between - pairs), rel=1e-10, abs=1e-12)
+    # the tie rule's scale: the size of the sums the statistic is a difference of
+    scale = _statistics(X, ("E",))[1][3, 0]
+    assert scale == pytest.approx(n * (2 * g.mean() + between + pairs), rel=1e-12)
 
 
 def test_all_statistics_come_from_the_same_samples(monkeypatch):
