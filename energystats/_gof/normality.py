@@ -277,9 +277,8 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
 
 
 @front_door("X", names=("X",))
-def mvnorm_test(
-    X, *, n_resamples: int = 999, rng=None, progress: bool | None = None, nan_policy: str = "raise"
-) -> MvnormTestResult:
+def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = None,
+                nan_policy: str = "raise") -> MvnormTestResult:
     r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).
 
     H0: the rows are i.i.d. Gaussian, any mean and non-singular covariance. The statistic
@@ -361,14 +360,8 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
 
 
 @front_door("x", names=("x",))
-def normal_test(
-    x,
-    *,
-    method: str = "bootstrap",
-    n_resamples: int | None = None,
-    rng=None,
-    nan_policy: str = "raise",
-) -> NormalTestResult:
+def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None, rng=None,
+                nan_policy: str = "raise") -> NormalTestResult:
     r"""Energy test of univariate normality with estimated mean and sd (R ``normal.test``).
 
     H0: the values are i.i.d. normal, mean and variance unknown (Case 4 of R's
@@ -428,9 +421,8 @@ def normal_test(
         hint = " (R's method = \"mc\" is 'bootstrap' here)" if method == "mc" else ""
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}{hint}.")
     if method == "limit" and n_resamples is not None:
-        raise ValueError(
-            "`n_resamples` applies to method='bootstrap' only; method='limit' draws no samples."
-        )
+        raise ValueError("`n_resamples` applies to method='bootstrap' only; method='limit' draws "
+                         "no samples.")
     X, e = unit_scale(_check(x, True))  # x / 2^e: no overflow of squares, the same statistic
     check_rng(rng)  # for "limit" too, which draws nothing
     x = X[:, 0]

@@ -72,12 +72,10 @@ class PoissonTestResult(TestResult):
     def _null_panels(self) -> tuple[NullPanel, ...]:
         null = np.asarray(self.null_distribution, dtype=float).reshape(-1, len(self.tests))
         statistics, pvalues = np.atleast_1d(self.statistic), np.atleast_1d(self.pvalue)
-        return tuple(
-            NullPanel("Poisson goodness-of-fit tests", self._plot_labels[name], float(t), float(p),
-                      f"parametric bootstrap ({self.n_resamples:,} Poisson samples)",
-                      null=null[:, k], name=name)
-            for k, (name, t, p) in enumerate(zip(self.tests, statistics, pvalues))
-        )
+        return tuple(NullPanel("Poisson goodness-of-fit tests", self._plot_labels[name], float(t),
+                               float(p), f"parametric bootstrap ({self.n_resamples:,} Poisson "
+                               "samples)", null=null[:, k], name=name)
+                     for k, (name, t, p) in enumerate(zip(self.tests, statistics, pvalues)))
 
     def _fit_panel(self, sample: Sample) -> FitPanel:
         values = sample.column(self.n_samples)
@@ -261,8 +259,7 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
     Parameters
     ----------
     x : array_like of shape (n,)
-        Non-negative integer counts (integer-valued floats accepted), at least two, not
-        all zero.
+        Non-negative integer counts (integer-valued floats too), at least two, not all zero.
     test : {"E", "M-CvM", "M-AD", "M", "all"}, default="E"
         ``"E"``: the energy statistic :math:`Q_n` (R ``poisson.e``); ``"M-CvM"``, ``"M-AD"``:
         the mean distance statistics; ``"M"``: both (R ``poisson.m``); ``"all"``: the three.
@@ -270,8 +267,7 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
     Returns
     -------
     float or dict
-        The statistic that ``test`` names; for ``"M"`` and ``"all"``, which name several,
-        ``{name: statistic}`` in the order M-CvM, M-AD, E (the rows of R's ``poisson.tests``).
+        The statistic; for ``"M"`` and ``"all"`` ``{name: statistic}`` in R's order.
 
     Notes
     -----
@@ -332,14 +328,13 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
 
 
 @front_door("x", names=("x",))
-def poisson_test(
-    x, *, test: str = "all", n_resamples: int = 999, rng=None, nan_policy: str = "raise"
-) -> PoissonTestResult:
+def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None,
+                 nan_policy: str = "raise") -> PoissonTestResult:
     r"""Goodness-of-fit tests of the Poisson distribution with estimated mean (R ``poisson.tests``).
 
-    H0: the counts are i.i.d. Poisson, lambda unknown. Parametric bootstrap: ``n_resamples``
-    samples of size n from Poisson(:math:`\bar x`), lambda re-estimated by each sample's mean,
-    every requested statistic computed on the same samples (as R's ``poisson.tests``).
+    H0: the counts are i.i.d. Poisson, lambda unknown. The statistics of
+    :func:`poisson_statistic` against theirs on ``n_resamples`` samples of size n from
+    Poisson(:math:`\bar x`) (a parametric bootstrap, every test on the same samples).
 
     Parameters
     ----------
@@ -398,8 +393,6 @@ def poisson_test(
     width = 0 if tests == ("E",) else high - low + 1 + 80 * np.sqrt(lam) + 80
     null = null_distribution(lambda block: _statistics(block, tests)[0],
                              lambda m: gen.poisson(lam, size=(m, n)), B, 80.0 * (n + width))
-    return PoissonTestResult(
-        tests=tests, statistic=observed,
-        pvalue=pvalue(observed, null, scale=scale, what="the Poisson statistic"), estimate=lam,
-        n_samples=n, n_resamples=B, null_distribution=null,
-    )
+    return PoissonTestResult(tests=tests, statistic=observed, pvalue=pvalue(
+        observed, null, scale=scale, what="the Poisson statistic"), estimate=lam, n_samples=n,
+        n_resamples=B, null_distribution=null)

@@ -119,26 +119,23 @@ def _statistic(family, shapes: tuple, loc, scale, x: np.ndarray) -> tuple[np.nda
 
 @front_door("x")
 def energy_gof_statistic(dist, x, axis: int = -1):
-    r"""The energy goodness-of-fit statistic of ``x`` against a frozen distribution, in the
-    form ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls.
+    r"""The energy goodness-of-fit statistic of ``x`` against a frozen distribution, as
+    ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls it:
 
     .. math::
 
         Q_n = n\Big(\frac2n\sum_i E|z_i - Y| - E|Y - Y'| - \frac1{n^2}\sum_{i,j}|z_i - z_j|\Big),
         \qquad z_i = \frac{x_i - \text{loc}}{\text{scale}},
 
-    Y, Y' independent with ``dist``'s family at loc 0, scale 1 (Székely & Rizzo 2005, eq. 3.1
-    in one dimension; 2013, sec. 5): the energy statistic of x against ``dist`` divided by its
-    scale, hence invariant under changes of location and scale of data and distribution
-    together. For ``norm`` fitted by the sample mean and standard deviation (n - 1) this is
-    R's ``normal.e(x)`` (:func:`normal_statistic`); R has no other family.
+    Y, Y' independent from ``dist``'s family at loc 0, scale 1 (Székely & Rizzo 2005, eq. 3.1
+    with d = 1; 2013, sec. 5): location and scale invariant. For ``norm`` at the sample mean
+    and sd (n - 1) this is R's ``normal.e(x)``; R has no other family.
 
     Parameters
     ----------
     dist : frozen scipy.stats continuous distribution
-        The hypothesised distribution, e.g. ``stats.gamma(2.0, scale=3.0)``; scipy's
-        ``goodness_of_fit`` passes the family fitted to each of its samples, with array
-        parameters (one per sample) broadcasting against ``x``. It needs a finite mean.
+        With a finite mean, e.g. ``stats.gamma(2.0, scale=3.0)``; array parameters (one per
+        sample, as scipy's ``goodness_of_fit`` passes them) broadcast against ``x``.
     x : array_like
         Samples along ``axis``.
     axis : int, default=-1
@@ -171,18 +168,15 @@ def energy_gof_statistic(dist, x, axis: int = -1):
     (0.3746, 0.77)
     """
     if not (hasattr(dist, "dist") and isinstance(dist.dist, stats.rv_continuous)):
-        raise TypeError(
-            "`dist` must be a frozen scipy.stats continuous distribution, e.g. stats.gamma(2.0)."
-        )
+        raise TypeError("`dist` must be a frozen scipy.stats continuous distribution, e.g. "
+                        "stats.gamma(2.0).")
     family, shapes, loc, scale = _split(dist)
     if not np.all(np.isfinite(family.mean(*shapes))):
-        raise ValueError(
-            f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite."
-        )
+        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs "
+                         "E|X| finite.")
     if not (np.all(np.isfinite(loc)) and np.all(np.asarray(scale, dtype=float) > 0)):
-        raise ValueError(
-            f"`dist` has loc={loc} and scale={scale}: loc must be finite and scale > 0."
-        )
+        raise ValueError(f"`dist` has loc={loc} and scale={scale}: loc must be finite and "
+                         "scale > 0.")
     # the parameters broadcast against the data as laid out, then every array's sample axis last
     x, loc, scale, *shapes = (np.moveaxis(a, axis, -1) for a in np.broadcast_arrays(
         np.asarray(x, dtype=float), loc, scale, *shapes))
@@ -230,44 +224,33 @@ def _check_params(family, params: tuple, source: str) -> None:
         raise ValueError(f"{source} gave {family.name} parameters {given}: they must be finite, "
                          "with scale > 0.")
     if not np.isfinite(family.mean(*params[:-2])):
-        raise ValueError(
-            f"`dist` ({family.name}) has no finite mean: the energy statistic needs E|X| finite.")
+        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs "
+                         "E|X| finite.")
 
 
 @front_door("x", names=("x",))
-def energy_gof(
-    x,
-    dist,
-    *,
-    known_params=None,
-    fit=None,
-    n_resamples: int = 999,
-    rng=None,
-    progress: bool | None = None,
-    nan_policy: str = "raise",
-) -> EnergyGofResult:
+def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, rng=None,
+               progress: bool | None = None, nan_policy: str = "raise") -> EnergyGofResult:
     r"""Energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous distribution.
 
     H0: the values are i.i.d. from ``dist``, parameters as given or estimated. The statistic
-    is :func:`energy_gof_statistic`, its null distribution that of samples of size n drawn
-    from the null distribution, the parameters re-estimated on each when they were estimated
-    (a parametric bootstrap, as scipy's ``goodness_of_fit``). For ``stats.norm`` this is R's
-    ``normal.test(x, R = n_resamples)``; R has no other family.
+    :func:`energy_gof_statistic` against its values on samples drawn from the null
+    distribution, parameters re-estimated on each (a parametric bootstrap, as scipy's
+    ``goodness_of_fit``). For ``stats.norm``: R's ``normal.test(x, R = n_resamples)``.
 
     Parameters
     ----------
     x : array_like of shape (n,)
         Univariate data, at least two values, not all equal.
     dist : scipy.stats continuous distribution
-        A frozen distribution (``stats.weibull_min(1.5, scale=2.0)``): every parameter known,
-        a Monte Carlo test of a simple hypothesis. Or a family (``stats.weibull_min``): the
-        parameters not in ``known_params`` are estimated. The family needs a finite mean.
+        With a finite mean. Frozen (``stats.weibull_min(1.5, scale=2.0)``): every parameter
+        known. A family (``stats.weibull_min``): those not in ``known_params`` estimated.
     known_params : dict, default=None
         Parameters of the family held fixed (``{"loc": 0}`` for the two-parameter gamma,
-        Weibull, lognormal): finite, a scale positive; the rest are estimated.
+        Weibull, lognormal): finite, a scale positive.
     fit : callable, default=None
-        ``fit(sample) -> (shapes..., loc, scale)``, the estimator applied to the data and to
-        every bootstrap sample; None means maximum likelihood (see Notes).
+        ``fit(sample) -> (shapes..., loc, scale)`` for the data and every sample; None:
+        maximum likelihood (see Notes).
     n_resamples : int, default=999
         Samples drawn from the null distribution.
     rng : int, numpy.random.Generator or None, default=None
@@ -301,8 +284,8 @@ def energy_gof(
     References
     ----------
     G. J. Székely and M. L. Rizzo, "Energy statistics: A class of statistics based on
-    distances", J. Statistical Planning and Inference 143 (2013), sec. 5. G. J. Székely and
-    M. L. Rizzo, "A new test for multivariate normality", J. Multivariate Analysis 93 (2005).
+    distances", J. Statistical Planning and Inference 143 (2013), sec. 5; "A new test for
+    multivariate normality", J. Multivariate Analysis 93 (2005).
 
     Examples
     --------
@@ -357,12 +340,10 @@ def energy_gof(
                              B, 64.0 * n)  # the draws, their fits and temporaries: 8 arrays
     if bar is not None:
         bar.close()
-    return EnergyGofResult(
-        statistic=statistic,
-        pvalue=pvalue(statistic, null, scale=scale, what="the energy goodness-of-fit statistic"),
-        distribution=family.name,
-        params={name: Scaling(0, float(e)).result(float(value), f"the estimated {name}")
-                if name in ("loc", "scale") else float(value)
-                for name, value in zip(parameter_names(family), params)},
-        estimated=estimated, n_samples=n, n_resamples=B, null_distribution=null,
-    )
+    params = {name: Scaling(0, float(e)).result(float(value), f"the estimated {name}")
+              if name in ("loc", "scale") else float(value)
+              for name, value in zip(parameter_names(family), params)}
+    return EnergyGofResult(statistic=statistic, pvalue=pvalue(statistic, null, scale=scale,
+                           what="the energy goodness-of-fit statistic"), distribution=family.name,
+                           params=params, estimated=estimated, n_samples=n, n_resamples=B,
+                           null_distribution=null)
