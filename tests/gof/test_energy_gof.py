@@ -296,6 +296,14 @@ def test_known_parameters_are_a_monte_carlo_test(rng, monkeypatch):
             [1.0, 2.0, 4.0], stats.norm, {"known_params": {"loc": np.inf}}, ValueError,
             r"`known_params\['loc'\]` must be finite, got inf\.",
         ),
+        (
+            [1.0, 2.0, 4.0], stats.norm(np.nan, 1), {}, ValueError,
+            r"`dist` gave norm parameters loc=nan, scale=1: they must be finite, with scale > 0",
+        ),
+        (
+            [1.0, 2.0, 4.0], stats.norm, {"fit": lambda data: (np.nan, 1.0)}, ValueError,
+            r"`fit` gave norm parameters loc=nan, scale=1: they must be finite, with scale > 0",
+        ),
     ],
 )
 def test_bad_input(x, dist, kwargs, err, match):
