@@ -15,7 +15,7 @@ from scipy.spatial.distance import pdist
 
 from .._frontdoor import front_door
 from .._linalg import standardise
-from .._progress import check_progress, progress_bar
+from .._progress import check_progress
 from .._random import as_generator, check_rng
 from .._resample import check_observed, check_resamples, null_distribution, pvalue
 from .._result_bases import FitPanel, NullPanel, Sample, TestResult
@@ -227,12 +227,9 @@ def _bootstrap(statistic: float, scale: float, n: int, d: int, B: int, rng, prog
     block drawn by one call of the generator of ``rng`` (the same samples whatever the
     blocks), and the p-value of ``statistic``."""
     gen, held = as_generator(rng), fits(n)
-    bar = progress_bar(None, B, progress, "Gaussian samples")
-    null = null_distribution(lambda block: _statistics(block, held)[0],
-                             lambda m: gen.standard_normal((m, n, d)), B, 64.0 * n * d,
-                             None if bar is None else bar.update)  # 8 arrays of a sample's size
-    if bar is not None:
-        bar.close()
+    null = null_distribution(lambda block: _statistics(block, held)[0],  # 8 arrays of a sample
+                             lambda m: gen.standard_normal((m, n, d)), B, 64.0 * n * d, progress,
+                             "Gaussian samples")
     return null, pvalue(statistic, null, scale=scale, what="the normality statistic")
 
 

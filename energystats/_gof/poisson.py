@@ -392,7 +392,8 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None,
     # the samples' grids, wider than the data's: ten arrays of their length, eight of n
     width = 0 if tests == ("E",) else high - low + 1 + 80 * np.sqrt(lam) + 80
     null = null_distribution(lambda block: _statistics(block, tests)[0],
-                             lambda m: gen.poisson(lam, size=(m, n)), B, 80.0 * (n + width))
+                             lambda m: gen.poisson(lam, size=(m, n)), B, 80.0 * (n + width),
+                             False)
     return PoissonTestResult(tests=tests, statistic=observed, pvalue=pvalue(
         observed, null, scale=scale, what="the Poisson statistic"), estimate=lam, n_samples=n,
         n_resamples=B, null_distribution=null)

@@ -203,13 +203,14 @@ def _check_known(dist, known_params, fit) -> dict | None:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)):
             raise TypeError(f"`known_params['{name}']` must be a real number, got "
                             f"{type(value).__name__} {value!r}.")
-        if not np.isfinite(value) or (name == "scale" and value <= 0):
-            raise ValueError(f"`known_params['{name}']` must be finite"
-                             + (" and positive" if name == "scale" else "") + f", got {value!r}.")
     unknown = sorted(set(known) - set(names))
     if unknown:
         raise ValueError(f"`known_params` has {', '.join(unknown)}, not parameters of "
                          f"{dist.name} ({', '.join(names)}).")
+    bad = [f"{k}={v:g}" for k, v in known.items() if not np.isfinite(v) or k == "scale" and v <= 0]
+    if bad:  # scipy's fit would fail on them (FitError) or stop in its solvers
+        raise ValueError(f"`known_params` gave {', '.join(bad)}: known parameters of {dist.name} "
+                         "must be finite, with scale > 0.")
     if fit is not None and not callable(fit):
         raise TypeError("`fit` must be a callable returning the parameters, or None.")
     return known
@@ -322,7 +323,13 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
         estimated = tuple(name for name in names if name not in known)
         params = tuple(float(known[name]) for name in names if name in known)
         if estimated:
-            params = tuple(p[0] for p in fitter(family, known, fit)[0](x[None, :]))
+            try:  # scipy's optimiser warns on its way to a FitError: the error says it
+                with np.errstate(invalid="ignore"):
+                    params = tuple(p[0] for p in fitter(family, known, fit)[0](x[None, :]))
+            except stats.FitError as exc:
+                raise ValueError(f"{family.name} cannot be fitted to `x` with `known_params`="
+                                 f"{known} ({exc}): known parameters must leave the data inside "
+                                 "the family's support; or leave them to be estimated.") from None
             estimate, each = fitter(family, known, fit, start=params)  # refits start there
             bar = progress_bar(None, B, progress, "samples") if each else None
     _check_params(family, params, "`dist`" if known is None else "`fit`" if fit is not None
@@ -337,7 +344,7 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
         return _statistic(family, tuple(p[:-2]), p[-2], p[-1], samples)[0]
 
     null = null_distribution(evaluate, lambda m: null_dist.rvs(size=(m, n), random_state=gen),
-                             B, 64.0 * n)  # the draws, their fits and temporaries: 8 arrays
+                             B, 64.0 * n, False)  # draws, fits, temporaries: 8 arrays of n
     if bar is not None:
         bar.close()
     params = {name: Scaling(0, float(e)).result(float(value), f"the estimated {name}")

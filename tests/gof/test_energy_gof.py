@@ -286,15 +286,17 @@ def test_known_parameters_are_a_monte_carlo_test(rng, monkeypatch):
         # issue 48: a known scale of 0 reached scipy's fit, which raised its FitError
         (
             [1.0, 2.0, 4.0], stats.gamma, {"known_params": {"loc": 0, "scale": 0}}, ValueError,
-            r"`known_params\['scale'\]` must be finite and positive, got 0\.",
+            r"^`known_params` gave scale=0: known parameters of gamma must be finite, with "
+            r"scale > 0\.$",
         ),
         (
-            [1.0, 2.0, 4.0], stats.norm, {"known_params": {"scale": -1.0}}, ValueError,
-            r"`known_params\['scale'\]` must be finite and positive, got -1\.0\.",
+            [1.0, 2.0, 4.0], stats.norm, {"known_params": {"scale": -1.0, "loc": np.inf}},
+            ValueError, r"^`known_params` gave scale=-1, loc=inf: known parameters of norm",
         ),
         (
-            [1.0, 2.0, 4.0], stats.norm, {"known_params": {"loc": np.inf}}, ValueError,
-            r"`known_params\['loc'\]` must be finite, got inf\.",
+            [1.0, 2.0, 4.0], stats.weibull_min, {"known_params": {"c": -2, "loc": 0}}, ValueError,
+            r"^weibull_min cannot be fitted to `x` with `known_params`=\{'c': -2, 'loc': 0\} .*: "
+            "known parameters must leave the data inside the family's support",
         ),
         (
             [1.0, 2.0, 4.0], stats.norm(np.nan, 1), {}, ValueError,
