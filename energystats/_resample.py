@@ -167,19 +167,22 @@ def all_signs(n: int) -> np.ndarray:
 def null_distribution(evaluate, draw, count: int, item_bytes: float, progress=None,
                       what: str = "resamples") -> np.ndarray:
     """The statistic on ``count`` resamples: ``draw(m)`` gives m resamples (rows),
-    ``evaluate(block)`` their statistics, in blocks of at most :data:`BLOCK_BYTES` of
-    temporaries (``item_bytes`` per resample). ``progress``: True, False or None (a bar over
-    the blocks when a person is watching, :func:`~._progress.progress_bar`), or a callable
-    given each block's size."""
+    ``evaluate(block)`` their statistics (m values, or m rows of several statistics sharing
+    their resamples), in blocks of at most :data:`BLOCK_BYTES` of temporaries (``item_bytes``
+    per resample). ``progress``: True, False or None (a bar over the blocks when a person is
+    watching, :func:`~._progress.progress_bar`), or a callable given each block's size."""
     check_fits(f"the null distribution of {count:,} resamples", 8.0 * count)
     step = int(max(1, min(count, BLOCK_BYTES // max(item_bytes, 1.0))))
-    out = np.empty(count)
+    out = None
     starts = range(0, count, step)
     if not callable(progress):
         starts = progress_bar(starts, len(starts), check_progress(progress), what)
     for start in starts:
         m = min(step, count - start)
-        out[start : start + m] = evaluate(draw(m))
+        values = evaluate(draw(m))
+        if out is None:
+            out = np.empty((count, *np.shape(values)[1:]))
+        out[start : start + m] = values
         if callable(progress):
             progress(m)
     return out

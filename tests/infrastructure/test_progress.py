@@ -234,7 +234,7 @@ def test_energy_gof_draws_a_bar_over_samples_fitted_one_by_one_and_none_when_vec
     es.energy_gof(
         x, stats.gamma, known_params={"loc": 0}, fit=fit_each, n_resamples=99, rng=0, progress=True
     )
-    assert [(b.desc, b.total, b.n) for b in bars] == [("samples", 50, 50)]  # batches of 2 samples
+    assert [(b.desc, b.total, b.n) for b in bars] == [("samples", 99, 99)]  # one tick a sample
     # one vectorised batch
     es.energy_gof(x, stats.gamma, known_params={"loc": 0}, n_resamples=99, rng=0, progress=True)
     assert len(bars) == 1

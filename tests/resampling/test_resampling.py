@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 import energystats as es
 from energystats import _resampling as rs
@@ -291,20 +290,6 @@ def test_the_loop_check_sees_a_planted_loop(planted):
 
 
 # --- the families: a statistic that is not a number is refused, ties tie -------------------
-
-
-def test_goodness_of_fit_refuses_parameters_that_make_the_statistic_undefined():
-    x = np.random.default_rng(0).normal(size=30)
-    with pytest.raises(
-        ValueError,
-        match=r"`known_params` gave scale=0: known parameters of norm must be finite, with "
-        r"scale > 0",
-    ):
-        es.energy_gof(x, stats.norm, known_params={"scale": 0}, n_resamples=9, rng=0)
-    with pytest.raises(ValueError, match=r"`dist` gave norm parameters loc=nan, scale=1"):
-        es.energy_gof(x, stats.norm(np.nan, 1), n_resamples=9, rng=0)
-    with pytest.raises(ValueError, match=r"`fit` gave norm parameters loc=nan, scale=1"):
-        es.energy_gof(x, stats.norm, fit=lambda data: (np.nan, 1.0), n_resamples=9, rng=0)
 
 
 def test_categorical_ties_count_as_the_contingency_tables_say():
