@@ -24,13 +24,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._frontdoor import front_door
+from .._parallel import check_n_jobs
 from .._random import check_rng
 from .._results import ResultMixin, _number
 from .._scale import Streamed
-from .._scale.concordance import abs_product_sum, line_row_sums
+from .._scale.concordance import line_gram
 from .._scale.streamed import centred_sums
 from .._semimetric import Scaling
 from .._validation import as_data, unit_scale
+from .projection import projected_squares
 from .variables import Variable, as_variables
 
 __all__ = ["DCovStatsResult", "centred", "d_center", "dcor", "dcov", "dcov_stats", "estimates",
@@ -56,20 +58,6 @@ def centred(D: np.ndarray, unbiased: bool = False) -> np.ndarray:
     return D - mean[:, None] - mean[None, :] + mean.mean()
 
 
-def _line_gram(xs: list[np.ndarray], unbiased: bool) -> np.ndarray:
-    r"""The sums of :func:`gram` for samples on the line with |x - y|, in O(n log n) (Huo &
-    Székely 2016): :math:`\sum_{ij} A_{ij} B_{ij} = \sum_{ij} a_{ij} b_{ij} - \frac{2}{n}
-    \sum_i a_{i\cdot} b_{i\cdot} + \frac{a_{\cdot\cdot} b_{\cdot\cdot}}{n^2}`, and for the
-    U-centred matrices n - 2 and (n - 1)(n - 2) in place of n and n^2."""
-    n, m = xs[0].shape[0], len(xs)
-    rows = [line_row_sums(x) for x in xs]
-    inner = np.array([[abs_product_sum(xs[k], xs[l]) for l in range(m)] for k in range(m)])
-    cross = np.array([[rows[k] @ rows[l] for l in range(m)] for k in range(m)])
-    totals = np.array([r.sum() for r in rows])
-    c, t = (n - 2.0, (n - 1.0) * (n - 2.0)) if unbiased else (float(n), float(n * n))
-    return inner - 2.0 / c * cross + np.outer(totals, totals) / t
-
-
 def gram(variables: list[Variable], unbiased: bool = False, algorithm: str = "auto",
          n_jobs=None) -> np.ndarray:
     """m x m sums :math:`\\sum_{ij} C^{(k)}_{ij} C^{(l)}_{ij}` of the variables' centred
@@ -83,7 +71,7 @@ def gram(variables: list[Variable], unbiased: bool = False, algorithm: str = "au
         raise ValueError("`algorithm`='sorted' needs one-dimensional data with "
                          "metric='euclidean' and exponent=1 for every variable.")
     if algorithm == "sorted" or (algorithm == "auto" and on_line and variables[0].n >= LINE_N):
-        return _line_gram(lines, unbiased)
+        return line_gram(lines, unbiased)
     mats = [v.matrix(n_jobs) for v in variables]
     if any(isinstance(D, Streamed) for D in mats):
         return centred_sums(mats, unbiased)
@@ -165,16 +153,20 @@ def squares(G: np.ndarray, n: int, estimator: str) -> np.ndarray:
     return np.maximum(V, 0.0)
 
 
-def estimates(variables: list[Variable], estimator: str, G: np.ndarray | None = None,
-              **options) -> np.ndarray:
-    """The 2 x 2 squares (:func:`squares`) of the first two variables, in the units of their
-    rescaled data (G: their :func:`gram`, when known)."""
-    n = variables[0].n
+def _check_estimator(estimator: str, n: int) -> int:
     if estimator not in ("V", "U"):
         raise ValueError(f"`estimator` must be 'V' or 'U', got {estimator!r}.")
     if estimator == "U" and n < 4:
         raise ValueError("`estimator`='U' needs at least 4 samples (the U-statistics divide by "
                          f"n(n - 3)), got {n}.")
+    return n
+
+
+def estimates(variables: list[Variable], estimator: str, G: np.ndarray | None = None,
+              **options) -> np.ndarray:
+    """The 2 x 2 squares (:func:`squares`) of the first two variables, in the units of their
+    rescaled data (G: their :func:`gram`, when known)."""
+    n = _check_estimator(estimator, variables[0].n)
     return squares(gram(variables[:2], estimator == "U", **options) if G is None else G, n,
                    estimator)
 
@@ -200,11 +192,13 @@ def _two(x, y, exponent, metric, sigma, estimator, algorithm, n_jobs, approximat
     if algorithm not in ("auto", "sorted", "pairwise"):
         raise ValueError(f"`algorithm` must be one of ('auto', 'sorted', 'pairwise'), got "
                          f"{algorithm!r}.")
+    n_jobs = check_n_jobs(n_jobs)
     if approximation is None:
         return estimates(variables, estimator, algorithm=algorithm, n_jobs=n_jobs), variables
-    from .projection import projected_squares
-
-    return projected_squares(variables, estimator, approximation, n_projections, rng), variables
+    if approximation != "projection":
+        raise ValueError(f"`approximation` must be None or 'projection', got {approximation!r}.")
+    _check_estimator(estimator, variables[0].n)
+    return projected_squares(variables, estimator, n_projections, rng), variables
 
 
 _PARAMETERS = """

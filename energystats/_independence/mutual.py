@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from .._frontdoor import front_door
+from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resample import (
     check_observed,
@@ -19,7 +20,7 @@ from .._resample import (
 )
 from .._validation import as_data
 from .dcov import centred, gram, ratio
-from .testing import IndependenceTestResult, _held, gathered, use_exact
+from .testing import IndependenceTestResult, _held, gathered, item_bytes, use_exact
 from .variables import as_variables
 
 __all__ = ["mutual_independence_test", "mvi", "mvi_test"]
@@ -55,8 +56,6 @@ def mutual_independence_test(X, *, n_resamples: int = 999, exponent=1.0, rng=Non
         joblib's ``n_jobs`` for the bands of streamed matrices.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value: an error, or dropped.
-    data_name : str, default=None
-        The data's name in the printed result.
 
     Returns
     -------
@@ -78,6 +77,7 @@ def mutual_independence_test(X, *, n_resamples: int = 999, exponent=1.0, rng=Non
     0.01
     """
     B = check_resamples(n_resamples)
+    n_jobs = check_n_jobs(n_jobs)
     X = as_data(X.to_numpy() if hasattr(X, "to_numpy") else X, "X", min_samples=4)
     n, d = X.shape
     if d < 2:
@@ -100,7 +100,7 @@ def mutual_independence_test(X, *, n_resamples: int = 999, exponent=1.0, rng=Non
     if parts:
         null = null_distribution(lambda P: sum(w * f(P) for w, f in parts),
                                  permutation_draws(as_generator(rng), n, exact),
-                                 math.factorial(n) if exact else B, 16.0 * n * n * len(parts),
+                                 math.factorial(n) if exact else B, item_bytes(n) * len(parts),
                                  progress, "permutations")
         p = pvalue(observed, null, exact=exact, scale=scale,
                    what="the sum of the bias-corrected distance correlations")
@@ -214,8 +214,6 @@ def mvi_test(x, y, *, n_resamples: int = 999, rng=None, exact="auto",
         Accepted for a common signature; the test runs in this process.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value: an error, or dropped.
-    data_name : str, default=None
-        The data's name in the printed result.
 
     Returns
     -------
@@ -235,6 +233,7 @@ def mvi_test(x, y, *, n_resamples: int = 999, rng=None, exact="auto",
     0.005
     """
     B = check_resamples(n_resamples)
+    check_n_jobs(n_jobs)
     engine = _Mvi(x, y)
     n = engine.n
     exact = use_exact(exact, n, B)

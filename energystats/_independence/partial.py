@@ -25,11 +25,12 @@ import math
 import numpy as np
 
 from .._frontdoor import front_door
+from .._parallel import check_n_jobs
 from .._random import as_generator
 from .._resample import check_resamples, null_distribution, permutation_draws, pvalue
 from .._semimetric import Scaling
 from .dcov import centred, gram, ratio
-from .testing import IndependenceTestResult, _held, gathered, use_exact
+from .testing import IndependenceTestResult, _held, gathered, item_bytes, use_exact
 from .variables import as_variables
 
 __all__ = ["pdcor", "pdcor_test", "pdcov", "pdcov_test"]
@@ -48,7 +49,8 @@ def _partial(U: np.ndarray) -> tuple[tuple[float, float], tuple[float, float, fl
 def _three(x, y, z, metric, exponent, sigma, n_jobs=None):
     variables = as_variables({"x": x, "y": y, "z": z}, metric, exponent, sigma, min_samples=4)
     n = variables[0].n
-    return variables, gram(variables, unbiased=True, n_jobs=n_jobs) / (n * (n - 3.0))
+    return variables, gram(variables, unbiased=True, n_jobs=check_n_jobs(n_jobs)) / (
+        n * (n - 3.0))
 
 
 _PARAMETERS = """
@@ -133,7 +135,7 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
     del A, Bm, C
     gen = as_generator(rng)
     null = null_distribution(lambda P: gathered(Py, Px, P), permutation_draws(gen, n, exact),
-                             math.factorial(n) if exact else B, 16.0 * n * n, progress,
+                             math.factorial(n) if exact else B, item_bytes(n), progress,
                              "permutations")
     observed = float(np.vdot(Py, Px))
     scale = 4.0 * np.sqrt(64.0 * n * np.vdot(Px, Px) * np.vdot(Py, Py))
@@ -173,8 +175,6 @@ _TEST_PARAMETERS = """
         joblib's ``n_jobs`` for the bands of streamed matrices.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value: an error, or dropped from all three.
-    data_name : str, default=None
-        The data's name in the printed result.
 
     Returns
     -------

@@ -45,6 +45,7 @@ from .dcov import (
     stats_result,
 )
 from .gamma import Reference, SquareRoot, gamma_pvalue, gamma_reference, moments, skewness
+from .projection import projected_null
 from .variables import Variable, as_variables
 
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "pair_null"]
@@ -199,7 +200,7 @@ def pair_null(x: Variable, y: Variable, count: int, exact: bool, rng, progress=N
         A = centred(a)
         evaluate = lambda P: gathered(A, b, P)  # noqa: E731
     null = null_distribution(evaluate, permutation_draws(rng, n, exact),
-                             math.factorial(n) if exact else count, 16.0 * n * n, progress,
+                             math.factorial(n) if exact else count, item_bytes(n), progress,
                              "permutations")
     return null, 4.0 * math.sqrt(64.0 * n * norms[0] * norms[1])
 
@@ -211,6 +212,12 @@ def _held(v: Variable, copies: int = 4) -> np.ndarray:
     check_fits(f"the permutation test's matrices (n = {n})", 8.0 * copies * n * n,
                "method='gamma' or approximation='projection'")
     return v.data if v.semimetric.precomputed else v.semimetric(v.data, v.data)
+
+
+def item_bytes(n: int) -> float:
+    """Temporaries of :func:`gathered` per permutation: the upper triangle's indices and values
+    (n <= 64), else a band of rows."""
+    return 8.0 * n * (n - 1) if n <= 64 else 8.0 * n
 
 
 def use_exact(exact, n: int, n_resamples: int) -> bool:
@@ -240,9 +247,7 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
     exact = use_exact(exact, n, B)
     gen = as_generator(rng)
     if approximation == "projection":
-        from .projection import projected_test
-
-        return projected_test(vx, vy, statistic, B, gen, progress, method, n_projections)
+        return _projected(vx, vy, statistic, B, gen, progress, method, n_projections)
     G = gram([vx, vy], n_jobs=n_jobs)
     S = squares(G, n, "V")
     f = vx.scaling.log2_factor + vy.scaling.log2_factor
@@ -277,6 +282,30 @@ def _test(x, y, statistic: str, n_resamples, exponent, metric, sigma, rng, exact
         n_resamples=int(count), statistic_name=statistic, estimate=float(estimate),
         estimates=_at_data_scale(lambda: stats_result(S, [vx, vy], "V")), method=method,
         n_samples=n, exact=exact and method == "permutation", reference_distribution=reference)
+
+
+def _projected(x, y, statistic, B, gen, progress, method, n_projections):
+    """The test with ``approximation="projection"`` (:func:`~.projection.projected_null`)."""
+    out = projected_null(x, y, B, gen, progress, method, n_projections)
+    null, reference = out["null"], None
+    if method == "gamma":
+        out["pvalue"] = gamma_pvalue(out["statistic"], out["mean"], out["variance"])
+        reference = gamma_reference(out["mean"], out["variance"])
+    estimate = np.sqrt(max(out["statistic"] / x.n, 0.0))
+    to_stat = lambda s: np.asarray(s, dtype=float)  # noqa: E731
+    if statistic == "dCor":  # dCor^2 = n V^2 / (n dVar(x) dVar(y))
+        d = x.n * out["dvar"]
+        to_stat = (lambda s: np.sqrt(np.clip(np.asarray(s) / d, 0.0, 1.0))  # noqa: E731
+                   ) if d > 0 else (lambda s: np.zeros_like(np.asarray(s, float)))
+        estimate = float(to_stat(out["statistic"]))
+        if reference is not None:
+            reference = SquareRoot(gamma_reference(out["mean"] / d, out["variance"] / d**2))
+    return IndependenceTestResult(
+        statistic=float(to_stat(out["statistic"])), pvalue=float(out["pvalue"]),
+        null_distribution=None if null is None else to_stat(null),
+        n_resamples=0 if null is None else int(null.size), statistic_name=statistic,
+        estimate=float(estimate), estimates=None, method=method, n_samples=x.n,
+        reference_distribution=reference)
 
 
 def _at_data_scale(compute):
@@ -319,8 +348,6 @@ _TEST_PARAMETERS = """
         K, the number of random directions, for ``approximation="projection"``.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows of x and y with a missing value: an error, or dropped from both.
-    data_name : str, default=None
-        The data's name in the printed result (default: from the arguments' names).
 
     Returns
     -------
@@ -413,8 +440,6 @@ def dcor_ttest(x, y, *, exponent=1.0, metric="euclidean", sigma=None, n_jobs=Non
         joblib's ``n_jobs`` for the bands of streamed matrices.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows of x and y with a missing value: an error, or dropped from both.
-    data_name : str, default=None
-        The data's name in the printed result.
 
     Returns
     -------
@@ -435,6 +460,7 @@ def dcor_ttest(x, y, *, exponent=1.0, metric="euclidean", sigma=None, n_jobs=Non
     >>> res.df, bool(res.pvalue < 1e-6)
     (404.0, True)
     """
+    n_jobs = check_n_jobs(n_jobs)
     variables = as_variables({"x": x, "y": y}, metric, exponent, sigma)
     n = variables[0].n
     if n < 4:

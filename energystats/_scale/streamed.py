@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits, memory_budget
+from .._parallel import run_tasks  # joblib's tasks, Dask's when configured
 
 __all__ = ["TILE", "Streamed", "centred_sums", "tile_side"]
 
@@ -75,8 +76,6 @@ class Streamed:
         self.shape = (X.shape[0], X.shape[0])
 
     def _products(self, Z: np.ndarray, both: bool):
-        from .._parallel import run_tasks  # joblib's tasks, Dask's when configured
-
         n, m = self.shape[0], Z.shape[1]
         tile = tile_side(n, 24.0, 8.0 * 3 * n * m,
                          f"a streamed product ({n} x {n} times {m} columns)")
@@ -156,8 +155,6 @@ def centred_sums(mats: list, unbiased: bool = False, n_jobs=None) -> np.ndarray:
     if n_jobs is None or len(starts) == 1:
         parts = [_gram_band(mats, rows, a, unbiased, tile) for a in starts]
     else:
-        from .._parallel import run_tasks
-
         parts = run_tasks(_gram_band, [dict(a=a) for a in starts], n_jobs,
                           shared=dict(mats=mats, rows=rows, unbiased=unbiased, tile=tile))
     out = sum(parts)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import energystats as es
+from energystats._resample import permutations
 from energystats import _resampling as rs
 
 PACKAGE = Path(es.__file__).parent
@@ -301,9 +302,7 @@ def test_categorical_ties_count_as_the_contingency_tables_say():
     x = rng.integers(0, 2, n)
     y = rng.integers(0, 2, n)  # independent: the observed table lies among the null ones
     res = es.dcov_test(x.astype(str), pd.Categorical(y), n_resamples=B, rng=0)
-    gen = np.random.default_rng(0)
-    perms = np.tile(np.arange(n), (B + 1, 1))
-    gen.permuted(perms[1:], axis=1, out=perms[1:])
+    perms = np.vstack([np.arange(n), permutations(np.random.default_rng(0), n, B)])
     # dCov^2 of two binary variables is a function of |n n_11 - n_1. n_.1| (the table's determinant)
     det = np.abs(n * ((x == 1) & (y[perms] == 1)).sum(axis=1) - (x == 1).sum() * (y == 1).sum())
     expected = (1 + np.count_nonzero(det[1:] >= det[0])) / (B + 1)
