@@ -121,7 +121,8 @@ def _table(value):
 
 
 def _rows(table, index) -> np.ndarray:
-    """Rows of a table as an array whose values compare (strings as objects)."""
+    """A row (an int) or rows of a table as an array whose values compare (strings as
+    objects)."""
     rows = table.iloc[index].to_numpy(dtype=object) if isinstance(table, pd.DataFrame) else (
         table[index])
     return rows.astype(object) if rows.dtype.kind in "US" else rows
@@ -144,12 +145,19 @@ def _same_groups(labels: np.ndarray, column: np.ndarray) -> bool:
 
 def _found(other, table, groups: bool) -> dict:
     """``{k: j}``: column k of ``other`` equal to (``groups``: grouping the rows as) column j
-    of ``table``, the first such j. The first row rules out almost every column; the rest are
-    screened on :data:`SCREEN_ROWS` rows, then compared on all."""
-    n, found = table.shape[0], {}
+    of ``table``, the first such j. The first row rules out almost every column (no value in
+    common: nothing equal); the rest are screened on :data:`SCREEN_ROWS` rows, then compared
+    on all."""
+    first, head = _rows(table, 0), _rows(other, 0)
+    try:
+        if not groups and not set(first.tolist()).intersection(head.tolist()):
+            return {}
+    except TypeError:  # values that cannot be hashed: compared below
+        pass
+    n, found, mine = table.shape[0], {}, None
     screen = np.arange(n) if n <= SCREEN_ROWS else np.linspace(0, n - 1, SCREEN_ROWS).astype(
         np.intp)
-    first, theirs, mine = _rows(table, [0])[0], _rows(other, screen), None
+    theirs = _rows(other, screen)
     for k in range(other.shape[1]):
         head = theirs[:, k]
         same = head == head[0]
@@ -158,9 +166,9 @@ def _found(other, table, groups: bool) -> dict:
         if not candidates.size:
             continue
         mine = _rows(table, screen) if mine is None else mine
-        block = mine[:, candidates]
-        ok = (block == head[:, None]).all(axis=0)
+        ok = (mine[:, candidates] == head[:, None]).all(axis=0)
         if recoded:
+            block = mine[:, candidates]
             ok |= (block[same] == block[0]).all(axis=0) & (block[~same] != block[0]).all(axis=0)
         test = _same_groups if groups else np.array_equal
         j = next((j for j in candidates[ok] if test(np.asarray(_column(other, k)),

@@ -1,16 +1,15 @@
 """The front door: one decorator, :func:`front_door`, on every public function and estimator
-method (as scikit-learn's ``validate_params`` and scipy's ``_axis_nan_policy``), declaring once,
-at import, what the arguments are. A call made while no other public call runs on its thread
-(nested calls run directly) is bound once (an unknown keyword is a ``TypeError`` naming the
-function and the close match, or this package's name for a foreign one, :data:`FOREIGN_NAMES`;
-from R a whole float is an int for an option whose default is not a float); its data are read
-once (:mod:`._missing`: other libraries' data, R objects, pandas indexes, ``nan_policy``;
-:mod:`._datanames`: columns by name, ``data_name``); then the function runs, and a number
-becomes NaN under "propagate" when rows were missing, a result gets ``data_name``,
-``n_omitted`` and per-row ``labels`` on every row passed. Numpy arrays of numbers without NaN
-take a short path. Until every docstring writes them, the door writes the ``nan_policy``,
-``rng`` and ``data_name`` entries a docstring lacks (:data:`RNG_ENTRY`, :data:`DATA_NAME_ENTRY`,
-:func:`nan_policy_entry`).
+method (as scikit-learn's ``validate_params`` and scipy's ``_axis_nan_policy``), declaring once
+what the arguments are. A call made while no other public call runs on its thread (nested calls
+run directly) is bound once (an unknown keyword is a ``TypeError`` naming the function and the
+close match, or this package's name for a foreign one, :data:`FOREIGN_NAMES`; from R a whole
+float is an int for an option whose default is not a float); its data are read once
+(:mod:`._missing`: other libraries' data, R objects, pandas indexes, ``nan_policy``;
+:mod:`._datanames`: columns by name, ``data_name``); a number becomes NaN under "propagate"
+when rows were missing, a result gets ``data_name``, ``n_omitted`` and per-row ``labels`` on
+every row passed. Numpy arrays of numbers without NaN take a short path. Until every docstring
+writes them, the door writes the ``nan_policy``, ``rng`` and ``data_name`` entries a docstring
+lacks (:data:`RNG_ENTRY`, :data:`DATA_NAME_ENTRY`, :func:`nan_policy_entry`).
 """
 
 from __future__ import annotations
@@ -35,37 +34,34 @@ from ._results import ResultMixin
 __all__ = ["ALL_ROWS", "DATA_NAME_ENTRY", "FOREIGN_NAMES", "RNG_ENTRY", "Rows", "door_of",
            "front_door", "nan_policy_entry"]
 
-#: Names a statistician tries from R, scipy or scikit-learn that this package spells otherwise:
-#: ``{name: (this package's names for it, in order of preference)}``.
+#: Names from R, scipy or scikit-learn that this package spells otherwise: ``{name: (this
+#: package's names for it, in order of preference)}``; and what each right name means.
 FOREIGN_NAMES = {
     "random_state": ("rng",), "rng": ("random_state",), "seed": ("rng", "random_state"),
     "n_permutations": ("n_resamples",), "R": ("n_resamples",), "B": ("n_resamples",),
     "level": ("alpha",), "index": ("exponent",),
 }
-#: What each right name of :data:`FOREIGN_NAMES` means, for the message.
 _RIGHT_NAMES = {
     "rng": "functions take `rng` (an int seed, a numpy Generator or None), estimators "
     "`random_state`",
     "random_state": "estimators take `random_state` as scikit-learn's do (an int seed, a numpy "
     "Generator or None); functions take `rng`",
     "n_resamples": "the number of resamples (permutations, bootstrap or Monte Carlo samples)",
-    "alpha": "the level of the tests",
-    "exponent": "the exponent of the Euclidean distances, R's `index`",
+    "alpha": "the level of the tests", "exponent": "the exponent of the Euclidean distances, R's "
+    "`index`",
 }
-#: The shared Parameters entries (type, text), for the docstrings that do not write them.
+#: The shared Parameters entries (type, text) for the docstrings that do not write them.
 RNG_ENTRY = (
     "int, numpy.random.Generator or None, default=None",
     "The seed: an int, a numpy Generator (used, and advanced, in place) or None (fresh "
     "entropy); a RandomState, SeedSequence or BitGenerator is taken too. The same seed gives "
-    "the same result.",
-)
+    "the same result.")
 DATA_NAME_ENTRY = (
     "str, default=None",
     "What the result calls the data (its ``data_name``, R's ``data.name``, printed after "
     '"data:"). None: the names of pandas Series and of data frame columns, else the parameter '
     'names (``"x and y"``, ``"X by labels"``), never the caller\'s variables; a string is used '
-    "as given.",
-)
+    "as given.")
 
 
 @dataclass(frozen=True)
@@ -89,7 +85,7 @@ _STATE = _State()
 
 
 def _plain(value) -> bool:
-    """None, or a numpy array of floats without NaN (its minimum is NaN when one is) or of
+    """None, or a numpy array of floats without NaN (then its minimum is not NaN) or of
     integers other than int32 (R's NA): nothing to read or drop."""
     if type(value) is not np.ndarray:
         return value is None
@@ -109,20 +105,23 @@ def front_door(*rows: str | tuple[str, ...], distances: tuple[str, ...] = (),
                propagate: bool = False, prepare: dict | None = None,
                forwards: Callable | None = None, tables: bool = True,
                indexes: dict | None = None, fits: bool = False) -> Callable:
-    """The front door of a public function or estimator method (see the module's docstring).
+    """The front door of a public function or estimator method (see the module's docstring)::
+
+        @front_door(("X", "labels"), distances=("X",), columns=("labels",), names=("X",),
+                    by="labels")
+        def energy_test(X, labels, *, ..., metric="euclidean", ..., nan_policy="raise"): ...
 
     Parameters
     ----------
     *rows : str or tuple of str
         Groups of data arguments whose rows belong together (``("X", "labels",
-        "sample_weight")``; paired ``("x", "y")``; separate samples as separate groups;
-        ``"*samples"`` for a var-positional of samples): read as R objects, and with
-        ``nan_policy`` losing their missing rows together. For an estimator method, a name
-        that is no parameter is the estimator's attribute of per-row values, found on the kept
-        rows in ``self._rows.values``.
+        "sample_weight")``, paired ``("x", "y")``; separate samples are separate groups;
+        ``"*samples"`` a var-positional of samples): read as R objects, and with
+        ``nan_policy`` losing their missing rows together. In a method, a name that is no
+        parameter is the estimator's attribute of per-row values (``self._rows.values``).
     distances : tuple of str
-        The data arguments that may hold distances, in the order a tuple ``metric`` lists
-        them (an R ``dist`` object makes that metric "precomputed").
+        The data arguments that may hold distances, in the order of a tuple ``metric`` (an R
+        ``dist`` object makes that metric "precomputed").
     columns : tuple of str
         Arguments that may name a column of the data frame given as the first data argument.
     names, by : tuple of str, str
@@ -132,20 +131,17 @@ def front_door(*rows: str | tuple[str, ...], distances: tuple[str, ...] = (),
         The function returns a number: ``nan_policy="propagate"`` returns NaN.
     prepare : dict
         ``{name: function}`` applied to a data argument once read and named (several factors
-        as one DataFrame); the function's further parameters are the call's arguments of those
-        names; for a method, the name of one of the estimator's methods.
+        as one DataFrame), its further parameters the call's arguments of those names; in a
+        method, the name of one of the estimator's methods.
     forwards : callable
-        The function ``**options`` are passed on to: its keyword-only parameters are taken
-        (and its ``metric`` read for the data).
+        The function ``**options`` go to: its keyword-only parameters are taken.
     tables : bool
         ``X`` gets the orientation check (more columns than rows warns).
     indexes : dict
-        ``{name: function}``: an argument holding indices of the rows. Given, rows cannot be
-        dropped: "omit" is refused, and under "propagate" with rows missing the call returns
-        ``function(arguments, n_rows)`` (which checks it and gives NaN).
+        ``{name: function}``: an argument indexing the rows. Given, "omit" is refused, and
+        under "propagate" with rows missing the call returns ``function(arguments, n_rows)``.
     fits : bool
-        An estimator's ``fit`` (or ``fit_predict``): it sets ``n_omitted_``, and ``labels_``
-        gets -1 on the rows dropped.
+        An estimator's ``fit``: it sets ``n_omitted_``, ``labels_`` -1 on the rows dropped.
 
     Returns
     -------
@@ -160,8 +156,8 @@ def front_door(*rows: str | tuple[str, ...], distances: tuple[str, ...] = (),
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             if _STATE.inside:
-                if door.names and "data_name" in kwargs:  # the door's keyword, not the function's
-                    kwargs.pop("data_name")
+                if door.names:  # the door's keyword, not the function's
+                    kwargs.pop("data_name", None)
                 return func(*args, **kwargs)
             _STATE.inside = True
             try:
@@ -188,28 +184,27 @@ class _Door:
 
     def __init__(self, func, rows, distances, columns, names, by, propagate, prepare, forwards,
                  tables, indexes, fits):
-        kinds = inspect.Parameter
-        self.func, self.signature = func, inspect.signature(func)
-        params, own = list(self.signature.parameters.values()), set(self.signature.parameters)
+        kinds, signature = inspect.Parameter, inspect.signature(func)
+        params, own = list(signature.parameters.values()), set(signature.parameters)
+        self.func, self.signature, self.names, self.by = func, signature, tuple(names), by
         self.method = bool(params) and params[0].name == "self"
         self.where = f"{func.__qualname__.removesuffix('.__init__')}()"
-        self.positional = [p.name for p in params
-                           if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)]
+        kind = {p.name: p.kind for p in params}
+        self.positional = [n for n, k in kind.items() if k <= kinds.POSITIONAL_OR_KEYWORD]
         self.position = {name: i for i, name in enumerate(self.positional)}
-        self.keyword_only = [p.name for p in params if p.kind is kinds.KEYWORD_ONLY]
-        self.var_positional = next((p.name for p in params if p.kind is kinds.VAR_POSITIONAL), None)
-        self.var_keyword = next((p.name for p in params if p.kind is kinds.VAR_KEYWORD), None)
-        self.keywords = {p.name for p in params
-                         if p.kind in (kinds.POSITIONAL_OR_KEYWORD, kinds.KEYWORD_ONLY)}
+        self.keyword_only = [n for n, k in kind.items() if k is kinds.KEYWORD_ONLY]
+        self.var_positional = next((n for n, k in kind.items() if k is kinds.VAR_POSITIONAL), None)
+        self.var_keyword = next((n for n, k in kind.items() if k is kinds.VAR_KEYWORD), None)
+        self.keywords = {n for n, k in kind.items() if k in (kinds.POSITIONAL_OR_KEYWORD,
+                                                             kinds.KEYWORD_ONLY)}
+        self.keywords |= {"data_name"} if self.names else set()
         self.defaults = {p.name: p.default for p in params if p.default is not kinds.empty}
+        self.defaults.update({"data_name": None} if self.names else {})
         self.required = [p.name for p in params if p.default is kinds.empty
                          and p.kind not in (kinds.VAR_POSITIONAL, kinds.VAR_KEYWORD)]
         forwarded = inspect.signature(inspect.unwrap(forwards)).parameters if forwards else {}
         self.forwarded = {p.name: p.default for p in forwarded.values()
                           if p.kind is kinds.KEYWORD_ONLY}
-        self.names, self.by = tuple(names), by
-        if self.names:
-            self.keywords, self.defaults["data_name"] = self.keywords | {"data_name"}, None
         taken = self.keywords | set(self.forwarded)
         self.foreign = {wrong: next(n for n in rights if n in taken)
                         for wrong, rights in FOREIGN_NAMES.items()
@@ -230,10 +225,8 @@ class _Door:
             if name != "*samples" and name not in own:
                 raise TypeError(f"{self.where} has no parameter {name!r}.")  # pragma: no cover
 
-    # --- binding ---------------------------------------------------------------------------
-
     def bind(self, args: tuple, kwargs: dict) -> dict:
-        """The arguments by name, defaults filled; keyword errors name the function."""
+        """The arguments by name, defaults filled; binding errors name the function."""
         arguments, count = dict(self.defaults), len(args)
         arguments.update(zip(self.positional, args))
         if count > len(self.positional) and self.var_positional is None:
@@ -248,8 +241,8 @@ class _Door:
                 arguments[key] = value
             elif key in self.foreign:
                 right = self.foreign[key]
-                raise TypeError(
-                    f"{self.where} takes `{right}`, not `{key}`: {_RIGHT_NAMES[right]}.")
+                raise TypeError(f"{self.where} takes `{right}`, not `{key}`: "
+                                f"{_RIGHT_NAMES[right]}.")
             elif self.var_keyword is not None and (not self.forwarded or key in self.forwarded):
                 options[key] = value
             else:
@@ -263,8 +256,7 @@ class _Door:
         return arguments
 
     def _bind_error(self, args: tuple, kwargs: dict):
-        """Python's own message of a binding error, naming the function."""
-        try:
+        try:  # Python's own message, naming the function
             self.signature.bind(*args, **{k: v for k, v in kwargs.items() if k != "data_name"})
         except TypeError as exc:
             raise TypeError(f"{self.where} {exc}") from None
@@ -276,8 +268,6 @@ class _Door:
         kwargs = {name: arguments[name] for name in self.keyword_only}
         kwargs.update(arguments[self.var_keyword] if self.var_keyword is not None else {})
         return self.func(*args, **kwargs)
-
-    # --- the call ---------------------------------------------------------------------------
 
     def enter(self, args: tuple, kwargs: dict):
         arguments = self.bind(args, kwargs)
@@ -306,13 +296,12 @@ class _Door:
             return arguments.get(name, default)
         return arguments[self.var_keyword].get(name, self.forwarded[name])
 
-    def metric(self, arguments: dict, owner):
-        return getattr(owner, "metric", None) if owner is not None else self.option(arguments,
-                                                                                    "metric")
+    def matrix(self, name: str, metric) -> bool:
+        """Whether the data argument ``name`` holds a precomputed matrix."""
+        return name in self.distances and is_matrix(metric, self.distances.index(name))
 
-    def policy(self, arguments: dict, owner) -> str:
-        """The checked ``nan_policy``, after refusing "omit" beside an argument of ``indexes``;
-        returns it and the arguments of ``indexes`` given."""
+    def policy(self, arguments: dict, owner) -> tuple[str, list]:
+        """The checked ``nan_policy`` and the arguments of ``indexes`` given ("omit" refused)."""
         policy = _missing.check_nan_policy(owner.nan_policy, propagate=False, where=type(
             owner).__name__) if owner is not None else _missing.check_nan_policy(
             arguments["nan_policy"], propagate=self.propagate, where=self.where)
@@ -330,8 +319,7 @@ class _Door:
             return label or _datanames.data_name_of(arguments, self.names, self.by)
 
     def preparations(self, owner, arguments: dict) -> dict:
-        """``prepare``'s functions, given the other arguments they take (an estimator's
-        methods by their names)."""
+        """``prepare``'s functions (given the arguments they take; a method by its name)."""
         return {name: getattr(owner, f) if isinstance(f, str) else functools.partial(
             f, **{p: arguments[p] for p in self.prepare_takes[name]})
             if self.prepare_takes[name] else f for name, f in self.prepare.items()}
@@ -339,21 +327,18 @@ class _Door:
     def apart(self, arguments: dict, metric, skip=(), from_r: bool = False) -> None:
         """Say so when an argument of ``columns`` is a column left in the data, except where
         the data or it hold distances (:func:`~._datanames.check_columns_left_in`)."""
-        def matrix(name):
-            return name in self.distances and is_matrix(metric, self.distances.index(name))
-
-        if not matrix(self.data[0]):
+        if not self.matrix(self.data[0], metric):
             _datanames.check_columns_left_in(arguments, self.data[0], [
-                n for n in self.columns if n not in skip and not matrix(n)], self.where,
-                from_r=from_r)
+                n for n in self.columns if n not in skip and not self.matrix(n, metric)],
+                self.where, from_r=from_r)
 
     def short(self, arguments: dict, owner, label):
         """Arrays of numbers without NaN: nothing to read or drop."""
         if self.takes_policy:
             self.policy(arguments, owner)
-        metric = self.metric(arguments, owner)
-        if self.tables and "X" in self.plain and not (
-                "X" in self.distances and is_matrix(metric, self.distances.index("X"))):
+        metric = getattr(owner, "metric", None) if owner is not None else self.option(
+            arguments, "metric")
+        if self.tables and "X" in self.plain and not self.matrix("X", metric):
             _missing.warn_if_transposed(arguments["X"], "X")
         name = self.named(arguments, label)
         for key, function in self.preparations(owner, arguments).items():
@@ -366,14 +351,14 @@ class _Door:
 
     def full(self, arguments: dict, owner, label):
         """Data of other libraries, R objects, pandas indexes and missing values."""
-        where, r_session = self.where, called_from_r()
+        r_session = called_from_r()
         samples = [f"samples[{i}]" for i in range(len(arguments["samples"]))] if (
             "*samples" in self.data) else []
         for name in self.plain:  # polars, xarray, dicts of columns: numpy or pandas
             arguments[name] = _missing.as_python(arguments.get(name), name, r_session)
-        if "*samples" in self.data:
-            arguments["samples"] = tuple(map(_missing.as_python, arguments["samples"], samples,
-                                             [r_session] * len(samples)))
+        if samples:
+            arguments["samples"] = tuple(_missing.as_python(value, name, r_session)
+                                         for value, name in zip(arguments["samples"], samples))
         # data from R: rpy2's objects, or every argument of a call made from R (reticulate)
         values = [arguments.get(n) for n in self.plain] + list(arguments.get("samples", ()))[
             :len(samples)]
@@ -385,27 +370,25 @@ class _Door:
         if self.data[0] in from_r:
             from_r.update(resolved)
         name = self.named(arguments, label)
-        if owner is None:
-            metric = _missing.read_arguments(
-                arguments, self.data, self.distances, where, self.preparations(None, arguments),
-                metric=self.metric(arguments, None), takes_metric=self.takes_metric,
-                exponent=self.option(arguments, "exponent", 1.0), tables=self.tables)
-            if self.takes_metric and "metric" in arguments:
+        metric = getattr(owner, "metric", None) if owner is not None else self.option(
+            arguments, "metric")
+        where = f"{type(owner).__name__}.{self.func.__name__}()" if owner is not None else (
+            self.where)
+        metric = _missing.read_arguments(
+            arguments, self.data, self.distances, where, self.preparations(owner, arguments),
+            metric=metric, takes_metric=self.takes_metric or owner is not None,
+            exponent=self.option(arguments, "exponent", 1.0), tables=self.tables,
+            fixed=owner is not None)
+        if owner is None and self.takes_metric:
+            if "metric" in arguments:
                 arguments["metric"] = metric
-            elif self.takes_metric and (metric != self.forwarded["metric"]
-                                        or "metric" in arguments[self.var_keyword]):
+            elif metric != self.forwarded["metric"] or "metric" in arguments[self.var_keyword]:
                 arguments[self.var_keyword]["metric"] = metric
-        else:
-            self.read_for(arguments, owner)
-            for key, function in self.preparations(owner, arguments).items():
-                arguments[key] = function(arguments[key])
-            metric = self.metric(arguments, owner)
         if not self.takes_policy:  # missing values found all the same, each argument alone
-            hint = f"drop those rows first ({where} takes no nan_policy)."
             for n in self.plain:
-                matrix = n in self.distances and is_matrix(metric, self.distances.index(n))
-                drop_missing("raise", {n: arguments.get(n)}, [n] * matrix, from_r,
-                             na_strings=r_session, hint=hint)
+                drop_missing("raise", {n: arguments.get(n)}, [n] * self.matrix(n, metric), from_r,
+                             na_strings=r_session, hint=f"drop those rows first ({self.where} "
+                             "takes no nan_policy).")
             return self.finish(self.call(arguments), name, 0, None)
         policy, given = self.policy(arguments, owner)
         # "propagate" computes the statistic of the complete rows (so that every other
@@ -420,8 +403,7 @@ class _Door:
                 omitted += sum(int((~keep).sum()) for _, keep in kept if keep is not None)
                 found = found or any(keep is not None for _, keep in kept)
                 continue
-            matrices = [n for n in group if n in self.distances
-                        and is_matrix(metric, self.distances.index(n))]
+            matrices = [n for n in group if self.matrix(n, metric)]
             members = {n: getattr(owner, n) if n in self.attributes else arguments.get(n)
                        for n in group}
             members = {n: None if isinstance(v, str) else v for n, v in members.items()}
@@ -451,18 +433,6 @@ class _Door:
         if owner is not None and layout is not None and isinstance(result, np.ndarray):
             return expand_labels(result, layout)  # predict: one label per row passed
         return self.finish(result, name, omitted, layout)
-
-    def read_for(self, arguments: dict, owner) -> None:
-        """An estimator method's data: its own ``metric`` (an R ``dist`` object needs
-        ``metric="precomputed"`` given to the estimator), the orientation check on ``fit``."""
-        where = f"{type(owner).__name__}.{self.func.__name__}()"
-        for name in self.data:
-            if name == "X" and self.tables:
-                metric = getattr(owner, "metric", None) if name in self.distances else None
-                arguments[name], _ = _missing.read_table(arguments[name], name, where=where,
-                                                metric=metric, fixed=True)
-            else:
-                arguments[name] = _missing.read_r(arguments[name], name, where=where)
 
     def fitted(self, arguments: dict, owner, rows: Rows, omitted: int):
         """An estimator's ``fit`` run with ``self._rows``; then ``n_omitted_``, and ``labels_``
@@ -494,18 +464,47 @@ class _Door:
         return dataclasses.replace(result, **changes) if changes else result
 
     def document(self, doc: str) -> str:
-        """``doc`` with the shared Parameters entries it lacks (see :func:`_write_entries`)."""
+        """``doc`` with the shared Parameters entries it lacks: one written as its bare name
+        gets the type and the shared sentences before its own, one written with a type is the
+        function's own, a missing ``nan_policy`` or ``data_name`` is added at the end of the
+        section (before ``**options``)."""
         entries = {}
         if self.takes_policy and not self.method:
             entries["nan_policy"] = nan_policy_entry(
-                [n for n in self.data if n != "*samples"], separate=len(self.groups) > 1,
-                propagate=self.propagate, matrices=bool(self.distances) and self.takes_metric,
-                counted=bool(self.names))
+                self.plain, separate=len(self.groups) > 1, propagate=self.propagate,
+                matrices=bool(self.distances) and self.takes_metric, counted=bool(self.names))
         if "rng" in self.signature.parameters:
             entries["rng"] = RNG_ENTRY
         if self.names:
             entries["data_name"] = DATA_NAME_ENTRY
-        return _write_entries(doc, entries, insert={"nan_policy", "data_name"})
+        lines = doc.split("\n")
+        start = next((i for i in range(len(lines) - 1) if lines[i].strip() == "Parameters"
+                      and set(lines[i + 1].strip()) == {"-"}), None)
+        if start is None or not entries:
+            return doc
+        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+
+        def head(i):  # an entry's first line, or a section's title (followed by dashes)
+            return lines[i].startswith(indent) and lines[i].strip() and lines[i][len(indent)] != " "
+
+        end = next((i for i in range(start + 2, len(lines)) if head(i) and i + 1 < len(lines)
+                    and set(lines[i + 1].strip()) == {"-"}), len(lines))
+        while end > start + 2 and not lines[end - 1].strip():
+            end -= 1
+        heads = {lines[i].strip().split(" : ")[0]: i for i in range(start + 2, end) if head(i)}
+        added = []
+        for name, (kind, text) in entries.items():
+            body = [f"{indent}    {line}"
+                    for line in textwrap.wrap(text, 88 - len(indent), break_on_hyphens=False)]
+            if name in heads and " : " not in lines[heads[name]]:
+                i = heads[name]
+                lines[i:i + 1] = [f"{indent}{name} : {kind}"] + body
+                heads = {k: v + len(body) if v > i else v for k, v in heads.items()}
+                end += len(body)
+            elif name not in heads and name in ("nan_policy", "data_name"):
+                added += [f"{indent}{name} : {kind}"] + body
+        at = min((i for n, i in heads.items() if n.startswith("**")), default=end)
+        return "\n".join(lines[:at] + added + lines[at:])
 
 
 def nan_policy_entry(names: list[str], *, separate: bool, propagate: bool, matrices: bool,
@@ -516,49 +515,12 @@ def nan_policy_entry(names: list[str], *, separate: bool, propagate: bool, matri
     (``counted``)."""
     quoted = [f"``{n}``" for n in names]
     listed = ", ".join(quoted[:-1]) + " or " * (len(quoted) > 1) + "".join(quoted[-1:])
-    where = f"in {listed}" if names else "in a sample"
     omit = "drop it from its own sample" if separate or not names else "drop it" if len(
         names) == 1 else "drop the row of " + ("both" if len(names) == 2 else "all of them")
-    omit += " (a precomputed matrix loses the point's row and column)" * matrices
-    text = (f"A row with a missing value (NaN, None, pandas NA, masked, or R's NA) {where}: "
-            f'``"raise"`` an error, ``"omit"`` {omit}'
+    text = (f"A row with a missing value (NaN, None, pandas NA, masked, or R's NA) "
+            f"{f'in {listed}' if names else 'in a sample'}: ``\"raise\"`` an error, ``\"omit\"`` "
+            f"{omit}" + " (a precomputed matrix loses the point's row and column)" * matrices
             + "; the result's ``n_omitted`` counts them" * counted
             + ', ``"propagate"`` return NaN' * propagate + ".")
     values = '{"raise", "omit", "propagate"}' if propagate else '{"raise", "omit"}'
     return f'{values}, default="raise"', text
-
-
-def _write_entries(doc: str, entries: dict, insert: set) -> str:
-    """``doc`` with the shared Parameters ``entries``: an entry written as its bare name gets
-    the type and the shared sentences (its own lines follow them); one written with a type is
-    the function's own; a missing one of ``insert`` is added at the end of the section (before
-    ``**options``)."""
-    lines = doc.split("\n")
-    start = next((i for i in range(len(lines) - 1) if lines[i].strip() == "Parameters"
-                  and set(lines[i + 1].strip()) == {"-"}), None)
-    if start is None or not entries:
-        return doc
-    indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
-
-    def head(i):  # an entry's first line, or a section's title (followed by dashes)
-        return lines[i].startswith(indent) and lines[i].strip() and lines[i][len(indent)] != " "
-
-    end = next((i for i in range(start + 2, len(lines)) if head(i) and i + 1 < len(lines)
-                and set(lines[i + 1].strip()) == {"-"}), len(lines))
-    while end > start + 2 and not lines[end - 1].strip():
-        end -= 1
-    heads = {lines[i].strip().split(" : ")[0]: i for i in range(start + 2, end) if head(i)}
-    added = []
-    for name, (kind, text) in entries.items():
-        body = [indent + "    " + line
-                for line in textwrap.wrap(text, 88 - len(indent), break_on_hyphens=False)]
-        if name in heads and " : " not in lines[heads[name]]:
-            i = heads[name]
-            lines[i:i + 1] = [f"{indent}{name} : {kind}"] + body
-            heads = {k: v + len(body) if v > i else v for k, v in heads.items()}
-            end += len(body)
-        elif name not in heads and name in insert:
-            added += [f"{indent}{name} : {kind}"] + body
-    at = min((i for n, i in heads.items() if n.startswith("**")), default=end)
-    lines[at:at] = added
-    return "\n".join(lines)

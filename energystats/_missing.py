@@ -28,8 +28,7 @@ import pandas as pd
 from ._rbridge import R_NA_INTEGER, dist_matrix, from_r, is_r_dist
 
 __all__ = ["NAN_POLICIES", "align_rows", "as_python", "check_nan_policy", "drop_missing",
-           "expand_labels", "is_matrix", "read_arguments", "read_r", "read_table",
-           "warn_if_transposed"]
+           "expand_labels", "is_matrix", "read_arguments", "read_r", "warn_if_transposed"]
 
 NAN_POLICIES = ("raise", "omit", "propagate")
 #: R's NA of a character vector or factor as reticulate hands it over (missing from R only).
@@ -346,30 +345,16 @@ def _precomputed(metric, position: int, count: int, name: str, exponent=1.0):
     return metrics[0] if count == 1 else tuple(metrics)
 
 
-def read_table(value, name: str, *, where: str, metric=None, fixed: bool = False):
-    """:func:`read_r` for a table of observations, returning ``(value, metric)``: an R ``dist``
-    object is its matrix, ``metric`` "precomputed" where it takes one (an estimator's own,
-    ``fixed``, must say so itself); other tables get :func:`warn_if_transposed`."""
-    if is_r_dist(value) and metric is not None:
-        if fixed and metric != "precomputed":
-            raise ValueError(
-                f"`{name}` is an R dist object (distances between points): construct the "
-                f"estimator with metric='precomputed' to use them in {where}.")
-        return dist_matrix(value, name), _precomputed(metric, 0, 1, name)
-    value = read_r(value, name, where=where)
-    if not is_matrix(metric, 0):
-        warn_if_transposed(value, name)
-    return value, metric
-
-
 def read_arguments(arguments: dict, names: Iterable[str], distances: tuple[str, ...],
                    where: str, prepare: dict | None = None, *, metric=None,
-                   takes_metric: bool = False, exponent=1.0, tables: bool = True):
+                   takes_metric: bool = False, exponent=1.0, tables: bool = True,
+                   fixed: bool = False):
     """Read the arguments ``names`` of a call in place by :func:`read_r` (then ``prepare``'s
     function of a name) and return the call's ``metric``: an R ``dist`` object given for an
     argument of ``distances`` (listed in the order of a tuple ``metric``) is its distances, and
-    that argument's metric "precomputed" in a function that ``takes_metric``. A table ``X`` not
-    given as distances gets the orientation check (``tables``)."""
+    that argument's metric "precomputed" in a function that ``takes_metric`` (an estimator's
+    own, ``fixed``, must say so itself). A table ``X`` not given as distances gets the
+    orientation check (``tables``)."""
     for name in names:
         if name == "*samples":
             arguments["samples"] = tuple(read_r(s, f"samples[{i}]", where=where)
@@ -377,7 +362,11 @@ def read_arguments(arguments: dict, names: Iterable[str], distances: tuple[str, 
             continue
         value = arguments.get(name)
         dist = is_r_dist(value) and name in distances
-        if dist and takes_metric:
+        if dist and fixed and metric != "precomputed":
+            raise ValueError(
+                f"`{name}` is an R dist object (distances between points): construct the "
+                f"estimator with metric='precomputed' to use them in {where}.")
+        if dist and takes_metric and not fixed:
             metric = _precomputed(metric, distances.index(name), len(distances), name, exponent)
         value = read_r(value, name, distances=dist, where=where)
         if prepare and name in prepare:
