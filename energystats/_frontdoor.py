@@ -114,31 +114,27 @@ def front_door(*rows: str | tuple[str, ...], distances: tuple[str, ...] = (),
     Parameters
     ----------
     *rows : str or tuple of str
-        Groups of data arguments whose rows belong together (``("X", "labels",
-        "sample_weight")``, paired ``("x", "y")``; separate samples are separate groups;
-        ``"*samples"`` a var-positional of samples): read as R objects, and with
-        ``nan_policy`` losing their missing rows together. In a method, a name that is no
-        parameter is the estimator's attribute of per-row values (``self._rows.values``).
+        Groups of data arguments whose rows belong together (paired ``("x", "y")``; separate
+        samples are separate groups; ``"*samples"`` a var-positional), read as R objects and
+        losing their missing rows together. In a method, a name that is no parameter is the
+        estimator's attribute of per-row values (found in ``self._rows.values``).
     distances : tuple of str
-        The data arguments that may hold distances, in the order of a tuple ``metric`` (an R
-        ``dist`` object makes that metric "precomputed").
+        The data arguments that may hold distances, in the order of a tuple ``metric``.
     columns : tuple of str
-        Arguments that may name a column of the data frame given as the first data argument.
+        Arguments that may name a column of the data frame of the first data argument.
     names, by : tuple of str, str
-        The result's ``data_name`` (``"x and y"``, ``"X by labels"``); with them the function
-        takes the keyword ``data_name``.
+        The result's ``data_name`` ("x and y", "X by labels"); the keyword ``data_name``.
     propagate : bool
         The function returns a number: ``nan_policy="propagate"`` returns NaN.
     prepare : dict
-        ``{name: function}`` applied to a data argument once read and named (several factors
-        as one DataFrame), its further parameters the call's arguments of those names; in a
-        method, the name of one of the estimator's methods.
+        ``{name: function}`` applied to a data argument once read and named, its further
+        parameters the call's arguments of those names (a method: an estimator's method name).
     forwards : callable
         The function ``**options`` go to: its keyword-only parameters are taken.
     tables : bool
         ``X`` gets the orientation check (more columns than rows warns).
     indexes : dict
-        ``{name: function}``: an argument indexing the rows. Given, "omit" is refused, and
+        ``{name: function}``: an argument indexing the rows; given, "omit" is refused, and
         under "propagate" with rows missing the call returns ``function(arguments, n_rows)``.
     fits : bool
         An estimator's ``fit``: it sets ``n_omitted_``, ``labels_`` -1 on the rows dropped.

@@ -1,18 +1,13 @@
-"""The reading of every public function's data arguments, once, at the front door: data of
-other libraries as numpy or pandas (:func:`as_python`), R objects as Python data (:func:`read_r`;
-an R ``dist`` object as distances where an argument takes them), pandas rows paired by their
-indexes (:func:`align_rows`) and missing values the scipy way (:func:`drop_missing`).
-
-A value is missing when it is NaN, None, ``pandas.NA``/``NaT``, masked in a ``numpy.ma`` array,
-or R's NA: from rpy2, and as reticulate hands it over (the integer -2147483648 in int32 data or
-a list of ints; in a call made from R, the string "NA", a label like any other in Python data).
-Infinite values are not missing. ``nan_policy="raise"`` (default) refuses them naming the
-argument, the rows and the kind the caller sees; ``"omit"`` drops each row with one in the
-data, its labels or weights (paired data lose the row of both, separate samples each their
-own rows; a precomputed matrix loses points, the one in the most missing entries first, until
-none is left), reports ``n_omitted`` and lays per-row outputs on every row (-1 where dropped);
-``"propagate"``, for a statistic returned as a number, computes it on the complete rows (so the
-call is checked) and returns NaN. Nothing passed in is modified.
+"""The reading of every public function's data, once, at the front door: other libraries' data
+as numpy or pandas (:func:`as_python`), R objects as Python data (:func:`read_r`), pandas rows
+paired by their indexes (:func:`align_rows`), and missing values the scipy way
+(:func:`drop_missing`): NaN, None, ``pandas.NA``/``NaT``, masked entries and R's NA (also as
+reticulate hands it over: the integer -2147483648 in int32 data or a list of ints; from R, the
+string "NA") are missing, infinities are not. ``"raise"`` refuses them naming the argument,
+the rows and the kind the caller sees; ``"omit"`` drops the rows holding one (paired data the
+row of both, a precomputed matrix its points, the one in the most missing entries first);
+``"propagate"`` computes a number on the complete rows, then returns NaN. Nothing passed in is
+modified.
 """
 
 from __future__ import annotations
@@ -40,8 +35,8 @@ OMIT_HINT = "pass nan_policy='omit' to drop those rows."
 def check_nan_policy(nan_policy, *, propagate: bool, where: str = "") -> str:
     """``nan_policy`` checked; ``propagate=False`` refuses ``"propagate"`` (no number)."""
     if not isinstance(nan_policy, str) or nan_policy not in NAN_POLICIES:
-        raise ValueError(
-            f"`nan_policy` must be 'raise', 'omit' or 'propagate', got {nan_policy!r}.")
+        raise ValueError(f"`nan_policy` must be 'raise', 'omit' or 'propagate', got "
+                         f"{nan_policy!r}.")
     if nan_policy == "propagate" and not propagate:
         raise ValueError(
             f"`nan_policy`='propagate' is for statistics returned as a number; "

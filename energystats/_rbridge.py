@@ -1,9 +1,7 @@
-"""R: its objects read as Python data (:func:`from_r`: rpy2's; an R ``dist`` object as the
-distances it holds, :class:`RDist` through reticulate), the calls made from R
-(:func:`called_from_r`), and a small bridge to R's ``energy`` through rpy2 (optional extra
-``r``; rpy2 3.6 does not load against R 4.2, so the extra pins ``rpy2>=3.5.17,<3.6``), which
-converts data and calls R, reimplementing nothing.
-"""
+"""R: its objects as Python data (:func:`from_r`; a ``dist`` object as distances, :class:`RDist`
+through reticulate), the calls made from R (:func:`called_from_r`), and a bridge to R's
+``energy`` through rpy2 that converts data and calls R (optional extra ``r``, pinned to
+``rpy2>=3.5.17,<3.6``: rpy2 3.6 does not load against R 4.2)."""
 
 from __future__ import annotations
 
@@ -72,12 +70,10 @@ def r_available() -> tuple[bool, str]:
 
 def r_versions() -> dict[str, str]:
     """Versions of R, ``energy`` and rpy2 used by the bridge."""
-    ro, _ = _load()
-    import rpy2
-
-    return {"R": str(ro.r("paste(R.version$major, R.version$minor, sep='.')")[0]),
-            "energy": str(ro.r("as.character(packageVersion('energy'))")[0]),
-            "rpy2": rpy2.__version__}
+    r = _load()[0].r
+    return {"R": str(r("paste(R.version$major, R.version$minor, sep='.')")[0]),
+            "energy": str(r("as.character(packageVersion('energy'))")[0]),
+            "rpy2": sys.modules["rpy2"].__version__}
 
 
 def r_matrix(x) -> Any:
@@ -134,7 +130,7 @@ def to_numpy(obj) -> np.ndarray:
 
 
 def r_field(obj, name: str) -> Any:
-    """Component ``name`` of an R list (``obj$name``); KeyError when it has none."""
+    """Component ``name`` of an R list (``obj$name``), or a KeyError."""
     if name not in list(obj.names):
         raise KeyError(f"R object has no component {name!r} (it has {list(obj.names)}).")
     return obj.rx2(name)
@@ -162,13 +158,11 @@ def called_from_r() -> bool:
 
 
 class RDist(np.ndarray):
-    """An R ``dist`` object as reticulate hands it over: its n(n - 1)/2 distances in R's order,
-    an array that says it holds distances."""
+    """An R ``dist`` object through reticulate: its n(n - 1)/2 distances in R's order."""
 
 
 def is_r_object(obj) -> bool:
-    """Whether ``obj`` is an R object from rpy2 (checked without importing rpy2) or an
-    :class:`RDist`."""
+    """Whether ``obj`` is an R object from rpy2 (without importing rpy2) or an :class:`RDist`."""
     return type(obj).__module__.startswith("rpy2.") or isinstance(obj, RDist)
 
 
