@@ -23,11 +23,12 @@ import time
 
 import joblib
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import energystats as es
 from energystats._operator._tiled import TILE, upper_tiles
 from energystats._operator.streamed import StreamedOperator
-from energystats._parallel import TASK_WORK, blas_controller, items_per_task, run_tasks
+from energystats._parallel import TASK_WORK, items_per_task, run_tasks
 from energystats._semimetric import resolve_semimetric
 
 
@@ -51,7 +52,7 @@ def task_rate(n: int, d: int, B: int) -> float:
     codes_t = np.ascontiguousarray(rng.integers(0, 2, size=(B, n)).astype(np.int8).T)
     tiles = upper_tiles(n, TILE)
     units = sum((b - a) * (e - c) for a, b, c, e in tiles) * (B + d)
-    with blas_controller().limit(limits=1, user_api="blas"):
+    with threadpool_limits(limits=1, user_api="blas"):
         op = StreamedOperator(X, resolve_semimetric(), threads=1)
         seconds, _ = best_of(lambda: op._tile_group_sums(tiles, codes_t, 2, False, None, True), 2)
     return units / seconds

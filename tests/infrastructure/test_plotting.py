@@ -18,7 +18,7 @@ from scipy.integrate import trapezoid  # noqa: E402
 
 import energystats as es  # noqa: E402
 from energystats._gof._limit import normal_limit_pdf, normal_limit_sf, normal_trace  # noqa: E402
-from energystats._result_bases import NullPanel, TestResult  # noqa: E402
+from energystats._results import NullPanel, TestResult  # noqa: E402
 from energystats.plotting import (  # noqa: E402
     plot_choose_k,
     plot_clusters,

@@ -11,9 +11,15 @@ import pytest
 from scipy import stats
 
 import energystats as es
-from energystats import _result_bases
-from energystats._result_docs import attribute_entries, compose_attributes
-from energystats._results import ResultMixin, format_pvalue, table_html, table_text
+from energystats import _results
+from energystats._results import (
+    ResultMixin,
+    attribute_entries,
+    compose_attributes,
+    format_pvalue,
+    table_html,
+    table_text,
+)
 
 RESULT_TYPES = sorted(name for name in es.__all__ if name.endswith("Result"))
 
@@ -70,8 +76,8 @@ CLUSTERINGS = {
 #: the fields each base declares, once
 BASE_FIELDS = {
     ResultMixin: {"data_name", "n_omitted"},
-    _result_bases.TestResult: {"statistic", "pvalue", "null_distribution", "n_resamples", "exact"},
-    _result_bases.ClusteringResult: {"labels"},
+    _results.TestResult: {"statistic", "pvalue", "null_distribution", "n_resamples", "exact"},
+    _results.ClusteringResult: {"labels"},
 }
 #: the results' tables, printed as <table> in HTML (beside the summary table every result has)
 TABLES = {
@@ -93,15 +99,15 @@ def test_every_result_type_is_covered():
 def test_a_test_is_a_test_by_type_and_fields_are_declared_once():
     for name in RESULT_TYPES:
         cls = getattr(es, name)
-        assert issubclass(cls, _result_bases.TestResult) == (name in TESTS), name
-        assert issubclass(cls, _result_bases.ClusteringResult) == (name in CLUSTERINGS), name
+        assert issubclass(cls, _results.TestResult) == (name in TESTS), name
+        assert issubclass(cls, _results.ClusteringResult) == (name in CLUSTERINGS), name
         own = set(vars(cls).get("__annotations__", {}))
         for base, declared in BASE_FIELDS.items():
             if issubclass(cls, base):
                 assert not own & declared, (name, own & declared)
                 assert declared <= {f.name for f in dataclasses.fields(cls)}
     # DispersionResult has p-values (one per factor), yet is a decomposition: it does not unpack
-    assert not isinstance(es.dispersion(*_data(), n_resamples=9, rng=0), _result_bases.TestResult)
+    assert not isinstance(es.dispersion(*_data(), n_resamples=9, rng=0), _results.TestResult)
 
 
 def _documented(cls) -> list[str]:
