@@ -5,9 +5,9 @@ import pytest
 from _calibration import COARSE_LEVEL_REPS, rejection_interval
 
 import energystats as es
-from energystats._resample import permutations
 from energystats._operator import sphere_constant
 from energystats._operator.projection import random_directions
+from energystats._resample import permutations
 
 
 def test_statistic_is_the_average_of_one_dimensional_ones(rng):

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import energystats as es
-from energystats._resample import permutations
 from energystats import _resampling as rs
+from energystats._resample import permutations
 
 PACKAGE = Path(es.__file__).parent
 
