@@ -1,87 +1,85 @@
-"""The arithmetic of the DISCO decomposition: from the block sums of groups to W, S, T, the
-energy distances of every pair of groups and R's ``edist`` statistics (França, Rizzo &
-Vogelstein 2020, eq. (13)-(18)), within the memory of the k x k block sums; and the warning
-when several factors' W = T - sum S_f is no within dispersion (Rizzo & Székely 2010)."""
+r"""The DISCO arithmetic: from the block sums of groups to W, S, T, the energy distances of the
+pairs of groups and the k-sample statistics S, E, F (França, Rizzo & Vogelstein 2020,
+eq. 4, 13-18; Rizzo & Székely 2010); the warning when several factors' W = T - sum S_f is no
+within dispersion.
+
+With block sums :math:`M_{ij} = \sum_{x \in C_i, y \in C_j} w(x) w(y) \rho(x, y)` and group
+weights :math:`s_j` (sizes without weights), :math:`g(C_i, C_j) = M_{ij} / (s_i s_j)`
+(eq. 13), :math:`\mathcal E_{ij} = 2 g(C_i, C_j) - g(C_i, C_i) - g(C_j, C_j)` (eq. 4),
+
+.. math::
+
+    W = \sum_j \frac{s_j}{2} g(C_j, C_j), \quad
+    S = \sum_{i<j} \frac{s_i s_j}{2 s} \mathcal E_{ij}, \quad
+    T = \frac{s}{2} g(X, X) = S + W
+
+(eq. 15, 16, 18 and Lemma 1), :math:`s = \sum_j s_j`.
+"""
 
 from __future__ import annotations
 
 import itertools
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
 from .._missing import _caller_level
 
-__all__ = [
-    "Decomposition",
-    "decompose",
-    "decomposition_bytes",
-    "pairwise_statistics",
-    "warn_of_overlap",
-]
+__all__ = ["decompose", "statistics", "tie_scale", "warn_of_overlap"]
 
 
-@dataclass(frozen=True)
-class Decomposition:
-    """W, S, T and per-group quantities from a matrix of block sums."""
-
-    W: float
-    S: float
-    T: float
-    within: np.ndarray
-    energy: np.ndarray  # k x k matrix of E_ij = 2 g_ij - g_ii - g_jj
-
-
-#: Values of a band of rows of a k x k matrix worked on at once (1 MiB): the temporaries of
-#: :func:`decompose` and :func:`pairwise_statistics` are a few such bands, not k x k arrays.
-BAND_VALUES = 2**17
-
-
-def _bands(k: int):
-    rows = max(1, BAND_VALUES // max(k, 1))
-    return ((a, min(a + rows, k)) for a in range(0, k, rows))
-
-
-def decomposition_bytes(k: int) -> int:
-    """Memory :func:`decompose` and :func:`pairwise_statistics` need for k groups: the k x k
-    block sums, which become the energies and then the pairwise statistics in place, and
-    three bands of temporaries."""
-    return 8 * k * k + 3 * 8 * min(k * k, max(k, BAND_VALUES))
-
-
-def decompose(M: np.ndarray, s: np.ndarray) -> Decomposition:
-    """Evaluate eq. (13), (15), (16) and (18) from block sums ``M`` and group weights ``s``.
-
-    ``M`` is overwritten: it becomes ``energy``, band by band of rows (no k x k temporary).
-    """
+def decompose(M: np.ndarray, s: np.ndarray):
+    """(W, S, T, within, E): eq. (15), (16), (18), the terms :math:`W_j` of W and the k x k
+    energy distances :math:`\\mathcal E_{ij}` (zero diagonal), from block sums M (k x k) and
+    group weights s. Memory: two k x k arrays besides M."""
+    E = M / np.outer(s, s)  # g(C_i, C_j), eq. (13)
+    gd = np.diag(E).copy()
+    E *= 2.0
+    E -= gd[:, None] + gd[None, :]  # eq. (4), summed first: exactly symmetric
+    np.fill_diagonal(E, 0.0)
     total = s.sum()
-    T = float(M.sum() / (2.0 * total))  # eq. (18): T = s/2 g(X, X)
-    gd = np.diag(M) / (s * s)  # g(C_i, C_i), eq. (13)
-    pair_sum = 0.0
-    for a, b in _bands(len(s)):
-        band = M[a:b]
-        band /= np.outer(s[a:b], s)  # g(C_i, C_j), eq. (13)
-        band *= 2.0
-        band -= gd[a:b, None] + gd[None, :]  # summed first: exactly symmetric
-        pair_sum += float(s[a:b] @ (band * s).sum(axis=1))  # over i != j of s_i s_j E_ij
-    np.fill_diagonal(M, 0.0)
-    within = 0.5 * s * gd  # eq. (15), one term per group
-    S = float(pair_sum / (4.0 * total))  # eq. (16): half the sum (over i < j), over 2 s
-    return Decomposition(W=float(within.sum()), S=S, T=T, within=within, energy=M)
+    within = 0.5 * s * gd
+    S = float(s @ E @ s / (4.0 * total))  # eq. (16): each pair twice in s'Es
+    return float(within.sum()), S, float(M.sum() / (2.0 * total)), within, E
 
 
-def pairwise_statistics(energy: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """R's ``edist``: s_i s_j / (s_i + s_j) E_ij, in place of ``energy``, band by band."""
-    for a, b in _bands(len(s)):
-        energy[a:b] *= np.outer(s[a:b], s) / (s[a:b, None] + s[None, :])
-    return energy
+def statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np.ndarray:
+    """S, E or F of each labeling from its block sums M (b x k x k) and the sum of D over all
+    pairs: S = T - W (eq. 15, 16, 18); E the sum over pairs of groups of :math:`\\frac{n_i
+    n_j}{n_i + n_j} \\mathcal E_{ij}` (R ``eqdist.e``); F = (S / (k - 1)) / (W / (n - k))."""
+    n, k = sizes.sum(), sizes.shape[0]
+    diag = np.einsum("bjj->bj", M)
+    W = (diag / (2.0 * sizes)).sum(axis=1)  # eq. (15)
+    S = total / (2.0 * n) - W  # eq. (18) less eq. (15): eq. (16)
+    if name == "S":
+        return S
+    if name == "F":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (S / (k - 1)) / (W / (n - k))
+    g = diag / sizes**2
+    E = np.zeros(M.shape[0])
+    for i, j in itertools.combinations(range(k), 2):
+        E += sizes[i] * sizes[j] / (sizes[i] + sizes[j]) * (
+            2.0 * M[:, i, j] / (sizes[i] * sizes[j]) - g[:, i] - g[:, j])
+    return E
+
+
+def tie_scale(observed: float, T: float, sizes: np.ndarray, name: str) -> float:
+    """The scale s of the tie tolerance :math:`100 \\epsilon \\max(|t|, s)`
+    (:func:`~energystats._resample.pvalue`): the magnitude of the block sums the statistic is
+    a difference of, in the statistic's units. Their sum is of the order of :math:`k^2 T`
+    however they were added (a labeling and its swap of two equal-sized groups give the same S
+    exactly, and must tie); S and E take it as it is, F = (S / (k-1)) / (W / (n-k)) takes it
+    through S and W: :math:`k^2 \\frac{n-k}{k-1} (T / W)^2`, with T / W = 1 + F (k-1)/(n-k)."""
+    n, k = float(sizes.sum()), sizes.shape[0]
+    if name == "F":
+        return k * k * (n - k) / (k - 1) * (1.0 + abs(observed) * (k - 1) / (n - k)) ** 2
+    return k * k * abs(T)
 
 
 def _aliased(names: list[str], codes: list[np.ndarray]) -> list[str]:
-    """The pairs of factors of which one is a function of the other (the same groups, or the
-    groups of one nested in those of the other), described: codes f and g with
-    #{distinct (g, f)} = #{levels of g} have one level of f in each level of g."""
+    """The pairs of factors of which one is a function of the other, described: codes f and g
+    with #{distinct (g, f)} = #{levels of g} have one level of f in each level of g."""
     found = []
     for (i, f), (j, g) in itertools.combinations(enumerate(codes), 2):
         kf, kg = int(f.max()) + 1, int(g.max()) + 1
@@ -96,10 +94,9 @@ def _aliased(names: list[str], codes: list[np.ndarray]) -> list[str]:
 
 
 def warn_of_overlap(names: list[str], codes: list[np.ndarray], W: float, S: float, T: float):
-    """Warn when W = T - sum S_f of several factors does not measure a within dispersion: some
-    factors are aliased (named), or W is negative beyond rounding. Each S_f is the factor's
-    own (marginal) between-group dispersion, so what factors share is counted once per
-    factor, and W subtracts from T more than it holds."""
+    """Warn when W = T - sum S_f of several factors is no within dispersion: some factors are
+    aliased (named), or W is negative beyond rounding. Each S_f is the factor's own between
+    dispersion, so what factors share is counted once per factor."""
     aliased = _aliased(names, codes)
     if aliased:
         message = (f"`labels`: factors are aliased ({'; '.join(aliased)}): W = T - sum of the "

@@ -18,21 +18,15 @@ import pandas as pd
 from .._config import check_fits
 from .._frontdoor import front_door
 from .._missing import read_r
-from .._operator import (
-    N_PROJECTIONS,
-    GroupSums,
-    OnePass,
-    Repeated,
-    approximation_of,
-    make_operator,
-)
 from .._parallel import check_n_jobs
 from .._random import as_generator
-from .._resampling import check_options
+from .._resample import check_resamples
 from .._results import ResultMixin, Table, shared_decimals
+from .._scale.projection import N_PROJECTIONS, check_projection, random_directions
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, as_weights, weight_scale
-from ._disco import decompose, decomposition_bytes, pairwise_statistics, warn_of_overlap
+from ._disco import decompose, warn_of_overlap
+from ._sums import block_sums
 from .permutation import relabeling_test
 
 __all__ = ["DispersionResult", "as_factors", "dispersion"]
@@ -236,22 +230,19 @@ def dispersion(
 ) -> DispersionResult:
     r"""Within, between and total energy dispersion of grouped data (R ``disco``).
 
-    Computes the DISCO decomposition T = S + W (França et al. Lemma 1,
-    eq. 18) with W from eq. (15), S from eq. (16) and T = s/2 g(X, X); with
-    several factors, as R ``disco(x, factors)``, each factor's between-sample
-    statistic S_f and the within dispersion W = T - sum_f S_f.
+    The DISCO decomposition T = S + W (França et al. Lemma 1, eq. 18), W from eq. (15), S from
+    eq. (16), T = s/2 g(X, X); with several factors, as R ``disco(x, factors)``, each factor's
+    S_f and the within dispersion W = T - sum_f S_f.
 
     Parameters
     ----------
     X : array_like of shape (N, d), or (N, N) when ``metric="precomputed"``
-        Data, or a symmetric zero-diagonal matrix of semimetric values (an R ``dist``
-        object is one). Distances that are not of negative type (an R ``dist`` of method
-        ``"maximum"``, a graph's shortest paths) give R's numbers, which can be negative,
-        with a warning (checked on up to 1,000 points).
+        Data, or a symmetric zero-diagonal matrix of semimetric values (an R ``dist`` object
+        is one). Distances not of negative type (an R ``dist`` of method ``"maximum"``) give
+        R's numbers, which can be negative, with a warning.
     labels : array_like of shape (N,), or several factors
-        Group of each point; at least two distinct values. Groups are
-        reported in sorted label order. Several factors (R ``disco(x, factors)``): a
-        DataFrame of two columns or more, a list of label arrays, or an N x m array.
+        Group of each point; at least two distinct values, reported in sorted order. Several
+        factors: a DataFrame of two columns or more, a list of label arrays, or an N x m array.
     exponent : float, default=1.0
         alpha in (0, 2] of :math:`\|x - y\|^\alpha` (eq. 52).
     metric : str or callable, default="euclidean"
@@ -260,64 +251,49 @@ def dispersion(
     sigma : float, default=None
         Scale of ``"exponential"`` and ``"gaussian"``.
     sample_weight : array_like of shape (N,), default=None
-        Non-negative point weights w(x) (eq. 13-16); a point of weight 0
-        counts as removed (also in ``sizes``).
+        Non-negative point weights w(x) (eq. 13-16); a point of weight 0 counts as removed
+        (also in ``sizes``).
     n_resamples : int, default=None
         Relabelings of the permutation test of each factor's F (R ``disco(..., R)``), all
-        distinct ones when there are no more than ``n_resamples``; ``None``: no p-values.
-        Takes no ``sample_weight``.
+        distinct ones when there are no more; ``None``: no p-values. Takes no
+        ``sample_weight``.
     n_jobs : int, default=None
-        joblib's ``n_jobs``: bands of the semimetric matrix as joblib tasks
-        (on a Dask cluster inside ``joblib.parallel_config(backend="dask")``).
+        joblib's ``n_jobs``, as in :func:`energy_test`.
     approximation : {None, "projection"}, default=None
-        ``"projection"``: W, S, T from the unbiased random-projection estimate of
-        the Euclidean distance (exponent 1; see :func:`energy_test`).
+        ``"projection"``: W, S, T from the random-projection estimate of the Euclidean
+        distance (exponent 1; see :func:`energy_test`).
     n_projections : int, default=200
-        L, the number of random directions, for ``approximation="projection"``: the one
-        default of every projected statistic (``N_PROJECTIONS``; measured level, power and
-        time of both families in the validation page, "How many directions").
+        L, the number of directions of ``approximation="projection"``.
     rng
         It draws the directions of ``approximation="projection"``, then the relabelings.
 
     Returns
     -------
     DispersionResult
-        Printed as R prints ``disco``: Source, Df, Sum Dist, Mean Dist, F-ratio, p-value, in
-        R's decimals and with R's blank cells (``disco_table()`` gives that table as a
-        DataFrame). With several factors ``F`` and ``pvalue`` are arrays, one value per
-        factor, as R's ``statistic`` and ``p.value`` vectors.
+        Printed as R prints ``disco`` (``disco_table()`` gives that table as a DataFrame).
 
     Notes
     -----
-    Without weights the fields equal R ``energy``: ``disco(x, factors,
-    index=alpha, R=0)`` components ``between`` (S), ``within`` (W),
-    ``total`` (T), ``statistic`` (F); ``edist(x, sizes, alpha=alpha)``
-    (the ``pairwise`` matrix) and ``edist(..., method="discoB")``
-    (``pairwise * (n_i + n_j) / (2 N)``); ``eqdist.e(x, sizes)`` is the sum
-    of the upper triangle of ``pairwise``.
+    Without weights the fields equal R ``energy``'s: ``disco(x, factors, index=alpha,
+    R=0)``'s ``between`` (S), ``within`` (W), ``total`` (T), ``statistic`` (F);
+    ``edist(x, sizes, alpha=alpha)`` (``pairwise``) and ``edist(..., method="discoB")``
+    (``pairwise * (n_i + n_j) / (2 N)``); ``eqdist.e(x, sizes)`` is the sum of the upper
+    triangle of ``pairwise``.
 
-    With several factors (Rizzo & Székely 2010, section 5), factor f with k_f levels has
-    the one-factor decomposition T = S_f + W_f; R's ``disco`` reports its S_f on k_f - 1
-    degrees of freedom and its one-factor ratio :math:`F_f = \frac{S_f / (k_f - 1)}{W_f /
-    (N - k_f)}` with the p-value of F_f's permutation test, and on the ``Within`` row
-    :math:`W = T - \sum_f S_f` on :math:`N - 1 - \sum_f (k_f - 1)` degrees of freedom;
-    energystats reports the same (each factor's one-factor result is in ``by_factor``).
-    That W is a difference: factors that are aliased (the same grouping, or one nested in
-    another) or associated (an unbalanced design) share between-group dispersion, which the
-    sum counts once per factor, and W can be negative, in R as here; energystats then warns,
-    naming the aliased factors.
-    The p-value is :math:`(1 + \#\{F^* \ge F\}) / (B + 1)` over B random relabelings of
-    the factor (ties to rounding counted, as :func:`energy_test` does).
+    With several factors (Rizzo & Székely 2010, section 5), factor f with k_f levels has its
+    one-factor decomposition T = S_f + W_f, its ratio :math:`F_f = \frac{S_f / (k_f - 1)}{W_f
+    / (N - k_f)}` and the p-value of F_f's permutation test, and the ``Within`` row is
+    :math:`W = T - \sum_f S_f` on :math:`N - 1 - \sum_f (k_f - 1)` degrees of freedom, as in
+    R. That W is a difference: aliased factors (the same grouping, or one nested in another)
+    or associated ones (an unbalanced design) share between-group dispersion, which the sum
+    counts once per factor, and W can be negative; energystats then warns, naming the aliased
+    factors. The p-value is that of :func:`energy_test` with ``statistic="F"``.
 
-    Data near the ends of float64 are rescaled by a power of two, exactly
-    (see :func:`energy_distance`).
-
-    Time O(N^2 (d + m k)) for m factors; memory O(N k + k^2) beyond the data: one streamed
-    pass of the pairwise operator per factor (O(N log N) for one-dimensional data with exponent
-    1), and the k x k block sums, which become the ``pairwise`` statistics in place. With about
-    as many groups as points these are several N x N arrays: they are counted in
-    ``working_memory``, and what does not fit raises ``WorkingMemoryError`` before anything is
-    allocated. Each p-value costs what :func:`energy_test` with ``statistic="F"`` costs.
+    Data near the ends of float64 are rescaled by a power of two, exactly (see
+    :func:`energy_distance`). Time O(N^2 (d + m k)) for m factors (O(N log N + N m k) for
+    one-dimensional data with exponent 1), memory O(N k + k^2) beyond the matrix (held when
+    it fits ``working_memory``, else streamed); each p-value costs what :func:`energy_test`
+    costs.
 
     References
     ----------
@@ -355,100 +331,75 @@ def dispersion(
     if isinstance(labels, pd.DataFrame):
         factors = [(name, labels.iloc[:, j]) for j, name in enumerate(labels.columns)]
     else:
-        factors = [
-            (labels.name if isinstance(getattr(labels, "name", None), str) else "labels", labels)
-        ]
+        factors = [(labels.name if isinstance(getattr(labels, "name", None), str) else "labels",
+                    labels)]
     several = len(factors) > 1
-    coded = [
-        as_groups(
-            f,
-            n,
-            (name if name.startswith("labels[") else f"labels[{name!r}]") if several else "labels",
-        )
-        for name, f in factors
-    ]
+    coded = [as_groups(f, n, (name if name.startswith("labels[") else f"labels[{name!r}]")
+                       if several else "labels") for name, f in factors]
     w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
-    options = None
     if n_resamples is not None:
         if w is not None:
             raise ValueError(
                 "`n_resamples` (permutation p-values) takes no `sample_weight`: relabeling "
-                "weighted points has no single definition; pass n_resamples=None."
-            )
-        options = check_options(n_resamples)
-    counts = [len(groups) for _, groups, _ in coded]  # every factor's k x k statistics are held
-    held = sum(8 * k * k for k in counts) - 8 * max(counts) ** 2 + decomposition_bytes(max(counts))
-    what = f"the block sums and pairwise statistics of {' + '.join(map(str, counts))} groups"
-    check_fits(what, held)
+                "weighted points has no single definition; pass n_resamples=None.")
+        n_resamples = check_resamples(n_resamples)
+    k = max(len(groups) for _, groups, _ in coded)
+    check_fits(f"the block sums and pairwise statistics of {k} groups", 8.0 * k * (2 * n + 5 * k))
+    L = check_projection(approximation, n_projections, {"": sm}, X.shape[1])
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
-    if options is not None:
-        use = GroupSums(max(len(c[1]) for c in coded), options.n_resamples + 1)
-    else:
-        use = Repeated() if several else OnePass()
-    estimate = approximation_of(approximation, n_projections=n_projections, rng=gen)
-    n_jobs = check_n_jobs(n_jobs)
-    points, rho = scaling.data(X), scaling.semimetric(sm)
-    op = make_operator(points, rho, use, approximation=estimate, n_jobs=n_jobs)
-    results = tuple(_one_factor(op, name, codes, groups, sizes, w, w_shift, scaling, options, gen)
-                    for (name, _), (codes, groups, sizes) in zip(factors, coded))
+    directions = None if L is None else random_directions(L, X.shape[1], gen)
+    sums = block_sums(scaling.data(X), scaling.semimetric(sm), directions=directions,
+                      n_jobs=check_n_jobs(n_jobs))
+    results = tuple(_one_factor(sums, name, *c, w, w_shift, scaling, n_resamples, gen)
+                    for (name, _), c in zip(factors, coded))
     if not several:
         return results[0]
-    S = sum(r.S for r in results)
-    T = results[0].T
+    S, T = sum(r.S for r in results), results[0].T
     warn_of_overlap([r.factor for r in results], [c[0] for c in coded], T - S, S, T)
     empty = np.zeros(0)
     return DispersionResult(
         W=T - S, S=S, T=T, F=np.array([r.F for r in results]), within=empty,
         sizes=np.zeros(0, dtype=np.int64), weights=empty, pairwise=np.zeros((0, 0)), groups=empty,
         factor=" + ".join(r.factor for r in results),
-        pvalue=None if options is None else np.array([r.pvalue for r in results]),
-        n_resamples=None if options is None else options.n_resamples, by_factor=results,
+        pvalue=None if n_resamples is None else np.array([r.pvalue for r in results]),
+        n_resamples=n_resamples, by_factor=results,
     )
 
 
-def _one_factor(
-    op, name: str, codes, groups, sizes, w, w_shift: int, scaling: Scaling, options, gen
-) -> DispersionResult:
-    """The one-factor decomposition on the pairwise operator ``op`` of the (rescaled) data,
-    with the permutation p-value of F when ``options`` asks for resamples."""
+def _one_factor(sums, name: str, codes, groups, sizes, w, w_shift: int, scaling: Scaling,
+                n_resamples, gen) -> DispersionResult:
+    """The one-factor decomposition from the block sums ``sums`` of the (rescaled) data, with
+    the permutation p-value of F when ``n_resamples`` is given."""
     k = len(groups)
     if w is not None:
         s = np.bincount(codes, weights=w, minlength=k)
         if np.any(s <= 0):
-            empty = groups[s <= 0][0]
-            raise ValueError(f"`sample_weight` gives group {empty.item()!r} zero total weight.")
+            raise ValueError(f"`sample_weight` gives group {groups[s <= 0][0].item()!r} zero "
+                             "total weight.")
         sizes = np.bincount(codes[w > 0], minlength=k)  # a point of weight 0 counts as removed
     else:
         s = sizes.astype(float)
-    dec = decompose(op.block_sums(codes, k, w), s)
-    total = s.sum()
-    k_scaled = np.ldexp(float(k), -w_shift)  # k in the units of the rescaled weights
+    W, S, T, within, E = decompose(sums.of(codes[None], k, w)[0][0], s)
+    total, k_scaled = s.sum(), np.ldexp(float(k), -w_shift)  # k in the rescaled weights' units
     with np.errstate(divide="ignore", invalid="ignore"):
-        F = (dec.S / (k - 1)) / (dec.W / (total - k_scaled)) if total > k_scaled else np.nan
-    by_weight = Scaling().weighted(w_shift)  # F and the group weights are linear in the weights
-    pairwise = pairwise_statistics(dec.energy, s)
-    result_scaling = scaling.weighted(w_shift)
-    pvalue, n_resamples = None, None
-    if options is not None:
+        F = (S / (k - 1)) / (W / (total - k_scaled)) if total > k_scaled else np.nan
+    E *= np.outer(s, s) / (s[:, None] + s[None, :])  # R's edist statistics
+    pvalue = None
+    if n_resamples is not None:
         if not np.isfinite(F):
-            raise ValueError(
-                f"`n_resamples`: factor {name!r} has no finite F-ratio (W = 0: every group "
-                "constant, or too few points), so it has no permutation p-value."
-            )
-        test = relabeling_test(op, codes, groups, sizes, "F", options, gen, "tolerant")
+            raise ValueError(f"`n_resamples`: factor {name!r} has no finite F-ratio (W = 0: every "
+                             "group constant, or too few points), so it has no permutation "
+                             "p-value.")
+        test = relabeling_test(sums, codes, groups, sizes, "F", (n_resamples, "auto", None, None),
+                               gen, "tolerant")
         pvalue, n_resamples = test.pvalue, test.n_resamples
+    by_weight, result = Scaling().weighted(w_shift), scaling.weighted(w_shift)
     return DispersionResult(
-        W=result_scaling.result(dec.W, "W"),
-        S=result_scaling.result(dec.S, "S"),
-        T=result_scaling.result(dec.T, "T"),
+        W=result.result(W, "W"), S=result.result(S, "S"), T=result.result(T, "T"),
         F=by_weight.result(float(F), "F") if np.isfinite(F) else float(F),
-        within=result_scaling.result(dec.within, "the within-group dispersions"),
-        sizes=sizes,
+        within=result.result(within, "the within-group dispersions"), sizes=sizes,
         weights=by_weight.result(s, "the group weights"),
-        pairwise=result_scaling.result(pairwise, "the pairwise statistics", inplace=True),
-        groups=groups,
-        factor=name,
-        pvalue=pvalue,
-        n_resamples=n_resamples,
+        pairwise=result.result(E, "the pairwise statistics", inplace=True), groups=groups,
+        factor=name, pvalue=pvalue, n_resamples=n_resamples,
     )

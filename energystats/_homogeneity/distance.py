@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._frontdoor import front_door
-from .._operator import N_PROJECTIONS, approximation_of, make_operator
 from .._parallel import check_n_jobs
 from .._random import as_generator
+from .._scale.projection import N_PROJECTIONS, check_projection, random_directions
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_weights, weight_scale
 from ._disco import decompose
+from ._sums import block_sums
 
 __all__ = ["energy_distance"]
 
@@ -171,17 +172,16 @@ def energy_distance(
         s = np.array([wx.sum(), wy.sum()])
     codes = np.repeat(np.array([0, 1], dtype=np.int8), [n1, n2])
     pooled = np.vstack([x, y])
+    L = check_projection(approximation, n_projections, {"": sm}, pooled.shape[1])
     scaling = Scaling.for_data(pooled, sm)
-    n_jobs = check_n_jobs(n_jobs)
-    estimate = approximation_of(approximation, n_projections=n_projections, rng=as_generator(rng))
-    op = make_operator(
-        scaling.data(pooled), scaling.semimetric(sm), approximation=estimate, n_jobs=n_jobs
-    )
-    M = op.block_sums(codes, 2, w)
+    directions = None if L is None else random_directions(L, pooled.shape[1], as_generator(rng))
+    sums = block_sums(scaling.data(pooled), scaling.semimetric(sm), directions=directions,
+                      n_jobs=check_n_jobs(n_jobs))
+    M = sums.of(codes[None], 2, w)[0][0]
     if estimator == "U":  # the diagonal of D is 0: only the denominators change
         value = (
             2.0 * M[0, 1] / (n1 * n2) - M[0, 0] / (n1 * (n1 - 1.0)) - M[1, 1] / (n2 * (n2 - 1.0))
         )
     else:
-        value = decompose(M, s).energy[0, 1]
+        value = decompose(M, s)[4][0, 1]
     return scaling.result(float(value), "the energy distance")

@@ -10,11 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._frontdoor import front_door
-from .._operator import GroupSums, make_operator
-from .._resampling import evaluate_resamples
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, check_positive_int
-from .permutation import relabeling_engine
+from ._sums import block_sums
+from .permutation import relabeling_null
 
 __all__ = ["ksample_statistic"]
 
@@ -139,13 +138,11 @@ def ksample_statistic(
     n = X.shape[0]
     codes, groups, sizes = as_groups(labels, n)
     perms, batch = _ksample_iv(statistic, permutations, n, batch)
-    k = len(groups)
-    labelings = np.empty(perms.shape, dtype=np.int8 if k < 127 else np.intp)
-    np.put_along_axis(labelings, perms, codes[None, :].astype(labelings.dtype), axis=1)
+    labelings = np.empty(perms.shape, dtype=codes.dtype)
+    np.put_along_axis(labelings, perms, codes[None, :], axis=1)  # point ix[t] in group labels[t]
     scaling = Scaling.for_data(X, sm)
-    op = make_operator(scaling.data(X), scaling.semimetric(sm), GroupSums(k, len(perms), batch))
-    engine = relabeling_engine(op, codes, sizes, statistic, total=op.row_sums().sum())
-    values = evaluate_resamples(engine, labelings, batch)
+    sums = block_sums(scaling.data(X), scaling.semimetric(sm))
+    values = relabeling_null(sums, codes, sizes, statistic, labelings, batch=batch)[0]
     if statistic != "F":
         values = scaling.result(values, "the statistic")
     if permutations is None or np.ndim(permutations) == 1:

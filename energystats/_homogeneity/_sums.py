@@ -1,0 +1,88 @@
+r"""The block sums of labelings: :math:`M = Z^\top D Z` for the group indicator Z (n x k) of
+each labeling and the matrix D of the semimetric on the pooled points (França, Rizzo &
+Vogelstein 2020, eq. 13), by one of the paths of the scale layer, chosen by one rule.
+
+Every statistic of the family (W, S, T, the energy distance, the k-sample statistics of a
+permutation null) is a function of block sums. :func:`block_sums` chooses how to form them:
+
+* ``approximation="projection"``: averages over random directions (:mod:`.._scale.projection`);
+* |x - y| on the line from :data:`~.._scale.line.LINE_MIN` points: one sort and prefix sums
+  (:mod:`.._scale.line`), O(n k) per labeling;
+* otherwise the matrix, held when it fits ``working_memory`` and streamed otherwise
+  (:func:`.._scale.pairwise`), and the products :math:`U Z` with its upper triangle U (each
+  pair once): :math:`z_i^\top D z_j = z_i^\top U z_j + z_j^\top U z_i`.
+
+For a permutation null only the first k - 1 groups are formed: with the row sums r of D,
+:math:`\sum_j M_{ij} = z_i^\top r`, so the last group's sums follow (:func:`complete`).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from .._scale import Streamed, pairwise, upper_product
+from .._scale import line as _line
+from .._scale import projection as _projection
+
+__all__ = ["Sums", "block_sums", "complete"]
+
+
+class Sums(NamedTuple):
+    """How the block sums of labelings of n points are formed (:func:`block_sums`)."""
+
+    #: ``of(labelings, g, weights=None)``: for labelings (b x n codes), the block sums C (b x g
+    #: x g) of groups 0..g-1 (their indicators weighted by ``weights``), each group's sum of the
+    #: row sums of D (b x g), and the sum of D.
+    of: Callable
+    #: each call recomputes D (its tiles, or the projections' sorts): blocks of labelings as
+    #: large as the memory budget holds
+    whole: bool
+
+
+def _matrix_sums(D, r: np.ndarray, labelings: np.ndarray, g: int, weights=None):
+    """:attr:`Sums.of` on the matrix D (held or streamed) with row sums r: Y = U Z for the
+    indicators of every labeling at once (BLAS-3), then :math:`P = Z^\\top Y` per labeling."""
+    b, n = labelings.shape
+    Z = labelings[:, None, :] == np.arange(g)[:, None]  # b x g x n
+    Z = Z * weights if weights is not None else Z.astype(float)
+    Y = upper_product(D, Z.reshape(b * g, n).T).T.reshape(b, g, n)
+    P = Z @ Y.transpose(0, 2, 1)
+    return P + P.transpose(0, 2, 1), Z @ r, float(r.sum())
+
+
+def _line_sums(X: np.ndarray, directions: np.ndarray, n_jobs, labelings, g, weights=None):
+    """:attr:`Sums.of` by the projections of X on ``directions``, each summed on the line."""
+    def on_line(y):
+        return _line.block_sums(_line.sort(y), labelings, g, weights)
+
+    return _projection.average(on_line, [(X, directions)], n_jobs)
+
+
+def block_sums(X: np.ndarray, sm, *, directions=None, n_jobs=None) -> Sums:
+    """The block sums of the semimetric ``sm`` on the points X (the matrix when ``sm`` is
+    precomputed), by the rule of the module's docstring; ``directions`` (L x d) for the
+    projection estimate."""
+    if directions is not None:
+        return Sums(partial(_line_sums, X, directions, n_jobs), True)
+    if sm.is_abs_difference(X) and X.shape[0] >= _line.LINE_MIN:
+        return Sums(partial(_line.block_sums, _line.sort(X[:, 0])), False)
+    D = X if sm.precomputed else pairwise(X, sm, n_jobs=n_jobs)
+    if isinstance(D, np.ndarray):  # its transpose (D is symmetric) is what BLAS takes uncopied
+        D = D.T if D.flags.c_contiguous else np.asfortranarray(D)
+    return Sums(partial(_matrix_sums, D, D.sum(axis=1)), isinstance(D, Streamed))
+
+
+def complete(C: np.ndarray, zr: np.ndarray, total: float) -> np.ndarray:
+    """The k x k block sums of each labeling (b x k x k) from those of its first k - 1 groups
+    (C, b x (k-1) x (k-1)), their sums of the row sums (zr) and the sum of D:
+    :math:`M_{ik} = z_i^\\top r - \\sum_{j<k} M_{ij}`, :math:`M_{kk} = 1^\\top D 1 - 2 \\sum_i
+    z_i^\\top r + \\sum_{i,j<k} M_{ij}`."""
+    b, g, _ = C.shape
+    M = np.empty((b, g + 1, g + 1))
+    M[:, :g, :g] = C
+    M[:, :g, g] = M[:, g, :g] = zr - C.sum(axis=2)
+    M[:, g, g] = total - 2.0 * zr.sum(axis=1) + C.sum(axis=(1, 2))
+    return M
