@@ -25,22 +25,42 @@ import numpy as np
 
 from .._missing import _caller_level
 
-__all__ = ["decompose", "statistics", "tie_scale", "warn_of_overlap"]
+__all__ = ["decompose", "edist", "statistics", "tie_scale", "warn_of_overlap"]
+
+
+#: Values of a band of rows of a k x k array worked on at once (1 MiB): with as many groups
+#: as points, the temporaries are bands, not k x k arrays.
+BAND = 2**17
+
+
+def _bands(k: int):
+    rows = max(1, BAND // k)
+    return (slice(a, a + rows) for a in range(0, k, rows))
 
 
 def decompose(M: np.ndarray, s: np.ndarray):
     """(W, S, T, within, E): eq. (15), (16), (18), the terms :math:`W_j` of W and the k x k
-    energy distances :math:`\\mathcal E_{ij}` (zero diagonal), from block sums M (k x k) and
-    group weights s. Memory: two k x k arrays besides M."""
-    E = M / np.outer(s, s)  # g(C_i, C_j), eq. (13)
-    gd = np.diag(E).copy()
-    E *= 2.0
-    E -= gd[:, None] + gd[None, :]  # eq. (4), summed first: exactly symmetric
-    np.fill_diagonal(E, 0.0)
+    energy distances :math:`\\mathcal E_{ij}` (zero diagonal), from block sums M (k x k,
+    symmetric) and group weights s. M is overwritten: it becomes E, band by band of rows."""
     total = s.sum()
-    within = 0.5 * s * gd
-    S = float(s @ E @ s / (4.0 * total))  # eq. (16): each pair twice in s'Es
-    return float(within.sum()), S, float(M.sum() / (2.0 * total)), within, E
+    T = float(M.sum() / (2.0 * total))  # eq. (18)
+    gd = np.diag(M) / (s * s)  # g(C_j, C_j), eq. (13)
+    for rows in _bands(len(s)):
+        E = M[rows]
+        E /= np.outer(s[rows], s)  # g(C_i, C_j), eq. (13)
+        E *= 2.0
+        E -= gd[rows, None] + gd[None, :]  # eq. (4), summed first: exactly symmetric
+    np.fill_diagonal(M, 0.0)
+    within = 0.5 * s * gd  # eq. (15)
+    S = float(s @ (M @ s) / (4.0 * total))  # eq. (16): each pair twice in s'Es
+    return float(within.sum()), S, T, within, M
+
+
+def edist(E: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """R's ``edist``: :math:`\\frac{s_i s_j}{s_i + s_j} \\mathcal E_{ij}`, in place of E."""
+    for rows in _bands(len(s)):
+        E[rows] *= np.outer(s[rows], s) / (s[rows, None] + s[None, :])
+    return E
 
 
 def statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np.ndarray:

@@ -22,8 +22,10 @@ from functools import partial
 from typing import Callable, NamedTuple
 
 import numpy as np
+from scipy import sparse
 
-from .._scale import Streamed, pairwise, upper_product
+from .._config import check_fits
+from .._scale import fits, pairwise, upper_product
 from .._scale import line as _line
 from .._scale import projection as _projection
 
@@ -37,15 +39,25 @@ class Sums(NamedTuple):
     #: x g) of groups 0..g-1 (their indicators weighted by ``weights``), each group's sum of the
     #: row sums of D (b x g), and the sum of D.
     of: Callable
-    #: each call recomputes D (its tiles, or the projections' sorts): blocks of labelings as
-    #: large as the memory budget holds
-    whole: bool
+    #: "held", "streamed", "line" or "projection": the path (the last two recompute their
+    #: sorts, and "streamed" its tiles, on each call)
+    kind: str
 
 
 def _matrix_sums(D, r: np.ndarray, labelings: np.ndarray, g: int, weights=None):
     """:attr:`Sums.of` on the matrix D (held or streamed) with row sums r: Y = U Z for the
-    indicators of every labeling at once (BLAS-3), then :math:`P = Z^\\top Y` per labeling."""
+    indicators of every labeling at once (BLAS-3), then :math:`P = Z^\\top Y` per labeling.
+    One labeling of more than 64 groups of a held D takes sparse indicators instead: O(n^2)
+    rather than O(n^2 g) (faster from 64 groups on), memory O(n g + g^2)."""
     b, n = labelings.shape
+    if b == 1 and g > 64 and isinstance(D, np.ndarray):
+        keep = np.flatnonzero(labelings[0] < g)
+        w = np.ones(n) if weights is None else weights
+        Z = sparse.csr_array((w[keep], (labelings[0, keep], keep)), shape=(g, n))
+        C = Z @ (Z @ D).T
+        C = C + C.T
+        C *= 0.5  # exactly symmetric
+        return C[None], (Z @ r)[None], float(r.sum())
     Z = labelings[:, None, :] == np.arange(g)[:, None]  # b x g x n
     Z = Z * weights if weights is not None else Z.astype(float)
     Y = upper_product(D, Z.reshape(b * g, n).T).T.reshape(b, g, n)
@@ -61,18 +73,29 @@ def _line_sums(X: np.ndarray, directions: np.ndarray, n_jobs, labelings, g, weig
     return _projection.average(on_line, [(X, directions)], n_jobs)
 
 
-def block_sums(X: np.ndarray, sm, *, directions=None, n_jobs=None) -> Sums:
+def block_sums(X: np.ndarray, sm, *, directions=None, n_jobs=None, groups=None) -> Sums:
     """The block sums of the semimetric ``sm`` on the points X (the matrix when ``sm`` is
     precomputed), by the rule of the module's docstring; ``directions`` (L x d) for the
-    projection estimate."""
+    projection estimate. With ``groups``, the memory of one labeling of that many groups is
+    checked first (:class:`~energystats.WorkingMemoryError` before anything is allocated)."""
+    n = X.shape[0]
     if directions is not None:
-        return Sums(partial(_line_sums, X, directions, n_jobs), True)
-    if sm.is_abs_difference(X) and X.shape[0] >= _line.LINE_MIN:
-        return Sums(partial(_line.block_sums, _line.sort(X[:, 0])), False)
-    D = X if sm.precomputed else pairwise(X, sm, n_jobs=n_jobs)
-    if isinstance(D, np.ndarray):  # its transpose (D is symmetric) is what BLAS takes uncopied
+        kind = "projection"
+    elif sm.is_abs_difference(X) and n >= _line.LINE_MIN:
+        kind = "line"
+    else:
+        kind = "held" if sm.precomputed or fits(n) else "streamed"
+    if groups is not None:  # the products or prefix sums, the block sums and a copy
+        check_fits(f"the block sums of {groups} groups",
+                   8.0 * groups * (n + 2 * groups) * (1 if kind == "held" else 2))
+    if kind == "projection":
+        return Sums(partial(_line_sums, X, directions, n_jobs), kind)
+    if kind == "line":
+        return Sums(partial(_line.block_sums, _line.sort(X[:, 0])), kind)
+    D = X if sm.precomputed else pairwise(X, sm, n_jobs=n_jobs, held=kind == "held")
+    if kind == "held":  # its transpose (D is symmetric) is what BLAS takes without a copy
         D = D.T if D.flags.c_contiguous else np.asfortranarray(D)
-    return Sums(partial(_matrix_sums, D, D.sum(axis=1)), isinstance(D, Streamed))
+    return Sums(partial(_matrix_sums, D, D.sum(axis=1)), kind)
 
 
 def complete(C: np.ndarray, zr: np.ndarray, total: float) -> np.ndarray:

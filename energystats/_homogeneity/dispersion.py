@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._config import check_fits
 from .._frontdoor import front_door
 from .._missing import read_r
 from .._parallel import check_n_jobs
@@ -25,7 +24,7 @@ from .._results import ResultMixin, Table, shared_decimals
 from .._scale.projection import N_PROJECTIONS, check_projection, random_directions
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_groups, as_weights, weight_scale
-from ._disco import decompose, warn_of_overlap
+from ._disco import decompose, edist, warn_of_overlap
 from ._sums import block_sums
 from .permutation import relabeling_test
 
@@ -343,14 +342,12 @@ def dispersion(
                 "`n_resamples` (permutation p-values) takes no `sample_weight`: relabeling "
                 "weighted points has no single definition; pass n_resamples=None.")
         n_resamples = check_resamples(n_resamples)
-    k = max(len(groups) for _, groups, _ in coded)
-    check_fits(f"the block sums and pairwise statistics of {k} groups", 8.0 * k * (2 * n + 5 * k))
     L = check_projection(approximation, n_projections, {"": sm}, X.shape[1])
     scaling = Scaling.for_data(X, sm)
     gen = as_generator(rng)
     directions = None if L is None else random_directions(L, X.shape[1], gen)
     sums = block_sums(scaling.data(X), scaling.semimetric(sm), directions=directions,
-                      n_jobs=check_n_jobs(n_jobs))
+                      n_jobs=check_n_jobs(n_jobs), groups=max(len(c[1]) for c in coded))
     results = tuple(_one_factor(sums, name, *c, w, w_shift, scaling, n_resamples, gen)
                     for (name, _), c in zip(factors, coded))
     if not several:
@@ -384,7 +381,6 @@ def _one_factor(sums, name: str, codes, groups, sizes, w, w_shift: int, scaling:
     total, k_scaled = s.sum(), np.ldexp(float(k), -w_shift)  # k in the rescaled weights' units
     with np.errstate(divide="ignore", invalid="ignore"):
         F = (S / (k - 1)) / (W / (total - k_scaled)) if total > k_scaled else np.nan
-    E *= np.outer(s, s) / (s[:, None] + s[None, :])  # R's edist statistics
     pvalue = None
     if n_resamples is not None:
         if not np.isfinite(F):
@@ -400,6 +396,7 @@ def _one_factor(sums, name: str, codes, groups, sizes, w, w_shift: int, scaling:
         F=by_weight.result(float(F), "F") if np.isfinite(F) else float(F),
         within=result.result(within, "the within-group dispersions"), sizes=sizes,
         weights=by_weight.result(s, "the group weights"),
-        pairwise=result.result(E, "the pairwise statistics", inplace=True), groups=groups,
+        pairwise=result.result(edist(E, s), "the pairwise statistics", inplace=True),
+        groups=groups,
         factor=name, pvalue=pvalue, n_resamples=n_resamples,
     )

@@ -174,7 +174,8 @@ def energy_distance(
     pooled = np.vstack([x, y])
     L = check_projection(approximation, n_projections, {"": sm}, pooled.shape[1])
     scaling = Scaling.for_data(pooled, sm)
-    directions = None if L is None else random_directions(L, pooled.shape[1], as_generator(rng))
+    gen = as_generator(rng)
+    directions = None if L is None else random_directions(L, pooled.shape[1], gen)
     sums = block_sums(scaling.data(pooled), scaling.semimetric(sm), directions=directions,
                       n_jobs=check_n_jobs(n_jobs))
     M = sums.of(codes[None], 2, w)[0][0]

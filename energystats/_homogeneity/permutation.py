@@ -147,7 +147,7 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
     else as many as fit). Returns (values, exact, total): total is the sum of D."""
     n, k = codes.shape[0], sizes.shape[0]
     if labelings is None:
-        count = relabeling_count(sizes)
+        count = relabeling_count(sizes, MAX_EXACT)
         if exact is True and count > MAX_EXACT:
             raise ValueError(f"`exact`=True needs more than {MAX_EXACT} relabelings; use "
                              "exact='auto' or False.")
@@ -155,14 +155,16 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
         labelings = all_relabelings(codes) if exact else None
     count = n_resamples + 1 if labelings is None else labelings.shape[0]
     what = f"energy_test (n = {n}, k = {k})"
-    per = (17 * (k - 1) + 2) * n + 64 * k * k  # a labeling's codes, indicators, products, sums
+    per = (17 * k - 15) * n + 64 * k * k  # a labeling's codes, indicators, products, sums
+    fixed = 48 * n if sums.kind == "projection" else 0  # a projection's values, order, sums
     if batch is not None:
-        check_fits(f"{what} with `batch`={batch}", per * batch,
+        check_fits(f"{what} with `batch`={batch}", fixed + per * batch,
                    "a smaller `batch` (or batch=None, which fits the budget)")
         step = batch
-    else:
-        check_fits(f"{what} (one relabeling)", per)
-        step = (memory_budget(per * count) if sums.whole else BLOCK_BYTES) // per
+    else:  # blocks of 8 MiB, or as large as the budget holds where each recomputes D
+        check_fits(f"{what} (one relabeling)", fixed + per)
+        whole = sums.kind in ("streamed", "projection")
+        step = (memory_budget(fixed + per * count) - fixed if whole else BLOCK_BYTES) // per
     step = max(1, min(count, step))
     done, total = 0, []
 
