@@ -68,8 +68,8 @@ def statistics(M: np.ndarray, total: float, sizes: np.ndarray, name: str) -> np.
     pairs: S = T - W (eq. 15, 16, 18); E the sum over pairs of groups of :math:`\\frac{n_i
     n_j}{n_i + n_j} \\mathcal E_{ij}` (R ``eqdist.e``); F = (S / (k - 1)) / (W / (n - k))."""
     n, k = sizes.sum(), sizes.shape[0]
-    diag = np.einsum("bjj->bj", M)
-    W = (diag / (2.0 * sizes)).sum(axis=1)  # eq. (15)
+    diag = M.reshape(-1, k * k)[:, :: k + 1]
+    W = diag @ (0.5 / sizes)  # eq. (15)
     S = total / (2.0 * n) - W  # eq. (18) less eq. (15): eq. (16)
     if name == "S":
         return S

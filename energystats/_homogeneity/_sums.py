@@ -19,6 +19,7 @@ For a permutation null only the first k - 1 groups are formed: with the row sums
 from __future__ import annotations
 
 from functools import partial
+from itertools import combinations_with_replacement
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -29,7 +30,12 @@ from .._scale import fits, pairwise, upper_product
 from .._scale import line as _line
 from .._scale import projection as _projection
 
-__all__ = ["Sums", "block_sums", "complete"]
+__all__ = ["UPPER_MIN", "Sums", "block_sums", "complete"]
+
+#: Points from which a held matrix multiplies by its upper triangle (scipy's BLAS dtrmm: half
+#: the multiply-adds, which halved the product from here on); below, numpy's whole product
+#: costs as little and starts no BLAS threads for the smallest matrices, where dtrmm does.
+UPPER_MIN = 100
 
 
 class Sums(NamedTuple):
@@ -45,10 +51,14 @@ class Sums(NamedTuple):
 
 
 def _matrix_sums(D, r: np.ndarray, labelings: np.ndarray, g: int, weights=None):
-    """:attr:`Sums.of` on the matrix D (held or streamed) with row sums r: Y = U Z for the
-    indicators of every labeling at once (BLAS-3), then :math:`P = Z^\\top Y` per labeling.
-    One labeling of more than 64 groups of a held D takes sparse indicators instead: O(n^2)
-    rather than O(n^2 g) (faster from 64 groups on), memory O(n g + g^2)."""
+    """:attr:`Sums.of` on the matrix D (held or streamed) with row sums r: one product with
+    the indicators Z of every labeling at once (BLAS-3), Y = U Z with the upper triangle U of
+    D from :data:`UPPER_MIN` points (half the multiply-adds), else Y = D Z, then
+    :math:`z_i^\\top D z_j = z_i^\\top y_j + z_j^\\top y_i` (or :math:`z_i^\\top y_j`) per
+    labeling, a pair of groups at a time (faster than stacked products of g x g matrices
+    for the few groups a test has). One labeling of more than 64
+    groups of a held D takes sparse indicators instead: O(n^2) rather than O(n^2 g) (faster
+    from 64 groups on), memory O(n g + g^2)."""
     b, n = labelings.shape
     if b == 1 and g > 64 and isinstance(D, np.ndarray):
         keep = np.flatnonzero(labelings[0] < g)
@@ -58,11 +68,18 @@ def _matrix_sums(D, r: np.ndarray, labelings: np.ndarray, g: int, weights=None):
         C = C + C.T
         C *= 0.5  # exactly symmetric
         return C[None], (Z @ r)[None], float(r.sum())
-    Z = labelings[:, None, :] == np.arange(g)[:, None]  # b x g x n
-    Z = Z * weights if weights is not None else Z.astype(float)
-    Y = upper_product(D, Z.reshape(b * g, n).T).T.reshape(b, g, n)
-    P = Z @ Y.transpose(0, 2, 1)
-    return P + P.transpose(0, 2, 1), Z @ r, float(r.sum())
+    Z = labelings[:, None, :] == np.arange(g, dtype=labelings.dtype)[:, None]  # b x g x n
+    Z = (Z * weights if weights is not None else Z.astype(float)).reshape(b * g, n)
+    whole = n < UPPER_MIN and isinstance(D, np.ndarray)
+    Y = (Z @ D if whole else upper_product(D, Z.T).T).reshape(b, g, n)
+    zr, Z = (Z @ r).reshape(b, g), Z.reshape(b, g, n)
+    C = np.empty((b, g, g))
+    for i, j in combinations_with_replacement(range(g), 2):
+        c = np.einsum("bn,bn->b", Z[:, i], Y[:, j])
+        if not whole:
+            c += np.einsum("bn,bn->b", Z[:, j], Y[:, i])
+        C[:, i, j] = C[:, j, i] = c
+    return C, zr, float(r.sum())
 
 
 def _line_sums(X: np.ndarray, directions: np.ndarray, n_jobs, labelings, g, weights=None):
@@ -106,6 +123,7 @@ def complete(C: np.ndarray, zr: np.ndarray, total: float) -> np.ndarray:
     b, g, _ = C.shape
     M = np.empty((b, g + 1, g + 1))
     M[:, :g, :g] = C
-    M[:, :g, g] = M[:, g, :g] = zr - C.sum(axis=2)
-    M[:, g, g] = total - 2.0 * zr.sum(axis=1) + C.sum(axis=(1, 2))
+    rows = (C.reshape(b * g, g) @ np.ones(g)).reshape(b, g)  # sums over short axes: products
+    M[:, :g, g] = M[:, g, :g] = zr - rows
+    M[:, g, g] = total + (rows - 2.0 * zr) @ np.ones(g)
     return M

@@ -155,7 +155,7 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
         labelings = all_relabelings(codes) if exact else None
     count = n_resamples + 1 if labelings is None else labelings.shape[0]
     what = f"energy_test (n = {n}, k = {k})"
-    per = (17 * k - 15) * n + 64 * k * k  # a labeling's codes, indicators, products, sums
+    per = (17 * k - 11) * n + 64 * k * k  # a labeling's codes, indicators, products, sums
     fixed = 48 * n if sums.kind == "projection" else 0  # a projection's values, order, sums
     if batch is not None:
         check_fits(f"{what} with `batch`={batch}", fixed + per * batch,

@@ -136,7 +136,8 @@ def test_dispersion_and_energy_distance_streamed(rng, weighted, metric, exponent
 @pytest.mark.parametrize("n", [LINE_MIN - 1, LINE_MIN, 400])
 def test_the_line_equals_the_matrix(rng, n):
     """One-dimensional data with exponent 1 on either side of LINE_MIN (ties included): the
-    statistics and nulls of the matrix, the same p-values."""
+    statistics and nulls of the matrix, the same p-values. S is a difference of sums of the
+    order of T (300 times S here), which the paths add in different orders: 1e-10 of S."""
     x = np.round(rng.normal(size=n), 1)
     labels = rng.integers(0, 3, size=n)
     w = rng.uniform(0.5, 2.0, size=n)
@@ -145,7 +146,7 @@ def test_the_line_equals_the_matrix(rng, n):
         line = es.energy_test(x, labels, statistic=name, n_resamples=60, rng=9)
         matrix = es.energy_test(D, labels, statistic=name, metric="precomputed", n_resamples=60,
                                 rng=9)
-        assert line.statistic == pytest.approx(matrix.statistic, rel=1e-12)
+        assert line.statistic == pytest.approx(matrix.statistic, rel=1e-10)
         np.testing.assert_allclose(line.null_distribution, matrix.null_distribution, rtol=1e-10)
         assert line.pvalue == matrix.pvalue
     a = es.dispersion(x, labels, sample_weight=w)
