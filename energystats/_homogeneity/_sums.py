@@ -1,19 +1,15 @@
-r"""The block sums of labelings: :math:`M = Z^\top D Z` for the group indicator Z (n x k) of
-each labeling and the matrix D of the semimetric on the pooled points (França, Rizzo &
-Vogelstein 2020, eq. 13), by one of the paths of the scale layer, chosen by one rule.
-
-Every statistic of the family (W, S, T, the energy distance, the k-sample statistics of a
-permutation null) is a function of block sums. :func:`block_sums` chooses how to form them:
+r"""The block sums of labelings, :math:`M = Z^\top D Z` for the group indicator Z (n x k) of a
+labeling and the matrix D of the semimetric on the pooled points (França, Rizzo & Vogelstein
+2020, eq. 13): every statistic of the family is a function of them. One rule chooses the path:
 
 * ``approximation="projection"``: averages over random directions (:mod:`.._scale.projection`);
-* |x - y| on the line from :data:`~.._scale.line.LINE_MIN` points: one sort and prefix sums
-  (:mod:`.._scale.line`), O(n k) per labeling;
-* otherwise the matrix, held when it fits ``working_memory`` and streamed otherwise
-  (:func:`.._scale.pairwise`), and the products :math:`U Z` with its upper triangle U (each
-  pair once): :math:`z_i^\top D z_j = z_i^\top U z_j + z_j^\top U z_i`.
+* |x - y| on the line from :data:`~.._scale.line.LINE_MIN` points: one sort and prefix sums,
+  O(n k) per labeling (:mod:`.._scale.line`);
+* otherwise D, held when it fits ``working_memory`` and else streamed (:mod:`.._scale`), times
+  the indicators of a whole block of labelings.
 
 For a permutation null only the first k - 1 groups are formed: with the row sums r of D,
-:math:`\sum_j M_{ij} = z_i^\top r`, so the last group's sums follow (:func:`complete`).
+:math:`\sum_j M_{ij} = z_i^\top r` gives the last group's sums (:func:`complete`).
 """
 
 from __future__ import annotations
@@ -39,26 +35,23 @@ UPPER_MIN = 100
 
 
 class Sums(NamedTuple):
-    """How the block sums of labelings of n points are formed (:func:`block_sums`)."""
+    """The block sums of labelings of n points, by one path (:func:`block_sums`)."""
 
-    #: ``of(labelings, g, weights=None)``: for labelings (b x n codes), the block sums C (b x g
-    #: x g) of groups 0..g-1 (their indicators weighted by ``weights``), each group's sum of the
-    #: row sums of D (b x g), and the sum of D.
+    #: ``of(labelings, g, weights=None)``: for labelings (b x n codes), the block sums (b x g
+    #: x g) of groups 0..g-1 (indicators weighted by ``weights``), each group's sum of the
+    #: row sums of D (b x g), and the sum of D
     of: Callable
-    #: "held", "streamed", "line" or "projection": the path (the last two recompute their
-    #: sorts, and "streamed" its tiles, on each call)
+    #: "held", "streamed", "line" or "projection" (whose calls recompute tiles or sorts)
     kind: str
 
 
 def _matrix_sums(D, r: np.ndarray, labelings: np.ndarray, g: int, weights=None):
-    """:attr:`Sums.of` on the matrix D (held or streamed) with row sums r: one product with
-    the indicators Z of every labeling at once (BLAS-3), Y = U Z with the upper triangle U of
-    D from :data:`UPPER_MIN` points (half the multiply-adds), else Y = D Z, then
-    :math:`z_i^\\top D z_j = z_i^\\top y_j + z_j^\\top y_i` (or :math:`z_i^\\top y_j`) per
-    labeling, a pair of groups at a time (faster than stacked products of g x g matrices
-    for the few groups a test has). One labeling of more than 64
-    groups of a held D takes sparse indicators instead: O(n^2) rather than O(n^2 g) (faster
-    from 64 groups on), memory O(n g + g^2)."""
+    """:attr:`Sums.of` on D (held or streamed) with row sums r: one product Y with the
+    indicators Z of all the labelings, Y = U Z for the upper triangle U of D from
+    :data:`UPPER_MIN` points, else Y = D Z; then :math:`z_i^\\top D z_j = z_i^\\top y_j +
+    z_j^\\top y_i` (or :math:`z_i^\\top y_j`) a pair of groups at a time (faster than stacked
+    g x g products for the few groups of a test). One labeling of more than 64 groups of a
+    held D takes sparse indicators: O(n^2) whatever g (faster from 64 on), memory O(n g)."""
     b, n = labelings.shape
     if b == 1 and g > 64 and isinstance(D, np.ndarray):
         keep = np.flatnonzero(labelings[0] < g)
@@ -82,19 +75,10 @@ def _matrix_sums(D, r: np.ndarray, labelings: np.ndarray, g: int, weights=None):
     return C, zr, float(r.sum())
 
 
-def _line_sums(X: np.ndarray, directions: np.ndarray, n_jobs, labelings, g, weights=None):
-    """:attr:`Sums.of` by the projections of X on ``directions``, each summed on the line."""
-    def on_line(y):
-        return _line.block_sums(_line.sort(y), labelings, g, weights)
-
-    return _projection.average(on_line, [(X, directions)], n_jobs)
-
-
 def block_sums(X: np.ndarray, sm, *, directions=None, n_jobs=None, groups=None) -> Sums:
     """The block sums of the semimetric ``sm`` on the points X (the matrix when ``sm`` is
-    precomputed), by the rule of the module's docstring; ``directions`` (L x d) for the
-    projection estimate. With ``groups``, the memory of one labeling of that many groups is
-    checked first (:class:`~energystats.WorkingMemoryError` before anything is allocated)."""
+    precomputed) by the module's rule; ``directions`` (L x d) for the projection estimate.
+    With ``groups``, the memory one labeling of that many groups needs is checked first."""
     n = X.shape[0]
     if directions is not None:
         kind = "projection"
@@ -102,28 +86,28 @@ def block_sums(X: np.ndarray, sm, *, directions=None, n_jobs=None, groups=None) 
         kind = "line"
     else:
         kind = "held" if sm.precomputed or fits(n) else "streamed"
-    if groups is not None:  # the products or prefix sums, the block sums and a copy
+    if groups is not None:  # products or prefix sums, the block sums and a copy
         check_fits(f"the block sums of {groups} groups",
                    8.0 * groups * (n + 2 * groups) * (1 if kind == "held" else 2))
     if kind == "projection":
-        return Sums(partial(_line_sums, X, directions, n_jobs), kind)
+        return Sums(partial(_projection.block_sums, X, directions, n_jobs=n_jobs), kind)
     if kind == "line":
         return Sums(partial(_line.block_sums, _line.sort(X[:, 0])), kind)
     D = X if sm.precomputed else pairwise(X, sm, n_jobs=n_jobs, held=kind == "held")
-    if kind == "held":  # its transpose (D is symmetric) is what BLAS takes without a copy
+    if kind == "held":  # its transpose (D is symmetric): what BLAS takes without a copy
         D = D.T if D.flags.c_contiguous else np.asfortranarray(D)
     return Sums(partial(_matrix_sums, D, D.sum(axis=1)), kind)
 
 
 def complete(C: np.ndarray, zr: np.ndarray, total: float) -> np.ndarray:
     """The k x k block sums of each labeling (b x k x k) from those of its first k - 1 groups
-    (C, b x (k-1) x (k-1)), their sums of the row sums (zr) and the sum of D:
-    :math:`M_{ik} = z_i^\\top r - \\sum_{j<k} M_{ij}`, :math:`M_{kk} = 1^\\top D 1 - 2 \\sum_i
-    z_i^\\top r + \\sum_{i,j<k} M_{ij}`."""
+    (C), their sums of the row sums (zr) and the sum of D: :math:`M_{ik} = z_i^\\top r -
+    \\sum_{j<k} M_{ij}`, :math:`M_{kk} = 1^\\top D 1 - 2 \\sum_i z_i^\\top r + \\sum_{i,j<k}
+    M_{ij}`."""
     b, g, _ = C.shape
     M = np.empty((b, g + 1, g + 1))
     M[:, :g, :g] = C
-    rows = (C.reshape(b * g, g) @ np.ones(g)).reshape(b, g)  # sums over short axes: products
+    rows = (C.reshape(b * g, g) @ np.ones(g)).reshape(b, g)  # sums of short axes: products
     M[:, :g, g] = M[:, g, :g] = zr - rows
     M[:, g, g] = total + (rows - 2.0 * zr) @ np.ones(g)
     return M

@@ -16,9 +16,9 @@ properties (E >= 0, S + W = T), and a permutation test of it, the same direction
 resample, has exact level for any L. A statistic of several samples (distance covariance) takes
 one direction of each per term, and :math:`\prod_i C_{d_i}`.
 
-:func:`random_directions` draws the directions, :func:`average` averages, and
-:func:`check_projection` validates ``approximation="projection"`` for every function that
-takes it.
+:func:`random_directions` draws the directions, :func:`average` averages (the energy
+statistics' block sums: :func:`block_sums`), and :func:`check_projection` validates
+``approximation="projection"`` for every function that takes it.
 """
 
 from __future__ import annotations
@@ -28,11 +28,13 @@ from scipy.special import gammaln
 
 from .._config import check_fits
 from .._validation import check_positive_int
+from . import line
 
 __all__ = [
     "MAX_PROJECTIONS",
     "N_PROJECTIONS",
     "average",
+    "block_sums",
     "check_projection",
     "random_directions",
     "sphere_constant",
@@ -139,3 +141,14 @@ def average(statistic, pairs, n_jobs=None) -> tuple:
             total[i] = total[i] + part
     scale = np.prod([sphere_constant(U.shape[1]) for _, U in pairs]) / L
     return tuple(scale * part for part in total)
+
+
+def block_sums(X: np.ndarray, directions: np.ndarray, labelings: np.ndarray, groups: int,
+               weights=None, *, n_jobs=None) -> tuple:
+    """:func:`.line.block_sums` of the projection estimate :math:`\\hat D` of the Euclidean
+    distance of the points X (n x d) along ``directions`` (L x d): each projection sorted
+    once per call, O(L n log n), then O(L n g) per labeling."""
+    def on_line(y):
+        return line.block_sums(line.sort(y), labelings, groups, weights)
+
+    return average(on_line, [(X, directions)], n_jobs)
