@@ -118,7 +118,9 @@ def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties) -> tup
         raise ValueError(f"`statistic` must be one of {tuple(_TITLES)}, got {statistic!r}.")
     if ties not in ("tolerant", "strict"):
         raise ValueError(f"`ties` must be 'tolerant' or 'strict', got {ties!r}.")
-    B = check_resamples(n_resamples)
+    B = check_resamples(n_resamples)  # the null distribution, and the copy joining its blocks:
+    check_fits(f"the null distribution of `n_resamples`={B:,} resamples", 16 * B,
+               "a smaller `n_resamples`")
     if not (isinstance(exact, str) and exact == "auto") and not isinstance(exact, (bool, np.bool_)):
         raise ValueError(f"`exact` must be 'auto', True or False, got {exact!r}.")
     batch = None if batch is None else check_positive_int(batch, "batch")

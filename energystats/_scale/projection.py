@@ -27,6 +27,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._config import check_fits
+from .._parallel import n_workers, run_tasks
 from .._validation import check_positive_int
 from . import line
 
@@ -129,8 +130,6 @@ def average(statistic, pairs, n_jobs=None) -> tuple:
     if n_jobs is None or L == 1:
         values = _projected(statistic, pairs, range(L))
     else:
-        from .._parallel import n_workers, run_tasks
-
         shares = np.array_split(np.arange(L), min(L, 4 * n_workers(n_jobs)))
         values = [v for part in run_tasks(_projected, [dict(share=s) for s in shares], n_jobs,
                                           shared=dict(statistic=statistic, pairs=pairs))
