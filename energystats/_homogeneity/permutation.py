@@ -1,12 +1,8 @@
-"""The k-sample energy permutation test of equal distributions, its post-hoc pairs, and the
-statistic of given permutations (R ``ksample.e``).
-
-H0: P_1 = ... = P_k against "at least two differ" (Székely & Rizzo 2004; Rizzo & Székely
-2010; França, Rizzo & Vogelstein 2020, eq. 12, 16). The relabelings of a block are drawn in
-one vectorised call (:mod:`energystats._resample`) and evaluated together: the block sums of
-their first k - 1 groups by one product (:mod:`._sums`), the last group's from the row sums,
-then S, E or F (:mod:`._disco`).
-"""
+"""The k-sample energy permutation test, its post-hoc pairs, and the statistic of given
+permutations (Székely & Rizzo 2004; Rizzo & Székely 2010; França, Rizzo & Vogelstein 2020,
+eq. 12, 16). A block of relabelings is drawn in one vectorised call (:mod:`.._resample`) and
+evaluated by one product: the block sums of the first k - 1 groups (:mod:`._sums`), the last
+group's from the row sums, then S, E or F (:mod:`._disco`)."""
 
 from __future__ import annotations
 
@@ -59,12 +55,11 @@ class EnergyTestResult(TestResult):
     sizes : ndarray of shape (k,)
         Group sizes, in the order of ``groups``.
     groups : ndarray of shape (k,)
-        Group labels, in sorted order.
+        Group labels, sorted.
     approximation : str
-        ``"exact"``, or ``"projection"``: the statistic and its null are those of the
-        random-projection estimate of the distance.
+        ``"exact"``, or ``"projection"`` (the statistic of the projection estimate of D).
     n_projections : int or None
-        The number of directions L of ``"projection"``.
+        The number of directions of ``"projection"``.
     """
 
     statistic_name: str
@@ -105,20 +100,13 @@ class EnergyTestResult(TestResult):
                           self._permutation_label("relabelings"), null=self.null_distribution),)
 
 
-_TEST_DEFAULTS = {
-    "statistic": "S", "n_resamples": 999, "exponent": 1.0, "metric": "euclidean", "sigma": None,
-    "exact": "auto", "batch": None, "progress": None, "ties": "tolerant", "n_jobs": None,
-    "approximation": None, "n_projections": N_PROJECTIONS,
-}
-
-
 def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties) -> tuple:
     """(B, exact, batch, progress), validated; messages name the argument."""
     if statistic not in _TITLES:
         raise ValueError(f"`statistic` must be one of {tuple(_TITLES)}, got {statistic!r}.")
     if ties not in ("tolerant", "strict"):
         raise ValueError(f"`ties` must be 'tolerant' or 'strict', got {ties!r}.")
-    B = check_resamples(n_resamples)  # the null distribution, and the copy joining its blocks:
+    B = check_resamples(n_resamples)  # the null distribution and the copy joining its blocks:
     check_fits(f"the null distribution of `n_resamples`={B:,} resamples", 16 * B,
                "a smaller `n_resamples`")
     if not (isinstance(exact, str) and exact == "auto") and not isinstance(exact, (bool, np.bool_)):
@@ -127,9 +115,21 @@ def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties) -> tup
     return B, exact if isinstance(exact, str) else bool(exact), batch, check_progress(progress)
 
 
+def _prepared(X, metric, exponent, sigma, approximation, n_projections, rng, spawn: bool):
+    """(X, semimetric, Scaling, directions or None, generator) of a call: the points validated,
+    the projection's directions drawn (from a stream spawned from ``rng`` with ``spawn``)."""
+    sm = resolve_semimetric(metric, exponent, sigma)
+    X = prepare_points(X, sm, "X")
+    L = check_projection(approximation, n_projections, {"": sm}, X.shape[1])
+    gen = as_generator(rng)
+    directions = None if L is None else random_directions(
+        L, X.shape[1], gen.spawn(1)[0] if spawn else gen)
+    return X, sm, Scaling.for_data(X, sm), directions, gen
+
+
 def _relabelings(rng, codes: np.ndarray, m: int) -> np.ndarray:
-    """m random relabelings ``codes[permutation]`` (m x n), drawn a MiB of keys at a time
-    (which draws the same ones as one call)."""
+    """m random relabelings ``codes[permutation]`` (m x n), a MiB of keys at a time (the
+    same ones as one call)."""
     n = codes.shape[0]
     step = max(1, 2**17 // n)
     blocks = [codes[permutations(rng, n, min(step, m - a))] for a in range(0, m, step)]
@@ -138,11 +138,10 @@ def _relabelings(rng, codes: np.ndarray, m: int) -> np.ndarray:
 
 def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *, n_resamples=0,
                     exact=False, batch=None, progress=False, rng=None):
-    """The statistic on the observed labeling (first) and on relabelings: ``labelings`` given,
-    or every distinct one (``exact``; "auto": when there are at most ``n_resamples``), or
-    ``n_resamples`` drawn from ``rng``; a block of them (``batch``, else as many as 8 MiB of
-    temporaries hold, or the budget where each block recomputes D) per product. Returns
-    (values, exact, the sum of D)."""
+    """The statistic on the observed labeling (first) and relabelings: ``labelings``, or all
+    distinct ones (``exact``; "auto": when at most ``n_resamples``), or ``n_resamples`` drawn
+    from ``rng``; ``batch`` a product, else as many as 8 MiB of temporaries hold (the budget,
+    where each product recomputes D). Returns (values, exact, the sum of D)."""
     n, k = codes.shape[0], sizes.shape[0]
     if labelings is None:
         count = relabeling_count(sizes, MAX_EXACT)
@@ -157,10 +156,9 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
     check_fits(f"energy_test (n = {n}, k = {k}) " + (f"with `batch`={batch}" if batch else
                "(one relabeling)"), fixed + per * (batch or 1),
                "a smaller `batch` (or batch=None, which fits the budget)" if batch else "")
-    whole = sums.kind in ("streamed", "projection")  # its blocks recompute D: large ones
+    whole = sums.kind in ("streamed", "projection")
     step = batch or (memory_budget(fixed + per * count) - fixed if whole else BLOCK_BYTES) // per
-    step = max(1, min(count, step))
-    done, total = 0, []
+    step, done, total = max(1, min(count, step)), 0, []
 
     def draw(m):
         nonlocal done
@@ -189,7 +187,7 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
 
 def relabeling_test(sums: Sums, codes, groups, sizes, statistic: str, options: tuple, rng,
                     ties: str) -> EnergyTestResult:
-    """The test of :func:`energy_test` on the block sums of the pooled points; ``options`` =
+    """:func:`energy_test` on the block sums of the pooled points; ``options`` =
     (n_resamples, exact, batch, progress)."""
     B, exact, batch, progress = options
     values, exact, total = relabeling_null(sums, codes, sizes, statistic, n_resamples=B,
@@ -215,18 +213,6 @@ def _rescaled(res: EnergyTestResult, scaling: Scaling) -> EnergyTestResult:
                    null_distribution=scaling.result(res.null_distribution, "the null distribution"))
 
 
-def _prepared(X, metric, exponent, sigma, approximation, n_projections, rng, spawn: bool):
-    """(X, semimetric, Scaling, directions or None, generator) of a call: the points validated,
-    the projection's directions drawn (from a stream spawned from ``rng`` with ``spawn``)."""
-    sm = resolve_semimetric(metric, exponent, sigma)
-    X = prepare_points(X, sm, "X")
-    L = check_projection(approximation, n_projections, {"": sm}, X.shape[1])
-    gen = as_generator(rng)
-    directions = None if L is None else random_directions(
-        L, X.shape[1], gen.spawn(1)[0] if spawn else gen)
-    return X, sm, Scaling.for_data(X, sm), directions, gen
-
-
 @front_door(("X", "labels"), distances=("X",), columns=("labels",), names=("X",), by="labels")
 def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, exponent=1.0,
                 metric: MetricLike = "euclidean", sigma=None, rng=None, exact="auto",
@@ -245,9 +231,9 @@ def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, expo
     labels : array_like of shape (N,)
         Sample of each point; at least two distinct values.
     statistic : {"S", "E", "F"}, default="S"
-        S, eq. (16) (R ``disco.between``); E, the sum over pairs of :math:`\frac{n_i n_j}{n_i
-        + n_j} \mathcal E_{ij}` (R ``eqdist.etest``); F = (S/(k-1)) / (W/(N-k)) (R
-        ``disco``). For k = 2 the three give the same p-value.
+        S, eq. (16) (R ``disco.between``); E, the sum over pairs of :math:`\frac{n_i n_j}{n_i +
+        n_j} \mathcal E_{ij}` (R ``eqdist.etest``); F = (S/(k-1)) / (W/(N-k)) (R ``disco``).
+        For k = 2 the three give the same p-value.
     n_resamples : int, default=999
         Number of random relabelings.
     exponent, metric, sigma
@@ -268,10 +254,10 @@ def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, expo
         joblib's ``n_jobs`` for the tiles of a matrix beyond ``working_memory`` or the
         projections (Dask's in ``joblib.parallel_config(backend="dask")``).
     approximation : {None, "projection"}, default=None
-        ``"projection"`` (Euclidean distance, exponent 1): the distance replaced by its
-        unbiased estimate :math:`\hat D = \frac{C_d}{L} \sum_l |u_l^\top (x - y)|` over L
-        random directions (Huang & Huo 2017) drawn from a stream spawned from ``rng``, the
-        same for every relabeling: the level is exact for any L.
+        ``"projection"`` (Euclidean distance, exponent 1): D replaced by its unbiased estimate
+        :math:`\hat D = \frac{C_d}{L} \sum_l |u_l^\top (x - y)|` over L random directions
+        (Huang & Huo 2017) drawn from a stream spawned from ``rng``, the same for every
+        relabeling: the level is exact for any L.
     n_projections : int, default=200
         L, at most 10**4.
 
@@ -328,12 +314,12 @@ def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, expo
 @front_door("*samples", names=("*samples",), forwards=energy_test)
 def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_options
                         ) -> EnergyTestResult:
-    """:func:`energy_test` for samples given as separate arrays.
+    """:func:`energy_test` of samples given as separate arrays (sample i gets label i).
 
     Parameters
     ----------
     *samples : array_like
-        Two or more samples with the same number of features; sample i gets label i.
+        Two or more samples with the same number of features.
     **energy_test_options
         Keyword options of :func:`energy_test`.
 
@@ -372,10 +358,10 @@ def pairwise_energy_tests(X, labels, *, correction: str = "holm", alpha: float =
     X : array_like of shape (N, d), or (N, N) when ``metric="precomputed"``
     labels : array_like of shape (N,)
     correction : str, default="holm"
-        Any ``method`` of ``statsmodels.stats.multitest.multipletests`` (``"holm"``,
+        A ``method`` of ``statsmodels.stats.multitest.multipletests`` (``"holm"``,
         ``"bonferroni"``, ``"fdr_bh"``, ...).
     alpha : float, default=0.05
-        Family-wise level (or FDR) for the ``reject`` column.
+        Family-wise level (or FDR) of the ``reject`` column.
     rng
         Each pair gets an independent stream spawned from it.
     nan_policy
@@ -386,14 +372,13 @@ def pairwise_energy_tests(X, labels, *, correction: str = "holm", alpha: float =
     Returns
     -------
     pandas.DataFrame
-        One row per pair: ``group_a``, ``group_b``, ``n_a``, ``n_b``, ``statistic``,
+        A row per pair: ``group_a``, ``group_b``, ``n_a``, ``n_b``, ``statistic``,
         ``pvalue``, ``pvalue_adjusted``, ``reject``.
 
     Notes
     -----
-    Valid for groups fixed before seeing the data, or clusters compared on variables not used
-    to form them (see :func:`energy_test`). The matrix, when it fits ``working_memory``, is
-    computed once for all pairs.
+    Valid as :func:`energy_test` is. The matrix, when it fits ``working_memory``, is computed
+    once for all pairs.
 
     Examples
     --------
@@ -409,38 +394,36 @@ def pairwise_energy_tests(X, labels, *, correction: str = "holm", alpha: float =
     from statsmodels.stats.multitest import multipletests
 
     correction, alpha = check_correction(correction, alpha)
-    opts = {**_TEST_DEFAULTS, **energy_test_options}
-    statistic, ties = opts["statistic"], opts["ties"]
-    B, exact, batch, progress = _energy_test_iv(statistic, opts["n_resamples"], opts["exact"],
-                                                opts["batch"], opts["progress"], ties)
-    n_jobs = check_n_jobs(opts["n_jobs"])
-    X, sm, scaling, directions, gen = _prepared(X, opts["metric"], opts["exponent"],
-                                                opts["sigma"], opts["approximation"],
-                                                opts["n_projections"], rng, spawn=True)
+    o = {"statistic": "S", "n_resamples": 999, "exponent": 1.0, "metric": "euclidean",
+         "sigma": None, "exact": "auto", "batch": None, "progress": None, "ties": "tolerant",
+         "n_jobs": None, "approximation": None, "n_projections": N_PROJECTIONS,
+         **energy_test_options}  # energy_test's defaults
+    B, exact, batch, progress = _energy_test_iv(o["statistic"], o["n_resamples"], o["exact"],
+                                                o["batch"], o["progress"], o["ties"])
+    n_jobs = check_n_jobs(o["n_jobs"])
+    X, sm, scaling, directions, gen = _prepared(X, o["metric"], o["exponent"], o["sigma"],
+                                                o["approximation"], o["n_projections"], rng, True)
     codes, groups, _ = as_groups(labels, X.shape[0])
     pairs = list(combinations(range(len(groups)), 2))
-    streams = gen.spawn(len(pairs))
     points, rho = scaling.data(X), scaling.semimetric(sm)
     if (len(pairs) > 1 and directions is None and not rho.precomputed
             and not rho.is_abs_difference(points) and fits(X.shape[0])):  # once, for all pairs
         points, rho = rho(points, points), resolve_semimetric("precomputed")
     rows = []
-    for (i, j), stream in progress_bar(list(zip(pairs, streams)), len(pairs), progress,
-                                       "pairs of groups"):
+    for (i, j), stream in progress_bar(list(zip(pairs, gen.spawn(len(pairs)))), len(pairs),
+                                       progress, "pairs of groups"):
         keep = np.flatnonzero((codes == i) | (codes == j))
         pair = (codes[keep] == j).astype(np.int8)
         sizes = np.bincount(pair, minlength=2)
         sums = block_sums(points[np.ix_(keep, keep)] if rho.precomputed else points[keep], rho,
                           directions=directions, n_jobs=n_jobs)
-        res = _rescaled(relabeling_test(sums, pair, groups[[i, j]], sizes, statistic,
-                                        (B, exact, batch, False), stream, ties), scaling)
+        res = _rescaled(relabeling_test(sums, pair, groups[[i, j]], sizes, o["statistic"],
+                                        (B, exact, batch, False), stream, o["ties"]), scaling)
         rows.append({"group_a": groups[i], "group_b": groups[j], "n_a": int(sizes[0]),
                      "n_b": int(sizes[1]), "statistic": res.statistic, "pvalue": res.pvalue})
     table = pd.DataFrame(rows)
-    reject, adjusted, _, _ = multipletests(table["pvalue"].to_numpy(), alpha=alpha,
-                                           method=correction)
-    table["pvalue_adjusted"] = adjusted
-    table["reject"] = reject
+    reject, adjusted = multipletests(table["pvalue"].to_numpy(), alpha=alpha, method=correction)[:2]
+    table["pvalue_adjusted"], table["reject"] = adjusted, reject
     return table
 
 
@@ -448,8 +431,7 @@ def _ksample_iv(statistic, permutations, n: int, batch):
     """(permutations as a B x n array, batch), validated; messages name the argument."""
     if statistic not in ("E", "S", "F"):
         raise ValueError(f"`statistic` must be one of ('E', 'S', 'F'), got {statistic!r}.")
-    if batch is not None:
-        batch = check_positive_int(batch, "batch")
+    batch = None if batch is None else check_positive_int(batch, "batch")
     if permutations is None:
         return np.arange(n)[None, :], batch
     perms = np.asarray(permutations)
@@ -460,16 +442,16 @@ def _ksample_iv(statistic, permutations, n: int, batch):
     perms = np.atleast_2d(perms).astype(np.intp)
     if perms.shape[0] == 0:
         raise ValueError("`permutations` must hold at least one permutation.")
-    if not (np.sort(perms, axis=1) == np.arange(n)).all():
-        bad = int(np.flatnonzero((np.sort(perms, axis=1) != np.arange(n)).any(axis=1))[0])
+    wrong = (np.sort(perms, axis=1) != np.arange(n)).any(axis=1)
+    if wrong.any():
         raise ValueError(f"`permutations` must hold permutations of 0..{n - 1} (0-based row "
-                         f"indices); row {bad} is not one.")
+                         f"indices); row {int(np.flatnonzero(wrong)[0])} is not one.")
     return perms, batch
 
 
 def _propagated(arguments: dict, n: int):
-    """``nan_policy="propagate"`` with ``permutations`` (indices of all n rows) and rows missing:
-    the call is checked (the permutations of the n rows), and each permutation gives NaN."""
+    """``nan_policy="propagate"`` with ``permutations`` and rows missing: the call checked,
+    NaN for each permutation."""
     resolve_semimetric(arguments["metric"], arguments["exponent"], arguments["sigma"])
     perms, _ = _ksample_iv(arguments["statistic"], arguments["permutations"], n, arguments["batch"])
     return np.nan if np.ndim(arguments["permutations"]) == 1 else np.full(len(perms), np.nan)
@@ -482,29 +464,26 @@ def ksample_statistic(X, labels, *, permutations=None, statistic: str = "E", exp
                       nan_policy: str = "raise"):
     r"""The k-sample energy statistic of a labeling, or of given permutations (R ``ksample.e``).
 
-    Position t of the pooled sample belongs to group ``labels[t]``; with ``permutations`` the
-    sample is ``X[ix]`` for each permutation ``ix`` (R's ``x[ix, ]``): point ``ix[t]`` joins
-    group ``labels[t]``.
+    Position t belongs to group ``labels[t]``; with ``permutations`` the sample is ``X[ix]``
+    for each permutation ``ix`` (R's ``x[ix, ]``): point ``ix[t]`` joins group ``labels[t]``.
 
     Parameters
     ----------
     X : array_like of shape (N, d), or (N, N) when ``metric="precomputed"``
         Pooled data (R's ``x``; a precomputed matrix is R's ``distance = TRUE``).
     labels : array_like of shape (N,)
-        Group of each position; at least two groups (R's ``sizes``: ``np.repeat(np.arange(k),
-        sizes)``).
+        Group of each position (R's ``sizes``: ``np.repeat(np.arange(k), sizes)``).
     permutations : array_like of int, shape (N,) or (B, N), default=None
         0-based permutations of the rows (R's ``ix - 1``); ``None`` is the identity.
     statistic : {"E", "S", "F"}, default="E"
-        The statistics of :func:`energy_test`: ``"E"`` is R's ``method = "original"``,
-        ``"S"`` ``"discoB"``, ``"F"`` ``"discoF"``.
+        As in :func:`energy_test`: R's methods ``"original"``, ``"discoB"``, ``"discoF"``.
     exponent, metric, sigma
-        The semimetric, as in :func:`dispersion` (R's ``ksample.e`` has exponent 1 only).
+        The semimetric, as in :func:`dispersion` (R's ``ksample.e``: exponent 1).
     batch : int, default=None
         Permutations per product; the values do not depend on it.
     nan_policy
-        Not ``"omit"`` with ``permutations``, which index the rows; ``"propagate"`` with them
-        gives NaN for each permutation.
+        Not ``"omit"`` with ``permutations``, which index the rows; ``"propagate"`` gives NaN
+        for each.
 
     Returns
     -------
@@ -513,10 +492,8 @@ def ksample_statistic(X, labels, *, permutations=None, statistic: str = "E", exp
 
     Notes
     -----
-    ``ksample.e(x, sizes, method = "original")`` is the sum over pairs of groups of
-    ``edist``'s :math:`\frac{n_i n_j}{n_i + n_j} \mathcal E_{ij}`, and equals ``eqdist.e``.
-    With a distance matrix R's ``ksample.e(d, sizes, distance = TRUE, ix = ix)`` permutes the
-    rows of ``d`` only (``d[ix, ]``), the statistic of no relabeling; here a permutation of a
+    R's ``ksample.e(d, sizes, distance = TRUE, ix = ix)`` permutes the rows of a distance
+    matrix only (``d[ix, ]``), the statistic of no relabeling; here a permutation of a
     precomputed matrix is ``D[ix][:, ix]``, R's ``ksample.e(d[ix, ix], sizes, distance =
     TRUE)``. Time as :func:`energy_test`'s per permutation.
 
@@ -531,18 +508,12 @@ def ksample_statistic(X, labels, *, permutations=None, statistic: str = "E", exp
     >>> es.ksample_statistic(X, labels, permutations=perms).round(4)
     array([8.4454, 4.4118, 8.8737])
     """
-    sm = resolve_semimetric(metric, exponent, sigma)
-    X = prepare_points(X, sm, "X")
-    n = X.shape[0]
-    codes, groups, sizes = as_groups(labels, n)
-    perms, batch = _ksample_iv(statistic, permutations, n, batch)
+    X, sm, scaling, _, _ = _prepared(X, metric, exponent, sigma, None, None, None, False)
+    codes, groups, sizes = as_groups(labels, X.shape[0])
+    perms, batch = _ksample_iv(statistic, permutations, X.shape[0], batch)
     labelings = np.empty(perms.shape, dtype=codes.dtype)
     np.put_along_axis(labelings, perms, codes[None, :], axis=1)  # point ix[t] in group labels[t]
-    scaling = Scaling.for_data(X, sm)
     sums = block_sums(scaling.data(X), scaling.semimetric(sm))
     values = relabeling_null(sums, codes, sizes, statistic, labelings, batch=batch)[0]
-    if statistic != "F":
-        values = scaling.result(values, "the statistic")
-    if permutations is None or np.ndim(permutations) == 1:
-        return float(values[0])
-    return values
+    values = values if statistic == "F" else scaling.result(values, "the statistic")
+    return float(values[0]) if permutations is None or np.ndim(permutations) == 1 else values
