@@ -65,7 +65,7 @@ def _matrix_sums(D, r: np.ndarray, labelings: np.ndarray, g: int, weights=None):
     Z = (Z * weights if weights is not None else Z.astype(float)).reshape(b * g, n)
     whole = n < UPPER_MIN and isinstance(D, np.ndarray)
     Y = (Z @ D if whole else upper_product(D, Z.T).T).reshape(b, g, n)
-    zr, Z = (Z @ r).reshape(b, g), Z.reshape(b, g, n)
+    zr, Z = np.einsum("mn,n->m", Z, r).reshape(b, g), Z.reshape(b, g, n)
     C = np.empty((b, g, g))
     for i, j in combinations_with_replacement(range(g), 2):
         c = np.einsum("bn,bn->b", Z[:, i], Y[:, j])

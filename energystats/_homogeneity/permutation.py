@@ -6,6 +6,7 @@ group's from the row sums, then S, E or F (:mod:`._disco`)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -143,8 +144,9 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
     from ``rng``; ``batch`` a product, else as many as 8 MiB of temporaries hold (the budget,
     where each product recomputes D). Returns (values, exact, the sum of D)."""
     n, k = codes.shape[0], sizes.shape[0]
-    if labelings is None:
-        count = relabeling_count(sizes, MAX_EXACT)
+    if labelings is None and exact is not False:  # the multinomial's digits only if it is small
+        few = math.lgamma(n + 1) - sum(math.lgamma(m + 1) for m in sizes) < math.log(MAX_EXACT) + 1
+        count = relabeling_count(sizes, MAX_EXACT) if few else MAX_EXACT + 1
         if exact is True and count > MAX_EXACT:
             raise ValueError(f"`exact`=True needs more than {MAX_EXACT} relabelings; use "
                              "exact='auto' or False.")

@@ -52,7 +52,7 @@ def sort(x: np.ndarray) -> Line:
     r = np.zeros(n)
     r[1:] = np.cumsum(gaps * t)  # the points before: each gap u < t, u of them
     r[:-1] += np.cumsum((gaps * (n - t))[::-1])[::-1]  # the points after: n - u of them
-    return Line(order, gaps, r, 2.0 * float((gaps * t) @ (n - t)))
+    return Line(order, gaps, r, 2.0 * float(np.einsum("t,t,t->", gaps, t, n - t)))
 
 
 def block_sums(line: Line, labelings: np.ndarray, groups: int, weights=None):
@@ -90,15 +90,15 @@ def block_sums(line: Line, labelings: np.ndarray, groups: int, weights=None):
     else:
         Z = Z * weights[line.order]
         R = np.cumsum(Z, axis=2)
-    zr = Z @ line.r
-    del Z
+    zr = np.einsum("bgn,n->bg", Z, line.r)  # sums of products by einsum, not BLAS: O(n)
+    del Z  # work is memory bound, and BLAS threads only wait on a busy machine
     m, R = R[:, :, -1].astype(float), R[:, :, :-1].astype(float)
-    a = R @ line.gaps
+    a = np.einsum("bgn,n->bg", R, line.gaps)
     A = np.empty((R.shape[0], groups, groups))
     for i, j in zip(*np.triu_indices(groups, 1)):  # the products of two groups' prefix sums
-        A[:, i, j] = A[:, j, i] = (R[:, i] * R[:, j]) @ line.gaps
+        A[:, i, j] = A[:, j, i] = np.einsum("bn,n->b", R[:, i] * R[:, j], line.gaps)
     for i in range(groups):  # then their squares, in place
-        A[:, i, i] = np.square(R[:, i], out=R[:, i]) @ line.gaps
+        A[:, i, i] = np.einsum("bn,n->b", np.square(R[:, i], out=R[:, i]), line.gaps)
     C = m[:, None, :] * a[:, :, None] + m[:, :, None] * a[:, None, :]  # exactly symmetric
     C -= 2.0 * A
     return C, zr, line.total

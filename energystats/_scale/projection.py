@@ -101,8 +101,10 @@ def random_directions(L: int, d: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _projected(statistic, pairs, share) -> list:
-    """``statistic`` on the projections ``share`` of each (points, directions) pair, in order."""
-    return [statistic(*(X @ U[l] for X, U in pairs)) for l in share]
+    """``statistic`` on the projections ``share`` of each (points, directions) pair, in order;
+    a point's projection is a dot product of its own (einsum), the same number whatever rows
+    are projected with it."""
+    return [statistic(*(np.einsum("nd,d->n", X, U[l]) for X, U in pairs)) for l in share]
 
 
 def average(statistic, pairs, n_jobs=None) -> tuple:

@@ -139,6 +139,20 @@ def test_ties_rules_on_constant_data():
     assert exact_strict.exact and exact_strict.pvalue == pytest.approx(1 / 252)
 
 
+@pytest.mark.parametrize("name", ["S", "E", "F"])
+def test_relabelings_equal_to_the_observed_up_to_rounding_tie(name):
+    """Two groups of the same five values: the observed statistic is 0 in exact arithmetic,
+    and so are those of the 31 relabelings that give each group one copy of each value; T - W
+    rounds them to about 1e-16 T either side of 0, which the tie scale (k^2 T) absorbs: every
+    relabeling counts (p = 1), and R's strict rule counts the 220 others and the observed one.
+    Without the scale, 9 of them fall below the observed value."""
+    x = np.array([0.0, 1.1, 2.3, 3.7, 5.2])
+    labels = np.repeat([0, 1], 5)
+    res = es.energy_test(np.r_[x, x], labels, statistic=name)
+    assert res.exact and res.n_resamples == 252 and res.pvalue == 1.0
+    assert es.energy_test(np.r_[x, x], labels, statistic=name, ties="strict").pvalue == 221 / 252
+
+
 def test_exact_strict_counts_the_observed_labelling_once(rng):
     """Found by `energystats compare-r` on 4 points: rounding made the observed labelling count
     twice."""
