@@ -29,7 +29,7 @@ from .._resample import (
     relabeling_count,
 )
 from .._result_bases import NullPanel, TestResult
-from .._scale import fits
+from .._scale import fits, line
 from .._scale.projection import N_PROJECTIONS, check_projection, random_directions
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import as_data, as_groups, check_correction, check_positive_int
@@ -128,13 +128,14 @@ def _prepared(X, metric, exponent, sigma, approximation, n_projections, rng, spa
     return X, sm, Scaling.for_data(X, sm), directions, gen
 
 
-def _relabelings(rng, codes: np.ndarray, m: int) -> np.ndarray:
-    """m random relabelings ``codes[permutation]`` (m x n), a MiB of keys at a time (the
-    same ones as one call)."""
-    n = codes.shape[0]
+def _relabel(rng, codes: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out`` (m x n) filled with random relabelings ``codes[permutation]``, a MiB of keys at
+    a time (the same ones as one call)."""
+    n, m = codes.shape[0], out.shape[0]
     step = max(1, 2**17 // n)
-    blocks = [codes[permutations(rng, n, min(step, m - a))] for a in range(0, m, step)]
-    return np.concatenate(blocks) if blocks else codes[None][:0]
+    for a in range(0, m, step):
+        np.take(codes, permutations(rng, n, min(step, m - a)), out=out[a : a + step])
+    return out
 
 
 def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *, n_resamples=0,
@@ -154,7 +155,9 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
         labelings = all_relabelings(codes) if exact else None
     count = n_resamples + 1 if labelings is None else labelings.shape[0]
     per = (17 * k - 11) * n + 64 * k * k  # a labeling's codes, indicators, products, sums
-    fixed = 48 * n if sums.kind == "projection" else 0  # a projection's values, order, sums
+    fixed = 0
+    if sums.kind == "projection":  # a projection's sort and prefix sums; the labels held
+        per, fixed = n + 64 * k * k, 32 * n + max(line.WORK, (13 * k - 4) * n)
     check_fits(f"energy_test (n = {n}, k = {k}) " + (f"with `batch`={batch}" if batch else
                "(one relabeling)"), fixed + per * (batch or 1),
                "a smaller `batch` (or batch=None, which fits the budget)" if batch else "")
@@ -167,8 +170,9 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
         if labelings is not None:
             block = labelings[done : done + m]
         else:
-            block = _relabelings(rng, codes, m - (done == 0))
-            block = np.vstack([codes, block]) if done == 0 else block
+            block = np.empty((m, n), codes.dtype)
+            block[0] = codes  # the observed labeling first
+            _relabel(rng, codes, block[done == 0 :])
         done += m
         return block
 

@@ -27,11 +27,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["LINE_MIN", "Line", "block_sums", "sort"]
+__all__ = ["LINE_MIN", "WORK", "Line", "block_sums", "sort"]
 
 #: Points from which |x - y| on the line is summed by :func:`block_sums` rather than by products
 #: of the matrix (the crossing measured by ``benchmarks/bench_line.py``).
 LINE_MIN = 150
+#: Bytes of prefix sums a caller of :func:`block_sums` forms at a time (13 g + 9 a labeling and
+#: point): more labelings per call gain nothing once a call is longer than numpy's overhead.
+WORK = 2**21
 
 
 class Line(NamedTuple):

@@ -148,8 +148,13 @@ def block_sums(X: np.ndarray, directions: np.ndarray, labelings: np.ndarray, gro
                weights=None, *, n_jobs=None) -> tuple:
     """:func:`.line.block_sums` of the projection estimate :math:`\\hat D` of the Euclidean
     distance of the points X (n x d) along ``directions`` (L x d): each projection sorted
-    once per call, O(L n log n), then O(L n g) per labeling."""
+    once per call, O(L n log n), then O(L n g) per labeling, :data:`~.line.WORK` bytes of
+    prefix sums at a time (the labelings held are all the memory a call grows with)."""
     def on_line(y):
-        return line.block_sums(line.sort(y), labelings, groups, weights)
+        sorted_y, step = line.sort(y), max(1, line.WORK // (13 * groups + 9) // y.shape[0])
+        parts = [line.block_sums(sorted_y, labelings[a : a + step], groups, weights)
+                 for a in range(0, labelings.shape[0], step)]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), \
+            sorted_y.total
 
     return average(on_line, [(X, directions)], n_jobs)
