@@ -87,15 +87,15 @@ def block_sums(line: Line, labelings: np.ndarray, groups: int, weights=None):
     Time O(b g^2 n), memory about 13 g n + 9 n bytes per labeling.
     """
     Z = np.take(labelings, line.order, axis=1)[:, None, :] == np.arange(groups)[:, None]
-    if weights is None:
-        R = np.cumsum(Z, axis=2, dtype=np.int32)  # counts: exact, and faster than floats
-        Z = Z.astype(float)
+    if weights is None:  # counts: int32 sums are exact, and faster than floats
+        R = np.cumsum(Z, axis=2, dtype=np.int32)
     else:
-        Z = Z * weights[line.order]
-        R = np.cumsum(Z, axis=2)
-    zr = np.einsum("bgn,n->bg", Z, line.r)  # sums of products by einsum, not BLAS: O(n)
-    del Z  # work is memory bound, and BLAS threads only wait on a busy machine
+        R = np.cumsum(Z * weights[line.order], axis=2)
+    del Z
     m, R = R[:, :, -1].astype(float), R[:, :, :-1].astype(float)
+    # sums of products by einsum, not BLAS: the work is memory bound, and BLAS threads only
+    # wait on a busy machine; sum_t z_t r_t = m r_n + sum_t R(t) (r_t - r_{t+1})
+    zr = m * line.r[-1] + np.einsum("bgn,n->bg", R, line.r[:-1] - line.r[1:])
     a = np.einsum("bgn,n->bg", R, line.gaps)
     A = np.empty((R.shape[0], groups, groups))
     for i, j in zip(*np.triu_indices(groups, 1)):  # the products of two groups' prefix sums
