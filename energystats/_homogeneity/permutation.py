@@ -128,7 +128,7 @@ def _prepared(X, metric, exponent, sigma, approximation, n_projections, rng, spa
     return X, sm, Scaling.for_data(X, sm), directions, gen
 
 
-def _relabel(rng, codes: np.ndarray, out: np.ndarray) -> np.ndarray:
+def _draw_relabelings(rng, codes: np.ndarray, out: np.ndarray) -> np.ndarray:
     """``out`` (m x n) filled with random relabelings ``codes[permutation]``, a MiB of keys at
     a time (the same ones as one call)."""
     n, m = codes.shape[0], out.shape[0]
@@ -172,7 +172,7 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
         else:
             block = np.empty((m, n), codes.dtype)
             block[0] = codes  # the observed labeling first
-            _relabel(rng, codes, block[done == 0 :])
+            _draw_relabelings(rng, codes, block[done == 0 :])
         done += m
         return block
 
