@@ -10,13 +10,5 @@ from .permutation import (
     pairwise_energy_tests,
 )
 
-__all__ = [
-    "DispersionResult",
-    "EnergyTestResult",
-    "dispersion",
-    "energy_distance",
-    "energy_test",
-    "energy_test_samples",
-    "ksample_statistic",
-    "pairwise_energy_tests",
-]
+__all__ = ["DispersionResult", "EnergyTestResult", "dispersion", "energy_distance", "energy_test",
+           "energy_test_samples", "ksample_statistic", "pairwise_energy_tests"]

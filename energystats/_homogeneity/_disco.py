@@ -91,9 +91,9 @@ def tie_scale(observed: float, T: float, sizes: np.ndarray, name: str) -> float:
 
 
 def warn_of_overlap(names: list[str], codes: list[np.ndarray], W: float, S: float, T: float):
-    """Warn when W = T - sum S_f of several factors is no within dispersion: factors are
-    aliased (codes f, g with #{distinct (g, f)} = #{levels of g}: one level of f in each of
-    g), or W < 0 beyond rounding; each S_f counts what the factors share once more."""
+    """Warn when W = T - sum S_f of several factors is no within dispersion (each factor's own
+    T = S_f + W_f is): factors are aliased (codes f, g with #{distinct (g, f)} = #{levels of
+    g}: one level of f in each of g), or W < 0 beyond rounding."""
     found = []
     for (i, f), (j, g) in itertools.combinations(enumerate(codes), 2):
         kf, kg = int(f.max()) + 1, int(g.max()) + 1
@@ -103,18 +103,16 @@ def warn_of_overlap(names: list[str], codes: list[np.ndarray], W: float, S: floa
         elif cells in (kf, kg):
             inner, outer = (i, j) if cells == kf else (j, i)
             found.append(f"{names[inner]!r} is nested in {names[outer]!r}")
-    same = "(R's disco computes W the same way)"
     if found:
         message = (f"`labels`: factors are aliased ({'; '.join(found)}): W = T - sum of the "
                    f"factors' S = {W:.6g} counts the between-group dispersion they share once per "
-                   f"factor and is no within-group dispersion {same}. Drop one factor of each "
-                   "pair; each factor's own T = S_f + W_f is in by_factor.")
+                   "factor (as R's disco does) and is no within-group dispersion; drop one factor "
+                   "of each pair (each factor's own T = S_f + W_f is in by_factor).")
     elif W < -1e-12 * (abs(T) + abs(S)):
         message = (f"`labels`: W = T - sum of the factors' S = {W:.6g} < 0: the factors are "
-                   "associated (not orthogonal, as in a balanced design), so the between-group "
-                   f"dispersion they share is counted once per factor and W is no within-group "
-                   f"dispersion {same}. Each factor's own T = S_f + W_f is in by_factor; one "
-                   "factor of their combined levels has a W.")
+                   "associated (not orthogonal, as in a balanced design): the between-group "
+                   "dispersion they share is counted once per factor (as R's disco does), and W is "
+                   "no within-group dispersion (each factor's own T = S_f + W_f is in by_factor).")
     else:
         return
     warnings.warn(message, UserWarning, stacklevel=_caller_level())
