@@ -26,13 +26,14 @@ the same statistic then tie however their sums were rounded.
 
 from __future__ import annotations
 
+import itertools
 import math
-from itertools import combinations
 from numbers import Integral, Real
 
 import numpy as np
 
 from ._config import check_fits
+from ._progress import check_progress, progress_bar
 
 __all__ = [
     "MAX_EXACT",
@@ -41,9 +42,11 @@ __all__ = [
     "all_signs",
     "check_resamples",
     "null_distribution",
+    "permutation_draws",
     "permutations",
     "pvalue",
     "relabeling_count",
+    "sign_draws",
     "signs",
 ]
 
@@ -88,6 +91,32 @@ def permutations(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
     return keys
 
 
+def permutation_draws(rng, n: int, exact: bool = False):
+    """``draw(m)``: the next m of all n! permutations (the identity first) with ``exact``,
+    else m random ones (:func:`permutations`)."""
+    if not exact:
+        return lambda m: permutations(rng, n, m)
+    return _sequence(np.array(list(itertools.permutations(range(n))), dtype=np.intp))
+
+
+def sign_draws(rng, n: int, exact: bool = False):
+    """``draw(m)``: the next m of all 2^n sign vectors (all plus first) with ``exact``, else m
+    random ones (:func:`signs`)."""
+    return _sequence(all_signs(n)) if exact else (lambda m: signs(rng, n, m))
+
+
+def _sequence(rows: np.ndarray):
+    """``draw(m)`` over consecutive rows of ``rows``."""
+    position = 0
+
+    def draw(m: int) -> np.ndarray:
+        nonlocal position
+        position += m
+        return rows[position - m : position]
+
+    return draw
+
+
 def signs(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
     """``size`` rows of n independent random signs (+1.0 or -1.0), shape (size, n)."""
     bits = rng.integers(0, 2, size=(size, n), dtype=np.int8)
@@ -117,7 +146,7 @@ def all_relabelings(codes: np.ndarray) -> np.ndarray:
         m = int((codes == j).sum())
         new_rows, new_free = [], []
         for row, places in zip(rows, free):
-            for chosen in combinations(range(places.shape[0]), m):
+            for chosen in itertools.combinations(range(places.shape[0]), m):
                 r = row.copy()
                 r[places[list(chosen)]] = j
                 new_rows.append(r)
@@ -135,18 +164,26 @@ def all_signs(n: int) -> np.ndarray:
     return 1.0 - 2.0 * bits
 
 
-def null_distribution(evaluate, draw, count: int, item_bytes: float, progress=None) -> np.ndarray:
+def null_distribution(evaluate, draw, count: int, item_bytes: float, progress=None,
+                      what: str = "resamples") -> np.ndarray:
     """The statistic on ``count`` resamples: ``draw(m)`` gives m resamples (rows),
-    ``evaluate(block)`` their statistics, in blocks of at most :data:`BLOCK_BYTES` of
-    temporaries (``item_bytes`` per resample). ``progress``: a callable given each block's
-    size, or None."""
+    ``evaluate(block)`` their statistics (m values, or m rows of several statistics sharing
+    their resamples), in blocks of at most :data:`BLOCK_BYTES` of temporaries (``item_bytes``
+    per resample). ``progress``: True, False or None (a bar over the blocks when a person is
+    watching, :func:`~._progress.progress_bar`), or a callable given each block's size."""
     check_fits(f"the null distribution of {count:,} resamples", 8.0 * count)
     step = int(max(1, min(count, BLOCK_BYTES // max(item_bytes, 1.0))))
-    out = np.empty(count)
-    for start in range(0, count, step):
+    out = None
+    starts = range(0, count, step)
+    if not callable(progress):
+        starts = progress_bar(starts, len(starts), check_progress(progress), what)
+    for start in starts:
         m = min(step, count - start)
-        out[start : start + m] = evaluate(draw(m))
-        if progress is not None:
+        values = evaluate(draw(m))
+        if out is None:
+            out = np.empty((count, *np.shape(values)[1:]))
+        out[start : start + m] = values
+        if callable(progress):
             progress(m)
     return out
 

@@ -108,13 +108,15 @@ class Semimetric:
         if metric == "discrete":  # 1[a != b]: half the squared distance of the categories' corners
             out = cdist(A, B, "hamming", out=out)
             return np.greater(out, 0.0, out=out, casting="unsafe")
-        if metric == "exponential":
-            # eq. (53): 2 - 2 exp(-||x - y|| / (2 sigma)), via expm1 for accuracy
-            out = cdist(A, B, "euclidean", out=out)
-            out *= -1.0 / (2.0 * self.sigma)
-        else:  # gaussian, eq. (54): 2 - 2 exp(-||x - y||^2 / (2 sigma^2))
-            out = cdist(A, B, "sqeuclidean", out=out)
-            out *= -1.0 / (2.0 * self.sigma**2)
+        # eq. (53), exponential: 2 - 2 exp(-||x - y|| / (2 sigma)); eq. (54), gaussian:
+        # 2 - 2 exp(-||x - y||^2 / (2 sigma^2)), via expm1 for accuracy; divided by sigma (not
+        # times 1 / sigma^2, which is inf or 0 at sigma = 1e-300 or 1e300): a tiny sigma
+        # gives -inf, and 2 for every pair of distinct points, as the formula does
+        out = cdist(A, B, "euclidean" if metric == "exponential" else "sqeuclidean", out=out)
+        with np.errstate(over="ignore"):
+            out /= -2.0 * self.sigma
+            if metric == "gaussian":
+                out /= self.sigma
         np.expm1(out, out=out)
         out *= -2.0
         return out
@@ -159,6 +161,13 @@ class Scaling:
         if callable(semimetric.metric) or semimetric.metric == "discrete" or X.size == 0:
             return cls()
         top = float(max(max(A.max(), -A.min()) for A in (X, *more)))
+        if semimetric.sigma is not None and top > 0 and semimetric.sigma / top > 2.0**LOG2_SAFE:
+            raise ValueError(
+                f"`sigma`={semimetric.sigma:g} is more than 2^{LOG2_SAFE} times the largest "
+                f"|value| of the data ({top:.3g}): the {semimetric.metric} semimetric is then "
+                "below float64's resolution for every pair. Choose sigma on the scale of the "
+                "distances between the points (their median is a common choice)."
+            )
         safe = LOG2_SAFE * (4 if semimetric.precomputed else 1)
         if top == 0.0 or -safe <= np.log2(top) <= safe:
             return cls()

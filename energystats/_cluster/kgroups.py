@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
 from .._frontdoor import ALL_ROWS, front_door
+from .._homogeneity import dispersion
 from .._operator import (
     Kernel,
     PairwiseOperator,
@@ -558,3 +559,26 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         if self.metric == "precomputed" and X.min() < 0:
             raise ValueError("`X` must be non-negative for metric='precomputed'.")
         return self._assignment(X)
+
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Minus the objective on ``X``: the within dispersion W of ``X`` grouped by
+        :meth:`predict` (``-W_`` on the data fitted), as KMeans' score is minus its inertia,
+        so that ``GridSearchCV`` and ``cross_val_score`` need no scorer (greater is better).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, n_features), or (m, m) when ``metric="precomputed"``
+        y : ignored
+        sample_weight : array_like of shape (m,), default=None
+
+        Returns
+        -------
+        float
+        """
+        labels = self.predict(X)  # -1 on the rows nan_policy="omit" drops, dropped again
+        one = np.unique(labels[labels >= 0]).size < 2
+        if one:  # W of one group is the total dispersion T, which any two groups give
+            labels = (np.arange(labels.size) == np.argmax(labels >= 0)).astype(int)
+        res = dispersion(X, labels, metric=self.metric, exponent=self.exponent, sigma=self.sigma,
+                         sample_weight=sample_weight, nan_policy=self.nan_policy)
+        return -(res.T if one else res.W)

@@ -1,11 +1,10 @@
-r"""The limit distribution of the energy statistic of univariate normality, and Imhof's
-tail probability of a weighted sum of chi-squares.
+r"""The limit distribution of the energy statistic of univariate normality, and Imhof's tail
+probability of a weighted sum of chi-squares.
 
-Under normality the energy statistic :math:`n\mathcal E_n` of the standardised sample
-tends in distribution to :math:`Q = \sum_k \lambda_k Z_k^2` (Z_k i.i.d. N(0, 1)), the
-:math:`\lambda_k` the eigenvalues of the integral operator of the degenerate energy kernel
-(Möri, Székely & Rizzo 2021). In one dimension
-:math:`|x - y| = \int (1\{x \le t\} - 1\{y \le t\})^2\,dt`, so the kernel is
+Under normality :math:`n\mathcal E_n` tends in distribution to :math:`Q = \sum_k \lambda_k
+Z_k^2` (Z_k i.i.d. N(0, 1)), the :math:`\lambda_k` the eigenvalues of the integral operator of
+the degenerate energy kernel (Möri, Székely & Rizzo 2021). In one dimension :math:`|x - y| =
+\int (1\{x \le t\} - 1\{y \le t\})^2\,dt`, so the kernel is
 
 .. math::
 
@@ -13,23 +12,20 @@ tends in distribution to :math:`Q = \sum_k \lambda_k Z_k^2` (Z_k i.i.d. N(0, 1))
             = 2 \int \xi_x(t)\, \xi_y(t)\, dt, \qquad \xi_x(t) = 1\{x \le t\} - \Phi(t),
 
 and estimating the mean and the standard deviation replaces :math:`\xi_x` by its residual
-after projection, in :math:`L^2(\varphi)`, on :math:`x` and :math:`x^2 - 1` (the scores of
-the two parameters: :math:`E\,\xi_X(t) X = -\varphi(t)`,
-:math:`E\,\xi_X(t)(X^2 - 1) = -t\varphi(t)`). With :math:`F(x) = \int_x^\infty f` the
-operator's eigenvalues are the stationary values of the Rayleigh quotient
+after projection, in :math:`L^2(\varphi)`, on the parameters' scores :math:`x` and
+:math:`x^2 - 1` (:math:`E\,\xi_X(t) X = -\varphi(t)`, :math:`E\,\xi_X(t)(X^2 - 1) =
+-t\varphi(t)`). With :math:`F(x) = \int_x^\infty f` the eigenvalues are the stationary values
+of the Rayleigh quotient
 
 .. math::
 
     \lambda = \frac{2\,\|(I - P) F\|^2_{L^2(\varphi)}}{\int F'(x)^2\, dx},
 
-P the orthogonal projection on the constants and on the scores of the estimated
-parameters (R ``EVnormal``'s Cases 1-4: none, the mean, the standard deviation, both).
-
-Möri et al. solve the integral equations by a variant of Nyström's method. Here the same
-operator is discretised by Rayleigh-Ritz in the Liouville variable :math:`u =
-\operatorname{erf}(x/2)`, in which the eigenfunctions oscillate evenly (their local
-wavenumber is :math:`\propto \sqrt{\varphi(x)}` and :math:`du/dx \propto \sqrt{\varphi(x)}`):
-with :math:`F = \sum_i c_i P_i(u)`, Legendre polynomials :math:`P_1..P_N`,
+P the orthogonal projection on the constants and the scores of the estimated parameters (R
+``EVnormal``'s Cases 1-4: none, the mean, the sd, both). Möri et al. solve the integral
+equations by a variant of Nyström's method; here Rayleigh-Ritz in the Liouville variable
+:math:`u = \operatorname{erf}(x/2)` (:math:`du/dx \propto \sqrt{\varphi(x)}`, the local
+wavenumber of the eigenfunctions), :math:`F = \sum_i c_i P_i(u)` in Legendre polynomials,
 :math:`w(u) = e^{-x(u)^2/4}`,
 
 .. math::
@@ -37,12 +33,11 @@ with :math:`F = \sum_i c_i P_i(u)`, Legendre polynomials :math:`P_1..P_N`,
     \int F_i' F_j'\,dx = \tfrac{1}{\sqrt\pi} \int_{-1}^{1} P_i' P_j'\, w\, du, \qquad
     \int F_i F_j\, \varphi\, dx = \tfrac{1}{\sqrt2} \int_{-1}^{1} P_i P_j\, w\, du,
 
-by Gauss-Legendre quadrature, and a symmetric-definite generalised eigenproblem. The
-first half of the N = 300 Ritz values agree with N = 600 to 1e-11, and the first 15 with
-an independent Galerkin method in Hermite polynomials, whose matrix entries are exact, to
-1e-12 (``tests/gof/test_gof_normal.py``). The sum of all eigenvalues is the trace
-:math:`E\,h(X, X)` minus the projected parts, in closed form (:func:`normal_trace`), so the
-eigenvalues beyond those kept enter the tail probability by their total mean.
+by Gauss-Legendre quadrature, and a symmetric-definite generalised eigenproblem. The first
+half of the N = 300 Ritz values agree with N = 600 to 1e-11, the first 15 with a Galerkin
+method in Hermite polynomials (exact matrix entries) to 1e-12. The eigenvalues beyond those
+kept enter the tail probability by their total mean, the trace (:func:`normal_trace`) less
+the kept sum.
 """
 
 from __future__ import annotations
@@ -55,8 +50,7 @@ from scipy import integrate, linalg, special
 __all__ = ["imhof_sf", "normal_eigenvalues", "normal_limit_pdf", "normal_limit_sf", "normal_trace"]
 
 #: Legendre polynomials of the Ritz basis, and Gauss-Legendre nodes of its quadrature.
-_DEGREE = 300
-_NODES = 3000
+_DEGREE, _NODES = 300, 3000
 #: Eigenvalues kept: the converged half of the Ritz values.
 KEPT = 150
 #: Which parameters are estimated in R's four cases of ``EVnormal``.
@@ -65,10 +59,8 @@ CASES = {1: (), 2: ("mean",), 3: ("sd",), 4: ("mean", "sd")}
 
 def _legendre(degree: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Orthonormal Legendre polynomials 1..degree and their derivatives at u (rows)."""
-    P = np.empty((degree + 1, u.size))
-    D = np.empty_like(P)
-    P[0], D[0] = 1.0, 0.0
-    P[1], D[1] = u, 1.0
+    P, D = np.empty((degree + 1, u.size)), np.empty((degree + 1, u.size))
+    P[0], D[0], P[1], D[1] = 1.0, 0.0, u, 1.0
     for k in range(1, degree):
         P[k + 1] = ((2 * k + 1) * u * P[k] - k * P[k - 1]) / (k + 1)
         D[k + 1] = D[k - 1] + (2 * k + 1) * P[k]
@@ -83,20 +75,15 @@ def _ritz_values(estimated: tuple[str, ...], degree: int, nodes: int, count: int
     x = 2.0 * special.erfinv(u)
     weight = w * np.exp(-x * x / 4.0)
     P, D = _legendre(degree, u)
-    stiffness = (D * weight) @ D.T / np.sqrt(np.pi)
-    PW = P * weight
+    stiffness, PW = (D * weight) @ D.T / np.sqrt(np.pi), P * weight
     mass = PW @ P.T / np.sqrt(2.0)
-    scores = [(np.ones_like(x), 1.0)]
-    if "mean" in estimated:
-        scores.append((x, 1.0))
-    if "sd" in estimated:
-        scores.append((x * x - 1.0, 2.0))
+    scores = [(np.ones_like(x), 1.0), *([(x, 1.0)] if "mean" in estimated else []),
+              *([(x * x - 1.0, 2.0)] if "sd" in estimated else [])]
     for q, norm2 in scores:  # (I - P): remove the projections on the constants and the scores
         b = PW @ q / np.sqrt(2.0)
         mass -= np.outer(b, b) / norm2
-    values = linalg.eigh(
-        2.0 * mass, stiffness, eigvals_only=True, subset_by_index=[degree - count, degree - 1]
-    )
+    values = linalg.eigh(2.0 * mass, stiffness, eigvals_only=True,
+                         subset_by_index=[degree - count, degree - 1])
     return values[::-1].copy()
 
 
@@ -122,12 +109,7 @@ def normal_trace(estimated: tuple[str, ...] = ("mean", "sd")) -> float:
     (the diagonal entries :math:`\langle h, \tilde H_i \otimes \tilde H_i\rangle` of the
     kernel at the orthonormal Hermite polynomials :math:`\tilde H_1, \tilde H_2`: the
     projections remove them). This is the mean of the limit distribution."""
-    trace = 2.0
-    if "mean" in estimated:
-        trace -= 1.0
-    if "sd" in estimated:
-        trace -= 0.25
-    return trace / np.sqrt(np.pi)
+    return (2.0 - ("mean" in estimated) - 0.25 * ("sd" in estimated)) / np.sqrt(np.pi)
 
 
 def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
@@ -165,9 +147,8 @@ def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
     upper = 1.0
     while log_u_rho(upper) < np.log(1e16) and upper < cut:
         upper *= 2.0
-    value = integrate.quad(
-        integrand, 0.0, min(upper, cut), limit=2000, epsabs=1e-13, epsrel=1e-12
-    )[0]
+    value = integrate.quad(integrand, 0.0, min(upper, cut), limit=2000, epsabs=1e-13,
+                           epsrel=1e-12)[0]
     if upper >= cut:  # the slowly decaying tail of few eigenvalues, as a Fourier integral
         value += integrate.quad(lambda u: np.sin(psi(u)) * np.exp(-log_u_rho(u)), cut, np.inf,
                                 weight="cos", wvar=0.5 * t, limlst=200, epsabs=1e-13)[0]
@@ -190,8 +171,7 @@ def normal_limit_pdf(t):
     Time O(3800 m) for m values, after a table of 3800 x 150 terms.
     """
     lam = normal_eigenvalues(("mean", "sd"))
-    shift = normal_trace(("mean", "sd")) - lam.sum()
-    step = 0.25
+    shift, step = normal_trace(("mean", "sd")) - lam.sum(), 0.25
     s = np.arange(0.0, 4000.0, step)
     log_modulus = -0.25 * np.log1p((2.0 * np.multiply.outer(s, lam)) ** 2).sum(axis=-1)
     keep = log_modulus > np.log(1e-17)
@@ -200,10 +180,8 @@ def normal_limit_pdf(t):
     weights = np.full(s.size, step)
     weights[0] = step / 2.0
     t = np.asarray(t, dtype=float)
-    values = (
-        (weights * modulus) @ np.cos(argument[:, None] - np.multiply.outer(s, t.ravel())) / np.pi
-    )
-    return np.maximum(values, 0.0).reshape(t.shape)
+    values = (weights * modulus) @ np.cos(argument[:, None] - np.multiply.outer(s, t.ravel()))
+    return np.maximum(values / np.pi, 0.0).reshape(t.shape)
 
 
 def normal_limit_sf(statistic: float) -> float:

@@ -7,9 +7,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from _calibration import FALSE_FAILURE, rejection_interval
-from scipy import stats
+from scipy import special, stats
 
 import energystats as es
+from energystats import _resample
 
 
 def brute_m(x, top=400):
@@ -76,26 +77,33 @@ def test_a_sample_of_zeros_has_statistics_zero():
     from energystats._gof.poisson import _statistics
 
     np.testing.assert_array_equal(
-        _statistics(np.zeros((2, 6), dtype=np.int64), ("M-CvM", "M-AD", "E")), 0.0
+        _statistics(np.zeros((2, 6), dtype=np.int64), ("M-CvM", "M-AD", "E"))[0], 0.0
     )
 
 
 @pytest.mark.parametrize("lam,n", [(3.0, 50), (0.01, 20), (1e4, 5)])
-def test_cdf_at_the_counts_is_scipys(lam, n):
-    """F(x) and F(x - 1) at every count, from a table over the block's range (small rates) or
-    evaluated at each count (counts spread wider than twice their number): scipy's values
-    bit for bit, so that the E statistic does not depend on the path or the block."""
-    from energystats._gof.poisson import _cdf_at_counts, tabulate_cdf
+def test_energy_statistic_of_a_block_is_each_samples(lam, n):
+    """The E statistic of a block of samples is each sample's alone, bit for bit, whether the
+    cdf at the counts is read from a table over the block's range (small rates) or evaluated
+    at each count (counts spread wider than twice their number: 1e4 here): scipy's values."""
+    from energystats._gof.poisson import _statistics
 
-    X = np.sort(np.random.default_rng(n).poisson(lam, size=(30, n)), axis=1)
-    L = X.mean(axis=1)[:, None]
-    at, below = _cdf_at_counts(X, L)
-    np.testing.assert_array_equal(at, stats.poisson.cdf(X, L))
-    np.testing.assert_array_equal(below, stats.poisson.cdf(X - 1, L))
-    assert tabulate_cdf(int(X.max() - X.min()) + 2, n) == (lam < 100)
+    X = np.random.default_rng(n).poisson(lam, size=(30, n))
+    X[:, 0] = np.maximum(X[:, 0], 1)  # no sample of zeros only
+    block = _statistics(X, ("E",))[0][:, 0]
+    np.testing.assert_array_equal(block, [es.poisson_statistic(x) for x in X])
+    x = np.sort(X[3])
+    lam3 = x.mean()
+    g = 2 * x * stats.poisson.cdf(x, lam3) - 2 * lam3 * stats.poisson.cdf(x - 1, lam3) + lam3 - x
+    between = 2 * lam3 * (special.i0e(2 * lam3) + special.i1e(2 * lam3))
+    pairs = np.abs(x[:, None] - x).sum() / n**2
+    assert block[3] == pytest.approx(n * (2 * g.mean() - between - pairs), rel=1e-10, abs=1e-12)
+    # the tie rule's scale: the size of the sums the statistic is a difference of
+    scale = _statistics(X, ("E",))[1][3, 0]
+    assert scale == pytest.approx(n * (2 * g.mean() + between + pairs), rel=1e-12)
 
 
-def test_all_statistics_come_from_the_same_samples():
+def test_all_statistics_come_from_the_same_samples(monkeypatch):
     x = DATA["lambda 2"]
     full = es.poisson_test(x, n_resamples=59, rng=4)
     m = es.poisson_test(x, test="M", n_resamples=59, rng=4)
@@ -108,9 +116,11 @@ def test_all_statistics_come_from_the_same_samples():
     assert (
         full.tests == ("M-CvM", "M-AD", "E") and m.tests == ("M-CvM", "M-AD") and e.tests == ("E",)
     )
-    with es.config_context(working_memory=0.1):  # blocks of two samples (42 KiB each)
-        blocked = es.poisson_test(x, n_resamples=59, rng=4)
+    # blocks of one sample: the same samples; E bit for bit, M to the rounding of their grids
+    monkeypatch.setattr(_resample, "BLOCK_BYTES", 1)
+    blocked = es.poisson_test(x, n_resamples=59, rng=4)
     np.testing.assert_allclose(blocked.null_distribution, full.null_distribution, rtol=1e-12)
+    np.testing.assert_array_equal(blocked.null_distribution[:, 2], full.null_distribution[:, 2])
 
 
 def test_pvalue_counts_ties():
@@ -124,8 +134,8 @@ def test_pvalue_counts_ties():
     batch = rng.poisson(2.0, size=(20, 8))
     batch[5] = rng.permutation(x)
     alone, inside = (
-        _statistics(x[None], ("M-CvM", "M-AD", "E"))[0],
-        _statistics(batch, ("M-CvM", "M-AD", "E"))[5],
+        _statistics(x[None], ("M-CvM", "M-AD", "E"))[0][0],
+        _statistics(batch, ("M-CvM", "M-AD", "E"))[0][5],
     )
     assert alone[2] == inside[2]
     np.testing.assert_allclose(inside, alone, rtol=4 * np.finfo(float).eps)
@@ -261,10 +271,10 @@ def test_the_grid_margins_leave_out_only_rounding(lam, monkeypatch):
     X[1, 0] = int(lam + 30 * np.sqrt(lam) + 3)
     X[2] *= lam > 10
     tests = ("M-CvM", "M-AD")
-    ours = poisson._statistics(X, tests)
+    ours = poisson._statistics(X, tests)[0]
     low, high = poisson._grid_bounds(np.sort(X, axis=1), np.sort(X, axis=1).mean(axis=1))
     monkeypatch.setattr(poisson, "_TAIL_LOG", 2000.0)
-    wide = poisson._statistics(X, tests)
+    wide = poisson._statistics(X, tests)[0]
     wide_low, wide_high = poisson._grid_bounds(np.sort(X, axis=1), X.mean(axis=1))
     assert wide_high - high > 2 * (high - X.max()) and (low == 0 or wide_low < low)
     np.testing.assert_allclose(ours, wide, rtol=1e-14, atol=0)

@@ -13,7 +13,12 @@ from energystats._homogeneity import _sums
 from energystats._scale.line import LINE_MIN
 from energystats._semimetric import resolve_semimetric
 
-TINY = 0.02  # MiB: no matrix of these tests fits, so they stream
+def streaming(n):
+    """A working memory of 60% of the n x n matrix: it streams, in small blocks."""
+    return es.config_context(working_memory=0.6 * 8 * n * n / 2**20)
+
+
+TINY = 0.02  # MiB: no matrix of these tests fits
 METRICS = [("euclidean", 1.0, None), ("euclidean", 0.5, None), ("euclidean", 2.0, None),
            ("exponential", 1.0, 0.7), ("gaussian", 1.0, 1.3)]
 
@@ -33,19 +38,20 @@ def test_the_rule(rng):
 
 @pytest.mark.parametrize("streamed", [False, True])
 @pytest.mark.parametrize("k", [2, 3, 5])
-def test_block_sums_of_labelings_and_their_completion(rng, streamed, k):
+def test_block_sums_of_labelings_and_their_completion(rng, monkeypatch, streamed, k):
     """C = Z'DZ for the first g groups of each labeling (with weights too), and the last
     group's sums from the row sums; one labeling of many groups by sparse indicators."""
     X = rng.normal(size=(70, 3))
     D = brute_rho(X, X)
     labelings = rng.integers(0, k, size=(6, 70))
     w = rng.uniform(0.5, 2.0, size=70)
-    with es.config_context(working_memory=TINY if streamed else 1024):
-        sums = _sums.block_sums(X, resolve_semimetric())
-        C, zr, total = sums.of(labelings, k - 1)
-        M = _sums.complete(C, zr, total)
-        Cw = sums.of(labelings, k, w)[0]
-        many = sums.of(np.arange(70)[None] % 66, 66, w)[0][0]
+    monkeypatch.setattr(_sums, "fits", lambda n: not streamed)
+    sums = _sums.block_sums(X, resolve_semimetric())
+    assert sums.kind == ("streamed" if streamed else "held")
+    C, zr, total = sums.of(labelings, k - 1)
+    M = _sums.complete(C, zr, total)
+    Cw = sums.of(labelings, k, w)[0]
+    many = sums.of(np.arange(70)[None] % 66, 66, w)[0][0]
     for b in range(6):
         Z = (labelings[b][:, None] == np.arange(k)).astype(float)
         np.testing.assert_allclose(M[b], Z.T @ D @ Z, rtol=1e-11)
@@ -63,7 +69,8 @@ def test_energy_test_held_and_streamed(rng, statistic, sizes):
     labels = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))
     X[labels == 1] += 0.3
     held = es.energy_test(X, labels, statistic=statistic, n_resamples=99, rng=7)
-    with es.config_context(working_memory=TINY):
+    with streaming(len(X)):
+        assert _sums.block_sums(X, resolve_semimetric()).kind == "streamed"
         streamed = es.energy_test(X, labels, statistic=statistic, n_resamples=99, rng=7)
     assert streamed.pvalue == held.pvalue
     assert streamed.statistic == pytest.approx(held.statistic, rel=1e-10)
@@ -104,7 +111,7 @@ def test_pairwise_tests_held_and_streamed(rng):
     labels = np.repeat(["a", "b", "c"], 30)
     X[labels == "c"] += 0.8
     held = es.pairwise_energy_tests(X, labels, n_resamples=60, rng=1)
-    with es.config_context(working_memory=TINY):
+    with streaming(60):  # each pair's 60 points stream
         streamed = es.pairwise_energy_tests(X, labels, n_resamples=60, rng=1)
     np.testing.assert_array_equal(streamed["pvalue"], held["pvalue"])
     np.testing.assert_allclose(streamed["statistic"], held["statistic"], rtol=1e-10)
@@ -117,7 +124,7 @@ def test_dispersion_and_energy_distance_streamed(rng, weighted, metric, exponent
     labels = rng.integers(0, 3, size=70)
     w = rng.uniform(0.2, 3.0, size=70) if weighted else None
     kw = dict(metric=metric, exponent=exponent, sigma=sigma)
-    with es.config_context(working_memory=TINY):
+    with streaming(70):
         res = es.dispersion(X, labels, sample_weight=w, **kw)
         e = es.energy_distance(X[:30], X[30:], x_weights=None if w is None else w[:30],
                                y_weights=None if w is None else w[30:], **kw)
@@ -194,7 +201,7 @@ def test_a_batch_too_large_for_the_budget_says_so(rng):
                            match=r"energy_test \(n = 500, k = 2\) with `batch`=100000 .* "
                                  r"a smaller `batch`"):
             es.energy_test(X, labels, batch=100_000)
-    with es.config_context(working_memory=0.001):
+    with es.config_context(working_memory=0.025):  # the row sums fit, a relabeling does not
         with pytest.raises(es.WorkingMemoryError,
                            match=r"energy_test \(n = 500, k = 2\) \(one relabeling\)"):
             es.energy_test(X, labels, n_resamples=9)
