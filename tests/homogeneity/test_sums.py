@@ -13,6 +13,7 @@ from energystats._homogeneity import _sums
 from energystats._scale.line import LINE_MIN
 from energystats._semimetric import resolve_semimetric
 
+
 def streaming(n):
     """A working memory of 60% of the n x n matrix: it streams, in small blocks."""
     return es.config_context(working_memory=0.6 * 8 * n * n / 2**20)
