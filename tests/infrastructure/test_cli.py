@@ -126,7 +126,7 @@ def test_test_subcommand_json(capsys):
 
 
 def test_working_memory_option_streams_and_reports_what_cannot_fit(capsys, monkeypatch):
-    from energystats._operator.streamed import StreamedOperator
+    from energystats._scale.streamed import Streamed
 
     argv = [
         "test", "--example", "iris", "--by", "Species", "--n-resamples", "99", "--seed", "1",
@@ -135,10 +135,9 @@ def test_working_memory_option_streams_and_reports_what_cannot_fit(capsys, monke
     assert main(argv) == 0
     dense = json.loads(capsys.readouterr().out)
     products = []
-    original = StreamedOperator._tile
+    original = Streamed.upper
     monkeypatch.setattr(
-        StreamedOperator, "_tile",
-        lambda self, *tile: products.append(tile) or original(self, *tile),
+        Streamed, "upper", lambda self, Z: products.append(Z.shape) or original(self, Z)
     )
     assert main(argv + ["--working-memory", "0.1"]) == 0
     streamed = json.loads(capsys.readouterr().out)

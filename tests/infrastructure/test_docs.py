@@ -164,6 +164,7 @@ TESTS = ROOT / "tests"
 #: the folders of tests/: the package's families, and the infrastructure they share
 TEST_FOLDERS = (
     "cluster", "gof", "homogeneity", "independence", "infrastructure", "operator", "resampling",
+    "scale",
 )
 #: modules whose attributes a docstring may name besides the package's and the tests' own
 ELSEWHERE = (

@@ -126,7 +126,7 @@ def test_masked_values_are_never_used(X):
 def test_exact_auto_falls_back_to_monte_carlo_past_the_enumeration_cap(X, monkeypatch):
     """More resamples than relabelings, but more relabelings than the cap (10**6, here 10):
     "auto" draws at random; only exact=True is refused."""
-    monkeypatch.setattr("energystats._resampling.options.MAX_EXACT", 10)
+    monkeypatch.setattr("energystats._homogeneity.permutation.MAX_EXACT", 10)
     labels = np.arange(6) % 2  # C(6, 3) = 20 relabelings
     res = es.energy_test(X[:6], labels, n_resamples=50, rng=0)
     assert not res.exact and res.n_resamples == 50
