@@ -6,21 +6,68 @@ back in task order and randomness is drawn by the caller: they do not depend on 
 from __future__ import annotations
 
 import contextlib
+import functools
+import threading
 from numbers import Integral
 from typing import Callable
 
 import joblib
+from threadpoolctl import OpenBLASController, ThreadpoolController
 
 from ._config import config_context, get_config
 from ._progress import progress_bar
 
-__all__ = ["MAX_N_JOBS", "PROCESS_WORK", "check_n_jobs", "n_workers", "run_tasks"]
+__all__ = ["MAX_N_JOBS", "PROCESS_WORK", "SMALL_PRODUCTS", "blas_for", "check_n_jobs",
+           "n_workers", "run_tasks"]
 
 #: The largest |n_jobs|: joblib starts as many workers as asked (65,536 exhaust a workstation).
 MAX_N_JOBS = 1024
 #: Work, in elementary operations (distance evaluations, multiply-adds), below which no worker
 #: starts: a joblib worker takes 1 to 2 s to start, in which one core does about 2e9 of them.
 PROCESS_WORK = 2e9
+
+
+#: Multiply-adds below which BLAS runs on one thread: a product of that size takes a few
+#: milliseconds on one core, and its threads' wake-up cost it up to 10 times more on a busy
+#: machine (benchmarks/bench_sweep.py: energy_test at n = 50, 0.1x R with two BLAS threads,
+#: 1.2x with one).
+SMALL_PRODUCTS = 1e9
+_LOCK, _HOLDERS, _LIMITS = threading.Lock(), [0], [None]
+
+
+@functools.cache
+def _controller() -> ThreadpoolController:
+    return ThreadpoolController()  # the loaded BLAS libraries, found once (milliseconds)
+
+
+def _controlling(action: Callable):
+    """``action()`` as the thread that sets OpenBLAS's count (threadpoolctl 3.6+ lets only one
+    thread set it)."""
+    release = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if release is not None:
+        release(force=True)
+    return action()
+
+
+@contextlib.contextmanager
+def blas_for(work: float):
+    """BLAS on one thread for work of fewer than :data:`SMALL_PRODUCTS` multiply-adds, while
+    any thread of this process is inside such a context (the first limits, the last restores);
+    else as it is."""
+    if work >= SMALL_PRODUCTS:
+        yield
+        return
+    with _LOCK:
+        if _HOLDERS[0] == 0:
+            _LIMITS[0] = _controlling(lambda: _controller().limit(limits=1, user_api="blas"))
+        _HOLDERS[0] += 1
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _HOLDERS[0] -= 1
+            if _HOLDERS[0] == 0:
+                _controlling(_LIMITS[0].restore_original_limits)
 
 
 def check_n_jobs(n_jobs) -> int | None:

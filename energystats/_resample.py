@@ -33,6 +33,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from ._config import check_fits
+from ._parallel import blas_for
 from ._progress import check_progress, progress_bar
 
 __all__ = [
@@ -165,26 +166,26 @@ def all_signs(n: int) -> np.ndarray:
 
 
 def null_distribution(evaluate, draw, count: int, item_bytes: float, progress=None,
-                      what: str = "resamples") -> np.ndarray:
+                      what: str = "resamples", *, block: int | None = None,
+                      work: float = 0.0) -> np.ndarray:
     """The statistic on ``count`` resamples: ``draw(m)`` gives m resamples (rows),
     ``evaluate(block)`` their statistics (m values, or m rows of several statistics sharing
-    their resamples), in blocks of at most :data:`BLOCK_BYTES` of temporaries (``item_bytes``
-    per resample). ``progress``: True, False or None (a bar over the blocks when a person is
-    watching, :func:`~._progress.progress_bar`), or a callable given each block's size."""
+    their resamples), ``block`` resamples at a time (None: as many as :data:`BLOCK_BYTES` of
+    temporaries hold, ``item_bytes`` per resample). ``progress``: True, False or None (a bar
+    over the blocks when a person is watching, :func:`~._progress.progress_bar`). ``work``: the
+    multiply-adds of the whole null; below :data:`~._parallel.SMALL_PRODUCTS` BLAS runs on one
+    thread (:func:`~._parallel.blas_for`)."""
     check_fits(f"the null distribution of {count:,} resamples", 8.0 * count)
-    step = int(max(1, min(count, BLOCK_BYTES // max(item_bytes, 1.0))))
+    step = block or int(max(1, min(count, BLOCK_BYTES // max(item_bytes, 1.0))))
     out = None
     starts = range(0, count, step)
-    if not callable(progress):
-        starts = progress_bar(starts, len(starts), check_progress(progress), what)
-    for start in starts:
-        m = min(step, count - start)
-        values = evaluate(draw(m))
-        if out is None:
-            out = np.empty((count, *np.shape(values)[1:]))
-        out[start : start + m] = values
-        if callable(progress):
-            progress(m)
+    with blas_for(work):
+        for start in progress_bar(starts, len(starts), check_progress(progress), what):
+            m = min(step, count - start)
+            values = evaluate(draw(m))
+            if out is None:
+                out = np.empty((count, *np.shape(values)[1:]))
+            out[start : start + m] = values
     return out
 
 

@@ -183,13 +183,8 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
         total.append(t)
         return statistics(complete(C, zr, t), t, sizes, statistic)
 
-    blocks = -(-count // step)  # the bar counts blocks
-    bar = progress_bar(range(blocks), blocks, progress, "permutations")
-    tick = getattr(bar, "update", None)
-    values = null_distribution(evaluate, draw, count, BLOCK_BYTES / (step + 0.5),
-                               tick and (lambda m: tick(1)))
-    if tick:
-        bar.close()
+    values = null_distribution(evaluate, draw, count, per, progress, "permutations", block=step,
+                               work=0.5 * n * n * (k - 1) * count)
     return values, bool(exact), total[0]
 
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._operator import check_projection, random_directions, sphere_constant
 from .._random import as_generator
 from .._resample import null_distribution, permutations, pvalue
 from .._scale.concordance import abs_product_sum, abs_product_sums, line_gram, line_row_sums
+from .._scale.projection import check_projection, random_directions, sphere_constant
 from .variables import Variable
 
 __all__ = ["projected_null", "projected_squares"]
@@ -51,7 +51,8 @@ def _pair_sums(P: np.ndarray, Q: np.ndarray, unbiased: bool) -> np.ndarray:
 
 
 def _check(variables: list[Variable], n_projections) -> int:
-    return check_projection(n_projections, {v.name: v.semimetric for v in variables},
+    return check_projection("projection", n_projections,
+                            {v.name: v.semimetric for v in variables},
                             sum(v.data.shape[1] for v in variables))
 
 
