@@ -20,7 +20,7 @@ from .._resample import (
 )
 from .._validation import as_data
 from .dcov import centred, gram, ratio
-from .testing import IndependenceTestResult, _held, gathered, item_bytes, use_exact
+from .testing import IndependenceTestResult, _held, gathered, halved, item_bytes, use_exact
 from .variables import as_variables
 
 __all__ = ["mutual_independence_test", "mvi", "mvi_test"]
@@ -94,7 +94,7 @@ def mutual_independence_test(X, *, n_resamples: int = 999, exponent=1.0, rng=Non
         # S_k(pi) = sum_ij U(rest)_ij U(X_k)_pi(i)pi(j), U(X_k)'s centring terms vanishing
         C, a = centred(_held(rest), unbiased=True), _held(column)
         weight = 1.0 / np.sqrt(U[0, 0] * U[1, 1])
-        parts.append((weight, lambda P, C=C, a=a: gathered(C, a, P)))
+        parts.append((weight, lambda P, U=halved(C), a=a: gathered(U, a, P)))
         scale += weight * 4.0 * math.sqrt(64.0 * n * np.vdot(C, C) * np.vdot(a, a))
     observed = check_observed(sum(terms), "the sum of the bias-corrected distance correlations")
     if parts:

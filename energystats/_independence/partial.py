@@ -30,7 +30,7 @@ from .._random import as_generator
 from .._resample import check_resamples, null_distribution, permutation_draws, pvalue
 from .._semimetric import Scaling
 from .dcov import centred, gram, ratio
-from .testing import IndependenceTestResult, _held, gathered, item_bytes, use_exact
+from .testing import IndependenceTestResult, _held, gathered, halved, item_bytes, use_exact
 from .variables import as_variables
 
 __all__ = ["pdcor", "pdcor_test", "pdcov", "pdcov_test"]
@@ -134,7 +134,8 @@ def _test(x, y, z, statistic: str, n_resamples, exponent, metric, sigma, rng, ex
     Px, Py = A - cx * C, Bm - cy * C  # S(pi) = sum_ij P(y)_ij P(x)_pi(i)pi(j)
     del A, Bm, C
     gen = as_generator(rng)
-    null = null_distribution(lambda P: gathered(Py, Px, P), permutation_draws(gen, n, exact),
+    U = halved(Py)
+    null = null_distribution(lambda P: gathered(U, Px, P), permutation_draws(gen, n, exact),
                              math.factorial(n) if exact else B, item_bytes(n), progress,
                              "permutations")
     observed = float(np.vdot(Py, Px))

@@ -156,27 +156,34 @@ class IndependenceTestResult(TestResult):
 # --- the permutation null of S(pi) = sum_ij A_ij b_pi(i)pi(j) ------------------------------
 
 
-def gathered(A: np.ndarray, b: np.ndarray, P: np.ndarray) -> np.ndarray:
-    r""":math:`\sum_{ij} A_{ij} b_{p(i)p(j)}` for each row p of P, A and b symmetric and b's
-    diagonal zero, by gathers (numpy's sums of products, not BLAS: a small product on several
-    BLAS threads waits for them)."""
-    n = A.shape[0]
+def gathered(U: np.ndarray, b: np.ndarray, P: np.ndarray) -> np.ndarray:
+    r""":math:`\sum_{ij} A_{ij} b_{p(i)p(j)}` for each row p of P, given :math:`U = 2\,
+    \mathrm{triu}(A, 1)` (A and b symmetric, b's diagonal zero: the sum is twice the upper
+    triangle's), by gathers: for n up to 64 a block's upper triangles in one gather, else bands
+    of rows against the columns from the band on. numpy's sums of products, not BLAS: a small
+    product on several BLAS threads waits for them."""
+    n = U.shape[0]
     out = np.empty(P.shape[0])
-    if n <= 64:  # twice the upper triangle, all of a block's entries in one gather
+    if n <= 64:
         iu, ju = np.triu_indices(n, 1)
-        a, flat = 2.0 * A[iu, ju], b.ravel()
+        u, flat = U[iu, ju], b.ravel()
         step = max(1, 2**15 // max(iu.size, 1))
         for s in range(0, P.shape[0], step):
             p = P[s : s + step]
             index = p[:, iu] * n
             index += p[:, ju]
-            out[s : s + step] = np.einsum("bm,m->b", flat[index], a)
+            out[s : s + step] = np.einsum("bm,m->b", flat[index], u)
         return out
-    band = max(1, 2**15 // n)
+    h = max(8, 2**14 // n)
     for s, p in enumerate(P):
-        out[s] = sum(np.einsum("ij,ij->", A[a : a + band], np.take(b[p[a : a + band]], p, axis=1))
-                     for a in range(0, n, band))
+        out[s] = sum(np.einsum("ij,ij->", U[a : a + h, a:], np.take(b[p[a : a + h]], p[a:], axis=1))
+                     for a in range(0, n, h))
     return out
+
+
+def halved(A: np.ndarray) -> np.ndarray:
+    """2 triu(A, 1), what :func:`gathered` takes."""
+    return 2.0 * np.triu(A, 1)
 
 
 def pair_null(x: Variable, y: Variable, count: int, exact: bool, rng, progress=None):
@@ -197,8 +204,8 @@ def pair_null(x: Variable, y: Variable, count: int, exact: bool, rng, progress=N
     else:
         a, b = _held(x), _held(y)
         norms = [np.vdot(a, a), np.vdot(b, b)]
-        A = centred(a)
-        evaluate = lambda P: gathered(A, b, P)  # noqa: E731
+        U = halved(centred(a))
+        evaluate = lambda P: gathered(U, b, P)  # noqa: E731
     null = null_distribution(evaluate, permutation_draws(rng, n, exact),
                              math.factorial(n) if exact else count, item_bytes(n), progress,
                              "permutations")
