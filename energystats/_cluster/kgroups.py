@@ -32,6 +32,7 @@ from .._operator import (
     PairwiseOperator,
     Repeated,
     approximation_of,
+    centred_kernel,
     dense_bytes,
     indicator,
     make_operator,
@@ -48,7 +49,7 @@ from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, TINY, canonical_order, within
 from ._problem import Problem, validate
 from ._report import kgroups_report
-from ._starts import restarts
+from ._starts import restarts, spectral_embedding
 
 __all__ = ["KGroups"]
 
@@ -86,9 +87,11 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     init : str or array of shape (n_samples,), default="k-means++"
         Start (``"k-means++"``, ``"random"``, ``"spectral"``, ``"power-kmeans"`` or labels):
         greedy k-means++ in feature space; balanced random labels;
-        spectral (top-k eigenvectors of the centred weighted Gram matrix,
-        eq. 29, then k-means); the labels of :class:`PowerKMeans` on the
-        points (Euclidean, unweighted); or starting labels (then one run):
+        spectral (the top-k eigenvectors U of the centred weighted Gram matrix,
+        eq. 29, computed once per fit; each start runs weighted k-means on the rows of
+        :math:`\mathcal W^{-1/2} U`, the relaxed indicators); the labels of
+        :class:`PowerKMeans` on the points (Euclidean, unweighted); or starting labels (then
+        one run):
         any k distinct values, such as R's 1-based clusters, the sorted values
         becoming groups 0..k-1 (so ``labels_ + 1`` compares with R's
         ``cluster``).
@@ -348,7 +351,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         op = make_operator(fit_data, sm_fit, Repeated(reserve), kernel=kernel,
                            approximation=estimate, n_jobs=jobs)
         labels, W, T, within_, iterations, converged, count = self._fit_operator(
-            op, fit_data, fit_w, problem, streams, distribute
+            op, fit_data, fit_w, problem, streams, distribute, gen.spawn(1)[0]
         )
         if op.features is not None:
             # The features leave out each point's residual e_i = E_ii outside the landmarks'
@@ -447,7 +450,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     def _fit_operator(
         self, op: PairwiseOperator, points: np.ndarray, w, problem: Problem, streams: list,
-        distribute: bool,
+        distribute: bool, stream,
     ):
         """Fit to the points of positive weight on their operator ``op``: labels, W, T,
         g(C_l, C_l), sweeps, converged, count.
@@ -456,15 +459,19 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         restarts can run as joblib tasks (``distribute``), each building its own copy of
         the operator from its recipe, with the same results as in order here; the best
         start is chosen in start order, a later one only when better by more than rounding.
+        The spectral embedding is computed once (``stream`` starts its Lanczos iterations).
         """
         n, k = op.n, problem.k
         init = problem.init if problem.start is None else problem.start
-        # power k-means starts from the points (from the features of a kernel known by them)
-        points = (
-            (points if op.features is None else op.features)
-            if isinstance(init, str) and init == "power-kmeans"
-            else None
-        )
+        unit_w = np.ones(n) if w is None else w
+        if isinstance(init, str) and init == "spectral":
+            kernel = centred_kernel(op) if self.algorithm == "r-kgroups" else op
+            points = spectral_embedding(kernel, unit_w, k, stream)
+        elif isinstance(init, str) and init == "power-kmeans":
+            # power k-means starts from the points (from the features of a kernel known by them)
+            points = points if op.features is None else op.features
+        else:
+            points = None
         options = dict(
             weights=w, k=k, algorithm=self.algorithm, init=init, max_iter=problem.max_iter
         )
@@ -480,7 +487,6 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             results = [r for part in parts for r in part]
         else:
             results = restarts(op.recipe, points, streams=streams, operator=op, **options)
-        unit_w = np.ones(n) if w is None else w
         if self.algorithm == "r-kgroups":
             best = results[0]
             for r in results[1:]:  # a later start must be better by more than rounding

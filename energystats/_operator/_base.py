@@ -279,8 +279,10 @@ class PairwiseOperator(abc.ABC):
         that path). Needs k < n - 1."""
         n = self.n
         held = self._held_matrix()
-        if held is not None and 2 * 8 * n * n <= memory_budget(2 * 8 * n * n):
-            return eigh(scale[:, None] * held * scale[None, :], subset_by_index=[n - k, n - 1])[1]
+        if held is not None and self.fits_beside(8 * n * n):
+            scaled = held * scale[:, None]
+            scaled *= scale[None, :]
+            return eigh(scaled, subset_by_index=[n - k, n - 1], overwrite_a=True)[1]
         S = aslinearoperator(diags(scale))
         return eigsh(S @ self.aslinearoperator() @ S, k=k, which="LA", v0=rng.standard_normal(n))[1]
 
