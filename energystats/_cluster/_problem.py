@@ -23,7 +23,7 @@ from .._validation import (
 __all__ = ["Problem", "validate"]
 
 _ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
-_INITS = ("k-means++", "random", "spectral", "power-kmeans")
+_INITS = ("auto", "k-means++", "random", "spectral", "power-kmeans")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,8 @@ class Problem:
     start : ndarray or None
         Starting labels of the points of positive weight (``init`` given as labels).
     init : str or ndarray
-        ``init`` of the rows fitted.
+        ``init`` of the rows fitted ("auto" resolved: "spectral" on a graph, else
+        "k-means++").
     weight_shift : int
         The weights were divided by 2^weight_shift (:func:`weight_scale`).
     """
@@ -88,6 +89,11 @@ def validate(model, X, sample_weight, init) -> Problem:
                 "`approximation`='nystroem' needs the points: a precomputed matrix already "
                 "holds every pair."
             )
+        if model.metric == "nearest_neighbors":
+            raise ValueError(
+                "`approximation`='nystroem' does not apply to metric='nearest_neighbors': its "
+                "sparse graph is exact at every n."
+            )
     if model.batch_size is not None:
         check_positive_int(model.batch_size, "batch_size")
         if model.approximation != "nystroem":
@@ -102,9 +108,10 @@ def validate(model, X, sample_weight, init) -> Problem:
             )
     kernel_given = isinstance(model.metric, str) and model.metric == "precomputed_kernel"
     if kernel_given:
-        if model.exponent != 1.0 or model.sigma is not None:
+        if model.exponent != 1.0 or model.sigma is not None or model.n_neighbors is not None:
             raise ValueError(
-                "`exponent` and `sigma` do not apply to metric='precomputed_kernel'."
+                "`exponent`, `sigma` and `n_neighbors` do not apply to "
+                "metric='precomputed_kernel'."
             )
         if X.shape[0] != X.shape[1]:
             raise ValueError(
@@ -115,7 +122,7 @@ def validate(model, X, sample_weight, init) -> Problem:
         check_gram(X, "X")
         sm = None
     else:
-        sm = resolve_semimetric(model.metric, model.exponent, model.sigma)
+        sm = resolve_semimetric(model.metric, model.exponent, model.sigma, model.n_neighbors)
         X = prepare_points(X, sm, "X")
     n = X.shape[0]
     w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
@@ -141,6 +148,8 @@ def validate(model, X, sample_weight, init) -> Problem:
             raise ValueError(
                 "`init`='power-kmeans' needs the points themselves, not a precomputed matrix."
             )
+        if init == "auto":
+            init = "spectral" if sm is not None and sm.on_graph else "k-means++"
     else:
         start, levels = as_labels(init, n, "init")
         if len(levels) != k:

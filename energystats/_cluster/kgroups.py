@@ -77,22 +77,33 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         ``algorithm``.
     metric : str or callable, default="euclidean"
         The semimetric (see :func:`pairwise_semimetric`): ``"euclidean"``,
-        ``"exponential"``, ``"gaussian"``, ``"precomputed"``, ``"precomputed_kernel"`` or a
-        callable; ``"precomputed"`` takes a distance matrix, ``"precomputed_kernel"`` a Gram
-        matrix (e.g. a graph's affinity matrix, eq. 34-35).
+        ``"exponential"``, ``"gaussian"``, ``"nearest_neighbors"``, ``"precomputed"``,
+        ``"precomputed_kernel"`` or a callable; ``"precomputed"`` takes a distance matrix,
+        ``"precomputed_kernel"`` a Gram matrix. ``"nearest_neighbors"``: the kernel of the
+        points' ``n_neighbors``-nearest-neighbour graph (eq. 34-35), each point weighted by
+        its degree (times ``sample_weight``), so that W is the normalized cut
+        (:mod:`energystats._neighbors`): clusters of any shape that the graph does not join,
+        sparse and exact at every n. See ``docs/kernels.md`` for which kernel suits which
+        shapes.
     exponent : float, default=1.0
         alpha in (0, 2] for ``"euclidean"`` (eq. 52).
     sigma : float, default=None
-        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54).
-    init : str or array of shape (n_samples,), default="k-means++"
-        Start (``"k-means++"``, ``"random"``, ``"spectral"``, ``"power-kmeans"`` or labels):
+        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: the
+        median distance between the points (over at most 1,000 of them evenly spaced), at
+        which both kernels are :math:`e^{-1/2}` (``sigma_``).
+    n_neighbors : int, default=None
+        m of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)`` (of the order of log n, von
+        Luxburg 2007).
+    init : str or array of shape (n_samples,), default="auto"
+        Start (``"auto"``, ``"k-means++"``, ``"random"``, ``"spectral"``, ``"power-kmeans"``
+        or labels): ``"auto"`` is ``"spectral"`` for ``"nearest_neighbors"`` (the relaxed
+        normalized cut, Shi & Malik 2000), ``"k-means++"`` otherwise;
         greedy k-means++ in feature space; balanced random labels;
         spectral (the top-k eigenvectors U of the centred weighted Gram matrix,
         eq. 29, computed once per fit; each start runs weighted k-means on the rows of
         :math:`\mathcal W^{-1/2} U`, the relaxed indicators); the labels of
         :class:`PowerKMeans` on the points (Euclidean, unweighted); or starting labels (then
-        one run):
-        any k distinct values, such as R's 1-based clusters, the sorted values
+        one run): any k distinct values, such as R's 1-based clusters, the sorted values
         becoming groups 0..k-1 (so ``labels_ + 1`` compares with R's
         ``cluster``).
     n_init : int, default=10
@@ -176,6 +187,13 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         Whether the best run stopped with no improving move.
     cluster_sizes_ : ndarray of shape (k,)
         Number of points per group.
+    sigma_ : float or None
+        The scale of ``"exponential"`` or ``"gaussian"``: ``sigma``, or the one chosen from
+        the data; ``None`` for other metrics.
+    sample_weight_ : ndarray of shape (n_fitted,) or None
+        The weights of the points fitted (those of positive weight): ``sample_weight``,
+        times each point's degree for ``"nearest_neighbors"``; ``None`` for unit weights.
+        ``dispersion(X, labels_, metric=..., sample_weight=sample_weight_)`` gives ``W_``.
     count_ : int
         ``"r-kgroups"`` only: moves in the last pass (R's ``count``).
     n_omitted_ : int
@@ -241,7 +259,8 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         metric="euclidean",
         exponent: float = 1.0,
         sigma: float | None = None,
-        init="k-means++",
+        n_neighbors: int | None = None,
+        init="auto",
         n_init: int = 10,
         max_iter: int = 300,
         random_state=None,
@@ -257,6 +276,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         self.metric = metric
         self.exponent = exponent
         self.sigma = sigma
+        self.n_neighbors = n_neighbors
         self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
@@ -323,6 +343,15 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
                     dense_bytes(kept.size),
                 )
                 fit_data = full[np.ix_(kept, kept)]
+        # what the semimetric takes from the data (the median distance, the graph): these points
+        sm_fit = None if sm_fit is None else sm_fit.for_data(fit_data)
+        self.sigma_ = None if sm is None or sm_fit.sigma is None else float(
+            np.ldexp(sm_fit.sigma, scaling.shift)
+        )
+        if sm is not None and sm.on_graph:  # degree weights: the normalized cut (eq. 34)
+            degrees = sm_fit.graph.degrees
+            fit_w = degrees if fit_w is None else fit_w * degrees
+        self.sample_weight_ = None if fit_w is None else np.ldexp(fit_w, problem.weight_shift)
         n = fit_data.shape[0]
         gen = stream_source(self.random_state, "random_state")
         streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start

@@ -261,7 +261,8 @@ def test_a_product_on_a_held_matrix_is_checked_for_the_product_alone(rng, monkey
 
 #: Calls that build all pairs of a sample: only the operator subpackage may make them, and
 #: the Semimetric itself (two given blocks, _semimetric.py) and the public functions that
-#: return (or decompose) a matrix by definition, after checking the memory budget (_pairwise.py).
+#: return (or decompose) a matrix by definition, after checking the memory budget (_pairwise.py),
+#: and the median distance of the Gaussian's default scale, over at most 1,000 points (4 MiB).
 PAIRWISE = re.compile(
     r"\b(cdist|pdist|squareform|semimetric_matrix|centre_in_place|kernel_matrix|pairwise_semimetric)\("
 )
@@ -269,6 +270,7 @@ MATRIX_BUILDERS = {
     "_semimetric.py": ("__call__",),
     "_pairwise.py": ("kernel_matrix", "is_negative_type", "pairwise_semimetric"),
     "_rbridge.py": ("condensed_matrix",),
+    "_neighbors.py": ("median_distance",),
 }  # an R dist object's own distances, laid out square
 
 
