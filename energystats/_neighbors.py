@@ -4,9 +4,7 @@ scale that the Gaussian and exponential semimetrics take when no ``sigma`` is gi
 
 The graph: the m nearest neighbours of every point (scikit-learn's ``NearestNeighbors``),
 affinities :math:`A = \tfrac12 (C + C^\top)` with C the 0-1 matrix of the neighbours (no
-self-loops), the pieces this may leave joined by their shortest edges (affinity 1/2: the
-edges of the Euclidean minimum spanning tree between them), degrees
-:math:`d = A \mathbf 1`, and the kernel
+self-loops), degrees :math:`d = A \mathbf 1`, and the kernel
 
 .. math::
 
@@ -81,30 +79,6 @@ def median_distance(X: np.ndarray) -> float:
     return float(np.ldexp(np.median(dist), shift)) if dist.size else 1.0
 
 
-def _bridged(U: np.ndarray, A: sparse.csr_matrix) -> sparse.csr_matrix:
-    """A with its connected components joined by the shortest edges between them, each of
-    affinity 1/2 (Borůvka's rounds: every component's nearest point outside it, until one
-    component is left): the edges the Euclidean minimum spanning tree has between them. Points
-    of a cluster that the m nearest neighbours split into pieces (a sparse stretch of a ring)
-    would otherwise give every grouping of the pieces a zero cut, which the normalized cut
-    cannot choose between; across real gaps the bridges are the cheapest cuts. Time
-    O(c n log n) per round for c components (a tree of the points outside each)."""
-    count, labels = csgraph.connected_components(A, directed=False)
-    n, pairs = A.shape[0], []
-    while count > 1:
-        for c in range(count):
-            inside, outside = np.flatnonzero(labels == c), np.flatnonzero(labels != c)
-            dist, near = NearestNeighbors(n_neighbors=1).fit(U[outside]).kneighbors(U[inside])
-            best = int(dist.argmin())
-            pairs.append((inside[best], outside[near[best, 0]]))
-        i, j = np.array(pairs).T
-        B = sparse.csr_matrix((np.ones(len(pairs)), (i, j)), (n, n))
-        count, labels = csgraph.connected_components(A + B, directed=False)
-    if not pairs:
-        return A
-    return A.maximum(((B + B.T) > 0) * 0.5).tocsr()
-
-
 @dataclass(frozen=True, eq=False)
 class Graph:
     """The m-nearest-neighbour graph of n points and its kernel (see the module).
@@ -114,12 +88,13 @@ class Graph:
     index : sklearn.neighbors.NearestNeighbors
         Fitted on the (rescaled) points: the neighbours of new points.
     affinity : scipy.sparse.csr_matrix
-        A (n x n): 1 between mutual neighbours, 1/2 where one is among the other's m nearest
-        and on the shortest edges that join the pieces this leaves (:func:`_bridged`).
+        A (n x n): 1 between mutual neighbours, 1/2 where one is among the other's m nearest.
     degrees : ndarray of shape (n,)
         d = A 1, at least m / 2.
     n_neighbors : int
         m.
+    components : ndarray of shape (n,)
+        The connected component of each point (0, 1, ...).
     shift : int
         The index holds the points divided by 2^shift.
     """
@@ -128,6 +103,7 @@ class Graph:
     affinity: sparse.csr_matrix
     degrees: np.ndarray
     n_neighbors: int
+    components: np.ndarray
     shift: int
 
     @classmethod
@@ -143,12 +119,12 @@ class Graph:
             )
         m = min(n - 1, default_neighbors(n) if n_neighbors is None else n_neighbors)
         shift = _shift(X)
-        U = np.ldexp(X, -shift)
-        index = NearestNeighbors(n_neighbors=m).fit(U)
+        index = NearestNeighbors(n_neighbors=m).fit(np.ldexp(X, -shift))
         idx = index.kneighbors(return_distance=False)  # each point's neighbours, not itself
         C = sparse.csr_matrix((np.ones(n * m), idx.ravel(), np.arange(0, n * m + 1, m)), (n, n))
-        A = _bridged(U, ((C + C.T) * 0.5).tocsr())
-        return cls(index, A, np.asarray(A.sum(axis=1)).ravel(), m, shift)
+        A = ((C + C.T) * 0.5).tocsr()
+        components = csgraph.connected_components(A, directed=False)[1]
+        return cls(index, A, np.asarray(A.sum(axis=1)).ravel(), m, components, shift)
 
     def kernel(self) -> sparse.csr_matrix:
         r""":math:`K = \mathcal D^{-1} (A + \mathcal D) \mathcal D^{-1}` (n x n, sparse)."""

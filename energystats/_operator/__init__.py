@@ -180,10 +180,11 @@ def make_operator(
                     "graph is exact at every n."
                 )
             recipe = functools.partial(make_operator, X, semimetric, use, kernel=kernel)
-            K = semimetric.graph.kernel()
+            graph = semimetric.graph
+            D = GraphOperator(graph.kernel(), graph.components)
             if kernel is None:
-                return GraphOperator(K, recipe=recipe)
-            return GraphKernel(GraphOperator(K), kernel.weights, recipe=recipe)
+                return GraphOperator(D.K, graph.components, recipe=recipe)
+            return GraphKernel(D, kernel.weights, recipe=recipe)
     if approximation is not None:
         return _approximate(X, semimetric, kernel, approximation).with_jobs(n_jobs)
     recipe = functools.partial(make_operator, X, semimetric, use, kernel=kernel)

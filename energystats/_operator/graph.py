@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import sparse
+from scipy.linalg import eigh, null_space
 from scipy.sparse.linalg import LinearOperator, eigsh, splu
 
 from .._config import memory_budget
-from ._base import PairwiseOperator, is_scalar
+from ._base import PairwiseOperator, indicator, is_scalar
 from .centred import CentredKernel
 
 __all__ = ["GraphKernel", "GraphOperator"]
@@ -22,11 +23,13 @@ class GraphOperator(PairwiseOperator):
 
     kind = "graph"
 
-    def __init__(self, K: sparse.csr_matrix, *, recipe=None):
+    def __init__(self, K: sparse.csr_matrix, components: np.ndarray | None = None, *,
+                 recipe=None):
         self.K = K
         self.kappa = K.diagonal()
         self.n = K.shape[0]
         self.nbytes = 0  # O(n m), as the data
+        self.components = components
         self.recipe = recipe
 
     def _matmat(self, Z):
@@ -78,41 +81,48 @@ class GraphOperator(PairwiseOperator):
 
 class GraphKernel(CentredKernel):
     r"""The centred kernel :math:`G = J K J^\top` of a graph's :class:`GraphOperator`
-    (:math:`-\tfrac12 J \rho J^\top`, :class:`CentredKernel`), whose top eigenvectors come
-    from the shifted inverse of the sparse kernel."""
+    (:math:`-\tfrac12 J \rho J^\top`, :class:`CentredKernel`), whose top eigenvectors know the
+    graph's connected components."""
 
     def top_eigenvectors(self, k, scale, rng):
         r"""The top eigenvectors of :math:`S G S = P (S K S) P`, S = diag(``scale``), P the
-        projection off e = ``scale`` / ||``scale``||, by Lanczos iterations (from ``rng``) on
-        the shifted inverse :math:`(P (S K S) P - \sigma I)^{-1}` on the complement of e,
-        :math:`\sigma` just above the spectrum. The top eigenvalues of a graph's kernel crowd
-        below 2 (one per cluster the bridges join), which iterations on S G S itself separate
-        slowly (50 s against 3 s on SIPU a3, k = 50). The inverse is a sparse LU factor of
-        :math:`N = S K S - \sigma I` with :math:`x = N^{-1} b - (e^\top N^{-1} b) / (e^\top
-        N^{-1} e)\, N^{-1} e` (exact for any weights); it is used when even a full factor, 8
-        n^2 bytes, fits the memory budget (a graph in many dimensions can fill in), else the
-        iterations run on S G S."""
-        n = self.n
-        e = scale / np.linalg.norm(scale)
+        projection off ``scale``. K has no entry between two connected components, so for
+        ``scale`` the root degrees the c scaled indicators :math:`S \mathbf 1_C` span the
+        eigenspace of the largest eigenvalue of S K S, 2, with multiplicity c, which Lanczos
+        iterations (one vector per distinct eigenvalue) do not find: that span less ``scale``
+        gives c - 1 exactly, and the top of S K S on its complement the rest: by Lanczos
+        iterations (from ``rng``) on the shifted inverse :math:`(S K S - \sigma I)^{-1}`,
+        :math:`\sigma` just above the spectrum (a sparse LU factor, used when even a full
+        one, 8 n^2 bytes, fits the memory budget: the top eigenvalues of a graph crowd below
+        2, which plain iterations separate slowly, 50 s against 3 s on SIPU a3), else on
+        S K S itself; by LAPACK for few points. Returns n x max(k, c - 1) columns: with more
+        components than groups, every component's direction (k-means then joins
+        components). Other weights keep each component's direction whole, the rest likewise."""
+        D, n = self.D, self.n
+        E = indicator(D.components, int(D.components.max()) + 1) * scale[:, None]
+        E /= np.linalg.norm(E, axis=0)
+        known = np.linalg.qr(E - np.outer(scale, scale @ E) / (scale @ scale))[0]
+        known = known[:, : E.shape[1] - 1]
+        rest = k - known.shape[1]
+        if rest <= 0:
+            return known
 
-        def off(v):
-            return v - e * (e @ v)
+        def off(V):  # the projection off the components' span
+            return V - E @ (E.T @ V)
 
-        M = (sparse.diags(scale) @ self.D.K @ sparse.diags(scale)).tocsc()
+        M = (sparse.diags(scale) @ D.K @ sparse.diags(scale)).tocsc()
+        if rest >= n - E.shape[1] - 1:  # too few points for Lanczos: the complement whole
+            Q = null_space(E.T)
+            return np.hstack([known, Q @ eigh(Q.T @ (M @ Q))[1][:, ::-1][:, :rest]])
         A = LinearOperator((n, n), matvec=lambda v: off(M @ off(v)), dtype=np.float64)
         v0 = off(rng.standard_normal(n))
         if 8 * n * n > memory_budget(8 * n * n):
-            return eigsh(A, k=k, which="LA", v0=v0)[1]
+            return np.hstack([known, eigsh(A, k=rest, which="LA", v0=v0)[1]])
         # S K S = U^1/2 (A^ + I) U^1/2, U = W D^-1 (A^ = D^-1/2 A D^-1/2): below 2 max U
-        sigma = 2.02 * float((scale**2 * self.D.kappa).max())
+        sigma = 2.02 * float((scale**2 * D.kappa).max())
         # negative definite: diagonal pivots, the ordering of a symmetric matrix
         lu = splu((M - sigma * sparse.identity(n, format="csc")).tocsc(),
                   permc_spec="MMD_AT_PLUS_A", options={"SymmetricMode": True})
-        f = lu.solve(e)
-
-        def solve(b):
-            y = lu.solve(off(b))
-            return y - f * ((e @ y) / (e @ f))
-
-        inverse = LinearOperator((n, n), matvec=solve, dtype=np.float64)
-        return eigsh(A, k=k, sigma=sigma, which="LM", OPinv=inverse, v0=v0)[1]
+        inverse = LinearOperator((n, n), matvec=lambda v: off(lu.solve(off(v))), dtype=np.float64)
+        vecs = eigsh(A, k=rest, sigma=sigma, which="LM", OPinv=inverse, v0=v0)[1]
+        return np.hstack([known, vecs])
