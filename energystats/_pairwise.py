@@ -43,9 +43,9 @@ default="euclidean"
     exponent : float, default=1.0
         alpha in (0, 2], for ``"euclidean"`` only.
     sigma : float, default=None
-        Scale of ``"exponential"`` and ``"gaussian"``; ``None``: the median distance between
-        the points (of X and Y together; over at most 1,000 of them, evenly spaced), at which
-        both kernels are :math:`e^{-1/2}`.
+        Scale of ``"exponential"`` and ``"gaussian"``; ``None``: half the median distance
+        between the points (of X and Y together; over at most 1,000 of them, evenly spaced), at
+        which both kernels are :math:`e^{-1/2}`.
     n_neighbors : int, default=None
         The neighbours of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)``.
 

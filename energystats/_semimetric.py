@@ -60,7 +60,7 @@ class Semimetric:
     exponent : float
         Exponent alpha of ``"euclidean"`` (eq. 52); 1.0 otherwise.
     sigma : float or None
-        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: the
+        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: half the
         points' median distance (:func:`~energystats._neighbors.median_distance`), fixed by
         :meth:`for_data`.
     n_neighbors : int or None
@@ -91,11 +91,12 @@ class Semimetric:
 
     def for_data(self, X: np.ndarray) -> Semimetric:
         """The semimetric with what it takes from the data fixed on the (validated) points X:
-        the median distance as ``sigma`` of the exponential and Gaussian semimetrics given none,
+        half the median distance as ``sigma`` of the exponential and Gaussian semimetrics given
+        none,
         the graph of X for ``"nearest_neighbors"``; itself otherwise. Every statistic of one
         call uses one such semimetric (the pairwise operator fixes it once)."""
         if self.metric in ("exponential", "gaussian") and self.sigma is None:
-            return replace(self, sigma=median_distance(X))
+            return replace(self, sigma=0.5 * median_distance(X))
         if self.on_graph and self.graph is None:
             return replace(self, graph=Graph.of(X, self.n_neighbors))
         return self

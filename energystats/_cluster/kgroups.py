@@ -88,9 +88,9 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     exponent : float, default=1.0
         alpha in (0, 2] for ``"euclidean"`` (eq. 52).
     sigma : float, default=None
-        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: the
+        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: half the
         median distance between the points (over at most 1,000 of them evenly spaced), at
-        which both kernels are :math:`e^{-1/2}` (``sigma_``).
+        which both kernels are :math:`e^{-1/2}` (``sigma_``; measured in ``docs/kernels.md``).
     n_neighbors : int, default=None
         m of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)`` (of the order of log n, von
         Luxburg 2007).

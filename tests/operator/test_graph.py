@@ -176,9 +176,9 @@ def test_energy_test_dispersion_and_choose_k_take_the_graph(rng):
 
 
 @pytest.mark.parametrize("metric", ["gaussian", "exponential"])
-def test_sigma_from_the_data_is_the_median_distance(rng, metric):
-    """Without sigma: the median distance (of all pairs up to SCALE_POINTS points, else of
-    the pairs of SCALE_POINTS evenly spaced ones), the same in every function."""
+def test_sigma_from_the_data_is_half_the_median_distance(rng, metric):
+    """Without sigma: half the median distance (of all pairs up to SCALE_POINTS points, else
+    of the pairs of SCALE_POINTS evenly spaced ones), the same in every function."""
     X = rng.normal(size=(80, 2))
     median = float(np.median(pdist(X)))
     assert median_distance(X) == median
@@ -186,21 +186,22 @@ def test_sigma_from_the_data_is_the_median_distance(rng, metric):
     big = rng.normal(size=(SCALE_POINTS + 500, 2))
     picked = np.unique(np.linspace(0, len(big) - 1, SCALE_POINTS).round().astype(int))
     assert median_distance(big) == float(np.median(pdist(big[picked])))
-    assert median_distance(np.ones((5, 2))) == 1.0
+    assert median_distance(np.ones((5, 2))) == 2.0
     assert median_distance(np.r_[np.zeros((3, 1)), np.ones((1, 1))]) == 1.0  # zeros skipped
     km = es.KGroups(2, metric=metric, random_state=0).fit(X)
-    assert km.sigma_ == median
-    explicit = es.KGroups(2, metric=metric, sigma=median, random_state=0).fit(X)
+    sigma = median / 2
+    assert km.sigma_ == sigma
+    explicit = es.KGroups(2, metric=metric, sigma=sigma, random_state=0).fit(X)
     np.testing.assert_array_equal(km.labels_, explicit.labels_)
     assert km.W_ == explicit.W_
     labels = np.arange(80) % 2
     assert es.dispersion(X, labels, metric=metric).W == es.dispersion(
-        X, labels, metric=metric, sigma=median).W
+        X, labels, metric=metric, sigma=sigma).W
     a = es.energy_test(X, labels, metric=metric, rng=0)
-    b = es.energy_test(X, labels, metric=metric, sigma=median, rng=0)
+    b = es.energy_test(X, labels, metric=metric, sigma=sigma, rng=0)
     assert (a.statistic, a.pvalue) == (b.statistic, b.pvalue)
     np.testing.assert_array_equal(es.pairwise_semimetric(X, metric=metric),
-                                  es.pairwise_semimetric(X, metric=metric, sigma=median))
+                                  es.pairwise_semimetric(X, metric=metric, sigma=sigma))
     assert es.KGroups(2, random_state=0).fit(X).sigma_ is None
 
 
