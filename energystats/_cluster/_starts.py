@@ -10,10 +10,9 @@ from typing import Callable
 
 import numpy as np
 from sklearn.cluster import KMeans
-from threadpoolctl import threadpool_limits
 
 from .._operator import PairwiseOperator, centred_kernel, indicator
-from .._parallel import one_blas_thread
+from .._parallel import blas_controller, one_blas_thread
 from ._partition import GAIN_RTOL, TINY, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
@@ -103,7 +102,7 @@ def _spectral(Y, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     only spin (on a busy 2-core machine 2 s against 0.14 s for ten starts at n = 10,000)."""
     if Y is None:
         return _random_labels(w.shape[0], k, rng)
-    with threadpool_limits(limits=1, user_api="openmp"):
+    with blas_controller().limit(limits=1, user_api="openmp"):
         km = KMeans(k, n_init=1, random_state=int(rng.integers(2**31 - 1)))
         km.fit(Y, sample_weight=w)
     labels = km.labels_
