@@ -34,10 +34,12 @@ class Problem:
     ----------
     k, n_init, max_iter : int
     semimetric : Semimetric or None
-        ``None`` for a Gram matrix (``metric="precomputed_kernel"``).
+        ``None`` for a Gram matrix (``metric="precomputed_kernel"``); what it takes from the
+        points of positive weight fixed (the median distance, the graph).
     data : ndarray
         The points, or the matrix when precomputed.
     weights : ndarray or None
+        ``sample_weight``, times each point's degree on a graph.
     kept : ndarray or None
         The points of positive weight, when some weights are 0.
     start : ndarray or None
@@ -128,6 +130,11 @@ def validate(model, X, sample_weight, init) -> Problem:
     w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
     kept = None if w is None or (w > 0).all() else np.flatnonzero(w > 0)
     k = check_n_clusters(model.n_clusters, n if kept is None else kept.size)
+    if sm is not None:  # what it takes from the points fitted: the median distance, the graph
+        sm = sm.for_data(X if kept is None else X[kept])
+        if sm.on_graph:  # degree weights: the normalized cut (eq. 34)
+            w = np.ones(n) if w is None else w.copy()
+            w[slice(None) if kept is None else kept] *= sm.graph.degrees
     if model.algorithm == "r-kgroups":
         if kernel_given or not (sm.is_euclidean_power or sm.precomputed) or sm.exponent != 1.0:
             raise ValueError(

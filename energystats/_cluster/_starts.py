@@ -16,7 +16,7 @@ from .._parallel import blas_controller, one_blas_thread
 from ._partition import GAIN_RTOL, TINY, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
-__all__ = ["initial_labels", "restarts", "spectral_embedding"]
+__all__ = ["initial_labels", "restarts", "spectral_embedding", "start_points"]
 
 
 def _choice(rng: np.random.Generator, p: np.ndarray, size: int | None = None):
@@ -93,6 +93,18 @@ def spectral_embedding(
         return None
     root = np.sqrt(w)
     return G.top_eigenvectors(k, root, rng) / root[:, None]
+
+
+def start_points(init, op: PairwiseOperator, points, w: np.ndarray, k: int, stream,
+                 r_kgroups: bool):
+    """What every start of one fit shares: the spectral embedding (computed once, ``stream``
+    starting its Lanczos iterations; of the centred kernel of R's D), or the points power
+    k-means starts from (the features of a kernel known by them); else None."""
+    if isinstance(init, str) and init == "spectral":
+        return spectral_embedding(centred_kernel(op) if r_kgroups else op, w, k, stream)
+    if isinstance(init, str) and init == "power-kmeans":
+        return points if op.features is None else op.features
+    return None
 
 
 def _spectral(Y, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:

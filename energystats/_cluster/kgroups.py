@@ -32,7 +32,6 @@ from .._operator import (
     PairwiseOperator,
     Repeated,
     approximation_of,
-    centred_kernel,
     dense_bytes,
     indicator,
     make_operator,
@@ -49,7 +48,7 @@ from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, TINY, canonical_order, within
 from ._problem import Problem, validate
 from ._report import kgroups_report
-from ._starts import restarts, spectral_embedding
+from ._starts import restarts, start_points
 
 __all__ = ["KGroups"]
 
@@ -79,12 +78,10 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         The semimetric (see :func:`pairwise_semimetric`): ``"euclidean"``,
         ``"exponential"``, ``"gaussian"``, ``"nearest_neighbors"``, ``"precomputed"``,
         ``"precomputed_kernel"`` or a callable; ``"precomputed"`` takes a distance matrix,
-        ``"precomputed_kernel"`` a Gram matrix. ``"nearest_neighbors"``: the kernel of the
-        points' ``n_neighbors``-nearest-neighbour graph (eq. 34-35), each point weighted by
-        its degree (times ``sample_weight``), so that W is the normalized cut
-        (:mod:`energystats._neighbors`): clusters of any shape that the graph does not join,
-        sparse and exact at every n. See ``docs/kernels.md`` for which kernel suits which
-        shapes.
+        ``"precomputed_kernel"`` a Gram matrix. ``"nearest_neighbors"``: the points'
+        nearest-neighbour graph (eq. 34-35), each point weighted by its degree (times
+        ``sample_weight``): W is the normalized cut; sparse, exact at every n
+        (``docs/kernels.md``: which kernel for which shapes).
     exponent : float, default=1.0
         alpha in (0, 2] for ``"euclidean"`` (eq. 52).
     sigma : float, default=None
@@ -92,20 +89,15 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         median distance between the points (over at most 1,000 of them evenly spaced), at
         which both kernels are :math:`e^{-1/2}` (``sigma_``; measured in ``docs/kernels.md``).
     n_neighbors : int, default=None
-        m of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)`` (of the order of log n, von
-        Luxburg 2007).
+        m of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)`` (von Luxburg 2007).
     init : str or array of shape (n_samples,), default="auto"
-        Start (``"auto"``, ``"k-means++"``, ``"random"``, ``"spectral"``, ``"power-kmeans"``
-        or labels): ``"auto"`` is ``"spectral"`` for ``"nearest_neighbors"`` (the relaxed
-        normalized cut, Shi & Malik 2000), ``"k-means++"`` otherwise;
-        greedy k-means++ in feature space; balanced random labels;
-        spectral (the top-k eigenvectors U of the centred weighted Gram matrix,
-        eq. 29, computed once per fit; each start runs weighted k-means on the rows of
-        :math:`\mathcal W^{-1/2} U`, the relaxed indicators); the labels of
-        :class:`PowerKMeans` on the points (Euclidean, unweighted); or starting labels (then
-        one run): any k distinct values, such as R's 1-based clusters, the sorted values
-        becoming groups 0..k-1 (so ``labels_ + 1`` compares with R's
-        ``cluster``).
+        Start: ``"auto"`` (``"spectral"`` on a graph, ``"k-means++"`` otherwise), greedy
+        ``"k-means++"`` in feature space, balanced ``"random"`` labels, ``"spectral"`` (the
+        top-k eigenvectors U of the centred weighted Gram matrix, eq. 29, once per fit, each
+        start's weighted k-means on the rows of :math:`\mathcal W^{-1/2} U`),
+        ``"power-kmeans"`` (the labels of :class:`PowerKMeans` on the points), or labels (one
+        run): any k distinct values, such as R's 1-based clusters, the sorted values becoming
+        groups 0..k-1 (so ``labels_ + 1`` compares with R's ``cluster``).
     n_init : int, default=10
         Restarts from independent random streams; the best objective is kept. At most
         10,000, with the n labels of every restart within the working memory.
@@ -188,12 +180,10 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     cluster_sizes_ : ndarray of shape (k,)
         Number of points per group.
     sigma_ : float or None
-        The scale of ``"exponential"`` or ``"gaussian"``: ``sigma``, or the one chosen from
-        the data; ``None`` for other metrics.
+        The scale of ``"exponential"`` or ``"gaussian"``, given or from the data.
     sample_weight_ : ndarray of shape (n_fitted,) or None
-        The weights of the points fitted (those of positive weight): ``sample_weight``,
-        times each point's degree for ``"nearest_neighbors"``; ``None`` for unit weights.
-        ``dispersion(X, labels_, metric=..., sample_weight=sample_weight_)`` gives ``W_``.
+        The weights of the points of positive weight: ``sample_weight`` (times the degrees on
+        a graph); with them ``dispersion(X, labels_, ...).W`` is ``W_``.
     count_ : int
         ``"r-kgroups"`` only: moves in the last pass (R's ``count``).
     n_omitted_ : int
@@ -343,14 +333,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
                     dense_bytes(kept.size),
                 )
                 fit_data = full[np.ix_(kept, kept)]
-        # what the semimetric takes from the data (the median distance, the graph): these points
-        sm_fit = None if sm_fit is None else sm_fit.for_data(fit_data)
-        self.sigma_ = None if sm is None or sm_fit.sigma is None else float(
-            np.ldexp(sm_fit.sigma, scaling.shift)
-        )
-        if sm is not None and sm.on_graph:  # degree weights: the normalized cut (eq. 34)
-            degrees = sm_fit.graph.degrees
-            fit_w = degrees if fit_w is None else fit_w * degrees
+        self.sigma_ = None if sm is None else sm.sigma
         self.sample_weight_ = None if fit_w is None else np.ldexp(fit_w, problem.weight_shift)
         n = fit_data.shape[0]
         gen = stream_source(self.random_state, "random_state")
@@ -493,14 +476,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         n, k = op.n, problem.k
         init = problem.init if problem.start is None else problem.start
         unit_w = np.ones(n) if w is None else w
-        if isinstance(init, str) and init == "spectral":
-            kernel = centred_kernel(op) if self.algorithm == "r-kgroups" else op
-            points = spectral_embedding(kernel, unit_w, k, stream)
-        elif isinstance(init, str) and init == "power-kmeans":
-            # power k-means starts from the points (from the features of a kernel known by them)
-            points = points if op.features is None else op.features
-        else:
-            points = None
+        points = start_points(init, op, points, unit_w, k, stream, self.algorithm == "r-kgroups")
         options = dict(
             weights=w, k=k, algorithm=self.algorithm, init=init, max_iter=problem.max_iter
         )

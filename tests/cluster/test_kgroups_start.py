@@ -93,9 +93,6 @@ def test_the_spectral_embedding_is_computed_once_per_fit(monkeypatch, algorithm,
     calls = []
     embed = _starts.spectral_embedding
     monkeypatch.setattr(_starts, "spectral_embedding", lambda *a: calls.append(1) or embed(*a))
-    from energystats._cluster import kgroups
-
-    monkeypatch.setattr(kgroups, "spectral_embedding", _starts.spectral_embedding)
     km = es.KGroups(3, algorithm=algorithm, init="spectral", n_init=10, random_state=0,
                     n_jobs=n_jobs).fit(X)
     assert len(calls) == 1
