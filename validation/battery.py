@@ -256,6 +256,8 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     names = QUICK_SETS if args.quick else None
     sets = load(args.data, "fcps", names) + load(args.data, "sipu", names)
+    if not sets:
+        parser.error(f"no FCPS or SIPU data under {args.data} (pass --data)")
     methods = ("energy", "graph") if args.quick else tuple(METHODS)
     start = time.perf_counter()
     df = score_sets(sets, methods, args.results)
