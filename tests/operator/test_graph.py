@@ -17,8 +17,10 @@ from energystats._semimetric import resolve_semimetric
 
 
 def rings(rng, n=120, gap=4.0):
-    """Two concentric rings (radii 1 and 1 + gap) with a little noise: the same centre."""
-    t = rng.uniform(0, 2 * np.pi, size=n)
+    """Two concentric rings (radii 1 and 1 + gap) with a little noise: the same centre; the
+    points evenly spread along each ring, so that its neighbours never split it (any seed)."""
+    t = np.tile(np.linspace(0, 2 * np.pi, n // 2, endpoint=False), 2)
+    t += rng.normal(scale=0.01, size=n)
     r = np.repeat([1.0, 1.0 + gap], n // 2)
     return np.c_[r * np.cos(t), r * np.sin(t)] + rng.normal(scale=0.05, size=(n, 2))
 

@@ -276,10 +276,10 @@ def test_results_that_float64_cannot_hold_raise_instead_of_inf_or_zero(rng):
     assert es.energy_distance(x * 1e-200, y * 1e-200) == pytest.approx(
         1e-200 * es.energy_distance(x, y), rel=1e-12
     )
-    with pytest.raises(OverflowError, match="the energy distance is about 2\\^19.*beyond float64"):
+    with pytest.raises(OverflowError, match=r"the energy distance is about 2\^\d+, beyond float64"):
         es.energy_distance(x * 1e300, y * 1e300, exponent=2.0)
     with pytest.raises(
-        ValueError, match="the energy distance is about 2\\^-19.*below float64's smallest number"
+        ValueError, match=r"the energy distance is about 2\^-\d+, below float64's smallest number"
     ):
         es.energy_distance(x * 1e-300, y * 1e-300, exponent=2.0)
     with pytest.raises(OverflowError, match="W is about"):
