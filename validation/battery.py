@@ -279,7 +279,8 @@ def main() -> None:
                               .mean().reset_index())
         (args.out / "battery_heldout.md").write_text(
             f"# Held-out batteries (wut, graves, uci, other), {len(hf)} sets of at most "
-            f"{NMAX:,} points\n\nNot used to choose any default.\n\n" + table(hf, methods)
+            f"{NMAX:,} points\n\nNot used to choose a default (one change, bridging the graph's "
+            "pieces, was reverted after this check: docs/kernels.md).\n\n" + table(hf, methods)
             + "\n\nMeans by battery:\n\n" + by_battery + "\n"
         )
         power_report(power_vs_kmeans(held), args.out / "battery_heldout_power", "held out")
