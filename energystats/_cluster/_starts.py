@@ -12,7 +12,8 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from .._operator import PairwiseOperator, centred_kernel, indicator
-from .._parallel import blas_controller, one_blas_thread
+from .._parallel import _controller as blas_controller
+from .._parallel import one_blas_thread
 from ._partition import GAIN_RTOL, TINY, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
