@@ -16,134 +16,77 @@ __all__ = ["build_parser", "cli_message", "mebibytes"]
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``energystats`` and its subcommands."""
     parser = argparse.ArgumentParser(
-        prog="energystats", description="Energy statistics and energy-based clustering."
-    )
+        prog="energystats", description="Energy statistics and energy-based clustering.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p, by_help):
-        p.add_argument(
-            "csv",
-            nargs="?",
-            help="file with a header row, separated by commas, semicolons, tabs, | or spaces "
-            "('-': stdin)",
-        )
-        p.add_argument(
-            "--example", choices=EXAMPLES, help="use an embedded data set instead of a file"
-        )
+    def command(name, what, by_help):
+        """A subcommand with the options every one takes: the file and its columns."""
+        p = sub.add_parser(name, help=what)
+        p.add_argument("csv", nargs="?", help="file with a header row, separated by commas, "
+                       "semicolons, tabs, | or spaces ('-': stdin)")
+        p.add_argument("--example", choices=EXAMPLES,
+                       help="use an embedded data set instead of a file")
         p.add_argument("--by", help=by_help)
         p.add_argument("--columns", nargs="+", help="numeric data columns (default: every column "
                        "except --by; all must be numeric); a file named last is the file")
-        p.add_argument(
-            "--dropna",
-            action="store_true",
-            help="drop the rows with a missing value in the data or --by columns",
-        )
+        p.add_argument("--dropna", action="store_true",
+                       help="drop the rows with a missing value in the data or --by columns")
         p.add_argument("--json", action="store_true", help="print JSON instead of a report")
-        p.add_argument(
-            "--working-memory",
-            type=mebibytes,
-            metavar="MiB",
-            help="memory budget in MiB (default 1024): larger n x n matrices are streamed in tiles",
-        )
+        p.add_argument("--working-memory", type=mebibytes, metavar="MiB", help="memory budget "
+                       "in MiB (default 1024): larger n x n matrices are streamed in tiles")
         return p
 
     def exponent(p):
-        p.add_argument(
-            "--exponent", type=float, default=1.0, help="exponent alpha in (0, 2] (default 1)"
-        )
+        p.add_argument("--exponent", type=float, default=1.0,
+                       help="exponent alpha in (0, 2] (default 1)")
 
-    def resampling(p, default):
-        p.add_argument(
-            "--n-resamples", type=int, default=default, help=f"resamples (default {default})"
-        )
-        p.add_argument("--seed", type=int, default=None, help="random seed")
-        p.add_argument(
-            "--no-progress", dest="progress", action="store_false", help="no progress bar"
-        )
+    def resampling(p, default, what="resamples", seed=None):
+        p.add_argument("--n-resamples", type=int, default=default,
+                       help=f"{what} (default {default})")
+        p.add_argument("--seed", type=int, default=seed,
+                       help="random seed" + ("" if seed is None else f" (default {seed})"))
+        p.add_argument("--no-progress", dest="progress", action="store_false",
+                       help="no progress bar")
 
-    exponent(
-        common(
-            sub.add_parser(
-                "describe", help="energy distances between groups and the DISCO decomposition"
-            ),
-            "column holding the groups (required)",
-        )
-    )
-    t = common(
-        sub.add_parser("test", help="k-sample energy permutation test of equal distributions"),
-        "column holding the groups (required)",
-    )
+    groups = "column holding the groups (required)"
+    classes = "column of known classes to score the {} against"
+    exponent(command("describe", "energy distances between groups and the DISCO decomposition",
+                     groups))
+    t = command("test", "k-sample energy permutation test of equal distributions", groups)
     exponent(t)
-    t.add_argument(
-        "--statistic", choices=("S", "E", "F"), default="S", help="test statistic (default S)"
-    )
-    t.add_argument(
-        "--projections",
-        type=int,
-        metavar="L",
-        help="estimate distances from L random projections (large n; the level stays exact)",
-    )
+    t.add_argument("--statistic", choices=("S", "E", "F"), default="S",
+                   help="test statistic (default S)")
+    t.add_argument("--projections", type=int, metavar="L", help="estimate distances from L "
+                   "random projections (large n; the level stays exact)")
     resampling(t, 999)
-    c = common(
-        sub.add_parser("cluster", help="kernel k-groups clustering"),
-        "column of known classes to score the clusters against",
-    )
+    c = command("cluster", "kernel k-groups clustering", classes.format("clusters"))
     c.add_argument("-k", "--n-clusters", type=int, required=True, help="number of clusters")
     c.add_argument("--algorithm", choices=("hartigan", "lloyd", "r-kgroups"), default="hartigan")
     c.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
-    c.add_argument(
-        "--nystroem",
-        type=int,
-        metavar="M",
-        help="cluster Nystroem features from M landmarks (large n)",
-    )
-    c.add_argument(
-        "--cluster-test",
-        action="store_true",
-        help="also test for cluster structure against one Gaussian",
-    )
-    c.add_argument(
-        "--compare-r",
-        action="store_true",
-        help="also compare with R's energy on the clusters found, when R is present",
-    )
+    c.add_argument("--nystroem", type=int, metavar="M",
+                   help="cluster Nystroem features from M landmarks (large n)")
+    c.add_argument("--cluster-test", action="store_true",
+                   help="also test for cluster structure against one Gaussian")
+    c.add_argument("--compare-r", action="store_true",
+                   help="also compare with R's energy on the clusters found, when R is present")
     exponent(c)
     resampling(c, 199)
-    common(
-        sub.add_parser("split1d", help="exact two-group split of one variable"),
-        "column of known classes to score the split against",
-    )
-    r = common(
-        sub.add_parser(
-            "compare-r",
-            help="energystats and R's energy side by side (a battery of data sets, or the CSV's "
-            "groups)",
-        ),
-        "column holding the groups (required with a CSV or --example)",
-    )
-    r.add_argument(
-        "--n-resamples", type=int, default=999, help="resamples of eqdist.etest (default 999)"
-    )
-    r.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    r.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    command("split1d", "exact two-group split of one variable", classes.format("split"))
+    r = command("compare-r", "energystats and R's energy side by side (a battery of data sets, "
+                "or the CSV's groups)", "column holding the groups (required with a CSV or "
+                "--example)")
+    resampling(r, 999, "resamples of eqdist.etest", seed=1)
     r.add_argument("--out", type=Path, help="also write the table as markdown to this file")
-    h = common(
-        sub.add_parser("hclust", help="energy hierarchical clustering and its significant splits"),
-        "column of known classes to score the clusters against",
-    )
-    h.add_argument(
-        "--alpha", type=float, default=0.05, help="family-wise error rate (default 0.05)"
-    )
-    h.add_argument(
-        "--plot", type=Path, metavar="FILE", help="write the dendrogram (PNG, SVG or PDF)"
-    )
+    h = command("hclust", "energy hierarchical clustering and its significant splits",
+                classes.format("clusters"))
+    h.add_argument("--alpha", type=float, default=0.05,
+                   help="family-wise error rate (default 0.05)")
+    h.add_argument("--plot", type=Path, metavar="FILE",
+                   help="write the dendrogram (PNG, SVG or PDF)")
     exponent(h)
     resampling(h, 199)
-    m = common(
-        sub.add_parser("normality", help="energy test of multivariate normality"),
-        "column of groups, each tested on its own",
-    )
-    resampling(m, 999)
+    resampling(command("normality", "energy test of multivariate normality",
+                       "column of groups, each tested on its own"), 999)
     return parser
 
 
