@@ -11,17 +11,19 @@ closed or full, ``--plot`` or ``--out`` on a full disk); 2 for bad input, checke
 computing where it can be; 3 for an internal error (``ENERGYSTATS_DEBUG=1`` shows the
 traceback); 130 on Ctrl-C. Errors are one line on stderr, never a traceback.
 
-This module runs the subcommands; :mod:`.parser` holds their options, :mod:`.files` reads the
-table and checks the output paths, :mod:`.compare_r` runs energystats and R side by side.
+This module holds the subcommands' options and runs them; :mod:`.files` reads the table and
+writes the outputs, :mod:`.compare_r` runs energystats and R side by side.
 """
 
 from __future__ import annotations
 
-import json
+import argparse
 import math
 import os
+import re
 import sys
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -34,19 +36,10 @@ from .._gof import mvnorm_test
 from .._homogeneity import dispersion, energy_test
 from .._metrics import accuracy
 from .._rbridge import r_available, r_versions
+from ..datasets import EXAMPLES
 from ..plotting import plot_dendrogram
 from .compare_r import compare_r
-from .files import (
-    CLIError,
-    OutputError,
-    check_outputs,
-    file_after_columns,
-    finite_json,
-    read_table,
-    select,
-    write_output,
-)
-from .parser import build_parser, cli_message
+from .files import CLIError, OutputError, prepare, strict_json, write_output
 
 __all__ = ["main"]
 
@@ -54,33 +47,123 @@ __all__ = ["main"]
 SHOWN_PAIRS, SHOWN_GROUPS = 100, 20
 
 
-def _num(value: float) -> str:
-    """A float in a text report: six significant digits, exponent notation when needed."""
-    return f"{value:.6g}"
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``energystats`` and its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="energystats", description="Energy statistics and energy-based clustering.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def command(name, what, by_help):
+        """A subcommand with the options every one takes: the file and its columns."""
+        p = sub.add_parser(name, help=what)
+        p.add_argument("csv", nargs="?", help="file with a header row, separated by commas, "
+                       "semicolons, tabs, | or spaces ('-': stdin)")
+        p.add_argument("--example", choices=EXAMPLES,
+                       help="use an embedded data set instead of a file")
+        p.add_argument("--by", help=by_help)
+        p.add_argument("--columns", nargs="+", help="numeric data columns (default: every column "
+                       "except --by; all must be numeric); a file named last is the file")
+        p.add_argument("--dropna", action="store_true",
+                       help="drop the rows with a missing value in the data or --by columns")
+        p.add_argument("--json", action="store_true", help="print JSON instead of a report")
+        p.add_argument("--working-memory", type=mebibytes, metavar="MiB", help="memory budget "
+                       "in MiB (default 1024): larger n x n matrices are streamed in tiles")
+        return p
+
+    def exponent(p):
+        p.add_argument("--exponent", type=float, default=1.0,
+                       help="exponent alpha in (0, 2] (default 1)")
+
+    def resampling(p, default, what="resamples", seed=None):
+        p.add_argument("--n-resamples", type=int, default=default,
+                       help=f"{what} (default {default})")
+        p.add_argument("--seed", type=int, default=seed,
+                       help="random seed" + ("" if seed is None else f" (default {seed})"))
+        p.add_argument("--no-progress", dest="progress", action="store_false",
+                       help="no progress bar")
+
+    groups = "column holding the groups (required)"
+    classes = "column of known classes to score the {} against"
+    exponent(command("describe", "energy distances between groups and the DISCO decomposition",
+                     groups))
+    t = command("test", "k-sample energy permutation test of equal distributions", groups)
+    exponent(t)
+    t.add_argument("--statistic", choices=("S", "E", "F"), default="S",
+                   help="test statistic (default S)")
+    t.add_argument("--projections", type=int, metavar="L", help="estimate distances from L "
+                   "random projections (large n; the level stays exact)")
+    resampling(t, 999)
+    c = command("cluster", "kernel k-groups clustering", classes.format("clusters"))
+    c.add_argument("-k", "--n-clusters", type=int, required=True, help="number of clusters")
+    c.add_argument("--algorithm", choices=("hartigan", "lloyd", "r-kgroups"), default="hartigan")
+    c.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
+    c.add_argument("--nystroem", type=int, metavar="M",
+                   help="cluster Nystroem features from M landmarks (large n)")
+    c.add_argument("--cluster-test", action="store_true",
+                   help="also test for cluster structure against one Gaussian")
+    c.add_argument("--compare-r", action="store_true",
+                   help="also compare with R's energy on the clusters found, when R is present")
+    exponent(c)
+    resampling(c, 199)
+    command("split1d", "exact two-group split of one variable", classes.format("split"))
+    r = command("compare-r", "energystats and R's energy side by side (a battery of data sets, "
+                "or the CSV's groups)", "column holding the groups (required with a CSV or "
+                "--example)")
+    resampling(r, 999, "resamples of eqdist.etest", seed=1)
+    r.add_argument("--out", type=Path, help="also write the table as markdown to this file")
+    h = command("hclust", "energy hierarchical clustering and its significant splits",
+                classes.format("clusters"))
+    h.add_argument("--alpha", type=float, default=0.05,
+                   help="family-wise error rate (default 0.05)")
+    h.add_argument("--plot", type=Path, metavar="FILE",
+                   help="write the dendrogram (PNG, SVG or PDF)")
+    exponent(h)
+    resampling(h, 199)
+    resampling(command("normality", "energy test of multivariate normality",
+                       "column of groups, each tested on its own"), 999)
+    return parser
 
 
-def _table(rows) -> str:
-    """Records (a list of dicts) as a text table, floats to six significant digits."""
-    return pd.DataFrame(rows).to_string(index=False, float_format=_num)
+def mebibytes(text: str) -> float:
+    """``--working-memory``: a number of MiB whose bytes a float can hold (the library checks
+    that it is positive)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MiB") from None
+    if math.isfinite(value) and math.isinf(value * 2**20):
+        raise argparse.ArgumentTypeError(f"{text} MiB is more memory than any machine has")
+    return value
 
 
-def _head(out: dict, title: str) -> None:
-    """The report's first line, the data columns used and the rows dropped by ``--dropna``."""
-    print(title)
-    columns = out["columns"]
-    if columns is None:  # compare-r's own battery
-        return
-    shown = columns if len(columns) <= 20 else [*columns[:19], f"... ({len(columns)} in all)"]
-    print(f"variables: {', '.join(shown)}")
-    if out["rows_dropped"]:
-        print(f"dropped {out['rows_dropped']} of {out['rows_read']} rows with missing values "
-              "(--dropna)")
+#: The library's argument names and the options that set them: messages name the option.
+OPTIONS = {
+    "n_init": "--n-init", "n_resamples": "--n-resamples", "n_projections": "--projections",
+    "n_landmarks": "--nystroem", "exponent": "--exponent", "alpha": "--alpha", "n_clusters": "-k",
+    "rng": "--seed", "random_state": "--seed",
+}
+DESTS = {"n_projections": "projections", "n_landmarks": "nystroem", "rng": "seed",
+         "random_state": "seed"}
 
 
-def _size(out: dict) -> str:
-    """"n points in d variables" of a report's first line."""
-    n = sum(out["sizes"] if "sizes" in out else out["groups"].values())
-    return f"{n} points in {len(out['columns'])} variables"
+def cli_message(message: str, args) -> str:
+    """A library message in the command line's words: ``--working-memory N`` instead of
+    ``set_config(working_memory=N)``, ``--n-init`` instead of ```n_init```."""
+    message = re.sub(
+        r"Set energystats\.set_config\(working_memory=(\d+)\) \(MiB\) or use "
+        r"energystats\.config_context",
+        r"Give --working-memory \1 (MiB)",
+        message,
+    )
+    for name, option in OPTIONS.items():
+        if hasattr(args, DESTS.get(name, name)):
+            message = message.replace(f"`{name}`", option)
+    return message
+
+
+def _table(frame: pd.DataFrame) -> str:
+    """A text table, floats to six significant digits (exponent notation when needed)."""
+    return frame.to_string(index=False, float_format="{:.6g}".format)
 
 
 def _draws(args) -> dict:
@@ -88,25 +171,33 @@ def _draws(args) -> dict:
     return {"n_resamples": args.n_resamples, "rng": args.seed, "progress": args.progress}
 
 
-def _agreement(labels, groups) -> dict:
-    """Accuracy (eq. 55) and adjusted Rand index of ``labels`` against the known ``groups``
-    (nothing without ``--by``)."""
+def _agreement(labels, groups, by) -> tuple[dict, list[str]]:
+    """Accuracy (eq. 55) and adjusted Rand index of ``labels`` against the known ``groups``,
+    and their line of the report (nothing without ``--by``)."""
     if groups is None:
-        return {}
-    return {"accuracy": accuracy(labels, groups),
-            "adjusted_rand_index": float(adjusted_rand_score(groups, labels))}
+        return {}, []
+    out = {"accuracy": accuracy(labels, groups),
+           "adjusted_rand_index": float(adjusted_rand_score(groups, labels))}
+    return out, [f"against {by!r}: accuracy {out['accuracy']:.6g}, adjusted Rand index "
+                 f"{out['adjusted_rand_index']:.6g}"]
 
 
-def _print_agreement(out: dict) -> None:
-    if "accuracy" in out:
-        print(f"against {out['by']!r}: accuracy {out['accuracy']:.6g}, adjusted Rand index "
-              f"{out['adjusted_rand_index']:.6g}")
+def _ask_r(datasets, **options) -> dict:
+    """R's versions and the rows of :func:`compare_r`; an error raised inside R is bad input
+    (one line, exit 2)."""
+    try:
+        table = compare_r(datasets, **options)
+    except Exception as exc:
+        if type(exc).__name__ != "RRuntimeError":  # rpy2.rinterface_lib.embedded.RRuntimeError
+            raise
+        raise CLIError(f"R's energy failed on these data: {' '.join(str(exc).split())}") from None
+    return {**r_versions(), "rows": table.to_dict(orient="records")}
 
 
-# --- subcommands: each returns a JSON-able dict, and its printer prints the report ------------
+# --- subcommands: each returns its JSON-able result and the lines of its report ---------------
 
 
-def _describe(args, data, groups) -> dict:
+def _describe(args, data, groups):
     res = dispersion(data, groups, exponent=args.exponent)
     names, sizes = [str(g) for g in res.groups], res.sizes.astype(float).tolist()
     # R's edist statistic n_i n_j / (n_i + n_j) E_ij of every pair is held by dispersion
@@ -114,136 +205,118 @@ def _describe(args, data, groups) -> dict:
               "energy_distance": float(edist * (sizes[i] + sizes[j]) / (sizes[i] * sizes[j])),
               "edist_statistic": float(edist)}
              for i, j in combinations(range(len(names)), 2) for edist in [res.pairwise[i, j]]]
-    return {"groups": dict(zip(names, res.sizes.tolist())), "pairs": pairs,
-            "W": res.W, "S": res.S, "T": res.T, "F": res.F}
-
-
-def _print_describe(out: dict) -> None:
-    n, k = sum(out["groups"].values()), len(out["groups"])
-    _head(out, f"Energy statistics of {_size(out)}, grouped by {out['by']!r}")
-    print(f"semimetric: |x - y|^{out['exponent']:g} (Euclidean)")
-    sizes = [f"{g} {m}" for g, m in out["groups"].items()][:SHOWN_GROUPS]
+    out = {"groups": dict(zip(names, res.sizes.tolist())), "pairs": pairs,
+           "W": res.W, "S": res.S, "T": res.T, "F": res.F}
+    n, k = len(data), len(names)
+    shown = ", ".join(f"{g} {m}" for g, m in list(out["groups"].items())[:SHOWN_GROUPS])
     more = f", ... ({k} groups; --json lists all)" if k > SHOWN_GROUPS else ""
-    print(f"group sizes: {', '.join(sizes)}{more}\n")
-    print(pd.DataFrame(out["pairs"][:SHOWN_PAIRS]).rename(columns={
-        "group_a": "group a", "group_b": "group b", "energy_distance": "energy distance E",
-        "edist_statistic": "n1 n2/(n1+n2) E (R edist)",
-    }).to_string(index=False, float_format=_num))
-    if len(out["pairs"]) > SHOWN_PAIRS:
-        print(f"... the first {SHOWN_PAIRS} of {len(out['pairs'])} pairs; --json prints every pair")
-    print("\nDISCO decomposition (R disco):")
-    for label, key in (("W (within)", "W"), ("S (between)", "S"), ("T = S + W", "T")):
-        print(f"  {label:<15} {out[key]:.6g}")
-    print(f"  F = [S/(k-1)] / [W/(N-k)] = {out['F']:.6g}   (k = {k}, N = {n})")
-    if not math.isfinite(out["F"]):  # JSON writes it as null
-        whole = ", and so is the whole sample)" if out["S"] == 0 else ")"
-        print(f"  (F is {out['F']:g}: W = 0, every group is one point repeated{whole}")
+    report = [f"Energy statistics of {n} points in {data.shape[1]} variables, grouped by "
+              f"{args.by!r}", f"semimetric: |x - y|^{args.exponent:g} (Euclidean)",
+              f"group sizes: {shown}{more}\n", _table(pd.DataFrame(pairs[:SHOWN_PAIRS]).rename(
+                  columns={"group_a": "group a", "group_b": "group b",
+                           "energy_distance": "energy distance E",
+                           "edist_statistic": "n1 n2/(n1+n2) E (R edist)"}))]
+    if len(pairs) > SHOWN_PAIRS:
+        report.append(f"... the first {SHOWN_PAIRS} of {len(pairs)} pairs; --json prints every "
+                      "pair")
+    report += ["\nDISCO decomposition (R disco):",
+               *(f"  {label:<15} {value:.6g}" for label, value in
+                 (("W (within)", res.W), ("S (between)", res.S), ("T = S + W", res.T))),
+               f"  F = [S/(k-1)] / [W/(N-k)] = {res.F:.6g}   (k = {k}, N = {n})"]
+    if not math.isfinite(res.F):  # JSON writes it as null
+        whole = ", and so is the whole sample)" if res.S == 0 else ")"
+        report.append(f"  (F is {res.F:g}: W = 0, every group is one point repeated{whole}")
+    return out, report
 
 
-def _test(args, data, groups) -> dict:
+def _test(args, data, groups):
     projected = ({} if args.projections is None
                  else {"approximation": "projection", "n_projections": args.projections})
     res = energy_test(data, groups, statistic=args.statistic, exponent=args.exponent,
                       **_draws(args), **projected)
-    return {"groups": {str(g): int(n) for g, n in zip(res.groups, res.sizes)},
-            "statistic_name": res.statistic_name, "statistic": res.statistic,
-            "pvalue": res.pvalue, "n_resamples": res.n_resamples, "exact": res.exact,
-            "n_projections": res.n_projections}
+    out = {"groups": {str(g): int(n) for g, n in zip(res.groups, res.sizes)},
+           "statistic_name": res.statistic_name, "statistic": res.statistic,
+           "pvalue": res.pvalue, "n_resamples": res.n_resamples, "exact": res.exact,
+           "n_projections": res.n_projections}
+    kind = "exact, all distinct relabelings" if res.exact else "Monte Carlo"
+    report = [f"k-sample energy test of equal distributions, grouped by {args.by!r}",
+              "group sizes: " + ", ".join(f"{g} {m}" for g, m in out["groups"].items()),
+              f"statistic {res.statistic_name} = {res.statistic:.6g}",
+              f"p-value = {res.pvalue:.6g}   ({res.n_resamples} relabelings, {kind})"]
+    if res.n_projections is not None:
+        report.append(f"distances estimated from {res.n_projections} random projections (the "
+                      "test's level is exact)")
+    return out, report
 
 
-def _print_test(out: dict) -> None:
-    _head(out, f"k-sample energy test of equal distributions, grouped by {out['by']!r}")
-    print("group sizes: " + ", ".join(f"{g} {m}" for g, m in out["groups"].items()))
-    kind = "exact, all distinct relabelings" if out["exact"] else "Monte Carlo"
-    print(f"statistic {out['statistic_name']} = {out['statistic']:.6g}")
-    print(f"p-value = {out['pvalue']:.6g}   ({out['n_resamples']} relabelings, {kind})")
-    if out["n_projections"] is not None:
-        print(f"distances estimated from {out['n_projections']} random projections (the test's "
-              "level is exact)")
-
-
-def _cluster(args, data, groups) -> dict:
+def _cluster(args, data, groups):
     X = data.to_numpy(dtype=float)
     nystroem = ({} if args.nystroem is None
                 else {"approximation": "nystroem", "n_landmarks": args.nystroem})
     options = {"algorithm": args.algorithm, "exponent": args.exponent, "n_init": args.n_init}
     model = KGroups(args.n_clusters, random_state=args.seed, **options, **nystroem).fit(X)
+    scores, against = _agreement(model.labels_, groups, args.by)
     out = {"n_clusters": args.n_clusters, "algorithm": args.algorithm,
            "n_landmarks": args.nystroem, "labels": model.labels_.tolist(),
            "sizes": model.cluster_sizes_.tolist(), "W": model.W_, "S": model.objective_,
-           "converged": model.converged_, **_agreement(model.labels_, groups)}
+           "converged": model.converged_, **scores}
+    report = [f"Kernel k-groups ({args.algorithm}) of {len(X)} points in {X.shape[1]} variables "
+              f"into {args.n_clusters} clusters"]
+    if args.nystroem is not None:
+        report.append(f"on Nystroem features from {args.nystroem} landmarks (W is an upper bound "
+                      "on the labels' exact W)")
+    report += [f"cluster sizes: {out['sizes']}", f"W (within) = {model.W_:.6g}   S (between) = "
+               f"{model.objective_:.6g}   converged: {model.converged_}", *against]
     if args.cluster_test:
         ct = cluster_test(X, args.n_clusters, **_draws(args), **options)
         out["cluster_test"] = {"statistic": ct.statistic, "pvalue": ct.pvalue,
                                "n_resamples": ct.n_resamples, "directions": ct.directions,
                                "n_components": ct.n_components}
-    if args.compare_r:
+        report.append(f"test of cluster structure against one Gaussian: S/T = "
+                      f"{ct.statistic:.6g}, p-value = {ct.pvalue:.6g} ({ct.n_resamples} Gaussian "
+                      f"resamples; {ct.directions} directions, on {ct.n_components} principal "
+                      "direction(s))")
+    if args.compare_r:  # the clusters' tests left out: found from the same data, not valid
         ok, reason = r_available()
-        out["r_agreement"] = {"available": False, "reason": reason} if not ok else {
-            "available": True, **r_versions(), "rows": _ask_r(lambda: compare_r(
-                [("clusters", X, model.labels_)], exponents=(args.exponent,), etest=False,
-                seed=args.seed or 0)).to_dict(orient="records")}
-    return out
-
-
-def _ask_r(call):
-    """``call()``, with an error raised inside R reported as bad input (one line, exit 2)."""
-    try:
-        return call()
-    except Exception as exc:
-        if type(exc).__name__ != "RRuntimeError":  # rpy2.rinterface_lib.embedded.RRuntimeError
-            raise
-        raise CLIError(f"R's energy failed on these data: {' '.join(str(exc).split())}") from None
-
-
-def _print_cluster(out: dict) -> None:
-    _head(out, f"Kernel k-groups ({out['algorithm']}) of {_size(out)} into {out['n_clusters']} "
-          "clusters")
-    if out["n_landmarks"] is not None:
-        print(f"on Nystroem features from {out['n_landmarks']} landmarks (W is an upper bound on "
-              "the labels' exact W)")
-    print(f"cluster sizes: {out['sizes']}")
-    print(f"W (within) = {out['W']:.6g}   S (between) = {out['S']:.6g}   converged: "
-          f"{out['converged']}")
-    _print_agreement(out)
-    if "cluster_test" in out:
-        ct = out["cluster_test"]
-        print(f"test of cluster structure against one Gaussian: S/T = {ct['statistic']:.6g}, "
-              f"p-value = {ct['pvalue']:.6g} ({ct['n_resamples']} Gaussian resamples; "
-              f"{ct['directions']} directions, on {ct['n_components']} principal direction(s))")
-    r = out.get("r_agreement")
-    if r is not None and not r["available"]:
-        print(f"R agreement: not checked, R is not available ({r['reason']})")
-    elif r is not None:
+        if not ok:
+            out["r_agreement"] = {"available": False, "reason": reason}
+            report.append(f"R agreement: not checked, R is not available ({reason})")
+            return out, report
+        r = out["r_agreement"] = {"available": True, **_ask_r(
+            [("clusters", X, model.labels_)], etest=False, exponents=(args.exponent,),
+            seed=args.seed or 0)}
         rows = pd.DataFrame(r["rows"])
-        print(f"\nR {r['R']}, energy {r['energy']} on these clusters: {rows['agree'].sum()} of "
-              f"{len(rows)} quantities agree")
-        print(rows.drop(columns="data").to_string(index=False, float_format=_num))
+        report += [f"\nR {r['R']}, energy {r['energy']} on these clusters: {rows['agree'].sum()} "
+                   f"of {len(rows)} quantities agree", _table(rows.drop(columns="data"))]
+    return out, report
 
 
-def _split1d(args, data, groups) -> dict:
+def _split1d(args, data, groups):
     if data.shape[1] != 1:
         raise CLIError(f"split1d needs exactly one column (use --columns), got {data.shape[1]}")
     res = split_1d(data.iloc[:, 0])
-    return {"column": str(data.columns[0]), "threshold": res.threshold,
-            "sizes": np.bincount(res.labels, minlength=2).tolist(), "W": res.W, "S": res.S,
-            "labels": res.labels.tolist(), **_agreement(res.labels, groups)}
+    scores, against = _agreement(res.labels, groups, args.by)
+    sizes = np.bincount(res.labels, minlength=2).tolist()
+    return ({"column": str(data.columns[0]), "threshold": res.threshold, "sizes": sizes,
+             "W": res.W, "S": res.S, "labels": res.labels.tolist(), **scores},
+            [f"Exact two-group energy split of {str(data.columns[0])!r} (O(n log n))",
+             f"threshold = {res.threshold:.6g}: sizes below/above {sizes}",
+             f"W = {res.W:.6g}   S = {res.S:.6g}", *against])
 
 
-def _print_split1d(out: dict) -> None:
-    _head(out, f"Exact two-group energy split of {out['column']!r} (O(n log n))")
-    print(f"threshold = {out['threshold']:.6g}: sizes below/above {out['sizes']}")
-    print(f"W = {out['W']:.6g}   S = {out['S']:.6g}")
-    _print_agreement(out)
-
-
-def _hclust(args, data, groups) -> dict:
+def _hclust(args, data, groups):
     res = significant_clusters(data.to_numpy(dtype=float), alpha=args.alpha,
                                exponent=args.exponent, **_draws(args))
-    out = {"alpha": args.alpha, "n_clusters": res.n_clusters,
-           "sizes": np.bincount(res.labels).tolist(), "labels": res.labels.tolist(),
-           "nodes": res.nodes.to_dict(orient="records"), "height": res.tree.height.tolist(),
-           **_agreement(res.labels, groups)}
+    scores, against = _agreement(res.labels, groups, args.by)
+    sizes = np.bincount(res.labels).tolist()
+    out = {"alpha": args.alpha, "n_clusters": res.n_clusters, "sizes": sizes,
+           "labels": res.labels.tolist(), "nodes": res.nodes.to_dict(orient="records"),
+           "height": res.tree.height.tolist(), **scores}
+    report = [f"Energy hierarchical clustering of {len(data)} points in {data.shape[1]} "
+              f"variables (exponent {args.exponent:g})", "significant splits at family-wise "
+              f"error {args.alpha} (cluster test at each node, level alpha * size / n):",
+              *([_table(pd.DataFrame(out["nodes"]))] if out["nodes"] else []),
+              f"{res.n_clusters} cluster(s), sizes {sizes}", *against]
     if args.plot is not None:
         import matplotlib
 
@@ -254,104 +327,69 @@ def _hclust(args, data, groups) -> dict:
         write_output(args.plot, "--plot",
                      lambda: ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight"))
         out["plot"] = str(args.plot)
-    return out
+        report.append(f"dendrogram written to {args.plot}")
+    return out, report
 
 
-def _print_hclust(out: dict) -> None:
-    _head(out, f"Energy hierarchical clustering of {_size(out)} (exponent {out['exponent']:g})")
-    print(f"significant splits at family-wise error {out['alpha']} (cluster test at each node, "
-          "level alpha * size / n):")
-    if out["nodes"]:
-        print(_table(out["nodes"]))
-    print(f"{out['n_clusters']} cluster(s), sizes {out['sizes']}")
-    _print_agreement(out)
-    if "plot" in out:
-        print(f"dendrogram written to {out['plot']}")
-
-
-def _normality(args, data, groups) -> dict:
+def _normality(args, data, groups):
     parts = ([("all rows", data)] if groups is None
              else [(str(g), data[groups == g]) for g in pd.unique(groups)])
-    rows = []
-    for name, part in parts:
-        res = mvnorm_test(part.to_numpy(dtype=float), **_draws(args))
-        rows.append({"group": name, "n": res.n_samples, "statistic": res.statistic,
-                     "pvalue": res.pvalue})
-    return {"n_resamples": args.n_resamples, "rows": rows}
+    tests = [(name, mvnorm_test(part.to_numpy(dtype=float), **_draws(args)))
+             for name, part in parts]
+    rows = [{"group": name, "n": res.n_samples, "statistic": res.statistic, "pvalue": res.pvalue}
+            for name, res in tests]
+    return {"n_resamples": args.n_resamples, "rows": rows}, [
+        f"Energy test of multivariate normality of {data.shape[1]} variables "
+        f"({args.n_resamples} Gaussian samples)", _table(pd.DataFrame(rows))]
 
 
-def _print_normality(out: dict) -> None:
-    _head(out, f"Energy test of multivariate normality of {len(out['columns'])} variables "
-          f"({out['n_resamples']} Gaussian samples)")
-    print(_table(out["rows"]))
-
-
-def _compare(args, data, groups) -> dict:
+def _compare(args, data, groups):
     ok, reason = r_available()
     if not ok:
         raise CLIError(reason)
-    datasets = None
-    if data is not None:
-        datasets = [(str(args.by), data.to_numpy(dtype=float),
-                     pd.factorize(groups, sort=True)[0])]
-    table = _ask_r(lambda: compare_r(datasets, n_resamples=args.n_resamples, seed=args.seed,
-                                     progress=args.progress))
-    out = {**r_versions(), "agree": int(table["agree"].sum()), "total": len(table),
-           "rows": table.to_dict(orient="records")}
+    datasets = None if data is None else [
+        (str(args.by), data.to_numpy(dtype=float), pd.factorize(groups, sort=True)[0])]
+    out = _ask_r(datasets, n_resamples=args.n_resamples, seed=args.seed, progress=args.progress)
+    rows = out.pop("rows")
+    out.update(agree=sum(row["agree"] for row in rows), total=len(rows), rows=rows)
+    header = (f"energystats {__version__} vs R {out['R']}, energy {out['energy']} (rpy2 "
+              f"{out['rpy2']})")
     if args.out is not None:
-        text = f"# {_compare_header(out)}\n\n```text\n{table.to_string(index=False)}\n```\n"
+        text = f"# {header}\n\n```text\n{pd.DataFrame(rows).to_string(index=False)}\n```\n"
         write_output(args.out, "--out", lambda: (
             args.out.parent.mkdir(parents=True, exist_ok=True), args.out.write_text(text)))
-    return out
+    return out, [header, _table(pd.DataFrame(rows)),
+                 f"\n{out['agree']} of {out['total']} comparisons agree"]
 
 
-def _compare_header(out: dict) -> str:
-    return f"energystats {__version__} vs R {out['R']}, energy {out['energy']} (rpy2 {out['rpy2']})"
-
-
-def _print_compare(out: dict) -> None:
-    _head(out, _compare_header(out))
-    print(_table(out["rows"]))
-    print(f"\n{out['agree']} of {out['total']} comparisons agree")
-
-
-#: subcommand -> (compute, print the report, whether --by is required)
-_COMMANDS = {
-    "describe": (_describe, _print_describe, True),
-    "test": (_test, _print_test, True),
-    "cluster": (_cluster, _print_cluster, False),
-    "split1d": (_split1d, _print_split1d, False),
-    "compare-r": (_compare, _print_compare, True),
-    "hclust": (_hclust, _print_hclust, False),
-    "normality": (_normality, _print_normality, False),
-}
+#: subcommand -> (its function, whether --by is required)
+_COMMANDS = {"describe": (_describe, True), "test": (_test, True), "cluster": (_cluster, False),
+             "split1d": (_split1d, False), "compare-r": (_compare, True),
+             "hclust": (_hclust, False), "normality": (_normality, False)}
 
 
 def _run(args) -> int:
-    compute, report, need_by = _COMMANDS[args.command]
+    compute, need_by = _COMMANDS[args.command]
     with config_context(working_memory=args.working_memory):
-        check_outputs(args)
-        table = read_table(args)
-        data, groups, kept = (None, None, None) if table is None else select(table, args,
-                                                                              need_by=need_by)
-        out = compute(args, data, groups)
+        data, groups, kept = prepare(args, need_by=need_by)
+        out, report = compute(args, data, groups)
+    columns = None if data is None else [str(c) for c in data.columns]
     read = {} if kept is None else {"rows_read": len(kept), "rows_dropped": int((~kept).sum())}
-    out = {"columns": None if data is None else [str(c) for c in data.columns], "by": args.by,
-           **read, **({"exponent": args.exponent} if hasattr(args, "exponent") else {}), **out}
+    out = {"columns": columns, "by": args.by, **read,
+           **({"exponent": args.exponent} if hasattr(args, "exponent") else {}), **out}
+    if columns is not None:  # the data used, after the report's first line
+        shown = columns if len(columns) <= 20 else [*columns[:19], f"... ({len(columns)} in all)"]
+        report.insert(1, f"variables: {', '.join(shown)}")
+    if read.get("rows_dropped"):
+        report.insert(2, f"dropped {read['rows_dropped']} of {len(kept)} rows with missing "
+                      "values (--dropna)")
     if read.get("rows_dropped") and "labels" in out:
         labels = [None] * len(kept)  # one per row read, null for a dropped row
         for row, label in zip(np.flatnonzero(kept), out["labels"]):
             labels[row] = label
         out["labels"] = labels
     try:
-        if args.json:
-            clean, non_finite = finite_json(out)
-            if non_finite:
-                clean["non_finite"] = non_finite
-            default = lambda v: v.item() if isinstance(v, np.generic) else str(v)  # noqa: E731
-            print(json.dumps(clean, indent=2, default=default, allow_nan=False))
-        else:
-            report(out)
+        print(strict_json(out) if args.json else "\n".join(report))
         sys.stdout.flush()  # a closed pipe shows here, inside main
     except BrokenPipeError:
         raise
@@ -370,7 +408,6 @@ def main(argv: list[str] | None = None) -> int:
     on Ctrl-C.
     """
     args = build_parser().parse_args(argv)
-    file_after_columns(args)
     if hasattr(args, "progress"):  # None: a bar when a person is watching
         args.progress = None if args.progress and not args.json else False
     if sys.stdout is None:  # started with stdout closed (>&-): nowhere to write the result

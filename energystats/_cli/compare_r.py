@@ -26,7 +26,7 @@ from ..datasets import load_iris
 
 __all__ = ["battery", "compare_r"]
 
-#: Largest relative difference of a statistic that agrees with R's.
+#: Largest relative difference of a quantity that agrees with R's.
 RTOL = 1e-10
 #: Largest |value| R's ``energy`` takes: it computes Euclidean distances as square roots of sums
 #: of squares, which overflow to Inf beyond about 1e154 (R then fails or returns NaN).
@@ -58,8 +58,7 @@ def _rel(a, b) -> float:
 def _timed(fn):
     """``fn()`` and the seconds it took."""
     t0 = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t0
+    return fn(), time.perf_counter() - t0
 
 
 def _row(data, alpha, what, difference, agree, ratio) -> dict:
@@ -74,39 +73,50 @@ def _close(data, alpha, what, ours, theirs, ratio) -> dict:
 
 
 def _pvalue(data, what, p, r_p, allowed, ratio) -> dict:
-    """The row of a Monte Carlo p-value: within ``allowed`` of R's."""
+    """The row of a Monte Carlo p-value, which agrees within ``allowed`` of R's."""
     return _row(data, 1.0, f"{what} p ({p:.3f} vs {r_p:.3f})", f"{abs(p - r_p):.3f}",
                 abs(p - r_p) <= allowed, ratio)
 
 
 def _two_streams(p, r_p, n_resamples) -> float:
-    """4 standard errors of the difference of two Monte Carlo p-values of B resamples each
-    (at their mean), and 2 / (B + 1) for the two counts' discreteness."""
+    """4 standard errors of the difference of two Monte Carlo p-values of B resamples each (at
+    their mean), plus 2 / (B + 1) for the two counts' discreteness."""
     m = (p + r_p) / 2
     return 4 * np.sqrt(2 * m * (1 - m) / (n_resamples + 1)) + 2 / (n_resamples + 1)
 
 
-def _compare_kgroups(name, X, xr, k: int, start) -> list[dict]:
-    """R's ``kgroups`` against ``KGroups`` on ``X`` (``xr`` in R) from the 0-based labels ``start``.
-
-    Two rows: the ``"r-kgroups"`` mode must give R's labels; the default exact Hartigan,
-    started from R's result, a within-group dispersion W no larger than R's.
-    """
-    ours, t_es = _timed(lambda: KGroups(k, algorithm="r-kgroups", init=start).fit(X))
-    kg, t_r = _timed(lambda: r_call("kgroups", xr, k, iter_max=100, cluster=start + 1))
-    same = bool(np.array_equal(ours.labels_ + 1, to_numpy(r_field(kg, "cluster"))))
-    r_W = float(to_numpy(r_field(kg, "W"))[0])
-    hart, t_hart = _timed(lambda: KGroups(k, init=ours.labels_, random_state=0).fit(X))
-    return [
-        _row(name, 1.0, "kgroups labels (r-kgroups mode)", "identical" if same else "differ",
-             same, t_r / t_es),
-        _row(name, 1.0, f"kgroups W: hartigan {hart.W_:.4f} vs R {r_W:.4f}",
-             f"{(hart.W_ - r_W) / max(abs(r_W), 1e-300):.1e}", hart.W_ <= r_W * (1 + 1e-12),
-             t_r / t_hart),
-    ]
+def _check_for_r(name: str, X: np.ndarray) -> None:
+    """Refuse data R's ``energy`` cannot compare: non-finite values, or values whose squares
+    overflow in R (fewer than two rows the library refuses)."""
+    if not np.isfinite(X).all():
+        raise ValueError(f"compare-r needs finite values in {name!r}.")
+    largest = float(np.abs(X).max())
+    if largest > R_MAX_ABS:
+        raise ValueError(
+            "compare-r: R's energy squares the values to compute distances, which overflows "
+            f"beyond about 1e154 (largest |value| in {name!r} is {largest:.3g}): divide the data "
+            "by a constant first.")
 
 
-def _compare_etest(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
+def _dispersion_rows(name, X, xr, codes, sizes, a) -> list[dict]:
+    """R's ``edist`` (the pairwise statistics), ``disco`` (S, W, T, F) and, for exponent 1,
+    ``eqdist.e``, to :data:`RTOL`."""
+    iu = np.triu_indices(len(sizes), 1)
+    ours, t_es = _timed(lambda: dispersion(X, codes, exponent=a))
+    edist, t_edist = _timed(
+        lambda: to_numpy(r_call("as.matrix", r_call("edist", xr, sizes, alpha=a))))
+    disco, t_disco = _timed(lambda: r_call("disco", xr, r_factor(codes), index=a, R=0))
+    checks = [("edist", ours.pairwise[iu], edist[iu], t_edist)]
+    checks += [(f"disco {field} ({key})", getattr(ours, key), to_numpy(r_field(disco, field)),
+                t_disco) for field, key in (("between", "S"), ("within", "W"), ("total", "T"),
+                                            ("statistic", "F"))]
+    if a == 1.0:
+        e, t_e = _timed(lambda: to_numpy(r_call("eqdist.e", xr, sizes)))
+        checks.append(("eqdist.e", ours.pairwise[iu].sum(), e, t_e))
+    return [_close(name, a, what, mine, theirs, t_r / t_es) for what, mine, theirs, t_r in checks]
+
+
+def _etest_rows(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
     """R's ``eqdist.etest``: the statistic to :data:`RTOL`, the p-value within Monte Carlo error
     (sampled as R samples, even where energystats would enumerate every relabeling)."""
     test, t_es = _timed(lambda: energy_test(X, codes, statistic="E", n_resamples=n_resamples,
@@ -114,15 +124,29 @@ def _compare_etest(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
     r_call("set.seed", seed)
     etest, t_r = _timed(lambda: r_call("eqdist.etest", xr, sizes, R=n_resamples))
     r_p = to_numpy(r_field(etest, "p.value"))[0]
-    return [
-        _close(name, 1.0, "eqdist.etest statistic", test.statistic,
-               to_numpy(r_field(etest, "statistic"))[0], t_r / t_es),
-        _pvalue(name, "eqdist.etest", test.pvalue, r_p,
-                _two_streams(test.pvalue, r_p, n_resamples), t_r / t_es),
-    ]
+    return [_close(name, 1.0, "eqdist.etest statistic", test.statistic,
+                   to_numpy(r_field(etest, "statistic"))[0], t_r / t_es),
+            _pvalue(name, "eqdist.etest", test.pvalue, r_p,
+                    _two_streams(test.pvalue, r_p, n_resamples), t_r / t_es)]
 
 
-def _compare_hclust(name, X, xr, exponents) -> list[dict]:
+def _kgroups_rows(name, X, xr, k: int, start) -> list[dict]:
+    """R's ``kgroups`` against ``KGroups`` from the 0-based labels ``start``: the
+    ``"r-kgroups"`` mode must give R's labels; the default exact Hartigan, started from R's
+    result, a within-group dispersion W no larger than R's."""
+    ours, t_es = _timed(lambda: KGroups(k, algorithm="r-kgroups", init=start).fit(X))
+    kg, t_r = _timed(lambda: r_call("kgroups", xr, k, iter_max=100, cluster=start + 1))
+    same = bool(np.array_equal(ours.labels_ + 1, to_numpy(r_field(kg, "cluster"))))
+    r_W = float(to_numpy(r_field(kg, "W"))[0])
+    hart, t_hart = _timed(lambda: KGroups(k, init=ours.labels_, random_state=0).fit(X))
+    return [_row(name, 1.0, "kgroups labels (r-kgroups mode)", "identical" if same else "differ",
+                 same, t_r / t_es),
+            _row(name, 1.0, f"kgroups W: hartigan {hart.W_:.4f} vs R {r_W:.4f}",
+                 f"{(hart.W_ - r_W) / max(abs(r_W), 1e-300):.1e}", hart.W_ <= r_W * (1 + 1e-12),
+                 t_r / t_hart)]
+
+
+def _hclust_rows(name, X, xr, exponents) -> list[dict]:
     """R's ``energy.hclust(dist(x), alpha)`` against :func:`energy_hclust`: merge and order
     identical, heights to 1e-10 (data with tied distances may order equal merges differently)."""
     rows = []
@@ -133,22 +157,17 @@ def _compare_hclust(name, X, xr, exponents) -> list[dict]:
                 and np.array_equal(ours.order, to_numpy(r_field(tree, "order"))))
         d = _rel(ours.height, to_numpy(r_field(tree, "height")))
         # equal merge costs may be taken in either order: then the heights must still agree
-        tied = not same and _has_tied_distances(X)
+        tied = not same and bool((np.diff(np.sort(np.sqrt(pdist(X, "sqeuclidean")))) == 0).any())
         what = "identical" if same else "differ (tied distances)" if tied else "differ"
-        rows.append(_row(name, a, "energy.hclust merge and order", what,
-                         same or (tied and d <= RTOL), t_r / t_es))
-        rows.append(_row(name, a, "energy.hclust height", f"{d:.1e}", d <= RTOL, t_r / t_es))
+        rows += [_row(name, a, "energy.hclust merge and order", what, same or (tied and d <= RTOL),
+                      t_r / t_es),
+                 _row(name, a, "energy.hclust height", f"{d:.1e}", d <= RTOL, t_r / t_es)]
     return rows
 
 
-def _has_tied_distances(X: np.ndarray) -> bool:
-    """Whether two pairs of rows of X are at the same Euclidean distance."""
-    values = np.sort(np.sqrt(pdist(X, "sqeuclidean")))
-    return bool((np.diff(values) == 0).any())
-
-
-def _compare_mvnorm(name, X, xr, n_resamples, seed) -> list[dict]:
-    """R's ``mvnorm.e`` (to 1e-10) and ``mvnorm.test`` p-value (4 binomial standard errors)."""
+def _mvnorm_rows(name, X, xr, n_resamples, seed) -> list[dict]:
+    """R's ``mvnorm.e`` (to :data:`RTOL`) and ``mvnorm.test`` p-value (4 binomial standard
+    errors of R's)."""
     ours, t_es = _timed(lambda: mvnorm_statistic(X))
     theirs, t_r = _timed(lambda: to_numpy(r_call("mvnorm.e", xr))[0])
     test, t_test = _timed(lambda: mvnorm_test(X, n_resamples=n_resamples, rng=seed,
@@ -160,12 +179,12 @@ def _compare_mvnorm(name, X, xr, n_resamples, seed) -> list[dict]:
             _pvalue(name, "mvnorm.test", test.pvalue, r_p, allowed, t_r_test / t_test)]
 
 
-def _compare_independence(name, X, codes, n_resamples, seed) -> list[dict]:
-    """The distance covariance family on the first two columns against the others (the first
-    column against the second for two columns; and against the groups as an R factor): dcov,
-    dcor (index 1 and 0.5), dcovU, bcdcor, dcorT, pdcor removing the groups (to 1e-10), and the
-    dcov.test p-value (within Monte Carlo error). One column has no second variable: only
-    dcor with the groups."""
+def _independence_rows(name, X, codes, n_resamples, seed) -> list[dict]:
+    """The distance covariance family of the first two columns and the others (the first
+    column and the second for two columns): dcov, dcor (index 1 and 0.5), dcovU, bcdcor,
+    dcorT, dcor of the data and the groups as an R factor, pdcor removing the groups (to
+    :data:`RTOL`) and the dcov.test p-value (within Monte Carlo error). One column has no
+    second variable: only dcor with the groups."""
     fac, labels = r_factor(codes), np.asarray(codes).astype(str)
     checks = [("dcor with the groups (factor)", lambda: dcor(X, labels),
                lambda: r_call("dcor", r_matrix(X), fac))]
@@ -200,49 +219,9 @@ def _compare_independence(name, X, codes, n_resamples, seed) -> list[dict]:
     return rows
 
 
-def _check_for_r(name: str, X: np.ndarray) -> None:
-    """Refuse data R's ``energy`` cannot compare: non-finite values, values whose squares
-    overflow in R, or fewer than two rows."""
-    if X.shape[0] < 2:
-        raise ValueError(f"compare-r needs at least two rows in {name!r}, got {X.shape[0]}.")
-    if not np.isfinite(X).all():
-        raise ValueError(f"compare-r needs finite values in {name!r}.")
-    largest = float(np.abs(X).max())
-    if largest > R_MAX_ABS:
-        raise ValueError(
-            "compare-r: R's energy squares the values to compute distances, which overflows "
-            f"beyond about 1e154 (largest |value| in {name!r} is {largest:.3g}): divide the data "
-            "by a constant first.")
-
-
-def _compare_dispersion(name, X, xr, codes, sizes, a) -> list[dict]:
-    """R's ``edist`` (pairwise statistics), ``disco`` (S, W, T, F) and, for exponent 1,
-    ``eqdist.e``, each to :data:`RTOL`."""
-    iu = np.triu_indices(len(sizes), 1)
-    ours, t_es = _timed(lambda: dispersion(X, codes, exponent=a))
-    edist, t_edist = _timed(
-        lambda: to_numpy(r_call("as.matrix", r_call("edist", xr, sizes, alpha=a))))
-    disco, t_disco = _timed(lambda: r_call("disco", xr, r_factor(codes), index=a, R=0))
-    checks = [("edist", ours.pairwise[iu], edist[iu], t_edist)]
-    checks += [(f"disco {field} ({key})", getattr(ours, key),
-                to_numpy(r_field(disco, field)), t_disco)
-               for field, key in (("between", "S"), ("within", "W"), ("total", "T"),
-                                  ("statistic", "F"))]
-    if a == 1.0:
-        e, t_e = _timed(lambda: to_numpy(r_call("eqdist.e", xr, sizes)))
-        checks.append(("eqdist.e", ours.pairwise[iu].sum(), e, t_e))
-    return [_close(name, a, what, mine, theirs, t_r / t_es) for what, mine, theirs, t_r in checks]
-
-
-def compare_r(
-    datasets: Iterable[tuple[str, np.ndarray, np.ndarray]] | None = None,
-    *,
-    exponents: tuple[float, ...] = (1.0, 0.5),
-    n_resamples: int = 999,
-    seed: int = 1,
-    etest: bool = True,
-    progress: bool = False,
-) -> pd.DataFrame:
+def compare_r(datasets: Iterable[tuple[str, np.ndarray, np.ndarray]] | None = None, *,
+              exponents: tuple[float, ...] = (1.0, 0.5), n_resamples: int = 999, seed: int = 1,
+              etest: bool = True, progress: bool = False) -> pd.DataFrame:
     """Agreement table of energystats and R on ``(name, X, group codes)`` triples.
 
     Compared: ``edist`` (pairwise statistics), ``disco`` (between S, within W, total T and the
@@ -263,21 +242,17 @@ def compare_r(
     for name, X, _ in items:
         _check_for_r(name, np.asarray(X, dtype=float))
     for name, X, codes in progress_bar(items, len(items), progress, "compare-r"):
-        # sorted by group, as edist and eqdist.* need (they take sizes, not labels)
-        order = np.argsort(np.asarray(codes), kind="stable")
-        codes = np.asarray(codes)[order]
-        sizes = np.bincount(codes)
-        X = np.asarray(X, dtype=float)[order]
-        xr = r_matrix(X)
+        order = np.argsort(codes, kind="stable")  # by group: edist, eqdist.* take sizes
+        codes, X = np.asarray(codes)[order], np.asarray(X, dtype=float)[order]
+        sizes, xr = np.bincount(codes), r_matrix(X)
         for a in exponents:
-            rows.extend(_compare_dispersion(name, X, xr, codes, sizes, a))
+            rows += _dispersion_rows(name, X, xr, codes, sizes, a)
         if etest:
-            rows.extend(_compare_etest(name, X, codes, xr, sizes, n_resamples, seed))
-        k = len(sizes)
-        start = np.random.default_rng(seed).permutation(np.arange(len(codes)) % k)
-        rows.extend(_compare_kgroups(name, X, xr, k, start))
-        rows.extend(_compare_hclust(name, X, xr, exponents))
+            rows += _etest_rows(name, X, codes, xr, sizes, n_resamples, seed)
+        start = np.random.default_rng(seed).permutation(np.arange(len(codes)) % len(sizes))
+        rows += _kgroups_rows(name, X, xr, len(sizes), start)
+        rows += _hclust_rows(name, X, xr, exponents)
         if etest:
-            rows.extend(_compare_mvnorm(name, X, xr, n_resamples, seed))
-            rows.extend(_compare_independence(name, X, codes, n_resamples, seed))
+            rows += _mvnorm_rows(name, X, xr, n_resamples, seed) + _independence_rows(
+                name, X, codes, n_resamples, seed)
     return pd.DataFrame(rows)

@@ -1,5 +1,5 @@
-"""The command line's input and output files: reading the table, choosing and checking its
-columns, and checking the output paths before anything is computed.
+"""The command line's files: the table read and its columns chosen and checked, the output
+paths checked before anything is computed, and the outputs written.
 
 Every user error raises :class:`CLIError`, which the command prints as one line on stderr
 with exit status 2; an output that cannot be written raises :class:`OutputError` (exit 1).
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import os
 import stat
@@ -21,8 +22,7 @@ import pandas as pd
 
 from ..datasets import load_example
 
-__all__ = ["CLIError", "OutputError", "check_output", "check_outputs",
-           "file_after_columns", "finite_json", "read_table", "select", "write_output"]
+__all__ = ["CLIError", "OutputError", "prepare", "strict_json", "write_output"]
 
 #: characters of the file read to sniff its delimiter
 SNIFF_CHARS = 64 * 1024
@@ -36,12 +36,38 @@ class OutputError(Exception):
     """An output (a file, stdout) that cannot be written: one line on stderr, exit status 1."""
 
 
+def prepare(args, *, need_by: bool):
+    """Everything checked before computing: the output paths (:func:`check_output`), then the
+    table (:func:`read_table`) and its columns (:func:`select`); ``(None, None, None)`` for
+    ``compare-r`` without data (its built-in battery of data sets)."""
+    columns = args.columns
+    # --columns a b data.csv: argparse gives the file's name to --columns; without a file or
+    # --example, a last word that names an existing file (or -, stdin) is the file
+    if args.csv is None and args.example is None and columns and len(columns) > 1:
+        if columns[-1] == "-" or Path(columns[-1]).exists():
+            args.csv = columns.pop()
+    if getattr(args, "out", None) is not None:
+        check_output(args.out, "--out", make_folders=True)
+    if getattr(args, "plot", None) is not None:
+        check_output(args.plot, "--plot")
+        try:
+            from matplotlib.backend_bases import FigureCanvasBase
+        except ImportError:
+            raise CLIError("--plot needs matplotlib (pip install matplotlib)") from None
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if args.plot.suffix.lower().lstrip(".") not in formats:
+            raise CLIError(f"--plot {args.plot}: name a file ending in one of "
+                           f"{', '.join('.' + f for f in sorted(formats))}")
+    table = read_table(args)
+    return (None, None, None) if table is None else select(table, args, need_by=need_by)
+
+
 def read_table(args) -> pd.DataFrame | None:
     """The table named on the command line: a file, ``-`` for stdin, or ``--example``.
 
     A named pipe (FIFO) or a device such as ``/dev/stdin`` is read to its end, as ``-`` reads
     stdin (a pipe with no writer yet waits for one, as ``cat`` does); sockets and block devices
-    are refused. ``None`` for ``compare-r`` without data (its built-in battery of data sets).
+    are refused. ``None`` for ``compare-r`` without data.
     """
     if args.example is not None and args.csv is not None:
         raise CLIError("give either a CSV file or --example, not both")
@@ -53,7 +79,7 @@ def read_table(args) -> pd.DataFrame | None:
             raise CLIError(f"give a CSV file or --example iris{hint}")
         if args.by is not None or args.columns:
             raise CLIError("--by and --columns need a CSV file or --example")
-        return None  # the built-in battery of data sets
+        return None
     if args.csv == "-":
         return _parse_all(sys.stdin.read, "stdin")
     path = Path(args.csv)
@@ -89,16 +115,6 @@ def _parse_all(read, name: str) -> pd.DataFrame:
     except (OSError, UnicodeDecodeError) as exc:
         raise CLIError(f"cannot read {name}: {getattr(exc, 'strerror', None) or exc}") from None
     return _parse(io.StringIO(text), text[:SNIFF_CHARS], name)
-
-
-def file_after_columns(args) -> None:
-    """``--columns a b data.csv``: argparse gives every word after ``--columns`` to it, the
-    file's name too. Without a file or ``--example`` otherwise, a last word that names an
-    existing file (or ``-``, stdin) is the file."""
-    columns = args.columns
-    if args.csv is None and args.example is None and columns and len(columns) > 1:
-        if columns[-1] == "-" or Path(columns[-1]).exists():
-            args.csv = columns.pop()
 
 
 def _parse(source, sample: str, name: str) -> pd.DataFrame:
@@ -181,25 +197,21 @@ def _numeric(table: pd.DataFrame, *, chosen: bool) -> pd.DataFrame:
             problems[name] = f"{column.iloc[row]!r} in row {row + 1}"
         else:
             columns[name] = values.astype(float)
-    if len(problems) == 1:
-        ((name, why),) = problems.items()
-        message = f"column {name!r} is not numeric ({why})"
-    elif problems:
-        whys = "; ".join(f"{name!r}: {why}" for name, why in problems.items())
-        message = f"columns {', '.join(map(repr, problems))} are not numeric ({whys})"
-    else:
+    if not problems:
         return pd.DataFrame(columns, index=table.index)
-    hint = "" if chosen else "; choose the data columns with --columns, or name a column of " \
-        "labels with --by"
-    raise CLIError(message + hint)
+    whys = "; ".join(f"{name!r}: {why}" for name, why in problems.items())
+    message = (f"column {next(iter(problems))!r} is not numeric ({next(iter(problems.values()))})"
+               if len(problems) == 1 else
+               f"columns {', '.join(map(repr, problems))} are not numeric ({whys})")
+    hint = "; choose the data columns with --columns, or name a column of labels with --by"
+    raise CLIError(message + ("" if chosen else hint))
 
 
 def check_output(path: Path, option: str, *, make_folders: bool = False) -> None:
     """Stop before any computation if ``path`` cannot be written: its folder must exist (with
-    ``make_folders``, the nearest existing ancestor, the rest is made when writing) and be
-    writable, and ``path`` must not be a folder; then a file (or, with missing folders, a
-    folder) is actually created there and removed, which permissions alone do not tell (as
-    root in ``/proc`` or ``/sys``)."""
+    ``make_folders``, the nearest existing ancestor; the rest is made when writing) and
+    ``path`` must not be a folder; then a file (or, with missing folders, a folder) is created
+    there and removed, which permissions alone do not tell (as root in ``/proc`` or ``/sys``)."""
     if path.is_dir():
         raise CLIError(f"{option} {path} is a folder, not a file")
     folder = path.parent
@@ -209,9 +221,7 @@ def check_output(path: Path, option: str, *, make_folders: bool = False) -> None
         raise CLIError(f"{option} {path}: the folder {folder} does not exist")
     if not folder.is_dir():
         raise CLIError(f"{option} {path}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise CLIError(f"{option} {path}: no permission to write there")
-    # try, leaving no trace: an existing file is opened to append nothing; a new one or a folder
+    # leaving no trace: an existing file is opened to append nothing; a new one or a folder
     # removed; a device or a named pipe, which opening could block on, is left to the write
     try:
         if folder != path.parent:
@@ -225,23 +235,6 @@ def check_output(path: Path, option: str, *, make_folders: bool = False) -> None
         raise CLIError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
 
 
-def check_outputs(args) -> None:
-    """The output files can be written, and matplotlib imported for a plot: checked before
-    anything is computed."""
-    if getattr(args, "out", None) is not None:
-        check_output(args.out, "--out", make_folders=True)
-    if getattr(args, "plot", None) is not None:
-        check_output(args.plot, "--plot")
-        try:
-            from matplotlib.backend_bases import FigureCanvasBase
-        except ImportError:
-            raise CLIError("--plot needs matplotlib (pip install matplotlib)") from None
-        formats = FigureCanvasBase.get_supported_filetypes()
-        if args.plot.suffix.lower().lstrip(".") not in formats:
-            raise CLIError(f"--plot {args.plot}: name a file ending in one of "
-                           f"{', '.join('.' + f for f in sorted(formats))}")
-
-
 def write_output(path: Path, option: str, write) -> None:
     """Call ``write()``, which writes ``path``; an ``OSError`` (a full disk, /dev/full) becomes
     an :class:`OutputError` naming the option."""
@@ -251,19 +244,24 @@ def write_output(path: Path, option: str, write) -> None:
         raise OutputError(f"{option} {path}: cannot write it ({exc.strerror or exc})") from None
 
 
-def finite_json(value, path: str = "", found: dict | None = None):
-    """``value`` with every NaN or infinite float replaced by None (JSON has no NaN or
-    Infinity: strict parsers refuse them), and a dict of where each was (``"F"``,
-    ``"pairs[0].energy_distance"``) to its value as text (``"inf"``, ``"nan"``)."""
-    found = {} if found is None else found
-    if isinstance(value, dict):
-        clean = {k: finite_json(v, f"{path}.{k}" if path else str(k), found)[0]
-                 for k, v in value.items()}
-    elif isinstance(value, (list, tuple)):
-        clean = [finite_json(v, f"{path}[{i}]", found)[0] for i, v in enumerate(value)]
-    elif isinstance(value, (float, np.floating)) and not math.isfinite(value):
-        found[path] = str(float(value))
-        clean = None
-    else:
-        clean = value
-    return clean, found
+def strict_json(out: dict) -> str:
+    """``out`` as strict JSON (JSON has no NaN or Infinity: strict parsers refuse them): every
+    NaN or infinite float written as null and listed under ``"non_finite"``, by where it was
+    (``"F"``, ``"pairs[0].energy_distance"``), with its value as text (``"inf"``, ``"nan"``)."""
+    found = {}
+
+    def clean(value, path: str):
+        if isinstance(value, dict):
+            return {k: clean(v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [clean(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+            found[path] = str(float(value))
+            return None
+        return value
+
+    out = clean(out, "")
+    if found:
+        out["non_finite"] = found
+    return json.dumps(out, indent=2, allow_nan=False,
+                      default=lambda v: v.item() if isinstance(v, np.generic) else str(v))
