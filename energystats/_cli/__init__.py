@@ -149,12 +149,8 @@ DESTS = {"n_projections": "projections", "n_landmarks": "nystroem", "rng": "seed
 def cli_message(message: str, args) -> str:
     """A library message in the command line's words: ``--working-memory N`` instead of
     ``set_config(working_memory=N)``, ``--n-init`` instead of ```n_init```."""
-    message = re.sub(
-        r"Set energystats\.set_config\(working_memory=(\d+)\) \(MiB\) or use "
-        r"energystats\.config_context",
-        r"Give --working-memory \1 (MiB)",
-        message,
-    )
+    message = re.sub(r"Set energystats\.set_config\(working_memory=(\d+)\) \(MiB\) or use "
+                     r"energystats\.config_context", r"Give --working-memory \1 (MiB)", message)
     for name, option in OPTIONS.items():
         if hasattr(args, DESTS.get(name, name)):
             message = message.replace(f"`{name}`", option)
@@ -210,18 +206,17 @@ def _describe(args, data, groups):
     n, k = len(data), len(names)
     shown = ", ".join(f"{g} {m}" for g, m in list(out["groups"].items())[:SHOWN_GROUPS])
     more = f", ... ({k} groups; --json lists all)" if k > SHOWN_GROUPS else ""
+    table = pd.DataFrame(pairs[:SHOWN_PAIRS]).rename(columns={
+        "group_a": "group a", "group_b": "group b", "energy_distance": "energy distance E",
+        "edist_statistic": "n1 n2/(n1+n2) E (R edist)"})
     report = [f"Energy statistics of {n} points in {data.shape[1]} variables, grouped by "
               f"{args.by!r}", f"semimetric: |x - y|^{args.exponent:g} (Euclidean)",
-              f"group sizes: {shown}{more}\n", _table(pd.DataFrame(pairs[:SHOWN_PAIRS]).rename(
-                  columns={"group_a": "group a", "group_b": "group b",
-                           "energy_distance": "energy distance E",
-                           "edist_statistic": "n1 n2/(n1+n2) E (R edist)"}))]
+              f"group sizes: {shown}{more}\n", _table(table)]
     if len(pairs) > SHOWN_PAIRS:
         report.append(f"... the first {SHOWN_PAIRS} of {len(pairs)} pairs; --json prints every "
                       "pair")
-    report += ["\nDISCO decomposition (R disco):",
-               *(f"  {label:<15} {value:.6g}" for label, value in
-                 (("W (within)", res.W), ("S (between)", res.S), ("T = S + W", res.T))),
+    report += ["\nDISCO decomposition (R disco):", f"  W (within)      {res.W:.6g}",
+               f"  S (between)     {res.S:.6g}", f"  T = S + W       {res.T:.6g}",
                f"  F = [S/(k-1)] / [W/(N-k)] = {res.F:.6g}   (k = {k}, N = {n})"]
     if not math.isfinite(res.F):  # JSON writes it as null
         whole = ", and so is the whole sample)" if res.S == 0 else ")"
@@ -334,10 +329,9 @@ def _hclust(args, data, groups):
 def _normality(args, data, groups):
     parts = ([("all rows", data)] if groups is None
              else [(str(g), data[groups == g]) for g in pd.unique(groups)])
-    tests = [(name, mvnorm_test(part.to_numpy(dtype=float), **_draws(args)))
-             for name, part in parts]
     rows = [{"group": name, "n": res.n_samples, "statistic": res.statistic, "pvalue": res.pvalue}
-            for name, res in tests]
+            for name, part in parts
+            for res in [mvnorm_test(part.to_numpy(dtype=float), **_draws(args))]]
     return {"n_resamples": args.n_resamples, "rows": rows}, [
         f"Energy test of multivariate normality of {data.shape[1]} variables "
         f"({args.n_resamples} Gaussian samples)", _table(pd.DataFrame(rows))]
@@ -383,11 +377,10 @@ def _run(args) -> int:
     if read.get("rows_dropped"):
         report.insert(2, f"dropped {read['rows_dropped']} of {len(kept)} rows with missing "
                       "values (--dropna)")
-    if read.get("rows_dropped") and "labels" in out:
-        labels = [None] * len(kept)  # one per row read, null for a dropped row
-        for row, label in zip(np.flatnonzero(kept), out["labels"]):
-            labels[row] = label
-        out["labels"] = labels
+        if "labels" in out:  # one per row read, null for a dropped row
+            labels = np.full(len(kept), None, dtype=object)
+            labels[kept] = out["labels"]
+            out["labels"] = labels.tolist()
     try:
         print(strict_json(out) if args.json else "\n".join(report))
         sys.stdout.flush()  # a closed pipe shows here, inside main
@@ -410,17 +403,17 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if hasattr(args, "progress"):  # None: a bar when a person is watching
         args.progress = None if args.progress and not args.json else False
-    if sys.stdout is None:  # started with stdout closed (>&-): nowhere to write the result
-        return _fail(args, "stdout is closed, nowhere to write the output", 1)
     try:
+        if sys.stdout is None:  # started with stdout closed (>&-): nowhere to write the result
+            raise OutputError("stdout is closed, nowhere to write the output")
         return _run(args)
     except (CLIError, ValueError, TypeError, OverflowError, WorkingMemoryError) as exc:
-        return _fail(args, cli_message(str(exc), args), 2)
+        message, status = cli_message(str(exc), args), 2
     except MemoryError as exc:
-        return _fail(args, f"the machine ran out of memory ({exc or 'MemoryError'}); give a "
-                     "smaller --working-memory (MiB)", 2)
+        message, status = (f"the machine ran out of memory ({exc or 'MemoryError'}); give a "
+                           "smaller --working-memory (MiB)"), 2
     except OutputError as exc:
-        return _fail(args, str(exc), 1)
+        message, status = str(exc), 1
     except BrokenPipeError:
         # the reader is gone: send the output still buffered to devnull, so that the
         # interpreter's last flush does not raise again (docs.python.org, signal, "Note on SIGPIPE")
@@ -432,12 +425,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: one line, the traceback on request
         if os.environ.get("ENERGYSTATS_DEBUG"):
             raise
-        return _fail(args, f"internal error, please report it: {type(exc).__name__}: {exc} "
-                     "(ENERGYSTATS_DEBUG=1 shows the traceback)", 3)
-
-
-def _fail(args, message: str, status: int) -> int:
-    """One line on stderr (whatever the message's line breaks); returns ``status``."""
+        message, status = (f"internal error, please report it: {type(exc).__name__}: {exc} "
+                           "(ENERGYSTATS_DEBUG=1 shows the traceback)"), 3
+    # one line, whatever the message's line breaks
     print(f"energystats {args.command}: error: {' '.join(message.split())}", file=sys.stderr)
     return status
 

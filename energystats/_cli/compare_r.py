@@ -72,30 +72,15 @@ def _close(data, alpha, what, ours, theirs, ratio) -> dict:
     return _row(data, alpha, what, f"{d:.1e}", d <= RTOL, ratio)
 
 
-def _pvalue(data, what, p, r_p, allowed, ratio) -> dict:
-    """The row of a Monte Carlo p-value, which agrees within ``allowed`` of R's."""
+def _pvalue(data, what, p, r_p, n_resamples, ratio, allowed=None) -> dict:
+    """The row of a Monte Carlo p-value: within ``allowed`` of R's, by default 4 standard errors
+    of the difference of two p-values of B resamples each (at their mean) plus 2 / (B + 1) for
+    the two counts' discreteness."""
+    if allowed is None:
+        m = (p + r_p) / 2
+        allowed = 4 * np.sqrt(2 * m * (1 - m) / (n_resamples + 1)) + 2 / (n_resamples + 1)
     return _row(data, 1.0, f"{what} p ({p:.3f} vs {r_p:.3f})", f"{abs(p - r_p):.3f}",
                 abs(p - r_p) <= allowed, ratio)
-
-
-def _two_streams(p, r_p, n_resamples) -> float:
-    """4 standard errors of the difference of two Monte Carlo p-values of B resamples each (at
-    their mean), plus 2 / (B + 1) for the two counts' discreteness."""
-    m = (p + r_p) / 2
-    return 4 * np.sqrt(2 * m * (1 - m) / (n_resamples + 1)) + 2 / (n_resamples + 1)
-
-
-def _check_for_r(name: str, X: np.ndarray) -> None:
-    """Refuse data R's ``energy`` cannot compare: non-finite values, or values whose squares
-    overflow in R (fewer than two rows the library refuses)."""
-    if not np.isfinite(X).all():
-        raise ValueError(f"compare-r needs finite values in {name!r}.")
-    largest = float(np.abs(X).max())
-    if largest > R_MAX_ABS:
-        raise ValueError(
-            "compare-r: R's energy squares the values to compute distances, which overflows "
-            f"beyond about 1e154 (largest |value| in {name!r} is {largest:.3g}): divide the data "
-            "by a constant first.")
 
 
 def _dispersion_rows(name, X, xr, codes, sizes, a) -> list[dict]:
@@ -126,8 +111,7 @@ def _etest_rows(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
     r_p = to_numpy(r_field(etest, "p.value"))[0]
     return [_close(name, 1.0, "eqdist.etest statistic", test.statistic,
                    to_numpy(r_field(etest, "statistic"))[0], t_r / t_es),
-            _pvalue(name, "eqdist.etest", test.pvalue, r_p,
-                    _two_streams(test.pvalue, r_p, n_resamples), t_r / t_es)]
+            _pvalue(name, "eqdist.etest", test.pvalue, r_p, n_resamples, t_r / t_es)]
 
 
 def _kgroups_rows(name, X, xr, k: int, start) -> list[dict]:
@@ -176,7 +160,8 @@ def _mvnorm_rows(name, X, xr, n_resamples, seed) -> list[dict]:
     r_p = to_numpy(r_field(r_test, "p.value"))[0]
     allowed = 4 * np.sqrt(max(r_p * (1 - r_p), 1 / n_resamples) / n_resamples)
     return [_close(name, 1.0, "mvnorm.e", ours, theirs, t_r / t_es),
-            _pvalue(name, "mvnorm.test", test.pvalue, r_p, allowed, t_r_test / t_test)]
+            _pvalue(name, "mvnorm.test", test.pvalue, r_p, n_resamples, t_r_test / t_test,
+                    allowed)]
 
 
 def _independence_rows(name, X, codes, n_resamples, seed) -> list[dict]:
@@ -214,8 +199,7 @@ def _independence_rows(name, X, codes, n_resamples, seed) -> list[dict]:
                                               progress=False))
         r_test, t_r = _timed(lambda: r_call("dcov.test", xr, yr, R=n_resamples))
         r_p = to_numpy(r_field(r_test, "p.value"))[0]
-        rows.append(_pvalue(name, "dcov.test", test.pvalue, r_p,
-                            _two_streams(test.pvalue, r_p, n_resamples), t_r / t_es))
+        rows.append(_pvalue(name, "dcov.test", test.pvalue, r_p, n_resamples, t_r / t_es))
     return rows
 
 
@@ -239,8 +223,15 @@ def compare_r(datasets: Iterable[tuple[str, np.ndarray, np.ndarray]] | None = No
     """
     rows = []
     items = list(battery() if datasets is None else datasets)
-    for name, X, _ in items:
-        _check_for_r(name, np.asarray(X, dtype=float))
+    for name, X, _ in items:  # what R's energy cannot compare, refused before any R call
+        largest = float(np.abs(np.asarray(X, dtype=float)).max())
+        if not np.isfinite(largest):
+            raise ValueError(f"compare-r needs finite values in {name!r}.")
+        if largest > R_MAX_ABS:
+            raise ValueError(
+                "compare-r: R's energy squares the values to compute distances, which overflows "
+                f"beyond about 1e154 (largest |value| in {name!r} is {largest:.3g}): divide the "
+                "data by a constant first.")
     for name, X, codes in progress_bar(items, len(items), progress, "compare-r"):
         order = np.argsort(codes, kind="stable")  # by group: edist, eqdist.* take sizes
         codes, X = np.asarray(codes)[order], np.asarray(X, dtype=float)[order]

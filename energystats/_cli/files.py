@@ -1,9 +1,7 @@
-"""The command line's files: the table read and its columns chosen and checked, the output
-paths checked before anything is computed, and the outputs written.
-
-Every user error raises :class:`CLIError`, which the command prints as one line on stderr
-with exit status 2; an output that cannot be written raises :class:`OutputError` (exit 1).
-"""
+"""The command line's files: the output paths checked and the table read, its columns chosen
+and checked, before anything is computed; the outputs written. A user error raises
+:class:`CLIError` (one line on stderr, exit 2); an output that cannot be written
+:class:`OutputError` (exit 1)."""
 
 from __future__ import annotations
 
@@ -89,23 +87,17 @@ def read_table(args) -> pd.DataFrame | None:
         link = " (a link to a missing file)" if path.is_symlink() else ""
         raise CLIError(f"file not found: {path}{link}")
     if not path.is_file():
-        mode = path.stat().st_mode
-        kind = ("a socket" if stat.S_ISSOCK(mode) else
-                "a block device" if stat.S_ISBLK(mode) else None)
+        kind = {stat.S_IFSOCK: "a socket", stat.S_IFBLK: "a block device"}.get(
+            stat.S_IFMT(path.stat().st_mode))
         if kind is not None:
             raise CLIError(f"{path} is {kind}, not a CSV file")
-        return _parse_all(lambda: _text(path), str(path))
+        return _parse_all(lambda: path.read_text(encoding="utf-8"), str(path))
     try:
         with open(path, encoding="utf-8", errors="replace", newline="") as file:
             sample = file.read(SNIFF_CHARS)
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror}") from None
     return _parse(path, sample, str(path))
-
-
-def _text(path: Path) -> str:
-    with open(path, encoding="utf-8", newline="") as stream:
-        return stream.read()
 
 
 def _parse_all(read, name: str) -> pd.DataFrame:
