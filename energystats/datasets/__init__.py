@@ -40,9 +40,8 @@ def load_iris() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame of shape (150, 5)
-        Columns ``Sepal.Length``, ``Sepal.Width``, ``Petal.Length``, ``Petal.Width`` (cm) and
-        ``Species`` (a categorical: ``setosa``, ``versicolor``, ``virginica``; 50 each), rows
-        in R's order.
+        ``Sepal.Length``, ``Sepal.Width``, ``Petal.Length``, ``Petal.Width`` (cm) and
+        ``Species`` (a categorical: ``setosa``, ``versicolor``, ``virginica``; 50 each).
 
     References
     ----------

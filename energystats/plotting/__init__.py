@@ -83,11 +83,9 @@ def plot_null_distribution(result, ax=None, *, test=None, bins=40):
     Parameters
     ----------
     result : test result
-        Of :func:`energy_test`, :func:`dcov_test`, :func:`dcor_test`, :func:`dcor_ttest`,
-        :func:`pdcov_test`, :func:`pdcor_test`, :func:`mvi_test`,
-        :func:`mutual_independence_test`, :func:`normal_test`, :func:`mvnorm_test`,
-        :func:`poisson_test`, :func:`energy_gof`, :func:`dip_test`, :func:`cluster_test`
-        or :func:`thinned_cluster_comparison` (its energy test on the held-out part).
+        Of any test: :func:`energy_test`, :func:`dcov_test`, :func:`dcor_ttest`,
+        :func:`normal_test`, :func:`poisson_test`, :func:`dip_test`, :func:`cluster_test`,
+        :func:`thinned_cluster_comparison` (its test on the held-out part), ...
     ax : matplotlib Axes, or a sequence of them, default=None
         Where to draw; one per test for a result of several tests (a
         :class:`PoissonTestResult`; a new figure with a row of panels when None).
@@ -185,6 +183,7 @@ def plot_gof(x, result, axes=None):
     # the name of the data: a Series' or one column's name, else the result's data name
     name = (x.columns[0] if x.shape[1] == 1 else None) if hasattr(x, "columns") else getattr(
         x, "name", None)
+    name = (None if name is None else str(name)) or getattr(result, "data_name", None) or "x"
     try:
         values = np.asarray(x.to_numpy(dtype=float, na_value=np.nan) if hasattr(x, "to_numpy")
                             else x, dtype=float)
@@ -194,8 +193,7 @@ def plot_gof(x, result, axes=None):
         raise ValueError("`x` must be an array of numbers, the data the test was run on"
                          + (", got one number." if values is not None else "."))
     rows = values.reshape(values.shape[0], -1)
-    sample = Sample(rows[~np.isnan(rows).any(axis=1)], values.shape, str(name) if name is not
-                    None else getattr(result, "data_name", None) or "x")
+    sample = Sample(rows[~np.isnan(rows).any(axis=1)], values.shape, name)
     panel = result._fit_panel(sample) if isinstance(result, TestResult) else None
     if panel is None:
         raise TypeError("`result` must be the result of a goodness-of-fit test (normal_test, "
