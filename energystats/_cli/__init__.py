@@ -179,8 +179,7 @@ def _agreement(labels, groups, by) -> tuple[dict, list[str]]:
 
 
 def _ask_r(datasets, **options) -> dict:
-    """R's versions and the rows of :func:`compare_r`; an error raised inside R is bad input
-    (one line, exit 2)."""
+    """R's versions and :func:`compare_r`'s rows; an error inside R is bad input (exit 2)."""
     try:
         table = compare_r(datasets, **options)
     except Exception as exc:

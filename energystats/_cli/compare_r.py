@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
-from scipy.spatial.distance import pdist
 
 from .._cluster import KGroups, energy_hclust
 from .._gof import mvnorm_statistic, mvnorm_test
@@ -22,6 +21,8 @@ from .._homogeneity import dispersion, energy_test
 from .._independence import dcor, dcor_ttest, dcov, dcov_test, pdcor
 from .._progress import progress_bar
 from .._rbridge import r_call, r_factor, r_field, r_matrix, to_numpy
+from .._scale import pairwise
+from .._semimetric import resolve_semimetric
 from ..datasets import load_iris
 
 __all__ = ["battery", "compare_r"]
@@ -141,7 +142,8 @@ def _hclust_rows(name, X, xr, exponents) -> list[dict]:
                 and np.array_equal(ours.order, to_numpy(r_field(tree, "order"))))
         d = _rel(ours.height, to_numpy(r_field(tree, "height")))
         # equal merge costs may be taken in either order: then the heights must still agree
-        tied = not same and bool((np.diff(np.sort(np.sqrt(pdist(X, "sqeuclidean")))) == 0).any())
+        tied = not same and bool((np.diff(np.sort(pairwise(X, resolve_semimetric(), held=True)[
+            np.triu_indices(len(X), 1)])) == 0).any())
         what = "identical" if same else "differ (tied distances)" if tied else "differ"
         rows += [_row(name, a, "energy.hclust merge and order", what, same or (tied and d <= RTOL),
                       t_r / t_es),

@@ -61,12 +61,9 @@ def prepare(args, *, need_by: bool):
 
 
 def read_table(args) -> pd.DataFrame | None:
-    """The table named on the command line: a file, ``-`` for stdin, or ``--example``.
-
-    A named pipe (FIFO) or a device such as ``/dev/stdin`` is read to its end, as ``-`` reads
-    stdin (a pipe with no writer yet waits for one, as ``cat`` does); sockets and block devices
-    are refused. ``None`` for ``compare-r`` without data.
-    """
+    """The table named on the command line: a file, ``-`` for stdin, or ``--example``; a named
+    pipe or a device such as ``/dev/stdin`` read to its end as ``cat`` reads it (sockets and
+    block devices refused); None for ``compare-r`` without data."""
     if args.example is not None and args.csv is not None:
         raise CLIError("give either a CSV file or --example, not both")
     if args.example is not None:
