@@ -511,7 +511,7 @@ def test_library_errors_are_one_line_and_ctrl_c_exits_130(monkeypatch, capsys):
         ),
         (KeyboardInterrupt(), 130, "energystats describe: interrupted\n"),
     ]:
-        monkeypatch.setitem(_cli._COMMANDS, "describe", (compute(exc), None, True))
+        monkeypatch.setitem(_cli._COMMANDS, "describe", (compute(exc), True))
         assert main(["describe", "--example", "iris", "--by", "Species"]) == status
         assert capsys.readouterr() == ("", err)
 
@@ -562,7 +562,7 @@ def no_computation(args, data, groups):
     ],
 )
 def test_the_plot_path_is_checked_before_computing(tmp_path, monkeypatch, capsys, plot, message):
-    monkeypatch.setitem(_cli._COMMANDS, "hclust", (no_computation, None, False))
+    monkeypatch.setitem(_cli._COMMANDS, "hclust", (no_computation, False))
     (tmp_path / "file.csv").write_text("x\n1\n")
     plot = os.path.normpath(tmp_path / plot)
     assert main(["hclust", "--example", "iris", "--by", "Species", "--plot", plot]) == 2
@@ -574,7 +574,7 @@ def test_the_plot_path_is_checked_before_computing(tmp_path, monkeypatch, capsys
 
 
 def test_a_plot_needs_matplotlib(tmp_path, monkeypatch, capsys):
-    monkeypatch.setitem(_cli._COMMANDS, "hclust", (no_computation, None, False))
+    monkeypatch.setitem(_cli._COMMANDS, "hclust", (no_computation, False))
     # import fails as if not installed
     monkeypatch.setitem(sys.modules, "matplotlib.backend_bases", None)
     assert (
@@ -708,7 +708,7 @@ def test_hostile_input_gets_one_line_and_its_exit_status(
 ):
     if argv[0] == "hclust" and "--plot" in argv or argv[0] == "compare-r":
         # refused before computing
-        monkeypatch.setitem(_cli._COMMANDS, argv[0], (no_computation, None, False))
+        monkeypatch.setitem(_cli._COMMANDS, argv[0], (no_computation, False))
     argv = [a.format(tmp=hostile_files) for a in argv]
     assert main(argv) == status
     out, err = capsys.readouterr()
@@ -762,7 +762,7 @@ def test_an_internal_error_is_one_line_with_status_3(monkeypatch, capsys):
     def bug(args, data, groups):
         raise ZeroDivisionError("float division by zero")
 
-    monkeypatch.setitem(_cli._COMMANDS, "describe", (bug, None, True))
+    monkeypatch.setitem(_cli._COMMANDS, "describe", (bug, True))
     assert main(["describe", "--example", "iris", "--by", "Species"]) == 3
     assert capsys.readouterr().err == (
         "energystats describe: error: internal error, please report it: ZeroDivisionError: float "
