@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .._scale import Streamed
+from .._scale import GraphMatrix, Streamed
 from .._scale.concordance import line_row_sums
 from .dcov import centred
 from .variables import Variable
@@ -93,6 +93,8 @@ def power_sums(v: Variable) -> tuple[float, float]:
         np.linspace(0, n - 1, SKEW_ROWS).round().astype(np.intp))
     if v.semimetric.precomputed:
         D = v.data[np.ix_(rows, rows)]
+    elif v.semimetric.on_graph:  # the whole graph's semimetric on these rows
+        D = GraphMatrix(v.semimetric.graph.kernel())[rows][:, rows]
     else:
         D = v.semimetric(v.data[rows], v.data[rows])
     C = centred(D)

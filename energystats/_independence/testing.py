@@ -33,6 +33,7 @@ from .._resample import (
 )
 from .._result_bases import NullPanel, TestResult
 from .._results import _number
+from .._scale import pairwise
 from .._scale.concordance import abs_product_sum, abs_product_sums, line_row_sums
 from .._semimetric import Scaling
 from .dcov import (
@@ -218,7 +219,7 @@ def _held(v: Variable, copies: int = 4) -> np.ndarray:
     n = v.n
     check_fits(f"the permutation test's matrices (n = {n})", 8.0 * copies * n * n,
                "method='gamma' or approximation='projection'")
-    return v.data if v.semimetric.precomputed else v.semimetric(v.data, v.data)
+    return v.data if v.semimetric.precomputed else pairwise(v.data, v.semimetric, held=True)
 
 
 def item_bytes(n: int) -> float:

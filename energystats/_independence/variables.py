@@ -123,7 +123,8 @@ def _one(x, name: str, metric, exponent, sigma, min_samples: int) -> Variable:
         sm = resolve_semimetric(metric, exponent, sigma)
         data = prepare_points(x, sm, name, min_samples=min_samples)
     scaling = Scaling.for_data(data, sm)
-    return Variable(scaling.data(data), scaling.semimetric(sm), scaling, name)
+    data = scaling.data(data)  # the semimetric fixed for these points (scale, graph)
+    return Variable(data, scaling.semimetric(sm).for_data(data), scaling, name)
 
 
 def _per_variable(value, count: int, what: str) -> list:

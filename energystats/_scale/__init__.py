@@ -15,9 +15,10 @@ import numpy as np
 from scipy.linalg import blas
 
 from .._config import memory_budget
+from .graph import GraphMatrix
 from .streamed import TILE, Streamed
 
-__all__ = ["TILE", "Streamed", "fits", "pairwise", "upper_product"]
+__all__ = ["TILE", "GraphMatrix", "Streamed", "fits", "pairwise", "upper_product"]
 
 
 def fits(n: int, copies: int = 1) -> bool:
@@ -26,10 +27,17 @@ def fits(n: int, copies: int = 1) -> bool:
 
 
 def pairwise(X: np.ndarray, metric, *, n_jobs=None, held: bool | None = None):
-    """The n x n matrix of ``metric`` (a callable on two blocks of points) on the rows of X:
-    an ndarray when it fits the memory budget (or ``held=True``), else :class:`Streamed`."""
+    """The n x n matrix of ``metric`` (a :class:`~energystats._semimetric.Semimetric`) on the
+    rows of X, the semimetric first fixed for these points (its scale from the data, or their
+    nearest-neighbour graph: :meth:`~energystats._semimetric.Semimetric.for_data`): an ndarray
+    when it fits the memory budget (or ``held=True``), else :class:`Streamed` (a graph's
+    :class:`GraphMatrix`)."""
+    metric = metric.for_data(X) if hasattr(metric, "for_data") else metric
     if held is None:
         held = fits(X.shape[0])
+    if getattr(metric, "on_graph", False):
+        D = GraphMatrix(metric.graph.kernel())
+        return D.dense() if held else D
     return metric(X, X) if held else Streamed(X, metric, n_jobs)
 
 
@@ -37,6 +45,6 @@ def upper_product(D, Z: np.ndarray) -> np.ndarray:
     r""":math:`U Z` for the strict upper triangle U of the symmetric zero-diagonal D (n x n)
     and Z (n x m): each pair once, half the multiply-adds of ``D @ Z``. The quadratic forms
     of D follow: :math:`z_i^\top D z_j = (Z^\top U Z)_{ij} + (Z^\top U Z)_{ji}`."""
-    if isinstance(D, Streamed):
+    if isinstance(D, (Streamed, GraphMatrix)):
         return D.upper(Z)
     return blas.dtrmm(1.0, D, np.asfortranarray(Z, dtype=float), lower=0)

@@ -110,10 +110,12 @@ class Streamed:
 
 
 def _tile(D, a: int, b: int, c: int, e: int) -> np.ndarray:
-    """Block a:b x c:e of a held or streamed matrix (a new array)."""
+    """Block a:b x c:e of a held, streamed or graph matrix (a new array)."""
     if isinstance(D, Streamed):
         return D.metric(D.X[a:b], D.X[c:e])
-    return np.array(D[a:b, c:e], dtype=float)
+    if isinstance(D, np.ndarray):
+        return np.array(D[a:b, c:e], dtype=float)
+    return D[np.arange(a, b)][:, c:e]
 
 
 def _gram_band(mats: list, rows: list, a: int, unbiased: bool, tile: int) -> np.ndarray:
