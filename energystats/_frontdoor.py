@@ -39,7 +39,7 @@ __all__ = ["ALL_ROWS", "DATA_NAME_ENTRY", "FOREIGN_NAMES", "RNG_ENTRY", "Rows", 
 FOREIGN_NAMES = {
     "random_state": ("rng",), "rng": ("random_state",), "seed": ("rng", "random_state"),
     "n_permutations": ("n_resamples",), "R": ("n_resamples",), "B": ("n_resamples",),
-    "level": ("alpha",), "index": ("exponent",),
+    "level": ("alpha",), "index": ("exponent",), "test": ("statistic",),
 }
 _RIGHT_NAMES = {
     "rng": "functions take `rng` (an int seed, a numpy Generator or None), estimators "
@@ -48,7 +48,7 @@ _RIGHT_NAMES = {
     "Generator or None); functions take `rng`",
     "n_resamples": "the number of resamples (permutations, bootstrap or Monte Carlo samples)",
     "alpha": "the level of the tests", "exponent": "the exponent of the Euclidean distances, R's "
-    "`index`",
+    "`index`", "statistic": "the statistic (or statistics) the test computes",
 }
 #: The shared Parameters entries (type, text) for the docstrings that do not write them.
 RNG_ENTRY = (

@@ -23,7 +23,7 @@ from .normality import log_poisson
 
 __all__ = ["PoissonTestResult", "poisson_statistic", "poisson_test"]
 
-#: The values of ``test`` (both functions') and the statistics each names.
+#: The values of ``statistic`` (both functions') and the statistics each names.
 _TESTS = {"all": ("M-CvM", "M-AD", "E"), "M": ("M-CvM", "M-AD"), "E": ("E",),
           "M-CvM": ("M-CvM",), "M-AD": ("M-AD",)}
 _METHOD = {"M-CvM": "M-CvM test", "M-AD": "M-AD test", "E": "Energy test"}
@@ -36,24 +36,24 @@ class PoissonTestResult(TestResult):
     Attributes
     ----------
     statistic : ndarray of shape (n_tests,)
-        The statistics, in the order of ``tests``.
+        The statistics, in the order of ``statistic_names``.
     pvalue : ndarray of shape (n_tests,)
         (1 + #{null >= statistic}) / (n_resamples + 1), per test.
     null_distribution : ndarray of shape (n_resamples, n_tests)
         The statistics of the Poisson(estimate) samples, all from the same samples.
-    tests : tuple of str
-        The tests, among ``"M-CvM"``, ``"M-AD"``, ``"E"``.
+    statistic_names : tuple of str
+        The statistics, among ``"M-CvM"``, ``"M-AD"``, ``"E"``.
     estimate : float
         The sample mean, the estimate of lambda.
     n_samples : int
     """
 
-    tests: tuple
+    statistic_names: tuple
     estimate: float
     n_samples: int
 
     _title = "Goodness-of-fit tests of the Poisson distribution, estimated mean (R poisson.tests)"
-    _hidden = ("tests",)
+    _hidden = ("statistic_names",)
     #: the axis label of each test's statistic in plot_null_distribution
     _plot_labels = {"M-CvM": "mean distance Cram\u00e9r-von Mises statistic",
                     "M-AD": "mean distance Anderson-Darling statistic", "E": "energy statistic"}
@@ -66,16 +66,18 @@ class PoissonTestResult(TestResult):
         """R's ``poisson.tests`` data frame: one row per test (index ``"M-CvM"``, ``"M-AD"``,
         ``"E"``), columns ``estimate``, ``statistic``, ``pvalue``, ``method``."""
         return pd.DataFrame({"estimate": self.estimate, "statistic": self.statistic,
-                             "pvalue": self.pvalue, "method": [_METHOD[t] for t in self.tests]},
-                            index=pd.Index(list(self.tests), name="test"))
+                             "pvalue": self.pvalue,
+                             "method": [_METHOD[t] for t in self.statistic_names]},
+                            index=pd.Index(list(self.statistic_names), name="test"))
 
     def _null_panels(self) -> tuple[NullPanel, ...]:
-        null = np.asarray(self.null_distribution, dtype=float).reshape(-1, len(self.tests))
+        names = self.statistic_names
+        null = np.asarray(self.null_distribution, dtype=float).reshape(-1, len(names))
         statistics, pvalues = np.atleast_1d(self.statistic), np.atleast_1d(self.pvalue)
         return tuple(NullPanel("Poisson goodness-of-fit tests", self._plot_labels[name], float(t),
                                float(p), f"parametric bootstrap ({self.n_resamples:,} Poisson "
                                "samples)", null=null[:, k], name=name)
-                     for k, (name, t, p) in enumerate(zip(self.tests, statistics, pvalues)))
+                     for k, (name, t, p) in enumerate(zip(names, statistics, pvalues)))
 
     def _fit_panel(self, sample: Sample) -> FitPanel:
         values = sample.column(self.n_samples)
@@ -83,7 +85,7 @@ class PoissonTestResult(TestResult):
             raise ValueError(f"`x` has mean {values.mean():.6g}, `result` estimated "
                              f"{self.estimate:.6g}: pass the data the test was run on.")
         pvalues = ", ".join(f"{p:.3g} ({t})"
-                            for t, p in zip(self.tests, np.atleast_1d(self.pvalue)))
+                            for t, p in zip(self.statistic_names, np.atleast_1d(self.pvalue)))
         return FitPanel(values, sample.name, stats.poisson(self.estimate),
                         f"fitted Poisson({self.estimate:.4g})",
                         f"Poisson goodness-of-fit tests: p = {pvalues}", discrete=True)
@@ -109,11 +111,11 @@ def _check(x) -> np.ndarray:
     return x.astype(np.int64)
 
 
-def _check_test(test) -> tuple[str, ...]:
-    """The statistics that ``test`` names."""
-    if not isinstance(test, str) or test not in _TESTS:
-        raise ValueError(f"`test` must be one of {tuple(_TESTS)}, got {test!r}.")
-    return _TESTS[test]
+def _check_test(statistic) -> tuple[str, ...]:
+    """The statistics that ``statistic`` names."""
+    if not isinstance(statistic, str) or statistic not in _TESTS:
+        raise ValueError(f"`statistic` must be one of {tuple(_TESTS)}, got {statistic!r}.")
+    return _TESTS[statistic]
 
 
 #: The M statistics' grid reaches below the smallest count and above the largest until the
@@ -160,11 +162,11 @@ def _check_grid(X: np.ndarray, low: int, high: int) -> None:
                   high - low + 1)
     if size > MAX_GRID:
         raise ValueError(f"{what} need a grid of {size:,} counts, more than {MAX_GRID:,} (one step "
-                         "of their recursion per count: over a minute per sample); use test='E', "
-                         "whose statistic needs no grid.")
+                         "of their recursion per count: over a minute per sample); use "
+                         "statistic='E', whose statistic needs no grid.")
     check_fits(f"{what} (a grid of {size:,} counts"
                + (f" for each of {X.shape[0]:,} samples)" if X.shape[0] > 1 else ")"),
-               80.0 * X.shape[0] * size, "test='E', whose statistic needs no grid")
+               80.0 * X.shape[0] * size, "statistic='E', whose statistic needs no grid")
 
 
 def _m_estimate(running: np.ndarray, lam: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -253,14 +255,15 @@ def _statistics(X: np.ndarray, tests: tuple) -> tuple[np.ndarray, np.ndarray]:
 
 
 @front_door("x", propagate=True)
-def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float | dict[str, float]:
+def poisson_statistic(x, *, statistic: str = "E",
+                      nan_policy: str = "raise") -> float | dict[str, float]:
     r"""A Poisson goodness-of-fit statistic (R ``poisson.e``, ``poisson.m``).
 
     Parameters
     ----------
     x : array_like of shape (n,)
         Non-negative integer counts (integer-valued floats too), at least two, not all zero.
-    test : {"E", "M-CvM", "M-AD", "M", "all"}, default="E"
+    statistic : {"E", "M-CvM", "M-AD", "M", "all"}, default="E"
         ``"E"``: the energy statistic :math:`Q_n` (R ``poisson.e``); ``"M-CvM"``, ``"M-AD"``:
         the mean distance statistics; ``"M"``: both (R ``poisson.m``); ``"all"``: the three.
 
@@ -317,10 +320,10 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
     >>> round(es.poisson_statistic(x), 6)  # R: poisson.e(x)
     0.847383
     >>> # R: poisson.m(x)
-    >>> {name: round(value, 6) for name, value in es.poisson_statistic(x, test="M").items()}
+    >>> {name: round(value, 6) for name, value in es.poisson_statistic(x, statistic="M").items()}
     {'M-CvM': 0.006698, 'M-AD': 0.051548}
     """
-    tests = _check_test(test)
+    tests = _check_test(statistic)
     values = _statistics(_check(x)[None, :], tests)[0][0]
     if len(tests) == 1:
         return float(values[0])
@@ -328,7 +331,7 @@ def poisson_statistic(x, *, test: str = "E", nan_policy: str = "raise") -> float
 
 
 @front_door("x", names=("x",))
-def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None,
+def poisson_test(x, *, statistic: str = "all", n_resamples: int = 999, rng=None,
                  nan_policy: str = "raise") -> PoissonTestResult:
     r"""Goodness-of-fit tests of the Poisson distribution with estimated mean (R ``poisson.tests``).
 
@@ -340,7 +343,7 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None,
     ----------
     x : array_like of shape (n,)
         Non-negative integer counts, at least two, not all zero.
-    test : {"all", "M", "E", "M-CvM", "M-AD"}, default="all"
+    statistic : {"all", "M", "E", "M-CvM", "M-AD"}, default="all"
         The statistics of :func:`poisson_statistic`: ``"M"`` the mean distance tests (R
         ``poisson.mtest`` is M-CvM), ``"E"`` the energy test (R ``poisson.etest``).
     n_resamples : int, default=999
@@ -360,7 +363,7 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None,
     counts (counts repeat: ties are real); R reports :math:`\#\{t^* \ge t\}/B`. A sample of
     zeros only (Poisson(0) fits it) has statistics 0 (R: NaN for M-AD). Constant data are
     allowed (evidence against Poisson for n large). Time O(B (n log n + K)) (O(B n log n)
-    for ``test="E"``).
+    for ``statistic="E"``).
 
     References
     ----------
@@ -378,10 +381,10 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None,
     1   M-AD      3.18     1.2720   0.330    M-AD test
     2      E      3.18     0.7761   0.530  Energy test
     >>> overdispersed = np.random.default_rng(0).negative_binomial(2, 0.4, size=50)
-    >>> es.poisson_test(overdispersed, test="E", n_resamples=199, rng=1).pvalue
+    >>> es.poisson_test(overdispersed, statistic="E", n_resamples=199, rng=1).pvalue
     array([0.005])
     """
-    tests = _check_test(test)
+    tests = _check_test(statistic)
     x = _check(x)
     B = check_resamples(n_resamples)
     n, lam = x.size, float(x.mean())
@@ -394,6 +397,6 @@ def poisson_test(x, *, test: str = "all", n_resamples: int = 999, rng=None,
     null = null_distribution(lambda block: _statistics(block, tests)[0],
                              lambda m: gen.poisson(lam, size=(m, n)), B, 80.0 * (n + width),
                              False)
-    return PoissonTestResult(tests=tests, statistic=observed, pvalue=pvalue(
+    return PoissonTestResult(statistic_names=tests, statistic=observed, pvalue=pvalue(
         observed, null, scale=scale, what="the Poisson statistic"), estimate=lam, n_samples=n,
         n_resamples=B, null_distribution=null)

@@ -309,7 +309,7 @@ def _one_factor(sums, name: str, codes, groups, sizes, w, w_shift: int, scaling:
             raise ValueError(f"`n_resamples`: factor {name!r} has no finite F-ratio (W = 0: every "
                              "group constant, or too few points), so it has no permutation "
                              "p-value.")
-        test = relabeling_test(sums, codes, groups, sizes, "F", (n_resamples, "auto", None, None),
+        test = relabeling_test(sums, codes, groups, sizes, "F", (n_resamples, "auto", None),
                                gen, "tolerant")
         pvalue, n_resamples = test.pvalue, test.n_resamples
     by_weight, result = Scaling().weighted(w_shift), scaling.weighted(w_shift)

@@ -32,7 +32,7 @@ from .._result_bases import NullPanel, TestResult
 from .._scale import fits, line
 from .._scale.projection import N_PROJECTIONS, check_projection, random_directions
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_data, as_groups, check_correction, check_positive_int
+from .._validation import as_data, as_groups, check_correction
 from ._disco import statistics, tie_scale
 from ._sums import Sums, block_sums, complete
 
@@ -101,8 +101,8 @@ class EnergyTestResult(TestResult):
                           self._permutation_label("relabelings"), null=self.null_distribution),)
 
 
-def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties) -> tuple:
-    """(B, exact, batch, progress), validated; messages name the argument."""
+def _energy_test_iv(statistic, n_resamples, exact, progress, ties) -> tuple:
+    """(B, exact, progress), validated; messages name the argument."""
     if statistic not in _TITLES:
         raise ValueError(f"`statistic` must be one of {tuple(_TITLES)}, got {statistic!r}.")
     if ties not in ("tolerant", "strict"):
@@ -112,8 +112,7 @@ def _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties) -> tup
                "a smaller `n_resamples`")
     if not (isinstance(exact, str) and exact == "auto") and not isinstance(exact, (bool, np.bool_)):
         raise ValueError(f"`exact` must be 'auto', True or False, got {exact!r}.")
-    batch = None if batch is None else check_positive_int(batch, "batch")
-    return B, exact if isinstance(exact, str) else bool(exact), batch, check_progress(progress)
+    return B, exact if isinstance(exact, str) else bool(exact), check_progress(progress)
 
 
 def _prepared(X, metric, exponent, sigma, approximation, n_projections, rng, spawn: bool):
@@ -139,10 +138,10 @@ def _draw_relabelings(rng, codes: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *, n_resamples=0,
-                    exact=False, batch=None, progress=False, rng=None):
+                    exact=False, progress=False, rng=None):
     """The statistic on the observed labeling (first) and relabelings: ``labelings``, or all
     distinct ones (``exact``; "auto": when at most ``n_resamples``), or ``n_resamples`` drawn
-    from ``rng``; ``batch`` a product, else as many as 8 MiB of temporaries hold (the budget,
+    from ``rng``; a product holds as many as 8 MiB of temporaries hold (``working_memory``,
     where each product recomputes D). Returns (values, exact, the sum of D)."""
     n, k = codes.shape[0], sizes.shape[0]
     if labelings is None and exact is not False:  # the multinomial's digits only if it is small
@@ -159,12 +158,10 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
         per, fixed = n + 64 * k * k, 32 * n + max(line.WORK, (13 * k - 4) * n)
     elif sums.kind == "streamed":  # its product's arrays; its smallest tiles
         per, fixed = per + 24 * (k - 1) * n, 24 * 16 * 16
-    check_fits(f"energy_test (n = {n}, k = {k}) " + (f"with `batch`={batch}" if batch else
-               "(one relabeling)"), fixed + per * (batch or 1),
-               "a smaller `batch` (or batch=None, which fits the budget)" if batch else "")
+    check_fits(f"energy_test (n = {n}, k = {k}) (one relabeling)", fixed + per)
     free = memory_budget(fixed + per * count) - fixed  # half of it for the tiles when streamed
     whole = {"projection": free, "streamed": free // 2}.get(sums.kind, BLOCK_BYTES)
-    step = batch or whole // per
+    step = whole // per
     step, done, total = max(1, min(count, step)), 0, []
 
     def draw(m):
@@ -191,10 +188,10 @@ def relabeling_null(sums: Sums, codes, sizes, statistic: str, labelings=None, *,
 def relabeling_test(sums: Sums, codes, groups, sizes, statistic: str, options: tuple, rng,
                     ties: str) -> EnergyTestResult:
     """:func:`energy_test` on the block sums of the pooled points; ``options`` =
-    (n_resamples, exact, batch, progress)."""
-    B, exact, batch, progress = options
+    (n_resamples, exact, progress)."""
+    B, exact, progress = options
     values, exact, total = relabeling_null(sums, codes, sizes, statistic, n_resamples=B,
-                                           exact=exact, batch=batch, progress=progress, rng=rng)
+                                           exact=exact, progress=progress, rng=rng)
     observed = float(values[0])
     if not np.isfinite(observed):
         raise ValueError("`statistic`='F' is undefined when every group is constant (W = 0); "
@@ -239,7 +236,7 @@ def _rescaled(res: EnergyTestResult, scaling: Scaling) -> EnergyTestResult:
 @front_door(("X", "labels"), distances=("X",), columns=("labels",), names=("X",), by="labels")
 def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, exponent=1.0,
                 metric: MetricLike = "euclidean", sigma=None, rng=None, exact="auto",
-                batch: int | None = None, progress: bool | None = None, ties: str = "tolerant",
+                progress: bool | None = None, ties: str = "tolerant",
                 n_jobs: int | None = None, approximation: str | None = None,
                 n_projections: int = N_PROJECTIONS, nan_policy: str = "raise") -> EnergyTestResult:
     r"""Permutation test of equal distributions for k samples (energy statistics).
@@ -266,11 +263,8 @@ def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, expo
     exact : {"auto", True, False}, default="auto"
         Enumerate every distinct relabeling: when there are at most ``n_resamples`` (and
         10**6) of them, always (up to 10**6), or never.
-    batch : int, default=None
-        Relabelings per product; ``None``: as many as 8 MiB of temporaries hold (as
-        ``working_memory`` holds where each product recomputes the distances).
     progress : bool or None, default=None
-        Show a progress bar (tqdm) over the batches.
+        Show a progress bar (tqdm) over the blocks of relabelings.
     ties : {"tolerant", "strict"}, default="tolerant"
         How null values equal to the statistic count; see Notes.
     n_jobs : int, default=None
@@ -295,13 +289,14 @@ def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, expo
     statistic is a difference of (:math:`k^2 T` for S and E). ``ties="strict"`` counts only
     :math:`t^* > t + \gamma` (R's rule). Exact, over all M distinct relabelings (the observed
     among them): :math:`\#\{t^* \ge t - \gamma\} / M`, or :math:`(1 + \#\{t^* > t +
-    \gamma\}) / M`. The result depends on neither ``batch``, ``n_jobs`` nor the memory.
+    \gamma\}) / M`. The result depends on neither ``n_jobs`` nor the memory.
 
     Time O(N^2 d), then O(N^2 k) per relabeling in BLAS-3 products, the matrix held when it
-    fits ``working_memory`` (:func:`set_config`), else recomputed in tiles per batch; on the
-    line with exponent 1 from 150 points, O(N k) after one sort; projected, O(L N log N) per
-    batch and O(L N k) per relabeling. Valid for groups fixed before seeing the data, or
-    clusters compared on variables not used to form them.
+    fits ``working_memory`` (:func:`set_config`), else recomputed in tiles per block of
+    relabelings (as many as the budget holds); on the line with exponent 1 from 150 points,
+    O(N k) after one sort; projected, O(L N log N) per block and O(L N k) per relabeling.
+    Valid for groups fixed before seeing the data, or clusters compared on variables not used
+    to form them.
 
     References
     ----------
@@ -322,12 +317,12 @@ def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, expo
     >>> es.energy_test([0.0, 0.1, 5.0, 5.1], [0, 0, 1, 1]).pvalue  # exact: 6 relabelings
     0.3333333333333333
     """
-    options = _energy_test_iv(statistic, n_resamples, exact, batch, progress, ties)
+    options = _energy_test_iv(statistic, n_resamples, exact, progress, ties)
     X, sm, scaling, directions, gen = _prepared(X, metric, exponent, sigma, approximation,
                                                 n_projections, rng, spawn=True)
     codes, groups, sizes = as_groups(labels, X.shape[0])
     _announce(X, sm, len(groups), options[0] + 1, None if directions is None else
-              directions.shape[0], options[3])
+              directions.shape[0], options[2])
     sums = block_sums(scaling.data(X), scaling.semimetric(sm), directions=directions,
                       n_jobs=check_n_jobs(n_jobs))
     res = relabeling_test(sums, codes, groups, sizes, statistic, options, gen, ties)
@@ -424,11 +419,11 @@ def pairwise_energy_tests(X, labels, *, correction: str = "holm", alpha: float =
 
     correction, alpha = check_correction(correction, alpha)
     o = {"statistic": "S", "n_resamples": 999, "exponent": 1.0, "metric": "euclidean",
-         "sigma": None, "exact": "auto", "batch": None, "progress": None, "ties": "tolerant",
+         "sigma": None, "exact": "auto", "progress": None, "ties": "tolerant",
          "n_jobs": None, "approximation": None, "n_projections": N_PROJECTIONS,
          **energy_test_options}  # energy_test's defaults
-    B, exact, batch, progress = _energy_test_iv(o["statistic"], o["n_resamples"], o["exact"],
-                                                o["batch"], o["progress"], o["ties"])
+    B, exact, progress = _energy_test_iv(o["statistic"], o["n_resamples"], o["exact"],
+                                         o["progress"], o["ties"])
     n_jobs = check_n_jobs(o["n_jobs"])
     X, sm, scaling, directions, gen = _prepared(X, o["metric"], o["exponent"], o["sigma"],
                                                 o["approximation"], o["n_projections"], rng, True)
@@ -447,7 +442,7 @@ def pairwise_energy_tests(X, labels, *, correction: str = "holm", alpha: float =
         sums = block_sums(points[np.ix_(keep, keep)] if rho.precomputed else points[keep], rho,
                           directions=directions, n_jobs=n_jobs)
         res = _rescaled(relabeling_test(sums, pair, groups[[i, j]], sizes, o["statistic"],
-                                        (B, exact, batch, False), stream, o["ties"]), scaling)
+                                        (B, exact, False), stream, o["ties"]), scaling)
         rows.append({"group_a": groups[i], "group_b": groups[j], "n_a": int(sizes[0]),
                      "n_b": int(sizes[1]), "statistic": res.statistic, "pvalue": res.pvalue})
     table = pd.DataFrame(rows)
@@ -456,13 +451,12 @@ def pairwise_energy_tests(X, labels, *, correction: str = "holm", alpha: float =
     return table
 
 
-def _ksample_iv(statistic, permutations, n: int, batch):
-    """(permutations as a B x n array, batch), validated; messages name the argument."""
-    if statistic not in ("E", "S", "F"):
-        raise ValueError(f"`statistic` must be one of ('E', 'S', 'F'), got {statistic!r}.")
-    batch = None if batch is None else check_positive_int(batch, "batch")
+def _ksample_iv(statistic, permutations, n: int) -> np.ndarray:
+    """The permutations as a B x n array, validated; messages name the argument."""
+    if statistic not in ("S", "E", "F"):
+        raise ValueError(f"`statistic` must be one of ('S', 'E', 'F'), got {statistic!r}.")
     if permutations is None:
-        return np.arange(n)[None, :], batch
+        return np.arange(n)[None, :]
     perms = np.asarray(permutations)
     if not np.issubdtype(perms.dtype, np.integer):
         raise TypeError(f"`permutations` must hold integer row indices, got dtype {perms.dtype}.")
@@ -475,22 +469,21 @@ def _ksample_iv(statistic, permutations, n: int, batch):
     if wrong.any():
         raise ValueError(f"`permutations` must hold permutations of 0..{n - 1} (0-based row "
                          f"indices); row {int(np.flatnonzero(wrong)[0])} is not one.")
-    return perms, batch
+    return perms
 
 
 def _propagated(arguments: dict, n: int):
     """``nan_policy="propagate"`` with ``permutations`` and rows missing: the call checked,
     NaN for each permutation."""
     resolve_semimetric(arguments["metric"], arguments["exponent"], arguments["sigma"])
-    perms, _ = _ksample_iv(arguments["statistic"], arguments["permutations"], n, arguments["batch"])
+    perms = _ksample_iv(arguments["statistic"], arguments["permutations"], n)
     return np.nan if np.ndim(arguments["permutations"]) == 1 else np.full(len(perms), np.nan)
 
 
 @front_door(("X", "labels"), distances=("X",), columns=("labels",), propagate=True,
             indexes={"permutations": _propagated})
-def ksample_statistic(X, labels, *, permutations=None, statistic: str = "E", exponent=1.0,
-                      metric: MetricLike = "euclidean", sigma=None, batch: int | None = None,
-                      nan_policy: str = "raise"):
+def ksample_statistic(X, labels, *, permutations=None, statistic: str = "S", exponent=1.0,
+                      metric: MetricLike = "euclidean", sigma=None, nan_policy: str = "raise"):
     r"""The k-sample energy statistic of a labeling, or of given permutations (R ``ksample.e``).
 
     Position t belongs to group ``labels[t]``; with ``permutations`` the sample is ``X[ix]``
@@ -504,12 +497,11 @@ def ksample_statistic(X, labels, *, permutations=None, statistic: str = "E", exp
         Group of each position (R's ``sizes``: ``np.repeat(np.arange(k), sizes)``).
     permutations : array_like of int, shape (N,) or (B, N), default=None
         0-based permutations of the rows (R's ``ix - 1``); ``None`` is the identity.
-    statistic : {"E", "S", "F"}, default="E"
-        As in :func:`energy_test`: R's methods ``"original"``, ``"discoB"``, ``"discoF"``.
+    statistic : {"S", "E", "F"}, default="S"
+        As in :func:`energy_test` (the same default): R's methods ``"discoB"``, ``"original"``
+        (R's default: pass ``statistic="E"`` for R's ``ksample.e(x, sizes)``), ``"discoF"``.
     exponent, metric, sigma
         The semimetric, as in :func:`dispersion` (R's ``ksample.e``: exponent 1).
-    batch : int, default=None
-        Permutations per product; the values do not depend on it.
     nan_policy
         Not ``"omit"`` with ``permutations``, which index the rows; ``"propagate"`` gives NaN
         for each.
@@ -531,18 +523,19 @@ def ksample_statistic(X, labels, *, permutations=None, statistic: str = "E", exp
     >>> import numpy as np, energystats as es
     >>> iris = es.datasets.load_iris()
     >>> X, labels = iris.iloc[:, :4], np.repeat([0, 1, 2], 50)
-    >>> round(es.ksample_statistic(X, labels), 4)  # R: ksample.e(iris[, 1:4], c(50, 50, 50))
+    >>> round(es.ksample_statistic(X, labels, statistic="E"), 4)  # R: ksample.e(iris[, 1:4],
+    ... # c(50, 50, 50))
     357.7119
     >>> perms = np.random.default_rng(0).permuted(np.tile(np.arange(150), (3, 1)), axis=1)
-    >>> es.ksample_statistic(X, labels, permutations=perms).round(4)
+    >>> es.ksample_statistic(X, labels, permutations=perms, statistic="E").round(4)
     array([8.4454, 4.4118, 8.8737])
     """
     X, sm, scaling, _, _ = _prepared(X, metric, exponent, sigma, None, None, None, False)
     codes, groups, sizes = as_groups(labels, X.shape[0])
-    perms, batch = _ksample_iv(statistic, permutations, X.shape[0], batch)
+    perms = _ksample_iv(statistic, permutations, X.shape[0])
     labelings = np.empty(perms.shape, dtype=codes.dtype)
     np.put_along_axis(labelings, perms, codes[None, :], axis=1)  # point ix[t] in group labels[t]
     sums = block_sums(scaling.data(X), scaling.semimetric(sm))
-    values = relabeling_null(sums, codes, sizes, statistic, labelings, batch=batch)[0]
+    values = relabeling_null(sums, codes, sizes, statistic, labelings)[0]
     values = values if statistic == "F" else scaling.result(values, "the statistic")
     return float(values[0]) if permutations is None or np.ndim(permutations) == 1 else values

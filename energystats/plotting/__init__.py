@@ -69,7 +69,7 @@ def _draw_panel(ax, panel: NullPanel, bins) -> None:
 
 
 @front_door()
-def plot_null_distribution(result, ax=None, *, test=None, bins=40):
+def plot_null_distribution(result, ax=None, *, statistic=None, bins=40):
     """The null distribution of a test with the observed statistic and its p-value marked.
 
     The histogram of the permutation, Monte Carlo or bootstrap null where the test drew one
@@ -89,9 +89,9 @@ def plot_null_distribution(result, ax=None, *, test=None, bins=40):
     ax : matplotlib Axes, or a sequence of them, default=None
         Where to draw; one per test for a result of several tests (a
         :class:`PoissonTestResult`; a new figure with a row of panels when None).
-    test : str, default=None
-        For a result of several tests: draw this one only (``"M-CvM"``, ``"M-AD"`` or
-        ``"E"`` of a :class:`PoissonTestResult`).
+    statistic : str, default=None
+        For a result of several tests: draw this statistic's only (``"M-CvM"``, ``"M-AD"``
+        or ``"E"`` of a :class:`PoissonTestResult`).
     bins : int or str, default=40
         Bins of the histogram (``numpy.histogram_bin_edges``).
 
@@ -116,11 +116,12 @@ def plot_null_distribution(result, ax=None, *, test=None, bins=40):
         raise TypeError(f"`result` ({type(result).__name__}) {why}.")
     panels = result._null_panels()
     names = [panel.name for panel in panels if panel.name is not None]
-    if test is not None:
-        if test not in names:
+    if statistic is not None:
+        if statistic not in names:
             listed = ", ".join(map(repr, names)) or "none here"
-            raise ValueError(f"`test` selects one of the result's tests ({listed}), got {test!r}.")
-        panels = tuple(panel for panel in panels if panel.name == test)
+            raise ValueError(f"`statistic` selects one of the result's statistics ({listed}), "
+                             f"got {statistic!r}.")
+        panels = tuple(panel for panel in panels if panel.name == statistic)
     if len(panels) == 1:
         ax = axes_of(ax)
         _draw_panel(ax, panels[0], bins)
@@ -130,7 +131,7 @@ def plot_null_distribution(result, ax=None, *, test=None, bins=40):
     axes = np.asarray(axes_of(ax, len(panels), 4.5), dtype=object).ravel()
     if axes.size != len(panels):
         raise ValueError(f"`ax` must hold one Axes per test ({len(panels)}: {', '.join(names)}), "
-                         f"got {axes.size}; or select one with `test`.")
+                         f"got {axes.size}; or select one with `statistic`.")
     for a, panel in zip(axes, panels):
         _draw_panel(a, panel, bins)
         a.set_title(f"{panel.name} test")

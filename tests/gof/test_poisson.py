@@ -59,8 +59,8 @@ DATA = {
 def test_statistics_by_brute_force(name):
     x = DATA[name]
     cvm, ad = brute_m(x)
-    assert es.poisson_statistic(x, test="M-CvM") == pytest.approx(cvm, rel=1e-11)
-    assert es.poisson_statistic(x, test="M-AD") == pytest.approx(ad, rel=1e-11)
+    assert es.poisson_statistic(x, statistic="M-CvM") == pytest.approx(cvm, rel=1e-11)
+    assert es.poisson_statistic(x, statistic="M-AD") == pytest.approx(ad, rel=1e-11)
     assert es.poisson_statistic(x) == pytest.approx(brute_e(x), rel=1e-11)
 
 
@@ -106,15 +106,16 @@ def test_energy_statistic_of_a_block_is_each_samples(lam, n):
 def test_all_statistics_come_from_the_same_samples(monkeypatch):
     x = DATA["lambda 2"]
     full = es.poisson_test(x, n_resamples=59, rng=4)
-    m = es.poisson_test(x, test="M", n_resamples=59, rng=4)
-    e = es.poisson_test(x, test="E", n_resamples=59, rng=4)
+    m = es.poisson_test(x, statistic="M", n_resamples=59, rng=4)
+    e = es.poisson_test(x, statistic="E", n_resamples=59, rng=4)
     np.testing.assert_allclose(
         full.null_distribution, np.column_stack([m.null_distribution, e.null_distribution]),
         rtol=1e-12,
     )
     np.testing.assert_array_equal(full.pvalue, np.r_[m.pvalue, e.pvalue])
     assert (
-        full.tests == ("M-CvM", "M-AD", "E") and m.tests == ("M-CvM", "M-AD") and e.tests == ("E",)
+        full.statistic_names == ("M-CvM", "M-AD", "E") and m.statistic_names == ("M-CvM", "M-AD")
+        and e.statistic_names == ("E",)
     )
     # blocks of one sample: the same samples; E bit for bit, M to the rounding of their grids
     monkeypatch.setattr(_resample, "BLOCK_BYTES", 1)
@@ -173,7 +174,7 @@ def test_result_and_frame():
         ([0, 0, 0], {}, "`x` is all zeros"),
         ([1, np.nan], {}, "`x` contains missing values .* nan_policy=.omit."),
         ([[1, 2], [3, 4]], {}, "`x` must be one-dimensional counts"),
-        ([1, 2, 3], {"test": "CvM"}, "`test` must be one of"),
+        ([1, 2, 3], {"statistic": "CvM"}, "`statistic` must be one of"),
         ([1, 2, 3], {"n_resamples": 0}, "`n_resamples` must be a positive integer, got 0"),
     ],
 )
@@ -187,25 +188,27 @@ def test_bad_input(x, kwargs, match):
 
 @pytest.mark.parametrize("function", [es.poisson_statistic, es.poisson_test])
 def test_bad_test_name(function):
-    """Both functions take the same values of ``test`` and say which."""
+    """Both functions take the same values of ``statistic`` and say which."""
     with pytest.raises(
-        ValueError, match=r"`test` must be one of \('all', 'M', 'E', 'M-CvM', 'M-AD'\), got 'CvM'"
+        ValueError,
+        match=r"`statistic` must be one of \('all', 'M', 'E', 'M-CvM', 'M-AD'\), got 'CvM'",
     ):
-        function([1, 2], test="CvM")
+        function([1, 2], statistic="CvM")
 
 
 def test_same_test_values():
-    """``poisson_statistic`` and ``poisson_test`` take the same values of ``test`` and name
+    """``poisson_statistic`` and ``poisson_test`` take the same values of ``statistic`` and name
     the same statistics: a single one as a float, several as a dict in R's row order."""
     x = [1, 1, 2, 4, 1, 4, 4, 2, 2, 0, 1, 1, 3, 1, 3, 2, 3, 6, 1, 3, 4, 1, 2, 0, 1, 1, 0, 1, 4, 1]
-    single = {name: es.poisson_statistic(x, test=name) for name in ("M-CvM", "M-AD", "E")}
+    single = {name: es.poisson_statistic(x, statistic=name) for name in ("M-CvM", "M-AD", "E")}
     assert all(isinstance(value, float) for value in single.values())
-    assert es.poisson_statistic(x, test="all") == single
-    assert list(es.poisson_statistic(x, test="all")) == ["M-CvM", "M-AD", "E"]
-    assert es.poisson_statistic(x, test="M") == {"M-CvM": single["M-CvM"], "M-AD": single["M-AD"]}
+    assert es.poisson_statistic(x, statistic="all") == single
+    assert list(es.poisson_statistic(x, statistic="all")) == ["M-CvM", "M-AD", "E"]
+    assert es.poisson_statistic(x, statistic="M") == {"M-CvM": single["M-CvM"],
+                                                      "M-AD": single["M-AD"]}
     for test in ("all", "M", "E", "M-CvM", "M-AD"):
-        res = es.poisson_test(x, test=test, n_resamples=19, rng=0)
-        expected = es.poisson_statistic(x, test=test)
+        res = es.poisson_test(x, statistic=test, n_resamples=19, rng=0)
+        expected = es.poisson_statistic(x, statistic=test)
         expected = list(expected.values()) if isinstance(expected, dict) else [expected]
         np.testing.assert_allclose(res.statistic, expected, rtol=1e-15)
 
@@ -239,8 +242,8 @@ def test_live_r_statistics(name):
     x = DATA[name].astype(np.int64)
     m = to_numpy(r_call("poisson.m", x))
     e = to_numpy(r_call("poisson.e", x))[0]
-    assert es.poisson_statistic(x, test="M-CvM") == pytest.approx(m[0], rel=1e-10)
-    assert es.poisson_statistic(x, test="M-AD") == pytest.approx(m[1], rel=1e-10)
+    assert es.poisson_statistic(x, statistic="M-CvM") == pytest.approx(m[0], rel=1e-10)
+    assert es.poisson_statistic(x, statistic="M-AD") == pytest.approx(m[1], rel=1e-10)
     assert es.poisson_statistic(x) == pytest.approx(e, rel=1e-10)
 
 

@@ -91,11 +91,12 @@ def test_exact_two_sample_separated_groups():
     assert res.exact and res.pvalue == pytest.approx(2 / 20)
 
 
-def test_same_seed_same_result_whatever_the_batch(rng):
+def test_same_seed_same_result_whatever_the_blocks(rng):
     X, labels = unequal_groups(rng, (20, 25, 15), d=3, shift=0.2)
     ref = es.energy_test(X, labels, n_resamples=101, rng=42)
-    for batch in (1, 7, 50, 1000):
-        other = es.energy_test(X, labels, n_resamples=101, rng=42, batch=batch)
+    for budget in (0.015, 0.02, 0.025, 1):  # streamed, blocks of relabelings; held
+        with es.config_context(working_memory=budget):
+            other = es.energy_test(X, labels, n_resamples=101, rng=42)
         np.testing.assert_allclose(other.null_distribution, ref.null_distribution, rtol=1e-12)
         assert other.pvalue == ref.pvalue
     gen = np.random.default_rng(42)
@@ -196,10 +197,9 @@ def test_result_repr(rng):
 
 
 def test_progress_bar_runs(rng, capsys):
-    res = es.energy_test(
-        rng.normal(size=(30, 2)), np.repeat([0, 1], 15), n_resamples=20, batch=5, rng=0,
-        progress=True,
-    )
+    with es.config_context(working_memory=0.02):  # streamed: blocks of relabelings
+        res = es.energy_test(rng.normal(size=(60, 2)), np.repeat([0, 1], 30), n_resamples=20,
+                             rng=0, progress=True)
     assert res.n_resamples == 20
     assert "permutations" in capsys.readouterr().err
 
@@ -213,7 +213,7 @@ def test_progress_bar_runs(rng, capsys):
         (dict(n_resamples=9.5), ValueError, "`n_resamples` must be a whole number"),
         (dict(statistic="T"), ValueError, "`statistic` must be one of"),
         (dict(exact="yes"), ValueError, "`exact` must be 'auto', True or False"),
-        (dict(batch=0), ValueError, "`batch` must be an integer >= 1"),
+        (dict(batch=5), TypeError, "unexpected keyword argument 'batch'"),
         (dict(ties="loose"), ValueError, "`ties` must be 'tolerant' or 'strict'"),
         (dict(progress="yes"), TypeError, "`progress` must be True or False"),
         (dict(exponent=2.5), ValueError, r"`exponent` must lie in \(0, 2\]"),

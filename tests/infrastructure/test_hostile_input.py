@@ -1025,7 +1025,7 @@ def test_plots_of_every_test_result():
     )
     poisson = es.poisson_test(g.poisson(2.0, 40), n_resamples=19, rng=0)
     titles = [a.get_title() for a in plotting.plot_null_distribution(poisson)]
-    assert titles == [f"{name} test" for name in poisson.tests]
+    assert titles == [f"{name} test" for name in poisson.statistic_names]
     frame = pd.DataFrame({"height": x, "weight": y})
     ax = plotting.plot_clusters(frame, np.arange(30) % 2, columns=(1, 0))
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("weight", "height")

@@ -135,7 +135,7 @@ CASES = {
         "energy test of 3-variate normality", "null",
     ),
     "poisson_test-E": (
-        lambda r: es.poisson_test(r.poisson(3.0, 40), test="E", n_resamples=49, rng=0),
+        lambda r: es.poisson_test(r.poisson(3.0, 40), statistic="E", n_resamples=49, rng=0),
         "PoissonTestResult", "Poisson goodness-of-fit tests: E test", "null",
     ),
     "energy_gof": (
@@ -296,19 +296,20 @@ def test_poisson_tests_one_panel_each(rng):
     fig, given = plt.subplots(1, 3)
     assert plot_null_distribution(result, ax=given) is not None
     assert _observed_line(given[1]).get_xdata()[0] == result.statistic[1]
-    one = plot_null_distribution(result, test="M-AD")
+    one = plot_null_distribution(result, statistic="M-AD")
     assert isinstance(one, Axes) and _observed_line(one).get_xdata()[0] == result.statistic[1]
     with pytest.raises(
         ValueError,
         match=r"`ax` must hold one Axes per test \(3: M-CvM, M-AD, E\), got 1; or select one "
-        r"with `test`",
+        r"with `statistic`",
     ):
         plot_null_distribution(result, ax=plt.subplots()[1])
-    selects = r"`test` selects one of the result's tests "
+    selects = r"`statistic` selects one of the result's statistics "
     with pytest.raises(ValueError, match=selects + r"\('M-CvM', 'M-AD', 'E'\), got 'X'"):
-        plot_null_distribution(result, test="X")
+        plot_null_distribution(result, statistic="X")
     with pytest.raises(ValueError, match=selects + r"\(none here\), got 'E'"):
-        plot_null_distribution(es.dip_test(rng.normal(size=20), n_resamples=9, rng=0), test="E")
+        plot_null_distribution(es.dip_test(rng.normal(size=20), n_resamples=9, rng=0),
+                               statistic="E")
 
 
 def test_results_that_are_not_one_test_are_refused(rng):
@@ -452,7 +453,7 @@ def test_gof_poisson_probabilities_and_cdf(rng):
         title.startswith("Poisson goodness-of-fit tests: p = ")
         and title.endswith(f"data: {DATA_NAME}")
     )
-    assert all(f"({t})" in title for t in result.tests)
+    assert all(f"({t})" in title for t in result.statistic_names)
 
 
 def test_gof_refuses_other_results_and_data(rng):

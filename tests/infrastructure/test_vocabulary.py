@@ -37,8 +37,6 @@ VOCABULARY = {
     "ax": "the matplotlib Axes to draw in (None: a new figure)",
     "axes": "the two matplotlib Axes to draw in, side by side (None: a new figure)",
     "axis": "the axis of `x` along which a sample lies",
-    "batch": "resamples (permutations) evaluated at once (None: as many as the working memory "
-    "holds)",
     "batch_size": "points per mini-batch step of the clustering",
     "bins": "number of histogram bins",
     "cluster_test_options": "further keyword options of `cluster_test`",
@@ -101,8 +99,7 @@ VOCABULARY = {
     "sample_weight": "a non-negative weight per row of `X`",
     "samples": "the samples, one array each",
     "sigma": "the bandwidth of a Gaussian or exponential kernel metric",
-    "statistic": "which statistic is computed",
-    "test": 'which Poisson test(s): `"E"`, `"M-CvM"`, `"M-AD"`, `"M"` or `"all"`',
+    "statistic": "which statistic is computed (or tested, or drawn)",
     "ties": "how permutation statistics equal to the observed one are counted",
     "tol": "a numerical tolerance",
     "working_memory": "the memory budget in MiB",
@@ -139,10 +136,9 @@ DEFAULTS_DIFFER = {
     '(999, not accepted with `"limit"`) and `choose_k` (by its null)',
     "n_samples": "required by `signal_dimension`; the simulation's size in "
     "`make_power_kmeans_data`",
-    "statistic": "`energy_test` tests with DISCO's between-sample S (R `disco.between`); "
-    "`ksample_statistic` computes R's `eqdist.e` E; `thinned_cluster_comparison` tests with S",
-    "test": '`poisson_statistic` returns one number by default (`"E"`, R `poisson.e`); '
-    "`poisson_test` runs the three tests of R's `poisson.tests`",
+    "statistic": "the k-sample statistic is DISCO's between-sample S (R `disco.between`; pass "
+    '`"E"` for R\'s `eqdist.e`); `poisson_statistic` returns one number (`"E"`, R `poisson.e`), '
+    "`poisson_test` runs the three of R's `poisson.tests`; `plot_null_distribution` draws all",
     "tol": "two different tolerances: of the negative-type check (1e-10) and of `PowerKMeans`' "
     "convergence (1e-6)",
 }
