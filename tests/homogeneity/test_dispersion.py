@@ -172,12 +172,12 @@ def test_dispersion_brute_force(rng, kw, weighted):
 )
 def test_decomposition_identities(data, n, k, kwi):
     kw = OPTIONS[kwi]
-    # values below 1e-100 would make statistics with exponent 2 unrepresentable (a ValueError,
-    # tested with the numeric range)
+    # values below 1e-30 would be refused (a ValueError, tested with the numeric range):
+    # squared below 1e-200 with exponent 2, or 2^128 times below the kernels' fixed sigma
     X = data.draw(
         arrays(
             np.float64, (n, 2),
-            elements=st.floats(-1e3, 1e3).filter(lambda v: v == 0 or abs(v) > 1e-100),
+            elements=st.floats(-1e3, 1e3).filter(lambda v: v == 0 or abs(v) > 1e-30),
         )
     )
     codes = np.arange(n) % k
