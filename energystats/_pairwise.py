@@ -31,8 +31,7 @@ def pairwise_semimetric(
     X : array_like of shape (n, d)
     Y : array_like of shape (m, d), default=None
         ``None`` means ``Y = X``.
-    metric : {"euclidean", "exponential", "gaussian", "nearest_neighbors"} or callable, \
-default="euclidean"
+    metric : str or callable, default="euclidean"
         ``"euclidean"``: :math:`\|x - y\|^\alpha` (eq. 52);
         ``"exponential"``: :math:`2 - 2 e^{-\|x-y\|/(2\sigma)}` (eq. 53);
         ``"gaussian"``: :math:`2 - 2 e^{-\|x-y\|^2/(2\sigma^2)}` (eq. 54);
