@@ -51,17 +51,10 @@ _RIGHT_NAMES = {
     "`index`", "statistic": "the statistic (or statistics) the test computes",
 }
 #: The shared Parameters entries (type, text) for the docstrings that do not write them.
-RNG_ENTRY = (
-    "int, numpy.random.Generator or None, default=None",
-    "The seed: an int, a numpy Generator (used, and advanced, in place) or None (fresh "
-    "entropy); a RandomState, SeedSequence or BitGenerator is taken too. The same seed gives "
-    "the same result.")
-DATA_NAME_ENTRY = (
-    "str, default=None",
-    "What the result calls the data (its ``data_name``, R's ``data.name``, printed after "
-    '"data:"). None: the names of pandas Series and of data frame columns, else the parameter '
-    'names (``"x and y"``, ``"X by labels"``), never the caller\'s variables; a string is used '
-    "as given.")
+RNG_ENTRY = ("int, numpy.random.Generator or None, default=None",
+             "The seed: an int, a Generator (advanced in place) or None (fresh entropy).")
+DATA_NAME_ENTRY = ("str, default=None", "The result's ``data_name`` (R's ``data.name``); None: "
+                   "the pandas names of the data, else the parameter names.")
 
 
 @dataclass(frozen=True)

@@ -257,6 +257,9 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     ----------
     X : array_like of shape (n, d)
         Data; needs n > d + 1.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X``:
+        ``"raise"`` an error, ``"omit"`` drop it, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -292,6 +295,12 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
         It seeds the Gaussian samples: ``standard_normal((m, n, d))`` for each block of m.
     progress : bool or None, default=None
         A progress bar over the samples (tqdm); None: when a person is watching.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X``:
+        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -341,6 +350,9 @@ def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     ----------
     x : array_like of shape (n,)
         Univariate data, at least two values, not all equal.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
+        ``"raise"`` an error, ``"omit"`` drop it, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -377,6 +389,12 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
         ``"limit"``, which draws nothing.
     rng : int, numpy.random.Generator or None, default=None
         It seeds the Gaussian samples (unused by ``"limit"``).
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
+        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

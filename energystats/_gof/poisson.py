@@ -266,6 +266,9 @@ def poisson_statistic(x, *, statistic: str = "E",
     statistic : {"E", "M-CvM", "M-AD", "M", "all"}, default="E"
         ``"E"``: the energy statistic :math:`Q_n` (R ``poisson.e``); ``"M-CvM"``, ``"M-AD"``:
         the mean distance statistics; ``"M"``: both (R ``poisson.m``); ``"all"``: the three.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
+        ``"raise"`` an error, ``"omit"`` drop it, ``"propagate"`` return NaN.
 
     Returns
     -------
@@ -350,6 +353,12 @@ def poisson_test(x, *, statistic: str = "all", n_resamples: int = 999, rng=None,
         Bootstrap samples (R's ``R``).
     rng : int, numpy.random.Generator or None, default=None
         It seeds the Poisson samples: ``poisson(mean, (m, n))`` for each block of m.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
+        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

@@ -259,6 +259,12 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     progress : bool or None, default=None
         A progress bar over the samples fitted one by one (``fit`` given, or ``dist.fit``):
         None shows it when a person is watching, True always, False never.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
+        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

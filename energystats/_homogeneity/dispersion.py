@@ -206,8 +206,17 @@ def dispersion(X, labels, *, exponent=1.0, metric: MetricLike = "euclidean", sig
         ``sample_weight``.
     n_jobs, approximation, n_projections
         As in :func:`energy_test`: W, S, T of the projection estimate of the distance.
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It draws the directions of ``approximation="projection"``, then the relabelings.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X``,
+        ``labels`` or ``sample_weight``: ``"raise"`` an error, ``"omit"`` drop the row of
+        all of them (a precomputed matrix loses the point's row and column); the result's
+        ``n_omitted`` counts them.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -351,11 +360,16 @@ def energy_distance(x, y, *, exponent=1.0, metric: MetricLike = "euclidean", sig
         Non-negative point weights; a point of weight 0 counts as removed.
     n_jobs, approximation, n_projections
         As in :func:`energy_test` (the projection estimate in O(L n log n)).
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It draws the directions of ``approximation="projection"``.
     estimator : {"V", "U"}, default="V"
         ``"U"`` needs two points in each sample and takes no weights (frequency and
         probability weights give different denominators).
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``,
+        ``x_weights``, ``y`` or ``y_weights``: ``"raise"`` an error, ``"omit"`` drop it from
+        its own sample, ``"propagate"`` return NaN.
 
     Returns
     -------

@@ -258,7 +258,8 @@ def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, expo
         Number of random relabelings.
     exponent, metric, sigma
         The semimetric, as in :func:`dispersion`.
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It draws the relabelings.
     exact : {"auto", True, False}, default="auto"
         Enumerate every distinct relabeling: when there are at most ``n_resamples`` (and
@@ -277,6 +278,13 @@ def energy_test(X, labels, *, statistic: str = "S", n_resamples: int = 999, expo
         relabeling: the level is exact for any L.
     n_projections : int, default=200
         L, at most 10**4.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X`` or
+        ``labels``: ``"raise"`` an error, ``"omit"`` drop the row of both (a precomputed
+        matrix loses the point's row and column); the result's ``n_omitted`` counts them.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -340,6 +348,13 @@ def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_optio
     ----------
     *samples : array_like
         Two or more samples with the same number of features.
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in a sample:
+        ``"raise"`` an error, ``"omit"`` drop it from its own sample; the result's
+        ``n_omitted`` counts them.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
     **energy_test_options
         Keyword options of :func:`energy_test`.
 
@@ -386,9 +401,13 @@ def pairwise_energy_tests(X, labels, *, correction: str = "holm", alpha: float =
         ``"bonferroni"``, ``"fdr_bh"``, ...).
     alpha : float, default=0.05
         Family-wise level (or FDR) of the ``reject`` column.
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         Each pair gets an independent stream spawned from it.
-    nan_policy
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X`` or
+        ``labels``: ``"raise"`` an error, ``"omit"`` drop the row of both (a precomputed
+        matrix loses the point's row and column).
         The count of dropped rows is in ``table.attrs["n_omitted"]``.
     **energy_test_options
         Keyword options of :func:`energy_test`.
@@ -502,7 +521,10 @@ def ksample_statistic(X, labels, *, permutations=None, statistic: str = "S", exp
         (R's default: pass ``statistic="E"`` for R's ``ksample.e(x, sizes)``), ``"discoF"``.
     exponent, metric, sigma
         The semimetric, as in :func:`dispersion` (R's ``ksample.e``: exponent 1).
-    nan_policy
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X`` or
+        ``labels``: ``"raise"`` an error, ``"omit"`` drop the row of both (a precomputed
+        matrix loses the point's row and column), ``"propagate"`` return NaN.
         Not ``"omit"`` with ``permutations``, which index the rows; ``"propagate"`` gives NaN
         for each.
 

@@ -253,9 +253,18 @@ _PARAMETERS = """
     exponent 1.
 """
 
+_DATA_NAME = """    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
+"""
+
 
 def _document(f):
-    f.__doc__ = f.__doc__.replace("{parameters}", _PARAMETERS)
+    parameters = _PARAMETERS
+    if f.__name__ == "dcov_stats":  # the one with a result, which names the data
+        at = parameters.index("\n    Notes")
+        parameters = parameters[:at] + _DATA_NAME + parameters[at:]
+    f.__doc__ = f.__doc__.replace("{parameters}", parameters)
     return f
 
 

@@ -56,6 +56,9 @@ def mutual_independence_test(X, *, n_resamples: int = 999, exponent=1.0, rng=Non
         joblib's ``n_jobs`` for the bands of streamed matrices.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value: an error, or dropped.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -214,6 +217,9 @@ def mvi_test(x, y, *, n_resamples: int = 999, rng=None, exact="auto",
         Accepted for a common signature; the test runs in this process.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value: an error, or dropped.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

@@ -199,7 +199,8 @@ def pairwise_dcor(
         For ``method="permutation"``.
     exponent : float, default=1.0
         alpha in (0, 2] of the Euclidean distances.
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It draws the permutations of ``method="permutation"`` (one stream per pair).
     n_jobs : int, default=None
         joblib's ``n_jobs``: shares of the pairs as joblib tasks (Dask inside
@@ -210,6 +211,9 @@ def pairwise_dcor(
         used: an error, or dropped for every pair (complete cases, so that all pairs
         describe the same rows and the p-values are corrected as one family;
         ``n_omitted`` counts them).
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

@@ -176,6 +176,9 @@ _TEST_PARAMETERS = """
         joblib's ``n_jobs`` for the bands of streamed matrices.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value: an error, or dropped from all three.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

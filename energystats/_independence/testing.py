@@ -356,6 +356,9 @@ _TEST_PARAMETERS = """
         K, the number of random directions, for ``approximation="projection"``.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows of x and y with a missing value: an error, or dropped from both.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -448,6 +451,9 @@ def dcor_ttest(x, y, *, exponent=1.0, metric="euclidean", sigma=None, n_jobs=Non
         joblib's ``n_jobs`` for the bands of streamed matrices.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows of x and y with a missing value: an error, or dropped from both.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

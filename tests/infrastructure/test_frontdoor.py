@@ -225,4 +225,4 @@ def test_the_shared_docstring_entries_are_written(name):
         if parameter in inspect.signature(obj).parameters:
             assert re.search(rf"^\s+{parameter} : \S", doc, re.M), f"{name}: no `{parameter}` entry"
     if "data_name" in inspect.signature(obj).parameters:
-        assert "never the caller's variables" in doc
+        assert "else the parameter names" in doc
