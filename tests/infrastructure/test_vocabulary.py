@@ -282,28 +282,17 @@ def _docs_rows(heading: str) -> dict:
     return rows
 
 
-def _where_cell(places: list) -> str:
-    """The "Where" cell: plain names without their module (``plot_`` functions are
-    ``energystats.plotting``'s, the others of ``energystats.datasets`` are named so on the
-    page), so that the table fits the page's width."""
-    return ", ".join(place.rsplit(".", 1)[-1] for place in places)
-
-
 def test_docs_table_is_the_vocabulary():
     """docs/vocabulary.md lists exactly the names the signatures use, each with the meaning of
-    VOCABULARY and the callables that take it."""
+    VOCABULARY."""
     rows = _docs_rows("The table")
     assert sorted(rows) == sorted(USES), (
         f"docs table names differ: missing {sorted(set(USES) - set(rows))}, extra "
         f"{sorted(set(rows) - set(USES))}"
     )
-    for name, (meaning, where) in rows.items():
-        assert meaning == VOCABULARY[name], name
-        expected = _where_cell(USES[name])
-        assert where == expected, (
-            f"docs/vocabulary.md row of `{name}` should read: | `{name}` | {VOCABULARY[name]} | "
-            f"{expected} |"
-        )
+    for name, (meaning,) in rows.items():
+        assert meaning == VOCABULARY[name], (
+            f"docs/vocabulary.md row of `{name}` should read: | `{name}` | {VOCABULARY[name]} |")
 
 
 def test_docs_say_why_defaults_differ():
