@@ -50,6 +50,7 @@ from ._homogeneity import (
     ksample_statistic,
     pairwise_energy_tests,
 )
+from ._homogeneity.symmetry import SymmetryTestResult, symmetry_test
 from ._independence import (
     DCovStatsResult,
     IndependenceTestResult,
@@ -94,6 +95,7 @@ __all__ = [
     "PowerKMeans",
     "SignificantClustersResult",
     "Split1DResult",
+    "SymmetryTestResult",
     "ThinnedComparisonResult",
     "WorkingMemoryError",
     "choose_k",
@@ -140,6 +142,7 @@ __all__ = [
     "signal_dimension",
     "significant_clusters",
     "split_1d",
+    "symmetry_test",
     "thinned_cluster_comparison",
     "u_center",
     "u_product",
