@@ -43,6 +43,7 @@ from ._gof import (
 from ._homogeneity import (
     DispersionResult,
     EnergyTestResult,
+    PairwiseEnergyTestsResult,
     dispersion,
     energy_distance,
     energy_test,
@@ -91,6 +92,7 @@ __all__ = [
     "MvnormTestResult",
     "NormalTestResult",
     "PairwiseDcorResult",
+    "PairwiseEnergyTestsResult",
     "PoissonTestResult",
     "PowerKMeans",
     "SignificantClustersResult",

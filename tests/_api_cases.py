@@ -197,7 +197,7 @@ def energy_test_backends():
 @case
 def pairwise_tests():
     X, labels = _data(n=45, shift=0.6)
-    table = es.pairwise_energy_tests(X, labels, n_resamples=99, rng=14)
+    table = es.pairwise_energy_tests(X, labels, n_resamples=99, rng=14).table
     return {
         "statistic": table["statistic"].to_numpy(), "pvalue": table["pvalue"].to_numpy(),
         "adjusted": table["pvalue_adjusted"].to_numpy(),

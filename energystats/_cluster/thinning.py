@@ -259,7 +259,7 @@ def thinned_cluster_comparison(
         pairwise = pairwise_energy_tests(
             test_part, model.labels_, rng=pair_stream, n_resamples=n_resamples, n_jobs=n_jobs,
             **semimetric,
-        )
+        ).table
     return ThinnedComparisonResult(
         statistic=test.statistic,
         pvalue=test.pvalue,

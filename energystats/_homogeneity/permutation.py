@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from itertools import combinations
 
 import numpy as np
-import pandas as pd
 
 from .._config import check_fits, memory_budget
 from .._frontdoor import front_door
 from .._parallel import check_n_jobs
-from .._progress import announce, check_progress, duration, progress_bar
+from .._progress import announce, check_progress, duration
 from .._random import as_generator
 from .._resample import (
     BLOCK_BYTES,
@@ -28,16 +26,15 @@ from .._resample import (
     pvalue,
     relabeling_count,
 )
-from .._result_bases import NullPanel, TestResult
-from .._scale import fits, line
+from .._results import NullPanel, TestResult
+from .._scale import line
 from .._scale.projection import N_PROJECTIONS, check_projection, random_directions
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
-from .._validation import as_data, as_groups, check_correction
+from .._validation import as_data, as_groups
 from ._disco import statistics, tie_scale
 from ._sums import Sums, block_sums, complete
 
-__all__ = ["EnergyTestResult", "energy_test", "energy_test_samples", "ksample_statistic",
-           "pairwise_energy_tests"]
+__all__ = ["EnergyTestResult", "energy_test", "energy_test_samples", "ksample_statistic"]
 
 _TITLES = {"S": "between-sample statistic S, R disco", "E": "R eqdist.etest",
            "F": "DISCO F ratio, R disco"}
@@ -385,89 +382,6 @@ def energy_test_samples(*samples, nan_policy: str = "raise", **energy_test_optio
                              f"{arrays[0].shape[1]}.")
     labels = np.repeat(np.arange(len(arrays)), [a.shape[0] for a in arrays])
     return energy_test(np.vstack(arrays), labels, **energy_test_options)
-
-
-@front_door(("X", "labels"), distances=("X",), columns=("labels",), forwards=energy_test)
-def pairwise_energy_tests(X, labels, *, correction: str = "holm", alpha: float = 0.05, rng=None,
-                          nan_policy: str = "raise", **energy_test_options) -> pd.DataFrame:
-    """Energy tests of every pair of groups, with a multiple-testing correction.
-
-    Parameters
-    ----------
-    X : array_like of shape (N, d), or (N, N) when ``metric="precomputed"``
-    labels : array_like of shape (N,)
-    correction : str, default="holm"
-        A ``method`` of ``statsmodels.stats.multitest.multipletests`` (``"holm"``,
-        ``"bonferroni"``, ``"fdr_bh"``, ...).
-    alpha : float, default=0.05
-        Family-wise level (or FDR) of the ``reject`` column.
-    rng : int, numpy.random.Generator or None, default=None
-        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
-        Each pair gets an independent stream spawned from it.
-    nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X`` or
-        ``labels``: ``"raise"`` an error, ``"omit"`` drop the row of both (a precomputed
-        matrix loses the point's row and column).
-        The count of dropped rows is in ``table.attrs["n_omitted"]``.
-    **energy_test_options
-        Keyword options of :func:`energy_test`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A row per pair: ``group_a``, ``group_b``, ``n_a``, ``n_b``, ``statistic``,
-        ``pvalue``, ``pvalue_adjusted``, ``reject``.
-
-    Notes
-    -----
-    Valid as :func:`energy_test` is. The matrix, when it fits ``working_memory``, is computed
-    once for all pairs.
-
-    Examples
-    --------
-    >>> import energystats as es
-    >>> iris = es.datasets.load_iris()
-    >>> table = es.pairwise_energy_tests(iris.iloc[:, :4], iris["Species"], n_resamples=199, rng=0)
-    >>> table[["group_a", "group_b", "pvalue_adjusted", "reject"]]
-          group_a     group_b  pvalue_adjusted  reject
-    0      setosa  versicolor            0.015    True
-    1      setosa   virginica            0.015    True
-    2  versicolor   virginica            0.015    True
-    """
-    from statsmodels.stats.multitest import multipletests
-
-    correction, alpha = check_correction(correction, alpha)
-    o = {"statistic": "S", "n_resamples": 999, "exponent": 1.0, "metric": "euclidean",
-         "sigma": None, "exact": "auto", "progress": None, "ties": "tolerant",
-         "n_jobs": None, "approximation": None, "n_projections": N_PROJECTIONS,
-         **energy_test_options}  # energy_test's defaults
-    B, exact, progress = _energy_test_iv(o["statistic"], o["n_resamples"], o["exact"],
-                                         o["progress"], o["ties"])
-    n_jobs = check_n_jobs(o["n_jobs"])
-    X, sm, scaling, directions, gen = _prepared(X, o["metric"], o["exponent"], o["sigma"],
-                                                o["approximation"], o["n_projections"], rng, True)
-    codes, groups, _ = as_groups(labels, X.shape[0])
-    pairs = list(combinations(range(len(groups)), 2))
-    points, rho = scaling.data(X), scaling.semimetric(sm)
-    if (len(pairs) > 1 and directions is None and not rho.precomputed
-            and not rho.is_abs_difference(points) and fits(X.shape[0])):  # once, for all pairs
-        points, rho = rho(points, points), resolve_semimetric("precomputed")
-    rows = []
-    for (i, j), stream in progress_bar(list(zip(pairs, gen.spawn(len(pairs)))), len(pairs),
-                                       progress, "pairs of groups"):
-        keep = np.flatnonzero((codes == i) | (codes == j))
-        pair = (codes[keep] == j).astype(np.int8)
-        sizes = np.bincount(pair, minlength=2)
-        sums = block_sums(points[np.ix_(keep, keep)] if rho.precomputed else points[keep], rho,
-                          directions=directions, n_jobs=n_jobs)
-        res = _rescaled(relabeling_test(sums, pair, groups[[i, j]], sizes, o["statistic"],
-                                        (B, exact, False), stream, o["ties"]), scaling)
-        rows.append({"group_a": groups[i], "group_b": groups[j], "n_a": int(sizes[0]),
-                     "n_b": int(sizes[1]), "statistic": res.statistic, "pvalue": res.pvalue})
-    table = pd.DataFrame(rows)
-    reject, adjusted = multipletests(table["pvalue"].to_numpy(), alpha=alpha, method=correction)[:2]
-    table["pvalue_adjusted"], table["reject"] = adjusted, reject
-    return table
 
 
 def _ksample_iv(statistic, permutations, n: int) -> np.ndarray:

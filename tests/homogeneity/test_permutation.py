@@ -242,7 +242,10 @@ def test_bad_input_samples_and_exact_limit():
 def test_pairwise_tests_table(rng):
     X, labels = unequal_groups(rng, (12, 15, 10), d=2, shift=1.0)
     names = np.array(["c", "a", "b"])[labels]
-    table = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4)
+    res = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4)
+    table = res.table
+    assert res.to_frame() is table and res.statistic_name == "S" and res.n_resamples == 99
+    assert "pairs rejected at alpha = 0.05 (holm correction)" in str(res)
     assert list(table.columns) == [
         "group_a", "group_b", "n_a", "n_b", "statistic", "pvalue", "pvalue_adjusted", "reject",
     ]
@@ -252,12 +255,12 @@ def test_pairwise_tests_table(rng):
     reject, adjusted, _, _ = multipletests(table.pvalue, alpha=0.05, method="holm")
     np.testing.assert_array_equal(table.pvalue_adjusted, adjusted)
     np.testing.assert_array_equal(table.reject, reject)
-    again = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4)
+    again = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4).table
     pd.testing.assert_frame_equal(table, again)
     D = brute_rho(X, X)
     pre = es.pairwise_energy_tests(
         D, names, metric="precomputed", n_resamples=99, rng=4, correction="bonferroni"
-    )
+    ).table
     np.testing.assert_allclose(pre.statistic, table.statistic, rtol=1e-12)
     with pytest.raises(ValueError, match="`labels` must define at least two groups"):
         es.pairwise_energy_tests(X, np.zeros(len(X)))

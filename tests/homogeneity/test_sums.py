@@ -100,10 +100,11 @@ def test_precomputed_energy_test_under_a_tiny_budget_reads_the_matrix(rng):
     a = es.energy_test(D, labels, metric="precomputed", statistic="E", rng=3, n_resamples=50)
     with es.config_context(working_memory=TINY):
         b = es.energy_test(D, labels, metric="precomputed", statistic="E", rng=3, n_resamples=50)
-        pairs = es.pairwise_energy_tests(D, labels, metric="precomputed", rng=2, n_resamples=50)
+        pairs = es.pairwise_energy_tests(D, labels, metric="precomputed", rng=2,
+                                         n_resamples=50).table
     assert a.pvalue == b.pvalue
     np.testing.assert_allclose(a.null_distribution, b.null_distribution, rtol=1e-12)
-    want = es.pairwise_energy_tests(D, labels, metric="precomputed", rng=2, n_resamples=50)
+    want = es.pairwise_energy_tests(D, labels, metric="precomputed", rng=2, n_resamples=50).table
     np.testing.assert_array_equal(pairs["pvalue"], want["pvalue"])
 
 
@@ -111,9 +112,9 @@ def test_pairwise_tests_held_and_streamed(rng):
     X = rng.normal(size=(90, 2))
     labels = np.repeat(["a", "b", "c"], 30)
     X[labels == "c"] += 0.8
-    held = es.pairwise_energy_tests(X, labels, n_resamples=60, rng=1)
+    held = es.pairwise_energy_tests(X, labels, n_resamples=60, rng=1).table
     with streaming(60):  # each pair's 60 points stream
-        streamed = es.pairwise_energy_tests(X, labels, n_resamples=60, rng=1)
+        streamed = es.pairwise_energy_tests(X, labels, n_resamples=60, rng=1).table
     np.testing.assert_array_equal(streamed["pvalue"], held["pvalue"])
     np.testing.assert_allclose(streamed["statistic"], held["statistic"], rtol=1e-10)
 

@@ -1346,8 +1346,9 @@ AS_IT_COMES = [
     ("ordered-energy_test", lambda d: es.energy_test(d["x"], pd.Series(DOSES), n_resamples=9,
                                                      rng=0).groups.tolist(), lambda d: LEVELS),
     ("ordered-pairwise_energy_tests",
-     lambda d: es.pairwise_energy_tests(d["x"], DOSES, n_resamples=9, rng=0)[["group_a", "group_b"]]
-     .to_numpy().tolist(), lambda d: [["lo", "mid"], ["lo", "hi"], ["mid", "hi"]]),
+     lambda d: es.pairwise_energy_tests(d["x"], DOSES, n_resamples=9, rng=0)
+     .table[["group_a", "group_b"]].to_numpy().tolist(),
+     lambda d: [["lo", "mid"], ["lo", "hi"], ["mid", "hi"]]),
     ("unordered-categories-order", lambda d: _levels(np.repeat(["b", "c", "a"], 10), list("cab")),
      lambda d: ["c", "a", "b"]),
     ("unused-level-left-out", lambda d: _levels(np.repeat(["b", "a", "b"], 10), list("bza")),

@@ -408,6 +408,7 @@ def _representative_calls() -> dict[str, list]:
         "energy_test_samples": [lambda: es.energy_test_samples(X[:10], X[10:20], **B)],
         "pairwise_energy_tests": [lambda: es.pairwise_energy_tests(X, labels, **B)],
         "ksample_statistic": [lambda: es.ksample_statistic(X, labels)],
+        "symmetry_test": [lambda: es.symmetry_test(X, **B)],
         "dcov": [
             lambda: es.dcov(X, y),
             lambda: es.dcov(x, y),

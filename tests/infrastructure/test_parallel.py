@@ -53,7 +53,7 @@ def every_function(n_jobs):
             X, labels, n_resamples=39, rng=8, approximation="projection", n_projections=12,
             n_jobs=n_jobs,
         ),
-        "pairwise": es.pairwise_energy_tests(X, labels, n_resamples=39, rng=3, n_jobs=n_jobs),
+        "pairwise": es.pairwise_energy_tests(X, labels, n_resamples=39, rng=3, n_jobs=n_jobs).table,
         "dispersion": es.dispersion(X, labels, exponent=0.5, n_jobs=n_jobs),
         "energy_distance": es.energy_distance(X[:50], X[50:], n_jobs=n_jobs),
         "kgroups": es.KGroups(3, n_init=4, random_state=1, n_jobs=n_jobs).fit(X),

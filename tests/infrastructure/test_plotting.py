@@ -28,6 +28,7 @@ from energystats.plotting import (  # noqa: E402
     plot_null_distribution,
     plot_w_curve,
 )
+from tests._declared import result_factories  # noqa: E402
 
 DATA_NAME = "mag and stations"
 
@@ -163,6 +164,7 @@ CASES = {
 #: Results that are not one test, and the plot that draws them instead.
 NOT_ONE_TEST = {
     "PairwiseDcorResult": "plot_dcor_matrix",
+    "PairwiseEnergyTestsResult": "its table lists them",
     "SignificantClustersResult": "plot_dendrogram",
     "ChooseKResult": "plot_choose_k",
     "DispersionResult": "energy_test",
@@ -171,14 +173,26 @@ NOT_ONE_TEST = {
 NOT_TESTS = {"DCovStatsResult", "EnergyHClustResult", "Split1DResult"}
 
 
+#: Tests declared by their family's test module (tests/_declared.py), each drawn below.
+DECLARED = {name: factory for name, (factory, kind) in result_factories().items()
+            if kind == "test"}
+
+
 def test_every_result_type_is_covered():
-    """A new result type fails here until it is plotted (CASES) or said not to be a test."""
+    """A new result type fails here until it is plotted (CASES, or declared by its family's
+    tests) or said not to be a test."""
     results = {name for name in es.__all__ if name.endswith("Result")}
-    covered = {case[1] for case in CASES.values()} | set(NOT_ONE_TEST) | NOT_TESTS
+    covered = {case[1] for case in CASES.values()} | set(NOT_ONE_TEST) | NOT_TESTS | set(DECLARED)
     assert results == covered
     for name in results:
         one_test = name not in NOT_ONE_TEST and name not in NOT_TESTS
         assert issubclass(getattr(es, name), TestResult) == one_test
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED))
+def test_declared_tests_draw_their_null(name):
+    ax = plot_null_distribution(DECLARED[name]())
+    assert _observed_line(ax).get_xdata()[0] == DECLARED[name]().statistic
 
 
 def _observed_line(ax):
@@ -316,6 +330,8 @@ def test_results_that_are_not_one_test_are_refused(rng):
     X = _blobs(rng, 15)
     results = {
         "PairwiseDcorResult": es.pairwise_dcor(pd.DataFrame(X, columns=["a", "b"])),
+        "PairwiseEnergyTestsResult": es.pairwise_energy_tests(X, np.arange(30) % 3,
+                                                              n_resamples=9, rng=0),
         "SignificantClustersResult": es.significant_clusters(X, n_resamples=9, rng=0),
         "ChooseKResult": es.choose_k(X, k_max=2, n_resamples=9, n_references=0, rng=0),
         "DispersionResult": es.dispersion(X, np.repeat([0, 1], 15)),

@@ -3,9 +3,7 @@ once, unpacking, to_dict/to_frame, R-style text and HTML tables, data_name; the 
 estimators' reports."""
 
 import dataclasses
-import importlib.util
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,6 +20,7 @@ from energystats._results import (
     table_html,
     table_text,
 )
+from tests._declared import result_factories
 
 RESULT_TYPES = sorted(name for name in es.__all__ if name.endswith("Result"))
 
@@ -57,6 +56,9 @@ FACTORIES = {
     "MvnormTestResult": lambda: es.mvnorm_test(_frame(), n_resamples=19, rng=0),
     "NormalTestResult": lambda: es.normal_test(_frame()["a"], n_resamples=19, rng=0),
     "PairwiseDcorResult": lambda: es.pairwise_dcor(_frame()),
+    "PairwiseEnergyTestsResult": lambda: es.pairwise_energy_tests(
+        _data()[0], np.arange(40) % 3, n_resamples=19, rng=0
+    ),
     "PoissonTestResult": lambda: es.poisson_test(
         pd.Series(np.random.default_rng(2).poisson(3, 30), name="counts"), n_resamples=19, rng=0
     ),
@@ -68,21 +70,7 @@ FACTORIES = {
 }
 
 
-def _declared_elsewhere() -> dict:
-    """``RESULT_FACTORIES`` of the family test modules, {name: (factory, kind)} with kind
-    "test", "clustering" or None: a new statistic declares its result's example in its own
-    test file."""
-    found = {}
-    for path in sorted(Path(__file__).parents[1].glob("*/test_*.py")):
-        if "\nRESULT_FACTORIES = " in path.read_text(encoding="utf-8"):
-            spec = importlib.util.spec_from_file_location(f"factories_{path.stem}", path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            found.update(module.RESULT_FACTORIES)
-    return found
-
-
-ELSEWHERE = _declared_elsewhere()
+ELSEWHERE = result_factories()
 FACTORIES.update({name: factory for name, (factory, _) in ELSEWHERE.items()})
 TESTS = {name for name, (_, kind) in ELSEWHERE.items() if kind == "test"} | {
     "ClusterTestResult", "DipTestResult", "EnergyGofResult", "EnergyTestResult",
@@ -101,7 +89,8 @@ BASE_FIELDS = {
 }
 #: the results' tables, printed as <table> in HTML (beside the summary table every result has)
 TABLES = {
-    "ChooseKResult": 2, "DispersionResult": 2, "PairwiseDcorResult": 2, "PoissonTestResult": 1,
+    "ChooseKResult": 2, "DispersionResult": 2, "PairwiseDcorResult": 2,
+    "PairwiseEnergyTestsResult": 1, "PoissonTestResult": 1,
     "SignificantClustersResult": 1,
 }
 

@@ -325,8 +325,8 @@ def test_labels_by_column_name(frame):
     by_value = es.energy_test(data, frame["group"], n_resamples=99, rng=1)
     assert by_name.statistic == by_value.statistic and by_name.pvalue == by_value.pvalue
     assert es.dispersion(frame, "group").S == es.dispersion(data, frame["group"]).S
-    a = es.pairwise_energy_tests(frame, "group", n_resamples=19, rng=2)
-    b = es.pairwise_energy_tests(data, frame["group"], n_resamples=19, rng=2)
+    a = es.pairwise_energy_tests(frame, "group", n_resamples=19, rng=2).table
+    b = es.pairwise_energy_tests(data, frame["group"], n_resamples=19, rng=2).table
     pd.testing.assert_frame_equal(a, b)
     np.testing.assert_array_equal(
         es.ksample_statistic(frame, "group"), es.ksample_statistic(data, frame["group"])
