@@ -14,10 +14,9 @@ O(m k) per point, no features formed), the nearest centre, and the band's group 
 kernel rows, which give the next centres, the group sums of the features and W. They stop
 when no label changes (``converged``), or after ``max_iter`` passes.
 
-Memory: the data, the labels, a band of kernel rows per thread and a batch's features,
-O(n + b m + k m) beyond the data (:func:`minibatch_bytes`); the passes run on as many
-threads as the memory budget holds (their shares are fixed, so the result is the same). Time
-O(n m (d + k)) per pass, O(b m (d + r)) per step.
+Memory: the data, the labels, a band of kernel rows and a batch's features, O(n + b m + k m)
+beyond the data (:func:`minibatch_bytes`). Time O(n m (d + k)) per pass, O(b m (d + r)) per
+step.
 
 References
 ----------
@@ -32,8 +31,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._config import check_fits, memory_budget, memory_error
-from .._operator import FeatureMap, feature_operator
-from .._parallel import round_robin, run_threads, threads_within
+from .._scale import Streamed
+from .._scale.nystroem import FeatureMap
+from .._semimetric import resolve_semimetric
 from ._starts import initial_labels
 
 __all__ = [
@@ -41,9 +41,6 @@ __all__ = [
     "nystroem_path",
 ]
 
-#: Points per share of a pass over the data: the shares are fixed whatever the threads, so
-#: that their sums, added in order, are the same on every run.
-_SHARE = 2**16
 #: Steps without improvement of the smoothed batch cost after which the steps stop.
 _PATIENCE = 10
 #: The largest batch :func:`nystroem_path` gives the mini-batch path, the size whose accuracy
@@ -84,19 +81,14 @@ class MiniBatchFit:
     converged: bool
 
 
-def _thread_bytes(m: int, k: int) -> int:
-    """Memory of one thread of a Lloyd pass: a band of kernel rows to the landmarks and its
-    products with the centres."""
-    return 8 * FeatureMap.band_rows(m) * (m + k)
-
-
 def minibatch_bytes(n: int, m: int, r: int, k: int, batch: int) -> int:
-    """Memory of :func:`minibatch_fit` beyond the data, with one thread for the passes: the
-    features of the evaluation sample and of a start's sample (``size`` points, m kernel
-    values and r features each), a batch's kernel rows, features and distances, the labels
-    and the weights (9 bytes a point), and one thread's band."""
+    """Memory of :func:`minibatch_fit` beyond the data: the features of the evaluation sample
+    and of a start's sample (``size`` points, m kernel values and r features each), a batch's
+    kernel rows, features and distances, the labels and the weights (9 bytes a point), and a
+    pass's band of kernel rows and their products with the centres."""
     size = min(n, max(3 * batch, 10 * k))
-    return 8 * size * (m + r) + 8 * batch * (m + r + k) + 9 * n + _thread_bytes(m, k)
+    return (8 * size * (m + r) + 8 * batch * (m + r + k) + 9 * n
+            + 8 * FeatureMap.band_rows(m) * (m + k))
 
 
 def largest_batch(n: int, m: int, k: int, budget: int, most: int) -> int | None:
@@ -179,9 +171,8 @@ def _start(
     Phi = _features(feature_map, X[idx])
     ws = np.ones(size) if w is None else w[idx]
     centred = Phi - (ws @ Phi) / ws.sum()
-    labels = initial_labels(
-        init, centred if init == "power-kmeans" else None, feature_operator(centred), ws, k, rng
-    )
+    D = Streamed(centred, resolve_semimetric(exponent=2.0))  # rho in feature space, by rows
+    labels = initial_labels(init, D, centred if init == "power-kmeans" else None, ws, k, rng)
     return _group_sums(labels, ws, Phi, k) / np.bincount(labels, weights=ws, minlength=k)[:, None]
 
 
@@ -224,35 +215,23 @@ def _steps(
     return step
 
 
-def _pass_share(
-    X,
-    w,
-    feature_map: FeatureMap,
-    C: np.ndarray,
-    norms: np.ndarray,
-    labels: np.ndarray,
-    shares: list,
-):
-    """One thread's part of a Lloyd pass: for each share (a, b) of points, their nearest centres
-    (written into ``labels``), the changes, and the share's group sums of kernel rows, of
-    weights and of K(x, x)."""
+def _pass(X, w, feature_map: FeatureMap, C: np.ndarray, norms: np.ndarray,
+          labels: np.ndarray):
+    """One Lloyd pass in bands of points: their nearest centres (written into ``labels``), the
+    changes, and the group sums of kernel rows, of weights and of K(x, x)."""
     k, m = C.shape[1], C.shape[0]
-    out = []
-    for a, b in shares:
-        rows = np.zeros((k, m))
-        weights, self_sums, changed = np.zeros(k), np.zeros(k), 0
-        for c in range(a, b, feature_map.band_rows(m)):
-            e = min(c + feature_map.band_rows(m), b)
-            K, self_kernel = feature_map.kernel_rows(X[c:e])
-            new = np.argmin(norms[None, :] - 2.0 * K @ C, axis=1)
-            changed += int(np.count_nonzero(new != labels[c:e]))
-            labels[c:e] = new
-            wb = np.ones(e - c) if w is None else w[c:e]
-            weights += np.bincount(new, weights=wb, minlength=k)
-            self_sums += np.bincount(new, weights=wb * self_kernel, minlength=k)
-            rows += _group_sums(new, wb, K, k)
-        out.append((rows, weights, self_sums, changed))
-    return out
+    rows, weights, self_sums, changed = np.zeros((k, m)), np.zeros(k), np.zeros(k), 0
+    step = feature_map.band_rows(m)
+    for c in range(0, X.shape[0], step):
+        K, self_kernel = feature_map.kernel_rows(X[c : c + step])
+        new = np.argmin(norms[None, :] - 2.0 * K @ C, axis=1)
+        changed += int(np.count_nonzero(new != labels[c : c + step]))
+        labels[c : c + step] = new
+        wb = np.ones(new.shape[0]) if w is None else w[c : c + step]
+        weights += np.bincount(new, weights=wb, minlength=k)
+        self_sums += np.bincount(new, weights=wb * self_kernel, minlength=k)
+        rows += _group_sums(new, wb, K, k)
+    return rows, weights, self_sums, changed
 
 
 def minibatch_fit(
@@ -271,14 +250,8 @@ def minibatch_fit(
     n = X.shape[0]
     m, r = feature_map.projection.shape
     size = min(n, max(3 * batch, 10 * k))
-    needed = minibatch_bytes(n, m, r, k, batch)
-    # fewer threads rather than more memory
-    threads = threads_within(_thread_bytes(m, k), needed - _thread_bytes(m, k))
-    check_fits(
-        f"mini-batch k-groups ({n} points, batches of {batch}, {m} landmarks)",
-        needed + (threads - 1) * _thread_bytes(m, k),
-        "lower `batch_size` or `n_landmarks`",
-    )
+    check_fits(f"mini-batch k-groups ({n} points, batches of {batch}, {m} landmarks)",
+               minibatch_bytes(n, m, r, k, batch), "lower `batch_size` or `n_landmarks`")
     chosen = np.sort(evaluation.choice(n, size=size, replace=False))
     sample_w = None if w is None else w[chosen]
     sample_phi = _features(feature_map, X[chosen])
@@ -292,27 +265,10 @@ def minibatch_fit(
             best = (cost, centres, steps)
     _, centres, steps = best
     labels = np.full(n, -1, dtype=np.int8 if k < 128 else np.intp)
-    shares = [(a, min(a + _SHARE, n)) for a in range(0, n, _SHARE)]
     for passes in range(1, max_iter + 1):
         C = feature_map.projection @ centres.T  # m x k: phi(x)' c_l = K_x C_l
         norms = (centres * centres).sum(axis=1)
-        parts = run_threads(
-            lambda mine: _pass_share(X, w, feature_map, C, norms, labels, mine),
-            round_robin(shares, threads),
-        )
-        found = {
-            share: part
-            for mine, results in zip(round_robin(shares, threads), parts)
-            for share, part in zip(mine, results)
-        }
-        rows, weights, self_sums = np.zeros((k, m)), np.zeros(k), np.zeros(k)
-        changed = 0
-        for share in shares:  # in the order of the points, whatever the threads
-            part = found[share]
-            rows += part[0]
-            weights += part[1]
-            self_sums += part[2]
-            changed += part[3]
+        rows, weights, self_sums, changed = _pass(X, w, feature_map, C, norms, labels)
         S = rows @ feature_map.projection  # group sums of the features
         empty = weights == 0
         # a group lost every point: it restarts at the sampled points farthest from their centres

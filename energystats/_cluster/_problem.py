@@ -1,11 +1,12 @@
-"""A validated call of :meth:`KGroups.fit` (:class:`Problem`) and the checks of the
-estimator's parameters and data that make it (:func:`validate`)."""
+"""A validated call of :meth:`KGroups.fit` (:class:`Problem`): the data as scikit-learn reads
+them (:func:`fit_array`) and the checks of the estimator's parameters (:func:`validate`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils.validation import validate_data
 
 from .._parallel import check_n_jobs
 from .._semimetric import Semimetric, prepare_points, resolve_semimetric
@@ -20,7 +21,7 @@ from .._validation import (
     weight_scale,
 )
 
-__all__ = ["Problem", "validate"]
+__all__ = ["Problem", "fit_array", "validate"]
 
 _ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
 _INITS = ("auto", "k-means++", "random", "spectral", "power-kmeans")
@@ -171,3 +172,17 @@ def validate(model, X, sample_weight, init) -> Problem:
                 + ("." if kept is None else " among the points of positive weight.")
             )
     return Problem(k, n_init, max_iter, sm, X, w, kept, start, init, w_shift)
+
+
+def fit_array(estimator, X) -> np.ndarray:
+    """``validate_data(estimator, X, dtype=np.float64)`` of a ``fit``, done directly for a
+    plain finite float64 ndarray (the array itself, ``n_features_in_`` recorded, an earlier
+    ``feature_names_in_`` forgotten): scikit-learn's generic path costs about 100 µs."""
+    plain = (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.size > 0
+             and np.isfinite(X.sum()))
+    if not plain:
+        return validate_data(estimator, X, dtype=np.float64)
+    estimator.n_features_in_ = X.shape[1]
+    if hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+    return X

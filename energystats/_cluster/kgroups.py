@@ -17,7 +17,6 @@ Method", IEEE TPAMI (2020), Section 4, Algorithms 1 and 2, eq. (41)-(50).
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import numpy as np
@@ -28,28 +27,19 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._config import check_fits
 from .._frontdoor import ALL_ROWS, front_door
 from .._homogeneity import dispersion
-from .._operator import (
-    Kernel,
-    PairwiseOperator,
-    Repeated,
-    approximation_of,
-    dense_bytes,
-    indicator,
-    make_operator,
-    nystroem_map,
-)
 from .._parallel import n_workers, run_tasks
 from .._random import stream_source
 from .._results import ReportsWhenFitted
+from .._scale import Streamed, pairwise
+from .._scale.nystroem import nystroem_features, nystroem_map
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import numeric_columns
-from ._assignment import feature_assignment, make_assignment
-from ._inputs import fit_array
+from ._assignment import Assignment
 from ._minibatch import minibatch_fit, nystroem_path
-from ._partition import GAIN_RTOL, TINY, canonical_order, within
-from ._problem import Problem, validate
+from ._partition import GAIN_RTOL, TINY, FeaturePartition, Partition, canonical_order, indicator
+from ._problem import fit_array, validate
 from ._report import kgroups_report
-from ._starts import restarts, start_points
+from ._starts import restarts, spectral_embedding
 
 __all__ = ["KGroups"]
 
@@ -316,96 +306,111 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     def _fit(self, X, sample_weight, init):
         """Fit to complete rows (see :meth:`fit`)."""
-        problem = validate(self, X, sample_weight, init)
-        k, sm, kept = problem.k, problem.semimetric, problem.kept
-        # a Gram matrix scales like a precomputed distance matrix
-        scaling = Scaling.for_data(
-            problem.data, sm if sm is not None else resolve_semimetric("precomputed")
-        )
-        full, sm_fit = scaling.data(problem.data), (None if sm is None else scaling.semimetric(sm))
-        fit_data, fit_w = full, problem.weights
+        pb = validate(self, X, sample_weight, init)
+        k, sm, kept, gram = pb.k, pb.semimetric, pb.kept, pb.semimetric is None
+        # data near the ends of float64 are divided by a power of two (a Gram matrix as a
+        # precomputed distance matrix)
+        scaling = Scaling.for_data(pb.data, resolve_semimetric("precomputed") if gram else sm)
+        full, sm = scaling.data(pb.data), (None if gram else scaling.semimetric(sm))
+        if gram:  # its semimetric G_ii + G_jj - 2 G_ij (eq. 8), then as a precomputed matrix
+            check_fits(f"the semimetric of the {len(full)} x {len(full)} Gram matrix",
+                       8.0 * full.size)
+            g = np.diag(full)
+            full = np.maximum(g[:, None] + g[None, :] - 2.0 * full, 0.0)
+            np.fill_diagonal(full, 0.0)
+        matrix = gram or sm.precomputed
+        data, w = full, pb.weights
         if kept is not None:
-            fit_w = fit_w[kept]
-            if sm is not None and not sm.precomputed:
-                fit_data = full[kept]
-            else:
-                check_fits(
-                    f"the {kept.size} x {kept.size} matrix of the points of positive weight",
-                    dense_bytes(kept.size),
-                )
-                fit_data = full[np.ix_(kept, kept)]
-        self.sigma_ = None if sm is None else sm.sigma
-        self.sample_weight_ = None if fit_w is None else np.ldexp(fit_w, problem.weight_shift)
-        n = fit_data.shape[0]
+            data, w = (full[np.ix_(kept, kept)] if matrix else full[kept]), w[kept]
+        self.sigma_ = None if gram else sm.sigma
+        self.sample_weight_ = None if w is None else np.ldexp(w, pb.weight_shift)
+        n = data.shape[0]
+        w = np.ones(n) if w is None else w
+        unit = float(np.ldexp(1.0, -pb.weight_shift))  # a new point's weight, as w is scaled
         gen = stream_source(self.random_state, "random_state")
-        streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
-        # partition state, indicators and products beside the matrix or features
-        reserve = 8 * n * (4 * k + 8)
-        path, batch = ("exact", None)
+        streams = gen.spawn(1 if pb.start is not None else pb.n_init)  # one per start
+        self.path_, self.batch_size_ = "exact", None
         if self.approximation is not None:
-            path, batch = nystroem_path(
-                n, k, min(self.n_landmarks, n), reserve, self.batch_size, problem.start is not None
-            )
-        self.path_, self.batch_size_ = path, batch
-        if path == "nystroem-minibatch":
-            labels, W, T, passes, converged = self._fit_minibatch(
-                full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch
-            )
-            return self._fitted(
-                labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k, None
-            )
-        distribute = len(streams) > 1 and n_workers(self.n_jobs) > 1  # restarts as joblib tasks
-        kernel = Kernel(fit_w) if self.algorithm != "r-kgroups" else None
-        estimate = approximation_of(
-            self.approximation, kernel=kernel is not None, n_landmarks=self.n_landmarks,
-            landmarks=self.landmarks, rng=gen.spawn(1)[0] if self.approximation else None,
-        )
-        jobs = None if distribute else self.n_jobs  # else one start's passes may use the workers
-        op = make_operator(fit_data, sm_fit, Repeated(reserve), kernel=kernel,
-                           approximation=estimate, n_jobs=jobs)
-        labels, W, T, within_, iterations, converged, count = self._fit_operator(
-            op, fit_data, fit_w, problem, streams, distribute, gen.spawn(1)[0]
-        )
-        if op.features is not None:
-            # The features leave out each point's residual e_i = E_ii outside the landmarks'
-            # span (E = K - Phi Phi' is positive semidefinite). With D_il = K_ii + K_ll - 2 K_il,
-            # W = W_hat + sum_i w_i e_i - sum_j w_j' E_jj w_j / s_j, so
-            # W_hat <= W <= W_hat + sum w e: the upper bound, which drops only the residual's
-            # group means, is reported.
-            unit_w = np.ones(n) if fit_w is None else fit_w
-            extra = np.bincount(labels, weights=unit_w * op.residual, minlength=k)
+            self.path_, self.batch_size_ = nystroem_path(
+                n, k, min(self.n_landmarks, n), 8 * n * (4 * k + 8), self.batch_size,
+                pb.start is not None)
+        if self.path_ == "nystroem-minibatch":
+            return self._fit_minibatch(full, data, sm, w, pb, streams, gen.spawn(1)[0], unit,
+                                       scaling)
+        # a start: about n moves of O(n) and sweeps of O(n k), 10^4 operations of the
+        # interpreter per move; processes only for more than a few seconds of it
+        work = len(streams) * n * (n * k + 1e4)
+        distribute = len(streams) > 1 and n_workers(self.n_jobs, work) > 1
+        Phi = None
+        if self.path_ == "nystroem":
+            Phi, fmap, residual = nystroem_features(data, sm, w, self.n_landmarks,
+                                                    gen.spawn(1)[0], self.landmarks)
+            D = Streamed(Phi, resolve_semimetric(exponent=2.0))  # rows for k-means++
+            T = float(w @ np.einsum("ij,ij->i", Phi, Phi))
+        else:
+            D = data if matrix else pairwise(data, sm, n_jobs=None if distribute else self.n_jobs)
+            T = float(w @ (D @ w)) / (2.0 * w.sum())  # eq. (18)
+        tol = GAIN_RTOL * max(abs(T), TINY)
+        start = pb.init if pb.start is None else pb.start
+        points, stream = None, gen.spawn(1)[0]
+        if isinstance(start, str) and start == "spectral":  # once per fit
+            points = spectral_embedding(D, w, k, stream, Phi)
+        elif isinstance(start, str) and start == "power-kmeans":
+            points = data if Phi is None else Phi
+        options = dict(points=points, w=w, k=k, algorithm=self.algorithm, init=start,
+                       max_iter=pb.max_iter, tol=tol, Phi=Phi)
+        if distribute:  # the restarts as joblib tasks, each with its own stream
+            chunks = np.array_split(np.arange(len(streams)),
+                                    min(n_workers(self.n_jobs, work), len(streams)))
+            parts = run_tasks(restarts, [{"streams": [streams[i] for i in c]} for c in chunks],
+                              self.n_jobs, shared=dict(D=D, **options))
+            results = [r for part in parts for r in part]
+        else:
+            results = restarts(D, streams=streams, **options)
+        best = results[0]
+        for r in results[1:]:  # a later start must be better by more than rounding
+            if r[0] < best[0] - tol:
+                best = r
+        _, labels, iterations, converged, count = best
+        st = Partition(D, w, labels, k) if Phi is None else FeaturePartition(Phi, w, labels, k)
+        W, within_ = st.W(), st.within()
+        if Phi is not None:
+            # The features leave out each point's residual e_i outside the landmarks' span
+            # (E = K - Phi Phi' is positive semidefinite): W = W_hat + sum_i w_i e_i -
+            # sum_j w_j' E_jj w_j / s_j lies between W_hat and W_hat + sum w e, the upper
+            # bound reported.
+            extra = np.bincount(labels, weights=w * residual, minlength=k)
             W, T = W + extra.sum(), T + extra.sum()
-            within_ = within_ + 2.0 * extra / np.bincount(labels, weights=unit_w, minlength=k)
+            within_ = within_ + 2.0 * extra / st.s
         if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
-            order = canonical_order(labels, fit_w, k)
+            order = canonical_order(labels, w, k)
             labels, within_ = np.argsort(order)[labels], within_[order]
-        # W_j = s_j / 2 g(C_j, C_j) of each cluster (eq. 15), R kgroups' `within`; they sum to W
-        within_W = (
-            np.bincount(labels, weights=np.ones(n) if fit_w is None else fit_w, minlength=k)
-            / 2.0 * within_
-        )
-        # a new point's weight, as the fitted weights are scaled
-        unit = float(np.ldexp(1.0, -problem.weight_shift))
-        # the rule for new points (predict's), which also places the points of weight 0;
-        # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
-        # feature sums: no n x n array
-        self._assignment = make_assignment(
-            op, sm_fit, fit_data, kept, labels, np.ones(n) if fit_w is None else fit_w, within_, k,
-            unit,
-        )
+        Zw = indicator(labels, k, w)
+        s = Zw.sum(axis=0)
+        if Phi is not None:
+            self._assignment = Assignment.of_features(fmap, Zw.T @ Phi, s, unit)
+        elif not gram and sm.on_graph:  # Q_l / s_l^2 of the graph's kernel: e_l / s_l - g / 2
+            e = np.bincount(labels, weights=w * sm.graph.kernel().diagonal(), minlength=k)
+            self._assignment = Assignment(s, e / s - within_ / 2.0, Zw, unit, graph=sm.graph)
+        else:
+            self._assignment = Assignment(
+                s, within_ / 2.0, Zw, unit, points=None if matrix else data, semimetric=sm,
+                kept=kept, predicts=not gram)
         if kept is not None:  # the points of weight 0 go where predict would put them
-            dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
-            all_labels = np.empty(full.shape[0], dtype=np.intp)
-            all_labels[kept] = labels
-            all_labels[dropped] = self._assignment(
-                full[dropped], np.diag(full)[dropped] if sm is None else None
-            )
-            labels = all_labels
+            labels = self._place_dropped(full, kept, labels)
         if self.algorithm == "r-kgroups":
             self.count_ = count
-        return self._fitted(
-            labels, W, T, iterations, converged, scaling.weighted(problem.weight_shift), k, within_W
-        )
+        # W_j = s_j / 2 g(C_j, C_j) of each cluster (eq. 15), R kgroups' `within`
+        return self._fitted(labels, W, T, iterations, converged,
+                            scaling.weighted(pb.weight_shift), k, s / 2.0 * within_)
+
+    def _place_dropped(self, full, kept, labels):
+        """All labels: the points of weight 0 placed by the rule of :meth:`predict`."""
+        out = np.empty(full.shape[0], dtype=np.intp)
+        out[kept] = labels
+        dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
+        out[dropped] = self._assignment(full[dropped])
+        return out
 
     def _fitted(self, labels, W, T, iterations, converged, scaling, k, within_W):
         """Set the fitted attributes; returns self."""
@@ -422,29 +427,21 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
         return self
 
-    def _fit_minibatch(
-        self, full, points, sm, w, problem: Problem, streams: list, stream, batch: int
-    ):
-        """Mini-batch steps of ``batch`` points and Lloyd's passes on Nystroem features computed
-        block by block (:mod:`._minibatch`): labels, W, T, passes, converged."""
-        k, kept = problem.k, problem.kept
-        feature_map = nystroem_map(points, sm, w, self.n_landmarks, stream, self.landmarks)
-        fit = minibatch_fit(
-            points, w, feature_map, k, problem.init, batch, problem.max_iter, streams, stream
-        )
+    def _fit_minibatch(self, full, points, sm, w, pb, streams, stream, unit, scaling):
+        """Mini-batch steps and Lloyd's passes on Nyström features computed block by block
+        (:mod:`._minibatch`)."""
+        k = pb.k
+        fmap = nystroem_map(points, sm, w, self.n_landmarks, stream, self.landmarks)
+        fit = minibatch_fit(points, w, fmap, k, pb.init, self.batch_size_, pb.max_iter,
+                            streams, stream)
         order = canonical_order(fit.labels, w, k)
         labels = np.argsort(order)[fit.labels]
         s = np.bincount(labels, weights=w, minlength=k)
-        self._assignment = feature_assignment(
-            fit.feature_map, fit.S[order], s, float(np.ldexp(1.0, -problem.weight_shift))
-        )
-        if kept is not None:  # the points of weight 0 go where predict would put them
-            all_labels = np.empty(full.shape[0], dtype=np.intp)
-            all_labels[kept] = labels
-            dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
-            all_labels[dropped] = self._assignment(full[dropped])
-            labels = all_labels
-        return labels, fit.W, fit.T, fit.passes, fit.converged
+        self._assignment = Assignment.of_features(fit.feature_map, fit.S[order], s, unit)
+        if pb.kept is not None:
+            labels = self._place_dropped(full, pb.kept, labels)
+        return self._fitted(labels, fit.W, fit.T, fit.passes, fit.converged,
+                            scaling.weighted(pb.weight_shift), k, None)
 
     @property
     def W_(self) -> float:
@@ -461,60 +458,6 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     def _report(self):
         return kgroups_report(self)
 
-    def _fit_operator(
-        self, op: PairwiseOperator, points: np.ndarray, w, problem: Problem, streams: list,
-        distribute: bool, stream,
-    ):
-        """Fit to the points of positive weight on their operator ``op``: labels, W, T,
-        g(C_l, C_l), sweeps, converged, count.
-
-        Every start has its own random stream (spawned from ``random_state``), so the
-        restarts can run as joblib tasks (``distribute``), each building its own copy of
-        the operator from its recipe, with the same results as in order here; the best
-        start is chosen in start order, a later one only when better by more than rounding.
-        The spectral embedding is computed once (``stream`` starts its Lanczos iterations).
-        """
-        n, k = op.n, problem.k
-        init = problem.init if problem.start is None else problem.start
-        unit_w = np.ones(n) if w is None else w
-        points = start_points(init, op, points, unit_w, k, stream, self.algorithm == "r-kgroups")
-        options = dict(
-            weights=w, k=k, algorithm=self.algorithm, init=init, max_iter=problem.max_iter
-        )
-        if distribute:
-            chunks = np.array_split(
-                np.arange(len(streams)), min(n_workers(self.n_jobs), len(streams))
-            )
-            calls = [{"streams": [streams[i] for i in c]} for c in chunks]
-            parts = run_tasks(
-                functools.partial(restarts, **options), calls, self.n_jobs,
-                shared={"build": op.recipe, "points": points},
-            )
-            results = [r for part in parts for r in part]
-        else:
-            results = restarts(op.recipe, points, streams=streams, operator=op, **options)
-        if self.algorithm == "r-kgroups":
-            best = results[0]
-            for r in results[1:]:  # a later start must be better by more than rounding
-                if r[0] < best[0] - GAIN_RTOL * abs(best[0]):
-                    best = r
-            _, labels, iterations, count, converged = best
-            M = op.quadratic(np.hstack([indicator(labels, k), np.ones((n, 1))]))
-            W = float(np.sum(np.diag(M)[:k] / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
-            T = M[k, k] / (2.0 * n)  # eq. (18)
-            # g(C_l, C_l), eq. (13)
-            within_ = np.diag(M)[:k] / np.bincount(labels, minlength=k) ** 2
-            return labels, W, T, within_, iterations, converged, count
-        diag = op.diagonal()
-        T = float(unit_w @ diag)
-        tol = GAIN_RTOL * max(abs(T), TINY)
-        best = results[0]
-        for r in results[1:]:  # a later start must be better by more than rounding
-            if r[0] > best[0] + tol:
-                best = r
-        _, labels, iterations, converged = best
-        W, within_ = within(op, diag, unit_w, labels, k)
-        return labels, W, T, within_, iterations, converged, None
 
     @front_door(("X", "sample_weight", "init"), distances=("X",), fits=True)
     def fit_predict(self, X, y=None, sample_weight=None):
