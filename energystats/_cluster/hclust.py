@@ -17,14 +17,16 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 from scipy.cluster.hierarchy import cut_tree, linkage
+from scipy.spatial.distance import pdist, squareform
 
+from .._config import check_fits
 from .._frontdoor import front_door
-from .._operator import condensed_semimetric
 from .._progress import check_progress, progress_bar
 from .._random import as_generator
-from .._resampling import check_resamples
+from .._resample import check_resamples
 from .._result_bases import ClusteringResult
 from .._results import ResultMixin
+from .._scale import pairwise
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int
 from ._sequential import NodeTest, walk_tree
@@ -128,6 +130,26 @@ class EnergyHClustResult(ResultMixin):
         return [f"last merge heights: {', '.join(f'{h:.5g}' for h in self.height[-3:])}"]
 
 
+def _condensed(X: np.ndarray, semimetric) -> np.ndarray:
+    """rho of every pair i < j in scipy's condensed order (``pdist``'s), within the memory
+    budget for two such vectors (``linkage`` holds a working copy)."""
+    n = X.shape[0]
+    check_fits(f"the {n * (n - 1) // 2} pairs of {n} points (2 condensed vectors of pairwise "
+               "values)", 16.0 * (n * (n - 1) // 2), "cluster a subsample")
+    if semimetric.precomputed:
+        return squareform(X, checks=False)
+    if semimetric.is_euclidean_power:  # squared differences summed (no cancellation), ^ alpha/2
+        values = pdist(X, "sqeuclidean")
+        if semimetric.exponent == 1.0:
+            return np.sqrt(values, out=values)
+        return np.power(values, semimetric.exponent / 2.0, out=values)
+    rho = semimetric.for_data(X)
+    if rho.on_graph:
+        return squareform(pairwise(X, rho, held=True), checks=False)
+    # row by row: no n x n matrix
+    return np.concatenate([rho(X[i : i + 1], X[i + 1 :])[0] for i in range(n - 1)])
+
+
 @front_door("X", distances=("X",), names=("X",))
 def energy_hclust(
     X, *, exponent=1.0, metric: MetricLike = "euclidean", sigma=None, nan_policy: str = "raise"
@@ -186,7 +208,7 @@ def energy_hclust(
     semimetric = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, semimetric, min_samples=2)
     scaling = Scaling.for_data(X, semimetric)
-    rho = condensed_semimetric(scaling.data(X), scaling.semimetric(semimetric))
+    rho = _condensed(scaling.data(X), scaling.semimetric(semimetric))
     Z = linkage(np.sqrt(rho, out=rho), method="ward")
     # Ward's heights squared: the merge costs in rho, back at the data's scale
     Z[:, 2] = scaling.result(Z[:, 2] ** 2, "the merge heights")

@@ -349,7 +349,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             T = float(w @ np.einsum("ij,ij->i", Phi, Phi))
         else:
             D = data if matrix else pairwise(data, sm, n_jobs=None if distribute else self.n_jobs)
-            T = float(w @ (D @ w)) / (2.0 * w.sum())  # eq. (18)
+            T = float(w @ (D @ w) / (2.0 * w.sum()))  # eq. (18)
         tol = GAIN_RTOL * max(abs(T), TINY)
         start = pb.init if pb.start is None else pb.start
         points, stream = None, gen.spawn(1)[0]

@@ -16,7 +16,6 @@ Reference: J. Xu and K. Lange, "Power k-Means Clustering", ICML 2019.
 from __future__ import annotations
 
 import functools
-import threading
 import warnings
 from numbers import Integral, Real
 
@@ -28,7 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._frontdoor import front_door
-from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
+from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator, check_rng
 from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, resolve_semimetric
@@ -49,8 +48,7 @@ _TINY = np.finfo(float).tiny
 #: exp(-708) is float64's smallest normal exponential: below it exp leaves its fast path.
 _EXP_ARG_FLOOR = -708.0
 _EXP_FLOOR = float(np.exp(_EXP_ARG_FLOOR))
-#: Entries of a block's k x rows arrays: small enough to stay in cache, large enough that the
-#: numpy operations on a block are long (threads sharing short ones contend for the GIL).
+#: Entries of a block's k x rows arrays: small enough to stay in cache.
 BLOCK = 2**17
 
 
@@ -68,15 +66,14 @@ class _Points:
         self.extended[-1] = np.einsum("ij,ij->i", X, X)
         rows = max(256, BLOCK // max(k, 1))
         self.blocks = [(a, min(a + rows, n)) for a in range(0, n, rows)]
-        self._scratch = threading.local()
+        self._scratch = (None, None)
 
     def scratch(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Two work arrays of ``shape`` for the calling thread, allocated once per fit: fresh
-        arrays of a block's size would be mapped anew, page by page, on every step."""
-        mine = self._scratch
-        if getattr(mine, "shape", None) != shape:
-            mine.shape, mine.arrays = shape, (np.empty(shape), np.empty(shape))
-        return mine.arrays
+        """Two work arrays of ``shape``, allocated once per fit: fresh arrays of a block's size
+        would be mapped anew, page by page, on every step."""
+        if self._scratch[0] != shape:
+            self._scratch = (shape, (np.empty(shape), np.empty(shape)))
+        return self._scratch[1]
 
     @staticmethod
     def augment(centres: np.ndarray) -> np.ndarray:
@@ -87,15 +84,8 @@ class _Points:
         ])
 
     def map(self, work):
-        """``[work(a, b) for each block]``, in block order; with at least two blocks per core
-        the blocks are shared among the cores (fixed shares: the same sums on every run)."""
-        if len(self.blocks) < 2 * THREADS:
-            return [work(a, b) for a, b in self.blocks]
-        shares = run_threads(
-            lambda mine: [work(a, b) for a, b in mine], round_robin(self.blocks, THREADS)
-        )
-        done = [iter(share) for share in shares]
-        return [next(done[i % len(shares)]) for i in range(len(self.blocks))]
+        """``[work(a, b) for each block]``, in block order."""
+        return [work(a, b) for a, b in self.blocks]
 
 
 def _distances(
@@ -429,7 +419,8 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         P = _Points(X - mean, k)  # every distance is computed on centred data
         check_rng(self.random_state, "random_state")
         starts = self._initial_centres(P.X, k, n_init) if start is None else [start - mean]
-        jobs = n_workers(self.n_jobs)
+        # a start: a few hundred steps of O(n k d) (the annealing of s at eta = 1.02)
+        jobs = n_workers(self.n_jobs, work=500.0 * n_init * X.shape[0] * k * (X.shape[1] + 2))
         if jobs > 1 and n_init > 1:
             chunks = np.array_split(np.arange(n_init), min(jobs, n_init))
             parts = run_tasks(

@@ -19,7 +19,7 @@ import pandas as pd
 from .._frontdoor import front_door
 from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
 from .._random import as_generator
-from .._resampling import check_resamples
+from .._resample import check_resamples
 from .._result_bases import ClusteringResult, NullPanel, TestResult
 from .._results import Table
 from .._validation import as_data, check_n_clusters
