@@ -25,7 +25,7 @@ from scipy.spatial.distance import cdist
 
 from ._config import memory_budget
 from ._missing import _caller_level
-from ._neighbors import Graph, median_distance
+from ._scale.graph import Graph, median_distance
 from ._validation import as_data, check_exponent, check_symmetric
 
 __all__ = [
@@ -55,16 +55,16 @@ class Semimetric:
         ``"euclidean"``, ``"exponential"``, ``"gaussian"``, ``"discrete"`` (0 for
         equal rows, 1 otherwise: the 0-1 distance R uses for factors),
         ``"precomputed"``, ``"nearest_neighbors"`` (the semimetric of the points'
-        k-nearest-neighbour graph, eq. 35: :class:`~energystats._neighbors.Graph`) or a
+        k-nearest-neighbour graph, eq. 35: :class:`~energystats._scale.graph.Graph`) or a
         callable ``f(A, B)`` returning the ``len(A) x len(B)`` matrix of semimetric values.
     exponent : float
         Exponent alpha of ``"euclidean"`` (eq. 52); 1.0 otherwise.
     sigma : float or None
         Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: half the
-        points' median distance (:func:`~energystats._neighbors.median_distance`), fixed by
+        points' median distance (:func:`~energystats._scale.graph.median_distance`), fixed by
         :meth:`for_data`.
     n_neighbors : int or None
-        m of ``"nearest_neighbors"``; ``None``: :func:`~energystats._neighbors.default_neighbors`.
+        m of ``"nearest_neighbors"``; ``None``: :func:`~energystats._scale.graph.default_neighbors`.
     graph : Graph or None
         The graph of the points, once :meth:`for_data` has built it.
     """
@@ -94,7 +94,7 @@ class Semimetric:
         half the median distance as ``sigma`` of the exponential and Gaussian semimetrics given
         none,
         the graph of X for ``"nearest_neighbors"``; itself otherwise. Every statistic of one
-        call uses one such semimetric (the pairwise operator fixes it once)."""
+        call uses one such semimetric (:func:`energystats._scale.pairwise` fixes it once)."""
         if self.metric in ("exponential", "gaussian") and self.sigma is None:
             return replace(self, sigma=0.5 * median_distance(X))
         if self.on_graph and self.graph is None:

@@ -41,7 +41,7 @@ class Assignment:
         The training points and their semimetric (points None: ``predict`` takes the values);
         ``kept``: the columns of the training points of positive weight.
     graph, feature_map, S
-        A graph's :class:`~energystats._neighbors.Graph`; or the Nyström feature map and the
+        A graph's :class:`~energystats._scale.graph.Graph`; or the Nyström feature map and the
         groups' feature sums S (k x r).
     predicts : bool
         False for a Gram matrix (no values for new points; used for the points of weight 0).
