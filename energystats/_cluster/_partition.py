@@ -145,12 +145,11 @@ def hartigan_gains(st: Partition) -> np.ndarray:
     """The best gain of eq. (50) of every point (n), all at once in O(n k); -inf for a point
     alone in its group (groups never empty)."""
     c, z, w, s = st.energies(), st.labels, st.w, st.s
-    every = np.arange(z.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        own = c[z, every] / (s[z] - w)
-        gains = w * (own - c / (s[:, None] + w))
+    every, alone = np.arange(z.shape[0]), st.counts[z] == 1
+    own = c[z, every] / np.where(alone, 1.0, s[z] - w)  # s_j - w_i = 0 alone: masked below
+    gains = w * (own - c / (s[:, None] + w))
     gains[z, every] = -np.inf
-    gains[:, st.counts[z] == 1] = -np.inf
+    gains[:, alone] = -np.inf
     return gains.max(axis=0)
 
 

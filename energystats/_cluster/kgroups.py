@@ -352,9 +352,9 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             T = float(w @ (D @ w) / (2.0 * w.sum()))  # eq. (18)
         tol = GAIN_RTOL * max(abs(T), TINY)
         start = pb.init if pb.start is None else pb.start
-        points, stream = None, gen.spawn(1)[0]
+        points = None
         if isinstance(start, str) and start == "spectral":  # once per fit
-            points = spectral_embedding(D, w, k, stream, Phi)
+            points = spectral_embedding(D, w, k, gen.spawn(1)[0], Phi)
         elif isinstance(start, str) and start == "power-kmeans":
             points = data if Phi is None else Phi
         options = dict(points=points, w=w, k=k, algorithm=self.algorithm, init=start,
