@@ -1,18 +1,12 @@
-"""Kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd) for energy clustering:
-the estimator. The partition and its moves are in :mod:`._partition`, the starts and the
-runs from them in :mod:`._starts`, the rule for new points in :mod:`._assignment`, the
-mini-batch path and the choice of the Nyström path in :mod:`._minibatch`, the checks of the
-parameters and the data in :mod:`._problem`.
-
-Minimise the within dispersion W (eq. 15) over partitions into k groups, or
-equivalently maximise Q = sum_j Q_j / s_j with
-Q_j = sum_{x, y in C_j} w(x) w(y) K(x, y) (eq. 41), K the kernel that the
-semimetric generates (eq. 7).
+"""Kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd): the estimator. The partition
+and its moves are in :mod:`._partition`, the starts in :mod:`._starts`, the rule for new points
+in :mod:`._assignment`, the mini-batch path in :mod:`._minibatch`, the checks in
+:mod:`._problem`.
 
 References
 ----------
-G. França, M. L. Rizzo and J. T. Vogelstein, "Kernel k-Groups via Hartigan's
-Method", IEEE TPAMI (2020), Section 4, Algorithms 1 and 2, eq. (41)-(50).
+G. França, M. L. Rizzo and J. T. Vogelstein, "Kernel k-Groups via Hartigan's Method", IEEE
+TPAMI 43 (2021), Section 4, Algorithms 1 and 2, eq. (13)-(18), (41)-(50).
 """
 
 from __future__ import annotations
@@ -43,182 +37,132 @@ from ._starts import restarts, spectral_embedding
 
 __all__ = ["KGroups"]
 
-# --- Estimator -----------------------------------------------------------------------
-
 
 class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     r"""Energy clustering: kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd).
 
-    Minimises the within-group energy dispersion W (eq. 15), equivalently
-    maximises Q = sum_j Q_j / s_j (eq. 41) in the feature space of the
-    kernel that the semimetric generates (eq. 7).
+    Minimises the within-group dispersion :math:`W = \sum_j \frac{s_j}{2} g(C_j, C_j)`
+    (eq. 15) over partitions into k groups, equivalently maximises the between-sample
+    statistic S = T - W (eq. 16, Lemma 1), in the feature space of the kernel the semimetric
+    generates (eq. 7).
 
     Parameters
     ----------
     n_clusters : int
         Number of groups k.
     algorithm : {"hartigan", "lloyd", "r-kgroups"}, default="hartigan"
-        ``"hartigan"``: kernel k-groups, Algorithm 2 with the exact gain of
-        eq. (50). ``"lloyd"``: weighted kernel k-means, Algorithm 1 with q
-        maintained exactly (eq. 48-49). ``"r-kgroups"``: R
-        ``energy::kgroups``'s update rule (Euclidean, exponent 1, unit
-        weights), which reproduces R's labels from the same start. The
-        mini-batch Nyström path (``path_``) ends with Lloyd's passes whatever
-        ``algorithm``.
+        ``"hartigan"``: kernel k-groups, Algorithm 2 with the exact gain of eq. (50).
+        ``"lloyd"``: weighted kernel k-means, Algorithm 1. ``"r-kgroups"``: R
+        ``energy::kgroups``' rule (Euclidean, exponent 1, unit weights), which reproduces R's
+        labels from the same start. The mini-batch path runs Lloyd's passes whatever this.
     metric : str or callable, default="euclidean"
-        The semimetric (see :func:`pairwise_semimetric`): ``"euclidean"``,
-        ``"exponential"``, ``"gaussian"``, ``"nearest_neighbors"``, ``"precomputed"``,
-        ``"precomputed_kernel"`` or a callable; ``"precomputed"`` takes a distance matrix,
-        ``"precomputed_kernel"`` a Gram matrix. ``"nearest_neighbors"``: the points'
-        nearest-neighbour graph (eq. 34-35), each point weighted by its degree (times
-        ``sample_weight``): W is the normalized cut; sparse, exact at every n
+        The semimetric (:func:`pairwise_semimetric`): ``"euclidean"``, ``"exponential"``,
+        ``"gaussian"``, ``"nearest_neighbors"``, ``"precomputed"`` (a distance matrix),
+        ``"precomputed_kernel"`` (a Gram matrix) or a callable. ``"nearest_neighbors"``: the
+        points' nearest-neighbour graph (eq. 34-35), each point weighted by its degree (times
+        ``sample_weight``), so that W is the normalized cut; sparse, exact at every n
         (``docs/kernels.md``: which kernel for which shapes).
     exponent : float, default=1.0
-        alpha in (0, 2] for ``"euclidean"`` (eq. 52).
+        alpha in (0, 2] of ``"euclidean"`` (eq. 52).
     sigma : float, default=None
         Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: half the
-        median distance between the points (over at most 1,000 of them evenly spaced), at
-        which both kernels are :math:`e^{-1/2}` (``sigma_``; measured in ``docs/kernels.md``).
+        median distance between the points (over at most 1,000 of them evenly spaced), where
+        both kernels are :math:`e^{-1/2}` (``sigma_``).
     n_neighbors : int, default=None
         m of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)`` (von Luxburg 2007).
     init : str or array of shape (n_samples,), default="auto"
-        Start: ``"auto"`` (``"spectral"`` on a graph, ``"k-means++"`` otherwise), greedy
-        ``"k-means++"`` in feature space, balanced ``"random"`` labels, ``"spectral"`` (the
-        top-k eigenvectors U of the centred weighted Gram matrix, eq. 29, once per fit, each
-        start's weighted k-means on the rows of :math:`\mathcal W^{-1/2} U`),
-        ``"power-kmeans"`` (the labels of :class:`PowerKMeans` on the points), or labels (one
-        run): any k distinct values, such as R's 1-based clusters, the sorted values becoming
-        groups 0..k-1 (so ``labels_ + 1`` compares with R's ``cluster``).
+        ``"auto"`` (``"spectral"`` on a graph, else ``"k-means++"``), greedy ``"k-means++"``
+        in feature space, balanced ``"random"`` labels, ``"spectral"`` (weighted k-means on
+        the rows of :math:`\mathcal W^{-1/2} U`, U the top-k eigenvectors of the centred
+        weighted Gram matrix, eq. 29, computed once per fit), ``"power-kmeans"``
+        (:class:`PowerKMeans` on the points), or labels: any k distinct values (R's 1-based
+        clusters too), the sorted values becoming groups 0..k-1; one run.
     n_init : int, default=10
-        Restarts from independent random streams; the best objective is kept. At most
-        10,000, with the n labels of every restart within the working memory.
+        Starts from independent random streams; the least W is kept. At most 10,000, their
+        labels within the working memory.
     max_iter : int, default=300
-        Maximum number of sweeps per run.
+        Most sweeps per run.
     random_state : int, numpy.random.Generator or None, default=None
     n_jobs : int, default=None
-        joblib's ``n_jobs``: the restarts run as joblib tasks (on a Dask
-        cluster inside ``joblib.parallel_config(backend="dask")``), each with
-        its own random stream, so the result is the same whatever ``n_jobs``;
-        a single start spreads the passes of a streamed operator over the
-        workers instead.
+        joblib's ``n_jobs``: the starts run as joblib tasks (on a Dask cluster inside
+        ``joblib.parallel_config(backend="dask")``) when their work is worth processes, each
+        with its own stream, so the result is the same whatever ``n_jobs``; a single start
+        spreads the products of a streamed matrix over the workers instead.
     approximation : {None, "nystroem"}, default=None
-        ``"nystroem"``: fit on Nyström features Φ (n x m) with
-        :math:`\Phi\Phi^\top \approx G` from ``n_landmarks`` landmarks
-        (Wang, Gittens & Mahoney 2019), for n beyond what exact k-groups can
-        afford: memory O(n m), a Hartigan move O(m k). Needs the points (no
-        precomputed matrix) and ``algorithm`` "hartigan" or "lloyd". When the
-        features do not fit the working memory (:func:`set_config`), the fit
-        takes the mini-batch path of ``batch_size`` by itself (``path_``).
+        ``"nystroem"``: fit on Nyström features Φ (n x m) of ``n_landmarks`` landmarks (Wang,
+        Gittens & Mahoney 2019), for n beyond exact k-groups: memory O(n m), a move O(m).
+        Needs the points and ``algorithm`` "hartigan" or "lloyd". When the features do not
+        fit the working memory (:func:`set_config`), the mini-batch path runs (``path_``).
     n_landmarks : int, default=300
-        m, the number of landmarks for ``approximation="nystroem"``
-        (capped at n). At 300 the accuracy was within 0.005 of exact k-groups
-        in every setting of ``docs/validation.md``; with every point a
-        landmark the fit is the exact one.
+        m (at most n). At 300 the accuracy was within 0.005 of exact k-groups in every
+        setting of ``docs/validation.md``; with every point a landmark the fit is exact.
     landmarks : {"d2", "uniform"}, default="d2"
-        How the landmarks are drawn from ``random_state``: k-means++-style D^2
-        sampling in the kernel's feature space, or uniformly. D^2 is steadier
-        at small m (measured; see ``docs/validation.md``).
+        Landmarks by D^2 sampling in feature space (steadier at small m, measured) or
+        uniformly, from ``random_state``.
     batch_size : int, default=None
-        With ``approximation="nystroem"``: mini-batch steps of this many points
-        (Sculley 2010), then Lloyd's steps on every point (whatever
-        ``algorithm``), the features computed block by block from the landmarks
-        and never held (memory O(n) beyond the data instead of 8 n m bytes: for
-        samples whose features do not fit the memory budget). The ``n_init``
-        starts are compared on a sample of ``3 * batch_size`` points and only
-        the best is refined on all of them; ``max_iter`` bounds both the epochs
-        of mini-batch steps and the passes over all points. ``None``: the
-        features are held when they fit the working memory, else this path
-        runs with the largest batch of at most 10,000 points that fits
-        (``batch_size_``).
+        With ``approximation="nystroem"``: mini-batch steps of this many points (Sculley
+        2010), then Lloyd's passes over all points, the features computed block by block and
+        never held (memory O(n) beyond the data); the starts are compared on a sample of
+        ``3 * batch_size`` points; ``max_iter`` bounds the epochs and the passes. ``None``:
+        the features are held when they fit the working memory, else this path runs with
+        the largest batch of at most 10,000 points that fits (``batch_size_``).
     nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in X, its weight
-        or its ``init`` label: ``"raise"`` an error, ``"omit"`` leave it out of the
-        fit (label -1 in ``labels_`` and from :meth:`predict`, counted in
-        ``n_omitted_``). A precomputed matrix loses the point's row and column.
+        A row with a missing value in X, its weight or its ``init`` label: ``"raise"`` an
+        error, ``"omit"`` leave it out (label -1, counted in ``n_omitted_``; a precomputed
+        matrix loses the row and the column).
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Group of each point, 0..k-1 (-1 for a row left out for a missing
-        value). Groups are numbered by size (total weight), largest first,
-        groups of equal size in the order of their first point in the data
-        (:func:`._partition.canonical_order`). So a partition gets the same
-        labels whatever the start, BLAS kernel, thread count or working memory;
-        ``cluster_sizes_`` and :meth:`predict` follow the same numbering.
-        ``"r-kgroups"`` keeps R's numbering.
+        Group of each point, 0..k-1 (-1: omitted). Groups are numbered by total weight,
+        largest first, ties in the order of their first point, so a partition gets the same
+        labels whatever the start, rounding or path; ``"r-kgroups"`` keeps R's numbering.
     W_ : float
-        Within dispersion of ``labels_`` (eq. 15), in R's scaling:
-        equals ``dispersion(X, labels_).W`` and R ``sum(kgroups(...)$W)``.
-        For data near the ends of float64 the fit runs on the data divided
-        by a power of two (exact) and W_ is scaled back; reading it raises
-        ``OverflowError`` (``ValueError`` on underflow) when it cannot be
-        represented, while ``labels_`` stay valid. With
-        ``approximation="nystroem"`` it is :math:`\hat W + \sum_i w_i e_i`,
-        the features' W plus each point's residual outside the landmarks'
-        span: an upper bound on the exact W (the features' W is a lower
-        bound), measured within 0.6% of it at the default ``n_landmarks``;
-        ``dispersion(X, labels_).W`` gives the exact value at O(n^2) cost.
+        W of ``labels_`` (eq. 15) in R's scaling: ``dispersion(X, labels_).W``, R's
+        ``sum(kgroups(...)$W)``. Data near the ends of float64 are fitted divided by a power
+        of two and W_ scaled back (``OverflowError`` or ``ValueError`` when it cannot be
+        represented). With ``approximation="nystroem"``, :math:`\hat W + \sum_i w_i e_i`:
+        the features' W plus each point's residual outside the landmarks' span, an upper
+        bound on the exact W (the features' W is a lower one), within 0.6% at the default
+        ``n_landmarks``.
     objective_ : float
-        Q = sum_j Q_j / s_j (eq. 41) of the centred kernel; it equals the
-        between-sample statistic S (eq. 16), since Q + W = T (Lemma 1).
-        With ``approximation="nystroem"``, T is corrected by the same
-        residuals as ``W_``, so ``objective_`` is the features' Q.
+        S = T - W (eq. 16, 18), the between-sample statistic (Q of eq. 41); with Nyström
+        features T carries the same residuals as ``W_``.
     n_iter_ : int
-        Sweeps of the best run (R's ``iterations`` in ``"r-kgroups"`` mode; with
-        ``batch_size``, Lloyd's passes over all points).
+        Sweeps of the best run (R's ``iterations``; Lloyd's passes with ``batch_size``).
     converged_ : bool
         Whether the best run stopped with no improving move.
     cluster_sizes_ : ndarray of shape (k,)
-        Number of points per group.
     sigma_ : float or None
         The scale of ``"exponential"`` or ``"gaussian"``, given or from the data.
     sample_weight_ : ndarray of shape (n_fitted,) or None
-        The weights of the points of positive weight: ``sample_weight`` (times the degrees on
-        a graph); with them ``dispersion(X, labels_, ...).W`` is ``W_``.
+        The weights of the points of positive weight (times the degrees on a graph): with
+        them ``dispersion(X, labels_, ...).W`` is ``W_``.
     count_ : int
         ``"r-kgroups"`` only: moves in the last pass (R's ``count``).
     n_omitted_ : int
-        Rows left out for missing values (``nan_policy="omit"``).
+        Rows left out for missing values.
     path_ : {"exact", "nystroem", "nystroem-minibatch"}
-        The path that ran: exact k-groups on the centred kernel (held as a
-        matrix or streamed in tiles, with the same result to rounding); Nyström
-        features held; or mini-batch steps and Lloyd's passes on features
-        computed block by block (``batch_size``, or chosen because the features
-        did not fit the working memory).
+        Exact k-groups on D (held, or streamed in tiles: the same result to rounding),
+        held Nyström features, or the mini-batch path.
     batch_size_ : int or None
-        The batch of the ``"nystroem-minibatch"`` path (``batch_size``, or the
-        largest of at most 10,000 points that fits the working memory); ``None``
-        on the other paths.
+        The batch of the mini-batch path.
 
     Notes
     -----
-    The centred kernel is a pairwise operator (see the user guide, "Large
-    data"): held as an n x n matrix, shared by all restarts, when it fits the
-    working memory (:func:`set_config`), otherwise streamed, a move then
-    recomputing the two rows it needs. A run keeps the n x k matrix of
-    point-to-group kernel sums and updates two of its columns in O(n) per
-    move; every sweep starts with one vectorised O(n k) evaluation of all
-    gains and visits only the points that can improve, so a sweep costs
-    O(n k + n * moves) and Python-level work scales with the moves. With
-    Nyström features the group sums are k x m and a move costs O(m); the
-    features take 8 n m bytes (checked against the budget), and with
-    ``batch_size`` none are held: memory O(n + b m) beyond the data, O(n m d)
-    per pass over all points.
+    The fit runs on the semimetric matrix D of the points (:func:`energystats._scale.pairwise`:
+    held when 8 n^2 bytes fit the working memory, else streamed, a move recomputing the row
+    it needs), through the point-to-group sums :math:`A = D Z_w` (n x k) and the groups' pair
+    sums B (:mod:`._partition`): a sweep evaluates every gain of eq. (50) at once in O(n k),
+    then visits only the points that can improve, each move updating two rows of A in O(n);
+    with Nyström features a move costs O(m). The Nyström path holds the features when
+    8 n (m + 1) bytes and the partition's 8 n (4 k + 8) fit the working memory, else takes
+    the mini-batch path with the largest batch that fits (:func:`._minibatch.minibatch_bytes`);
+    :class:`WorkingMemoryError` only when not even one point does.
 
-    The path is chosen before anything large is allocated: the exact
-    path when no ``approximation`` is asked for (its operator streams when
-    the matrix does not fit); with ``approximation="nystroem"``, held
-    features when 8 n (m + 1) bytes and the partition's state (8 n (4 k + 8)
-    bytes) fit the working memory, otherwise the mini-batch path with the
-    largest batch b <= 10,000 that fits (with r = m features, about
-    8 b (8 m + k) + 9 n bytes and a band of kernel rows:
-    :func:`._minibatch.minibatch_bytes`); :class:`WorkingMemoryError` only when
-    not even a batch of one point fits, naming ``working_memory`` and
-    ``n_landmarks``.
-
-    ``"r-kgroups"`` follows R's rule, which ignores the factors
-    n_j / (n_j - 1) and n_l / (n_l + 1) of the exact Hartigan gain
-    (eq. 50); from the same start ``"hartigan"`` can reach a lower W.
+    ``"r-kgroups"`` leaves out the factors :math:`s_j / (s_j - w_i)` and
+    :math:`s_l / (s_l + w_i)` of the exact gain (eq. 50): from the same start ``"hartigan"``
+    can reach a lower W.
 
     Examples
     --------
@@ -227,7 +171,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     >>> km = es.KGroups(3, random_state=0).fit(iris.iloc[:, :4])
     >>> km.cluster_sizes_  # groups are numbered by size
     array([62, 50, 38])
-    >>> round(km.W_, 4), round(km.objective_, 4)  # W + Q = T = 189.5758 (Lemma 1)
+    >>> round(km.W_, 4), round(km.objective_, 4)  # W + S = T = 189.5758 (Lemma 1)
     (67.5288, 122.047)
     """
 
@@ -252,31 +196,17 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         batch_size: int | None = None,
         nan_policy: str = "raise",
     ):
-        self.n_clusters = n_clusters
-        self.algorithm = algorithm
-        self.metric = metric
-        self.exponent = exponent
-        self.sigma = sigma
-        self.n_neighbors = n_neighbors
-        self.init = init
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.approximation = approximation
-        self.n_landmarks = n_landmarks
-        self.landmarks = landmarks
-        self.batch_size = batch_size
-        self.nan_policy = nan_policy
+        self.n_clusters, self.algorithm, self.metric = n_clusters, algorithm, metric
+        self.exponent, self.sigma, self.n_neighbors = exponent, sigma, n_neighbors
+        self.init, self.n_init, self.max_iter = init, n_init, max_iter
+        self.random_state, self.n_jobs, self.approximation = random_state, n_jobs, approximation
+        self.n_landmarks, self.landmarks = n_landmarks, landmarks
+        self.batch_size, self.nan_policy = batch_size, nan_policy
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = (
-            isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
-        )
+        tags.input_tags.pairwise = self.metric in ("precomputed", "precomputed_kernel")
         return tags
-
-    # fitting -----------------------------------------------------------------------
 
     @front_door(("X", "sample_weight", "init"), distances=("X",), fits=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -287,10 +217,9 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         X : array_like of shape (n_samples, n_features) or (n_samples, n_samples)
         y : ignored
         sample_weight : array_like of shape (n_samples,), default=None
-            Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
-            left out of the clustering, exactly as if it were removed, and
-            then labelled by :meth:`predict`'s rule; integer weights act as
-            repetitions of the points.
+            Non-negative point weights w(x) (eq. 13-15): a point of weight 0 is left out
+            as if removed, then labelled by :meth:`predict`'s rule; integer weights act as
+            repetitions.
 
         Returns
         -------
@@ -415,11 +344,8 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     def _fitted(self, labels, W, T, iterations, converged, scaling, k, within_W):
         """Set the fitted attributes; returns self."""
         if not converged:
-            warnings.warn(
-                f"KGroups did not converge within max_iter={self.max_iter} sweeps; increase "
-                "`max_iter`.",
-                ConvergenceWarning, stacklevel=3,
-            )
+            warnings.warn(f"KGroups did not converge within max_iter={self.max_iter} sweeps; "
+                          "increase `max_iter`.", ConvergenceWarning, stacklevel=3)
         self.labels_ = labels
         self._scaling, self._statistics, self._within = scaling, (W, T - W), within_W
         self.n_iter_ = int(iterations)
@@ -458,7 +384,6 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     def _report(self):
         return kgroups_report(self)
 
-
     @front_door(("X", "sample_weight", "init"), distances=("X",), fits=True)
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit and return ``labels_``."""
@@ -478,12 +403,9 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     @front_door("X", tables=False, prepare={"X": "_kept_columns"})
     def predict(self, X):
-        r"""Assign new points to the group whose energy grows least by adding them.
-
-        Adding a point x of unit weight to group l raises W by
-        :math:`\frac{s_l}{s_l + 1}\,[g(x, C_l) - \tfrac12 g(C_l, C_l)]`,
-        the kernel form of the squared feature-space distance to the group's
-        centroid, scaled as in the Hartigan gain (eq. 50).
+        r"""Assign new points to the group whose W grows least by adding them: by
+        :math:`\frac{s_l}{s_l + 1}\,[g(x, C_l) - \tfrac12 g(C_l, C_l)]` for a point of unit
+        weight joining group l (eq. 50; :mod:`._assignment`).
 
         Parameters
         ----------
@@ -498,16 +420,12 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
         Notes
         -----
-        Time O(m n d); memory O(n) per new point, in blocks: the semimetric
-        values of a block of new points to the training points, never the
-        m x n matrix (a precomputed ``X`` is that matrix already).
+        Time O(m n d); memory O(n) per new point, in blocks of new points.
         """
         check_is_fitted(self)
         if not self._assignment.predicts:
-            raise ValueError(
-                "`predict` needs semimetric values to the training points; "
-                "metric='precomputed_kernel' has none."
-            )
+            raise ValueError("`predict` needs semimetric values to the training points; "
+                             "metric='precomputed_kernel' has none.")
         numeric_columns(X, "X")
         X = self._scaling.data(validate_data(self, X, dtype=np.float64, reset=False))
         if self.metric == "precomputed" and X.min() < 0:
