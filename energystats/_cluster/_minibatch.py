@@ -26,7 +26,8 @@ D. Sculley, "Web-scale k-means clustering", WWW (2010). S. Wang, A. Gittens and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,12 +35,11 @@ from .._config import check_fits, memory_budget, memory_error
 from .._scale import Streamed
 from .._scale.nystroem import FeatureMap
 from .._semimetric import resolve_semimetric
+from ._partition import indicator
 from ._starts import initial_labels
 
-__all__ = [
-    "MAX_BATCH", "MiniBatchFit", "largest_batch", "minibatch_bytes", "minibatch_fit",
-    "nystroem_path",
-]
+__all__ = ["MAX_BATCH", "MiniBatchFit", "largest_batch", "minibatch_bytes", "minibatch_fit",
+           "nystroem_path"]
 
 #: Steps without improvement of the smoothed batch cost after which the steps stop.
 _PATIENCE = 10
@@ -48,35 +48,18 @@ _PATIENCE = 10
 MAX_BATCH = 10_000
 
 
-@dataclass(frozen=True)
-class MiniBatchFit:
-    """The result of :func:`minibatch_fit`.
-
-    Attributes
-    ----------
-    labels : ndarray of shape (n,)
-    W, T : float
-        Upper bounds on the exact W and T of the labels, as for Nyström k-groups: the
-        features' values plus each point's residual outside the landmarks' span.
-    within : ndarray of shape (k,)
-        g(C_l, C_l) with the residuals.
-    S : ndarray of shape (k, r)
-        Group sums of the features centred by ``feature_map.mean``.
-    feature_map : FeatureMap
-        With ``mean`` the weighted mean of every point's features.
-    steps, passes : int
-        Mini-batch steps, and Lloyd's passes over all points.
-    converged : bool
-        Whether the last pass changed no label.
-    """
+class MiniBatchFit(NamedTuple):
+    """The result of :func:`minibatch_fit`: ``W`` and ``T`` are upper bounds on the exact
+    values of ``labels``, as for Nyström k-groups (the features' values plus each point's
+    residual outside the landmarks' span); ``S`` the groups' feature sums (k x r) centred by
+    ``feature_map.mean``, the weighted mean feature; ``passes`` Lloyd's passes over all
+    points, ``converged`` whether the last changed no label."""
 
     labels: np.ndarray
     W: float
     T: float
-    within: np.ndarray
     S: np.ndarray
     feature_map: FeatureMap
-    steps: int
     passes: int
     converged: bool
 
@@ -105,9 +88,8 @@ def largest_batch(n: int, m: int, k: int, budget: int, most: int) -> int | None:
     return lo or None
 
 
-def nystroem_path(
-    n: int, k: int, m: int, reserve: int, batch_size: int | None, labels_given: bool
-) -> tuple[str, int | None]:
+def nystroem_path(n: int, k: int, m: int, reserve: int, batch_size: int | None,
+                  labels_given: bool) -> tuple[str, int | None]:
     """The path of Nyström k-groups on n points with m landmarks: ``("nystroem", None)`` when
     the features (8 n (m + 1) bytes, r <= m of them and the residuals) fit the memory budget
     beside the partition's ``reserve``; else ``("nystroem-minibatch", b)``, b ``batch_size``
@@ -123,18 +105,12 @@ def nystroem_path(
     if batch is not None:
         return "nystroem-minibatch", batch
     if labels_given:
-        raise memory_error(
-            f"Nystroem k-groups on {n} points with {m} landmarks (the features: `init` labels rule "
-            "out mini-batch steps, `batch_size`)",
-            features,
-            "lower `n_landmarks`, or give `init` as a string",
-        )
-    raise memory_error(
-        f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch steps of one "
-        "point (`batch_size`=1),",
-        min(features, minibatch_bytes(n, m, m, k, 1)),
-        "lower `n_landmarks`",
-    )
+        raise memory_error(f"Nystroem k-groups on {n} points with {m} landmarks (the features: "
+                           "`init` labels rule out mini-batch steps, `batch_size`)", features,
+                           "lower `n_landmarks`, or give `init` as a string")
+    raise memory_error(f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch "
+                       "steps of one point (`batch_size`=1),",
+                       min(features, minibatch_bytes(n, m, m, k, 1)), "lower `n_landmarks`")
 
 
 def _features(feature_map: FeatureMap, X: np.ndarray) -> np.ndarray:
@@ -144,27 +120,19 @@ def _features(feature_map: FeatureMap, X: np.ndarray) -> np.ndarray:
 
 
 def _group_sums(labels: np.ndarray, weights: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
-    """Sum of ``weights`` times ``rows`` per group (k x columns), by one product with the
-    weighted indicator."""
-    Z = np.zeros((k, labels.shape[0]))
-    Z[labels, np.arange(labels.shape[0])] = weights
-    return Z @ rows
+    """Sum of ``weights`` times ``rows`` per group (k x columns)."""
+    return indicator(labels, k, weights).T @ rows
 
 
 def _nearest(Phi: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Nearest centre of each row of Phi and the squared distance to it."""
-    d2 = (
-        (Phi * Phi).sum(axis=1)[:, None]
-        - 2.0 * Phi @ centres.T
-        + (centres * centres).sum(axis=1)[None, :]
-    )
+    d2 = ((Phi * Phi).sum(axis=1)[:, None] - 2.0 * Phi @ centres.T
+          + (centres * centres).sum(axis=1)[None, :])
     labels = np.argmin(d2, axis=1)
     return labels, np.maximum(d2[np.arange(Phi.shape[0]), labels], 0.0)
 
 
-def _start(
-    X, w, feature_map: FeatureMap, k: int, init: str, size: int, rng: np.random.Generator
-) -> np.ndarray:
+def _start(X, w, feature_map: FeatureMap, k: int, init: str, size: int, rng) -> np.ndarray:
     """Initial centres (k x r): ``init`` on the features of ``size`` points drawn uniformly,
     each centre the weighted mean of its group there."""
     idx = np.sort(rng.choice(X.shape[0], size=size, replace=False))
@@ -176,16 +144,9 @@ def _start(
     return _group_sums(labels, ws, Phi, k) / np.bincount(labels, weights=ws, minlength=k)[:, None]
 
 
-def _steps(
-    X,
-    w,
-    feature_map: FeatureMap,
-    centres: np.ndarray,
-    batch: int,
-    max_steps: int,
-    rng: np.random.Generator,
-):
-    """Mini-batch steps from ``centres`` (updated in place); returns the number of steps."""
+def _steps(X, w, feature_map: FeatureMap, centres: np.ndarray, batch: int, max_steps: int,
+           rng: np.random.Generator) -> None:
+    """Mini-batch steps from ``centres`` (updated in place)."""
     n, k = X.shape[0], centres.shape[0]
     counts = np.zeros(k)
     alpha = min(1.0, 2.0 * batch / (n + 1))  # the smoothing of the batch cost, as scikit-learn's
@@ -200,10 +161,8 @@ def _steps(
         added = np.bincount(labels, weights=wb, minlength=k)
         sums = _group_sums(labels, wb, Phi, k)
         moved = added > 0
-        centres[moved] = (
-            (centres[moved] * counts[moved, None] + sums[moved])
-            / (counts[moved] + added[moved])[:, None]
-        )
+        centres[moved] = ((centres[moved] * counts[moved, None] + sums[moved])
+                          / (counts[moved] + added[moved])[:, None])
         counts += added
         smoothed = cost if step == 1 else (1.0 - alpha) * smoothed + alpha * cost
         if smoothed < best:
@@ -211,8 +170,7 @@ def _steps(
         else:
             stale += 1
             if stale >= _PATIENCE:
-                break
-    return step
+                return
 
 
 def _pass(X, w, feature_map: FeatureMap, C: np.ndarray, norms: np.ndarray,
@@ -234,17 +192,8 @@ def _pass(X, w, feature_map: FeatureMap, C: np.ndarray, norms: np.ndarray,
     return rows, weights, self_sums, changed
 
 
-def minibatch_fit(
-    X: np.ndarray,
-    w: np.ndarray | None,
-    feature_map: FeatureMap,
-    k: int,
-    init: str,
-    batch: int,
-    max_iter: int,
-    streams: list,
-    evaluation: np.random.Generator,
-) -> MiniBatchFit:
+def minibatch_fit(X: np.ndarray, w, feature_map: FeatureMap, k: int, init: str, batch: int,
+                  max_iter: int, streams: list, evaluation: np.random.Generator) -> MiniBatchFit:
     """Mini-batch steps from each start (one random stream each), the start of least cost on
     one sample of points kept, then Lloyd's passes over all points (module docstring)."""
     n = X.shape[0]
@@ -258,12 +207,12 @@ def minibatch_fit(
     best = None
     for stream in streams:
         centres = _start(X, w, feature_map, k, init, size, stream)
-        steps = _steps(X, w, feature_map, centres, batch, max(1, max_iter * n // batch), stream)
+        _steps(X, w, feature_map, centres, batch, max(1, max_iter * n // batch), stream)
         _, d2 = _nearest(sample_phi, centres)
         cost = float(d2.sum() if sample_w is None else sample_w @ d2)
         if best is None or cost < best[0]:
-            best = (cost, centres, steps)
-    _, centres, steps = best
+            best = (cost, centres)
+    centres = best[1]
     labels = np.full(n, -1, dtype=np.int8 if k < 128 else np.intp)
     for passes in range(1, max_iter + 1):
         C = feature_map.projection @ centres.T  # m x k: phi(x)' c_l = K_x C_l
@@ -285,9 +234,5 @@ def minibatch_fit(
     # sum_i w_i K(x_i, x_i) - sum_l ||S_l||^2 / s_l: the residuals included
     W = float(self_sums.sum() - Q.sum())
     T = float(self_sums.sum() - total * (mean @ mean))
-    within = 2.0 * (self_sums - Q) / weights
-    return MiniBatchFit(
-        labels=labels.astype(np.intp), W=W, T=T, within=within, S=S - weights[:, None] * mean,
-        feature_map=replace(feature_map, mean=mean),
-        steps=steps, passes=passes, converged=changed == 0,
-    )
+    return MiniBatchFit(labels.astype(np.intp), W, T, S - weights[:, None] * mean,
+                        replace(feature_map, mean=mean), passes, changed == 0)
