@@ -97,17 +97,14 @@ default="euclidean"
     X = as_data(X, "X")
     if sm.on_graph:
         if Y is not None:
-            raise ValueError(
-                "`Y` must be None for metric='nearest_neighbors': the graph's semimetric is "
-                "between the points of one sample."
-            )
+            raise ValueError("`Y` must be None for metric='nearest_neighbors': the graph's "
+                             "semimetric is between the points of one sample.")
         return _matrix(X, sm)
     given = Y is not None
     Y = X if Y is None else as_data(Y, "Y")
     if X.shape[1] != Y.shape[1]:
-        raise ValueError(
-            f"`X` and `Y` must have the same number of features, got {X.shape[1]} and {Y.shape[1]}."
-        )
+        raise ValueError(f"`X` and `Y` must have the same number of features, got {X.shape[1]} "
+                         f"and {Y.shape[1]}.")
     check_fits(f"the {X.shape[0]} x {Y.shape[0]} semimetric matrix", 8 * X.shape[0] * Y.shape[0])
     scaling = Scaling.for_data(X, sm, Y)
     X, Y = scaling.data(X), scaling.data(Y)
@@ -181,19 +178,15 @@ def kernel_matrix(
             D = _matrix(scaling.data(X), scaling.semimetric(sm))
         return scaling.result(_centre(D, w), "the kernel matrix", inplace=True)
     if sm.precomputed or sm.on_graph:
-        raise ValueError(
-            f"`x0` cannot be used with metric={sm.metric!r}; use the centred form (x0=None)."
-        )
+        raise ValueError(f"`x0` cannot be used with metric={sm.metric!r}; use the centred form "
+                         f"(x0=None).")
     if sample_weight is not None:
-        raise ValueError(
-            "`sample_weight` only defines the centre of the centred form; it has no effect with "
-            "`x0`."
-        )
+        raise ValueError("`sample_weight` only defines the centre of the centred form; it has no "
+                         "effect with `x0`.")
     x0 = as_data(np.atleast_2d(np.asarray(x0, dtype=float)), "x0")
     if x0.shape != (1, X.shape[1]):
-        raise ValueError(
-            f"`x0` must be a single point with {X.shape[1]} coordinates, got shape {x0.shape}."
-        )
+        raise ValueError(f"`x0` must be a single point with {X.shape[1]} coordinates, got shape "
+                         f"{x0.shape}.")
     scaling = Scaling.for_data(X, sm, x0)
     X, x0 = scaling.data(X), scaling.data(x0)
     rho = scaling.semimetric(sm).for_data(X)

@@ -112,17 +112,14 @@ class Semimetric:
         if callable(metric):
             values = np.asarray(metric(A, B), dtype=np.float64)
             if values.shape != (A.shape[0], B.shape[0]):
-                raise ValueError(
-                    f"`metric` callable must return an array of shape "
-                    f"{(A.shape[0], B.shape[0])}, got {values.shape}."
-                )
+                raise ValueError(f"`metric` callable must return an array of shape "
+                                 f"{(A.shape[0], B.shape[0])}, got {values.shape}.")
             if not np.isfinite(values).all():
                 raise ValueError("`metric` callable returned NaN or infinite values.")
             if values.size and values.min() < 0:
-                raise ValueError(
-                    f"`metric` callable returned a negative value ({values.min():.6g}): a "
-                    "semimetric is non-negative (rho(x, y) >= 0, rho(x, x) = 0)."
-                )
+                raise ValueError(f"`metric` callable returned a negative value "
+                                 f"({values.min():.6g}): a semimetric is non-negative (rho(x, y) "
+                                 f">= 0, rho(x, x) = 0).")
             if out is None:
                 return values
             out[...] = values
@@ -136,10 +133,9 @@ class Semimetric:
                 np.power(out, alpha / 2.0, out=out)
             return out
         if metric == "nearest_neighbors":
-            raise ValueError(
-                "metric='nearest_neighbors' has values only between the points of one sample, "
-                "from their graph: it applies where the statistic's points are one sample."
-            )
+            raise ValueError("metric='nearest_neighbors' has values only between the points of "
+                             "one sample, from their graph: it applies where the statistic's "
+                             "points are one sample.")
         if metric == "discrete":  # 1[a != b]: half the squared distance of the categories' corners
             out = cdist(A, B, "hamming", out=out)
             return np.greater(out, 0.0, out=out, casting="unsafe")
@@ -199,12 +195,11 @@ class Scaling:
             return cls()
         top = float(max(max(A.max(), -A.min()) for A in (X, *more)))
         if semimetric.sigma is not None and top > 0 and semimetric.sigma / top > 2.0**LOG2_SAFE:
-            raise ValueError(
-                f"`sigma`={semimetric.sigma:g} is more than 2^{LOG2_SAFE} times the largest "
-                f"|value| of the data ({top:.3g}): the {semimetric.metric} semimetric is then "
-                "below float64's resolution for every pair. Choose sigma on the scale of the "
-                "distances between the points (their median is a common choice)."
-            )
+            raise ValueError(f"`sigma`={semimetric.sigma:g} is more than 2^{LOG2_SAFE} times the "
+                             f"largest |value| of the data ({top:.3g}): the {semimetric.metric} "
+                             f"semimetric is then below float64's resolution for every pair. "
+                             f"Choose sigma on the scale of the distances between the points "
+                             f"(their median is a common choice).")
         safe = LOG2_SAFE * (4 if semimetric.precomputed else 1)
         if top == 0.0 or -safe <= np.log2(top) <= safe:
             return cls()
@@ -236,18 +231,15 @@ class Scaling:
         arr = np.asarray(value, dtype=float)
         big, small = _magnitudes(arr)
         if big > 0 and np.log2(big) + self.log2_factor >= 1024:
-            raise OverflowError(
-                f"{what} is about 2^{np.log2(big) + self.log2_factor:.0f}, beyond float64 (largest "
-                f"about 2^1024): divide the data by a constant c and multiply {what} by c^exponent "
-                f"(or, with weights, divide the weights by c and multiply {what} by c)."
-            )
+            raise OverflowError(f"{what} is about 2^{np.log2(big) + self.log2_factor:.0f}, beyond "
+                                f"float64 (largest about 2^1024): divide the data by a constant c "
+                                f"and multiply {what} by c^exponent (or, with weights, divide the "
+                                f"weights by c and multiply {what} by c).")
         if small > 0 and np.log2(small) + self.log2_factor < -1074:
-            raise ValueError(
-                f"{what} is about 2^{np.log2(small) + self.log2_factor:.0f}, below float64's "
-                "smallest number (about 2^-1074): multiply the data by a constant c and divide "
-                f"{what} by c^exponent (or, with weights, multiply the weights by c and divide "
-                f"{what} by c)."
-            )
+            raise ValueError(f"{what} is about 2^{np.log2(small) + self.log2_factor:.0f}, below "
+                             f"float64's smallest number (about 2^-1074): multiply the data by a "
+                             f"constant c and divide {what} by c^exponent (or, with weights, "
+                             f"multiply the weights by c and divide {what} by c).")
         whole = int(np.floor(self.log2_factor))
         out = arr if inplace else arr.copy()
         out *= 2.0 ** (self.log2_factor - whole)
@@ -276,9 +268,7 @@ def resolve_semimetric(
     elif isinstance(metric, str) and metric in _METRICS:
         name = metric
     else:
-        raise ValueError(
-            f"`metric` must be one of {_METRICS} or a callable, got {metric!r}."
-        )
+        raise ValueError(f"`metric` must be one of {_METRICS} or a callable, got {metric!r}.")
     exponent = check_exponent(exponent)
     if name != "euclidean" and exponent != 1.0:
         raise ValueError("`exponent` applies only to metric='euclidean'.")
@@ -310,10 +300,8 @@ def as_precomputed(D, name: str = "X") -> np.ndarray:
     D = as_data(D, name)
     n, m = D.shape
     if n != m:
-        raise ValueError(
-            f"`{name}` must be a square distance matrix for metric='precomputed', got shape "
-            f"{D.shape}."
-        )
+        raise ValueError(f"`{name}` must be a square distance matrix for metric='precomputed', "
+                         f"got shape {D.shape}.")
     if D.min() < 0:
         raise ValueError(f"`{name}` must be non-negative for metric='precomputed'.")
     if np.any(np.diag(D) != 0):
@@ -382,9 +370,8 @@ def prepare_points(
     if semimetric.precomputed:
         D = as_precomputed(X, name)
         if D.shape[0] < min_samples:
-            raise ValueError(
-                f"`{name}` must hold at least {min_samples} sample(s), got {D.shape[0]}."
-            )
+            raise ValueError(f"`{name}` must hold at least {min_samples} sample(s), got "
+                             f"{D.shape[0]}.")
         _check_negative_type(D, name)
         return D
     return as_data(X, name, min_samples=min_samples)

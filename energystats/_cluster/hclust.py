@@ -348,9 +348,8 @@ def significant_clusters(
     B = check_resamples(n_resamples)
     for name in ("metric", "n_clusters", "sigma"):
         if name in cluster_test_options:
-            raise ValueError(
-                f"`{name}` is fixed by significant_clusters (Euclidean, two clusters per node)."
-            )
+            raise ValueError(f"`{name}` is fixed by significant_clusters (Euclidean, two clusters "
+                             f"per node).")
     tree = energy_hclust(X, exponent=exponent)
     X = prepare_points(X, resolve_semimetric(), min_samples=2)
     n, d = X.shape

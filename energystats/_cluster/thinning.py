@@ -101,9 +101,8 @@ def _covariance_root(cov, d: int) -> np.ndarray:
             raise ValueError("`cov` must hold positive variances.")
         return np.diag(np.broadcast_to(np.sqrt(C), (d,)))
     if C.shape != (d, d):
-        raise ValueError(
-            f"`cov` must be a scalar, of shape ({d},) or ({d}, {d}), got shape {C.shape}."
-        )
+        raise ValueError(f"`cov` must be a scalar, of shape ({d},) or ({d}, {d}), got shape "
+                         f"{C.shape}.")
     if np.abs(C - C.T).max() > 1e-12 * np.abs(C).max():
         raise ValueError("`cov` must be symmetric.")
     values, vectors = np.linalg.eigh((C + C.T) / 2)

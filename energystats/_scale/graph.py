@@ -116,10 +116,8 @@ class Graph:
         O(n^2 d) beyond; memory O(n m)."""
         n = X.shape[0]
         if n < 2:
-            raise ValueError(
-                "metric='nearest_neighbors' needs at least 2 points: the graph of 1 sample has "
-                "no edge."
-            )
+            raise ValueError("metric='nearest_neighbors' needs at least 2 points: the graph of 1 "
+                             "sample has no edge.")
         m = min(n - 1, default_neighbors(n) if n_neighbors is None else n_neighbors)
         shift = _shift(X)
         index = NearestNeighbors(n_neighbors=m).fit(np.ldexp(X, -shift))
