@@ -1,10 +1,8 @@
 """Semimetrics of negative type and the kernels they generate.
 
-:class:`Semimetric` evaluates rho on two sets of points; the pairwise
-operator (:mod:`energystats._operator`) is the one place that applies it to
-all pairs of a sample. :class:`Scaling` rescales data near the ends of float64
-exactly. The public functions that return whole matrices are in
-:mod:`energystats._pairwise`.
+:class:`Semimetric` evaluates rho on two sets of points (:func:`energystats._scale.pairwise`
+applies it to all pairs of a sample); :class:`Scaling` rescales data near the ends of float64
+exactly; the public functions that return whole matrices are in :mod:`energystats._pairwise`.
 
 References
 ----------
@@ -28,21 +26,12 @@ from ._missing import _caller_level
 from ._scale.graph import Graph, median_distance
 from ._validation import as_data, check_exponent, check_symmetric
 
-__all__ = [
-    "NEGATIVE_TYPE_POINTS",
-    "MetricLike",
-    "Scaling",
-    "Semimetric",
-    "as_precomputed",
-    "prepare_points",
-    "resolve_semimetric",
-]
+__all__ = ["NEGATIVE_TYPE_POINTS", "MetricLike", "Scaling", "Semimetric", "as_precomputed",
+           "prepare_points", "resolve_semimetric"]
 
 MetricLike = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
 
-_METRICS = (
-    "euclidean", "exponential", "gaussian", "discrete", "precomputed", "nearest_neighbors"
-)
+_METRICS = ("euclidean", "exponential", "gaussian", "discrete", "precomputed", "nearest_neighbors")
 
 
 @dataclass(frozen=True)
@@ -64,7 +53,8 @@ class Semimetric:
         points' median distance (:func:`~energystats._scale.graph.median_distance`), fixed by
         :meth:`for_data`.
     n_neighbors : int or None
-        m of ``"nearest_neighbors"``; ``None``: :func:`~energystats._scale.graph.default_neighbors`.
+        m of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)``
+        (:func:`~energystats._scale.graph.default_neighbors`).
     graph : Graph or None
         The graph of the points, once :meth:`for_data` has built it.
     """
@@ -92,8 +82,7 @@ class Semimetric:
     def for_data(self, X: np.ndarray) -> Semimetric:
         """The semimetric with what it takes from the data fixed on the (validated) points X:
         half the median distance as ``sigma`` of the exponential and Gaussian semimetrics given
-        none,
-        the graph of X for ``"nearest_neighbors"``; itself otherwise. Every statistic of one
+        none, the graph of X for ``"nearest_neighbors"``; itself otherwise. Every statistic of one
         call uses one such semimetric (:func:`energystats._scale.pairwise` fixes it once)."""
         if self.metric in ("exponential", "gaussian") and self.sigma is None:
             return replace(self, sigma=0.5 * median_distance(X))

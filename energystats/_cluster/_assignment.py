@@ -21,6 +21,9 @@ from ._partition import indicator
 
 __all__ = ["Assignment"]
 
+#: Semimetric values of new points to the training points formed at a time (8 MiB).
+BLOCK_VALUES = 2**20
+
 
 @dataclass(frozen=True)
 class Assignment:
@@ -94,7 +97,7 @@ class Assignment:
         if self.points is None:
             values = new if self.kept is None else new[:, self.kept]
             return self._argmin(values @ self.Zw / s - self.offset, u)
-        step = max(1, 2**20 // max(1, self.Zw.shape[0]))  # 8 MiB of values at a time
+        step = max(1, BLOCK_VALUES // self.Zw.shape[0])
         return np.concatenate([self._argmin(self.semimetric(new[a : a + step], self.points)
                                             @ self.Zw / s - self.offset, u)
                                for a in range(0, new.shape[0], step)])

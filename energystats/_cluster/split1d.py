@@ -1,7 +1,6 @@
 """The exact O(n log n) two-group energy split in one dimension, rho(x, y) = |x - y|.
 
-(The other one-dimensional statistics are products of the pairwise operator's
-sorted back-end, :class:`energystats._operator.sorted.SortedOperator`.)
+(The other one-dimensional statistics take the sorted sums of :mod:`energystats._scale.line`.)
 
 For a sorted sample the pair sum is linear in the order statistics,
 França, Rizzo & Vogelstein (2020), Appendix, eq. (62):

@@ -759,3 +759,91 @@ def test_labels_do_not_depend_on_the_blas_kernel():
         assert km_a == km_b and pk_a == pk_b
         assert W_a == pytest.approx(W_b, rel=1e-12)
         np.testing.assert_allclose(c_a, c_b, rtol=1e-12, atol=1e-14)
+
+
+# --- held and streamed D: the same fits ---------------------------------------------------
+
+#: A working memory (MiB) below the 8 n^2 bytes of the matrices here: they stream.
+TINY = 0.01
+
+
+@pytest.fixture
+def count_streamed(monkeypatch):
+    """Counts the products and rows a :class:`~energystats._scale.Streamed` matrix computes,
+    to prove a run did stream."""
+    from energystats._scale.streamed import Streamed
+
+    calls = []
+    products, rows = Streamed._products, Streamed.__getitem__
+    monkeypatch.setattr(Streamed, "_products",
+                        lambda self, *a: calls.append("product") or products(self, *a))
+    monkeypatch.setattr(Streamed, "__getitem__",
+                        lambda self, idx: calls.append("rows") or rows(self, idx))
+    return calls
+
+
+@pytest.mark.parametrize(
+    "algorithm,data",
+    [(a, d) for a in ("hartigan", "lloyd")
+     for d in ("points", "precomputed", "weighted", "gaussian")]
+    + [("r-kgroups", "points"), ("r-kgroups", "precomputed")],  # R's rule: Euclidean, unit weights
+)
+def test_kgroups_held_and_streamed(rng, count_streamed, algorithm, data):
+    """Labels, sweeps and predictions equal, W and S to rounding, whether D is held or
+    streamed (a precomputed matrix is used as given whatever the budget)."""
+    X, _ = blobs(rng, sizes=(30, 30, 30))
+    kw, w, fit_X = {}, None, X
+    if data == "precomputed":
+        kw, fit_X = dict(metric="precomputed"), brute_rho(X, X)
+    elif data == "weighted":
+        w = rng.uniform(0.5, 2.0, size=len(X))
+    elif data == "gaussian":
+        kw = dict(metric="gaussian", sigma=1.5)
+    for init in ("k-means++", rng.permutation(np.arange(len(X)) % 3)):
+        def fit(init=init):
+            return es.KGroups(3, algorithm=algorithm, init=init, n_init=3, random_state=5,
+                              **kw).fit(fit_X, sample_weight=w)
+
+        count_streamed.clear()
+        held = fit()
+        assert not count_streamed
+        with es.config_context(working_memory=TINY):
+            streamed = fit()
+        assert bool(count_streamed) == (data != "precomputed")
+        np.testing.assert_array_equal(streamed.labels_, held.labels_)
+        assert streamed.W_ == pytest.approx(held.W_, rel=1e-9)
+        assert streamed.objective_ == pytest.approx(held.objective_, rel=1e-9)
+        assert streamed.n_iter_ == held.n_iter_
+        if data != "precomputed":
+            new = rng.normal(size=(25, 2)) * 3
+            np.testing.assert_array_equal(streamed.predict(new), held.predict(new))
+
+
+def test_the_spectral_start_of_a_streamed_matrix_runs_lanczos_on_its_products(rng,
+                                                                              count_streamed):
+    X, _ = blobs(rng, sizes=(30, 30, 30))
+    held = es.KGroups(3, init="spectral", n_init=2, random_state=1).fit(X)
+    with es.config_context(working_memory=TINY):
+        streamed = es.KGroups(3, init="spectral", n_init=2, random_state=1).fit(X)
+    assert count_streamed.count("product") > 10  # a product per Lanczos iteration
+    assert adjusted_rand_score(held.labels_, streamed.labels_) == 1.0
+    assert streamed.W_ == pytest.approx(held.W_, rel=1e-9)
+
+
+def test_predict_takes_new_points_in_blocks(rng, monkeypatch):
+    """Blocks of one new point give the labels of one block of all of them."""
+    from dataclasses import replace
+
+    from energystats._cluster import _assignment
+
+    X, _ = blobs(rng)
+    km = es.KGroups(3, random_state=0).fit(X)
+    new = rng.normal(size=(300, 2)) * 3
+    want = km.predict(new)
+    calls = []
+    rule = km._assignment
+    monkeypatch.setattr(km, "_assignment", replace(rule, semimetric=lambda A, B: calls.append(
+        len(A)) or rule.semimetric(A, B)))
+    monkeypatch.setattr(_assignment, "BLOCK_VALUES", len(X))  # one point per block
+    np.testing.assert_array_equal(km.predict(new), want)
+    assert calls == [1] * 300
