@@ -847,3 +847,22 @@ def test_predict_takes_new_points_in_blocks(rng, monkeypatch):
     monkeypatch.setattr(_assignment, "BLOCK_VALUES", len(X))  # one point per block
     np.testing.assert_array_equal(km.predict(new), want)
     assert calls == [1] * 300
+
+
+def test_n_jobs_on_small_data_starts_no_process(rng, monkeypatch):
+    """Ten starts on 60 points are far below a worker's start-up: they run here (joblib never
+    called) with the labels of n_jobs=None; PowerKMeans alike."""
+    from energystats._cluster import kgroups, power_kmeans
+
+    X, _ = blobs(rng)
+    want = es.KGroups(3, random_state=0).fit(X).labels_
+    pk = es.PowerKMeans(3, n_init=3, random_state=0).fit(X).labels_
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a process was started")
+
+    monkeypatch.setattr(kgroups, "run_tasks", refuse)
+    monkeypatch.setattr(power_kmeans, "run_tasks", refuse)
+    np.testing.assert_array_equal(es.KGroups(3, random_state=0, n_jobs=2).fit(X).labels_, want)
+    np.testing.assert_array_equal(es.PowerKMeans(3, n_init=3, random_state=0, n_jobs=2).fit(X)
+                                  .labels_, pk)
