@@ -866,3 +866,17 @@ def test_n_jobs_on_small_data_starts_no_process(rng, monkeypatch):
     np.testing.assert_array_equal(es.KGroups(3, random_state=0, n_jobs=2).fit(X).labels_, want)
     np.testing.assert_array_equal(es.PowerKMeans(3, n_init=3, random_state=0, n_jobs=2).fit(X)
                                   .labels_, pk)
+
+
+def test_cluster_test_held_and_streamed(rng, count_streamed):
+    """cluster_test's fits (the data's and each Gaussian sample's) on a held or streamed D:
+    the same p-value, null and labels."""
+    X, _ = blobs(rng, sizes=(30, 30))
+    held = es.cluster_test(X, 2, n_resamples=9, rng=3, n_init=2)
+    assert not count_streamed
+    with es.config_context(working_memory=TINY):
+        streamed = es.cluster_test(X, 2, n_resamples=9, rng=3, n_init=2)
+    assert count_streamed
+    assert streamed.pvalue == held.pvalue
+    np.testing.assert_allclose(streamed.null_distribution, held.null_distribution, rtol=1e-9)
+    np.testing.assert_array_equal(streamed.model.labels_, held.model.labels_)

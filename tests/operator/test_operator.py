@@ -365,16 +365,6 @@ def blobs(rng, n=90, d=2):
     return rng.normal(size=(n, d)) + 2.5 * rng.normal(size=(3, d))[codes]
 
 
-def test_cluster_test_dense_and_streamed(rng, count_streamed):
-    X = blobs(rng, n=60)
-    dense, streamed = both(
-        lambda: es.cluster_test(X, 2, n_resamples=9, rng=3, n_init=2), count_streamed
-    )
-    assert streamed.pvalue == dense.pvalue
-    np.testing.assert_allclose(streamed.null_distribution, dense.null_distribution, rtol=1e-9)
-    np.testing.assert_array_equal(streamed.model.labels_, dense.model.labels_)
-
-
 # --- random projections ----------------------------------------------------------------
 
 
