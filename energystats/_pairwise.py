@@ -109,9 +109,7 @@ default="euclidean"
     scaling = Scaling.for_data(X, sm, Y)
     X, Y = scaling.data(X), scaling.data(Y)
     rho = scaling.semimetric(sm).for_data(np.vstack([X, Y]) if given else X)
-    return scaling.result(
-        rho(X, Y), "the semimetric matrix", inplace=True
-    )
+    return scaling.result(rho(X, Y), "the semimetric matrix", inplace=True)
 
 
 @front_door(("X", "sample_weight", "x0"), tables=False)
