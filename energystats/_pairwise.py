@@ -177,7 +177,7 @@ def kernel_matrix(
         return scaling.result(_centre(D, w), "the kernel matrix", inplace=True)
     if sm.precomputed or sm.on_graph:
         raise ValueError(f"`x0` cannot be used with metric={sm.metric!r}; use the centred form "
-                         f"(x0=None).")
+                         "(x0=None).")
     if sample_weight is not None:
         raise ValueError("`sample_weight` only defines the centre of the centred form; it has no "
                          "effect with `x0`.")

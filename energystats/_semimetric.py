@@ -101,14 +101,14 @@ class Semimetric:
         if callable(metric):
             values = np.asarray(metric(A, B), dtype=np.float64)
             if values.shape != (A.shape[0], B.shape[0]):
-                raise ValueError(f"`metric` callable must return an array of shape "
+                raise ValueError("`metric` callable must return an array of shape "
                                  f"{(A.shape[0], B.shape[0])}, got {values.shape}.")
             if not np.isfinite(values).all():
                 raise ValueError("`metric` callable returned NaN or infinite values.")
             if values.size and values.min() < 0:
-                raise ValueError(f"`metric` callable returned a negative value "
+                raise ValueError("`metric` callable returned a negative value "
                                  f"({values.min():.6g}): a semimetric is non-negative (rho(x, y) "
-                                 f">= 0, rho(x, x) = 0).")
+                                 ">= 0, rho(x, x) = 0).")
             if out is None:
                 return values
             out[...] = values
@@ -186,9 +186,9 @@ class Scaling:
         if semimetric.sigma is not None and top > 0 and semimetric.sigma / top > 2.0**LOG2_SAFE:
             raise ValueError(f"`sigma`={semimetric.sigma:g} is more than 2^{LOG2_SAFE} times the "
                              f"largest |value| of the data ({top:.3g}): the {semimetric.metric} "
-                             f"semimetric is then below float64's resolution for every pair. "
-                             f"Choose sigma on the scale of the distances between the points "
-                             f"(their median is a common choice).")
+                             "semimetric is then below float64's resolution for every pair. "
+                             "Choose sigma on the scale of the distances between the points "
+                             "(their median is a common choice).")
         safe = LOG2_SAFE * (4 if semimetric.precomputed else 1)
         if top == 0.0 or -safe <= np.log2(top) <= safe:
             return cls()
@@ -221,12 +221,12 @@ class Scaling:
         big, small = _magnitudes(arr)
         if big > 0 and np.log2(big) + self.log2_factor >= 1024:
             raise OverflowError(f"{what} is about 2^{np.log2(big) + self.log2_factor:.0f}, beyond "
-                                f"float64 (largest about 2^1024): divide the data by a constant c "
+                                "float64 (largest about 2^1024): divide the data by a constant c "
                                 f"and multiply {what} by c^exponent (or, with weights, divide the "
                                 f"weights by c and multiply {what} by c).")
         if small > 0 and np.log2(small) + self.log2_factor < -1074:
             raise ValueError(f"{what} is about 2^{np.log2(small) + self.log2_factor:.0f}, below "
-                             f"float64's smallest number (about 2^-1074): multiply the data by a "
+                             "float64's smallest number (about 2^-1074): multiply the data by a "
                              f"constant c and divide {what} by c^exponent (or, with weights, "
                              f"multiply the weights by c and divide {what} by c).")
         whole = int(np.floor(self.log2_factor))

@@ -57,7 +57,7 @@ def validate(model, X, sample_weight, init) -> Problem:
     max_iter = check_positive_int(model.max_iter, "max_iter")
     check_n_jobs(model.n_jobs)
     if model.approximation not in (None, "nystroem"):
-        raise ValueError(f"`approximation` must be None or 'nystroem', got "
+        raise ValueError("`approximation` must be None or 'nystroem', got "
                          f"{model.approximation!r}.")
     if model.approximation == "nystroem":
         check_positive_int(model.n_landmarks, "n_landmarks")
@@ -88,7 +88,7 @@ def validate(model, X, sample_weight, init) -> Problem:
             raise ValueError("`exponent`, `sigma` and `n_neighbors` do not apply to "
                              "metric='precomputed_kernel'.")
         if X.shape[0] != X.shape[1]:
-            raise ValueError(f"`X` must be a square Gram matrix for metric='precomputed_kernel', "
+            raise ValueError("`X` must be a square Gram matrix for metric='precomputed_kernel', "
                              f"got shape {X.shape}.")
         check_symmetric(X, "X", "metric='precomputed_kernel'")
         check_gram(X, "X")

@@ -319,7 +319,7 @@ def significant_clusters(X, *, alpha: float = 0.05, n_resamples: int = 199,
     for name in ("metric", "n_clusters", "sigma"):
         if name in cluster_test_options:
             raise ValueError(f"`{name}` is fixed by significant_clusters (Euclidean, two clusters "
-                             f"per node).")
+                             "per node).")
     tree = energy_hclust(X, exponent=exponent)
     X = prepare_points(X, resolve_semimetric(), min_samples=2)
     n, d = X.shape

@@ -91,7 +91,7 @@ def _covariance_root(cov, d: int) -> np.ndarray:
     try:
         C = np.asarray(cov, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"`cov` must be a number or an array of numbers, got "
+        raise TypeError("`cov` must be a number or an array of numbers, got "
                         f"{type(cov).__name__}.") from None
     if not np.isfinite(C).all():
         raise ValueError("`cov` contains NaN or infinite values.")
