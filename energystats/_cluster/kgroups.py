@@ -273,7 +273,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         Phi = None
         if self.path_ == "nystroem":
             Phi, fmap, residual = nystroem_features(data, sm, w, self.n_landmarks,
-                                                    gen.spawn(1)[0], self.landmarks)
+                                                    gen.spawn(1)[0], self.landmarks, self.n_jobs)
             D = Streamed(Phi, resolve_semimetric(exponent=2.0))  # rows for k-means++
             T = float(w @ np.einsum("ij,ij->i", Phi, Phi))
         else:

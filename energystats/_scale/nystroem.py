@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._config import check_fits
+from .._parallel import n_workers, run_tasks
 
 __all__ = ["FeatureMap", "nystroem_features", "nystroem_map"]
 
@@ -49,17 +50,31 @@ class FeatureMap:
         K *= -0.5
         return K, r[:, 0] - 0.5 * self.c
 
-    def transform(self, X: np.ndarray, residual: bool = False):
-        """Features of X (less ``mean``), in bands; with ``residual``, also the residuals."""
-        out, rest = np.empty((X.shape[0], self.projection.shape[1])), np.empty(X.shape[0])
-        step = self.band_rows(self.landmarks.shape[0])
-        for a in range(0, X.shape[0], step):
-            K, self_kernel = self.kernel_rows(X[a : a + step])
-            band = np.matmul(K, self.projection, out=out[a : a + step])
-            rest[a : a + step] = self_kernel - np.einsum("ij,ij->i", band, band)
+    def transform(self, X: np.ndarray, residual: bool = False, n_jobs=None):
+        """Features of X (less ``mean``), in bands (joblib's tasks with ``n_jobs`` when their
+        work is worth workers); with ``residual``, also the residuals."""
+        (m, r), n = self.projection.shape, X.shape[0]
+        work = float(n) * m * (X.shape[1] + r)
+        workers = n_workers(n_jobs, work)
+        step = max(1, min(self.band_rows(m), -(-n // workers)))
+        calls = [dict(a=a) for a in range(0, n, step)]
+        if workers > 1 and len(calls) > 1:
+            parts = run_tasks(_band, calls, n_jobs, shared=dict(fmap=self, X=X, step=step),
+                              work=work)
+        else:
+            parts = [_band(self, X, step=step, **call) for call in calls]
+        out = np.concatenate([p[0] for p in parts]) if parts else np.empty((0, r))
+        rest = np.concatenate([p[1] for p in parts]) if parts else np.empty(0)
         if self.mean is not None:
             out -= self.mean
         return (out, np.maximum(rest, 0.0)) if residual else out
+
+
+def _band(fmap: FeatureMap, X: np.ndarray, a: int, step: int):
+    """The features of X[a : a + step] and their residuals (a task of :meth:`transform`)."""
+    K, self_kernel = fmap.kernel_rows(X[a : a + step])
+    band = K @ fmap.projection
+    return band, self_kernel - np.einsum("ij,ij->i", band, band)
 
 
 def _landmarks(X, semimetric, w, m: int, rng: np.random.Generator, how: str) -> np.ndarray:
@@ -99,17 +114,18 @@ def nystroem_map(X, semimetric, w, m: int, rng, how: str = "d2") -> FeatureMap:
     return FeatureMap(L, col, c, V[:, keep] / np.sqrt(lam[keep]), semimetric)
 
 
-def nystroem_features(X, semimetric, w, m: int, rng, how: str = "d2"):
+def nystroem_features(X, semimetric, w, m: int, rng, how: str = "d2", n_jobs=None):
     """Features Φ (n x r, r <= m) of X centred at their weighted mean, so that
     :math:`\\Phi\\Phi^\\top` approximates the centred kernel (exact when every point is a
     landmark); the :class:`FeatureMap` (with that mean) and the residuals. Memory 8 n (r + 1)
-    bytes, checked."""
+    bytes, checked; the bands of points as joblib tasks with ``n_jobs``
+    (:meth:`FeatureMap.transform`)."""
     fmap = nystroem_map(X, semimetric, w, m, rng, how)
     check_fits(f"the Nystroem features ({X.shape[0]} points x {fmap.projection.shape[1]} "
                "components)", 8 * X.shape[0] * (fmap.projection.shape[1] + 1),
                "KGroups(..., batch_size=...): mini-batch steps on features computed block "
                "by block")
-    Phi, residual = fmap.transform(X, residual=True)
+    Phi, residual = fmap.transform(X, residual=True, n_jobs=n_jobs)
     mean = (Phi.mean(axis=0) if w is None else (w @ Phi) / w.sum())
     Phi -= mean
     return Phi, replace(fmap, mean=mean), residual
