@@ -1,6 +1,6 @@
 r"""The semimetric of a k-nearest-neighbour graph (França et al. eq. 35) and its centred kernel,
 from the sparse kernel :math:`K = \mathcal D^{-1}(A + \mathcal D)\mathcal D^{-1}` of
-:class:`~energystats._neighbors.Graph`: exact at every n, in memory O(n m)."""
+:class:`~energystats._scale.graph.Graph`: exact at every n, in memory O(n m)."""
 
 from __future__ import annotations
 

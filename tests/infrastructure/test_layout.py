@@ -505,30 +505,3 @@ def test_families_read_only_what_the_operator_declares(monkeypatch):
     assert _run_public_api_strictly(monkeypatch) == []
 
 
-def test_the_proxy_catches_a_planted_undeclared_read(monkeypatch):
-    """A family that reads the dense back-end's matrix (``A``), a private name, or sets an
-    attribute is caught; a declared view (``features``) passes."""
-    from energystats._cluster import _assignment
-
-    found = []
-    strict_door(monkeypatch, found)
-    original = _assignment.make_assignment
-    reads = (
-        lambda op: op.A,
-        lambda op: op._row_sums,
-        lambda op: setattr(op, "n", 3),
-        lambda op: op.features,
-    )
-    for planted in reads:
-
-        def leaky(op, *args, _read=planted):
-            try:
-                _read(op)
-            except TypeError:
-                pass  # swallowed by the family: the read is recorded all the same
-            return original(op, *args)
-
-        monkeypatch.setattr(_assignment, "make_assignment", leaky)
-        monkeypatch.setattr(sys.modules["energystats._cluster.kgroups"], "make_assignment", leaky)
-        es.KGroups(2, random_state=0, n_init=1).fit(np.arange(20.0).reshape(10, 2))
-    assert found == ["DenseOperator.A", "DenseOperator._row_sums", "DenseOperator.n (set)"]

@@ -1,4 +1,4 @@
-"""The k-nearest-neighbour graph as a semimetric (energystats._neighbors, _operator/graph.py),
+"""The k-nearest-neighbour graph as a semimetric (energystats._scale.graph),
 the data-driven scale of the Gaussian and exponential semimetrics, and every public function
 that takes them: brute force first (the dense matrices of eq. 35), then the identities."""
 
@@ -8,11 +8,11 @@ from scipy.spatial.distance import pdist, squareform
 from sklearn.metrics import adjusted_rand_score
 
 import energystats as es
-from energystats._neighbors import SCALE_POINTS, Graph, default_neighbors, median_distance
 from energystats._operator import Kernel, Repeated, indicator, make_operator
 from energystats._operator.centred import CentredKernel
 from energystats._operator.dense import DenseOperator
 from energystats._operator.graph import GraphKernel, GraphOperator
+from energystats._scale.graph import SCALE_POINTS, Graph, default_neighbors, median_distance
 from energystats._semimetric import resolve_semimetric
 
 

@@ -3,7 +3,6 @@
 
 import re
 import tracemalloc
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,6 @@ from energystats._operator import (
     make_operator,
     stacked_pair_sums,
 )
-from energystats._operator._base import TILE
 from energystats._operator.centred import CentredKernel
 from energystats._operator.dense import DenseOperator
 from energystats._operator.projection import ProjectionOperator, random_directions, sphere_constant
@@ -365,79 +363,6 @@ def both(fn, count_streamed):
 def blobs(rng, n=90, d=2):
     codes = np.repeat(np.arange(3), n // 3)
     return rng.normal(size=(n, d)) + 2.5 * rng.normal(size=(3, d))[codes]
-
-
-@pytest.mark.parametrize(
-    "algorithm,data",
-    [
-        (a, d)
-        for a in ("hartigan", "lloyd")
-        for d in ("points", "precomputed", "weighted", "gaussian")
-    ]
-    + [("r-kgroups", "points"), ("r-kgroups", "precomputed")],  # R's rule: Euclidean, unit weights
-)
-def test_kgroups_dense_and_streamed(rng, count_streamed, algorithm, data):
-    X = blobs(rng)
-    kw, w, fit_X = {}, None, X
-    if data == "precomputed":
-        kw, fit_X = dict(metric="precomputed"), brute_rho(X, X)
-    elif data == "weighted":
-        w = rng.uniform(0.5, 2.0, size=len(X))
-    elif data == "gaussian":
-        kw = dict(metric="gaussian", sigma=1.5)
-    for init in ("k-means++", rng.permutation(np.arange(len(X)) % 3)):
-        count_streamed.clear()
-
-        def fit(init=init):
-            return es.KGroups(
-                3, algorithm=algorithm, init=init, n_init=3, random_state=5, **kw
-            ).fit(fit_X, sample_weight=w)
-
-        if data == "precomputed":  # the user's matrix is used as given whatever the budget
-            dense = fit()
-            with es.config_context(working_memory=TINY):
-                streamed = fit()
-        else:
-            dense, streamed = both(fit, count_streamed)
-        np.testing.assert_array_equal(streamed.labels_, dense.labels_)
-        assert streamed.W_ == pytest.approx(dense.W_, rel=1e-9)
-        assert streamed.objective_ == pytest.approx(dense.objective_, rel=1e-9)
-        assert streamed.n_iter_ == dense.n_iter_
-        if data != "precomputed":
-            new = rng.normal(size=(25, 2)) * 3
-            np.testing.assert_array_equal(streamed.predict(new), dense.predict(new))
-
-
-def test_kgroups_predict_streams_new_points_in_blocks(rng, monkeypatch):
-    X = blobs(rng, n=60)
-    km = es.KGroups(3, random_state=0).fit(X)
-    new = rng.normal(size=(2000, 2)) * 3
-    want = km.predict(new)
-    assert km._assignment.block == TILE * TILE // 60  # the fit operator's rows per block
-    monkeypatch.setattr(km, "_assignment", replace(km._assignment, block=1))  # blocks of 1 point
-    np.testing.assert_array_equal(km.predict(new), want)
-
-
-def test_spectral_init_streamed_uses_an_iterative_eigensolver(rng, count_streamed):
-    X = blobs(rng)
-    dense = es.KGroups(3, init="spectral", n_init=2, random_state=1).fit(X)
-    with es.config_context(working_memory=TINY):
-        streamed = es.KGroups(3, init="spectral", n_init=2, random_state=1).fit(X)
-    assert count_streamed.count("tile") > 10 * 2  # a pass over the tiles per Lanczos iteration
-    from sklearn.metrics import adjusted_rand_score
-
-    assert adjusted_rand_score(dense.labels_, streamed.labels_) == 1.0
-    assert streamed.W_ == pytest.approx(dense.W_, rel=1e-9)
-
-
-def test_cluster_test_dense_and_streamed(rng, count_streamed):
-    X = blobs(rng, n=60)
-    dense, streamed = both(
-        lambda: es.cluster_test(X, 2, n_resamples=9, rng=3, n_init=2), count_streamed
-    )
-    assert streamed.pvalue == dense.pvalue
-    np.testing.assert_allclose(streamed.null_distribution, dense.null_distribution, rtol=1e-9)
-    np.testing.assert_array_equal(streamed.model.labels_, dense.model.labels_)
 
 
 # --- random projections ----------------------------------------------------------------
