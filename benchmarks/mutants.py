@@ -73,6 +73,22 @@ MUTANTS = [
      "return n * (twice - between - pairs), n * (twice + between + pairs)",
      "return n * (twice - between + pairs), n * (twice + between + pairs)",
      "n E_n = n (2/n sum E|z - Y| - E|Y - Y'| - 1/n^2 sum |z_i - z_j|)"),
+    ("Hartigan gain", "energystats/_cluster/_partition.py",
+     "            gain = wi * (own - c[l] / (s[l] + wi))",
+     "            gain = wi * (own - c[l] / (s[l] - wi))",
+     "the gain of moving a point, eq. (50) (Franca, Rizzo & Vogelstein 2020)"),
+    ("Hartigan gains (vectorised)", "energystats/_cluster/_partition.py",
+     "    gains = w * (own - c / (s[:, None] + w))",
+     "    gains = w * (own - c / s[:, None])",
+     "eq. (50) for every point at once"),
+    ("split_1d carry", "energystats/_cluster/split1d.py",
+     "        p1 += p1_carry",
+     "        p1 += 0.0",
+     "the prefix sums across blocks (matters past 32,768 points)"),
+    ("split_1d prefix sums", "energystats/_cluster/split1d.py",
+     "        p0 = np.cumsum(wx)",
+     "        p0 = np.cumsum(wx) - wx",
+     "the inclusive prefix sums of the sorted split's W"),
 ]
 
 

@@ -160,16 +160,24 @@ def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_clie
     assert len(workers) == 2, workers
 
 
+def streamed(call):
+    """``call`` with the matrix streamed in bands (the tasks; a held matrix's relabelings are
+    BLAS products in this process)."""
+    with es.config_context(working_memory=0.02):
+        return call()
+
+
 @pytest.mark.slow  # starts worker processes
 @pytest.mark.parametrize(
     "call",
     [
-        lambda X, labels: es.energy_test(X, labels, n_resamples=19, rng=0),
+        lambda X, labels: streamed(lambda: es.energy_test(X, labels, n_resamples=19, rng=0)),
         lambda X, labels: es.energy_test(
             X, labels, n_resamples=19, rng=0, approximation="projection", n_projections=8
         ),
         lambda X, labels: es.dispersion(X, labels),
-        lambda X, labels: es.pairwise_energy_tests(X, labels, n_resamples=19, rng=0),
+        lambda X, labels: streamed(
+            lambda: es.pairwise_energy_tests(X, labels, n_resamples=19, rng=0)),
         lambda X, labels: es.KGroups(3, n_init=4, random_state=0).fit(X),
         lambda X, labels: es.cluster_test(X, 2, n_resamples=5, rng=0, n_init=1),
         lambda X, labels: es.KGroups(
