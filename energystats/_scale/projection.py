@@ -129,7 +129,7 @@ def average(statistic, pairs, n_jobs=None) -> tuple:
         The estimate of each output of ``statistic``.
     """
     L = pairs[0][1].shape[0]
-    if n_jobs is None or L == 1:
+    if L == 1 or n_workers(n_jobs) == 1:
         values = _projected(statistic, pairs, range(L))
     else:
         shares = np.array_split(np.arange(L), min(L, 4 * n_workers(n_jobs)))

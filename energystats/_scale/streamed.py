@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits, memory_budget
-from .._parallel import run_tasks  # joblib's tasks, Dask's when configured
+from .._parallel import n_workers, run_tasks  # joblib's tasks, Dask's when configured
 
 __all__ = ["TILE", "Streamed", "centred_sums", "tile_side"]
 
@@ -68,7 +68,7 @@ class Streamed:
     metric : callable
         ``metric(A, B)``: the len(A) x len(B) block of the semimetric.
     n_jobs : int or None
-        joblib's ``n_jobs`` for the bands; None runs them here.
+        joblib's ``n_jobs`` for the bands (None: one, unless a joblib context says more).
     """
 
     def __init__(self, X: np.ndarray, metric, n_jobs=None):
@@ -80,7 +80,7 @@ class Streamed:
         tile = tile_side(n, 24.0, 8.0 * 3 * n * m,
                          f"a streamed product ({n} x {n} times {m} columns)")
         starts = range(0, n, tile)
-        if self.n_jobs is None or len(starts) == 1:
+        if len(starts) == 1 or n_workers(self.n_jobs) == 1:
             return [_band(self.X, self.metric, a, Z, both, tile) for a in starts]
         return run_tasks(_band, [dict(a=a) for a in starts], self.n_jobs,
                          shared=dict(X=self.X, metric=self.metric, Z=Z, both=both, tile=tile))
@@ -154,7 +154,7 @@ def centred_sums(mats: list, unbiased: bool = False, n_jobs=None) -> np.ndarray:
                      "matrices")
     rows = [D.sum(axis=1) for D in mats]
     starts = range(0, n, tile)
-    if n_jobs is None or len(starts) == 1:
+    if len(starts) == 1 or n_workers(n_jobs) == 1:
         parts = [_gram_band(mats, rows, a, unbiased, tile) for a in starts]
     else:
         parts = run_tasks(_gram_band, [dict(a=a) for a in starts], n_jobs,

@@ -175,7 +175,7 @@ def streamed(call):
         lambda X, labels: es.energy_test(
             X, labels, n_resamples=19, rng=0, approximation="projection", n_projections=8
         ),
-        lambda X, labels: es.dispersion(X, labels),
+        lambda X, labels: streamed(lambda: es.dispersion(X, labels)),
         lambda X, labels: streamed(
             lambda: es.pairwise_energy_tests(X, labels, n_resamples=19, rng=0)),
         lambda X, labels: es.KGroups(3, n_init=4, random_state=0).fit(X),
