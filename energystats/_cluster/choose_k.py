@@ -50,8 +50,6 @@ from .kgroups import KGroups
 __all__ = ["ChooseKResult", "choose_k"]
 
 _NULLS = ("unimodal", "gaussian")
-#: Resamples per test when ``n_resamples`` is None.
-DEFAULT_RESAMPLES = 199
 #: The largest k of the test of a cluster of ``KGroups(k)``, k > 1 (the test of all the points
 #: looks at k = 2..k_max).
 MAX_SPLIT = 4
@@ -177,7 +175,7 @@ def _choose_k_iv(k_max, alpha, null, n_resamples, n_references, min_size, n, d):
         raise ValueError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}.")
     if null not in _NULLS:
         raise ValueError(f"`null` must be 'unimodal' or 'gaussian', got {null!r}.")
-    options = check_options(DEFAULT_RESAMPLES if n_resamples is None else n_resamples)
+    options = check_options(n_resamples)
     if (
         isinstance(n_references, bool)
         or not isinstance(n_references, (int, np.integer))
@@ -220,7 +218,7 @@ def choose_k(
     *,
     alpha: float = 0.05,
     null: str = "unimodal",
-    n_resamples: int | None = None,
+    n_resamples: int = 199,
     n_references: int = 10,
     min_size: int | None = None,
     metric: str = "euclidean",
@@ -254,8 +252,8 @@ def choose_k(
         law on the box or the simplex of the cluster's principal axes and variances, the
         least favourable convex clusters (a curved cluster is split: Notes). ``"gaussian"``:
         one Gaussian sample; it splits uniform, heavy-tailed and skewed clusters.
-    n_resamples : int, default=None
-        Reference samples per test; ``None``: 199. A cluster can only be significant when
+    n_resamples : int, default=199
+        Reference samples per test. A cluster can only be significant when
         1 / (n_resamples + 1) <= alpha * size / n: at the default and alpha = 0.05, clusters
         of at least 10% of the points; smaller ones are not tested (no row in ``nodes``).
     n_references : int, default=10
@@ -447,7 +445,7 @@ def _warn_k_max(points, null, B, threshold, k_max, test_gen) -> None:
     """The warning when a cluster of ``KGroups(k_max)`` is still significant: k_max may be
     too small, unless (Gaussian null) the cluster is one cluster for the unimodal null."""
     if null == "gaussian":
-        unimodal = node_test(points, "unimodal", B, 2, test_gen.spawn(1)[0])
+        unimodal = node_test(points, "unimodal", B, MAX_SPLIT, test_gen.spawn(1)[0])
         if unimodal.pvalue > threshold:
             warnings.warn(
                 f"choose_k reached k_max = {k_max} with null='gaussian' on a cluster that is "
