@@ -51,6 +51,7 @@ from scipy.stats import chi2
 
 from .._frontdoor import front_door
 from .._resampling import Draws, Options, null_distribution, pvalue
+from .._semimetric import Scaling, resolve_semimetric
 from .._validation import check_positive_int
 
 __all__ = ["MAX_AXES", "TEST_POINTS", "NodeResult", "node_test", "signal_dimension"]
@@ -323,14 +324,14 @@ def _unround(points: np.ndarray, gen: np.random.Generator) -> np.ndarray:
 
 def _scores(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The points' scores on their J principal axes (m, J), and the sample covariance's
-    eigenvalues (J = 0 for constant points). The points are first divided by a power of two
-    (exact), so that no square overflows or underflows whatever their scale."""
+    eigenvalues (J = 0 for constant points). Points near the ends of float64 are first divided
+    by a power of two (exact), so that no square overflows or underflows."""
     centred = points - points.mean(axis=0)
-    top = np.max(np.abs(centred))
     # equal points: their centred values are the rounding of the mean, not a spread
-    if not np.isfinite(top) or np.ptp(points, axis=0).max() == 0:
+    if np.ptp(points, axis=0).max() == 0:
         return centred[:, :0], np.zeros(points.shape[1])
-    U, s, _ = np.linalg.svd(np.ldexp(centred, -np.frexp(top)[1]), full_matrices=False)
+    centred = Scaling.for_data(centred, resolve_semimetric()).data(centred)
+    U, s, _ = np.linalg.svd(centred, full_matrices=False)
     lam = s**2 / (points.shape[0] - 1.0)
     rank = int(np.sum(lam > lam[0] * 1e-12))
     # no axis standing out of a spherical floor (J = 0): every axis, as clusters arranged
