@@ -264,6 +264,8 @@ def battery_table(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     counts = {}
     for method in BATTERY_METHODS:
         k = runs[method]
+        if k.isna().all():
+            continue  # not run (R's clusGap without R)
         right = [kk in t for kk, t in zip(k, truth)]
         table[method] = [f"{int(kk)}*" if r else f"{int(kk)}" for kk, r in zip(k, right)]
         counts[method] = {"right k": int(sum(right)), "says 1": int((k == 1).sum())}

@@ -453,11 +453,12 @@ def test_gaussian_null_rarely_splits_one_gaussian(rng):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("shape", ["gaussian", "uniform"])
-def test_unimodal_null_rarely_splits_one_cluster(rng, shape):
-    """P(k̂ > 1) <= alpha for one Gaussian or uniform cluster under the unimodal null (the
-    uniform box is a reference of the test: for uniform data it is exact, up to the choice
-    of axes).
+@pytest.mark.parametrize("shape", ["gaussian", "uniform", "rating"])
+def test_unimodal_null_rarely_rejects_one_cluster(rng, shape):
+    """P(p <= alpha) <= alpha for cluster_test without k (choose_k's first test: P(k̂ > 1)) on
+    one Gaussian, uniform or rating-scale cluster under the unimodal null, over k = 2..10
+    (the uniform box is a reference of the test: for uniform data it is exact, up to the
+    choice of axes; ratings are spread over their rounding interval first).
 
     Sizing: over m = 200 data sets at alpha = 0.05 the count is at most Binomial(200, 0.05)
     (mean 10, if the rule were exactly at its level); the assertion fails above 25
@@ -471,9 +472,11 @@ def test_unimodal_null_rarely_splits_one_cluster(rng, shape):
     for _ in range(m):
         if shape == "gaussian":
             X = rng.normal(size=(100, 2)) * [3.0, 1.0]
-        else:
+        elif shape == "uniform":
             X = rng.uniform(size=(100, 2))
-        count += es.choose_k(X, k_max=2, n_resamples=19, n_references=0, rng=rng).k > 1
+        else:  # ratings 1..5 of three questions
+            X = np.clip(np.round(3.0 + rng.normal(size=(100, 3))), 1, 5)
+        count += es.cluster_test(X, n_resamples=19, rng=rng).pvalue <= alpha
     assert count <= threshold
 
 
