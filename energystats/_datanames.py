@@ -66,7 +66,10 @@ def data_name_of(arguments: dict, names: tuple[str, ...], by: str | None = None)
 
 
 def _is_label(value) -> bool:
-    """A string, or an integer (not a bool): what can name a data frame's column."""
+    """A string, an integer (not a bool), or a tuple of them (a column of a MultiIndex): what
+    can name a data frame's column."""
+    if isinstance(value, tuple):
+        return bool(value) and all(map(_is_label, value))
     return isinstance(value, (str, int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
@@ -83,7 +86,9 @@ def by_column_name(arguments: dict, data: str, columns: tuple[str, ...]) -> list
     frame = from_r(arguments[data])
     numbered = isinstance(frame, pd.DataFrame) and any(_is_label(c) and not isinstance(c, str)
                                                        for c in frame.columns)
-    named = [name for name in named if isinstance(arguments[name], str) or numbered]
+    levels = frame.columns.nlevels if isinstance(frame, pd.DataFrame) else 1
+    named = [name for name in named if isinstance(arguments[name], str) or (
+        len(arguments[name]) == levels > 1 if isinstance(arguments[name], tuple) else numbered)]
     if not named:
         return []
     if not isinstance(frame, pd.DataFrame):

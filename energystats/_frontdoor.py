@@ -1,42 +1,39 @@
 """The front door: one decorator, :func:`front_door`, on every public function and estimator
 method, as scikit-learn's ``validate_params`` and scipy's ``_axis_nan_policy`` are on theirs.
-
-Each public callable declares, once, what its arguments are (the decorator's arguments, checked
-and precomputed when the module is imported)::
+Each public callable declares once (checked and precomputed at import) what its arguments are::
 
     @front_door(("X", "labels"), distances=("X",), columns=("labels",), names=("X",), by="labels")
     def energy_test(X, labels, *, ..., metric="euclidean", ..., nan_policy="raise"): ...
 
 says: the rows of ``X`` and ``labels`` belong together; ``X`` may hold distances (an R
 ``dist`` object makes ``metric`` "precomputed"); ``labels`` may name a column of the data frame
-``X``; the result's ``data_name`` is "X by labels" in the words of the data. A call then goes
+``X``; the result's ``data_name`` is "X by labels" in the words of the data. A call goes
 through these steps, once:
 
-1. a call made while another public call runs (``choose_k`` calling ``cluster_test``, a
-   ``KGroups`` fitted inside ``cluster_test``) runs directly: the outer call has done all this
-   (scikit-learn's ``prefer_skip_nested_validation``; a flag per thread, so that a worker
-   thread's calls go through the door again);
-2. the arguments are bound once, against what the signature was read into at import; a keyword
-   the function does not take is a ``TypeError`` naming the function and the close match
-   (``energy_test() got an unexpected keyword argument 'nresamples'; did you mean
-   'n_resamples'?``), or the name the package uses (``random_state`` to a function,
-   ``rng`` to an estimator, R's ``B``, ...: :data:`FOREIGN_NAMES`);
-3. a ``columns`` argument that names a column of the data frame (a string, or an integer
-   among integer column names) is that column, and the data the other columns;
+1. a call made while another public call runs on the same thread (``choose_k`` calling
+   ``cluster_test``) runs directly: the outer call has done all this (scikit-learn's
+   ``prefer_skip_nested_validation``); a worker thread's calls go through the door again;
+2. the arguments are bound once; a keyword the function does not take is a ``TypeError``
+   naming the function and the close match, or the package's name for a foreign one
+   (:data:`FOREIGN_NAMES`: ``random_state`` to a function, R's ``B``, ``index``); in a call
+   made from R a whole float is an int for an option whose default is not a float (R's 3);
+3. data of other libraries become numpy or pandas (:func:`energystats._missing.as_python`:
+   polars, xarray; sparse and ragged data refused); a ``columns`` argument that names a column
+   of the data frame is that column, and the data the other columns;
 4. ``data_name`` is written from pandas names (R's data frames' too) and parameter names,
-   never from the caller's variables (Python has no ``substitute``); ``data_name="..."``
-   gives R's wording;
+   never from the caller's variables (Python has no ``substitute``);
 5. the data arguments are read (:func:`energystats._missing.read_arguments`: R objects from
    rpy2 and reticulate, an R ``dist`` object as distances, the orientation check of ``X``);
-6. ``nan_policy`` is applied to each group of rows (:func:`energystats._missing.drop_missing`);
+6. each group of rows is paired by its pandas indexes (:func:`energystats._missing.align_rows`;
+   by position in a call made from R, as R pairs them), then ``nan_policy`` applied to it
+   (:func:`energystats._missing.drop_missing`);
 7. the function runs; a number becomes NaN under ``"propagate"`` when rows were missing, and a
    result reports ``n_omitted`` and lays per-row labels out on every input row (-1 where
    dropped). Estimator methods read ``nan_policy`` and ``metric`` from the estimator.
 
-Data that need none of 3, 5 and 6 (numpy arrays of numbers without NaN) take a short path:
-the door then costs about 15 microseconds. The door writes the shared entries of the docstring's
-Parameters section: ``nan_policy`` from the declaration, ``data_name``, and ``rng`` where the
-docstring names it without a type (its own sentences follow the shared ones).
+Numpy arrays of numbers without NaN take a short path (about 15 microseconds). The door
+writes the shared entries of the docstring's Parameters section (``nan_policy``,
+``data_name``, and ``rng`` where the docstring names it without a type).
 """
 
 from __future__ import annotations
@@ -60,6 +57,8 @@ from ._datanames import (
 )
 from ._docentries import DATA_NAME_ENTRY, RNG_ENTRY, nan_policy_entry, write_entries
 from ._missing import (
+    align_rows,
+    as_python,
     check_nan_policy,
     drop_missing,
     expand_labels,
@@ -78,13 +77,9 @@ __all__ = ["ALL_ROWS", "FOREIGN_NAMES", "Rows", "door_of", "front_door"]
 #: spells otherwise: ``{name: (this package's names for it, in order of preference)}``. A call
 #: passing one of them gets a ``TypeError`` naming the right argument.
 FOREIGN_NAMES = {
-    "random_state": ("rng",),
-    "rng": ("random_state",),
-    "seed": ("rng", "random_state"),
-    "n_permutations": ("n_resamples",),
-    "R": ("n_resamples",),
-    "B": ("n_resamples",),
-    "level": ("alpha",),
+    "random_state": ("rng",), "rng": ("random_state",), "seed": ("rng", "random_state"),
+    "n_permutations": ("n_resamples",), "R": ("n_resamples",), "B": ("n_resamples",),
+    "level": ("alpha",), "index": ("exponent",),
 }
 
 #: What each right name of :data:`FOREIGN_NAMES` means, for the message.
@@ -95,6 +90,7 @@ _RIGHT_NAMES = {
     "Generator or None); functions take `rng`",
     "n_resamples": "the number of resamples (permutations, bootstrap or Monte Carlo samples)",
     "alpha": "the level of the tests",
+    "exponent": "the exponent of the Euclidean distances, R's `index`",
 }
 
 @dataclass(frozen=True)
@@ -331,6 +327,8 @@ class _Door:
 
     def enter(self, args: tuple, kwargs: dict):
         arguments = self.bind(args, kwargs)
+        if called_from_r():
+            self.whole_numbers(arguments)
         label = arguments.pop("data_name") if self.names else None
         if label is not None and not isinstance(label, str):
             raise TypeError(f"`data_name` must be a string or None, got {type(label).__name__}.")
@@ -342,6 +340,16 @@ class _Door:
         ):
             return self.short(arguments, owner, label)
         return self.full(arguments, owner, label)
+
+    def whole_numbers(self, arguments: dict) -> None:
+        """From R, whose 3 is reticulate's 3.0: a whole float is an int for every option whose
+        default is not a float (``n_clusters``, ``rng``, ``n_jobs``)."""
+        options = arguments.get(self.var_keyword, {}) if self.var_keyword else {}
+        for values, defaults in ((arguments, self.defaults), (options, self.forwarded)):
+            for name, value in values.items():
+                if type(value) is float and value.is_integer() and name not in self.data and (
+                        not isinstance(defaults.get(name), float)):
+                    values[name] = int(value)
 
     def policy(self, arguments: dict, owner) -> str:
         if owner is not None:
@@ -424,8 +432,13 @@ class _Door:
 
     def full(self, arguments: dict, owner, label):
         where = self.where
-        # data from R: rpy2's objects, or every argument of a call made from R (reticulate)
         r_session = called_from_r()
+        for name in self.plain:  # data of other libraries (polars, xarray) as numpy or pandas
+            arguments[name] = as_python(arguments.get(name), name, r_session)
+        if "*samples" in self.data:
+            arguments["samples"] = tuple(as_python(sample, f"samples[{i}]", r_session)
+                                         for i, sample in enumerate(arguments["samples"]))
+        # data from R: rpy2's objects, or every argument of a call made from R (reticulate)
         from_r = {name for name in self.data if name != "*samples"
                   and (r_session or is_r_object(arguments.get(name)))}
         if "*samples" in self.data:
@@ -480,6 +493,8 @@ class _Door:
             members = {n: (getattr(owner, n) if n in self.attributes else arguments.get(n))
                        for n in group}
             members = {n: (None if isinstance(v, str) else v) for n, v in members.items()}
+            if not r_session:  # R pairs by position: a data frame's row names are not labels
+                members = align_rows(members, matrices)
             if given and propagating:
                 _, keep = drop_missing("propagate", members, matrices, from_r,
                                        na_strings=r_session)

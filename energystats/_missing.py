@@ -44,7 +44,6 @@ Nothing the caller passed in is modified: rows are selected into new arrays
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import warnings
@@ -53,10 +52,12 @@ from typing import Collection, Iterable
 import numpy as np
 import pandas as pd
 
-from ._rbridge import R_NA_INTEGER, condensed_matrix, dist_matrix, from_r, is_r_dist
+from ._rbridge import R_NA_INTEGER, dist_matrix, from_r, is_r_dist
 
 __all__ = [
     "NAN_POLICIES",
+    "align_rows",
+    "as_python",
     "check_nan_policy",
     "drop_missing",
     "expand_labels",
@@ -287,13 +288,14 @@ def drop_missing(
             f"got {', '.join(sizes[:-1])} and {sizes[-1]}."
         )
     missing = np.logical_or.reduce(list(present.values()))
-    if nan_policy == "raise":
+    if nan_policy == "raise" or nan_policy == "omit" and missing.all():
         names = [name for name, r in present.items() if r.any()]
         count = int(missing.sum())
+        left = "nan_policy='omit' leaves no row."
         raise ValueError(
             f"{', '.join(f'`{n}`' for n in names)} {'contains' if len(names) == 1 else 'contain'} "
             f"missing values ({_kinds(names, group, r_objects)}) in {count} of {len(missing)} "
-            f"row(s): {hint}"
+            f"row(s): {hint if nan_policy == 'raise' else left}"
         )
     keep = ~missing
     if nan_policy == "propagate":
@@ -303,6 +305,39 @@ def drop_missing(
         for name, value in group.items()
     }
     return values, keep
+
+
+def align_rows(members: dict, matrices) -> dict:
+    """The rows of pandas arguments paired by their index labels, as pandas aligns them: one
+    whose index holds the first pandas argument's labels in another order is reordered to it
+    (a matrix's rows and columns); indexes that differ as sets (or repeat a label) are refused
+    with the fix. An argument without an index (an array, a list) pairs by position, as do
+    default indexes (0, 1, ...) on both sides (of other lengths: refused later for them)."""
+    framed = [(n, v) for n, v in members.items() if isinstance(v, (pd.Series, pd.DataFrame))]
+    out = dict(members)
+    for name, value in framed[1:]:
+        first, lead = framed[0][0], framed[0][1].index
+        if value.index.equals(lead) or len(value) != len(lead) and _default(value.index) and (
+                _default(lead)):
+            continue
+        at = value.index.get_indexer(lead) if value.index.is_unique and lead.is_unique else None
+        if at is None or (at < 0).any() or len(value) != len(lead):
+            why = ("repeat a label" if at is None else f"differ ({int((at < 0).sum())} of the "
+                   f"{len(lead)} row labels of `{first}` are not among the {len(value)} of "
+                   f"`{name}`)")
+            raise ValueError(
+                f"`{name}` and `{first}` are pandas objects, whose rows are paired by their index "
+                f"labels as pandas aligns them, but their indexes {why}: pass "
+                f"`{name}.to_numpy()` to pair the rows by position, or select the rows both have "
+                f"with .loc (rows = {first}.index.intersection({name}.index))."
+            )
+        out[name] = value.iloc[at, at] if name in matrices else value.iloc[at]
+    return out
+
+
+def _default(index: pd.Index) -> bool:
+    """Whether ``index`` is pandas' default: 0, 1, ..., n - 1."""
+    return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
 
 
 def expand_labels(labels: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -320,7 +355,63 @@ def is_matrix(metric, position: int) -> bool:
     return isinstance(metric, str) and metric in _MATRIX_METRICS
 
 
-# --- R objects: the one conversion path of every public function's data arguments ---
+# --- data of other libraries, and R objects: the one conversion of every data argument ---
+
+#: What needs no conversion: numpy's and pandas' containers, Python's sequences and numbers.
+_NATIVE = (np.ndarray, pd.Series, pd.DataFrame, pd.Index, pd.Categorical, str, bytes, int, float,
+           complex, np.generic)
+
+
+def as_python(value, name: str, from_r: bool = False):
+    """``value`` as numpy or pandas data: a dict of named columns (an R list through
+    reticulate; in a call made from R, ``from_r``, a list of lists too: R's list is one of
+    columns) or a data frame of another library (polars) with its column names, an object
+    that converts itself to pandas (xarray's ``to_pandas``, its coordinates the index) or to
+    an array (``__array__``, a named one a Series); a scipy sparse matrix and a ragged list
+    (rows of different lengths; not ``labels``, whose lists are factors) are refused, naming
+    ``name``. Anything else is returned as it is (lists, R objects: read later)."""
+    if value is None or isinstance(value, _NATIVE) or type(value).__module__.startswith("rpy2."):
+        return value
+    if from_r and isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        value = dict(enumerate(value))
+    if isinstance(value, (list, tuple)):
+        # rows are lists (a flat list has none); labels' lists are several factors, not rows
+        rows = name != "labels" and value and isinstance(value[0], (list, tuple, np.ndarray))
+        sizes = {len(v) if isinstance(v, (list, tuple, np.ndarray)) else -1 for v in value} if (
+            rows) else ()
+        if len(sizes) > 1:
+            raise ValueError(
+                f"`{name}` is a ragged list: its rows hold different numbers of values. Pass a "
+                "table with one row per observation and the same variables in each (NaN where "
+                "a value is missing)."
+            )
+        return value
+    if type(value).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"`{name}` is a scipy sparse matrix: energystats computes with the points as a dense "
+            f"array; pass {name}.toarray()."
+        )
+    if isinstance(value, dict):  # named columns (an R list through reticulate)
+        try:
+            return pd.DataFrame(value)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"`{name}` is a dict, read as a table of named columns, but its values are no "
+                "columns of one length: pass a data frame (in R, a list of vectors of one "
+                "length, or a data.frame)."
+            ) from None
+    columns = getattr(value, "columns", None)
+    if columns is not None and hasattr(value, "__getitem__") and not callable(columns):
+        return pd.DataFrame({column: np.asarray(value[column]) for column in columns})
+    try:
+        return value.to_pandas()
+    except Exception:  # none, or one that needs another library (pyarrow): the array
+        pass
+    if not hasattr(value, "__array__"):
+        return value
+    array = np.asarray(value)
+    named = getattr(value, "name", None)
+    return pd.Series(array, name=named) if array.ndim == 1 and named else array
 
 
 def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
@@ -340,7 +431,16 @@ def read_r(value, name: str = "", *, distances: bool = False, where: str = ""):
             f"{where or 'this function'} takes the points themselves here: pass the data the "
             "distances were computed from."
         )
-    return dist_matrix(value, name) if is_r_dist(value) else from_r(value)
+    if is_r_dist(value):
+        return dist_matrix(value, name)
+    data, classes = from_r(value), list(getattr(value, "rclass", ()))
+    if type(data).__module__.startswith("rpy2.") or "integer64" in classes:  # not read as data
+        raise TypeError(
+            f"`{name}` is an R object of class {', '.join(classes) or type(value).__name__}, which "
+            "energystats does not read as data: pass a numeric vector or matrix, a data frame, "
+            f"a factor or a dist object (as.data.frame({name}), as.numeric({name}))."
+        )
+    return data
 
 
 def warn_if_transposed(value, name: str) -> None:
@@ -455,57 +555,8 @@ def read_arguments(
             value = prepare[name](value)
         if name in arguments:
             arguments[name] = value
-    if takes_metric and distances:
-        rows = [n for n in names if n != "*samples"]
-        metric = _reticulate_dist(arguments, rows, distances, metric)
     if tables and "X" in names:
         precomputed = takes_metric and "X" in distances and is_matrix(metric, distances.index("X"))
         if not precomputed:
             warn_if_transposed(arguments.get("X"), "X")
-    return metric
-
-
-def _triangle(value) -> int | None:
-    """n when ``value`` is what reticulate makes of an R ``dist`` object of n >= 4 points: a
-    Python list of n(n - 1)/2 non-negative floats (its class is lost on the way); else None."""
-    if not isinstance(value, list) or len(value) < 6:
-        return None
-    n = int(round((1.0 + math.sqrt(1.0 + 8.0 * len(value))) / 2.0))
-    if n * (n - 1) // 2 != len(value) or not all(type(v) is float and v >= 0.0 for v in value):
-        return None
-    return n
-
-
-def _reticulate_dist(arguments: dict, names: list[str], distances: tuple[str, ...], metric):
-    """Read an R ``dist`` object that reticulate handed over as its n(n - 1)/2 values (R's order:
-    the lower triangle column by column) as its distances where that is the only reading: the
-    other arguments (data, labels, weights) have n rows, so as data it could only be refused
-    for its length; returns the metric. When every data argument is such a list and nothing
-    else gives n, they are read as data, with a ``UserWarning`` saying how to pass
-    distances."""
-    triangles = {name: _triangle(arguments.get(name)) for name in distances}
-    rows = set()
-    for name in names:
-        value = arguments.get(name)
-        if value is not None and triangles.get(name) is None:
-            try:
-                if np.ndim(value) >= 1:
-                    rows.add(len(value))
-            except TypeError:  # an array-like that only converts: its own validation reads it
-                pass
-    for name, n in triangles.items():
-        if n is not None and rows == {n}:
-            metric = _with_precomputed(metric, distances.index(name), len(distances), name)
-            arguments[name] = condensed_matrix(arguments[name], name)
-    values = set(triangles.values())
-    if len(distances) > 1 and not rows and len(values) == 1 and None not in values:
-        n = values.pop()
-        warnings.warn(
-            f"{' and '.join(f'`{name}`' for name in distances)} are lists of {n * (n - 1) // 2} "
-            f"values each, as many as the distances of an R dist object of {n} points, which "
-            "reticulate hands over as such a list, without its class: they are read as data. To "
-            "pass distances from R, pass as.matrix(d) with metric='precomputed'.",
-            UserWarning,
-            stacklevel=_caller_level(),
-        )
     return metric

@@ -22,7 +22,7 @@ __all__ = ["is_negative_type", "kernel_matrix", "pairwise_semimetric"]
 
 @front_door(("X", "Y"), tables=False)
 def pairwise_semimetric(
-    X, Y=None, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None
+    X, Y=None, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None, n_neighbors=None
 ) -> np.ndarray:
     r"""Matrix of semimetric values between the rows of ``X`` and ``Y``.
 
@@ -31,14 +31,23 @@ def pairwise_semimetric(
     X : array_like of shape (n, d)
     Y : array_like of shape (m, d), default=None
         ``None`` means ``Y = X``.
-    metric : {"euclidean", "exponential", "gaussian"} or callable, default="euclidean"
+    metric : {"euclidean", "exponential", "gaussian", "nearest_neighbors"} or callable, \
+default="euclidean"
         ``"euclidean"``: :math:`\|x - y\|^\alpha` (eq. 52);
         ``"exponential"``: :math:`2 - 2 e^{-\|x-y\|/(2\sigma)}` (eq. 53);
-        ``"gaussian"``: :math:`2 - 2 e^{-\|x-y\|^2/(2\sigma^2)}` (eq. 54).
+        ``"gaussian"``: :math:`2 - 2 e^{-\|x-y\|^2/(2\sigma^2)}` (eq. 54);
+        ``"nearest_neighbors"``: the semimetric of the points' graph (eq. 35),
+        :math:`1/d_i + 1/d_j - 2 A_{ij} / (d_i d_j)` off the diagonal, with A the affinities of
+        each point's ``n_neighbors`` nearest points (1/2 one way, 1 both ways) and d their
+        sums (the degrees); ``Y`` must be None.
     exponent : float, default=1.0
         alpha in (0, 2], for ``"euclidean"`` only.
     sigma : float, default=None
-        Scale, required for ``"exponential"`` and ``"gaussian"``.
+        Scale of ``"exponential"`` and ``"gaussian"``; ``None``: half the median distance
+        between the points (of X and Y together; over at most 1,000 of them, evenly spaced), at
+        which both kernels are :math:`e^{-1/2}`.
+    n_neighbors : int, default=None
+        The neighbours of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)``.
 
     Returns
     -------
@@ -60,10 +69,18 @@ def pairwise_semimetric(
     array([[0.      , 1.414214],
            [1.414214, 0.      ]])
     """
-    sm = resolve_semimetric(metric, exponent, sigma)
+    sm = resolve_semimetric(metric, exponent, sigma, n_neighbors)
     if sm.precomputed:
         raise ValueError("`metric`='precomputed' has nothing to compute; pass the matrix itself.")
     X = as_data(X, "X")
+    if sm.on_graph:
+        if Y is not None:
+            raise ValueError(
+                "`Y` must be None for metric='nearest_neighbors': the graph's semimetric is "
+                "between the points of one sample."
+            )
+        return semimetric_matrix(X, sm)
+    given = Y is not None
     Y = X if Y is None else as_data(Y, "Y")
     if X.shape[1] != Y.shape[1]:
         raise ValueError(
@@ -71,15 +88,17 @@ def pairwise_semimetric(
         )
     check_fits(f"the {X.shape[0]} x {Y.shape[0]} semimetric matrix", 8 * X.shape[0] * Y.shape[0])
     scaling = Scaling.for_data(X, sm, Y)
-    rho = scaling.semimetric(sm)
+    X, Y = scaling.data(X), scaling.data(Y)
+    rho = scaling.semimetric(sm).for_data(np.vstack([X, Y]) if given else X)
     return scaling.result(
-        rho(scaling.data(X), scaling.data(Y)), "the semimetric matrix", inplace=True
+        rho(X, Y), "the semimetric matrix", inplace=True
     )
 
 
 @front_door(("X", "sample_weight", "x0"), tables=False)
 def kernel_matrix(
-    X, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None, sample_weight=None, x0=None
+    X, *, metric: MetricLike = "euclidean", exponent=1.0, sigma=None, n_neighbors=None,
+    sample_weight=None, x0=None
 ) -> np.ndarray:
     r"""Gram matrix of the kernel a semimetric generates (França et al. eq. 7).
 
@@ -90,7 +109,7 @@ def kernel_matrix(
     Parameters
     ----------
     X : array_like of shape (n, d), or (n, n) when ``metric="precomputed"``
-    metric, exponent, sigma
+    metric, exponent, sigma, n_neighbors
         As in :func:`pairwise_semimetric`; ``"precomputed"`` is allowed.
     sample_weight : array_like of shape (n,), default=None
         Weights defining the centre of the default centred form.
@@ -127,7 +146,7 @@ def kernel_matrix(
     >>> float(G[0, 0] + G[2, 2] - 2 * G[0, 2])
     3.0
     """
-    sm = resolve_semimetric(metric, exponent, sigma)
+    sm = resolve_semimetric(metric, exponent, sigma, n_neighbors)
     X = prepare_points(X, sm)
     n = X.shape[0]
     if x0 is None:
@@ -139,9 +158,9 @@ def kernel_matrix(
         else:
             D = semimetric_matrix(scaling.data(X), scaling.semimetric(sm))
         return scaling.result(centre_in_place(D, w), "the kernel matrix", inplace=True)
-    if sm.precomputed:
+    if sm.precomputed or sm.on_graph:
         raise ValueError(
-            "`x0` cannot be used with metric='precomputed'; use the centred form (x0=None)."
+            f"`x0` cannot be used with metric={sm.metric!r}; use the centred form (x0=None)."
         )
     if sample_weight is not None:
         raise ValueError(
@@ -154,7 +173,8 @@ def kernel_matrix(
             f"`x0` must be a single point with {X.shape[1]} coordinates, got shape {x0.shape}."
         )
     scaling = Scaling.for_data(X, sm, x0)
-    X, x0, rho = scaling.data(X), scaling.data(x0), scaling.semimetric(sm)
+    X, x0 = scaling.data(X), scaling.data(x0)
+    rho = scaling.semimetric(sm).for_data(X)
     r0 = rho(X, x0)[:, 0]
     G = semimetric_matrix(X, rho)
     G *= -1.0

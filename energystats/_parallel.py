@@ -28,7 +28,9 @@ result that the caller combines in task order, so results do not depend on where
 when tasks ran. Randomness is drawn by the caller or from streams spawned per task
 (``SeedSequence.spawn``), never from a worker's state. Tasks are sized by
 :func:`items_per_task`: about :data:`TASK_WORK` each, so that the scheduler's cost per
-task stays a few per cent.
+task stays a few per cent. No more workers run than the cores (a Dask cluster's excepted)
+and the tasks, and none is started for work of less than :data:`PROCESS_WORK` (about
+two seconds on one core, the start of a worker process): such work runs here, in order.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from ._progress import progress_bar
 
 __all__ = [
     "MIN_TASKS",
+    "PROCESS_WORK",
     "TASK_WORK",
     "THREADS",
     "blas_controller",
@@ -94,7 +97,8 @@ THREADS = _threads()
 #: on one core of the benchmark machine): the scheduler's cost per task, milliseconds, stays a
 #: few per cent (benchmarks/bench_dask.py).
 TASK_WORK = 2**33
-#: At least this many tasks per product, so that small problems still spread over workers.
+#: Products of less work than this many tasks (about :data:`PROCESS_WORK`) are one task, run
+#: in this process: no worker is started for them.
 MIN_TASKS = 8
 
 
@@ -276,17 +280,33 @@ def check_n_jobs(n_jobs) -> int | None:
     return int(n_jobs)
 
 
-def n_workers(n_jobs) -> int:
-    """How many tasks run at once for ``n_jobs`` in the current joblib configuration (1: serial)."""
-    return int(joblib.effective_n_jobs(n_jobs))
+#: Work, in seconds on one core, below which no worker process is started: a joblib worker
+#: (Python with numpy, scipy, pandas and energystats imported) takes 1 to 2 s to start on the
+#: benchmark machine, more than such work takes here (a test of 99 permutations at n = 30,
+#: 0.2 ms of work, took 4 s with n_jobs=2 and 19 s with n_jobs=8).
+PROCESS_WORK = 2.0
+
+
+def n_workers(n_jobs, seconds: float | None = None) -> int:
+    """How many tasks run at once for ``n_jobs`` in the current joblib configuration (1:
+    serial): at most the cores this process may use (joblib's ``cpu_count``: its affinity and
+    cgroup quota) unless the tasks go to a Dask cluster; 1 for work of ``seconds`` (its time on
+    one core in the cost model) below :data:`PROCESS_WORK`."""
+    if seconds is not None and seconds < PROCESS_WORK:
+        return 1
+    workers = int(joblib.effective_n_jobs(n_jobs))
+    if workers == 1 or _dask_client() is not None:
+        return workers
+    return min(workers, joblib.cpu_count())
 
 
 def items_per_task(items: int, work_per_item: float) -> int:
     """Items (tiles, band pairs, projections) per distributed task: equal tasks of about
-    :data:`TASK_WORK` (the last one shorter), at least :data:`MIN_TASKS` of them, and never
-    less than one item (a band pair of a large problem is then one task)."""
-    count = max(MIN_TASKS, int(np.ceil(items * work_per_item / TASK_WORK)))
-    return max(1, items // count)
+    :data:`TASK_WORK` (the last one shorter), never less than one item (a band pair of a large
+    problem is then one task); work of fewer than :data:`MIN_TASKS` such tasks (about
+    :data:`PROCESS_WORK`) is one task, run in this process."""
+    count = int(np.ceil(items * work_per_item / TASK_WORK))
+    return max(1, items if count < MIN_TASKS else items // count)
 
 
 def _dask_client():
@@ -319,7 +339,8 @@ def run_tasks(
     calls : list of dict
         The keyword arguments of each task (small: bands, seeds, labels).
     n_jobs : int or None
-        joblib's ``n_jobs``.
+        joblib's ``n_jobs``, at most :func:`n_workers` of them and one per task (one: the
+        tasks run here, in order).
     shared : dict, optional
         Keyword arguments every task needs (the data): sent to each worker once.
     progress : bool or None, default=False
@@ -329,15 +350,19 @@ def run_tasks(
         What the bar counts.
     """
     shared = dict(shared or {})
+    working_memory = get_config()["working_memory"]
+    jobs = min(n_workers(n_jobs), len(calls))
+    if jobs <= 1:  # one worker: the tasks in order here, no process started
+        results = (_task(function, shared, call, working_memory) for call in calls)
+        return list(progress_bar(results, len(calls), progress, desc))
     client = _dask_client()
     if client is not None and shared:
         names = list(shared)
         futures = client.scatter([shared[name] for name in names], broadcast=True, hash=False)
         shared = dict(zip(names, futures))
-    working_memory = get_config()["working_memory"]
     # the callers size their tasks (shards of about TASK_WORK, chunks of restarts or
     # resamples): joblib's automatic batching would group them again, unevenly
-    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator", batch_size=1)
+    parallel = joblib.Parallel(n_jobs=jobs, return_as="generator", batch_size=1)
     results = parallel(
         joblib.delayed(_task)(function, shared, call, working_memory) for call in calls
     )

@@ -6,7 +6,8 @@ none for a single step. ``progress=None`` (the default) asks :func:`watching`: a
 terminal or a Jupyter/IPython kernel, none under pytest, in continuous integration or when
 stderr goes to a file or a pipe (a subprocess, a batch job) or in a worker process (joblib,
 Dask, multiprocessing: its parent draws the bars), and the environment variable
-``ENERGYSTATS_PROGRESS`` (``0``/``1``) overrides the guess. An automatic bar appears only after
+``ENERGYSTATS_PROGRESS`` (``0``/``1``) overrides the guess; a notebook executed by nbconvert or
+papermill shows none (its saved output stays clean). An automatic bar appears only after
 :data:`DELAY` seconds, so a short call prints nothing; ``progress=True`` draws it at once.
 
 In a notebook the bar is a widget when ipywidgets is installed and tqdm's text bar otherwise,
@@ -22,11 +23,14 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["DELAY", "ENV", "check_progress", "progress_bar", "watching"]
+__all__ = ["DELAY", "ENV", "LONG", "announce", "check_progress", "duration", "progress_bar",
+           "watching"]
 
 #: Seconds an automatic bar (``progress=None``) waits before it appears: a call that ends
 #: sooner shows none.
 DELAY = 1.5
+#: Seconds of modelled work from which a call says how long it will take before it starts.
+LONG = 60.0
 #: Seconds between redraws of a bar.
 REDRAW = 1.0
 #: The environment variable that turns automatic bars on (``1``) or off (``0``) everywhere.
@@ -60,9 +64,9 @@ def watching() -> bool:
     ``ENERGYSTATS_PROGRESS`` decides when set (``1``, ``true``, ``yes``, ``on`` or ``0``,
     ``false``, ``no``, ``off``); otherwise no under pytest, with the ``CI`` variable set or
     in a worker process (joblib's, Dask's, multiprocessing's), yes in a Jupyter/IPython
-    kernel (a notebook, JupyterLab, VS Code, Colab), else whether stderr is a terminal (not
-    a file, a pipe or a closed stream). A notebook executed unattended (nbconvert,
-    papermill) is a kernel too: set ``ENERGYSTATS_PROGRESS=0`` there.
+    kernel (a notebook, JupyterLab, VS Code, Colab) except in a notebook executed unattended
+    (nbconvert, papermill: its requests allow no input, ``allow_stdin`` false, as nobody is
+    there), else whether stderr is a terminal (not a file, a pipe or a closed stream).
     """
     setting = os.environ.get(ENV, "").strip().lower()
     if setting in _ON or setting in _OFF:
@@ -78,8 +82,9 @@ def watching() -> bool:
         return False
     if multiprocessing.parent_process() is not None:
         return False
-    if _shell() is not None:
-        return True
+    shell = _shell()
+    if shell is not None:  # a notebook run unattended (nbconvert, papermill) asks nobody for input
+        return bool(getattr(shell, "parent_header", {}).get("content", {}).get("allow_stdin", True))
     try:
         return sys.stderr is not None and sys.stderr.isatty()
     except (AttributeError, ValueError):  # a replaced or closed stream
@@ -117,3 +122,22 @@ def progress_bar(iterable: Iterable, total: int, enabled: bool | None, desc: str
     return _bar_class()(
         iterable, total=total, desc=desc, delay=0.0 if enabled else DELAY, mininterval=REDRAW
     )
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``3.5 h``, ``4 days``: a modelled time, as a person reads it."""
+    for unit, size, limit in (("s", 1, 90), ("min", 60, 5400), ("h", 3600, 172800)):
+        if seconds < limit:
+            return f"{seconds / size:.2g} {unit}" if unit == "h" else f"{seconds / size:.0f} {unit}"
+    return f"{seconds / 86400:.0f} days"
+
+
+def announce(seconds: float, what: str, faster: str = "", progress: bool | None = None) -> None:
+    """Before a call whose work is ``seconds`` on one core in the cost model
+    (:mod:`energystats._cost`), at least :data:`LONG`: one line on stderr saying how long it
+    will take and ``faster`` (a quicker way), where a bar would be drawn (``progress`` as
+    :func:`progress_bar`'s ``enabled``), so that a call of hours does not start in silence."""
+    if seconds < LONG or progress is False or progress is None and not watching():
+        return
+    print(f"energystats: {what} takes about {duration(seconds)} on one core (the cost model's "
+          f"estimate from its sizes){faster}.", file=sys.stderr, flush=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ import pandas as pd
 from scipy.spatial.distance import squareform
 
 __all__ = [
+    "RDist",
     "RNotAvailableError",
     "called_from_r",
     "from_r",
@@ -29,6 +31,7 @@ __all__ = [
     "r_field",
     "r_matrix",
     "r_versions",
+    "reticulate_dist",
     "to_numpy",
     "condensed_matrix",
     "dist_matrix",
@@ -196,13 +199,57 @@ def called_from_r() -> bool:
 
 
 def is_r_object(obj) -> bool:
-    """Whether ``obj`` is an R object from rpy2 (checked without importing rpy2)."""
-    return type(obj).__module__.startswith("rpy2.")
+    """Whether ``obj`` is an R object from rpy2 (checked without importing rpy2), or an R
+    ``dist`` object from reticulate (:class:`RDist`)."""
+    return type(obj).__module__.startswith("rpy2.") or isinstance(obj, RDist)
 
 
 def is_r_dist(obj) -> bool:
-    """Whether ``obj`` is an R ``dist`` object from rpy2 (the distances between points)."""
-    return is_r_object(obj) and "dist" in list(getattr(obj, "rclass", ()))
+    """Whether ``obj`` is an R ``dist`` object (the distances between points), from rpy2 or
+    from reticulate."""
+    return isinstance(obj, RDist) or is_r_object(obj) and "dist" in list(getattr(obj, "rclass", ()))
+
+
+class RDist(np.ndarray):
+    """An R ``dist`` object as reticulate hands it to energystats: its n(n - 1)/2 distances in
+    R's order, an array that says it holds distances (:func:`_hand_over_dist`)."""
+
+
+def reticulate_dist(values) -> RDist:
+    """The :class:`RDist` of R's ``dist`` values (called from R by ``r_to_py.dist``)."""
+    return np.asarray(values, dtype=np.float64).reshape(-1).view(RDist)
+
+
+#: R's method that reticulate applies to a ``dist`` object passed to Python.
+_R_TO_PY_DIST = (
+    "registerS3method('r_to_py', 'dist', function(x, convert = FALSE) "
+    "reticulate::import('energystats._rbridge', convert = FALSE)$reticulate_dist("
+    "array(as.numeric(x))), envir = asNamespace('reticulate'))"
+)
+
+
+def _hand_over_dist() -> None:
+    """In an R session (energystats imported through reticulate, whose ``r`` object evaluates
+    R code): register R's S3 method ``r_to_py.dist``, so that an R ``dist`` object reaches
+    Python as an :class:`RDist`, read as the distances it holds wherever a function takes
+    distances, as R's functions read it. reticulate alone hands it over as a plain list of
+    numbers, its class lost: data of n(n - 1)/2 points."""
+    r = getattr(sys.modules.get("__main__"), "r", None)
+    if r is None:
+        return
+    try:
+        r[_R_TO_PY_DIST]
+    except Exception as exc:  # an R session that refuses: dist objects then come as numbers
+        warnings.warn(
+            f"energystats could not register R's r_to_py method for dist objects ({exc}): pass "
+            "distances from R as as.matrix(d) with metric='precomputed'.",
+            UserWarning,
+            stacklevel=2,
+        )
+
+
+if "rpytools" in sys.modules:  # imported by reticulate, in an R session
+    _hand_over_dist()
 
 
 def condensed_matrix(values, name: str) -> np.ndarray:
@@ -228,15 +275,15 @@ def from_r(obj):
     """An R object from rpy2 as the Python data it holds, R's missing values as missing.
 
     A factor becomes a ``pandas.Categorical`` with R's levels in R's order (ordered for an
-    ordered factor), a data frame a ``pandas.DataFrame`` of such columns (every column, also
-    those whose names repeat), an integer or logical vector (or matrix) with ``NA`` a float
-    array with NaN there (R's NA integer is -2147483648 in numpy), a character vector an
-    object array with ``None`` for ``NA`` (a character matrix keeps its shape), a numeric
-    vector or matrix its float64 array. R's times stay times: a ``Date`` or ``POSIXct``
-    (``POSIXlt``) vector becomes ``datetime64`` values and a ``difftime`` ``timedelta64``
-    values in its units (NaT for ``NA``), which no statistic takes as numbers (their
-    distances depend on a unit) and labels may. Anything else is returned unchanged, except
-    a ``dist`` object, refused with a ``ValueError``: it holds distances, which only an
+    ordered factor), a data frame (or a list of columns of one length) a ``pandas.DataFrame`` of
+    such columns (every column, also those whose names repeat), an integer or logical vector (or
+    matrix) with ``NA`` a float array with NaN there (R's NA integer is -2147483648 in numpy), a
+    character vector an object array with ``None`` for ``NA`` (a character matrix keeps its
+    shape), a numeric vector or matrix its float64 array. R's times stay times: a ``Date`` or
+    ``POSIXct`` (``POSIXlt``) vector becomes ``datetime64`` values and a ``difftime``
+    ``timedelta64`` values in its units (NaT for ``NA``), which no statistic takes as numbers
+    (their distances depend on a unit) and labels may. Anything else is returned unchanged,
+    except a ``dist`` object, refused with a ``ValueError``: it holds distances, which only an
     argument that takes them reads (:func:`energystats._missing.read_r`), never as data.
     """
     if not is_r_object(obj):
@@ -248,10 +295,13 @@ def from_r(obj):
             "metric='precomputed' where a function takes them."
         )
     kind = type(obj).__name__
-    if kind == "DataFrame":
+    columns_of_one_length = kind == "ListVector" and list(obj.rclass) == ["list"] and len(
+        {len(c) for c in obj}) == 1  # a plain list of columns, as R's data frame is one
+    if kind == "DataFrame" or columns_of_one_length:
         columns = [from_r(column) for column in obj]
         frame = pd.concat([pd.Series(c) for c in columns], axis=1) if columns else pd.DataFrame()
-        frame.columns = [str(name) for name in obj.names]  # names may repeat: every column kept
+        names = [str(name) for name in obj.names] if "names" in obj.list_attrs() else []
+        frame.columns = names or range(len(columns))  # names may repeat: every column kept
         return frame
     classes = list(getattr(obj, "rclass", ()))
     if "POSIXlt" in classes:  # a list of fields: R's own conversion makes it the instants
@@ -263,7 +313,8 @@ def from_r(obj):
         codes = np.asarray(obj).astype(np.int64)
         codes = np.where(codes == R_NA_INTEGER, -1, codes - 1)
         ordered = "ordered" in classes
-        return pd.Categorical.from_codes(codes, categories=list(obj.levels), ordered=ordered)
+        levels = list(obj.do_slot("levels"))  # not obj.levels: rpy2 3.5 warns of its conversion
+        return pd.Categorical.from_codes(codes, categories=levels, ordered=ordered)
     if kind in ("IntVector", "BoolVector", "IntMatrix", "BoolMatrix"):
         values = np.asarray(obj)
         missing = values == R_NA_INTEGER

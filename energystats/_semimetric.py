@@ -15,8 +15,8 @@ Method", IEEE TPAMI (2020). Equations (7), (13), (52)-(54).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from numbers import Real
+from dataclasses import dataclass, field, replace
+from numbers import Integral, Real
 from typing import Callable, Union
 
 import numpy as np
@@ -25,6 +25,7 @@ from scipy.spatial.distance import cdist
 
 from ._config import memory_budget
 from ._missing import _caller_level
+from ._neighbors import Graph, median_distance
 from ._validation import as_data, check_exponent, check_symmetric
 
 __all__ = [
@@ -39,7 +40,9 @@ __all__ = [
 
 MetricLike = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
 
-_METRICS = ("euclidean", "exponential", "gaussian", "discrete", "precomputed")
+_METRICS = (
+    "euclidean", "exponential", "gaussian", "discrete", "precomputed", "nearest_neighbors"
+)
 
 
 @dataclass(frozen=True)
@@ -51,17 +54,26 @@ class Semimetric:
     metric : str or callable
         ``"euclidean"``, ``"exponential"``, ``"gaussian"``, ``"discrete"`` (0 for
         equal rows, 1 otherwise: the 0-1 distance R uses for factors),
-        ``"precomputed"`` or a callable ``f(A, B)`` returning the ``len(A) x
-        len(B)`` matrix of semimetric values.
+        ``"precomputed"``, ``"nearest_neighbors"`` (the semimetric of the points'
+        k-nearest-neighbour graph, eq. 35: :class:`~energystats._neighbors.Graph`) or a
+        callable ``f(A, B)`` returning the ``len(A) x len(B)`` matrix of semimetric values.
     exponent : float
         Exponent alpha of ``"euclidean"`` (eq. 52); 1.0 otherwise.
     sigma : float or None
-        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54).
+        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: half the
+        points' median distance (:func:`~energystats._neighbors.median_distance`), fixed by
+        :meth:`for_data`.
+    n_neighbors : int or None
+        m of ``"nearest_neighbors"``; ``None``: :func:`~energystats._neighbors.default_neighbors`.
+    graph : Graph or None
+        The graph of the points, once :meth:`for_data` has built it.
     """
 
     metric: MetricLike
     exponent: float = 1.0
     sigma: float | None = None
+    n_neighbors: int | None = None
+    graph: Graph | None = field(default=None, compare=False, repr=False)
 
     @property
     def precomputed(self) -> bool:
@@ -70,6 +82,24 @@ class Semimetric:
     @property
     def is_euclidean_power(self) -> bool:
         return isinstance(self.metric, str) and self.metric == "euclidean"
+
+    @property
+    def on_graph(self) -> bool:
+        """Whether rho is that of the points' k-nearest-neighbour graph (defined between the
+        points of one sample only)."""
+        return isinstance(self.metric, str) and self.metric == "nearest_neighbors"
+
+    def for_data(self, X: np.ndarray) -> Semimetric:
+        """The semimetric with what it takes from the data fixed on the (validated) points X:
+        half the median distance as ``sigma`` of the exponential and Gaussian semimetrics given
+        none,
+        the graph of X for ``"nearest_neighbors"``; itself otherwise. Every statistic of one
+        call uses one such semimetric (the pairwise operator fixes it once)."""
+        if self.metric in ("exponential", "gaussian") and self.sigma is None:
+            return replace(self, sigma=0.5 * median_distance(X))
+        if self.on_graph and self.graph is None:
+            return replace(self, graph=Graph.of(X, self.n_neighbors))
+        return self
 
     def is_abs_difference(self, X: np.ndarray) -> bool:
         """Whether rho(x, y) = |x - y| on the (validated) points X: the O(n log n) 1-D case."""
@@ -105,16 +135,23 @@ class Semimetric:
             if alpha != 2.0:
                 np.power(out, alpha / 2.0, out=out)
             return out
+        if metric == "nearest_neighbors":
+            raise ValueError(
+                "metric='nearest_neighbors' has values only between the points of one sample, "
+                "from their graph: it applies where the statistic's points are one sample."
+            )
         if metric == "discrete":  # 1[a != b]: half the squared distance of the categories' corners
             out = cdist(A, B, "hamming", out=out)
             return np.greater(out, 0.0, out=out, casting="unsafe")
-        if metric == "exponential":
-            # eq. (53): 2 - 2 exp(-||x - y|| / (2 sigma)), via expm1 for accuracy
-            out = cdist(A, B, "euclidean", out=out)
-            out *= -1.0 / (2.0 * self.sigma)
-        else:  # gaussian, eq. (54): 2 - 2 exp(-||x - y||^2 / (2 sigma^2))
-            out = cdist(A, B, "sqeuclidean", out=out)
-            out *= -1.0 / (2.0 * self.sigma**2)
+        # eq. (53), exponential: 2 - 2 exp(-||x - y|| / (2 sigma)); eq. (54), gaussian:
+        # 2 - 2 exp(-||x - y||^2 / (2 sigma^2)), via expm1 for accuracy; divided by sigma (not
+        # times 1 / sigma^2, which is inf or 0 at sigma = 1e-300 or 1e300): a tiny sigma
+        # gives -inf, and 2 for every pair of distinct points, as the formula does
+        out = cdist(A, B, "euclidean" if metric == "exponential" else "sqeuclidean", out=out)
+        with np.errstate(over="ignore"):
+            out /= -2.0 * self.sigma
+            if metric == "gaussian":
+                out /= self.sigma
         np.expm1(out, out=out)
         out *= -2.0
         return out
@@ -158,7 +195,16 @@ class Scaling:
         with the arrays ``more`` (other points in the same space)."""
         if callable(semimetric.metric) or semimetric.metric == "discrete" or X.size == 0:
             return cls()
+        if semimetric.on_graph:  # the graph's kernel depends on the neighbours only
+            return cls()
         top = float(max(max(A.max(), -A.min()) for A in (X, *more)))
+        if semimetric.sigma is not None and top > 0 and semimetric.sigma / top > 2.0**LOG2_SAFE:
+            raise ValueError(
+                f"`sigma`={semimetric.sigma:g} is more than 2^{LOG2_SAFE} times the largest "
+                f"|value| of the data ({top:.3g}): the {semimetric.metric} semimetric is then "
+                "below float64's resolution for every pair. Choose sigma on the scale of the "
+                "distances between the points (their median is a common choice)."
+            )
         safe = LOG2_SAFE * (4 if semimetric.precomputed else 1)
         if top == 0.0 or -safe <= np.log2(top) <= safe:
             return cls()
@@ -179,9 +225,7 @@ class Scaling:
         """The semimetric of the rescaled data: sigma / 2^e for the exponential and Gaussian."""
         if self.shift == 0 or semimetric.sigma is None:
             return semimetric
-        return Semimetric(
-            semimetric.metric, semimetric.exponent, float(np.ldexp(semimetric.sigma, -self.shift))
-        )
+        return replace(semimetric, sigma=float(np.ldexp(semimetric.sigma, -self.shift)))
 
     def result(self, value, what: str, *, inplace: bool = False):
         """A statistic of the rescaled data, multiplied back to the data's scale; raises when the
@@ -223,8 +267,10 @@ def _magnitudes(A: np.ndarray) -> tuple[float, float]:
     return big, (0.0 if small == np.inf else small)
 
 
-def resolve_semimetric(metric: MetricLike = "euclidean", exponent=1.0, sigma=None) -> Semimetric:
-    """Validate ``metric``, ``exponent`` and ``sigma`` together."""
+def resolve_semimetric(
+    metric: MetricLike = "euclidean", exponent=1.0, sigma=None, n_neighbors=None
+) -> Semimetric:
+    """Validate ``metric``, ``exponent``, ``sigma`` and ``n_neighbors`` together."""
     if callable(metric):
         name = None
     elif isinstance(metric, str) and metric in _METRICS:
@@ -237,16 +283,23 @@ def resolve_semimetric(metric: MetricLike = "euclidean", exponent=1.0, sigma=Non
     if name != "euclidean" and exponent != 1.0:
         raise ValueError("`exponent` applies only to metric='euclidean'.")
     if name in ("exponential", "gaussian"):
-        if sigma is None:
-            raise ValueError(f"`sigma` is required for metric={name!r}.")
-        if isinstance(sigma, bool) or not isinstance(sigma, Real):
-            raise TypeError(f"`sigma` must be a real number, got {type(sigma).__name__}.")
-        if not (np.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"`sigma` must be a positive finite number, got {sigma}.")
-        sigma = float(sigma)
+        if sigma is not None:
+            if isinstance(sigma, bool) or not isinstance(sigma, Real):
+                raise TypeError(f"`sigma` must be a real number, got {type(sigma).__name__}.")
+            if not (np.isfinite(sigma) and sigma > 0):
+                raise ValueError(f"`sigma` must be a positive finite number, got {sigma}.")
+            sigma = float(sigma)
     elif sigma is not None:
         raise ValueError("`sigma` applies only to metric='exponential' or 'gaussian'.")
-    return Semimetric(metric, exponent, sigma)
+    if n_neighbors is not None:
+        if name != "nearest_neighbors":
+            raise ValueError("`n_neighbors` applies only to metric='nearest_neighbors'.")
+        if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, Integral) or (
+            n_neighbors < 1
+        ):
+            raise ValueError(f"`n_neighbors` must be a positive integer, got {n_neighbors!r}.")
+        n_neighbors = int(n_neighbors)
+    return Semimetric(metric, exponent, sigma, n_neighbors)
 
 
 def as_precomputed(D, name: str = "X") -> np.ndarray:

@@ -220,6 +220,33 @@ agree("disco with two factors: between, within, total, F",
       c(theirs$between, theirs$within, theirs$total, theirs$statistic))
 agree("disco with two factors: Df", two$disco_table()$Df, c(theirs$Df.trt, theirs$Df.e, theirs$N - 1), tolerance = 0)
 
+# The fourth probe (issue 48): dist objects as distances everywhere, whole numbers as counts and
+# seeds, rows paired by position as R pairs them.
+# [dist]
+swiss_d <- dist(scale(swiss))
+tree <- es$energy_hclust(swiss_d)
+tree$n_samples
+Dx <- dist(swiss[, 1:2])
+Dy <- dist(swiss[, 3:5])
+es$dcor(Dx, Dy)
+km <- es$KGroups(3, metric = "precomputed", random_state = 1)$fit(swiss_d)
+# [/dist]
+report("energy_hclust of a dist: its 47 leaves", tree$n_samples == length(energy.hclust(swiss_d)$order), "")
+agree("energy_hclust of a dist: merge heights = energy.hclust", sort(tree$height), sort(energy.hclust(swiss_d)$height))
+agree("dcor of two dist objects = dcor(Dx, Dy)", es$dcor(Dx, Dy), dcor(Dx, Dy))
+agree("dcor of two dist objects, called again", es$dcor(Dx, Dy), dcor(Dx, Dy))
+agree("KGroups(3, precomputed) of a dist: W = disco", km$W_, disco(swiss_d, factor(km$labels_), R = 0)$within)
+refused <- tryCatch(es$KGroups(3)$fit(swiss_d), error = conditionMessage)
+report("KGroups(3) of a dist says metric = 'precomputed'", grepl("metric='precomputed'", refused), "")
+seeded <- es$dcor_test(swiss$Fertility, swiss$Education, rng = 1, n_resamples = 99)
+report("rng = 1 and n_resamples = 99 without L", identical(seeded$n_resamples, 99L),
+       sprintf("p = %g", seeded$pvalue))
+agree("a list of columns is a data frame", es$dcor(list(swiss$Fertility, swiss$Education), swiss$Agriculture),
+      dcor(swiss[, c("Fertility", "Education")], swiss$Agriculture))
+sorted <- swiss[order(swiss$Agriculture), ]
+agree("rows paired by position, as R", es$dcor(sorted[, "Fertility", drop = FALSE], swiss[, "Education", drop = FALSE]),
+      dcor(sorted$Fertility, swiss$Education))
+
 if (length(failures) > 0) {
   cat("energystats differs from energy:", paste(failures, collapse = "; "), "\n")
   quit(status = 1)

@@ -163,8 +163,10 @@ def mebibytes(text: str) -> float:
 OPTIONS = {
     "n_init": "--n-init", "n_resamples": "--n-resamples", "n_projections": "--projections",
     "n_landmarks": "--nystroem", "exponent": "--exponent", "alpha": "--alpha", "n_clusters": "-k",
+    "rng": "--seed", "random_state": "--seed",
 }
-DESTS = {"n_projections": "projections", "n_landmarks": "nystroem"}
+DESTS = {"n_projections": "projections", "n_landmarks": "nystroem", "rng": "seed",
+         "random_state": "seed"}
 
 
 def cli_message(message: str, args) -> str:

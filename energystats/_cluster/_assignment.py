@@ -1,7 +1,7 @@
 """Where new points go: the rule of :meth:`KGroups.predict`, which also labels the points
 of weight 0 in ``fit``. One object per fitted model, built from the fit's pairwise
-operator: from semimetric values to the training points, from a Gram matrix, or in the
-feature space of a kernel known by features (Nyström)."""
+operator: from semimetric values to the training points, from a Gram matrix, in the
+feature space of a kernel known by features (Nyström), or through a graph's neighbours."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import check_fits
+from .._neighbors import Graph
 from .._operator import FeatureMap, PairwiseOperator, indicator
 from .._semimetric import Semimetric
 
@@ -93,6 +94,27 @@ class _GramAssignment(Assignment):
 
 
 @dataclass(frozen=True)
+class _GraphAssignment(Assignment):
+    """The rule on a graph's kernel (``metric="nearest_neighbors"``): a new point joins the
+    graph through its nearest points (:meth:`Graph.new_points`), with its degree as its
+    weight (times ``unit``); then as from a Gram matrix, with the groups' Q_l of the
+    uncentred kernel K (the rule is the same in any centring)."""
+
+    graph: Graph
+    Zw: np.ndarray
+    Q: np.ndarray
+    unit: float = 1.0
+
+    def __call__(self, new, self_kernel=None):
+        Kx, Kxx = self.graph.new_points(new)
+        s, w_x = self.Zw.sum(axis=0), self.unit / Kxx  # d_x = 1 / K(x, x)
+        cost = s / (s + w_x[:, None]) * (
+            Kxx[:, None] - 2.0 * np.asarray(Kx @ self.Zw) / s + self.Q / s**2
+        )
+        return np.argmin(cost, axis=1)
+
+
+@dataclass(frozen=True)
 class _FeatureAssignment(Assignment):
     """The rule in feature space: ||phi(x)||^2 - 2 phi(x).S_l / s_l + Q_l / s_l^2 with the
     group sums S_l of the features, where ||phi(x)||^2 includes the residual outside the
@@ -138,6 +160,9 @@ def make_assignment(
     of ``points`` (the training points of positive weight, or their matrix), with groups
     ``labels``, weights ``w`` and g(C_l, C_l) ``within``; ``unit``, a new point's weight."""
     Zw = indicator(labels, k, w)
+    if semimetric is not None and semimetric.on_graph:
+        K = semimetric.graph.kernel()
+        return _GraphAssignment(semimetric.graph, Zw, np.einsum("nl,nl->l", Zw, K @ Zw), unit)
     if op.features is not None:
         return feature_assignment(op.feature_map, Zw.T @ op.features, Zw.sum(axis=0), unit)
     if semimetric is None:

@@ -23,7 +23,7 @@ from .._validation import (
 __all__ = ["Problem", "validate"]
 
 _ALGORITHMS = ("hartigan", "lloyd", "r-kgroups")
-_INITS = ("k-means++", "random", "spectral", "power-kmeans")
+_INITS = ("auto", "k-means++", "random", "spectral", "power-kmeans")
 
 
 @dataclass(frozen=True)
@@ -34,16 +34,19 @@ class Problem:
     ----------
     k, n_init, max_iter : int
     semimetric : Semimetric or None
-        ``None`` for a Gram matrix (``metric="precomputed_kernel"``).
+        ``None`` for a Gram matrix (``metric="precomputed_kernel"``); what it takes from the
+        points of positive weight fixed (the median distance, the graph).
     data : ndarray
         The points, or the matrix when precomputed.
     weights : ndarray or None
+        ``sample_weight``, times each point's degree on a graph.
     kept : ndarray or None
         The points of positive weight, when some weights are 0.
     start : ndarray or None
         Starting labels of the points of positive weight (``init`` given as labels).
     init : str or ndarray
-        ``init`` of the rows fitted.
+        ``init`` of the rows fitted ("auto" resolved: "spectral" on a graph, else
+        "k-means++").
     weight_shift : int
         The weights were divided by 2^weight_shift (:func:`weight_scale`).
     """
@@ -88,6 +91,11 @@ def validate(model, X, sample_weight, init) -> Problem:
                 "`approximation`='nystroem' needs the points: a precomputed matrix already "
                 "holds every pair."
             )
+        if model.metric == "nearest_neighbors":
+            raise ValueError(
+                "`approximation`='nystroem' does not apply to metric='nearest_neighbors': its "
+                "sparse graph is exact at every n."
+            )
     if model.batch_size is not None:
         check_positive_int(model.batch_size, "batch_size")
         if model.approximation != "nystroem":
@@ -102,9 +110,10 @@ def validate(model, X, sample_weight, init) -> Problem:
             )
     kernel_given = isinstance(model.metric, str) and model.metric == "precomputed_kernel"
     if kernel_given:
-        if model.exponent != 1.0 or model.sigma is not None:
+        if model.exponent != 1.0 or model.sigma is not None or model.n_neighbors is not None:
             raise ValueError(
-                "`exponent` and `sigma` do not apply to metric='precomputed_kernel'."
+                "`exponent`, `sigma` and `n_neighbors` do not apply to "
+                "metric='precomputed_kernel'."
             )
         if X.shape[0] != X.shape[1]:
             raise ValueError(
@@ -115,12 +124,17 @@ def validate(model, X, sample_weight, init) -> Problem:
         check_gram(X, "X")
         sm = None
     else:
-        sm = resolve_semimetric(model.metric, model.exponent, model.sigma)
+        sm = resolve_semimetric(model.metric, model.exponent, model.sigma, model.n_neighbors)
         X = prepare_points(X, sm, "X")
     n = X.shape[0]
     w, w_shift = weight_scale(as_weights(sample_weight, n, "sample_weight"))
     kept = None if w is None or (w > 0).all() else np.flatnonzero(w > 0)
     k = check_n_clusters(model.n_clusters, n if kept is None else kept.size)
+    if sm is not None:  # what it takes from the points fitted: the median distance, the graph
+        sm = sm.for_data(X if kept is None else X[kept])
+        if sm.on_graph:  # degree weights: the normalized cut (eq. 34)
+            w = np.ones(n) if w is None else w.copy()
+            w[slice(None) if kept is None else kept] *= sm.graph.degrees
     if model.algorithm == "r-kgroups":
         if kernel_given or not (sm.is_euclidean_power or sm.precomputed) or sm.exponent != 1.0:
             raise ValueError(
@@ -141,6 +155,8 @@ def validate(model, X, sample_weight, init) -> Problem:
             raise ValueError(
                 "`init`='power-kmeans' needs the points themselves, not a precomputed matrix."
             )
+        if init == "auto":
+            init = "spectral" if sm is not None and sm.on_graph else "k-means++"
     else:
         start, levels = as_labels(init, n, "init")
         if len(levels) != k:

@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._config import check_fits
 from .._frontdoor import ALL_ROWS, front_door
+from .._homogeneity import dispersion
 from .._operator import (
     Kernel,
     PairwiseOperator,
@@ -48,7 +49,7 @@ from ._minibatch import minibatch_fit, nystroem_path
 from ._partition import GAIN_RTOL, TINY, canonical_order, within
 from ._problem import Problem, validate
 from ._report import kgroups_report
-from ._starts import restarts
+from ._starts import restarts, start_points
 
 __all__ = ["KGroups"]
 
@@ -76,22 +77,28 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         ``algorithm``.
     metric : str or callable, default="euclidean"
         The semimetric (see :func:`pairwise_semimetric`): ``"euclidean"``,
-        ``"exponential"``, ``"gaussian"``, ``"precomputed"``, ``"precomputed_kernel"`` or a
-        callable; ``"precomputed"`` takes a distance matrix, ``"precomputed_kernel"`` a Gram
-        matrix (e.g. a graph's affinity matrix, eq. 34-35).
+        ``"exponential"``, ``"gaussian"``, ``"nearest_neighbors"``, ``"precomputed"``,
+        ``"precomputed_kernel"`` or a callable; ``"precomputed"`` takes a distance matrix,
+        ``"precomputed_kernel"`` a Gram matrix. ``"nearest_neighbors"``: the points'
+        nearest-neighbour graph (eq. 34-35), each point weighted by its degree (times
+        ``sample_weight``): W is the normalized cut; sparse, exact at every n
+        (``docs/kernels.md``: which kernel for which shapes).
     exponent : float, default=1.0
         alpha in (0, 2] for ``"euclidean"`` (eq. 52).
     sigma : float, default=None
-        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54).
-    init : str or array of shape (n_samples,), default="k-means++"
-        Start (``"k-means++"``, ``"random"``, ``"spectral"``, ``"power-kmeans"`` or labels):
-        greedy k-means++ in feature space; balanced random labels;
-        spectral (top-k eigenvectors of the centred weighted Gram matrix,
-        eq. 29, then k-means); the labels of :class:`PowerKMeans` on the
-        points (Euclidean, unweighted); or starting labels (then one run):
-        any k distinct values, such as R's 1-based clusters, the sorted values
-        becoming groups 0..k-1 (so ``labels_ + 1`` compares with R's
-        ``cluster``).
+        Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: half the
+        median distance between the points (over at most 1,000 of them evenly spaced), at
+        which both kernels are :math:`e^{-1/2}` (``sigma_``; measured in ``docs/kernels.md``).
+    n_neighbors : int, default=None
+        m of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)`` (von Luxburg 2007).
+    init : str or array of shape (n_samples,), default="auto"
+        Start: ``"auto"`` (``"spectral"`` on a graph, ``"k-means++"`` otherwise), greedy
+        ``"k-means++"`` in feature space, balanced ``"random"`` labels, ``"spectral"`` (the
+        top-k eigenvectors U of the centred weighted Gram matrix, eq. 29, once per fit, each
+        start's weighted k-means on the rows of :math:`\mathcal W^{-1/2} U`),
+        ``"power-kmeans"`` (the labels of :class:`PowerKMeans` on the points), or labels (one
+        run): any k distinct values, such as R's 1-based clusters, the sorted values becoming
+        groups 0..k-1 (so ``labels_ + 1`` compares with R's ``cluster``).
     n_init : int, default=10
         Restarts from independent random streams; the best objective is kept. At most
         10,000, with the n labels of every restart within the working memory.
@@ -173,6 +180,11 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         Whether the best run stopped with no improving move.
     cluster_sizes_ : ndarray of shape (k,)
         Number of points per group.
+    sigma_ : float or None
+        The scale of ``"exponential"`` or ``"gaussian"``, given or from the data.
+    sample_weight_ : ndarray of shape (n_fitted,) or None
+        The weights of the points of positive weight: ``sample_weight`` (times the degrees on
+        a graph); with them ``dispersion(X, labels_, ...).W`` is ``W_``.
     count_ : int
         ``"r-kgroups"`` only: moves in the last pass (R's ``count``).
     n_omitted_ : int
@@ -238,7 +250,8 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         metric="euclidean",
         exponent: float = 1.0,
         sigma: float | None = None,
-        init="k-means++",
+        n_neighbors: int | None = None,
+        init="auto",
         n_init: int = 10,
         max_iter: int = 300,
         random_state=None,
@@ -254,6 +267,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         self.metric = metric
         self.exponent = exponent
         self.sigma = sigma
+        self.n_neighbors = n_neighbors
         self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
@@ -320,6 +334,8 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
                     dense_bytes(kept.size),
                 )
                 fit_data = full[np.ix_(kept, kept)]
+        self.sigma_ = None if sm is None else sm.sigma
+        self.sample_weight_ = None if fit_w is None else np.ldexp(fit_w, problem.weight_shift)
         n = fit_data.shape[0]
         gen = stream_source(self.random_state, "random_state")
         streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
@@ -348,7 +364,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         op = make_operator(fit_data, sm_fit, Repeated(reserve), kernel=kernel,
                            approximation=estimate, n_jobs=jobs)
         labels, W, T, within_, iterations, converged, count = self._fit_operator(
-            op, fit_data, fit_w, problem, streams, distribute
+            op, fit_data, fit_w, problem, streams, distribute, gen.spawn(1)[0]
         )
         if op.features is not None:
             # The features leave out each point's residual e_i = E_ii outside the landmarks'
@@ -447,7 +463,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     def _fit_operator(
         self, op: PairwiseOperator, points: np.ndarray, w, problem: Problem, streams: list,
-        distribute: bool,
+        distribute: bool, stream,
     ):
         """Fit to the points of positive weight on their operator ``op``: labels, W, T,
         g(C_l, C_l), sweeps, converged, count.
@@ -456,15 +472,12 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         restarts can run as joblib tasks (``distribute``), each building its own copy of
         the operator from its recipe, with the same results as in order here; the best
         start is chosen in start order, a later one only when better by more than rounding.
+        The spectral embedding is computed once (``stream`` starts its Lanczos iterations).
         """
         n, k = op.n, problem.k
         init = problem.init if problem.start is None else problem.start
-        # power k-means starts from the points (from the features of a kernel known by them)
-        points = (
-            (points if op.features is None else op.features)
-            if isinstance(init, str) and init == "power-kmeans"
-            else None
-        )
+        unit_w = np.ones(n) if w is None else w
+        points = start_points(init, op, points, unit_w, k, stream, self.algorithm == "r-kgroups")
         options = dict(
             weights=w, k=k, algorithm=self.algorithm, init=init, max_iter=problem.max_iter
         )
@@ -480,7 +493,6 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
             results = [r for part in parts for r in part]
         else:
             results = restarts(op.recipe, points, streams=streams, operator=op, **options)
-        unit_w = np.ones(n) if w is None else w
         if self.algorithm == "r-kgroups":
             best = results[0]
             for r in results[1:]:  # a later start must be better by more than rounding
@@ -558,3 +570,26 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         if self.metric == "precomputed" and X.min() < 0:
             raise ValueError("`X` must be non-negative for metric='precomputed'.")
         return self._assignment(X)
+
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Minus the objective on ``X``: the within dispersion W of ``X`` grouped by
+        :meth:`predict` (``-W_`` on the data fitted), as KMeans' score is minus its inertia,
+        so that ``GridSearchCV`` and ``cross_val_score`` need no scorer (greater is better).
+
+        Parameters
+        ----------
+        X : array_like of shape (m, n_features), or (m, m) when ``metric="precomputed"``
+        y : ignored
+        sample_weight : array_like of shape (m,), default=None
+
+        Returns
+        -------
+        float
+        """
+        labels = self.predict(X)  # -1 on the rows nan_policy="omit" drops, dropped again
+        one = np.unique(labels[labels >= 0]).size < 2
+        if one:  # W of one group is the total dispersion T, which any two groups give
+            labels = (np.arange(labels.size) == np.argmax(labels >= 0)).astype(int)
+        res = dispersion(X, labels, metric=self.metric, exponent=self.exponent, sigma=self.sigma,
+                         sample_weight=sample_weight, nan_policy=self.nan_policy)
+        return -(res.T if one else res.W)

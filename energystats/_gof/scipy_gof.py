@@ -278,6 +278,13 @@ def _energy_gof_iv(x, dist, known_params, fit, n_resamples):
                 f"`known_params` has {', '.join(unknown)}, not parameters of {dist.name} "
                 f"({', '.join(names)})."
             )
+        bad = [f"{k}={v:g}" for k, v in known.items()
+               if not np.isfinite(v) or k == "scale" and v <= 0]
+        if bad:  # scipy's fit would fail on them (FitError) or stop in its solvers
+            raise ValueError(
+                f"`known_params` gave {', '.join(bad)}: known parameters of {dist.name} must be "
+                "finite, with scale > 0."
+            )
         if fit is not None and not callable(fit):
             raise TypeError("`fit` must be a callable returning the parameters, or None.")
         return x, dist, known, B
@@ -406,7 +413,15 @@ def energy_gof(
         names = parameter_names(family)
         estimated = tuple(name for name in names if name not in known)
         if estimated:
-            params = tuple(p[0] for p in fitter(family, known, fit)(x[None, :]))
+            try:  # scipy's optimiser warns on its way to a FitError: the error says it
+                with np.errstate(invalid="ignore"):
+                    params = tuple(p[0] for p in fitter(family, known, fit)(x[None, :]))
+            except stats.FitError as exc:
+                raise ValueError(
+                    f"{family.name} cannot be fitted to `x` with `known_params`={known} ({exc}): "
+                    "known parameters must leave the data inside the family's support; or leave "
+                    "them to be estimated."
+                ) from None
             estimate = fitter(family, known, fit, start=params)  # the samples' refits start there
         else:
             params, estimate = tuple(float(known[name]) for name in names), None

@@ -24,6 +24,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from .._config import memory_budget
+from .._cost import PROJECTED, relabeling_costs
 from .._frontdoor import front_door
 from .._operator import (
     N_PROJECTIONS,
@@ -35,6 +37,7 @@ from .._operator import (
     make_operator,
 )
 from .._parallel import check_n_jobs
+from .._progress import announce, duration
 from .._random import as_generator
 from .._resampling import (
     Options,
@@ -324,6 +327,7 @@ def energy_test(
     # directions from a spawned stream: the relabelings are those of the exact test
     stream = gen.spawn(1)[0] if approximation else None
     estimate = approximation_of(approximation, n_projections=n_projections, rng=stream)
+    _announce(X, sm, len(groups), labelings, estimate and int(n_projections), options.progress)
     op = make_operator(
         scaling.data(X), scaling.semimetric(sm), GroupSums(len(groups), labelings, options.batch),
         approximation=estimate, n_jobs=n_jobs,
@@ -332,6 +336,25 @@ def energy_test(
     if not op.exact:
         res = replace(res, approximation=op.approximation, n_projections=int(n_projections))
     return _rescaled(res, scaling)
+
+
+def _announce(X, sm, k: int, labelings: int, projections: int | None, progress) -> None:
+    """Say before a test of minutes how long it will take (the cost model: the cheapest exact
+    path, the held matrix only where it fits; or the sums over ``projections`` directions),
+    and, for the exact test, what random projections would take."""
+    n = X.shape[0]
+    what = f"energy_test of {n:,} points in {k} groups, {labelings:,} relabelings"
+    if projections:
+        seconds = PROJECTED * n * k * labelings * projections
+        return announce(seconds, f"{what} on {projections} projections", progress=progress)
+    costs = relabeling_costs(n, k, labelings, X.shape[1], on_line=sm.is_abs_difference(X))
+    if 8 * n * n > memory_budget(8 * n * n):
+        del costs["dense"]
+    projected = PROJECTED * n * k * labelings * N_PROJECTIONS
+    faster = (f"; approximation='projection' (--projections on the command line) estimates the "
+              f"distances from {N_PROJECTIONS} random directions, the test's level exact, in "
+              f"about {duration(projected)}" if projected < min(costs.values()) / 4 else "")
+    announce(min(costs.values()), what, faster, progress)
 
 
 def _rescaled(res: EnergyTestResult, scaling: Scaling) -> EnergyTestResult:
@@ -434,7 +457,11 @@ def energy_test_samples(
     (True, 20, 0.1)
     """
     if len(samples) < 2:
-        raise ValueError(f"`samples` must be at least two arrays, got {len(samples)}.")
+        raise ValueError(
+            f"`samples` must be at least two arrays, got {len(samples)}: each sample is its own "
+            "argument, energy_test_samples(x, y, z); unpack a list of them, "
+            "energy_test_samples(*samples)."
+        )
     if energy_test_options.get("metric") == "precomputed":
         raise ValueError(
             "`metric`='precomputed' needs the pooled matrix: use energy_test(D, labels, ...)."

@@ -62,6 +62,7 @@ from .centred import CentredKernel
 from .choice import Sizes, choose_backend, distributed_tile, stake, streamed_tile
 from .dense import DenseOperator
 from .feature_map import FeatureMap
+from .graph import GraphKernel, GraphOperator
 from .matrices import (
     centre_in_place,
     condensed_semimetric,
@@ -164,8 +165,26 @@ def make_operator(
 
     Notes
     -----
-    The back-end is :func:`~.choice.choose_backend`'s, from the sizes of the problem only.
+    The back-end is :func:`~.choice.choose_backend`'s, from the sizes of the problem only;
+    the semimetric of a graph (``metric="nearest_neighbors"``) is always the sparse
+    :class:`~.graph.GraphOperator` (its kernel :class:`~.graph.GraphKernel`), exact at every
+    n. A semimetric that takes something from the data (the median distance, the graph) takes it
+    here from X, once (:meth:`~energystats._semimetric.Semimetric.for_data`).
     """
+    if semimetric is not None:
+        semimetric = semimetric.for_data(X)
+        if semimetric.on_graph:
+            if approximation is not None:
+                raise ValueError(
+                    "`approximation` does not apply to metric='nearest_neighbors': its sparse "
+                    "graph is exact at every n."
+                )
+            recipe = functools.partial(make_operator, X, semimetric, use, kernel=kernel)
+            graph = semimetric.graph
+            D = GraphOperator(graph.kernel(), graph.components)
+            if kernel is None:
+                return GraphOperator(D.K, graph.components, recipe=recipe)
+            return GraphKernel(D, kernel.weights, recipe=recipe)
     if approximation is not None:
         return _approximate(X, semimetric, kernel, approximation).with_jobs(n_jobs)
     recipe = functools.partial(make_operator, X, semimetric, use, kernel=kernel)

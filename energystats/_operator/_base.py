@@ -40,7 +40,7 @@ from scipy.linalg import eigh
 from scipy.sparse import diags
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh
 
-from .._config import check_fits, memory_budget
+from .._config import memory_budget, memory_error
 from .._parallel import items_per_task, n_workers, round_robin, run_tasks, run_threads
 from .feature_map import FeatureMap
 
@@ -189,6 +189,18 @@ class PairwiseOperator(abc.ABC):
         2 MiB, so that a block stays in cache; at least one."""
         return max(1, TILE * TILE // max(self.n, 1))
 
+    def fits_beside(self, extra: float) -> bool:
+        """Whether ``extra`` bytes fit beside the operator's own :attr:`nbytes`, which are
+        allocated already: both together within ``working_memory``, ``extra`` alone within
+        the memory the system reports available (which excludes the operator's)."""
+        return self.nbytes + extra <= memory_budget(0) and extra <= memory_budget(extra)
+
+    def check_beside(self, what: str, extra: float) -> None:
+        """Raise :class:`~energystats.WorkingMemoryError`, naming ``what``, unless ``extra``
+        bytes fit beside the operator (:meth:`fits_beside`)."""
+        if not self.fits_beside(extra):
+            raise memory_error(what, self.nbytes + extra)
+
     def centred_rows(self, a: int, b: int, unbiased: bool = False) -> np.ndarray:
         r"""Rows a:b of the centred matrix ((b - a) x n, new, within the memory budget): the
         double-centred :math:`A_{ij} = a_{ij} - a_{i\cdot}/n - a_{\cdot j}/n +
@@ -198,7 +210,7 @@ class PairwiseOperator(abc.ABC):
         2014, eq. 3.1; n >= 4), from :meth:`row_sums` (one product, computed once)."""
         n = self.n
         what = f"rows {a}:{b} of the centred matrix ({self.kind} {n} x {n} operator)"
-        check_fits(what, self.nbytes + 8 * (b - a) * n)
+        self.check_beside(what, 8 * (b - a) * n)
         sums = self.row_sums()
         total = float(sums.sum())
         R = np.array(self.rows(slice(a, b)), dtype=float)  # a copy: held rows are views
@@ -226,9 +238,8 @@ class PairwiseOperator(abc.ABC):
         held = self._held_matrix()
         if held is not None:
             return held
-        check_fits(
-            f"{what} ({self.kind} {self.n} x {self.n} operator as an array)",
-            self.nbytes + 8 * self.n * self.n,
+        self.check_beside(
+            f"{what} ({self.kind} {self.n} x {self.n} operator as an array)", 8 * self.n * self.n
         )
         out = np.empty((self.n, self.n))
         step = max(1, 2**18 // max(self.n, 1))
@@ -251,9 +262,8 @@ class PairwiseOperator(abc.ABC):
         power sums of its eigenvalues, which give the skewness of the distance covariance's
         limit (:func:`~energystats._independence.gamma.skewness_of`). Forms C (n x n) within
         the memory budget."""
-        check_fits(
-            f"the power sums ({self.kind} {self.n} x {self.n} operator)",
-            self.nbytes + 3 * 8 * self.n * self.n,
+        self.check_beside(
+            f"the power sums ({self.kind} {self.n} x {self.n} operator)", 3 * 8 * self.n * self.n
         )
         D = self._dense("the power sums' matrix")
         A = D - D.mean(axis=0) - D.mean(axis=1)[:, None] + D.mean()
@@ -269,8 +279,10 @@ class PairwiseOperator(abc.ABC):
         that path). Needs k < n - 1."""
         n = self.n
         held = self._held_matrix()
-        if held is not None and 2 * 8 * n * n <= memory_budget(2 * 8 * n * n):
-            return eigh(scale[:, None] * held * scale[None, :], subset_by_index=[n - k, n - 1])[1]
+        if held is not None and self.fits_beside(8 * n * n):
+            scaled = held * scale[:, None]
+            scaled *= scale[None, :]
+            return eigh(scaled, subset_by_index=[n - k, n - 1], overwrite_a=True)[1]
         S = aslinearoperator(diags(scale))
         return eigsh(S @ self.aslinearoperator() @ S, k=k, which="LA", v0=rng.standard_normal(n))[1]
 
@@ -322,9 +334,9 @@ class PairwiseOperator(abc.ABC):
     def matmat(self, Z: np.ndarray, what: str = "a product") -> np.ndarray:
         """A @ Z for Z of shape (n, m), after checking that the output and the operator's
         temporaries fit the memory budget (``what`` names the product in the error)."""
-        check_fits(
+        self.check_beside(
             f"{what} ({self.kind} {self.n} x {self.n} operator times {Z.shape[1]} columns)",
-            self.nbytes + self.product_bytes(Z.shape[1]),
+            self.product_bytes(Z.shape[1]),
         )
         return self._matmat(Z)
 
@@ -361,8 +373,10 @@ class PairwiseOperator(abc.ABC):
         w, or 1): the block sums M_ij of França et al. eq. (13). The indicator (n x k), the
         product and the two k x k arrays of :meth:`quadratic` are checked against the budget
         first (k near n: several n x n arrays)."""
-        check_fits(f"the block sums of {k} groups ({self.kind} {self.n} x {self.n} operator)",
-                   self.nbytes + 8 * self.n * k + self.product_bytes(k) + 2 * 8 * k * k)
+        self.check_beside(
+            f"the block sums of {k} groups ({self.kind} {self.n} x {self.n} operator)",
+            8 * self.n * k + self.product_bytes(k) + 2 * 8 * k * k,
+        )
         return self.quadratic(indicator(codes, k, weights))
 
     def quadratic(self, Z: np.ndarray) -> np.ndarray:

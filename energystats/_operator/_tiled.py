@@ -8,7 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from .._config import check_fits, memory_budget
+from .._config import memory_budget
 from ._base import TILE, PairwiseOperator
 
 __all__ = ["TILE", "TiledOperator", "group_tile", "labeling_bytes", "one_hot", "upper_tiles"]
@@ -124,16 +124,15 @@ class TiledOperator(PairwiseOperator):
         """
         B, n = codes.shape
         K = k - 1
-        check_fits(
+        self.check_beside(
             f"the permutation batch ({self.kind} {n} x {n} operator, {B} labelings)",
-            self.nbytes + self.group_sums_bytes(k) * B,
+            self.group_sums_bytes(k) * B,
         )
         want_rows = self._row_sums is None
         codes_t = np.ascontiguousarray(codes.T)
         # all the indicators at once when they fit beside the batch (fewer, larger arrays);
         # distributed tasks form their own
-        whole = self.nbytes + (self.group_sums_bytes(k) + 8 * n * K) * B
-        fits = whole <= memory_budget(whole)
+        fits = self.fits_beside((self.group_sums_bytes(k) + 8 * n * K) * B)
         Z = one_hot(codes_t, k) if fits and not self._distributed() else None
         t = self._group_tile()
         tiles = upper_tiles(n, t)

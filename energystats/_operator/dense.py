@@ -7,7 +7,6 @@ from contextlib import nullcontext
 import numpy as np
 from scipy.linalg import blas
 
-from .._config import check_fits
 from .._cost import MAC, worth_threads
 from .._parallel import one_blas_thread
 from ._tiled import TiledOperator
@@ -126,10 +125,10 @@ class DenseOperator(TiledOperator):
         (``index``) is read in tiles instead."""
         if self.index is not None:
             return super().group_sums(codes, k, cross)
-        check_fits(
+        self.check_beside(
             f"the permutation batch ({self.kind} {self.n} x {self.n} operator, "
             f"{codes.shape[0]} labelings)",
-            self.nbytes + self.group_sums_bytes(k) * codes.shape[0],
+            self.group_sums_bytes(k) * codes.shape[0],
         )
         return held_group_sums(self.A, codes, k, self.row_sums())
 

@@ -14,6 +14,7 @@ from .._config import check_fits
 from .._parallel import THREADS, round_robin, run_threads
 from .._semimetric import Semimetric
 from ._tiled import TILE
+from .graph import GraphOperator
 
 __all__ = ["centre_in_place", "condensed_semimetric", "condensed_values", "dense_bytes",
            "semimetric_matrix"]
@@ -39,6 +40,9 @@ def semimetric_matrix(X: np.ndarray, semimetric: Semimetric) -> np.ndarray:
     """
     n = X.shape[0]
     check_fits(f"the {n} x {n} semimetric matrix", dense_bytes(n))
+    semimetric = semimetric.for_data(X)
+    if semimetric.on_graph:
+        return GraphOperator(semimetric.graph.kernel()).rows(slice(None))
     D = np.empty((n, n))
 
     def fill(a: int, b: int) -> None:
@@ -70,6 +74,9 @@ def condensed_values(X: np.ndarray, semimetric: Semimetric) -> np.ndarray:
     """:func:`condensed_semimetric` without its budget check (the caller's)."""
     if semimetric.precomputed:
         return squareform(X, checks=False)
+    semimetric = semimetric.for_data(X)
+    if semimetric.on_graph:
+        return squareform(semimetric_matrix(X, semimetric), checks=False)
     if semimetric.is_euclidean_power:
         # sum of squared differences (no cancellation), then the exponent alpha / 2
         values = pdist(X, "sqeuclidean")

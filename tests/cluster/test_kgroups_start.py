@@ -81,3 +81,39 @@ def test_kmeanspp_on_all_pairs_draws_the_same_centres(monkeypatch, n):
                 columns = _starts._kmeanspp(op, w, k, b)
             np.testing.assert_array_equal(every, columns)
             assert a.random() == b.random()
+
+
+@pytest.mark.parametrize("algorithm", ["hartigan", "r-kgroups"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_the_spectral_embedding_is_computed_once_per_fit(monkeypatch, algorithm, n_jobs):
+    """Ten restarts from the spectral start decompose the kernel once (the spectrum does not
+    depend on the restart's stream), also with the restarts as joblib tasks; each start then
+    runs its own k-means on the embedding, and the labels are the same whatever ``n_jobs``."""
+    X = np.random.default_rng(3).normal(size=(90, 2)) + np.repeat([[0, 0], [4, 0], [0, 4]], 30, 0)
+    calls = []
+    embed = _starts.spectral_embedding
+    monkeypatch.setattr(_starts, "spectral_embedding", lambda *a: calls.append(1) or embed(*a))
+    km = es.KGroups(3, algorithm=algorithm, init="spectral", n_init=10, random_state=0,
+                    n_jobs=n_jobs).fit(X)
+    assert len(calls) == 1
+    one = es.KGroups(3, algorithm=algorithm, init="spectral", n_init=10, random_state=0).fit(X)
+    np.testing.assert_array_equal(km.labels_, one.labels_)
+
+
+def test_the_spectral_start_clusters_the_relaxed_indicators():
+    """The embedding's rows are W^-1/2 U (eq. 21, 29), the relaxed weighted indicators: for two
+    tight groups far apart (a Gaussian kernel constant on each group, zero between them), a
+    group's rows are one point whatever the points' weights (in the one direction the centred
+    kernel has), where the rows of U vary with the root weights."""
+    from energystats._operator import Kernel, Repeated, make_operator
+    from energystats._semimetric import resolve_semimetric
+
+    g = np.random.default_rng(5)
+    X = np.r_[g.normal(size=(20, 2)), g.normal(size=(20, 2)) + 3e7] * 1e-6
+    w = g.uniform(1.0, 100.0, size=40)
+    op = make_operator(X, resolve_semimetric("gaussian", sigma=1.0), Repeated(),
+                       kernel=Kernel(w))
+    Y = _starts.spectral_embedding(op, w, 2, g)[:, -1]  # the top one; the centred G has rank 1
+    for group in (slice(0, 20), slice(20, 40)):
+        np.testing.assert_allclose(Y[group], Y[group][0], rtol=1e-6)
+        assert np.ptp(Y[group] * np.sqrt(w[group])) > 0.1 * np.abs(Y[group][0])

@@ -60,12 +60,13 @@ def test_point_on_a_centre_gets_weight_one_there(rng):
 
 @pytest.mark.parametrize("s0", [-1.0, -3.0, -9.0])
 def test_objective_never_increases(rng, s0):
-    X, _ = paper_data(rng, n=300, k=6, d=5)
+    X, truth, centres = make_power_kmeans_data(300, 6, 5, rng=rng)
+    X = X - 0.9 * centres[truth]  # centres a tenth as far apart: many MM steps at any s0
     pkm = es.PowerKMeans(6, s0=s0, random_state=0).fit(X)
     path = pkm.objective_path_
     assert len(path) > 2
     assert np.all(np.diff(path) <= 1e-12 * np.abs(path[:-1]))
-    assert pkm.s_ == pytest.approx(s0 * 1.05**pkm.n_iter_, rel=1e-12)
+    assert pkm.s_ == pytest.approx(s0 * pkm.eta**pkm.n_iter_, rel=1e-12)
     assert len(path) == pkm.n_iter_ + 1
 
 
@@ -204,3 +205,32 @@ def test_the_same_partition_gets_the_same_labels_and_centres_follow(rng):
         np.testing.assert_allclose(
             fits[0].cluster_centers_[g], X[labels == g].mean(axis=0), rtol=1e-10
         )
+
+
+@pytest.mark.parametrize("init", ["k-means++", "random"])
+def test_starts_are_those_of_kmeans_from_the_same_random_state(rng, init):
+    """PowerKMeans(k, n_init=r, random_state=s) starts from the r starts KMeans(k, n_init=r,
+    random_state=s) draws (greedy k-means++, or k distinct points, one after the other from
+    one RandomState on the centred data): the two compare from matched starts (Xu & Lange
+    2019, Section 4). One MM step at s0 = -1e6 is a Lloyd step from the start."""
+    from sklearn.utils import check_random_state
+
+    X = rng.normal(size=(200, 3)) + 6.0 * rng.integers(0, 4, size=(200, 1))
+    pk = es.PowerKMeans(4, init=init, n_init=3, random_state=7)
+    starts = pk._initial_centres(X - X.mean(axis=0), 4, 3)
+    state = check_random_state(7)
+    Xc = X - X.mean(axis=0)
+    for start in starts:
+        expected = (
+            kmeans_plusplus(Xc, 4, random_state=state)[0] if init == "k-means++"
+            else Xc[state.permutation(200)[:4]]
+        )
+        np.testing.assert_array_equal(start, expected)
+    U = rng.uniform(size=(300, 2))  # many local minima: each start its own
+    ends = set()
+    for seed in range(4):  # and so the same Lloyd fixed point as one k-means++ start
+        power = es.PowerKMeans(9, s0=-1e6, random_state=seed).fit(U)
+        lloyd = KMeans(9, n_init=1, random_state=seed, tol=0.0).fit(U)
+        np.testing.assert_allclose(power.inertia_, lloyd.inertia_, rtol=1e-12)
+        ends.add(round(lloyd.inertia_, 9))
+    assert len(ends) > 1

@@ -685,6 +685,11 @@ HOSTILE = [
         ["normality", "{tmp}/const.csv", "--columns", "a", "b", "--n-resamples", "9"], 2,
         "singular sample covariance",
     ),
+    # the library's `rng` and `random_state` are --seed here (issue 48, item 6)
+    (["test", "--example", "iris", "--by", "Species", "--seed", "-1"], 2,
+     "--seed must be a non-negative integer seed, got -1."),
+    (["cluster", "{tmp}/two.csv", "-k", "2", "--by", "g", "--seed", "-1"], 2,
+     "--seed must be a non-negative integer seed, got -1."),
 ]
 
 
@@ -931,3 +936,18 @@ def test_columns_take_stdin_named_last_and_say_when_no_file_is_found(tmp_path, m
     assert main(["describe", "--by", "g", "--columns", "a", "b", "missing.csv"]) == 2
     assert capsys.readouterr().err == ("energystats describe: error: give a CSV file or --example "
                                        "iris (no file named 'missing.csv' was found)\n")
+
+
+def test_a_test_of_minutes_says_so_before_it_starts(monkeypatch, capsys):
+    """On a terminal (ENERGYSTATS_PROGRESS=1 stands for one here), `test` on a file that takes
+    minutes says how long, and what --projections would take, before computing (issue 48,
+    item 5); the threshold is lowered so that iris stands for 1.3 million rows."""
+    from energystats import _progress
+
+    monkeypatch.setattr(_progress, "LONG", 0.0)
+    monkeypatch.setenv("ENERGYSTATS_PROGRESS", "1")
+    argv = ["test", "--example", "iris", "--by", "Species", "--n-resamples", "9", "--seed", "0"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err.startswith(
+        "energystats: energy_test of 150 points in 3 groups, 10 relabelings takes about 0 s on "
+        "one core (the cost model's estimate from its sizes)")

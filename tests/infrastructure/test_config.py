@@ -168,3 +168,27 @@ def test_budget_of_a_sure_stake_reads_no_memory_and_chooses_the_same(monkeypatch
                     assert choose_backend(Sizes(n, precomputed, gram, on_line, 1, sure), use,
                                           kernel) == choose_backend(
                         Sizes(n, precomputed, gram, on_line, 1, read), use, kernel)
+
+
+def test_set_config_in_a_thread_changes_that_thread_only():
+    """As scikit-learn's: set_config in a thread (a Thread, a pool's thread, joblib's threading
+    backend, asyncio's) leaves every other thread's configuration as it was (issue 48, item 7),
+    and the thread itself keeps its own."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    import joblib
+
+    def set_and_read(mib):
+        es.set_config(working_memory=mib)
+        return es.get_config()["working_memory"]
+
+    thread = threading.Thread(target=set_and_read, args=(7,))
+    thread.start()
+    thread.join()
+    with ThreadPoolExecutor(2) as pool:
+        assert pool.submit(set_and_read, 5).result() == 5
+    assert joblib.Parallel(n_jobs=2, backend="threading")(
+        joblib.delayed(set_and_read)(m) for m in (6, 9)) == [6, 9]
+    assert asyncio.run(asyncio.to_thread(set_and_read, 8)) == 8
+    assert es.get_config()["working_memory"] == 1024

@@ -388,7 +388,7 @@ HOSTILE_CALLS = [
     (
         "energy_gof-known-scale-0",
         lambda d: es.energy_gof(d["x"], stats.norm, known_params={"scale": 0}), ValueError,
-        r"`known_params` gave norm parameters loc=.*, scale=0: they must be finite, with scale > 0",
+        r"^`known_params` gave scale=0: known parameters of norm must be finite, with scale > 0",
     ),
     (
         "energy_gof-frozen-nan", lambda d: es.energy_gof(d["x"], stats.norm(np.nan, 1)), ValueError,
@@ -1416,3 +1416,239 @@ def test_the_whole_of_x_as_y_is_the_distance_variance():
         assert es.dcov(d["X"], d["X"]) == es.dcov(d["X"], d["X"][:, ::-1]) > 0
         assert es.dcor(pd.DataFrame(d["X"], columns=["a", "b"]), d["X"]) == pytest.approx(1.0)
         es.energy_test(d["X"], d["labels"], n_resamples=9, rng=0)  # groups apart from every column
+
+
+# ---------------------------------------------------------------------------------------------
+# The fourth probe (issue 48): pandas rows paired by their index, data of other libraries, the
+# kernels' sigma at the ends of float64, messages. Each row of ISSUE_48 (id, call, expected) is
+# a call whose answer must equal `expected` (both functions of `_frame48()`); each row of
+# ISSUE_48_REFUSED (id, call, error, match) an error naming the argument and the fix.
+# ---------------------------------------------------------------------------------------------
+
+
+def _frame48() -> pd.DataFrame:
+    """a, b, y = a^2 + noise, g (three groups), w (weights), made afresh."""
+    g = np.random.default_rng(48)
+    a, b = g.normal(size=40), g.normal(size=40)
+    return pd.DataFrame({"a": a, "b": b, "y": a**2 + 0.1 * g.normal(size=40),
+                         "g": np.arange(40) % 3, "w": g.uniform(0.5, 2.0, size=40)})
+
+
+def _shuffled(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.sample(frac=1.0, random_state=3)
+
+
+class _PolarsLike:
+    """What the probe met in polars' DataFrame: columns by name, no ``dtype``, ``to_pandas``
+    that needs pyarrow."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self._frame, self.columns = frame, list(frame.columns)
+
+    def __getitem__(self, name):
+        return self._frame[name].to_numpy()
+
+    def to_pandas(self):
+        raise ModuleNotFoundError("No module named 'pyarrow'")
+
+
+class _DataArrayLike:
+    """What the probe met in xarray's DataArray: ``to_numpy()`` without ``dtype``, and
+    ``to_pandas``."""
+
+    def __init__(self, values: np.ndarray):
+        self.values = values
+
+    def to_numpy(self):
+        return self.values
+
+    def to_pandas(self):
+        return pd.Series(self.values) if self.values.ndim == 1 else pd.DataFrame(self.values)
+
+
+def _pvalue(res) -> float:
+    return res.pvalue
+
+
+ISSUE_48 = [
+    # pandas rows are paired by their index labels, as pandas aligns them
+    ("dcor-sorted-Series", lambda f: es.dcor(f.sort_values("b")["a"], f["y"]),
+     lambda f: pytest.approx(es.dcor(f["a"], f["y"]), rel=1e-12)),
+    ("dcor_test-sorted-Series", lambda f: _pvalue(es.dcor_test(
+        f.sort_values("b")["a"], f["y"], n_resamples=199, rng=0)),
+     lambda f: _pvalue(es.dcor_test(f.sort_values("b")["a"], f.sort_values("b")["y"],
+                                    n_resamples=199, rng=0))),
+    ("dcov-frame-and-shuffled-Series", lambda f: es.dcov(f[["a", "b"]], _shuffled(f)["y"]),
+     lambda f: pytest.approx(es.dcov(f[["a", "b"]].to_numpy(), f["y"].to_numpy()), rel=1e-12)),
+    ("pdcor-three-orders", lambda f: es.pdcor(f.sort_values("b")["a"], _shuffled(f)["y"],
+                                              f.sort_values("y")["b"]),
+     lambda f: pytest.approx(es.pdcor(f["a"], f["y"], f["b"]), rel=1e-10)),
+    ("dispersion-weights-reversed", lambda f: es.dispersion(f[["a"]], f["g"],
+                                                            sample_weight=f["w"][::-1]).W,
+     lambda f: pytest.approx(es.dispersion(f[["a"]], f["g"], sample_weight=f["w"]).W, rel=1e-12)),
+    ("energy_test-labels-shuffled", lambda f: es.energy_test(
+        f[["a", "y"]], _shuffled(f)["g"], n_resamples=99, rng=0).statistic,
+     lambda f: pytest.approx(es.energy_test(f[["a", "y"]], f["g"], n_resamples=99,
+                                            rng=0).statistic, rel=1e-12)),
+    ("KGroups-weights-reversed", lambda f: es.KGroups(2, random_state=0).fit(
+        f[["a", "y"]], sample_weight=f["w"][::-1]).labels_.tolist(),
+     lambda f: es.KGroups(2, random_state=0).fit(
+         f[["a", "y"]], sample_weight=f["w"].to_numpy()).labels_.tolist()),
+    ("omit-after-aligning", lambda f: es.dcor(
+        f["a"].where(f.index != 5).sort_values(), f["y"], nan_policy="omit"),
+     lambda f: pytest.approx(es.dcor(f["a"].drop(5), f["y"].drop(5)), rel=1e-12)),
+    ("precomputed-frame-rows-and-columns", lambda f: es.energy_test(
+        (lambda D: D.iloc[::-1, ::-1])(pd.DataFrame(es.pairwise_semimetric(f[["a", "y"]]))),
+        f["g"], metric="precomputed", n_resamples=99, rng=0).statistic,
+     lambda f: pytest.approx(es.energy_test(f[["a", "y"]], f["g"], n_resamples=99,
+                                            rng=0).statistic, rel=1e-12)),
+    # no index on one side, or the default index on both: by position, as before
+    ("array-and-Series-by-position", lambda f: es.dcor(f["a"].to_numpy(), _shuffled(f)["y"]),
+     lambda f: es.dcor(f["a"].to_numpy(), _shuffled(f)["y"].to_numpy())),
+    ("default-indexes-by-position", lambda f: es.dcor(pd.Series(f["a"].to_numpy()[::-1]),
+                                                      pd.Series(f["y"].to_numpy())),
+     lambda f: es.dcor(f["a"].to_numpy()[::-1], f["y"].to_numpy())),
+    # data of other libraries
+    ("polars-like-frame", lambda f: es.energy_test(_PolarsLike(f[["a", "y", "g"]]), "g",
+                                                   n_resamples=99, rng=0).statistic,
+     lambda f: es.energy_test(f[["a", "y"]], f["g"], n_resamples=99, rng=0).statistic),
+    ("xarray-like-arrays", lambda f: es.dcor(_DataArrayLike(f[["a", "b"]].to_numpy()),
+                                             _DataArrayLike(f["y"].to_numpy())),
+     lambda f: es.dcor(f[["a", "b"]].to_numpy(), f["y"].to_numpy())),
+    ("polars-like-KGroups", lambda f: es.KGroups(2, random_state=0).fit(
+        _PolarsLike(f[["a", "y"]])).labels_.tolist(),
+     lambda f: es.KGroups(2, random_state=0).fit(f[["a", "y"]]).labels_.tolist()),
+    ("dict-of-columns", lambda f: es.dcor({"a": f["a"].tolist(), "b": f["b"].tolist()}, f["y"]),
+     lambda f: es.dcor(f[["a", "b"]], f["y"])),
+    # a MultiIndex column named by its tuple
+    ("MultiIndex-column", lambda f: es.energy_test(
+        pd.DataFrame({("m", "a"): f["a"], ("m", "y"): f["y"], ("lab", "g"): f["g"]}),
+        ("lab", "g"), n_resamples=99, rng=0).statistic,
+     lambda f: es.energy_test(f[["a", "y"]].to_numpy(), f["g"].to_numpy(), n_resamples=99,
+                              rng=0).statistic),
+    # sigma at the ends of float64: a tiny sigma puts every pair of distinct points at 2
+    *[(f"{metric}-sigma-1e-300", (lambda m: lambda f: es.dispersion(
+        f[["a"]], f["g"], metric=m, sigma=1e-300).W)(metric),
+       lambda f: pytest.approx(2 * es.dispersion(f[["a"]], f["g"], metric="discrete").W,
+                               rel=1e-12))
+      for metric in ("gaussian", "exponential")],
+    # far beyond the data, but within 2^128 of them: the kernel is d^2 / sigma^2 to rounding
+    ("gaussian-sigma-far-but-representable", lambda f: es.dcor(
+        f["a"] * 1e-30, f["y"] * 1e-30, metric="gaussian", sigma=1.0),
+     lambda f: pytest.approx(es.dcor(f["a"], f["y"], exponent=2.0), rel=1e-9)),
+]
+
+
+@pytest.mark.parametrize("call, expected", [case[1:] for case in ISSUE_48],
+                         ids=[case[0] for case in ISSUE_48])
+def test_the_fourth_probe_gets_the_right_answer(call, expected):
+    frame = _frame48()
+    got = call(frame)
+    assert got == expected(_frame48())
+    pd.testing.assert_frame_equal(frame, _frame48())  # nothing the call took was modified
+
+
+ISSUE_48_REFUSED = [
+    ("labels-index-disjoint", lambda f: es.dispersion(f[["a"]], f["g"].set_axis(f.index + 100)),
+     ValueError, r"^`labels` and `X` are pandas objects, whose rows are paired by their index "
+     r"labels as pandas aligns them, but their indexes differ \(40 of the 40 row labels of `X` "
+     r"are not among the 40 of `labels`\): pass `labels\.to_numpy\(\)` to pair the rows by "
+     r"position, or select the rows both have with \.loc \(rows = "
+     r"X\.index\.intersection\(labels\.index\)\)\.$"),
+    ("z-index-overlapping", lambda f: es.pdcor(f["a"], f["y"], f["b"].set_axis(f.index + 10)),
+     ValueError, r"^`z` and `x` are pandas objects.* differ \(10 of the 40 row labels of `x`"),
+    ("labels-of-every-row-for-a-subset", lambda f: es.energy_test(f.loc[f["a"] > 0, ["a", "y"]],
+                                                                  f["g"]), ValueError,
+     r"^`labels` and `X` are pandas objects.* differ \(0 of the \d+ row labels of `X` are not "
+     r"among the 40 of `labels`\): .* select the rows both have with \.loc"),
+    ("weights-index-repeated", lambda f: es.dispersion(
+        f[["a"]], f["g"], sample_weight=f["w"].set_axis(np.arange(40) // 2)), ValueError,
+     r"^`sample_weight` and `X` are pandas objects.* their indexes repeat a label: pass "
+     r"`sample_weight\.to_numpy\(\)`"),
+    ("KGroups-weights-index-disjoint", lambda f: es.KGroups(2).fit(
+        f[["a"]], sample_weight=f["w"].set_axis(f.index + 40)), ValueError,
+     r"^`sample_weight` and `X` are pandas objects.* differ"),
+    ("dict-of-unequal-columns", lambda f: es.dcor({"a": [1.0, 2.0, 3.0], "b": [1.0]}, f["y"]),
+     ValueError, r"^`x` is a dict, read as a table of named columns, but its values are no "
+     r"columns of one length"),
+    ("scipy-sparse", lambda f: es.dcor(__import__("scipy.sparse").sparse.csr_matrix(
+        f[["a", "b"]].to_numpy()), f["y"]), TypeError,
+     r"^`x` is a scipy sparse matrix: .* pass x\.toarray\(\)\.$"),
+    ("scipy-sparse-KGroups", lambda f: es.KGroups(2).fit(
+        __import__("scipy.sparse").sparse.coo_matrix(f[["a", "b"]].to_numpy())), TypeError,
+     r"^`X` is a scipy sparse matrix"),
+    ("scipy-sparse-dok-a-dict", lambda f: es.energy_test(
+        __import__("scipy.sparse").sparse.dok_matrix(f[["a", "b"]].to_numpy()), f["g"]),
+     TypeError, r"^`X` is a scipy sparse matrix"),
+    ("ragged-list", lambda f: es.dcor([[1.0, 2.0], [3.0], [4.0, 5.0], [6.0, 7.0]],
+                                      [1.0, 2.0, 3.0, 4.0]), ValueError,
+     r"^`x` is a ragged list: its rows hold different numbers of values\. Pass a table"),
+    ("ragged-list-KGroups", lambda f: es.KGroups(2).fit([[1.0, 2.0], 3.0, [4.0, 5.0]]),
+     ValueError, r"^`X` is a ragged list"),
+    ("gaussian-sigma-1e300", lambda f: es.dispersion(f[["a"]], f["g"], metric="gaussian",
+                                                     sigma=1e300), ValueError,
+     r"^`sigma`=1e\+300 is more than 2\^128 times the largest \|value\| of the data .* Choose "
+     r"sigma on the scale of the distances"),
+    ("exponential-sigma-1e300-dcor", lambda f: es.dcor(f["a"], f["y"], metric="exponential",
+                                                       sigma=1e300), ValueError,
+     r"^`sigma`=1e\+300 is more than 2\^128 times"),
+    ("samples-as-one-list", lambda f: es.energy_test_samples([f["a"], f["b"], f["y"]]),
+     ValueError, r"^`samples` must be at least two arrays, got 1: .* unpack a list of them, "
+     r"energy_test_samples\(\*samples\)\.$"),
+    ("omit-leaves-no-row", lambda f: es.energy_test(f[["a"]], f["g"] * np.nan,
+                                                    nan_policy="omit"), ValueError,
+     r"^`labels` contains missing values \(NaN, None or masked\) in 40 of 40 row\(s\): "
+     r"nan_policy='omit' leaves no row\.$"),
+    ("R's-index", lambda f: es.dcor(f["a"], f["y"], index=0.5), TypeError,
+     r"^dcor\(\) takes `exponent`, not `index`: the exponent of the Euclidean distances, R's "
+     r"`index`\.$"),
+    ("gof-known-scale-0-shape-family", lambda f: es.energy_gof(
+        f["w"], stats.gamma, known_params={"scale": 0}), ValueError,
+     r"^`known_params` gave scale=0: known parameters of gamma must be finite, with scale > 0"),
+    ("gof-known-shape-off-support", lambda f: es.energy_gof(
+        f["w"], stats.weibull_min, known_params={"c": -2, "loc": 0}), ValueError,
+     r"^weibull_min cannot be fitted to `x` with `known_params`=\{'c': -2, 'loc': 0\} .*: known "
+     r"parameters must leave the data inside the family's support"),
+]
+
+
+@pytest.mark.parametrize("call, error, match", [case[1:] for case in ISSUE_48_REFUSED],
+                         ids=[case[0] for case in ISSUE_48_REFUSED])
+def test_the_fourth_probe_is_refused_naming_the_argument_and_the_fix(call, error, match):
+    with pytest.raises(error, match=match):
+        call(_frame48())
+
+
+@pytest.mark.parametrize("library", ["xarray", "polars"])
+def test_the_probes_libraries_themselves(library):
+    """The real xarray DataArray and polars DataFrame (when installed) give the numpy answer."""
+    module = pytest.importorskip(library)
+    f = _frame48()
+    if library == "xarray":
+        got = es.dcor(module.DataArray(f[["a", "b"]].to_numpy()), module.DataArray(f["y"]))
+        assert got == es.dcor(f[["a", "b"]].to_numpy(), f["y"].to_numpy())
+    else:
+        got = es.energy_test(module.DataFrame(f[["a", "y", "g"]].to_dict("list")), "g",
+                             n_resamples=99, rng=0)
+        assert got.statistic == es.energy_test(f[["a", "y"]], f["g"], n_resamples=99,
+                                               rng=0).statistic
+        assert got.data_name == "[a, y] by g"
+
+
+def test_kgroups_score_is_minus_its_objective_and_serves_model_selection():
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+
+    f = _frame48()
+    X = f[["a", "y"]].to_numpy()
+    fit = es.KGroups(2, random_state=0).fit(X)
+    assert fit.score(X) == pytest.approx(-fit.W_, rel=1e-12)
+    new = X[::3]
+    labels = fit.predict(new)
+    assert fit.score(new) == pytest.approx(-es.dispersion(new, labels).W, rel=1e-12)
+    one = X[:12]  # every row in one group: W is that group's total dispersion T
+    assert (fit.predict(one) == 0).all()
+    assert fit.score(one) == pytest.approx(-es.dispersion(one, np.arange(12) < 6).T, rel=1e-12)
+    scores = cross_val_score(es.KGroups(2, random_state=0), X, cv=3)
+    assert scores.shape == (3,) and (scores < 0).all()
+    search = GridSearchCV(es.KGroups(2, random_state=0), {"n_clusters": [2, 3]}, cv=3).fit(X)
+    assert search.best_params_["n_clusters"] in (2, 3)

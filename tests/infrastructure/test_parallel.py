@@ -114,13 +114,24 @@ def serial():
     return every_function(None)
 
 
+@pytest.fixture
+def small_tasks(monkeypatch):
+    """Small problems as tasks all the same (no worker is started for less than about two
+    seconds of work, which the task paths' tests on small data would otherwise never run):
+    a task per item, whatever its work."""
+    from energystats import _parallel
+
+    monkeypatch.setattr(_parallel, "PROCESS_WORK", 0.0)
+    monkeypatch.setattr(_parallel, "TASK_WORK", 1)
+
+
 @pytest.mark.slow  # starts worker processes
-def test_joblib_processes_give_the_serial_results(serial):
+def test_joblib_processes_give_the_serial_results(serial, small_tasks):
     assert_same(every_function(2), serial)
     assert_same(every_function(-1), serial)
 
 
-def test_threads_give_the_serial_results(serial):
+def test_threads_give_the_serial_results(serial, small_tasks):
     with joblib.parallel_config(backend="threading"):
         assert_same(every_function(2), serial)
 
@@ -139,7 +150,7 @@ def dask_client():
 
 
 @pytest.mark.slow  # starts worker processes
-def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_client):
+def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_client, small_tasks):
     from distributed import get_task_stream
 
     with joblib.parallel_config(backend="dask"), get_task_stream(dask_client) as stream:
@@ -170,7 +181,7 @@ def test_dask_cluster_gives_the_serial_results_on_both_workers(serial, dask_clie
         "nystroem_single",
     ],
 )
-def test_each_function_sends_its_tasks_to_the_cluster(dask_client, call):
+def test_each_function_sends_its_tasks_to_the_cluster(dask_client, call, small_tasks):
     """At least two tasks ran on the cluster's workers. Which worker runs which task is the
     scheduler's choice (a few short tasks may all go to one worker); that both workers take
     part is checked on the many tasks of every function at once, above."""
@@ -466,3 +477,39 @@ def test_overlapping_blas_limits_of_several_threads_restore_blas():
     counts = json.loads(done.stdout)
     assert counts["before"] and set(counts["before"]) == {2}
     assert counts["during"] == [1] * len(counts["before"]) and counts["after"] == counts["before"]
+
+
+def _square(a):
+    return a * a
+
+
+def test_workers_are_capped_by_the_cores_and_the_tasks_and_small_work_starts_none(monkeypatch):
+    """n_jobs=1000 on this machine runs on its cores at most (772 processes and 19 GB in the
+    probe of issue 48, item 3), no more workers than tasks, and none at all for work of a few
+    milliseconds: the same p-value without a joblib.Parallel."""
+    from energystats import _parallel
+
+    cores = joblib.cpu_count()
+    assert _parallel.n_workers(1000) == cores and _parallel.n_workers(-1) == cores
+    assert _parallel.n_workers(1000, seconds=1e-3) == 1
+    assert _parallel.n_workers(2, seconds=10 * _parallel.PROCESS_WORK) == min(2, cores)
+    started = []
+
+    class Spy(joblib.Parallel):
+        def __init__(self, n_jobs=None, **options):
+            started.append(n_jobs)
+            super().__init__(n_jobs=n_jobs, **options)
+
+    monkeypatch.setattr(_parallel.joblib, "Parallel", Spy)
+    X, labels = blobs(4, n=30)
+    serial = es.dcor_test(X[:, :2], X[:, 2], n_resamples=99, rng=0)
+    for n_jobs in (2, -1, 1000):
+        assert es.dcor_test(X[:, :2], X[:, 2], n_resamples=99, rng=0, n_jobs=n_jobs).pvalue == (
+            serial.pvalue)
+        same_test(es.energy_test(X, labels, n_resamples=99, rng=0, n_jobs=n_jobs),
+                  es.energy_test(X, labels, n_resamples=99, rng=0))
+    assert started == []
+    with joblib.parallel_config(backend="threading"):
+        assert _parallel.run_tasks(_square, [{"a": a} for a in range(3)], 1000) == [0, 1, 4]
+        assert _parallel.run_tasks(_square, [{"a": 5}], 1000) == [25]
+    assert started == [min(3, cores)]

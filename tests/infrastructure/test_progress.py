@@ -2,6 +2,7 @@
 for a single batch, none that flashes past in a short call."""
 
 import io
+import re
 import sys
 import types
 import warnings
@@ -258,8 +259,9 @@ def test_choose_k_draws_one_bar(rng, bars, monkeypatch, null):
 
 @pytest.mark.slow  # starts a Jupyter kernel
 def test_a_real_kernel_without_ipywidgets_shows_a_text_bar_and_no_warning(tmp_path):
-    """In a real ipykernel (this environment has no ipywidgets): progress=None is on, the bar
-    is tqdm's text bar on stderr, and nothing warns."""
+    """In a notebook executed by nbclient (nbconvert, papermill; this environment has no
+    ipywidgets): progress=None shows nothing, so that the saved output holds no bar (issue 48,
+    item 6: red stderr boxes); progress=True draws tqdm's text bar on stderr; nothing warns."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
@@ -274,10 +276,71 @@ def test_a_real_kernel_without_ipywidgets_shows_a_text_bar_and_no_warning(tmp_pa
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     watched = nb.cells[1].outputs
-    assert [o.get("text") for o in watched] == ["True\n"]
+    assert [o.get("text") for o in watched] == ["False\n"]
     streams = nb.cells[2].outputs
     assert (
         [o.name for o in streams] == ["stderr"] * len(streams)
         and "draws: 100%" in "".join(o.text for o in streams)
     )
     assert "IProgress" not in str(nb.cells)
+
+
+def test_a_live_notebook_kernel_is_watched():
+    """A kernel whose requests allow input (JupyterLab, VS Code, Colab: someone is there)
+    shows automatic bars; the same kernel asked without input (nbclient) does not."""
+    manager = pytest.importorskip("jupyter_client.manager")
+    pytest.importorskip("ipykernel")
+    km, kc = manager.start_new_kernel(kernel_name="python3")
+    code = ("import os\nfor k in ('PYTEST_CURRENT_TEST', 'CI', 'ENERGYSTATS_PROGRESS'):\n    "
+            "os.environ.pop(k, None)\nfrom energystats._progress import watching\n"
+            "print(watching())")
+    seen = []
+    try:
+        for allow in (True, False):
+            sent = kc.execute(code, allow_stdin=allow)
+            while True:
+                message = kc.get_iopub_msg(timeout=120)
+                if message["parent_header"].get("msg_id") != sent:
+                    continue
+                if message["msg_type"] == "stream":
+                    seen.append(message["content"]["text"].strip())
+                if message["msg_type"] == "status" and message["content"]["execution_state"] == (
+                        "idle"):
+                    break
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    assert seen == ["True", "False"]
+
+
+def test_a_call_of_minutes_says_so_before_it_starts(monkeypatch, capsys):
+    """The probe's 1.3 million rows (issue 48, item 5): the exact test's time from the cost
+    model, and what random projections would take, on stderr before anything is computed;
+    nothing for a short call or with progress=False."""
+    from energystats._homogeneity.permutation import _announce
+    from energystats._semimetric import resolve_semimetric
+
+    euclidean = resolve_semimetric("euclidean")
+    _announce(np.zeros((1_300_000, 2)), euclidean, 3, 1000, None, True)
+    err = capsys.readouterr().err
+    assert re.fullmatch(
+        r"energystats: energy_test of 1,300,000 points in 3 groups, 1,000 relabelings takes "
+        r"about [\d.]+ h on one core \(the cost model's estimate from its sizes\); "
+        r"approximation='projection' \(--projections on the command line\) estimates the "
+        r"distances from 200 random directions, the test's level exact, in about \d+ min\.\n",
+        err,
+    ), err
+    _announce(np.zeros((1_300_000, 1)), euclidean, 3, 1000, None, True)  # the line: a minute
+    _announce(np.zeros((1_300_000, 2)), euclidean, 3, 1000, None, False)
+    x = np.random.default_rng(0).normal(size=(30, 2))
+    es.energy_test(x, np.arange(30) % 3, n_resamples=9, rng=0, progress=True)
+    assert "energystats:" not in capsys.readouterr().err
+    monkeypatch.setattr(_progress, "LONG", 0.0)
+    es.energy_test(x, np.arange(30) % 3, n_resamples=9, rng=0, progress=True)
+    assert capsys.readouterr().err.startswith(
+        "energystats: energy_test of 30 points in 3 groups, 10 relabelings takes about 0 s")
+
+
+def test_durations_read_as_a_person_reads_them():
+    assert [_progress.duration(s) for s in (45, 89, 600, 5399, 12600, 172799, 4e5)] == [
+        "45 s", "89 s", "10 min", "90 min", "3.5 h", "48 h", "5 days"]

@@ -323,32 +323,32 @@ def test_more_variables_than_observations_warns_to_check_orientation():
         es.dcov(wide, wide[:, ::-1])  # paired variables of many dimensions: no table
 
 
-def test_a_dist_object_through_reticulate_is_read_as_distances_where_the_other_arguments_give_n():
-    # reticulate hands R's dist(x) over as list(d(2, 1), d(3, 1), ..., d(n, n - 1)): Python floats
+def test_a_dist_object_through_reticulate_is_distances_everywhere_as_in_r():
+    """Imported in an R session, energystats registers R's r_to_py method for dist objects, and
+    reticulate hands a dist over as an RDist (its values in R's order) instead of a list of
+    numbers: distances wherever a function takes distances, as R reads them (issue 48, item 2;
+    tests/from_r.R checks it from R), refused where points are needed."""
+    from energystats._rbridge import reticulate_dist
+
     points = TABLE.to_numpy()[:10]
-    D = squareform(pdist(points))
-    values = pdist(points).tolist()  # scipy's order is R's: the lower triangle column by column
-    assert es.dcov(values, points[:, 1:]) == es.dcov(
-        D, points[:, 1:], metric=("precomputed", "euclidean")
-    )
+    D, Dy = squareform(pdist(points[:, :2])), squareform(pdist(points[:, 2:]))
+    d, dy = reticulate_dist(pdist(points[:, :2])), reticulate_dist(pdist(points[:, 2:]).tolist())
     labels = np.repeat([0, 1], 5)
-    assert es.dispersion(values, labels).W == es.dispersion(D, labels, metric="precomputed").W
-    assert es.dcov(points[:, 0], values) == es.dcov(
-        points[:, 0], D, metric=("euclidean", "precomputed")
-    )
-    with pytest.warns(
-        UserWarning,
-        match=r"`x` and `y` are lists of 45 values each.*as\.matrix\(d\) with metric='precomputed'",
-    ) as record:
-        as_data = es.dcov(values, pdist(points[:, ::-1] ** 2).tolist())
-    assert record[0].filename == __file__
-    # read as data, as before
-    assert as_data == es.dcov(np.array(values), pdist(points[:, ::-1] ** 2))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", UserWarning)
-        assert es.dcov([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5]) > 0  # Python ints: data, no warning
-        # 45 labels: 45 points on the line
-        es.energy_test(values, np.arange(45) % 2, n_resamples=9, rng=0)
+    assert es.dcor(d, dy) == es.dcor(D, Dy, metric="precomputed")  # R's dcor(Dx, Dy)
+    assert es.dcov(d, points[:, 2:]) == es.dcov(D, points[:, 2:], metric=("precomputed",
+                                                                          "euclidean"))
+    assert es.energy_hclust(d).n_samples == 10  # R's energy.hclust: the points, not 45 values
+    assert es.dispersion(d, labels).W == es.dispersion(D, labels, metric="precomputed").W
+    fit = es.KGroups(2, metric="precomputed", random_state=0).fit(d)
+    np.testing.assert_array_equal(
+        fit.labels_, es.KGroups(2, metric="precomputed", random_state=0).fit(D).labels_)
+    with pytest.raises(ValueError, match=r"^`X` is an R dist object .* construct the estimator "
+                                         r"with metric='precomputed'"):
+        es.KGroups(2).fit(d)
+    with pytest.raises(ValueError, match=r"^`X` is an R dist object .* takes the points"):
+        es.mvnorm_statistic(d)
+    # a plain list of 45 numbers (an R vector) is data, as before
+    assert es.normal_statistic(pdist(points).tolist()) == es.normal_statistic(pdist(points))
 
 
 @pytest.mark.r
@@ -439,6 +439,19 @@ R_AS_IT_COMES = [
     ("pairwise_dcor-groups-omit-the-columns-used", lambda r: es.pairwise_dcor(
         r("airquality[, 1:4]"), groups={"o": "Ozone", "tw": ["Temp", "Wind"]},
         nan_policy="omit").n_samples, lambda r: 116),
+    # the probe's calls on swiss (issue 48, item 2): dist objects from rpy2 as distances
+    ("dcor-of-two-dists", lambda r: es.dcor(r("dist(swiss[, 1:2])"), r("dist(swiss[, 3:5])")),
+     lambda r: pytest.approx(r("energy::dcor(dist(swiss[, 1:2]), dist(swiss[, 3:5]))")[0],
+                             rel=1e-12)),
+    ("hclust-of-a-dist-precomputed", lambda r: es.energy_hclust(
+        r("dist(scale(swiss))"), metric="precomputed").height.tolist(),
+     lambda r: pytest.approx(sorted(r("energy::energy.hclust(dist(scale(swiss)))$height")),
+                             rel=1e-12)),
+    # a list of columns of one length is read as R's data frame is (it is one)
+    ("list-of-columns-is-a-data-frame", lambda r: es.dispersion(
+        r("rows$x"), r("list(g = rows$g, h = rep(1:2, 15))")).W,
+     lambda r: pytest.approx(r("disco(rows$x, data.frame(g = factor(rows$g), "
+                               "h = factor(rep(1:2, 15))), R = 0)$within")[0], rel=1e-12)),
     ("label-column-by-name", lambda r: _statistic(r("coded"), "g"),
      lambda r: _statistic(np.asarray(r("as.matrix(coded[, 1:2])")), np.repeat([1, 2, 3], 10))),
 ]
@@ -469,6 +482,14 @@ R_REFUSED = [
      r"^`X` must hold numbers only"),
     ("repeated-names-in-pairwise_dcor", lambda r: es.pairwise_dcor(r("twice")), ValueError,
      r"^`X` has duplicate column names \('a'\)"),
+    # R objects that are no data (issue 48, item 2: an object read as a scalar): named, with
+    # the fix; bit64's integer64 holds its integers in a double's bits
+    *[(f"{cls}-as-data", (lambda code: lambda r: es.energy_hclust(r(code)))(code), TypeError,
+       rf"^`X` is an R object of class {cls}, which energystats does not read as data: pass a "
+       r"numeric vector or matrix, a data frame, a factor or a dist object")
+      for cls, code in [("list", "list(a = 1:5, b = 1:3)"), ("environment", "new.env()"),
+                        ("formula", "y ~ x"), ("NULL", "NULL"),
+                        ("integer64", "structure(as.numeric(1:30), class = 'integer64')")]],
     ("label-column-left-in-as-a-Series",
      lambda r: (lambda frame: es.energy_test(frame, frame["g"]))(from_r(r("coded"))), ValueError,
      r"^`labels` holds the groups of the column 'g' of `X`"),
@@ -489,3 +510,64 @@ def test_a_label_column_left_in_an_r_data_frame_warns(r):
     with pytest.warns(UserWarning, match=r"^`labels` holds the groups of the column 'g' of `X`.*"
                                          r"Pass the column's name, `labels`='g'"):
         es.energy_test(r("coded"), r("coded$g"), n_resamples=9, rng=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The fourth probe (issue 48): R's data through rpy2 without rpy2's warnings, R's numbers as
+# reticulate hands them over (3 for 3L), R's pairing by position.
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.r
+def test_rpy2_factors_are_read_without_rpy2s_deprecation_warning(r):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        res = es.dispersion(r("rows$x"), r("dose"))
+    assert res.groups.tolist() == ["lo", "mid", "hi"]
+
+
+def _from_r(function, *args, **kwargs):
+    from test_r_na import from_r_session
+
+    return from_r_session(function, *args, **kwargs)
+
+
+def test_whole_numbers_from_r_are_counts_and_seeds():
+    """R writes 3 for 3L and reticulate hands it over as 3.0: in a call made from R a whole
+    float is an int for every option whose default is not a float (issue 48, item 6); from
+    Python, 1.0 stays a float (a seed is an integer, as numpy's default_rng says)."""
+    X = TABLE.to_numpy()
+    fit = _from_r(es.KGroups, 3.0, random_state=0.0, n_init=2.0)
+    assert (fit.n_clusters, fit.random_state, fit.n_init) == (3, 0, 2)
+    assert fit.fit(X).labels_.tolist() == es.KGroups(3, random_state=0, n_init=2).fit(
+        X).labels_.tolist()
+    test = _from_r(es.dcor_test, X[:, 0], X[:, 1], rng=1.0, n_resamples=99.0, n_jobs=-1.0)
+    assert test.pvalue == es.dcor_test(X[:, 0], X[:, 1], rng=1, n_resamples=99).pvalue
+    # a float option stays a float, a fraction is refused as before
+    assert _from_r(es.dcor, X[:, 0], X[:, 1], exponent=1.0) == es.dcor(X[:, 0], X[:, 1])
+    with pytest.raises(TypeError, match=r"^`rng` must be None, a non-negative integer"):
+        es.dcor_test(X[:, 0], X[:, 1], rng=1.0)
+    with pytest.raises(TypeError, match=r"^`rng` must be None"):
+        _from_r(es.dcor_test, X[:, 0], X[:, 1], rng=1.5)
+
+
+def test_an_r_list_through_reticulate_is_a_table_of_columns():
+    """reticulate hands a named R list over as a dict and an unnamed one as a list of lists:
+    both are columns, as R's data frame (a list) is; from Python a list of lists is rows."""
+    a, b = TABLE["a"].tolist(), TABLE["b"].tolist()
+    columns = es.energy_hclust(TABLE[["a", "b"]].to_numpy()).height
+    np.testing.assert_array_equal(_from_r(es.energy_hclust, [a, b]).height, columns)
+    np.testing.assert_array_equal(_from_r(es.energy_hclust, {"a": a, "b": b}).height, columns)
+    with pytest.warns(UserWarning, match="more variables"):
+        assert es.energy_hclust([a, b]).n_samples == 2  # rows, from Python
+
+
+def test_r_data_frames_pair_rows_by_position_as_r_does():
+    """reticulate hands an R data frame over with its row names as the index; R pairs rows by
+    position, and so does a call made from R, where from Python the indexes align."""
+    frame = TABLE.set_axis([f"r{i}" for i in range(N)])
+    backwards = frame.iloc[::-1]
+    from_r = _from_r(es.dcor, backwards[["a"]], frame[["b"]])
+    assert from_r == es.dcor(backwards[["a"]].to_numpy(), frame[["b"]].to_numpy())
+    assert es.dcor(backwards[["a"]], frame[["b"]]) == pytest.approx(
+        es.dcor(frame[["a"]].to_numpy(), frame[["b"]].to_numpy()), rel=1e-12)

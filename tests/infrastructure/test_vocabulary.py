@@ -84,6 +84,7 @@ VOCABULARY = {
     "n_jobs": "the number of processes or threads (joblib's convention; None: one, or joblib's "
     "context)",
     "n_landmarks": "the number of Nyström landmarks",
+    "n_neighbors": "the neighbours of each point in the nearest-neighbour graph",
     "n_projections": "the number of random projections",
     "n_references": "the number of reference (null) data sets",
     "n_resamples": "the number of resamples: permutations, bootstrap or Monte Carlo samples",
@@ -120,6 +121,8 @@ VOCABULARY = {
 DEFAULTS_DIFFER = {
     "algorithm": '`dcov` and its siblings pick the fastest exact algorithm (`"auto"`); `KGroups` '
     "defaults to Hartigan's exact moves, which find better partitions than Lloyd's steps",
+    "init": '`KGroups` picks its start by the metric (`"auto"`: spectral on a nearest-neighbour '
+    'graph, k-means++ otherwise); `PowerKMeans` starts from k-means++ centres',
     "labels": "required where groups are tested; optional in `cluster_test`, where they only name "
     "the user's clusters",
     "max_iter": "`PowerKMeans` anneals s over its iterations and needs more of them than `KGroups`",

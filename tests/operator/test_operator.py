@@ -237,11 +237,32 @@ def test_a_product_that_cannot_fit_raises_before_allocating(rng):
             op.aslinearoperator().matmat(np.ones((3000, 500)))
 
 
+
+def test_a_product_on_a_held_matrix_is_checked_for_the_product_alone(rng, monkeypatch):
+    """The system's available memory excludes a matrix already held: with 10 MiB available and
+    an 18 MiB matrix held, a product of 36 KiB fits (it was refused as 18 MiB + 36 KiB), while
+    the matrix and the product together still count against ``working_memory``."""
+    from energystats import _config
+
+    X = rng.normal(size=(1500, 2))
+    op = make_operator(X, resolve_semimetric(), Repeated())
+    assert op.nbytes == 8 * 1500**2
+    monkeypatch.setattr(_config, "_available_bytes", lambda: 10 * 2**20)
+    Z = rng.normal(size=(1500, 3))
+    np.testing.assert_allclose(op.matmat(Z), op._held_matrix() @ Z, rtol=1e-12)
+    with es.config_context(working_memory=op.nbytes / 2**20):  # the matrix fills the budget
+        with pytest.raises(es.WorkingMemoryError, match=r"a product \(dense 1500 x 1500"):
+            op.matmat(Z)
+    monkeypatch.setattr(_config, "_available_bytes", lambda: 2**20)  # 1 MiB: a 16.1 MiB product
+    with pytest.raises(es.WorkingMemoryError, match="capped by the 1.0 MiB the system"):
+        op.matmat(np.ones((1500, 1400)))
+
 # --- no n x n array outside the operator ----------------------------------------------
 
 #: Calls that build all pairs of a sample: only the operator subpackage may make them, and
 #: the Semimetric itself (two given blocks, _semimetric.py) and the public functions that
-#: return (or decompose) a matrix by definition, after checking the memory budget (_pairwise.py).
+#: return (or decompose) a matrix by definition, after checking the memory budget (_pairwise.py),
+#: and the median distance of the Gaussian's default scale, over at most 1,000 points (4 MiB).
 PAIRWISE = re.compile(
     r"\b(cdist|pdist|squareform|semimetric_matrix|centre_in_place|kernel_matrix|pairwise_semimetric)\("
 )
@@ -249,6 +270,7 @@ MATRIX_BUILDERS = {
     "_semimetric.py": ("__call__",),
     "_pairwise.py": ("kernel_matrix", "is_negative_type", "pairwise_semimetric"),
     "_rbridge.py": ("condensed_matrix",),
+    "_neighbors.py": ("median_distance",),
 }  # an R dist object's own distances, laid out square
 
 

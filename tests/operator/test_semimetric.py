@@ -62,7 +62,13 @@ def test_callable_returning_negative_values_is_rejected_everywhere_it_is_used(rn
         (dict(exponent=0.0), ValueError, r"`exponent` must lie in \(0, 2\]"),
         (dict(exponent=2.5), ValueError, r"`exponent` must lie in \(0, 2\]"),
         (dict(exponent="1"), TypeError, "`exponent` must be a real number"),
-        (dict(metric="gaussian"), ValueError, "`sigma` is required"),
+        (dict(metric="nearest_neighbors", sigma=1.0), ValueError, "`sigma` applies only to"),
+        (dict(n_neighbors=5), ValueError, "`n_neighbors` applies only to"),
+        (dict(metric="nearest_neighbors", n_neighbors=0), ValueError,
+         "`n_neighbors` must be a positive integer"),
+        (dict(metric="nearest_neighbors", n_neighbors=2.5), ValueError,
+         "`n_neighbors` must be a positive integer"),
+        (dict(metric="nearest_neighbors", exponent=0.5), ValueError, "`exponent` applies only"),
         (dict(metric="gaussian", sigma=-1.0), ValueError, "`sigma` must be a positive"),
         (dict(metric="gaussian", sigma="a"), TypeError, "`sigma` must be a real number"),
         (dict(sigma=1.0), ValueError, "`sigma` applies only to"),
@@ -270,10 +276,10 @@ def test_results_that_float64_cannot_hold_raise_instead_of_inf_or_zero(rng):
     assert es.energy_distance(x * 1e-200, y * 1e-200) == pytest.approx(
         1e-200 * es.energy_distance(x, y), rel=1e-12
     )
-    with pytest.raises(OverflowError, match="the energy distance is about 2\\^19.*beyond float64"):
+    with pytest.raises(OverflowError, match=r"the energy distance is about 2\^\d+, beyond float64"):
         es.energy_distance(x * 1e300, y * 1e300, exponent=2.0)
     with pytest.raises(
-        ValueError, match="the energy distance is about 2\\^-19.*below float64's smallest number"
+        ValueError, match=r"the energy distance is about 2\^-\d+, below float64's smallest number"
     ):
         es.energy_distance(x * 1e-300, y * 1e-300, exponent=2.0)
     with pytest.raises(OverflowError, match="W is about"):
