@@ -25,7 +25,8 @@ Usage (from the repository root, so that this checkout is imported):
    when its k is the k of one of them. ``--battery-dir`` points at the suite's folders
    (default ``../shared/data/clustering-battery``, holding ``fcps`` and ``sipu``); another
    folder of the suite's batteries (the held-out ones) is read the same way, without
-   tuning on it.
+   tuning on it: ``--tag _heldout`` names its file ``choose_k_battery_heldout.csv``, which
+   the report counts apart.
 
 Methods, on the same data sets, all with k_max = 10:
 
@@ -237,8 +238,13 @@ def run_battery(root: Path, gap: ClusGap, path: Path, seed: int = 0) -> pd.DataF
     rows = []
     for battery, name, prefix, ks in battery_sets(root):
         X = np.loadtxt(prefix + ".data.gz", ndmin=2)
-        row = {"battery": battery, "data set": name, "n": X.shape[0], "d": X.shape[1],
-               "true k": " ".join(map(str, ks))}
+        row = {
+            "battery": battery,
+            "data set": name,
+            "n": X.shape[0],
+            "d": X.shape[1],
+            "true k": " ".join(map(str, ks)),
+        }
         for null in ("unimodal", "gaussian"):
             start = time.perf_counter()
             with warnings.catch_warnings():
@@ -249,8 +255,9 @@ def run_battery(root: Path, gap: ClusGap, path: Path, seed: int = 0) -> pd.DataF
             row[f"first p {null}"] = res.nodes["pvalue"].iloc[0]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            row.update(clusGap=gap(X, seed), silhouette=silhouette_kmeans(X, seed),
-                       bic=bic_k(X, seed))
+            row.update(
+                clusGap=gap(X, seed), silhouette=silhouette_kmeans(X, seed), bic=bic_k(X, seed)
+            )
         rows.append(row)
         pd.DataFrame(rows).to_csv(path, index=False)
         print(f"{battery}/{name} done", flush=True)
@@ -310,10 +317,7 @@ def run_stability(
             for null in ("unimodal", "gaussian"):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
-                    ks = [
-                        es.choose_k(X, K_MAX, null=null, rng=seed).k
-                        for seed in range(seeds)
-                    ]
+                    ks = [es.choose_k(X, K_MAX, null=null, rng=seed).k for seed in range(seeds)]
                 modal = np.bincount(ks).argmax()
                 rows.append(
                     {
@@ -365,9 +369,12 @@ def report(out: Path, suffix: str) -> str:
     """The tables of every CSV in ``out`` (the parts of one or several runs), as Markdown."""
     text = [f"# choose_k beside clusGap and the silhouette (k_max = {K_MAX}, alpha = 0.05)\n"]
     found = {
-        part: sorted(out.glob(f"choose_k_{part}{suffix}*.csv"))
+        part: sorted(
+            f for f in out.glob(f"choose_k_{part}{suffix}*.csv") if "heldout" not in f.name
+        )
         for part in ("settings", "shapes", "stability", "battery")
     }
+    found["heldout"] = sorted(out.glob(f"choose_k_battery{suffix}*heldout*.csv"))
     read = {
         part: pd.concat([pd.read_csv(f) for f in files]) for part, files in found.items() if files
     }
@@ -410,17 +417,22 @@ def report(out: Path, suffix: str) -> str:
             summary.round(2).to_string(),
             "```\n",
         ]
-    if "battery" in read:
-        table, counts = battery_table(read["battery"])
-        text += [
-            "## FCPS and SIPU (n <= 1,500, d <= 10): k of each method, * where right\n",
-            "```text",
-            table.to_string(index=False),
-            "```\n",
-            "```text",
-            counts.to_string(),
-            "```\n",
-        ]
+    titles = {
+        "battery": "FCPS and SIPU (n <= 1,500, d <= 10)",
+        "heldout": "Held out (wut, graves, uci, other; n <= 1,500, d <= 10; never tuned on)",
+    }
+    for part, title in titles.items():
+        if part in read:
+            table, counts = battery_table(read[part])
+            text += [
+                f"## {title}: k of each method, * where right\n",
+                "```text",
+                table.to_string(index=False),
+                "```\n",
+                "```text",
+                counts.to_string(),
+                "```\n",
+            ]
     return "\n".join(text)
 
 
