@@ -345,7 +345,7 @@ def significant_clusters(
         for _ in range(points.size):
             next(bar, None)
 
-    def test(node: int, points: np.ndarray, _) -> NodeTest:
+    def test(node: int, points: np.ndarray) -> NodeTest:
         res = cluster_test(
             X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent,
             progress=False, **cluster_test_options,
