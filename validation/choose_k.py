@@ -18,16 +18,27 @@ Usage (from the repository root, so that this checkout is imported):
    data: N(3, I) in 3-D rounded to 1..5, and a Gaussian rounded to integers).
 3. Seed stability: the same data, choose_k with ten seeds: the share of seeds that agree with
    the most frequent k, on five data sets of each simulation.
+4. The clustering benchmark battery: the FCPS (Ultsch 2005) and SIPU (Fränti & Sieranoja 2018
+   and earlier) sets of Gagolewski's suite (M. Gagolewski, "A framework for benchmarking
+   clustering algorithms", SoftwareX 20, 2022, 101270) with n <= 1,500 and d <= 10, each
+   set's every reference labelling (k counted without the noise points); a method is right
+   when its k is the k of one of them. ``--battery-dir`` points at the suite's folders
+   (default ``../shared/data/clustering-battery``, holding ``fcps`` and ``sipu``); another
+   folder of the suite's batteries (the held-out ones) is read the same way, without
+   tuning on it: ``--tag _heldout`` names its file ``choose_k_battery_heldout.csv``, which
+   the report counts apart.
 
 Methods, on the same data sets, all with k_max = 10:
 
 - ``unimodal``, ``gaussian``: ``choose_k(X, 10, null=...)`` at its defaults (alpha = 0.05,
-  199 references per node test), ``n_references=0`` (the gap column is descriptive);
+  199 references per test, ten reference sets of the gap statistic, ``n_init=10``);
 - ``clusGap``: R's ``cluster::clusGap(x, kmeans, nstart = 20, K.max = 10, B = 50,
   spaceH0 = "scaledPCA")`` and ``maxSE(gap, SE.sim, "Tibs2001SEmax")`` through rpy2 (skipped,
   with a note, where R's cluster package cannot be loaded);
-- ``silhouette``: the k in 2..10 of largest silhouette (scikit-learn) of ``KGroups(k)``; it
-  cannot say 1.
+- ``silhouette``: the k in 2..10 of largest silhouette (scikit-learn) of ``KGroups(k)``
+  (on the battery, of scikit-learn's ``KMeans(k, n_init=10)``); it cannot say 1;
+- ``bic`` (battery only): the k in 1..10 of smallest BIC of scikit-learn's
+  ``GaussianMixture(k, n_init=3)`` (full covariances).
 
 Each cell is a count or a proportion over its data sets, with the binomial standard error.
 ``--quick`` (CI) runs three data sets per cell and no seed-stability part.
@@ -36,6 +47,7 @@ Each cell is a count or a proportion over its data sets, with the binomial stand
 from __future__ import annotations
 
 import argparse
+import gzip
 import time
 import warnings
 from pathlib import Path
@@ -43,7 +55,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.spatial.distance import cdist
+from sklearn.cluster import KMeans
 from sklearn.metrics import silhouette_score
+from sklearn.mixture import GaussianMixture
 
 import energystats as es
 
@@ -171,7 +185,7 @@ def choices(X: np.ndarray, seed: int, gap: ClusGap) -> dict:
         start = time.perf_counter()
         with warnings.catch_warnings():  # the Gaussian null warns when it reaches k_max
             warnings.simplefilter("ignore", UserWarning)
-            out[null] = es.choose_k(X, K_MAX, null=null, n_references=0, rng=seed).k
+            out[null] = es.choose_k(X, K_MAX, null=null, rng=seed).k
         out[f"seconds {null}"] = time.perf_counter() - start
     out["clusGap"] = gap(X, seed)
     out["silhouette"] = silhouette_k(X, seed)
@@ -179,6 +193,90 @@ def choices(X: np.ndarray, seed: int, gap: ClusGap) -> dict:
 
 
 METHODS = ["unimodal", "gaussian", "clusGap", "silhouette"]
+BATTERY_METHODS = ["unimodal", "gaussian", "clusGap", "silhouette", "bic"]
+
+
+def battery_sets(root: Path, max_n: int = 1500, max_d: int = 10) -> list[tuple]:
+    """(battery, name, path prefix, true ks) of every set of the suite's folders under
+    ``root`` with n <= max_n and d <= max_d; the true ks are those of its labellings
+    (``NAME.labelsK.gz``, 0 a noise point)."""
+    found = []
+    for data in sorted(root.glob("*/*.data.gz")):
+        with gzip.open(data, "rt") as f, warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # a file not fetched is empty
+            X = np.loadtxt(f, ndmin=2)
+        if not 0 < X.shape[0] <= max_n or X.shape[1] > max_d:
+            continue
+        prefix = str(data)[: -len(".data.gz")]
+        ks = set()
+        for labels in sorted(data.parent.glob(f"{data.name[: -len('.data.gz')]}.labels*.gz")):
+            y = np.loadtxt(labels, dtype=int)
+            ks.add(len(set(y[y > 0].tolist())))
+        found.append((data.parent.name, data.name[: -len(".data.gz")], prefix, sorted(ks)))
+    return found
+
+
+def silhouette_kmeans(X: np.ndarray, seed: int) -> int:
+    """The k in 2..K_MAX of largest silhouette of scikit-learn's KMeans(k, n_init=10)."""
+    scores = [
+        silhouette_score(X, KMeans(k, n_init=10, random_state=seed).fit(X).labels_)
+        for k in range(2, K_MAX + 1)
+    ]
+    return int(np.argmax(scores)) + 2
+
+
+def bic_k(X: np.ndarray, seed: int) -> int:
+    """The k in 1..K_MAX of smallest BIC of scikit-learn's GaussianMixture(k, n_init=3)."""
+    bic = [
+        GaussianMixture(k, n_init=3, random_state=seed).fit(X).bic(X) for k in range(1, K_MAX + 1)
+    ]
+    return int(np.argmin(bic)) + 1
+
+
+def run_battery(root: Path, gap: ClusGap, path: Path, seed: int = 0) -> pd.DataFrame:
+    """Every method on every set of ``root`` (``battery_sets``), the rows kept in ``path``."""
+    rows = []
+    for battery, name, prefix, ks in battery_sets(root):
+        X = np.loadtxt(prefix + ".data.gz", ndmin=2)
+        row = {
+            "battery": battery,
+            "data set": name,
+            "n": X.shape[0],
+            "d": X.shape[1],
+            "true k": " ".join(map(str, ks)),
+        }
+        for null in ("unimodal", "gaussian"):
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                res = es.choose_k(X, K_MAX, null=null, rng=seed)
+            row[null] = res.k
+            row[f"seconds {null}"] = time.perf_counter() - start
+            row[f"first p {null}"] = res.nodes["pvalue"].iloc[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            row.update(
+                clusGap=gap(X, seed), silhouette=silhouette_kmeans(X, seed), bic=bic_k(X, seed)
+            )
+        rows.append(row)
+        pd.DataFrame(rows).to_csv(path, index=False)
+        print(f"{battery}/{name} done", flush=True)
+    return pd.DataFrame(rows)
+
+
+def battery_table(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each set's true k(s) and every method's k (a star where right), and the counts."""
+    truth = runs["true k"].astype(str).str.split().apply(lambda ks: {int(k) for k in ks})
+    table = runs[["battery", "data set", "n", "d", "true k"]].copy()
+    counts = {}
+    for method in BATTERY_METHODS:
+        k = runs[method]
+        if k.isna().all():
+            continue  # not run (R's clusGap without R)
+        right = [kk in t for kk, t in zip(k, truth)]
+        table[method] = [f"{int(kk)}*" if r else f"{int(kk)}" for kk, r in zip(k, right)]
+        counts[method] = {"right k": int(sum(right)), "says 1": int((k == 1).sum())}
+    return table, pd.DataFrame(counts).T.rename_axis(f"of {len(runs)} data sets")
 
 
 def run_cells(
@@ -219,10 +317,7 @@ def run_stability(
             for null in ("unimodal", "gaussian"):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
-                    ks = [
-                        es.choose_k(X, K_MAX, null=null, n_references=0, rng=seed).k
-                        for seed in range(seeds)
-                    ]
+                    ks = [es.choose_k(X, K_MAX, null=null, rng=seed).k for seed in range(seeds)]
                 modal = np.bincount(ks).argmax()
                 rows.append(
                     {
@@ -274,9 +369,12 @@ def report(out: Path, suffix: str) -> str:
     """The tables of every CSV in ``out`` (the parts of one or several runs), as Markdown."""
     text = [f"# choose_k beside clusGap and the silhouette (k_max = {K_MAX}, alpha = 0.05)\n"]
     found = {
-        part: sorted(out.glob(f"choose_k_{part}{suffix}*.csv"))
-        for part in ("settings", "shapes", "stability")
+        part: sorted(
+            f for f in out.glob(f"choose_k_{part}{suffix}*.csv") if "heldout" not in f.name
+        )
+        for part in ("settings", "shapes", "stability", "battery")
     }
+    found["heldout"] = sorted(out.glob(f"choose_k_battery{suffix}*heldout*.csv"))
     read = {
         part: pd.concat([pd.read_csv(f) for f in files]) for part, files in found.items() if files
     }
@@ -319,6 +417,22 @@ def report(out: Path, suffix: str) -> str:
             summary.round(2).to_string(),
             "```\n",
         ]
+    titles = {
+        "battery": "FCPS and SIPU (n <= 1,500, d <= 10)",
+        "heldout": "Held out (wut, graves, uci, other; n <= 1,500, d <= 10; never tuned on)",
+    }
+    for part, title in titles.items():
+        if part in read:
+            table, counts = battery_table(read[part])
+            text += [
+                f"## {title}: k of each method, * where right\n",
+                "```text",
+                table.to_string(index=False),
+                "```\n",
+                "```text",
+                counts.to_string(),
+                "```\n",
+            ]
     return "\n".join(text)
 
 
@@ -326,7 +440,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
-    parser.add_argument("--parts", default="settings,shapes,stability")
+    parser.add_argument("--parts", default="settings,shapes,stability,battery")
     parser.add_argument("--reps", type=int, default=None, help="data sets per cell (50)")
     parser.add_argument("--first", type=int, default=0, help="the first data set's number")
     parser.add_argument("--settings", default="1,2,3,4,5", help="which of the five to run")
@@ -335,6 +449,12 @@ def main():
     )
     parser.add_argument("--stability-sets", type=int, default=5, help="data sets per setting")
     parser.add_argument("--no-clusgap", action="store_true", help="skip R's clusGap")
+    parser.add_argument(
+        "--battery-dir",
+        type=Path,
+        default=Path(__file__).resolve().parents[2] / "shared" / "data" / "clustering-battery",
+        help="a folder of the suite's batteries (fcps, sipu, ...)",
+    )
     parser.add_argument("--tag", default="", help="suffix of this run's CSV files")
     parser.add_argument(
         "--report",
@@ -379,6 +499,8 @@ def main():
                 shape_seq,
                 args.out / f"choose_k_shapes{tag}.csv",
             )
+        if "battery" in parts and not args.quick:
+            run_battery(args.battery_dir, gap, args.out / f"choose_k_battery{tag}.csv")
         if "stability" in parts and not args.quick:
             run_stability(
                 args.stability_sets, 10, stability_seq, args.out / f"choose_k_stability{tag}.csv"

@@ -1,8 +1,9 @@
 """Energy clustering: kernel k-groups, power k-means, the exact one-dimensional split,
 energy hierarchical clustering, and the valid tests of cluster structure."""
 
+from ._k_tests import signal_dimension
 from .choose_k import ChooseKResult, choose_k
-from .cluster_test import ClusterTestResult, cluster_test, signal_dimension
+from .cluster_test import ClusterTestResult, cluster_test
 from .dip import DipTestResult, dip_statistic, dip_test
 from .hclust import (
     EnergyHClustResult,

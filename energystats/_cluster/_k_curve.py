@@ -46,23 +46,27 @@ def _reference_log_w(X, box, rotation, centre, stream, k_max: int, options: dict
     return _log([fit.W_ for fit in fits])
 
 
-def gap_choice(gap: np.ndarray, se: np.ndarray) -> int | None:
-    """Tibshirani, Walther & Hastie (2001), Sec. 3: the smallest k with
-    gap(k) >= gap(k + 1) - s(k + 1); k_max when there is none; None when no gap is defined
-    (a NaN gap ends the curve: past it W is 0)."""
+def gap_choice(gap: np.ndarray, se: np.ndarray, rule: str = "first") -> int | None:
+    """The gap statistic's k over k = 1, 2, ...: ``"first"``, Tibshirani, Walther & Hastie
+    (2001), Sec. 3, the smallest k with gap(k) >= gap(k + 1) - s(k + 1) (k_max when there is
+    none); ``"global"``, the smallest k with gap(k) >= gap(k*) - s(k*), k* the largest gap
+    (R's ``cluster::maxSE`` "globalSEmax"). None when no gap is defined (a NaN gap ends the
+    curve: past it W is 0)."""
     defined = int(np.argmin(np.isfinite(gap))) if not np.isfinite(gap).all() else gap.size
     if defined == 0:
         return None
-    for i in range(defined - 1):
-        if gap[i] >= gap[i + 1] - se[i + 1]:
-            return i + 1
-    return defined
+    gap, se = gap[:defined], se[:defined]
+    if rule == "global":
+        top = int(np.argmax(gap))
+        return int(np.argmax(gap >= gap[top] - se[top])) + 1
+    return next((i + 1 for i in range(defined - 1) if gap[i] >= gap[i + 1] - se[i + 1]), defined)
 
 
 @dataclass(frozen=True)
 class Curve:
     """W, S and the gap statistic of ``KGroups(k)``, k = 1..k_max, on the data: arrays over k
-    (NaN without references, or where W is 0), the fits and the gap statistic's k."""
+    (NaN without references, or where W is 0), the fits and the gap statistic's k by the
+    first-SE-max and the global-SE-max rules."""
 
     models: list
     W: np.ndarray
@@ -72,6 +76,7 @@ class Curve:
     gap: np.ndarray
     gap_se: np.ndarray
     k_gap: int | None
+    k_gap_global: int | None
 
 
 def _run(function, calls, shared, n_jobs, advance) -> list:
@@ -98,7 +103,7 @@ def w_curve(X, k_max, fit_streams, reference_streams, options, n_jobs, advance) 
     log_W = _log(W)
     nan = np.full(k_max, np.nan)
     if not reference_streams:
-        return Curve(models, W, S, log_W, nan, nan, nan, None)
+        return Curve(models, W, S, log_W, nan, nan, nan, None, None)
     centre = X.mean(axis=0)
     _, _, Vt = np.linalg.svd(X - centre, full_matrices=False)
     Z = (X - centre) @ Vt.T
@@ -117,4 +122,5 @@ def w_curve(X, k_max, fit_streams, reference_streams, options, n_jobs, advance) 
     ref_log_W = ref.mean(axis=0)
     gap = ref_log_W - log_W
     gap_se = ref.std(axis=0) * np.sqrt(1.0 + 1.0 / len(reference_streams))
-    return Curve(models, W, S, log_W, ref_log_W, gap, gap_se, gap_choice(gap, gap_se))
+    choices = (gap_choice(gap, gap_se), gap_choice(gap, gap_se, "global"))
+    return Curve(models, W, S, log_W, ref_log_W, gap, gap_se, *choices)

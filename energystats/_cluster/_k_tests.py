@@ -1,25 +1,31 @@
-r"""The node tests of :func:`~energystats.choose_k`: is this node more than one cluster?
+r"""The test of one cluster behind :func:`~energystats.choose_k` and
+:func:`~energystats.cluster_test` without k: are these points more than one cluster?
 
-The statistic. The node's points are centred and projected on their J leading principal axes
-(J from :func:`~energystats.signal_dimension`: the axes that stand out from a spherical noise
-floor, at least one), where clusters put their variance; noise axes would only dilute it. On
-these scores Z, for k = 2..K, the drop of the within sum of squares of k-means,
+The statistic. A coordinate with tied values (ratings, counts, rounded measurements) is first
+spread uniformly over its rounding interval, so that k-means does not split the lattice. The
+points are centred and rotated to their principal axes; J of them are kept
+(:func:`~energystats.signal_dimension`: the axes that stand out from a spherical noise floor;
+all of them, at most :data:`MAX_AXES`, when none stands out, as for clusters arranged
+symmetrically). On these scores Z, for k = 2..K, the drop of the within sum of squares of
+k-means,
 
 .. math:: D_k = \log W_1(Z) - \log W_k(Z),
 
-is computed, as the gap statistic computes it (Tibshirani, Walther & Hastie 2001); the same
-procedure (k-means++ starts, then Lloyd's iterations) is applied to B reference samples of the
-same size. Each :math:`D_k` is standardised by its mean and standard deviation over the B + 1
-samples, and the statistic is the largest standardised drop, :math:`t = \max_k z_k`: large when
-some k splits the node far better than a reference of one cluster is split. Its p-value is
-(1 + #{references with t* >= t}) / (B + 1): the data and the references are treated alike, so
-the p-value is exact whenever the node's scores are distributed as a reference.
+is computed, as the gap statistic computes it (Tibshirani, Walther & Hastie 2001), and the same
+drops on the first principal axis alone (when J > 1): two clusters side by side split there
+more clearly than in J dimensions. The same procedure (greedy k-means++ seeding, then Lloyd's
+iterations) is applied to B reference samples of the same size, rotated to their own principal
+axes. Each drop is standardised by its mean and standard deviation over the B + 1 samples, and
+the statistic is the largest, :math:`t = \max z`: large when some k splits the points far better
+than a reference of one cluster is split. Its p-value is (1 + #{references with t* >= t}) /
+(B + 1): the data and the references are treated alike, so the p-value is exact whenever the
+points are distributed as a reference.
 
 The references (what "one cluster" means):
 
-* ``"unimodal"``: uniform laws with the node's principal axes and variances: on the box, and
-  (J >= 2) on the simplex. Among log-concave laws in one dimension the uniform splits most
-  easily (in the gap statistic's k-means sense; our measurements in ``docs/validation.md``), so a
+* ``"unimodal"``: uniform laws with the points' principal axes and variances: on the box, and
+  (J >= 2) on the simplex. In one dimension the uniform splits most easily among log-concave
+  laws (in the gap statistic's k-means sense; measured in ``docs/validation.md``), so a
   Gaussian, logistic, exponential or uniform cluster is split at most as often as the box; in
   J dimensions a uniform simplex splits into its corners more easily than the box, so the
   p-value is the larger of the two.
@@ -28,94 +34,212 @@ The references (what "one cluster" means):
   given the covariance, distributed exactly as the references' (the argument of
   :func:`~energystats.cluster_test`), so the test is exact.
 
-The node is split (when significant) into k̃ clusters by ``KGroups(k̃)`` on all its points,
-k̃ the gap statistic's choice on the node against the box reference (the smallest k with
-gap(k) >= gap(k + 1) - s(k + 1), at least 2).
+Beside the p-value, the test says into how many clusters the points split best: the gap
+statistic's choice against its references (the smallest k >= 2 with
+gap(k) >= gap(k + 1) - s(k + 1), Tibshirani et al. 2001, on the J-dimensional drops; for the
+unimodal null the smaller of the box's and the simplex's choices).
 """
 
 from __future__ import annotations
 
 import functools
-import warnings
+from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
+from scipy.stats import chi2
 
+from .._frontdoor import front_door
 from .._resampling import Draws, Options, null_distribution, pvalue
-from .cluster_test import signal_dimension
-from .kgroups import KGroups
+from .._semimetric import Scaling, resolve_semimetric
+from .._validation import check_positive_int
 
-__all__ = ["MAX_SPLIT", "TEST_POINTS", "node_test"]
+__all__ = ["MAX_AXES", "TEST_POINTS", "NodeResult", "node_test", "signal_dimension"]
 
-#: The largest k of the node statistic, and the most children of a node.
-MAX_SPLIT = 4
-#: A node with more points is tested on a random subset of this many (exact all the same: the
-#: references have the subset's size); its split uses all its points.
+#: Level of each step of the sequential sphericity test that picks the signal dimension.
+SPHERICITY_LEVEL = 0.05
+#: The most principal axes the statistic looks at.
+MAX_AXES = 10
+#: Points tested: a larger node is tested on a random subset of this many (exact all the same:
+#: the references have the subset's size).
 TEST_POINTS = 500
-#: Starts and most iterations of the k-means fits of the statistic.
-KMEANS_STARTS = 2
-KMEANS_ITER = 30
+#: Candidates of each centre of the greedy k-means++ seeding, and most Lloyd iterations.
+CANDIDATES = 3
+KMEANS_ITER = 20
 
 
-def _distances(Z: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Squared distances (b, m, k) of the points Z (b, m, J) to the centres C (b, k, J)."""
-    out = np.zeros(Z.shape[:2] + C.shape[1:2])
-    for j in range(Z.shape[2]):  # J is small: no (b, m, k, J) temporary
-        out += (Z[:, :, j, None] - C[:, None, :, j]) ** 2
-    return out
+def _check_eigenvalues(eigenvalues) -> np.ndarray:
+    try:
+        lam = np.asarray(eigenvalues, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("`eigenvalues` must be an array of numbers.") from None
+    if lam.ndim != 1 or lam.size == 0:
+        raise ValueError(f"`eigenvalues` must be a non-empty 1-D array, got shape {lam.shape}.")
+    if not np.isfinite(lam).all() or (lam < 0).any():
+        raise ValueError("`eigenvalues` must be finite and non-negative (a covariance matrix's).")
+    if (np.diff(lam) > 0).any():
+        raise ValueError(
+            "`eigenvalues` must be in non-increasing order (the leading direction first)."
+        )
+    return lam
+
+
+@front_door()
+def signal_dimension(
+    eigenvalues: np.ndarray, n_samples: int, *, minimum: int = 1, alpha: float = SPHERICITY_LEVEL
+) -> int:
+    r"""J: how many leading principal directions stand out from a spherical noise floor.
+
+    For j = 0, 1, ..., d - 2, tests whether the last q = d - j eigenvalues of the sample
+    covariance are equal (Lawley 1956; Anderson 1963), with the likelihood-ratio statistic
+    and Lawley's correction,
+
+    .. math::
+
+        & \Big(n - 1 - j - \frac{2q^2 + q + 2}{6q}
+        + \sum_{i \le j} \frac{\bar l^2}{(l_i - \bar l)^2}\Big) \\
+        & \times \Big(q \log \bar l - \sum_{i > j} \log l_i\Big)
+        \sim \chi^2_{(q + 2)(q - 1)/2},
+
+    :math:`\bar l` the mean of the last q, each step at level ``alpha``. J is the first j not
+    rejected, at least ``minimum``; when every step rejects, no noise floor is visible
+    (e.g. d = 2) and J = d. J = 0 (with ``minimum=0``) says that the covariance is spherical:
+    no direction stands out. J depends on the data only through the sample covariance.
+
+    Parameters
+    ----------
+    eigenvalues : array_like of shape (d,)
+        Eigenvalues of the sample covariance, non-negative, in non-increasing order.
+    n_samples : int
+        Sample size n, at least 2.
+    minimum : int, default=1
+        Smallest J returned (J is at most d); 0 lets J = 0 say that no direction stands out.
+    alpha : float, default=0.05
+        Level of each sphericity test, in (0, 1).
+
+    Returns
+    -------
+    int
+    """
+    lam = _check_eigenvalues(eigenvalues)
+    d = lam.size
+    n = check_positive_int(n_samples, "n_samples", minimum=2)
+    minimum = check_positive_int(minimum, "minimum", minimum=0)
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < alpha < 1.0:
+        raise ValueError(f"`alpha` must be a number in (0, 1), got {alpha!r}.")
+    for j in range(d - 1):
+        q = d - j
+        tail = lam[j:]
+        mean = tail.mean()
+        with np.errstate(divide="ignore"):
+            correction = np.sum((mean / (lam[:j] - mean)) ** 2)
+        factor = n - 1 - j - (2 * q * q + q + 2) / (6 * q) + correction
+        statistic = factor * (q * np.log(mean) - np.log(tail).sum())
+        if factor <= 0 or statistic <= chi2.ppf(1 - alpha, (q + 2) * (q - 1) / 2):
+            return int(min(d, max(j, minimum)))
+    return d
+
+
+def _assign(Z: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """The nearest of the centres C (b, k, J) to each point of Z (b, m, J): labels (b, m)."""
+    D = Z @ (-2.0 * C.transpose(0, 2, 1))
+    D += (C**2).sum(-1)[:, None, :]
+    return D.argmin(-1)
 
 
 def _lloyd(Z: np.ndarray, C: np.ndarray) -> np.ndarray:
     """Lloyd's iterations from the centres C until no label changes (at most KMEANS_ITER);
     each sample's iterations are its own, so a sample's fit does not depend on its batch.
     Returns the within sum of squares of each sample."""
-    b, m, J = Z.shape
     k = C.shape[1]
-    labels = np.full((b, m), -1)
-    active = np.arange(b)
+    Z1 = np.concatenate([Z, np.ones(Z.shape[:2] + (1,))], axis=2)  # a last column counts
+    labels = np.full(Z.shape[:2], -1)
+    active = np.arange(Z.shape[0])
     for _ in range(KMEANS_ITER):
-        new = _distances(Z[active], C[active]).argmin(-1)
+        new = _assign(Z[active], C[active])
         moved = (new != labels[active]).any(1)
         labels[active] = new
         active, new = active[moved], new[moved]
         if active.size == 0:
             break
-        flat = (np.arange(active.size)[:, None] * k + new).ravel()
-        count = np.bincount(flat, minlength=active.size * k).reshape(active.size, k)
-        for j in range(J):
-            sums = np.bincount(flat, weights=Z[active, :, j].ravel(), minlength=active.size * k)
-            sums = sums.reshape(active.size, k)
-            C[active, :, j] = np.where(count > 0, sums / np.maximum(count, 1), C[active, :, j])
-    return _distances(Z, C).min(-1).sum(1)
+        sums = np.eye(k)[new].transpose(0, 2, 1) @ Z1[active]  # each centre's sum and count
+        count = sums[:, :, -1:]
+        C[active] = np.where(count > 0, sums[:, :, :-1] / np.maximum(count, 1.0), C[active])
+    labels = _assign(Z, C)
+    return ((Z - np.take_along_axis(C, labels[..., None], 1)) ** 2).sum((1, 2))
+
+
+def _lloyd_1d(x: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Lloyd's iterations in one dimension, on sorted values x (b, m) from the centres C
+    (b, k): a cluster is an interval of the sorted values (cut at the midpoints of the
+    centres), its sum read from prefix sums. Returns the within sum of squares."""
+    b, m = x.shape
+    s1 = np.hstack([np.zeros((b, 1)), np.cumsum(x, 1)])
+    edges = np.zeros((b, C.shape[1] + 1), dtype=np.intp)
+    active = np.arange(b)
+    for _ in range(KMEANS_ITER):
+        C[active] = np.sort(C[active], 1)
+        cuts = (C[active, 1:] + C[active, :-1]) / 2.0
+        new = np.array([np.searchsorted(x[i], cut) for i, cut in zip(active, cuts)])
+        new = np.hstack([np.zeros((active.size, 1), np.intp), new, np.full((active.size, 1), m)])
+        moved = (new != edges[active]).any(1)
+        edges[active] = new
+        active = active[moved]
+        if active.size == 0:
+            break
+        e = edges[active]
+        count = np.diff(e, axis=1)
+        sums = np.diff(s1[active[:, None], e], axis=1)
+        C[active] = np.where(count > 0, sums / np.maximum(count, 1), C[active])
+    labels = (np.arange(m)[None, :, None] >= edges[:, None, 1:-1]).sum(-1)
+    return ((x - np.take_along_axis(C, labels, 1)) ** 2).sum(1)
 
 
 def _kmeans_w(Z: np.ndarray, k: int, draws: np.ndarray) -> np.ndarray:
-    """The within sum of squares of k-means on each sample of Z (b, m, J): the best of the
-    starts, each k-means++ seeding (Arthur & Vassilvitskii 2007) then Lloyd's iterations.
-    ``draws`` (b, starts, k) are the uniform numbers of the seedings, drawn beforehand so that
-    a sample's fit does not depend on the batch it is in."""
+    """The within sum of squares of k-means on each sample of Z (b, m, J): greedy k-means++
+    seeding (Arthur & Vassilvitskii 2007; each centre the best of ``CANDIDATES`` drawn with
+    probability proportional to the squared distance, as scikit-learn's), then Lloyd's
+    iterations (in one dimension on the sorted values). ``draws`` (b, k, CANDIDATES) are the
+    uniform numbers of the seeding, drawn beforehand so that a sample's fit does not depend
+    on the batch it is in."""
     b, m, J = Z.shape
     rows = np.arange(b)
-    best = np.full(b, np.inf)
-    for start in range(draws.shape[1]):
-        u = draws[:, start]
-        C = np.empty((b, k, J))
-        C[:, 0] = Z[rows, np.minimum((u[:, 0] * m).astype(np.intp), m - 1)]
-        D = ((Z - C[:, :1]) ** 2).sum(-1)
-        for j in range(1, k):  # the next centre with probability proportional to D
-            cum = np.cumsum(D, axis=1)
-            pick = np.minimum((cum < (u[:, j] * cum[:, -1])[:, None]).sum(1), m - 1)
-            C[:, j] = Z[rows, pick]
-            D = np.minimum(D, ((Z - C[:, j : j + 1]) ** 2).sum(-1))
-        best = np.minimum(best, _lloyd(Z, C))
-    return best
+    if J == 1:
+        Z = np.take_along_axis(Z, np.argsort(Z[:, :, :1], axis=1, kind="stable"), 1)
+    C = np.empty((b, k, J))
+    C[:, 0] = Z[rows, np.minimum((draws[:, 0, 0] * m).astype(np.intp), m - 1)]
+    D = ((Z - C[:, :1]) ** 2).sum(-1)
+    for j in range(1, k):
+        cum = np.cumsum(D, axis=1)
+        picks = (cum[:, None, :] < (draws[:, j] * cum[:, -1:])[:, :, None]).sum(-1)
+        candidates = Z[rows[:, None], np.minimum(picks, m - 1)]  # (b, CANDIDATES, J)
+        near = np.minimum(D[:, None, :], ((Z[:, None] - candidates[:, :, None]) ** 2).sum(-1))
+        best = near.sum(-1).argmin(1)  # the candidate that leaves the least
+        C[:, j] = candidates[rows, best]
+        D = near[rows, best]
+    return _lloyd_1d(Z[:, :, 0], C[:, :, 0]) if J == 1 else _lloyd(Z, C)
 
 
 def _drops(Z: np.ndarray, K: int, draws: np.ndarray) -> np.ndarray:
     """D_k = log W_1 - log W_k, k = 2..K, of each sample of Z (b, m, J) (W_k floored at a
     relative 1e-300 of W_1: fewer distinct points than k leave nothing within)."""
     W1 = ((Z - Z.mean(1, keepdims=True)) ** 2).sum((1, 2))
-    Wk = np.column_stack([_kmeans_w(Z, k, draws[:, :, :k]) for k in range(2, K + 1)])
+    Wk = np.column_stack([_kmeans_w(Z, k, draws[:, :k]) for k in range(2, K + 1)])
     return np.log(W1)[:, None] - np.log(np.maximum(Wk, 1e-300 * W1[:, None]))
+
+
+def _features(P: np.ndarray, K: int, draws: np.ndarray) -> np.ndarray:
+    """The drops of the statistic on principal scores P (b, m, J), the first axis first: in J
+    dimensions, then (J > 1) on the first axis alone; shape (b, K - 1) or (b, 2 (K - 1))."""
+    D = _drops(P, K, draws)
+    return D if P.shape[2] == 1 else np.hstack([D, _drops(P[:, :, :1], K, draws)])
+
+
+def _principal(Z: np.ndarray, whiten: bool) -> np.ndarray:
+    """The principal scores U D of each centred sample Z (b, m, J) = U D V', or its whitened
+    scores sqrt(m - 1) U."""
+    U, s, _ = np.linalg.svd(Z - Z.mean(1, keepdims=True), full_matrices=False)
+    return U * (np.sqrt(Z.shape[1] - 1.0) if whiten else s[:, None, :])
 
 
 def _reference(kind: str, gen: np.random.Generator, m: int, J: int) -> np.ndarray:
@@ -133,110 +257,134 @@ def _reference(kind: str, gen: np.random.Generator, m: int, J: int) -> np.ndarra
     return weights @ (vertices @ basis.T) * np.sqrt((J + 1) * (J + 2))
 
 
-def _whitened(Z: np.ndarray) -> np.ndarray:
-    """sqrt(m - 1) U of each centred sample Z (b, m, J) = U D V'."""
-    Z = Z - Z.mean(1, keepdims=True)
-    return np.linalg.svd(Z, full_matrices=False)[0] * np.sqrt(Z.shape[1] - 1.0)
-
-
-def _reference_drops(streams: list, kind: str, scale: np.ndarray, m: int, K: int) -> np.ndarray:
-    """The drops (b, K - 1) of one block of references, each drawn from its own stream (its
+def _reference_features(streams: list, kind: str, scale: np.ndarray, m: int, K: int):
+    """The features (b, ...) of one block of references, each drawn from its own stream (its
     points, then the uniform numbers of its k-means++ seedings): a reference does not depend
     on the block it is in."""
     J = scale.size
     R = np.empty((len(streams), m, J))
-    draws = np.empty((len(streams), KMEANS_STARTS, K))
+    draws = np.empty((len(streams), K, CANDIDATES))
     for i, stream in enumerate(streams):
         R[i] = _reference(kind, stream, m, J) * scale
-        draws[i] = stream.random((KMEANS_STARTS, K))
-    return _drops(_whitened(R) if kind == "gaussian" else R, K, draws)
+        draws[i] = stream.random((K, CANDIDATES))
+    return _features(_principal(R, kind == "gaussian"), K, draws)
 
 
-def statistic_and_pvalue(drops: np.ndarray, null: np.ndarray) -> tuple[float, float]:
-    """The node statistic, max over k of the drop D_k standardised by the mean and standard
-    deviation of D_k over the data and its B references, and its Monte Carlo p-value."""
-    D = np.vstack([drops[None], null])
+def statistic_and_pvalue(features: np.ndarray, null: np.ndarray):
+    """The statistic, the largest of the features standardised by their mean and standard
+    deviation over the data and its B references, its Monte Carlo p-value and the
+    references' statistics."""
+    D = np.vstack([features[None], null])
     spread = D.std(0)
-    z = (D - D.mean(0)) / np.where(spread > 0, spread, 1.0)
-    t = z.max(1)
+    t = ((D - D.mean(0)) / np.where(spread > 0, spread, 1.0)).max(1)
     # t is a max of standardised drops, of order 1: rounding at the scale of 1
-    return float(t[0]), pvalue(t[0], t[1:], scale=1.0, what="the node statistic")
+    return float(t[0]), pvalue(t[0], t[1:], scale=1.0, what="the node statistic"), t[1:]
 
 
-def _against(kind: str, scores: np.ndarray, K: int, B: int, gen: np.random.Generator):
-    """The statistic t of the scores (m, J) and its p-value against B references of ``kind``,
-    and the gap statistic's k̃ on the way: one node's Monte Carlo test, on the engine."""
+def _against(kind: str, scores: np.ndarray, K: int, B: int, gen, progress: bool | None):
+    """The statistic of the scores (m, J), its p-value against B references of ``kind``, the
+    references' statistics, and the gap statistic's k on the way."""
     m, J = scores.shape
     data_gen, ref_gen = gen.spawn(2)
-    data = scores if kind != "gaussian" else _whitened(scores[None])[0]
-    scale = scores.std(0) if kind != "gaussian" else np.ones(J)
-    drops = _drops(data[None], K, data_gen.random((1, KMEANS_STARTS, K)))[0]
-    evaluate = functools.partial(_reference_drops, kind=kind, scale=scale, m=m, K=K)
-    # per reference: its points, distances and labels of k-means
-    engine = Draws(
+    data = _principal(scores[None], whiten=True) if kind == "gaussian" else scores[None]
+    features = _features(data, K, data_gen.random((1, K, CANDIDATES)))[0]
+    scale = np.ones(J) if kind == "gaussian" else scores.std(0)
+    evaluate = functools.partial(_reference_features, kind=kind, scale=scale, m=m, K=K)
+    engine = Draws(  # per reference: its points and scores, and k-means' distances and labels
         lambda g, size: g.spawn(size),
         evaluate,
-        item_bytes=8 * m * (3 * K + 2 * J + 4),
-        what=f"a node test of choose_k (m = {m})",
+        item_bytes=8 * m * (2 * K + 3 * J + 4),
+        what=f"a test of one cluster (m = {m})",
         desc="reference clusters",
     )
-    null = null_distribution(engine, Options(B, progress=False), ref_gen).values
-    statistic, p = statistic_and_pvalue(drops, null)
-    gap, se = drops - null.mean(0), null.std(0) * np.sqrt(1.0 + 1.0 / B)
-    k_split = next((i + 2 for i in range(K - 2) if gap[i] >= gap[i + 1] - se[i + 1]), K)
-    return statistic, p, k_split
+    null = null_distribution(engine, Options(B, progress=progress), ref_gen).values
+    statistic, p, t_null = statistic_and_pvalue(features, null)
+    gap = features[: K - 1] - null[:, : K - 1].mean(0)
+    se = null[:, : K - 1].std(0) * np.sqrt(1.0 + 1.0 / B)
+    k_split = next((k for k in range(2, K) if gap[k - 2] >= gap[k - 1] - se[k - 1]), K)
+    return statistic, p, t_null, k_split
 
 
-def _scores(points: np.ndarray) -> tuple[np.ndarray, int]:
-    """The node's scores on its J leading principal axes (m, J), and J (0 for constant data).
-    The points are first divided by a power of two (exact), so that no square overflows or
-    underflows whatever their scale."""
+def _unround(points: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """The points with each rounded coordinate spread uniformly over its rounding interval:
+    a coordinate whose values are tied and lie on a grid (at least three distinct values, each
+    a whole number of steps h from the smallest, h the smallest gap) reads as the rounding of
+    a continuous law (ratings, counts), whose lattice k-means would otherwise split. A
+    log-concave law stays log-concave (its convolution with a uniform)."""
+    out = np.array(points, dtype=float)
+    for j, column in enumerate(out.T):
+        values = np.unique(column)
+        if 3 <= values.size < column.size:
+            h = np.diff(values).min()
+            steps = (values - values[0]) / h
+            if np.allclose(steps, np.round(steps), rtol=0.0, atol=1e-6):
+                out[:, j] += gen.uniform(-0.5, 0.5, column.size) * h
+    return out
+
+
+def _scores(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points' scores on their J principal axes (m, J), and the sample covariance's
+    eigenvalues (J = 0 for constant points). Points near the ends of float64 are first divided
+    by a power of two (exact), so that no square overflows or underflows."""
     centred = points - points.mean(axis=0)
-    top = np.max(np.abs(centred))
     # equal points: their centred values are the rounding of the mean, not a spread
-    if not np.isfinite(top) or np.ptp(points, axis=0).max() == 0:
-        return centred[:, :0], 0
-    centred = np.ldexp(centred, -np.frexp(top)[1])
+    if np.ptp(points, axis=0).max() == 0:
+        return centred[:, :0], np.zeros(points.shape[1])
+    centred = Scaling.for_data(centred, resolve_semimetric()).data(centred)
     U, s, _ = np.linalg.svd(centred, full_matrices=False)
     lam = s**2 / (points.shape[0] - 1.0)
     rank = int(np.sum(lam > lam[0] * 1e-12))
-    J = 1 if rank == 1 else signal_dimension(lam[:rank], points.shape[0], minimum=1)
-    return U[:, :J] * s[:J], J
+    # no axis standing out of a spherical floor (J = 0): every axis, as clusters arranged
+    # symmetrically leave the covariance spherical
+    J = signal_dimension(lam[:rank], points.shape[0], minimum=0) if rank > 1 else rank
+    J = min(J or rank, MAX_AXES)
+    return U[:, :J] * s[:J], lam
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """The test of one set of points (:func:`node_test`).
+
+    Attributes
+    ----------
+    statistic, pvalue : float
+    null : ndarray of shape (B,)
+        The references' statistics (for the unimodal null, of the reference with the larger
+        p-value).
+    components : int
+        J, the principal axes looked at (0 for constant points).
+    k_split : int
+        The gap statistic's k (>= 2; 1 for constant points).
+    eigenvalues : ndarray
+        The sample covariance's eigenvalues, largest first.
+    """
+
+    statistic: float
+    pvalue: float
+    null: np.ndarray
+    components: int
+    k_split: int
+    eigenvalues: np.ndarray
 
 
 def node_test(
-    points: np.ndarray, null: str, n_resamples: int, room: int | None, gen, split_options: dict
-):
-    """Test one node (its points, m x d) against one cluster, as the module docstring says.
-
-    Returns (fields of the node's row, p-value, children maker): ``children(indices)`` ->
-    the node's ``indices`` split into k̃ groups by ``KGroups(k̃, **split_options)``."""
-    sub_gen, test_gen, box_gen, split_gen = gen.spawn(4)
+    points: np.ndarray, null: str, n_resamples: int, K: int, gen, progress: bool | None = False
+) -> NodeResult:
+    """Test whether ``points`` (m x d) are one cluster, with the drops of k = 2..K, against
+    ``null`` ("unimodal" or "gaussian"), as the module docstring says (``progress``: a bar
+    per reference law)."""
+    sub_gen, *kind_gens = gen.spawn(3)
     m = points.shape[0]
-    tested = (
-        points
-        if m <= TEST_POINTS
-        else points[np.sort(sub_gen.choice(m, TEST_POINTS, replace=False))]
-    )
-    scores, J = _scores(tested)
-    K = min(MAX_SPLIT, tested.shape[0] - 1, MAX_SPLIT if room is None else room)
-    if J == 0:  # every point the same: nothing to split
-        return {"statistic": 0.0, "components": 0, "k": 1}, 1.0, None
-    if null == "gaussian":
-        statistic, p, _ = _against("gaussian", scores, K, n_resamples, test_gen)
-        _, _, k_split = _against("box", scores, K, n_resamples, box_gen)
-    else:
-        kinds = ("box",) if J == 1 else ("box", "simplex")
-        found = [
-            _against(kind, scores, K, n_resamples, g) for kind, g in zip(kinds, (box_gen, test_gen))
-        ]
-        statistic, p, _ = max(found, key=lambda item: item[1])  # the least favourable reference
-        k_split = min(item[2] for item in found)
-
-    def children(indices: np.ndarray) -> list[np.ndarray]:
-        with warnings.catch_warnings():  # a small node in many dimensions is expected here
-            warnings.filterwarnings("ignore", message=".*more variables", category=UserWarning)
-            labels = KGroups(k_split, random_state=split_gen, **split_options).fit(points).labels_
-        return [indices[labels == code] for code in np.unique(labels)]
-
-    return {"statistic": statistic, "components": J, "k": k_split}, p, children
+    if m > TEST_POINTS:
+        points = points[np.sort(sub_gen.choice(m, TEST_POINTS, replace=False))]
+    scores, lam = _scores(_unround(points, sub_gen))
+    J = scores.shape[1]
+    K = min(K, points.shape[0] - 1)
+    if J == 0 or K < 2:  # every point the same, or too few to split
+        return NodeResult(0.0, 1.0, np.zeros(n_resamples), J, 1, lam)
+    kinds = ("gaussian",) if null == "gaussian" else ("box",) if J == 1 else ("box", "simplex")
+    found = [
+        _against(kind, scores, K, n_resamples, g, progress) for kind, g in zip(kinds, kind_gens)
+    ]
+    statistic, p, t_null, _ = max(found, key=lambda item: item[1])  # the least favourable
+    return NodeResult(statistic, p, t_null, J, min(item[3] for item in found), lam)

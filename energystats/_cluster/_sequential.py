@@ -1,5 +1,5 @@
-"""Sequential tests down a tree of clusters, with family-wise error control: the walk that
-:func:`~energystats.choose_k` and :func:`~energystats.significant_clusters` share.
+"""Sequential tests down a tree of clusters, with family-wise error control: the walk of
+:func:`~energystats.significant_clusters`.
 
 The rule of Kimes, Liu, Hayes & Marron (2017, Sec. 3.2). Start from the root (all n points).
 A node of m points is tested, at level :math:`\\alpha\\, m / n`, only if its parent was
@@ -8,10 +8,9 @@ cluster. The nodes tested at any stage belong to disjoint sets of points, so the
 to at most alpha: when every node that is one cluster is tested validly, the probability of
 splitting one of them is at most alpha.
 
-A node is final without a test when it has fewer than ``min_size`` points, when its level is
-below the smallest Monte Carlo p-value 1 / (B + 1) (its test could not be significant, so the
-result is the same and the time is saved), or, for ``choose_k``, when splitting it would pass
-``k_max`` clusters.
+A node is final without a test when it has fewer than ``min_size`` points, or when its level
+is below the smallest Monte Carlo p-value 1 / (B + 1) (its test could not be significant, so
+the result is the same and the time is saved).
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ REASONS = {
     "not significant": "test not significant",
     "min_size": "fewer points than min_size",
     "untestable": "level alpha m / n below 1 / (n_resamples + 1)",
-    "k_max": "k_max clusters reached",
 }
 
 
@@ -104,8 +102,6 @@ def walk_tree(
     n_resamples: int,
     min_size: int,
     key: Callable = lambda node, index: index,
-    k_max: int | None = None,
-    largest_first: bool = False,
     on_final: Callable | None = None,
 ) -> Walk:
     """Walk the tree from ``root`` by the sequential rule (module docstring).
@@ -117,17 +113,12 @@ def walk_tree(
     points_of : callable
         ``points_of(node)`` -> the indices (0..n-1) of the node's points.
     test : callable
-        ``test(node, points, room)`` -> :class:`NodeTest`; ``room`` is the number of clusters
-        the node may become without passing ``k_max`` (None without ``k_max``).
+        ``test(node, points)`` -> :class:`NodeTest`.
     n, alpha, n_resamples, min_size
         The number of points, the family-wise level, the resamples of each test (a node is
         untestable when ``(n_resamples + 1) * alpha * m < n``) and the smallest testable node.
     key : callable
         ``key(node, index)`` -> the node's id in the rows (``index``: its row number).
-    k_max : int, optional
-        The most final clusters.
-    largest_first : bool
-        Test the largest pending node first (otherwise in the order they were found).
     on_final : callable, optional
         ``on_final(points)`` when a cluster becomes final (a progress bar).
     """
@@ -136,21 +127,16 @@ def walk_tree(
     reasons: list[str] = []
     pending = [(root, -1)]
     while pending:
-        if largest_first:
-            pending.sort(key=lambda item: -points_of(item[0]).size)  # stable: ties keep their order
         node, parent = pending.pop(0)
         points = points_of(node)
         m = points.size
-        room = None if k_max is None else k_max - len(final) - len(pending)
         reason = None
         if m < min_size:
             reason = "min_size"
         elif (n_resamples + 1) * alpha * m < n:
             reason = "untestable"
-        elif room is not None and room < 2:
-            reason = "k_max"
         if reason is None:
-            outcome = test(node, points, room)
+            outcome = test(node, points)
             threshold = alpha * m / n
             significant = bool(outcome.pvalue <= threshold)
             node_id = key(node, len(rows))

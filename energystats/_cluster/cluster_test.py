@@ -14,11 +14,9 @@ from __future__ import annotations
 import functools
 import inspect
 from dataclasses import dataclass, field
-from numbers import Real
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from scipy.stats import chi2
 
 from .._frontdoor import front_door
 from .._linalg import centred_svd, whiten
@@ -34,13 +32,12 @@ from .._validation import (
     check_n_init,
     check_positive_int,
 )
+from ._k_tests import node_test, signal_dimension
 from .kgroups import KGroups
 from .split1d import split_1d
 
-__all__ = ["ClusterTestResult", "check_kgroups_options", "cluster_test", "signal_dimension"]
+__all__ = ["ClusterTestResult", "check_kgroups_options", "cluster_test"]
 
-#: Level of each step of the sequential sphericity test that picks the signal dimension.
-SPHERICITY_LEVEL = 0.05
 #: Restarts of each k-groups fit of the test (the data's and every resample's) unless the
 #: caller sets ``n_init``: the same procedure on the data and the null (measured on 200 paired
 #: data sets: three starts kept the power of ten within 0.015, validation/cluster_test_starts.py).
@@ -54,27 +51,39 @@ class ClusterTestResult(ClusteringResult, TestResult):
     Attributes
     ----------
     statistic : float
-        S / T of the partition fitted to the whitened scores of the data on
-        ``n_components`` principal directions: the share of the total energy
-        dispersion explained by the clusters (Lemma 1: T = S + W).
+        With k given: S / T of the partition fitted to the whitened scores of the data on
+        ``n_components`` principal directions, the share of the total energy dispersion
+        explained by the clusters (Lemma 1: T = S + W). Without k: the largest standardised
+        drop of k-means' within sum of squares over k = 2..k_max (Notes of
+        :func:`cluster_test`).
     null_distribution : ndarray of shape (n_resamples,)
-        S / T of the same procedure fitted to samples of N(0, I_J) of the same
-        size, J = ``n_components``.
+        The statistic of the same procedure on the references: samples of N(0, I_J) of the
+        same size (with k given; without k for ``null="gaussian"``), or uniform samples on
+        the box or the simplex of the data's axes and variances, whichever gave the larger
+        p-value (``null="unimodal"``).
     n_clusters : int
-        Number of clusters fitted.
+        Number of clusters fitted: k when given; without k, the gap statistic's choice
+        against the test's references.
     directions : str
         ``"conditional"`` or ``"whitened"``.
     n_components : int
         J, the number of principal directions the statistic looks at (all d
         for ``"whitened"``).
     eigenvalues : ndarray of shape (d,)
-        The sample covariance's eigenvalues, largest first (they fix J).
+        The sample covariance's eigenvalues, largest first (they fix J; without k, of the
+        500 points tested when n is larger).
+    null : str
+        What one cluster is: ``"gaussian"`` with k given; without k, ``"unimodal"`` (the
+        default) or ``"gaussian"``.
+    k_max : int or None
+        Without k: the largest k the statistic looks at; None with k given.
     labels : ndarray of shape (n,)
-        The test's own clusters of the data: the partition of the whitened scores
-        (``model.labels_``), not a fit to X itself. With the user's fit given
-        (``labels=``), renamed after the user's labels (their values) by maximum overlap.
+        The test's own clusters of the data (``model.labels_``): with k given, the partition
+        of the whitened scores, not a fit to X itself; without k, ``KGroups(n_clusters)``
+        fitted to X. With the user's fit given (``labels=``), renamed after the user's
+        labels (their values) by maximum overlap.
     model : KGroups
-        The estimator fitted to the whitened scores (n x J).
+        The estimator fitted to the whitened scores (n x J) with k given, to X without k.
     agreement : float
         With ``labels=``: the share of points whose (renumbered) test cluster is their
         cluster in the user's fit; NaN otherwise.
@@ -84,27 +93,44 @@ class ClusterTestResult(ClusteringResult, TestResult):
     directions: str
     n_components: int
     eigenvalues: np.ndarray = field(repr=False)
+    null: str
+    k_max: int | None
     model: KGroups = field(repr=False)
     agreement: float = field(default=float("nan"), repr=False)
 
-    _title = "Energy test of cluster structure against one Gaussian"
-    _statistic_label = "S/T"
-    _resamples = "Gaussian samples"
+    @property
+    def _title(self) -> str:
+        if self.k_max is None:
+            return "Energy test of cluster structure against one Gaussian"
+        return f"Test of cluster structure over k = 2..{self.k_max} against one {self.null} cluster"
+
+    @property
+    def _resamples(self) -> str:
+        return "Gaussian samples" if self.null == "gaussian" else "uniform samples"
+
+    @property
+    def _statistic_label(self) -> str:
+        return "S/T" if self.k_max is None else "largest standardised drop"
 
     def _extra_lines(self) -> list[str]:
+        fit = "the whitened scores (not a fit to X)" if self.k_max is None else "X"
         if np.isnan(self.agreement):
-            source = "clusters of the test's own fit to the whitened scores (not a fit to X)"
+            source = f"clusters of the test's own fit of {self.n_clusters} clusters to {fit}"
         else:
             source = (f"test's clusters renumbered to the given labels; they agree on "
                       f"{self.agreement:.1%} of the points")
         scores = f"{self.n_components} of {self.eigenvalues.size} principal directions"
-        return [source, f"statistic on the whitened scores of {scores}"]
+        return [source, f"statistic on the scores of {scores}"]
 
     def _null_panels(self) -> tuple[NullPanel, ...]:
-        return (NullPanel(f"test of {self.n_clusters} clusters against one Gaussian",
-                          "S / T (share of the energy between clusters)", self.statistic,
-                          self.pvalue, f"{self.n_resamples:,} Gaussian samples",
-                          null=self.null_distribution),)
+        if self.k_max is None:
+            title = f"test of {self.n_clusters} clusters against one Gaussian"
+            label = "S / T (share of the energy between clusters)"
+        else:
+            title = f"test of k = 2..{self.k_max} against one {self.null} cluster"
+            label = "largest standardised drop of log W"
+        return (NullPanel(title, label, self.statistic, self.pvalue,
+                          f"{self.n_resamples:,} {self._resamples}", null=self.null_distribution),)
 
 
 def _principal_scores(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -115,77 +141,6 @@ def _principal_scores(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = X.shape[0]
     U, D, _ = centred_svd(Scaling.for_data(X, resolve_semimetric()).data(X))
     return U * np.sqrt(n - 1.0), D**2 / (n - 1.0)
-
-
-def _check_eigenvalues(eigenvalues) -> np.ndarray:
-    try:
-        lam = np.asarray(eigenvalues, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("`eigenvalues` must be an array of numbers.") from None
-    if lam.ndim != 1 or lam.size == 0:
-        raise ValueError(f"`eigenvalues` must be a non-empty 1-D array, got shape {lam.shape}.")
-    if not np.isfinite(lam).all() or (lam < 0).any():
-        raise ValueError("`eigenvalues` must be finite and non-negative (a covariance matrix's).")
-    if (np.diff(lam) > 0).any():
-        raise ValueError(
-            "`eigenvalues` must be in non-increasing order (the leading direction first)."
-        )
-    return lam
-
-
-@front_door()
-def signal_dimension(
-    eigenvalues: np.ndarray, n_samples: int, *, minimum: int = 1, alpha: float = SPHERICITY_LEVEL
-) -> int:
-    r"""J: how many leading principal directions stand out from a spherical noise floor.
-
-    For j = 0, 1, ..., d - 2, tests whether the last q = d - j eigenvalues of the sample
-    covariance are equal (Lawley 1956; Anderson 1963), with the likelihood-ratio statistic
-    and Lawley's correction,
-
-    .. math::
-
-        & \Big(n - 1 - j - \frac{2q^2 + q + 2}{6q}
-        + \sum_{i \le j} \frac{\bar l^2}{(l_i - \bar l)^2}\Big) \\
-        & \times \Big(q \log \bar l - \sum_{i > j} \log l_i\Big)
-        \sim \chi^2_{(q + 2)(q - 1)/2},
-
-    :math:`\bar l` the mean of the last q, each step at level ``alpha``. J is the first j not
-    rejected, at least ``minimum``; when every step rejects, no noise floor is visible
-    (e.g. d = 2) and J = d. J depends on the data only through the sample covariance.
-
-    Parameters
-    ----------
-    eigenvalues : array_like of shape (d,)
-        Eigenvalues of the sample covariance, non-negative, in non-increasing order.
-    n_samples : int
-        Sample size n, at least 2.
-    minimum : int, default=1
-        Smallest J returned (J is at most d).
-    alpha : float, default=0.05
-        Level of each sphericity test, in (0, 1).
-
-    Returns
-    -------
-    int
-    """
-    lam = _check_eigenvalues(eigenvalues)
-    d = lam.size
-    n = check_positive_int(n_samples, "n_samples", minimum=2)
-    minimum = check_positive_int(minimum, "minimum")
-    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < alpha < 1.0:
-        raise ValueError(f"`alpha` must be a number in (0, 1), got {alpha!r}.")
-    for j in range(d - 1):
-        q = d - j
-        tail = lam[j:]
-        mean = tail.mean()
-        with np.errstate(divide="ignore"):
-            correction = np.sum((mean / (lam[:j] - mean)) ** 2)
-        factor = n - 1 - j - (2 * q * q + q + 2) / (6 * q) + correction
-        statistic = factor * (q * np.log(mean) - np.log(tail).sum())
-        if factor <= 0 or statistic <= chi2.ppf(1 - alpha, (q + 2) * (q - 1) / 2):
-            return int(min(d, max(j, minimum)))
-    return d
 
 
 def _whiten(X: np.ndarray) -> np.ndarray:
@@ -292,8 +247,10 @@ def _streams(gen: np.random.Generator, size: int) -> list:
 @front_door(("X", "labels"), columns=("labels",), names=("X",))
 def cluster_test(
     X,
-    n_clusters: int,
+    n_clusters: int | None = None,
     *,
+    k_max: int = 10,
+    null: str = "unimodal",
     directions: str = "conditional",
     n_components: int | None = None,
     n_resamples: int = 199,
@@ -304,9 +261,15 @@ def cluster_test(
     nan_policy: str = "raise",
     **kgroups_options,
 ) -> ClusterTestResult:
-    r"""Test whether data hold more cluster structure than one Gaussian would show.
+    r"""Test whether data hold more cluster structure than one cluster would show.
 
-    Clusters the whitened principal component scores of the data with
+    Without k (``n_clusters=None``): is there cluster structure at all? The drops of k-means'
+    within sum of squares over k = 2..k_max, standardised, are compared with those of
+    references of one cluster of the same size, axes and variances (``null``); this is the
+    first test of :func:`choose_k` (the same p-value for the same ``rng``, ``k_max``,
+    ``null`` and ``n_resamples``).
+
+    With k: clusters the whitened principal component scores of the data with
     :class:`KGroups` and takes the share of energy the partition explains, S / T
     (eq. 16, 18). The p-value compares it with the same procedure applied to samples
     of N(0, I_J) of the same size, and is exact for Gaussian data, whatever their mean
@@ -316,10 +279,17 @@ def cluster_test(
     ----------
     X : array_like of shape (n, d)
         Data; needs n > d + 1.
-    n_clusters : int
-        Number of clusters k >= 2.
+    n_clusters : int, default=None
+        Number of clusters k >= 2; None: the test over k = 2..k_max.
+    k_max : int, default=10
+        Without k: the largest k the statistic looks at (2 <= k_max < n).
+    null : {"unimodal", "gaussian"}, default="unimodal"
+        Without k: what one cluster is, as in :func:`choose_k`: uniform references on the
+        box and the simplex of the data's principal axes and variances (a Gaussian, uniform,
+        skewed or rounded cluster is one cluster), or whitened Gaussian samples (exact for
+        one Gaussian). With k the null is one Gaussian.
     directions : {"conditional", "whitened"}, default="conditional"
-        Which principal directions the statistic looks at. ``"conditional"``: the looks at
+        With k: which principal directions the statistic looks at. ``"conditional"``: it looks at
         the J leading principal directions that stand out from a spherical noise floor
         (:func:`signal_dimension`, at least k - 1), where clusters put their variance;
         powerful in 5-10 dimensions.
@@ -327,16 +297,16 @@ def cluster_test(
         clusters along any direction, however small its variance, but loses power
         quickly as d grows. Both have exact level.
     n_components : int, default=None
-        J, overriding the choice of ``"conditional"`` (1 <= J <= d; J = d is
+        With k: J, overriding the choice of ``"conditional"`` (1 <= J <= d; J = d is
         ``"whitened"``). Fix it before looking at the data for the level to hold.
     n_resamples : int, default=199
-        Number of Gaussian samples.
+        Number of reference samples.
     rng
-        It seeds the clustering of X and every Gaussian sample and its clustering.
+        It seeds the clustering of X and every reference sample and its clustering.
     progress : bool or None, default=None
         Show a progress bar (tqdm).
     n_jobs : int, default=None
-        joblib's ``n_jobs``: the Gaussian resamples, independent fits each with
+        With k: joblib's ``n_jobs``: the Gaussian resamples, independent fits each with
         its own random stream, run as joblib tasks (on a Dask cluster inside
         ``joblib.parallel_config(backend="dask")``); the result is the same
         whatever ``n_jobs``.
@@ -350,7 +320,8 @@ def cluster_test(
         categories): compared as values, never truncated to integers. The p-value does
         not depend on them.
     **kgroups_options
-        Options of :class:`KGroups` (``algorithm``, ``exponent``, ``metric``
+        Options of :class:`KGroups` (without k, of the one fit that gives ``labels``:
+        ``algorithm``, ``exponent``, ``metric``
         among "euclidean", "exponential", "gaussian", ``sigma``, ``init``,
         ``n_init``, ``max_iter``). Each resample is a full fit. ``n_init``
         defaults to 3 here (KGroups' own default is 10): three k-means++ starts per
@@ -367,7 +338,19 @@ def cluster_test(
 
     Notes
     -----
-    Exactness. Under H0 the rows of X are independent N(mu, Sigma). With
+    Without k. The data's J principal scores (:func:`signal_dimension`; all axes, at most
+    ten, when no axis stands out, as for clusters arranged symmetrically) give the drops
+    :math:`D_k = \log W_1 - \log W_k` of k-means, k = 2..k_max, in J dimensions and on the
+    first axis alone; each is standardised by its mean and standard deviation over the data
+    and B references, and the statistic is the largest. The references are drawn and
+    treated alike, so the p-value is exact when the data are distributed as a reference: one
+    uniform box of the data's variances (``"unimodal"``; a convex cluster that splits no
+    more easily is called clustered at most as often), or one Gaussian (``"gaussian"``, by
+    the argument below). One test over all k, not a test per k: clusters arranged
+    symmetrically, which no split in two separates better than one Gaussian is split, are
+    found by the k that does separate them.
+
+    With k. Exactness. Under H0 the rows of X are independent N(mu, Sigma). With
     :math:`X - \mathbf 1\bar x^\top = U D V^\top` (thin SVD), the sample covariance
     is :math:`S = V D^2 V^\top / (n - 1)`, and the centred data are invariant in
     distribution under every rotation of :math:`\mathbb R^n` that fixes
@@ -403,8 +386,9 @@ def cluster_test(
     resamples run with one BLAS thread (more threads only spin); ``n_jobs`` spreads them over
     processes.
 
-    Limitation: a unimodal but non-Gaussian population (skewed, heavy tailed) can be
-    called clustered; the test is against one Gaussian, not against unimodality.
+    Limitation: with k, a unimodal but non-Gaussian population (skewed, heavy tailed) can be
+    called clustered; that test is against one Gaussian, not against unimodality (without k,
+    ``null="unimodal"`` is).
 
     Comparing the found clusters on *other* variables, not used to form them, is
     valid with :func:`energy_test` (or, on the same variables with known noise
@@ -428,6 +412,12 @@ def cluster_test(
     >>> es.cluster_test(two, 2, directions="whitened", rng=1).pvalue  # all 10 directions
     0.12
 
+    Without k, against one unimodal cluster over k = 2..10 (and the clusters it finds):
+
+    >>> res = es.cluster_test(two, rng=1)
+    >>> res.pvalue, res.n_clusters
+    (0.005, 2)
+
     The clusters may then be compared validly on an outcome that was not
     used to form them (here unrelated to the clusters):
 
@@ -438,13 +428,16 @@ def cluster_test(
     """
     X = as_data(X, "X")
     n, d = X.shape
-    k = check_n_clusters(n_clusters, n, minimum=2)
     options = check_options(n_resamples, progress=progress)
     B = options.n_resamples
     if directions not in ("conditional", "whitened"):
         raise ValueError(f"`directions` must be 'conditional' or 'whitened', got {directions!r}.")
     if n <= d + 1:
         raise ValueError(f"`X` needs more samples than features + 1 (n = {n}, d = {d}).")
+    if n_clusters is None:
+        return _omnibus(X, k_max, null, directions, n_components, options, rng, labels,
+                        kgroups_options)
+    k = check_n_clusters(n_clusters, n, minimum=2)
     if n_components is not None:
         J = check_positive_int(n_components, "n_components")
         if J > d:
@@ -500,6 +493,52 @@ def cluster_test(
         directions=directions,
         n_components=J,
         eigenvalues=eigenvalues,
+        null="gaussian",
+        k_max=None,
+        labels=found,
+        model=model,
+        agreement=agreement,
+    )
+
+
+def _omnibus(X, k_max, null, directions, n_components, options, rng, labels, options_):
+    """cluster_test without k: the test of one cluster over k = 2..k_max (:func:`node_test`,
+    the first test of :func:`choose_k`), and ``KGroups`` with the k its references point to
+    fitted to X."""
+    n = X.shape[0]
+    k_max = check_positive_int(k_max, "k_max", minimum=2)
+    if k_max >= n:
+        raise ValueError(f"`k_max` must be below the number of samples ({n}), got {k_max}.")
+    if null not in ("unimodal", "gaussian"):
+        raise ValueError(f"`null` must be 'unimodal' or 'gaussian', got {null!r}.")
+    if directions != "conditional" or n_components is not None:
+        raise ValueError(
+            "`directions` and `n_components` choose the directions of the test of a given "
+            "`n_clusters`; without it the test chooses its own."
+        )
+    check_kgroups_options(options_, "cluster_test")
+    if labels is not None:
+        as_labels(labels, n, "labels")  # refused before any fit
+    gen = as_generator(rng)
+    # the stream of choose_k's first test
+    res = node_test(X, null, options.n_resamples, k_max, gen.spawn(1)[0].spawn(1)[0],
+                    progress=options.progress)
+    k = max(res.k_split, 2)
+    model = KGroups(k, random_state=gen.spawn(1)[0], **options_).fit(X)
+    found, agreement = (model.labels_, float("nan"))
+    if labels is not None:
+        found, agreement = align_labels(model.labels_, labels)
+    return ClusterTestResult(
+        statistic=res.statistic,
+        pvalue=res.pvalue,
+        null_distribution=res.null,
+        n_resamples=options.n_resamples,
+        n_clusters=k,
+        directions=directions,
+        n_components=res.components,
+        eigenvalues=res.eigenvalues,
+        null=null,
+        k_max=k_max,
         labels=found,
         model=model,
         agreement=agreement,

@@ -333,7 +333,7 @@ def significant_clusters(X, *, alpha: float = 0.05, n_resamples: int = 199,
         for _ in range(points.size):
             next(bar, None)
 
-    def test(node: int, points: np.ndarray, _) -> NodeTest:
+    def test(node: int, points: np.ndarray) -> NodeTest:
         res = cluster_test(X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs,
                            exponent=exponent, progress=False, **cluster_test_options)
         fields = {"statistic": res.statistic, "n_components": res.n_components}

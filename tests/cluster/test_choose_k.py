@@ -1,5 +1,5 @@
-"""choose_k (energystats/_cluster/choose_k.py, _k_tests.py, _k_curve.py, _sequential.py), the
-dip (``_cluster/dip.py``), and the labels= alignment of cluster_test."""
+"""choose_k (energystats/_cluster/choose_k.py, _k_tests.py, _k_curve.py), cluster_test
+without k, the dip (``_cluster/dip.py``), and the labels= alignment of cluster_test."""
 
 import itertools
 import warnings
@@ -17,10 +17,14 @@ from scipy.stats import binom  # noqa: E402
 import energystats as es  # noqa: E402
 from energystats._cluster._k_curve import gap_choice  # noqa: E402
 from energystats._cluster._k_tests import (  # noqa: E402
+    CANDIDATES,
     _drops,
     _kmeans_w,
     _reference,
+    _scores,
+    _unround,
     node_test,
+    signal_dimension,
     statistic_and_pvalue,
 )
 from energystats._cluster.cluster_test import align_labels  # noqa: E402
@@ -106,29 +110,39 @@ def brute_force_w(Z: np.ndarray, k: int) -> float:
 
 
 def test_kmeans_w_is_the_brute_force_optimum_on_separated_points(rng):
-    centres = np.array([[0.0, 0.0], [20.0, 0.0], [0.0, 20.0]])
-    Z = np.stack([np.repeat(centres, 3, axis=0) + rng.normal(size=(9, 2)) for _ in range(4)])
-    draws = rng.random((4, 3, 3))
-    for k in (2, 3):
-        expected = [brute_force_w(z, k) for z in Z]
-        np.testing.assert_allclose(_kmeans_w(Z, k, draws[:, :, :k]), expected, rtol=1e-12)
-    # any sample: never below the optimum
-    Z = rng.normal(size=(3, 8, 2))
-    W = _kmeans_w(Z, 2, rng.random((3, 2, 2)))
-    assert all(w >= brute_force_w(z, 2) * (1 - 1e-12) for w, z in zip(W, Z))
+    for J in (1, 2):  # one dimension takes the sorted path
+        # one best split in two (the far group alone), one in three
+        centres = [[0.0], [20.0], [100.0]] if J == 1 else [[0.0, 0.0], [20.0, 0.0], [0.0, 100.0]]
+        Z = np.stack([np.repeat(centres, 3, axis=0) + rng.normal(size=(9, J)) for _ in range(4)])
+        draws = rng.random((4, 3, CANDIDATES))
+        for k in (2, 3):
+            expected = [brute_force_w(z, k) for z in Z]
+            np.testing.assert_allclose(_kmeans_w(Z, k, draws[:, :k]), expected, rtol=1e-12)
+        # any sample: never below the optimum
+        Z = rng.normal(size=(3, 8, J))
+        W = _kmeans_w(Z, 2, rng.random((3, 2, CANDIDATES)))
+        assert all(w >= brute_force_w(z, 2) * (1 - 1e-12) for w, z in zip(W, Z))
+
+
+def test_a_sample_s_fit_does_not_depend_on_its_batch(rng):
+    Z, draws = rng.normal(size=(5, 30, 2)), rng.random((5, 4, CANDIDATES))
+    for J in (1, 2):
+        whole = _kmeans_w(Z[:, :, :J], 4, draws)
+        alone = [_kmeans_w(Z[i : i + 1, :, :J], 4, draws[i : i + 1])[0] for i in range(5)]
+        np.testing.assert_array_equal(whole, alone)
 
 
 def test_drops_are_log_w1_minus_log_wk(rng):
     Z = rng.normal(size=(2, 9, 2))
-    draws = rng.random((2, 2, 4))
+    draws = rng.random((2, 4, CANDIDATES))
     D = _drops(Z, 4, draws)
     W1 = ((Z - Z.mean(1, keepdims=True)) ** 2).sum((1, 2))
     for k in range(2, 5):
-        Wk = _kmeans_w(Z, k, draws[:, :, :k])
+        Wk = _kmeans_w(Z, k, draws[:, :k])
         np.testing.assert_allclose(D[:, k - 2], np.log(W1) - np.log(Wk))
     # three distinct points: W_3 = 0 is floored, no log of zero
     with np.errstate(all="raise"):
-        D = _drops(np.repeat(rng.normal(size=(1, 3, 2)), 4, axis=1), 3, draws[:1, :, :3])
+        D = _drops(np.repeat(rng.normal(size=(1, 3, 2)), 4, axis=1), 3, draws[:1, :3])
     assert np.isfinite(D).all()
 
 
@@ -136,8 +150,9 @@ def test_statistic_and_pvalue_by_hand(rng):
     drops, null = rng.normal(size=3), rng.normal(size=(19, 3))
     D = np.vstack([drops, null])
     t = ((D - D.mean(0)) / D.std(0)).max(1)
-    statistic, p = statistic_and_pvalue(drops, null)
+    statistic, p, t_null = statistic_and_pvalue(drops, null)
     assert statistic == pytest.approx(t[0], rel=1e-12)
+    np.testing.assert_allclose(t_null, t[1:], rtol=1e-12)
     assert p == (1 + np.sum(t[1:] >= t[0])) / 20
 
 
@@ -149,9 +164,28 @@ def test_references_have_mean_zero_and_identity_covariance(kind):
 
 
 def test_node_test_of_constant_points_is_one_cluster():
-    fields, p, children = node_test(np.ones((12, 3)), "unimodal", 19, 4, np.random.default_rng(0),
-                                    {})
-    assert fields == {"statistic": 0.0, "components": 0, "k": 1} and p == 1.0
+    res = node_test(np.ones((12, 3)), "unimodal", 19, 4, np.random.default_rng(0))
+    assert (res.statistic, res.pvalue, res.components, res.k_split) == (0.0, 1.0, 0, 1)
+
+
+def test_tied_coordinates_are_spread_over_their_rounding_interval(rng):
+    X = np.column_stack([rng.integers(1, 6, 50), rng.normal(size=50), np.full(50, 2.0)])
+    X[:, 0] *= 0.5  # a grid of 0.5
+    out = _unround(X, np.random.default_rng(0))
+    assert np.abs(out[:, 0] - X[:, 0]).max() <= 0.25 and np.unique(out[:, 0]).size == 50
+    np.testing.assert_array_equal(out[:, 1:], X[:, 1:])  # no ties, or one value: untouched
+    assert not np.shares_memory(out, X)
+
+
+def test_the_axes_are_all_of_them_when_none_stands_out(rng):
+    """Seven clusters on the axes of 3-D and at the origin leave the covariance nearly
+    spherical: every axis is kept (J = 3), where the signal dimension alone keeps one."""
+    centres = np.vstack([np.zeros(3), 3 * np.eye(3), -3 * np.eye(3)])
+    X = blobs(rng, centres, size=30, sd=0.3)
+    assert signal_dimension(np.linalg.eigvalsh(np.cov(X.T))[::-1], 210, minimum=0) == 0
+    assert _scores(X)[0].shape[1] == 3
+    elongated = rng.normal(size=(200, 3)) * [5.0, 1.0, 1.0]
+    assert _scores(elongated)[0].shape[1] == 1
 
 
 # --- choose_k: identities, invariances, seeds ----------------------------------------------
@@ -160,24 +194,37 @@ def test_node_test_of_constant_points_is_one_cluster():
 def test_table_w_is_kgroups_w_for_each_k(rng):
     X = blobs(rng, [[0, 0], [10, 0], [0, 10]], size=25)
     res = es.choose_k(X, k_max=4, n_references=0, rng=7)
-    # the tree's stream is spawned first, then the table's k_max fits
+    # the tests' stream is spawned first, then the table's k_max fits
     streams = np.random.default_rng(7).spawn(5)[1:]
     for k, stream in zip(range(1, 5), streams):
-        fit = es.KGroups(k, n_init=3, random_state=stream).fit(X)
+        fit = es.KGroups(k, n_init=10, random_state=stream).fit(X)
         row = res.table.iloc[k - 1]
         assert row["W"] == pytest.approx(fit.W_, rel=1e-12)
         assert row["S"] == pytest.approx(fit.objective_, rel=1e-12, abs=1e-9)
     T = res.table["W"] + res.table["S"]  # Lemma 1: W + S = T for every k
     np.testing.assert_allclose(T, T.iloc[0], rtol=1e-12)
     assert res.model.n_clusters == res.k == 3
+    np.testing.assert_array_equal(res.labels, res.model.labels_)  # the tested clusters
     assert res.model.W_ == pytest.approx(es.dispersion(X, res.model.labels_).W, rel=1e-12)
+
+
+@pytest.mark.parametrize("null", ["unimodal", "gaussian"])
+def test_cluster_test_without_k_is_the_first_test(rng, null):
+    X = blobs(rng, [[0, 0], [5, 0], [0, 5]], size=25)
+    res = es.choose_k(X, k_max=4, null=null, n_resamples=39, n_references=0, rng=3)
+    first = es.cluster_test(X, k_max=4, null=null, n_resamples=39, rng=3)
+    root = res.nodes.iloc[0]
+    assert root["k"] == 1 and root["size"] == 75
+    assert first.pvalue == root["pvalue"] and first.statistic == root["statistic"]
+    assert first.n_clusters == root["k_split"] and first.n_components == root["components"]
+    assert first.null_distribution.shape == (39,) and first.k_max == 4
 
 
 def test_k_max_one_gives_one(rng):
     res = es.choose_k(rng.normal(size=(30, 2)), k_max=1, rng=0)
     assert res.k == 1 and len(res.table) == 1 and len(res.nodes) == 0
     assert (res.labels == 0).all() and res.k_gap == 1 and res.deciding is None
-    assert res.stopped == "1 cluster: k_max clusters reached"
+    assert res.stopped == "1 cluster: k_max reached"
 
 
 def test_constant_data_is_one_cluster_without_a_warning():
@@ -185,7 +232,7 @@ def test_constant_data_is_one_cluster_without_a_warning():
         warnings.simplefilter("error")
         res = es.choose_k(np.ones((20, 2)), k_max=5, n_references=3, rng=0)
     assert res.k == 1 and res.k_gap is None and np.isnan(res.table["gap"]).all()
-    assert res.stopped == "1 cluster: test not significant (node 0)"
+    assert res.stopped == "1 cluster: not significant (node 0)"
 
 
 def test_tied_points_leave_no_log_of_zero(rng):
@@ -210,12 +257,16 @@ def test_scale_invariance(rng, scale):
     np.testing.assert_allclose(res.nodes["statistic"], ref.nodes["statistic"], rtol=1e-9)
 
 
-def test_decision_streams_do_not_depend_on_descriptive_options(rng):
-    X = blobs(rng, [[0, 0], [6, 0], [0, 6]], size=30)
-    a = es.choose_k(X, k_max=5, n_references=0, rng=5)
-    b = es.choose_k(X, k_max=5, n_references=6, n_init=1, rng=5)
-    pd.testing.assert_frame_equal(a.nodes, b.nodes)
-    np.testing.assert_array_equal(a.labels, b.labels)
+def test_the_gap_statistic_s_choice_is_the_first_jump(rng):
+    """The first test significant, k jumps to the table's gap choice (without reference sets,
+    to the first test's own); a cluster of a later partition makes k grow by one."""
+    X = blobs(rng, [[0, 0], [9, 0], [0, 9], [9, 9]], size=25)
+    with_gap = es.choose_k(X, k_max=6, n_references=4, rng=5)
+    assert with_gap.k_gap == 4 and with_gap.nodes["k"].tolist()[:2] == [1, 4]
+    without = es.choose_k(X, k_max=6, n_references=0, rng=5)
+    assert without.nodes["k"].iloc[1] == without.nodes["k_split"].iloc[0]
+    a = es.choose_k(X, k_max=6, n_references=4, rng=5, n_jobs=2)
+    pd.testing.assert_frame_equal(a.nodes, with_gap.nodes)
 
 
 @pytest.mark.parametrize("null", ["unimodal", pytest.param("gaussian", marks=pytest.mark.slow)])
@@ -227,17 +278,38 @@ def test_well_separated_blobs_give_their_k(rng, null, centres):
     res = es.choose_k(X, k_max=6, null=null, n_resamples=99, n_references=3, rng=1)
     assert res.k == len(centres)
     assert np.bincount(res.labels).tolist() == [40] * len(centres)
-    assert res.k_gap == len(centres)
+    assert res.k_gap == res.k_gap_global == len(centres)
     truth = np.repeat(np.arange(len(centres)), 40)
-    # the tree's clusters are the blobs
     assert len({(a, b) for a, b in zip(res.labels, truth)}) == len(centres)
 
 
-def test_k_max_caps_the_tree(rng):
+def test_seven_clusters_arranged_symmetrically(rng):
+    """Seven separated clusters on the axes of 3-D and at the origin (FCPS hepta's design):
+    no split in two separates them better than one cluster is split, the drops up to
+    k_max do. Each cluster is 0.3 sd across and 3 from its neighbours: the statistic is far
+    above every reference, p = 1 / (B + 1) whatever the seed."""
+    centres = np.vstack([np.zeros(3), 3 * np.eye(3), -3 * np.eye(3)])
+    X = blobs(rng, centres, size=30, sd=0.3)
+    assert es.cluster_test(X, rng=rng, n_resamples=39).pvalue == 1 / 40
+    res = es.choose_k(X, k_max=8, n_resamples=39, n_references=4, rng=rng)
+    assert res.k == 7 and np.bincount(res.labels).tolist() == [30] * 7
+
+
+def test_k_max_reached_warns_that_it_may_be_too_small(rng):
     X = blobs(rng, [[0, 0], [10, 0], [0, 10], [10, 10]], size=30)
-    res = es.choose_k(X, k_max=2, n_references=0, rng=0)
-    assert res.k == 2 and len(res.nodes) == 1 and res.deciding is None
-    assert res.stopped == "2 clusters: k_max clusters reached"
+    with pytest.warns(UserWarning, match=r"k_max = 2 with a cluster of KGroups\(k_max\) still"):
+        res = es.choose_k(X, k_max=2, n_references=0, rng=0)
+    assert res.k == 2 and res.deciding is None and res.nodes["significant"].iloc[-1]
+    assert res.stopped == f"2 clusters: k_max reached (node {len(res.nodes) - 1} significant)"
+    with pytest.warns(UserWarning, match="k_max may be too small"):
+        es.choose_k(X, k_max=2, null="gaussian", n_references=0, rng=0)
+
+
+def test_the_gaussian_null_on_a_uniform_cluster_warns_of_it(rng):
+    X = rng.uniform(size=(300, 2)) * [4.0, 1.0]
+    with pytest.warns(UserWarning, match="a cluster that is not Gaussian"):
+        res = es.choose_k(X, k_max=3, null="gaussian", n_references=0, rng=1)
+    assert res.k == 3
 
 
 def test_table_nodes_and_printing(rng):
@@ -247,17 +319,21 @@ def test_table_nodes_and_printing(rng):
     assert list(frame.index) == [1, 2, 3]
     assert list(frame.columns) == ["W", "S", "log_W", "ref_log_W", "gap", "gap_se"]
     np.testing.assert_allclose(frame["gap"], frame["ref_log_W"] - frame["log_W"])
+    assert list(res.nodes.columns) == [
+        "node", "k", "cluster", "size", "statistic", "components", "k_split", "pvalue",
+        "threshold", "significant",
+    ]
     root = res.nodes.iloc[0]
-    assert root["parent"] == -1 and root["size"] == 60 and root["threshold"] == 0.05
-    assert root["significant"] and root["k"] == 2
+    assert (root["node"], root["k"], root["cluster"]) == (0, 1, 0)
+    assert root["size"] == 60 and root["threshold"] == 0.05 and root["significant"]
     np.testing.assert_allclose(res.nodes["threshold"], 0.05 * res.nodes["size"] / 60)
-    assert res.k == 2 and res.stopped == "2 clusters: test not significant (node 1, 2)"
+    assert res.k == 2 and res.stopped == "2 clusters: not significant (node 1, 2)"
     row = res.deciding
-    assert not row["significant"] and row["pvalue"] > row["threshold"]
+    assert not row["significant"] and row["pvalue"] > row["threshold"] and row["k"] == 2
     text = repr(res)
     assert "\nk: 2\n" in text and "cluster sizes: 30, 30" in text
     assert f"decided by node {int(row['node'])} (30 points): p-value" in text
-    assert "threshold" in text and "Tested nodes" in text
+    assert "threshold" in text and "Tested clusters" in text and "k_gap_global" in text
     assert "<table" in res._repr_html_() and "<pre" not in res._repr_html_()
 
 
@@ -279,12 +355,16 @@ def test_missing_rows_omitted(rng):
     assert res.n_omitted == 1 and res.labels[3] == -1 and res.k == 2
 
 
-def test_gap_rule():
-    # Tibshirani et al.: the smallest k with gap(k) >= gap(k + 1) - s(k + 1)
+def test_gap_rules():
+    # Tibshirani et al.: the smallest k with gap(k) >= gap(k + 1) - s(k + 1); global: the
+    # smallest k with gap(k) >= gap(k*) - s(k*), k* the largest gap
     se = np.array([0.01, 0.01, 0.1, 0.01])
     assert gap_choice(np.array([0.1, 0.5, 0.45, 0.6]), se) == 2
+    assert gap_choice(np.array([0.1, 0.5, 0.45, 0.6]), se, "global") == 4
+    assert gap_choice(np.array([0.1, 0.5, 0.45, 0.6]), np.full(4, 0.2), "global") == 2
     assert gap_choice(np.array([0.1, 0.2, 0.3]), np.array([0.01, 0.01, 0.01])) == 3
     assert gap_choice(np.full(3, np.nan), np.full(3, np.nan)) is None
+    assert gap_choice(np.array([0.1, 0.3, np.nan]), np.zeros(3), "global") == 2
 
 
 def test_progress_bar(rng, capsys):
@@ -316,6 +396,9 @@ def test_choose_k_errors(rng):
         es.choose_k(X, n_init=0)
     with pytest.raises(TypeError, match="`progress` must be True or False"):
         es.choose_k(X, progress="yes")
+    D = np.abs(X[:, :1] - X[:, 0])
+    with pytest.raises(ValueError, match="`metric`='precomputed' is not available in choose_k"):
+        es.choose_k(D, metric="precomputed")
 
 
 def test_plot_choose_k_marks_the_deciding_node(rng):
@@ -370,11 +453,12 @@ def test_gaussian_null_rarely_splits_one_gaussian(rng):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("shape", ["gaussian", "uniform"])
-def test_unimodal_null_rarely_splits_one_cluster(rng, shape):
-    """P(k̂ > 1) <= alpha for one Gaussian or uniform cluster under the unimodal null (the
-    uniform box is a reference of the test: for uniform data it is exact, up to the choice
-    of axes).
+@pytest.mark.parametrize("shape", ["gaussian", "uniform", "rating"])
+def test_unimodal_null_rarely_rejects_one_cluster(rng, shape):
+    """P(p <= alpha) <= alpha for cluster_test without k (choose_k's first test: P(k̂ > 1)) on
+    one Gaussian, uniform or rating-scale cluster under the unimodal null, over k = 2..10
+    (the uniform box is a reference of the test: for uniform data it is exact, up to the
+    choice of axes; ratings are spread over their rounding interval first).
 
     Sizing: over m = 200 data sets at alpha = 0.05 the count is at most Binomial(200, 0.05)
     (mean 10, if the rule were exactly at its level); the assertion fails above 25
@@ -388,9 +472,11 @@ def test_unimodal_null_rarely_splits_one_cluster(rng, shape):
     for _ in range(m):
         if shape == "gaussian":
             X = rng.normal(size=(100, 2)) * [3.0, 1.0]
-        else:
+        elif shape == "uniform":
             X = rng.uniform(size=(100, 2))
-        count += es.choose_k(X, k_max=2, n_resamples=19, n_references=0, rng=rng).k > 1
+        else:  # ratings 1..5 of three questions
+            X = np.clip(np.round(3.0 + rng.normal(size=(100, 3))), 1, 5)
+        count += es.cluster_test(X, n_resamples=19, rng=rng).pvalue <= alpha
     assert count <= threshold
 
 

@@ -116,6 +116,7 @@ def test_signal_dimension():
     n = 200
     assert es.signal_dimension(np.ones(8), n) == 1
     assert es.signal_dimension(np.ones(8), n, minimum=2) == 2
+    assert es.signal_dimension(np.ones(8), n, minimum=0) == 0  # spherical: none stands out
     assert es.signal_dimension(np.r_[16.0, 5.0, np.ones(6)], n) == 2
     assert es.signal_dimension(np.r_[5.0, np.ones(9)], 60) == 1
     assert es.signal_dimension(np.array([16.0, 5.0]), n) == 2  # no visible noise floor: all
@@ -136,6 +137,13 @@ def test_result_repr():
     assert (
         f"S/T = {res.statistic:.5g}, p-value = {res.pvalue:.4g} (9 Gaussian samples)" in repr(res)
     )
+    assert res.null == "gaussian" and res.k_max is None
+    res = es.cluster_test(two_groups(np.random.default_rng(1)), k_max=4, n_resamples=9, rng=0)
+    text = repr(res)
+    assert text.startswith("Test of cluster structure over k = 2..4 against one unimodal cluster")
+    assert f"largest standardised drop = {res.statistic:.5g}" in text
+    assert "(9 uniform samples)" in text and "test's own fit of 2 clusters to X" in text
+    np.testing.assert_array_equal(res.labels, res.model.labels_)
 
 
 @pytest.mark.parametrize(
@@ -172,6 +180,19 @@ def test_result_repr():
         ),
         (np.c_[np.zeros(20), np.arange(20.0)], 2, {}, "singular sample covariance"),
         (np.full((20, 2), np.nan), 2, {}, "`X` contains missing values .* in 20 of 20 row"),
+        # without k
+        (np.random.default_rng(0).normal(size=(20, 2)), None, dict(k_max=1),
+         "`k_max` must be an integer >= 2"),
+        (np.random.default_rng(0).normal(size=(20, 2)), None, dict(k_max=20),
+         r"`k_max` must be below the number of samples \(20\), got 20"),
+        (np.random.default_rng(0).normal(size=(20, 2)), None, dict(null="normal"),
+         "`null` must be 'unimodal' or 'gaussian'"),
+        (np.random.default_rng(0).normal(size=(20, 2)), None, dict(n_components=1),
+         "`directions` and `n_components` choose the directions of the test of a given"),
+        (np.random.default_rng(0).normal(size=(20, 2)), None, dict(directions="whitened"),
+         "without it the test chooses its own"),
+        (np.random.default_rng(0).normal(size=(20, 2)), None, dict(labels=np.zeros(19)),
+         r"`labels` must have one entry per sample \(20\)"),
     ],
 )
 def test_bad_input(X, k, kwargs, match):
@@ -279,7 +300,7 @@ def test_clusters_below_a_gaussian_spike_are_found():
             ([3.0, 1.0], 10), {"level": 0.1}, TypeError,
             r"signal_dimension\(\) takes `alpha`, not `level`",
         ),
-        (([3.0, 1.0], 10), {"minimum": 0}, ValueError, "`minimum` must be an integer >= 1"),
+        (([3.0, 1.0], 10), {"minimum": -1}, ValueError, "`minimum` must be an integer >= 0"),
     ],
 )
 def test_signal_dimension_bad_input(args, kwargs, error, match):

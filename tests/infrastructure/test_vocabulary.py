@@ -126,14 +126,14 @@ DEFAULTS_DIFFER = {
     "method": '`pairwise_dcor` defaults to `"gamma"` because a table multiplies the cost of '
     "permutations by its pairs (11 s for the 10 pairs of a 1,000 x 5 table, 0.4 s with gamma); "
     '`normal_test` to its parametric `"bootstrap"`; the others to `"permutation"`',
-    "n_clusters": "required everywhere except `plot_dendrogram` (None: no cut) and the simulated "
-    "data of `make_power_kmeans_data`",
+    "n_clusters": "required everywhere except `cluster_test` (None: the test over k = 2..k_max), "
+    "`plot_dendrogram` (None: no cut) and the simulated data of `make_power_kmeans_data`",
     "n_init": "each run of `KGroups` is cheap and restarts find better partitions (10, "
-    "scikit-learn's KMeans default); `PowerKMeans` anneals instead of restarting (1); `choose_k` "
-    "fits k = 1 to k_max on the data and on each reference data set (3)",
-    "n_resamples": "999 where a resample is cheap; 199 for the cluster tests, whose every resample "
-    "is a clustering; 1999 for `dip_test` (R's `dip.test` uses 2000); None for `normal_test` "
-    '(999, not accepted with `"limit"`) and `choose_k` (by its null)',
+    "scikit-learn's KMeans default, and `choose_k`'s, whose fits are tested); `PowerKMeans` "
+    "anneals instead of restarting (1)",
+    "n_resamples": "999 where a resample is cheap; 199 for the cluster tests and `choose_k`, whose "
+    "every resample is a clustering; 1999 for `dip_test` (R's `dip.test` uses 2000); None for "
+    '`normal_test` (999, not accepted with `"limit"`)',
     "n_samples": "required by `signal_dimension`; the simulation's size in "
     "`make_power_kmeans_data`",
     "statistic": "the k-sample statistic is DISCO's between-sample S (R `disco.between`; pass "
