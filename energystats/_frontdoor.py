@@ -7,9 +7,7 @@ float is an int for an option whose default is not a float); its data are read o
 (:mod:`._missing`: other libraries' data, R objects, pandas indexes, ``nan_policy``;
 :mod:`._datanames`: columns by name, ``data_name``); a number becomes NaN under "propagate"
 when rows were missing, a result gets ``data_name``, ``n_omitted`` and per-row ``labels`` on
-every row passed. Numpy arrays of numbers without NaN take a short path. Until every docstring
-writes them, the door writes the ``nan_policy``, ``rng`` and ``data_name`` entries a docstring
-lacks (:data:`RNG_ENTRY`, :data:`DATA_NAME_ENTRY`, :func:`nan_policy_entry`).
+every row passed. Numpy arrays of numbers without NaN take a short path.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import dataclasses
 import difflib
 import functools
 import inspect
-import textwrap
 import threading
 from dataclasses import dataclass, field
 from typing import Callable
@@ -31,8 +28,7 @@ from ._missing import drop_missing, expand_labels, is_matrix
 from ._rbridge import called_from_r, is_r_object
 from ._results import ResultMixin
 
-__all__ = ["ALL_ROWS", "DATA_NAME_ENTRY", "FOREIGN_NAMES", "RNG_ENTRY", "Rows", "door_of",
-           "front_door", "nan_policy_entry"]
+__all__ = ["ALL_ROWS", "FOREIGN_NAMES", "Rows", "door_of", "front_door"]
 
 #: Names from R, scipy or scikit-learn that this package spells otherwise: ``{name: (this
 #: package's names for it, in order of preference)}``; and what each right name means.
@@ -50,13 +46,6 @@ _RIGHT_NAMES = {
     "alpha": "the level of the tests", "exponent": "the exponent of the Euclidean distances, R's "
     "`index`", "statistic": "the statistic (or statistics) the test computes",
 }
-#: The shared Parameters entries (type, text) for the docstrings that do not write them.
-RNG_ENTRY = ("int, numpy.random.Generator or None, default=None",
-             "The seed: an int, a Generator (advanced in place) or None (fresh entropy).")
-DATA_NAME_ENTRY = ("str, default=None", "The result's ``data_name`` (R's ``data.name``); None: "
-                   "the pandas names of the data, else the parameter names.")
-
-
 @dataclass(frozen=True)
 class Rows:
     """What the door kept of the rows of an estimator's ``fit`` (``self._rows`` while it runs):
@@ -161,8 +150,6 @@ def front_door(*rows: str | tuple[str, ...], distances: tuple[str, ...] = (),
             wrapper.__signature__ = door.signature.replace(parameters=params[:at] + [
                 inspect.Parameter("data_name", inspect.Parameter.KEYWORD_ONLY, default=None,
                                   annotation="str | None")] + params[at:])
-        if func.__doc__:
-            wrapper.__doc__ = door.document(func.__doc__)
         return wrapper
 
     return decorate
@@ -452,64 +439,3 @@ class _Door:
             changes["data_name"] = name
         return dataclasses.replace(result, **changes) if changes else result
 
-    def document(self, doc: str) -> str:
-        """``doc`` with the shared Parameters entries it lacks: one written as its bare name
-        gets the type and the shared sentences before its own, one written with a type is the
-        function's own, a missing ``nan_policy`` or ``data_name`` is added at the end of the
-        section (before ``**options``)."""
-        entries = {}
-        if self.takes_policy and not self.method:
-            entries["nan_policy"] = nan_policy_entry(
-                self.plain, separate=len(self.groups) > 1, propagate=self.propagate,
-                matrices=bool(self.distances) and self.takes_metric, counted=bool(self.names))
-        if "rng" in self.signature.parameters:
-            entries["rng"] = RNG_ENTRY
-        if self.names:
-            entries["data_name"] = DATA_NAME_ENTRY
-        lines = doc.split("\n")
-        start = next((i for i in range(len(lines) - 1) if lines[i].strip() == "Parameters"
-                      and set(lines[i + 1].strip()) == {"-"}), None)
-        if start is None or not entries:
-            return doc
-        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
-
-        def head(i):  # an entry's first line, or a section's title (followed by dashes)
-            return lines[i].startswith(indent) and lines[i].strip() and lines[i][len(indent)] != " "
-
-        end = next((i for i in range(start + 2, len(lines)) if head(i) and i + 1 < len(lines)
-                    and set(lines[i + 1].strip()) == {"-"}), len(lines))
-        while end > start + 2 and not lines[end - 1].strip():
-            end -= 1
-        heads = {lines[i].strip().split(" : ")[0]: i for i in range(start + 2, end) if head(i)}
-        added = []
-        for name, (kind, text) in entries.items():
-            body = [f"{indent}    {line}"
-                    for line in textwrap.wrap(text, 88 - len(indent), break_on_hyphens=False)]
-            if name in heads and " : " not in lines[heads[name]]:
-                i = heads[name]
-                lines[i:i + 1] = [f"{indent}{name} : {kind}"] + body
-                heads = {k: v + len(body) if v > i else v for k, v in heads.items()}
-                end += len(body)
-            elif name not in heads and name in ("nan_policy", "data_name"):
-                added += [f"{indent}{name} : {kind}"] + body
-        at = min((i for n, i in heads.items() if n.startswith("**")), default=end)
-        return "\n".join(lines[:at] + added + lines[at:])
-
-
-def nan_policy_entry(names: list[str], *, separate: bool, propagate: bool, matrices: bool,
-                     counted: bool) -> tuple[str, str]:
-    """The ``nan_policy`` entry (type, text) of a function whose row arguments are ``names``
-    (none: a var-positional of samples), dropped each from its own sample (``separate``) or
-    together; a precomputed matrix among them (``matrices``); ``n_omitted`` in the result
-    (``counted``)."""
-    quoted = [f"``{n}``" for n in names]
-    listed = ", ".join(quoted[:-1]) + " or " * (len(quoted) > 1) + "".join(quoted[-1:])
-    omit = "drop it from its own sample" if separate or not names else "drop it" if len(
-        names) == 1 else "drop the row of " + ("both" if len(names) == 2 else "all of them")
-    text = (f"A row with a missing value (NaN, None, pandas NA, masked, or R's NA) "
-            f"{f'in {listed}' if names else 'in a sample'}: ``\"raise\"`` an error, ``\"omit\"`` "
-            f"{omit}" + " (a precomputed matrix loses the point's row and column)" * matrices
-            + "; the result's ``n_omitted`` counts them" * counted
-            + ', ``"propagate"`` return NaN' * propagate + ".")
-    values = '{"raise", "omit", "propagate"}' if propagate else '{"raise", "omit"}'
-    return f'{values}, default="raise"', text

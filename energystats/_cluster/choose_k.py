@@ -280,6 +280,9 @@ def choose_k(
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value: ``"raise"`` an error, ``"omit"`` drop them
         (``labels`` is -1 on them).
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

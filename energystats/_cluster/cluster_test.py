@@ -296,7 +296,8 @@ def cluster_test(
         ``"whitened"``). Fix it before looking at the data for the level to hold.
     n_resamples : int, default=199
         Number of reference samples.
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It seeds the clustering of X and every reference sample and its clustering.
     progress : bool or None, default=None
         Show a progress bar (tqdm).
@@ -314,6 +315,9 @@ def cluster_test(
         of any kind are labels (integers, R's numeric codes ``c(1.5, 2.5)``, strings,
         categories): compared as values, never truncated to integers. The p-value does
         not depend on them.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
     **kgroups_options
         Options of :class:`KGroups` (without k, of the one fit that gives ``labels``:
         ``algorithm``, ``exponent``, ``metric``
@@ -324,7 +328,10 @@ def cluster_test(
         (see Notes). With J = 1, k = 2 and
         :math:`|x - y|` the partition is the exact optimal split
         (:func:`split_1d`) instead.
-    nan_policy
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X`` or
+        ``labels``: ``"raise"`` an error, ``"omit"`` drop the row of both; the result's
+        ``n_omitted`` counts them.
         ``labels`` is -1 on the rows dropped.
 
     Returns

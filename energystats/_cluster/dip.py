@@ -215,6 +215,9 @@ def dip_test(x, *, n_resamples: int = 1999, rng=None,
         Uniform samples of size n.
     rng : int, numpy.random.Generator or None, default=None
     progress : bool or None, default=None
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

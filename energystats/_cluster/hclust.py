@@ -167,6 +167,9 @@ def energy_hclust(
         Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
         ``"omit"`` drop them (``n_omitted`` counts them; the leaves are the remaining rows,
         numbered in order).
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -280,6 +283,9 @@ def significant_clusters(X, *, alpha: float = 0.05, n_resamples: int = 199,
     progress : bool or None, default=None
         One progress bar for the call, over the n points: it advances as nodes become
         final clusters (not one bar per node test).
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
     **cluster_test_options
         Further options of :func:`cluster_test` (``directions``, ``n_init``, ...).
     nan_policy : {"raise", "omit"}, default="raise"

@@ -172,8 +172,14 @@ def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResu
     sample_weight : array_like of shape (n,), default=None
         Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
         left out of the split, as if removed, and labelled by the threshold.
-    nan_policy
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x`` or
+        ``sample_weight``: ``"raise"`` an error, ``"omit"`` drop the row of both; the
+        result's ``n_omitted`` counts them.
         ``labels`` is -1 on the points left out.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------

@@ -158,15 +158,21 @@ def thinned_cluster_comparison(X, n_clusters: int, *, family: str = "gaussian", 
         The energy test's statistic (see :func:`energy_test`).
     n_resamples : int, default=999
         Relabelings of the energy test.
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It seeds the thinning, the clustering and the relabelings (three independent
         streams).
     n_jobs : int, default=None
         joblib's ``n_jobs``, for the clustering's restarts and the energy test.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
     **kgroups_options
         Options of :class:`KGroups`; ``exponent``, ``metric`` and ``sigma`` are used
         by the energy test as well.
-    nan_policy
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X``:
+        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
         ``labels`` is -1 on the rows dropped; ``fit_part`` and ``test_part`` hold the others.
 
     Returns
