@@ -8,10 +8,7 @@ from scipy.spatial.distance import pdist, squareform
 from sklearn.metrics import adjusted_rand_score
 
 import energystats as es
-from energystats._operator import Kernel, Repeated, indicator, make_operator
-from energystats._operator.centred import CentredKernel
-from energystats._operator.dense import DenseOperator
-from energystats._operator.graph import GraphKernel, GraphOperator
+from energystats._scale import GraphMatrix, pairwise, upper_product
 from energystats._scale.graph import SCALE_POINTS, Graph, default_neighbors, median_distance
 from energystats._semimetric import resolve_semimetric
 
@@ -36,6 +33,11 @@ def brute_graph(X, m):
     rho = 1 / d[:, None] + 1 / d[None, :] - 2 * A / np.outer(d, d)
     np.fill_diagonal(rho, 0.0)
     return A, d, rho
+
+
+def indicator(codes, k):
+    """The n x k one-hot matrix of the labels ``codes``."""
+    return np.eye(k)[codes]
 
 
 def test_the_graph_is_the_symmetrised_nearest_neighbours(rng):
@@ -69,63 +71,28 @@ def test_the_kernel_is_psd_and_generates_eq_35(rng):
         resolve_semimetric("nearest_neighbors")(X, X)
 
 
-def test_graph_operator_equals_its_dense_matrix(rng):
+def test_graph_matrix_equals_its_dense_matrix(rng):
+    """rho of eq. (35) known by its products (GraphMatrix, what pairwise streams for the graph)
+    equals the brute-force matrix: products, upper-triangle products, row sums, rows."""
     X = np.r_[rng.normal(size=(30, 2)), rng.normal(size=(25, 2)) + 9.0]  # two components
     sm = resolve_semimetric("nearest_neighbors")
-    op = make_operator(X, sm, Repeated())
-    assert isinstance(op, GraphOperator)
+    op = pairwise(X, sm, held=False)
+    assert isinstance(op, GraphMatrix)
     _, _, rho = brute_graph(X, default_neighbors(55))
+    np.testing.assert_allclose(pairwise(X, sm), rho, atol=1e-15)  # held: the dense matrix
     Z = rng.normal(size=(55, 3))
-    np.testing.assert_allclose(op.matmat(Z), rho @ Z, atol=1e-13)
-    np.testing.assert_allclose(op.rows(np.arange(55)), rho, atol=1e-15)
-    np.testing.assert_allclose(op.rows(7), rho[7], atol=1e-15)
+    np.testing.assert_allclose(op @ Z, rho @ Z, atol=1e-13)
+    np.testing.assert_allclose(upper_product(op, Z), np.triu(rho, 1) @ Z, atol=1e-13)
+    np.testing.assert_allclose(op.sum(axis=1), rho.sum(axis=1), atol=1e-13)
+    assert op.sum() == pytest.approx(rho.sum(), rel=1e-13)
+    np.testing.assert_allclose(op[np.arange(55)], rho, atol=1e-15)
+    np.testing.assert_allclose(op[7], rho[7], atol=1e-15)
+    np.testing.assert_allclose(op.dense(), rho, atol=1e-15)
     codes = rng.integers(0, 3, size=(5, 55))
-    M = op.group_sums(codes, 3, True)
-    for b in range(5):
+    for b in range(5):  # the block sums of eq. (13), from the upper triangle
         Zb = indicator(codes[b], 3)
-        np.testing.assert_allclose(M[b], Zb.T @ rho @ Zb, rtol=1e-12, atol=1e-12)
-    keep = np.array([0, 3, 4, 40, 41])
-    np.testing.assert_allclose(op.restrict(keep).rows(np.arange(5)), rho[np.ix_(keep, keep)],
-                               atol=1e-15)
-    with pytest.raises(ValueError, match="does not apply to metric='nearest_neighbors'"):
-        make_operator(X, sm, approximation=es._operator.approximation_of("projection"))
-
-
-@pytest.mark.parametrize("weighted", [False, True])
-def test_graph_kernel_is_the_centred_kernel_and_finds_every_component(rng, weighted):
-    """The kernel of the graph centred at the weighted mean equals -1/2 J rho J; its top
-    eigenvectors span those of the dense S G S also where components make the top eigenvalue
-    multiple (five components, Lanczos alone finds one or two of them), with more components
-    than groups (every component's direction), by Lanczos on the shifted inverse or, when its
-    LU might not fit, on the kernel itself, and with few points (LAPACK)."""
-    centres = np.array([[0, 0], [20, 0], [0, 20], [20, 20], [40, 40]])
-    X = np.repeat(centres, 30, axis=0) + rng.normal(size=(150, 2))
-    sm = resolve_semimetric("nearest_neighbors").for_data(X)
-    d = sm.graph.degrees
-    w = d * (rng.uniform(0.5, 2.0, size=150) if weighted else 1.0)
-    G = make_operator(X, sm, Repeated(), kernel=Kernel(w))
-    assert isinstance(G, GraphKernel)
-    rho = GraphOperator(sm.graph.kernel()).rows(slice(None))
-    dense = CentredKernel(DenseOperator(rho), w)
-    Z = rng.normal(size=(150, 4))
-    np.testing.assert_allclose(G.matmat(Z), dense.matmat(Z), atol=1e-12)
-    np.testing.assert_allclose(G.diagonal(), dense.diagonal(), atol=1e-14)
-    S = np.sqrt(w)
-    full = S[:, None] * dense._dense() * S[None, :]
-    lam, V = np.linalg.eigh(full)
-    budgets = (1024, 8 * 150**2 / 2**20 / 2)  # the LU of the shifted inverse; too large for it
-    for k, budget in [(k, b) for k in (3, 6, 8) for b in budgets]:
-        with es.config_context(working_memory=budget):
-            U = G.top_eigenvectors(k, S, np.random.default_rng(0))
-        assert U.shape == (150, max(k, 4))
-        np.testing.assert_allclose(U.T @ U, np.eye(U.shape[1]), atol=1e-8)
-        if not weighted:  # the exact top eigenspace (eigenvalues 2, 2, 2, 2, then the rest)
-            top = V[:, -U.shape[1]:]
-            np.testing.assert_allclose(np.linalg.svd(top.T @ U)[1], 1.0, atol=1e-6)
-            np.testing.assert_allclose(lam[-4:], 2.0, atol=1e-12)
-    small = make_operator(X[:12], resolve_semimetric("nearest_neighbors", n_neighbors=2),
-                          kernel=Kernel(None))
-    assert small.top_eigenvectors(9, np.ones(12), np.random.default_rng(0)).shape[1] >= 9
+        Y = Zb.T @ upper_product(op, Zb)
+        np.testing.assert_allclose(Y + Y.T, Zb.T @ rho @ Zb, rtol=1e-12, atol=1e-12)
 
 
 def test_normalized_cut_is_W(rng):
