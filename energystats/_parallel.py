@@ -140,28 +140,3 @@ def run_tasks(function: Callable, calls: list[dict], n_jobs, *, shared: dict | N
         joblib.delayed(_task)(function, shared, call, memory) for call in calls)
     return list(progress_bar(results, len(calls), progress, desc))
 
-
-# --- what the modules not yet ported import: no threads of the package's own, shares in order ---
-THREADS, TASK_WORK, MIN_TASKS = 1, 2**33, 8
-one_blas_thread = contextlib.nullcontext
-
-
-def run_threads(work: Callable, shares: list, blas: bool = True) -> list:
-    """``[work(share) for share in shares]``."""
-    return [work(share) for share in shares]
-
-
-def threads_within(per_thread: float, fixed: float = 0.0) -> int:
-    """One thread."""
-    return 1
-
-
-def round_robin(items, parts: int) -> list:
-    """``items`` dealt into ``parts`` (>= 1) shares, at most one per item."""
-    return [items[r::parts] for r in range(max(1, min(parts, len(items))))]
-
-
-def items_per_task(items: int, work_per_item: float) -> int:
-    """Items per task of about ``TASK_WORK``; one task for fewer than ``MIN_TASKS`` of them."""
-    count = -int(-items * work_per_item // TASK_WORK)
-    return max(1, items if count < MIN_TASKS else items // count)

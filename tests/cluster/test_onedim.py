@@ -1,5 +1,5 @@
 """The exact two-class splitter (energystats._cluster.split1d) and the one-dimensional
-O(n log n) statistics (energystats._operator.sorted)."""
+O(n log n) statistics (energystats._scale.line)."""
 
 import numpy as np
 import pytest

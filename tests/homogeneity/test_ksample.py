@@ -45,9 +45,9 @@ def test_a_permutation_is_the_statistic_of_the_permuted_data(grouped, rng, kw):
     assert isinstance(es.ksample_statistic(X, labels, permutations=perms[0], **kw), float)
 
 
-def test_batches_and_operators_agree(grouped, rng):
-    """Any memory budget; the sorted operator (1-D) and a precomputed matrix give the same
-    values."""
+def test_budgets_paths_and_precomputed_matrices_agree(grouped, rng):
+    """Any memory budget (held or streamed), the sorted line (1-D) and a precomputed matrix
+    give the same values."""
     X, labels = grouped
     perms = np.array([rng.permutation(len(X)) for _ in range(7)])
     full = es.ksample_statistic(X, labels, permutations=perms)

@@ -1,5 +1,5 @@
 """Distance covariance and correlation (energystats._independence: dcov, centring, _data;
-energystats._operator: pairs, concordance): brute force, identities, R."""
+energystats._scale.concordance): brute force, identities, R."""
 
 import json
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The tests of independence (energystats._independence.testing, energystats._resampling):
+"""The tests of independence (energystats._independence.testing, energystats._resample):
 permutation nulls against brute force, exact enumeration, the t-test, level, R."""
 
 import json

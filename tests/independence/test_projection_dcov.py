@@ -5,8 +5,7 @@ import pytest
 from _calibration import COARSE_LEVEL_REPS, rejection_interval
 
 import energystats as es
-from energystats._operator import sphere_constant
-from energystats._operator.projection import random_directions
+from energystats._scale.projection import random_directions, sphere_constant
 from energystats._resample import permutations
 
 

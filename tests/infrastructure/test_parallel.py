@@ -117,12 +117,10 @@ def serial():
 @pytest.fixture
 def small_tasks(monkeypatch):
     """Small problems as tasks all the same (no worker is started for less than about two
-    seconds of work, which the task paths' tests on small data would otherwise never run):
-    a task per item, whatever its work."""
+    seconds of work, which the task paths' tests on small data would otherwise never run)."""
     from energystats import _parallel
 
     monkeypatch.setattr(_parallel, "PROCESS_WORK", 0.0)
-    monkeypatch.setattr(_parallel, "TASK_WORK", 1)
 
 
 @pytest.mark.slow  # starts worker processes
