@@ -5,8 +5,8 @@ import pytest
 from _calibration import COARSE_LEVEL_REPS, rejection_interval
 
 import energystats as es
-from energystats._scale.projection import random_directions, sphere_constant
 from energystats._resample import permutations
+from energystats._scale.projection import random_directions, sphere_constant
 
 
 def test_statistic_is_the_average_of_one_dimensional_ones(rng):
