@@ -161,7 +161,7 @@ def gathered(U: np.ndarray, b: np.ndarray, P: np.ndarray) -> np.ndarray:
     r""":math:`\sum_{ij} A_{ij} b_{p(i)p(j)}` for each row p of P, given :math:`U = 2\,
     \mathrm{triu}(A, 1)` (A and b symmetric, b's diagonal zero: the sum is twice the upper
     triangle's), by gathers: for n up to 64 a block's upper triangles in one gather, else bands
-    of rows against the columns from the band on. numpy's sums of products, not BLAS: a small
+    of 64 rows against the columns from the band on. numpy's sums of products, not BLAS: a small
     product on several BLAS threads waits for them."""
     n = U.shape[0]
     out = np.empty(P.shape[0])
@@ -175,10 +175,12 @@ def gathered(U: np.ndarray, b: np.ndarray, P: np.ndarray) -> np.ndarray:
             index += p[:, ju]
             out[s : s + step] = np.einsum("bm,m->b", flat[index], u)
         return out
-    h = max(8, 2**14 // n)
+    # U's bands on and above the diagonal block, contiguous once: a band of G's rows is a
+    # contiguous copy, then its columns from the band on (half the matrix)
+    bands = [(a, np.ascontiguousarray(U[a : a + 64, a:])) for a in range(0, n, 64)]
     for s, p in enumerate(P):
-        out[s] = sum(np.einsum("ij,ij->", U[a : a + h, a:], np.take(b[p[a : a + h]], p[a:], axis=1))
-                     for a in range(0, n, h))
+        out[s] = sum(np.einsum("ij,ij->", u, np.take(b[p[a : a + 64]], p[a:], axis=1))
+                     for a, u in bands)
     return out
 
 
