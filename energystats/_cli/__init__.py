@@ -1,15 +1,9 @@
 """The ``energystats`` command line: each subcommand reads a CSV file with a header row (its
 separator sniffed; ``-`` reads stdin) or an embedded data set (``--example iris``), calls the
 library and prints a report, or strict JSON with ``--json`` (a NaN or infinite number is null,
-listed with its value under ``"non_finite"``). Subcommands: ``describe``, ``test``,
-``cluster``, ``split1d``, ``hclust``, ``normality`` and ``compare-r`` (the user guide's table
-says what each prints). ``--working-memory MiB`` sets the memory budget of
-:func:`energystats.set_config`.
-
-Exit status: 0; 1 when ``compare-r`` finds a disagreement or an output cannot be written (stdout
-closed or full, ``--plot`` or ``--out`` on a full disk); 2 for bad input, checked before
-computing where it can be; 3 for an internal error (``ENERGYSTATS_DEBUG=1`` shows the
-traceback); 130 on Ctrl-C. Errors are one line on stderr, never a traceback.
+listed with its value under ``"non_finite"``); the user guide's table says what each prints.
+``--working-memory MiB`` sets the memory budget of :func:`energystats.set_config`. Errors are
+one line on stderr, never a traceback; :func:`main` lists the exit statuses.
 
 This module holds the subcommands' options and runs them; :mod:`.files` reads the table and
 writes the outputs, :mod:`.compare_r` runs energystats and R side by side.
@@ -384,10 +378,11 @@ def _run(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
-    0 on success; 1 if ``compare-r`` found a disagreement, or stdout was closed early (as by
-    ``| head``: the rest of the output is discarded quietly, as Python's documentation of
-    SIGPIPE advises); 2 for bad input, with one line on stderr; 3 for an internal error; 130
-    on Ctrl-C.
+    0 on success; 1 if ``compare-r`` found a disagreement, an output (``--plot``, ``--out``)
+    could not be written, or stdout was closed or full (closed early, as by ``| head``: the rest
+    of the output is discarded quietly, as Python's documentation of SIGPIPE advises); 2 for bad
+    input, checked before computing where it can be; 3 for an internal error
+    (``ENERGYSTATS_DEBUG=1`` shows the traceback); 130 on Ctrl-C.
     """
     args = build_parser().parse_args(argv)
     if hasattr(args, "progress"):  # None: a bar when a person is watching
