@@ -1,15 +1,9 @@
 """The ``energystats`` command line: each subcommand reads a CSV file with a header row (its
 separator sniffed; ``-`` reads stdin) or an embedded data set (``--example iris``), calls the
 library and prints a report, or strict JSON with ``--json`` (a NaN or infinite number is null,
-listed with its value under ``"non_finite"``). Subcommands: ``describe``, ``test``,
-``cluster``, ``split1d``, ``hclust``, ``normality`` and ``compare-r`` (the user guide's table
-says what each prints). ``--working-memory MiB`` sets the memory budget of
-:func:`energystats.set_config`.
-
-Exit status: 0; 1 when ``compare-r`` finds a disagreement or an output cannot be written (stdout
-closed or full, ``--plot`` or ``--out`` on a full disk); 2 for bad input, checked before
-computing where it can be; 3 for an internal error (``ENERGYSTATS_DEBUG=1`` shows the
-traceback); 130 on Ctrl-C. Errors are one line on stderr, never a traceback.
+listed with its value under ``"non_finite"``); the user guide's table says what each prints.
+``--working-memory MiB`` sets the memory budget of :func:`energystats.set_config`. Errors are
+one line on stderr, never a traceback; :func:`main` lists the exit statuses.
 
 This module holds the subcommands' options and runs them; :mod:`.files` reads the table and
 writes the outputs, :mod:`.compare_r` runs energystats and R side by side.
@@ -47,86 +41,8 @@ __all__ = ["main"]
 SHOWN_PAIRS, SHOWN_GROUPS = 100, 20
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``energystats`` and its subcommands."""
-    parser = argparse.ArgumentParser(
-        prog="energystats", description="Energy statistics and energy-based clustering.")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    def command(name, what, by_help):
-        """A subcommand with the options every one takes: the file and its columns."""
-        p = sub.add_parser(name, help=what)
-        p.add_argument("csv", nargs="?", help="file with a header row, separated by commas, "
-                       "semicolons, tabs, | or spaces ('-': stdin)")
-        p.add_argument("--example", choices=EXAMPLES,
-                       help="use an embedded data set instead of a file")
-        p.add_argument("--by", help=by_help)
-        p.add_argument("--columns", nargs="+", help="numeric data columns (default: every column "
-                       "except --by; all must be numeric); a file named last is the file")
-        p.add_argument("--dropna", action="store_true",
-                       help="drop the rows with a missing value in the data or --by columns")
-        p.add_argument("--json", action="store_true", help="print JSON instead of a report")
-        p.add_argument("--working-memory", type=mebibytes, metavar="MiB", help="memory budget "
-                       "in MiB (default 1024): larger n x n matrices are streamed in tiles")
-        return p
-
-    def exponent(p):
-        p.add_argument("--exponent", type=float, default=1.0,
-                       help="exponent alpha in (0, 2] (default 1)")
-
-    def resampling(p, default, what="resamples", seed=None):
-        p.add_argument("--n-resamples", type=int, default=default,
-                       help=f"{what} (default {default})")
-        p.add_argument("--seed", type=int, default=seed,
-                       help="random seed" + ("" if seed is None else f" (default {seed})"))
-        p.add_argument("--no-progress", dest="progress", action="store_false",
-                       help="no progress bar")
-
-    groups = "column holding the groups (required)"
-    classes = "column of known classes to score the {} against"
-    exponent(command("describe", "energy distances between groups and the DISCO decomposition",
-                     groups))
-    t = command("test", "k-sample energy permutation test of equal distributions", groups)
-    exponent(t)
-    t.add_argument("--statistic", choices=("S", "E", "F"), default="S",
-                   help="test statistic (default S)")
-    t.add_argument("--projections", type=int, metavar="L", help="estimate distances from L "
-                   "random projections (large n; the level stays exact)")
-    resampling(t, 999)
-    c = command("cluster", "kernel k-groups clustering", classes.format("clusters"))
-    c.add_argument("-k", "--n-clusters", type=int, required=True, help="number of clusters")
-    c.add_argument("--algorithm", choices=("hartigan", "lloyd", "r-kgroups"), default="hartigan")
-    c.add_argument("--n-init", type=int, default=10, help="restarts (default 10)")
-    c.add_argument("--nystroem", type=int, metavar="M",
-                   help="cluster Nystroem features from M landmarks (large n)")
-    c.add_argument("--cluster-test", action="store_true",
-                   help="also test for cluster structure against one Gaussian")
-    c.add_argument("--compare-r", action="store_true",
-                   help="also compare with R's energy on the clusters found, when R is present")
-    exponent(c)
-    resampling(c, 199)
-    command("split1d", "exact two-group split of one variable", classes.format("split"))
-    r = command("compare-r", "energystats and R's energy side by side (a battery of data sets, "
-                "or the CSV's groups)", "column holding the groups (required with a CSV or "
-                "--example)")
-    resampling(r, 999, "resamples of eqdist.etest", seed=1)
-    r.add_argument("--out", type=Path, help="also write the table as markdown to this file")
-    h = command("hclust", "energy hierarchical clustering and its significant splits",
-                classes.format("clusters"))
-    h.add_argument("--alpha", type=float, default=0.05,
-                   help="family-wise error rate (default 0.05)")
-    h.add_argument("--plot", type=Path, metavar="FILE",
-                   help="write the dendrogram (PNG, SVG or PDF)")
-    exponent(h)
-    resampling(h, 199)
-    resampling(command("normality", "energy test of multivariate normality",
-                       "column of groups, each tested on its own"), 999)
-    return parser
-
-
-def mebibytes(text: str) -> float:
-    """``--working-memory``: a number of MiB whose bytes a float can hold (the library checks
-    that it is positive)."""
+def _mebibytes(text: str) -> float:
+    """``--working-memory``: a number of MiB whose bytes a float can hold."""
     try:
         value = float(text)
     except ValueError:
@@ -136,29 +52,99 @@ def mebibytes(text: str) -> float:
     return value
 
 
-#: The library's argument names and the options that set them: messages name the option.
-OPTIONS = {
-    "n_init": "--n-init", "n_resamples": "--n-resamples", "n_projections": "--projections",
-    "n_landmarks": "--nystroem", "exponent": "--exponent", "alpha": "--alpha", "n_clusters": "-k",
-    "rng": "--seed", "random_state": "--seed",
+def _opt(*flags, **kwargs) -> tuple:
+    """An option: its flags and the keyword arguments of ``add_argument``."""
+    return flags, kwargs
+
+
+def _resampling(default: int, what: str = "resamples", seed: int | None = None) -> list:
+    """``--n-resamples``, ``--seed`` and ``--no-progress``."""
+    return [_opt("--n-resamples", type=int, default=default, help=f"{what} (default {default})"),
+            _opt("--seed", type=int, default=seed,
+                 help="random seed" + ("" if seed is None else f" (default {seed})")),
+            _opt("--no-progress", dest="progress", action="store_false", help="no progress bar")]
+
+
+_EXPONENT = _opt("--exponent", type=float, default=1.0, help="exponent alpha in (0, 2] (default 1)")
+_GROUPS = "column holding the groups (required)"
+_CLASSES = "column of known classes to score the {} against"
+#: subcommand -> its help, the help of --by, its options after those every subcommand takes
+_PARSERS = {
+    "describe": ("energy distances between groups and the DISCO decomposition", _GROUPS,
+                 [_EXPONENT]),
+    "test": ("k-sample energy permutation test of equal distributions", _GROUPS, [
+        _EXPONENT, _opt("--statistic", choices=("S", "E", "F"), default="S",
+                        help="test statistic (default S)"),
+        _opt("--projections", type=int, metavar="L", help="estimate distances from L random "
+             "projections (large n; the level stays exact)"), *_resampling(999)]),
+    "cluster": ("kernel k-groups clustering", _CLASSES.format("clusters"), [
+        _opt("-k", "--n-clusters", type=int, required=True, help="number of clusters"),
+        _opt("--algorithm", choices=("hartigan", "lloyd", "r-kgroups"), default="hartigan"),
+        _opt("--n-init", type=int, default=10, help="restarts (default 10)"),
+        _opt("--nystroem", type=int, metavar="M",
+             help="cluster Nystroem features from M landmarks (large n)"),
+        _opt("--cluster-test", action="store_true",
+             help="also test for cluster structure against one Gaussian"),
+        _opt("--compare-r", action="store_true",
+             help="also compare with R's energy on the clusters found, when R is present"),
+        _EXPONENT, *_resampling(199)]),
+    "split1d": ("exact two-group split of one variable", _CLASSES.format("split"), []),
+    "compare-r": ("energystats and R's energy side by side (a battery of data sets, or the CSV's "
+                  "groups)", "column holding the groups (required with a CSV or --example)", [
+        *_resampling(999, "resamples of eqdist.etest", seed=1),
+        _opt("--out", type=Path, help="also write the table as markdown to this file")]),
+    "hclust": ("energy hierarchical clustering and its significant splits",
+               _CLASSES.format("clusters"), [
+        _opt("--alpha", type=float, default=0.05, help="family-wise error rate (default 0.05)"),
+        _opt("--plot", type=Path, metavar="FILE", help="write the dendrogram (PNG, SVG or PDF)"),
+        _EXPONENT, *_resampling(199)]),
+    "normality": ("energy test of multivariate normality",
+                  "column of groups, each tested on its own", _resampling(999)),
 }
-DESTS = {"n_projections": "projections", "n_landmarks": "nystroem", "rng": "seed",
-         "random_state": "seed"}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``energystats`` and its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="energystats", description="Energy statistics and energy-based clustering.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (what, by_help, options) in _PARSERS.items():
+        p = sub.add_parser(name, help=what)
+        for flags, kwargs in [
+            _opt("csv", nargs="?", help="file with a header row, separated by commas, "
+                 "semicolons, tabs, | or spaces ('-': stdin)"),
+            _opt("--example", choices=EXAMPLES, help="use an embedded data set instead of a file"),
+            _opt("--by", help=by_help),
+            _opt("--columns", nargs="+", help="numeric data columns (default: every column "
+                 "except --by; all must be numeric); a file named last is the file"),
+            _opt("--dropna", action="store_true",
+                 help="drop the rows with a missing value in the data or --by columns"),
+            _opt("--json", action="store_true", help="print JSON instead of a report"),
+            _opt("--working-memory", type=_mebibytes, metavar="MiB", help="memory budget in MiB "
+                 "(default 1024): larger n x n matrices are streamed in tiles"), *options]:
+            p.add_argument(*flags, **kwargs)
+    return parser
+
+
+#: The library's argument names and the options that set them: messages name the option.
+OPTIONS = {"n_init": "--n-init", "n_resamples": "--n-resamples", "n_projections": "--projections",
+           "n_landmarks": "--nystroem", "exponent": "--exponent", "alpha": "--alpha",
+           "n_clusters": "-k", "rng": "--seed", "random_state": "--seed"}
 
 
 def cli_message(message: str, args) -> str:
-    """A library message in the command line's words: ``--working-memory N`` instead of
-    ``set_config(working_memory=N)``, ``--n-init`` instead of ```n_init```."""
+    """A library message in the command line's words (``--n-init`` for ```n_init```)."""
     message = re.sub(r"Set energystats\.set_config\(working_memory=(\d+)\) \(MiB\) or use "
                      r"energystats\.config_context", r"Give --working-memory \1 (MiB)", message)
     for name, option in OPTIONS.items():
-        if hasattr(args, DESTS.get(name, name)):
+        dest = "n_clusters" if option == "-k" else option.lstrip("-").replace("-", "_")
+        if hasattr(args, dest):
             message = message.replace(f"`{name}`", option)
     return message
 
 
 def _table(frame: pd.DataFrame) -> str:
-    """A text table, floats to six significant digits (exponent notation when needed)."""
+    """A text table, floats to six significant digits."""
     return frame.to_string(index=False, float_format="{:.6g}".format)
 
 
@@ -168,8 +154,7 @@ def _draws(args) -> dict:
 
 
 def _agreement(labels, groups, by) -> tuple[dict, list[str]]:
-    """Accuracy (eq. 55) and adjusted Rand index of ``labels`` against the known ``groups``,
-    and their line of the report (nothing without ``--by``)."""
+    """Accuracy (eq. 55) and adjusted Rand index against ``--by``, and their report line."""
     if groups is None:
         return {}, []
     out = {"accuracy": accuracy(labels, groups),
@@ -233,14 +218,13 @@ def _test(args, data, groups):
            "pvalue": res.pvalue, "n_resamples": res.n_resamples, "exact": res.exact,
            "n_projections": res.n_projections}
     kind = "exact, all distinct relabelings" if res.exact else "Monte Carlo"
-    report = [f"k-sample energy test of equal distributions, grouped by {args.by!r}",
-              "group sizes: " + ", ".join(f"{g} {m}" for g, m in out["groups"].items()),
-              f"statistic {res.statistic_name} = {res.statistic:.6g}",
-              f"p-value = {res.pvalue:.6g}   ({res.n_resamples} relabelings, {kind})"]
-    if res.n_projections is not None:
-        report.append(f"distances estimated from {res.n_projections} random projections (the "
-                      "test's level is exact)")
-    return out, report
+    return out, [f"k-sample energy test of equal distributions, grouped by {args.by!r}",
+                 "group sizes: " + ", ".join(f"{g} {m}" for g, m in out["groups"].items()),
+                 f"statistic {res.statistic_name} = {res.statistic:.6g}",
+                 f"p-value = {res.pvalue:.6g}   ({res.n_resamples} relabelings, {kind})",
+                 *([] if res.n_projections is None else [
+                     f"distances estimated from {res.n_projections} random projections (the "
+                     "test's level is exact)"])]
 
 
 def _cluster(args, data, groups):
@@ -255,12 +239,12 @@ def _cluster(args, data, groups):
            "sizes": model.cluster_sizes_.tolist(), "W": model.W_, "S": model.objective_,
            "converged": model.converged_, **scores}
     report = [f"Kernel k-groups ({args.algorithm}) of {len(X)} points in {X.shape[1]} variables "
-              f"into {args.n_clusters} clusters"]
-    if args.nystroem is not None:
-        report.append(f"on Nystroem features from {args.nystroem} landmarks (W is an upper bound "
-                      "on the labels' exact W)")
-    report += [f"cluster sizes: {out['sizes']}", f"W (within) = {model.W_:.6g}   S (between) = "
-               f"{model.objective_:.6g}   converged: {model.converged_}", *against]
+              f"into {args.n_clusters} clusters",
+              *([] if args.nystroem is None else [
+                  f"on Nystroem features from {args.nystroem} landmarks (W is an upper bound on "
+                  "the labels' exact W)"]),
+              f"cluster sizes: {out['sizes']}", f"W (within) = {model.W_:.6g}   S (between) = "
+              f"{model.objective_:.6g}   converged: {model.converged_}", *against]
     if args.cluster_test:
         ct = cluster_test(X, args.n_clusters, **_draws(args), **options)
         out["cluster_test"] = {"statistic": ct.statistic, "pvalue": ct.pvalue,
@@ -274,8 +258,7 @@ def _cluster(args, data, groups):
         ok, reason = r_available()
         if not ok:
             out["r_agreement"] = {"available": False, "reason": reason}
-            report.append(f"R agreement: not checked, R is not available ({reason})")
-            return out, report
+            return out, [*report, f"R agreement: not checked, R is not available ({reason})"]
         r = out["r_agreement"] = {"available": True, **_ask_r(
             [("clusters", X, model.labels_)], etest=False, exponents=(args.exponent,),
             seed=args.seed or 0)}
@@ -362,6 +345,7 @@ _COMMANDS = {"describe": (_describe, True), "test": (_test, True), "cluster": (_
 
 
 def _run(args) -> int:
+    """Read and check the data, compute, print the report or JSON; the exit status."""
     compute, need_by = _COMMANDS[args.command]
     with config_context(working_memory=args.working_memory):
         data, groups, kept = prepare(args, need_by=need_by)
@@ -394,10 +378,11 @@ def _run(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
-    0 on success; 1 if ``compare-r`` found a disagreement, or stdout was closed early (as by
-    ``| head``: the rest of the output is discarded quietly, as Python's documentation of
-    SIGPIPE advises); 2 for bad input, with one line on stderr; 3 for an internal error; 130
-    on Ctrl-C.
+    0 on success; 1 if ``compare-r`` found a disagreement, an output (``--plot``, ``--out``)
+    could not be written, or stdout was closed or full (closed early, as by ``| head``: the rest
+    of the output is discarded quietly, as Python's documentation of SIGPIPE advises); 2 for bad
+    input, checked before computing where it can be; 3 for an internal error
+    (``ENERGYSTATS_DEBUG=1`` shows the traceback); 130 on Ctrl-C.
     """
     args = build_parser().parse_args(argv)
     if hasattr(args, "progress"):  # None: a bar when a person is watching

@@ -47,8 +47,7 @@ def battery() -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
 
 
 def _rel(a, b) -> float:
-    """Largest relative difference; 0 where both are equal (also both infinite of one sign, or
-    both NaN), NaN where only one is NaN or infinite."""
+    """Largest relative difference; 0 where equal or both NaN, NaN where only one is not finite."""
     a, b = np.atleast_1d(np.asarray(a, float)), np.atleast_1d(np.asarray(b, float))
     with np.errstate(invalid="ignore"):
         d = np.abs(a - b) / np.maximum(np.abs(b), 1e-300)
@@ -63,6 +62,7 @@ def _timed(fn):
 
 
 def _row(data, alpha, what, difference, agree, ratio) -> dict:
+    """One row of the table."""
     return {"data": data, "alpha": alpha, "R quantity": what, "difference": difference,
             "agree": bool(agree), "R time / es time": round(ratio, 1)}
 
@@ -73,11 +73,15 @@ def _close(data, alpha, what, ours, theirs, ratio) -> dict:
     return _row(data, alpha, what, f"{d:.1e}", d <= RTOL, ratio)
 
 
+def _same(data, what, ours, theirs) -> dict:
+    """:func:`_close` on ``ours()`` and R's ``theirs()``, each timed."""
+    (mine, t_es), (value, t_r) = _timed(ours), _timed(lambda: to_numpy(theirs())[0])
+    return _close(data, 1.0, what, mine, value, t_r / t_es)
+
+
 def _pvalue(data, what, p, r_p, n_resamples, ratio, allowed=None) -> dict:
-    """The row of a Monte Carlo p-value: within ``allowed`` of R's, by default 4 standard errors
-    of the difference of two p-values of B resamples each (at their mean) plus 2 / (B + 1) for
-    the two counts' discreteness."""
-    if allowed is None:
+    """The row of a Monte Carlo p-value, by default within 4 standard errors + 2 / (B + 1)."""
+    if allowed is None:  # of the difference of two p-values of B resamples each, at their mean
         m = (p + r_p) / 2
         allowed = 4 * np.sqrt(2 * m * (1 - m) / (n_resamples + 1)) + 2 / (n_resamples + 1)
     return _row(data, 1.0, f"{what} p ({p:.3f} vs {r_p:.3f})", f"{abs(p - r_p):.3f}",
@@ -85,8 +89,7 @@ def _pvalue(data, what, p, r_p, n_resamples, ratio, allowed=None) -> dict:
 
 
 def _dispersion_rows(name, X, xr, codes, sizes, a) -> list[dict]:
-    """R's ``edist`` (the pairwise statistics), ``disco`` (S, W, T, F) and, for exponent 1,
-    ``eqdist.e``, to :data:`RTOL`."""
+    """R's ``edist``, ``disco`` (S, W, T, F) and, for exponent 1, ``eqdist.e``."""
     iu = np.triu_indices(len(sizes), 1)
     ours, t_es = _timed(lambda: dispersion(X, codes, exponent=a))
     edist, t_edist = _timed(
@@ -103,8 +106,7 @@ def _dispersion_rows(name, X, xr, codes, sizes, a) -> list[dict]:
 
 
 def _etest_rows(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
-    """R's ``eqdist.etest``: the statistic to :data:`RTOL`, the p-value within Monte Carlo error
-    (sampled as R samples, even where energystats would enumerate every relabeling)."""
+    """R's ``eqdist.etest``: the statistic, and the p-value sampled as R samples."""
     test, t_es = _timed(lambda: energy_test(X, codes, statistic="E", n_resamples=n_resamples,
                                             exact=False, ties="strict", rng=seed, progress=False))
     r_call("set.seed", seed)
@@ -116,9 +118,7 @@ def _etest_rows(name, X, codes, xr, sizes, n_resamples, seed) -> list[dict]:
 
 
 def _kgroups_rows(name, X, xr, k: int, start) -> list[dict]:
-    """R's ``kgroups`` against ``KGroups`` from the 0-based labels ``start``: the
-    ``"r-kgroups"`` mode must give R's labels; the default exact Hartigan, started from R's
-    result, a within-group dispersion W no larger than R's."""
+    """R's ``kgroups`` from ``start``: the same labels, and from R's a Hartigan W no larger."""
     ours, t_es = _timed(lambda: KGroups(k, algorithm="r-kgroups", init=start).fit(X))
     kg, t_r = _timed(lambda: r_call("kgroups", xr, k, iter_max=100, cluster=start + 1))
     same = bool(np.array_equal(ours.labels_ + 1, to_numpy(r_field(kg, "cluster"))))
@@ -132,8 +132,7 @@ def _kgroups_rows(name, X, xr, k: int, start) -> list[dict]:
 
 
 def _hclust_rows(name, X, xr, exponents) -> list[dict]:
-    """R's ``energy.hclust(dist(x), alpha)`` against :func:`energy_hclust`: merge and order
-    identical, heights to 1e-10 (data with tied distances may order equal merges differently)."""
+    """R's ``energy.hclust``: merge and order identical (unless tied), heights to RTOL."""
     rows = []
     for a in exponents:
         ours, t_es = _timed(lambda: energy_hclust(X, exponent=a))
@@ -151,58 +150,38 @@ def _hclust_rows(name, X, xr, exponents) -> list[dict]:
     return rows
 
 
-def _mvnorm_rows(name, X, xr, n_resamples, seed) -> list[dict]:
-    """R's ``mvnorm.e`` (to :data:`RTOL`) and ``mvnorm.test`` p-value (4 binomial standard
-    errors of R's)."""
-    ours, t_es = _timed(lambda: mvnorm_statistic(X))
-    theirs, t_r = _timed(lambda: to_numpy(r_call("mvnorm.e", xr))[0])
-    test, t_test = _timed(lambda: mvnorm_test(X, n_resamples=n_resamples, rng=seed,
-                                              progress=False))
-    r_test, t_r_test = _timed(lambda: r_call("mvnorm.test", xr, R=n_resamples))
+def _test_rows(name, X, xr, codes, n_resamples, seed) -> list[dict]:
+    """``mvnorm.e`` and ``mvnorm.test``, then the distance covariance family of the first two
+    columns and the others (or of the data and the groups, for one column) and ``dcov.test``."""
+    rows = [_same(name, "mvnorm.e", lambda: mvnorm_statistic(X), lambda: r_call("mvnorm.e", xr))]
+    test, t_es = _timed(lambda: mvnorm_test(X, n_resamples=n_resamples, rng=seed, progress=False))
+    r_test, t_r = _timed(lambda: r_call("mvnorm.test", xr, R=n_resamples))
     r_p = to_numpy(r_field(r_test, "p.value"))[0]
-    allowed = 4 * np.sqrt(max(r_p * (1 - r_p), 1 / n_resamples) / n_resamples)
-    return [_close(name, 1.0, "mvnorm.e", ours, theirs, t_r / t_es),
-            _pvalue(name, "mvnorm.test", test.pvalue, r_p, n_resamples, t_r_test / t_test,
-                    allowed)]
-
-
-def _independence_rows(name, X, codes, n_resamples, seed) -> list[dict]:
-    """The distance covariance family of the first two columns and the others (the first
-    column and the second for two columns): dcov, dcor (index 1 and 0.5), dcovU, bcdcor,
-    dcorT, dcor of the data and the groups as an R factor, pdcor removing the groups (to
-    :data:`RTOL`) and the dcov.test p-value (within Monte Carlo error). One column has no
-    second variable: only dcor with the groups."""
+    rows.append(_pvalue(name, "mvnorm.test", test.pvalue, r_p, n_resamples, t_r / t_es,
+                        4 * np.sqrt(max(r_p * (1 - r_p), 1 / n_resamples) / n_resamples)))
     fac, labels = r_factor(codes), np.asarray(codes).astype(str)
-    checks = [("dcor with the groups (factor)", lambda: dcor(X, labels),
-               lambda: r_call("dcor", r_matrix(X), fac))]
-    if X.shape[1] > 1:
-        split = min(2, X.shape[1] - 1)
-        x, y = X[:, :split], X[:, split:]
-        xr, yr = r_matrix(x), r_matrix(y)
-        checks = [
-            ("dcov", lambda: dcov(x, y), lambda: r_call("dcov", xr, yr)),
-            ("dcor", lambda: dcor(x, y), lambda: r_call("dcor", xr, yr)),
-            ("dcor index 0.5", lambda: dcor(x, y, exponent=0.5),
-             lambda: r_call("dcor", xr, yr, index=0.5)),
-            ("dcovU", lambda: dcov(x, y, estimator="U"), lambda: r_call("dcovU", xr, yr)),
-            ("bcdcor", lambda: dcor(x, y, estimator="U"), lambda: r_call("bcdcor", xr, yr)),
-            ("dcorT", lambda: dcor_ttest(x, y).statistic, lambda: r_call("dcorT", xr, yr)),
-            *checks,  # pdcor last, as R's table
-            ("pdcor removing the groups", lambda: pdcor(x, y, labels),
-             lambda: r_call("pdcor", xr, yr, fac)),
-        ]
-    rows = []
-    for what, ours, theirs in checks:
-        mine, t_es = _timed(ours)
-        value, t_r = _timed(lambda: to_numpy(theirs())[0])
-        rows.append(_close(name, 1.0, what, mine, value, t_r / t_es))
-    if X.shape[1] > 1:
-        test, t_es = _timed(lambda: dcov_test(x, y, n_resamples=n_resamples, rng=seed,
-                                              progress=False))
-        r_test, t_r = _timed(lambda: r_call("dcov.test", xr, yr, R=n_resamples))
-        r_p = to_numpy(r_field(r_test, "p.value"))[0]
-        rows.append(_pvalue(name, "dcov.test", test.pvalue, r_p, n_resamples, t_r / t_es))
-    return rows
+    factor = ("dcor with the groups (factor)", lambda: dcor(X, labels),
+              lambda: r_call("dcor", r_matrix(X), fac))
+    if X.shape[1] == 1:  # no second variable: only dcor with the groups
+        return rows + [_same(name, *factor)]
+    split = min(2, X.shape[1] - 1)
+    x, y = X[:, :split], X[:, split:]
+    xr, yr = r_matrix(x), r_matrix(y)
+    rows += [_same(name, *check) for check in [
+        ("dcov", lambda: dcov(x, y), lambda: r_call("dcov", xr, yr)),
+        ("dcor", lambda: dcor(x, y), lambda: r_call("dcor", xr, yr)),
+        ("dcor index 0.5", lambda: dcor(x, y, exponent=0.5),
+         lambda: r_call("dcor", xr, yr, index=0.5)),
+        ("dcovU", lambda: dcov(x, y, estimator="U"), lambda: r_call("dcovU", xr, yr)),
+        ("bcdcor", lambda: dcor(x, y, estimator="U"), lambda: r_call("bcdcor", xr, yr)),
+        ("dcorT", lambda: dcor_ttest(x, y).statistic, lambda: r_call("dcorT", xr, yr)), factor,
+        ("pdcor removing the groups", lambda: pdcor(x, y, labels),
+         lambda: r_call("pdcor", xr, yr, fac))]]  # pdcor last, as R's table
+    test, t_es = _timed(lambda: dcov_test(x, y, n_resamples=n_resamples, rng=seed,
+                                          progress=False))
+    r_test, t_r = _timed(lambda: r_call("dcov.test", xr, yr, R=n_resamples))
+    r_p = to_numpy(r_field(r_test, "p.value"))[0]
+    return rows + [_pvalue(name, "dcov.test", test.pvalue, r_p, n_resamples, t_r / t_es)]
 
 
 def compare_r(datasets: Iterable[tuple[str, np.ndarray, np.ndarray]] | None = None, *,
@@ -223,8 +202,7 @@ def compare_r(datasets: Iterable[tuple[str, np.ndarray, np.ndarray]] | None = No
     leaves out the tests, whose p-values mean nothing when the groups are clusters found from
     the same data.
     """
-    rows = []
-    items = list(battery() if datasets is None else datasets)
+    rows, items = [], list(battery() if datasets is None else datasets)
     for name, X, _ in items:  # what R's energy cannot compare, refused before any R call
         largest = float(np.abs(np.asarray(X, dtype=float)).max())
         if not np.isfinite(largest):
@@ -246,6 +224,5 @@ def compare_r(datasets: Iterable[tuple[str, np.ndarray, np.ndarray]] | None = No
         rows += _kgroups_rows(name, X, xr, len(sizes), start)
         rows += _hclust_rows(name, X, xr, exponents)
         if etest:
-            rows += _mvnorm_rows(name, X, xr, n_resamples, seed) + _independence_rows(
-                name, X, codes, n_resamples, seed)
+            rows += _test_rows(name, X, xr, codes, n_resamples, seed)
     return pd.DataFrame(rows)

@@ -35,9 +35,7 @@ class OutputError(Exception):
 
 
 def prepare(args, *, need_by: bool):
-    """Everything checked before computing: the output paths (:func:`check_output`), then the
-    table (:func:`read_table`) and its columns (:func:`select`); ``(None, None, None)`` for
-    ``compare-r`` without data (its built-in battery of data sets)."""
+    """The outputs checked, then the data, groups and rows kept (None for compare-r's battery)."""
     columns = args.columns
     # --columns a b data.csv: argparse gives the file's name to --columns; without a file or
     # --example, a last word that names an existing file (or -, stdin) is the file
@@ -61,9 +59,7 @@ def prepare(args, *, need_by: bool):
 
 
 def read_table(args) -> pd.DataFrame | None:
-    """The table named on the command line: a file, ``-`` for stdin, or ``--example``; a named
-    pipe or a device such as ``/dev/stdin`` read to its end as ``cat`` reads it (sockets and
-    block devices refused); None for ``compare-r`` without data."""
+    """The table of a file, ``-`` (stdin), a pipe or device read to its end, or ``--example``."""
     if args.example is not None and args.csv is not None:
         raise CLIError("give either a CSV file or --example, not both")
     if args.example is not None:
@@ -107,6 +103,7 @@ def _parse_all(read, name: str) -> pd.DataFrame:
 
 
 def _parse(source, sample: str, name: str) -> pd.DataFrame:
+    """The table in ``source``, its separator found in ``sample``."""
     try:
         return pd.read_csv(source, sep=_delimiter(sample, name))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
@@ -114,10 +111,7 @@ def _parse(source, sample: str, name: str) -> pd.DataFrame:
 
 
 def _delimiter(sample: str, name: str) -> str:
-    """The field separator: a tab for ``.tsv`` and ``.tab`` files; otherwise the one of
-    ``, ; tab | space`` that :class:`csv.Sniffer` finds in the first lines (a space meaning
-    any run of whitespace); otherwise any run of whitespace if it splits every line of the
-    sample into the same number (> 1) of fields; otherwise a comma."""
+    """Tab for .tsv/.tab; else the sniffed one of , ; tab | space; else whitespace or comma."""
     if name.lower().endswith((".tsv", ".tab")):
         return "\t"
     if len(sample) == SNIFF_CHARS and "\n" in sample:
@@ -131,9 +125,7 @@ def _delimiter(sample: str, name: str) -> str:
 
 
 def select(table: pd.DataFrame, args, *, need_by: bool):
-    """The data columns (``--columns``, or every column except ``--by``; all must be numeric,
-    as floats), the ``--by`` column (or None) and which rows of the table are kept: without
-    ``--dropna`` a missing value stops the command, with it its row is dropped."""
+    """The numeric data columns, the ``--by`` column (or None) and the rows kept (``--dropna``)."""
     by, columns = args.by, args.columns
     if need_by and by is None:
         raise CLIError("--by is required")
@@ -170,8 +162,7 @@ def select(table: pd.DataFrame, args, *, need_by: bool):
 
 
 def _numeric(table: pd.DataFrame, *, chosen: bool) -> pd.DataFrame:
-    """``table`` as floats, or a CLIError naming each column that is not numeric and its
-    first value that is not a number (booleans are refused: True/False is not a measurement)."""
+    """``table`` as floats, or a CLIError naming each column that is not (booleans are not)."""
     columns, problems = {}, {}
     for name, column in table.items():
         if pd.api.types.is_bool_dtype(column):
@@ -197,10 +188,7 @@ def _numeric(table: pd.DataFrame, *, chosen: bool) -> pd.DataFrame:
 
 
 def check_output(path: Path, option: str, *, make_folders: bool = False) -> None:
-    """Stop before any computation if ``path`` cannot be written: its folder must exist (with
-    ``make_folders``, the nearest existing ancestor; the rest is made when writing) and
-    ``path`` must not be a folder; then a file (or, with missing folders, a folder) is created
-    there and removed, which permissions alone do not tell (as root in ``/proc`` or ``/sys``)."""
+    """A CLIError before computing if ``path`` cannot be written (tried: permissions don't tell)."""
     if path.is_dir():
         raise CLIError(f"{option} {path} is a folder, not a file")
     folder = path.parent
@@ -225,8 +213,7 @@ def check_output(path: Path, option: str, *, make_folders: bool = False) -> None
 
 
 def write_output(path: Path, option: str, write) -> None:
-    """Call ``write()``, which writes ``path``; an ``OSError`` (a full disk, /dev/full) becomes
-    an :class:`OutputError` naming the option."""
+    """Call ``write()``, which writes ``path``; an ``OSError`` becomes an :class:`OutputError`."""
     try:
         write()
     except OSError as exc:
@@ -234,9 +221,7 @@ def write_output(path: Path, option: str, write) -> None:
 
 
 def strict_json(out: dict) -> str:
-    """``out`` as strict JSON (JSON has no NaN or Infinity: strict parsers refuse them): every
-    NaN or infinite float written as null and listed under ``"non_finite"``, by where it was
-    (``"F"``, ``"pairs[0].energy_distance"``), with its value as text (``"inf"``, ``"nan"``)."""
+    """``out`` as JSON, NaN and infinities as null, listed under ``"non_finite"`` by path."""
     found = {}
 
     def clean(value, path: str):
