@@ -114,5 +114,5 @@ def announce(seconds: float, what: str, faster: str = "", progress: bool | None 
     on stderr saying how long it takes and ``faster`` (a quicker way)."""
     if seconds < LONG or progress is False or progress is None and not watching():
         return
-    print(f"energystats: {what} takes about {duration(seconds)} on one core (the cost model's "
-          f"estimate from its sizes){faster}.", file=sys.stderr, flush=True)
+    print(f"energystats: {what} takes about {duration(seconds)} on one core (an estimate "
+          f"from its sizes){faster}.", file=sys.stderr, flush=True)

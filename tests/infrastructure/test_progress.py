@@ -325,7 +325,7 @@ def test_a_call_of_minutes_says_so_before_it_starts(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert re.fullmatch(
         r"energystats: energy_test of 1,300,000 points in 3 groups, 1,000 relabelings takes "
-        r"about [\d.]+ h on one core \(the cost model's estimate from its sizes\); "
+        r"about [\d.]+ h on one core \(an estimate from its sizes\); "
         r"approximation='projection' \(--projections on the command line\) estimates the "
         r"distances from 200 random directions, the test's level exact, in about \d+ min\.\n",
         err,
