@@ -1,43 +1,22 @@
 r"""The limit distribution of the energy statistic of univariate normality, and Imhof's tail
 probability of a weighted sum of chi-squares.
 
-Under normality :math:`n\mathcal E_n` tends in distribution to :math:`Q = \sum_k \lambda_k
-Z_k^2` (Z_k i.i.d. N(0, 1)), the :math:`\lambda_k` the eigenvalues of the integral operator of
-the degenerate energy kernel (Möri, Székely & Rizzo 2021). In one dimension :math:`|x - y| =
-\int (1\{x \le t\} - 1\{y \le t\})^2\,dt`, so the kernel is
-
-.. math::
-
-    h(x, y) = E|x - Z| + E|y - Z| - E|Z - Z'| - |x - y|
-            = 2 \int \xi_x(t)\, \xi_y(t)\, dt, \qquad \xi_x(t) = 1\{x \le t\} - \Phi(t),
-
-and estimating the mean and the standard deviation replaces :math:`\xi_x` by its residual
-after projection, in :math:`L^2(\varphi)`, on the parameters' scores :math:`x` and
-:math:`x^2 - 1` (:math:`E\,\xi_X(t) X = -\varphi(t)`, :math:`E\,\xi_X(t)(X^2 - 1) =
--t\varphi(t)`). With :math:`F(x) = \int_x^\infty f` the eigenvalues are the stationary values
-of the Rayleigh quotient
-
-.. math::
-
-    \lambda = \frac{2\,\|(I - P) F\|^2_{L^2(\varphi)}}{\int F'(x)^2\, dx},
-
-P the orthogonal projection on the constants and the scores of the estimated parameters (R
-``EVnormal``'s Cases 1-4: none, the mean, the sd, both). Möri et al. solve the integral
-equations by a variant of Nyström's method; here Rayleigh-Ritz in the Liouville variable
-:math:`u = \operatorname{erf}(x/2)` (:math:`du/dx \propto \sqrt{\varphi(x)}`, the local
-wavenumber of the eigenfunctions), :math:`F = \sum_i c_i P_i(u)` in Legendre polynomials,
-:math:`w(u) = e^{-x(u)^2/4}`,
-
-.. math::
-
-    \int F_i' F_j'\,dx = \tfrac{1}{\sqrt\pi} \int_{-1}^{1} P_i' P_j'\, w\, du, \qquad
-    \int F_i F_j\, \varphi\, dx = \tfrac{1}{\sqrt2} \int_{-1}^{1} P_i P_j\, w\, du,
-
-by Gauss-Legendre quadrature, and a symmetric-definite generalised eigenproblem. The first
-half of the N = 300 Ritz values agree with N = 600 to 1e-11, the first 15 with a Galerkin
-method in Hermite polynomials (exact matrix entries) to 1e-12. The eigenvalues beyond those
-kept enter the tail probability by their total mean, the trace (:func:`normal_trace`) less
-the kept sum.
+Under normality :math:`n\mathcal E_n \to Q = \sum_k \lambda_k Z_k^2` (Z_k i.i.d. N(0, 1)), the
+:math:`\lambda_k` the eigenvalues of the integral operator of the degenerate kernel (Möri,
+Székely & Rizzo 2021) :math:`h(x, y) = E|x - Z| + E|y - Z| - E|Z - Z'| - |x - y| = 2\int
+\xi_x(t)\xi_y(t)\,dt`, :math:`\xi_x(t) = 1\{x \le t\} - \Phi(t)`; estimating the mean and sd
+replaces :math:`\xi_x` by its residual after projection, in :math:`L^2(\varphi)`, on the
+scores :math:`x`, :math:`x^2 - 1`. With :math:`F(x) = \int_x^\infty f` the eigenvalues are the
+stationary values of :math:`\lambda = 2\|(I - P) F\|^2_{L^2(\varphi)} / \int F'(x)^2\,dx`, P the
+projection on the constants and the scores of the estimated parameters (R ``EVnormal``'s
+Cases 1-4: none, the mean, the sd, both). Here by Rayleigh-Ritz in the Liouville variable
+:math:`u = \operatorname{erf}(x/2)`, :math:`F = \sum_i c_i P_i(u)` in Legendre polynomials,
+:math:`w(u) = e^{-x(u)^2/4}`: :math:`\int F_i' F_j'\,dx = \pi^{-1/2} \int_{-1}^{1} P_i' P_j'\,
+w\,du`, :math:`\int F_i F_j\,\varphi\,dx = 2^{-1/2} \int_{-1}^{1} P_i P_j\,w\,du` by
+Gauss-Legendre quadrature, a symmetric-definite generalised eigenproblem. The first half of
+the N = 300 Ritz values agree with N = 600 to 1e-11, the first 15 with a Galerkin method in
+Hermite polynomials to 1e-12; the rest enter by their total mean (:func:`normal_trace` less
+the kept sum).
 """
 
 from __future__ import annotations
@@ -68,9 +47,17 @@ def _legendre(degree: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (P * norm)[1:], (D * norm)[1:]
 
 
+def normal_eigenvalues(estimated: tuple[str, ...] = ("mean", "sd")) -> np.ndarray:
+    r"""The largest :data:`KEPT` eigenvalues of the limit of :math:`n\mathcal E_n` for normal
+    data with the ``estimated`` parameters (a subset of ``("mean", "sd")``), decreasing,
+    computed once per process (0.3 s) and cached; read-only."""
+    return _ritz_values(tuple(sorted(estimated)), _DEGREE, _NODES, KEPT)
+
+
+@functools.cache
 def _ritz_values(estimated: tuple[str, ...], degree: int, nodes: int, count: int) -> np.ndarray:
-    """The ``count`` largest Ritz values (decreasing) from Legendre polynomials 1..degree of u
-    and ``nodes`` Gauss-Legendre nodes."""
+    """The ``count`` largest Ritz values (decreasing, read-only) from Legendre polynomials
+    1..degree of u and ``nodes`` Gauss-Legendre nodes."""
     u, w = special.roots_legendre(nodes)
     x = 2.0 * special.erfinv(u)
     weight = w * np.exp(-x * x / 4.0)
@@ -83,22 +70,7 @@ def _ritz_values(estimated: tuple[str, ...], degree: int, nodes: int, count: int
         b = PW @ q / np.sqrt(2.0)
         mass -= np.outer(b, b) / norm2
     values = linalg.eigh(2.0 * mass, stiffness, eigvals_only=True,
-                         subset_by_index=[degree - count, degree - 1])
-    return values[::-1].copy()
-
-
-def normal_eigenvalues(estimated: tuple[str, ...] = ("mean", "sd")) -> np.ndarray:
-    r"""The largest :data:`KEPT` eigenvalues of the limit of :math:`n\mathcal E_n` for normal
-    data with the ``estimated`` parameters (a subset of ``("mean", "sd")``), decreasing.
-
-    Computed once per process (0.3 s) and cached; read-only.
-    """
-    return _cached_eigenvalues(tuple(sorted(estimated)))
-
-
-@functools.cache
-def _cached_eigenvalues(estimated: tuple[str, ...]) -> np.ndarray:
-    values = _ritz_values(estimated, _DEGREE, _NODES, KEPT)
+                         subset_by_index=[degree - count, degree - 1])[::-1].copy()
     values.flags.writeable = False
     return values
 

@@ -222,6 +222,12 @@ def _check(X, univariate: bool) -> np.ndarray:
     return X
 
 
+def _observed(X: np.ndarray, what: str) -> tuple[float, float]:
+    """n E_n of the data X (n x d, checked finite: ``what`` names it) and its tie scale."""
+    statistic, scale = (float(v[0]) for v in _statistics(X[None], fits(X.shape[0])))
+    return check_observed(statistic, what), scale
+
+
 def _bootstrap(statistic: float, scale: float, n: int, d: int, B: int, rng, progress=False):
     """The statistics of ``B`` standard Gaussian samples of n points in d dimensions, each
     block drawn by one call of the generator of ``rng`` (the same samples whatever the
@@ -237,6 +243,20 @@ def _bootstrap(statistic: float, scale: float, n: int, d: int, B: int, rng, prog
 def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     r"""The energy statistic of multivariate normality, :math:`n\mathcal E_n` (R ``mvnorm.e``).
 
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Data; needs n > d + 1.
+    nan_policy : {"raise", "omit", "propagate"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X``:
+        ``"raise"`` an error, ``"omit"`` drop it, ``"propagate"`` return NaN.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
     With :math:`y_j = S^{-1/2}(x_j - \bar x)` (S the sample covariance, n - 1, its symmetric
     root) and Z, Z' independent N(0, I_d) (Székely & Rizzo 2005, eq. 3.1, 3.2),
 
@@ -253,17 +273,9 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
     (streamed past it). From d = 50 on :math:`E\|y - Z\|` is summed as a Poisson mixture of
     chi means (R's hypergeometric function is accurate to about 1e-8 at d = 1,000).
 
-    Parameters
+    References
     ----------
-    X : array_like of shape (n, d)
-        Data; needs n > d + 1.
-    nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X``:
-        ``"raise"`` an error, ``"omit"`` drop it, ``"propagate"`` return NaN.
-
-    Returns
-    -------
-    float
+    As in :func:`mvnorm_test`.
 
     Examples
     --------
@@ -299,8 +311,7 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
         A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X``:
         ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
     data_name : str, default=None
-        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
-        else the parameter names.
+        The result's ``data_name``; None: the pandas names of the data, else the parameter names.
 
     Returns
     -------
@@ -308,10 +319,11 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
 
     Notes
     -----
-    p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (:mod:`energystats._resample`), never 0;
+    The statistic of eq. 3.1 of Székely & Rizzo (2005) (:func:`mvnorm_statistic`); p-value
+    :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (:mod:`energystats._resample`), never 0;
     R reports :math:`\#\{t^* \ge t\} / B`. Consistent against every fixed non-Gaussian
-    alternative with finite first moment (Székely & Rizzo 2005). Time O(B n^2 d) (O(B n log n)
-    for d = 1); memory a block of samples within 8 MiB and one sample's n(n - 1)/2 distances.
+    alternative with finite first moment. Time O(B n^2 d) (O(B n log n) for d = 1); memory
+    a block of samples within 8 MiB and one sample's n(n - 1)/2 distances.
 
     References
     ----------
@@ -330,8 +342,7 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
     X = unit_scale(_check(X, False))[0]
     n, d = X.shape
     B = check_resamples(n_resamples)
-    statistic, scale = (float(v[0]) for v in _statistics(X[None], fits(n)))
-    check_observed(statistic, "the multivariate normality statistic")
+    statistic, scale = _observed(X, "the multivariate normality statistic")
     null, p = _bootstrap(statistic, scale, n, d, B, rng, check_progress(progress))
     return MvnormTestResult(statistic=statistic, pvalue=p, null_distribution=null, n_resamples=B,
                             n_samples=n, n_features=d)
@@ -341,22 +352,27 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
 def normal_statistic(x, *, nan_policy: str = "raise") -> float:
     r"""The energy statistic of univariate normality, :math:`n\mathcal E_n` (R ``normal.e``).
 
-    :func:`mvnorm_statistic` of the data as one column (Székely & Rizzo 2005, eq. 3.1 with
-    d = 1): :math:`y_i = (x_i - \bar x)/s` (s the sample standard deviation, n - 1),
-    :math:`E|y - Z| = 2y\Phi(y) + 2\varphi(y) - y`, :math:`E|Z - Z'| = 2/\sqrt\pi`, and the
-    pair sum :math:`2\sum_t (2t - n - 1)\,y_{(t)}` from the sorted sample: O(n log n).
-
     Parameters
     ----------
     x : array_like of shape (n,)
         Univariate data, at least two values, not all equal.
     nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
-        ``"raise"`` an error, ``"omit"`` drop it, ``"propagate"`` return NaN.
+        Rows with a missing value in ``x``: as in :func:`mvnorm_statistic`.
 
     Returns
     -------
     float
+
+    Notes
+    -----
+    :func:`mvnorm_statistic` of the data as one column (Székely & Rizzo 2005, eq. 3.1 with
+    d = 1): :math:`y_i = (x_i - \bar x)/s` (s the sample standard deviation, n - 1),
+    :math:`E|y - Z| = 2y\Phi(y) + 2\varphi(y) - y`, :math:`E|Z - Z'| = 2/\sqrt\pi`, and the
+    pair sum :math:`2\sum_t (2t - n - 1)\,y_{(t)}` from the sorted sample: O(n log n).
+
+    References
+    ----------
+    As in :func:`mvnorm_test`.
 
     Examples
     --------
@@ -390,11 +406,9 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
     rng : int, numpy.random.Generator or None, default=None
         It seeds the Gaussian samples (unused by ``"limit"``).
     nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
-        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
+        Rows with a missing value in ``x``: as in :func:`mvnorm_test`.
     data_name : str, default=None
-        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
-        else the parameter names.
+        The result's ``data_name``; None: the pandas names of the data, else the parameter names.
 
     Returns
     -------
@@ -402,18 +416,18 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
 
     Notes
     -----
-    ``"bootstrap"``: the samples and p-value of :func:`mvnorm_test` with the same ``rng``
-    (R reports :math:`\#\{t^* \ge t\}/B`); time O(B n log n).
+    The statistic of eq. 3.1 of Székely & Rizzo (2005) with d = 1. ``"bootstrap"``: the
+    samples and p-value of :func:`mvnorm_test` with the same ``rng``; time O(B n log n).
 
     ``"limit"``: the eigenvalues :math:`\lambda_k` of the integral operator of Möri,
     Székely & Rizzo (2021) for estimated mean and variance, computed once per process (0.3 s)
     by a Rayleigh-Ritz method (:mod:`energystats._gof._limit`), the 150 largest to 1e-11 and
-    the rest by their exact total mean; the tail probability by Imhof's (1961) integral. R's
-    ``EVnormal`` agrees with them to 4e-11 for the first 15, then falls below (its sum 0.3977
-    against the trace :math:`3/(4\sqrt\pi) = 0.4231`, which the mean of simulated statistics
-    confirms), so R's ``normal.test(x, method = "limit")`` p-values are smaller (0.39 against
-    0.44 at t = 0.4) than these and than simulated ones (``validation/results/gof_limit.md``).
-    The limit is for moderately large samples; ``"bootstrap"`` is exact at every n.
+    the rest by their exact total mean; the tail probability by Imhof's (1961) integral
+    (eq. 3.2). R's ``EVnormal`` agrees with them to 4e-11 for the first 15, then falls below
+    (its sum 0.3977 against the trace :math:`3/(4\sqrt\pi) = 0.4231`), so R's limit p-values
+    are smaller (0.39 against 0.44 at t = 0.4) than these and than simulated ones
+    (``validation/results/gof_limit.md``). The limit is for moderately large samples;
+    ``"bootstrap"`` is exact at every n.
 
     References
     ----------
@@ -440,10 +454,8 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
                          "no samples.")
     X, e = unit_scale(_check(x, True))  # x / 2^e: no overflow of squares, the same statistic
     check_rng(rng)  # for "limit" too, which draws nothing
-    x = X[:, 0]
-    statistic, scale = (float(v[0]) for v in _statistics(X[None]))
-    check_observed(statistic, "the normality statistic")
-    back = Scaling(0, float(e))  # the estimates in the data's units
+    x, back = X[:, 0], Scaling(0, float(e))  # the estimates in the data's units
+    statistic, scale = _observed(X, "the normality statistic")
     estimates = dict(mean=back.result(float(x.mean()), "the mean"),
                      sd=back.result(float(x.std(ddof=1)), "the sd"), n_samples=x.size)
     if method == "limit":

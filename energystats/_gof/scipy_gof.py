@@ -120,16 +120,7 @@ def _statistic(family, shapes: tuple, loc, scale, x: np.ndarray) -> tuple[np.nda
 @front_door("x")
 def energy_gof_statistic(dist, x, axis: int = -1):
     r"""The energy goodness-of-fit statistic of ``x`` against a frozen distribution, as
-    ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls it:
-
-    .. math::
-
-        Q_n = n\Big(\frac2n\sum_i E|z_i - Y| - E|Y - Y'| - \frac1{n^2}\sum_{i,j}|z_i - z_j|\Big),
-        \qquad z_i = \frac{x_i - \text{loc}}{\text{scale}},
-
-    Y, Y' independent from ``dist``'s family at loc 0, scale 1 (Székely & Rizzo 2005, eq. 3.1
-    with d = 1; 2013, sec. 5): location and scale invariant. For ``norm`` at the sample mean
-    and sd (n - 1) this is R's ``normal.e(x)``; R has no other family.
+    ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls it.
 
     Parameters
     ----------
@@ -148,12 +139,25 @@ def energy_gof_statistic(dist, x, axis: int = -1):
 
     Notes
     -----
-    :math:`E|z - Y| = z(2F(z) - 1) + \mu - 2E[Y 1\{Y \le z\}]` and
+    With Y, Y' independent from ``dist``'s family at loc 0, scale 1 (Székely & Rizzo 2005,
+    eq. 3.1 with d = 1; 2013, sec. 5),
+
+    .. math::
+
+        Q_n = n\Big(\frac2n\sum_i E|z_i - Y| - E|Y - Y'| - \frac1{n^2}\sum_{i,j}|z_i - z_j|\Big),
+        \qquad z_i = \frac{x_i - \text{loc}}{\text{scale}}:
+
+    location and scale invariant; for ``norm`` at the sample mean and sd (n - 1) R's
+    ``normal.e(x)``. :math:`E|z - Y| = z(2F(z) - 1) + \mu - 2E[Y 1\{Y \le z\}]` and
     :math:`E|Y - Y'| = 2\int F(1 - F)` are in closed form for ``norm``, ``expon``, ``uniform``,
     ``gamma``, ``lognorm``, ``weibull_min``, ``logistic``, ``laplace``, ``fisk``, ``beta``,
-    ``invgauss`` (O(n log n) a sample, all shapes at once); for other families from a table
-    per shape of Chebyshev series of the cdf and sf (:mod:`energystats._gof._cdf_table`:
-    milliseconds, as accurate as the family's ``cdf``: 1e-12 of QUADPACK for t, gumbel_r).
+    ``invgauss`` (O(n log n) a sample); for other families from a table per shape of
+    Chebyshev series of the cdf and sf (:mod:`energystats._gof._cdf_table`: milliseconds, as
+    accurate as the family's ``cdf``: 1e-12 of QUADPACK for t, gumbel_r).
+
+    References
+    ----------
+    As in :func:`energy_gof`.
 
     Examples
     --------
@@ -260,11 +264,9 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
         A progress bar over the samples fitted one by one (``fit`` given, or ``dist.fit``):
         None shows it when a person is watching, True always, False never.
     nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
-        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
+        Rows with a missing value in ``x``: as in :func:`mvnorm_test`.
     data_name : str, default=None
-        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
-        else the parameter names.
+        The result's ``data_name``; None: the pandas names of the data, else the parameter names.
 
     Returns
     -------
@@ -272,21 +274,18 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
 
     Notes
     -----
-    p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (:mod:`energystats._resample`). The
-    statistic is location and scale invariant, so for location-scale families with
-    equivariant estimates (normal; exponential, lognormal with loc known) this is an exact
-    Monte Carlo test; for shape families approximate, as any parametric bootstrap.
-
-    Maximum likelihood is vectorised over the samples for ``norm`` (mean and the sample
-    standard deviation, n - 1, as scipy's ``goodness_of_fit`` and R's ``normal.e``), and for
-    ``expon``, ``lognorm``, ``gamma``, ``weibull_min`` with ``loc`` known (closed forms, or
-    Newton's method to machine precision: ``stats.gamma.fit``'s shape to 1e-14, a likelihood
-    above ``stats.weibull_min.fit``'s); otherwise ``dist.fit`` on each sample. A sample whose
-    fit has no finite mean (a free ``loc`` makes the likelihood unbounded near the smallest
-    value: ``fisk``, one sample in 30) is fitted again from the data's estimate; one whose
-    refit fails too counts as more extreme than the data (statistic +inf: conservative).
-    Time O(B n log n) and the fits; for families without a closed form a table per fitted
-    shape, milliseconds each (one for the whole test when the parameters are known).
+    :math:`Q_n` of eq. 3.1 of Székely & Rizzo (2005) with d = 1 (:func:`energy_gof_statistic`);
+    p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (:mod:`energystats._resample`). For
+    location-scale families with equivariant estimates (normal; exponential, lognormal with
+    loc known) an exact Monte Carlo test; for shape families approximate, as any parametric
+    bootstrap. Maximum likelihood is vectorised for ``norm`` (mean and sd with n - 1, as
+    scipy's ``goodness_of_fit`` and R's ``normal.e``), and for ``expon``, ``lognorm``,
+    ``gamma``, ``weibull_min`` with ``loc`` known (closed forms, or Newton's method to machine
+    precision); otherwise ``dist.fit`` on each sample. A sample whose fit has no finite mean
+    (a free ``loc`` makes the likelihood unbounded near the smallest value: ``fisk``, one
+    sample in 30) is fitted again from the data's estimate; one whose refit fails too counts
+    as more extreme than the data (statistic +inf: conservative). Time O(B n log n) and the
+    fits, and for families without a closed form a table per fitted shape (milliseconds).
 
     References
     ----------
