@@ -94,12 +94,9 @@ def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
         \quad \theta(u) = \tfrac12 \sum_k \arctan(\lambda_k u) - \tfrac12 (t - \text{shift})\,u,
         \quad \rho(u) = \prod_k (1 + \lambda_k^2 u^2)^{1/4}
 
-    (Imhof 1961, eq. 3.2 with one degree of freedom per term and no non-centrality), by
-    ``scipy.integrate.quad``: up to the u where :math:`u\rho(u) > 10^{16}` when that comes
-    soon (many eigenvalues: the integrand is then below the quadrature's tolerance), else
-    up to :math:`U = 100/t` and beyond it as a Fourier integral (QUADPACK's QAWF, with
-    :math:`\sin\theta = \sin\psi \cos(tu/2) - \cos\psi \sin(tu/2)`,
-    :math:`\psi = \theta + tu/2` slowly varying).
+    (Imhof 1961, eq. 3.2) by ``scipy.integrate.quad`` up to where :math:`u\rho(u) > 10^{16}`
+    or :math:`U = 100/t`, beyond U as Fourier integrals (QAWF) of the slowly varying
+    :math:`\psi = \theta + tu/2`.
     """
     lam = np.asarray(eigenvalues, dtype=float)
     t = float(t) - float(shift)
@@ -136,11 +133,8 @@ def normal_limit_pdf(t):
     With :math:`\varphi(s) = e^{is\,\text{shift}} \prod_k (1 - 2i\lambda_k s)^{-1/2}` the
     characteristic function, :math:`f(t) = \frac1\pi \int_0^\infty \mathrm{Re}\,
     \varphi(s) e^{-ist}\,ds` by the trapezoidal rule with step 1/4 up to the s where
-    :math:`|\varphi(s)| < 10^{-17}` (about 950). The rule is exact up to the aliasing of the
-    density's mass beyond :math:`t + 8\pi` (below :math:`10^{-20}`) and the truncation: it agrees
-    with the five-point derivative of :func:`normal_limit_sf` to 1e-6
-    (``tests/infrastructure/test_plotting.py``).
-    Time O(3800 m) for m values, after a table of 3800 x 150 terms.
+    :math:`|\varphi(s)| < 10^{-17}` (about 950): the derivative of :func:`normal_limit_sf` to
+    1e-6. Time O(3800 m) for m values.
     """
     lam = normal_eigenvalues(("mean", "sd"))
     shift, step = normal_trace(("mean", "sd")) - lam.sum(), 0.25
@@ -158,8 +152,6 @@ def normal_limit_pdf(t):
 
 def normal_limit_sf(statistic: float) -> float:
     r"""The limit p-value of R ``normal.test(x, method = "limit")``: :math:`P(Q > t)` for
-    Case 4 (mean and sd estimated), the :data:`KEPT` largest eigenvalues, and the rest by
-    their total mean (trace less the kept sum, about 0.0067; their variance, under
-    :math:`2\cdot 10^{-7}`, is left out)."""
+    Case 4, the :data:`KEPT` largest eigenvalues and the rest by their total mean."""
     lam = normal_eigenvalues(("mean", "sd"))
     return imhof_sf(statistic, lam, shift=normal_trace(("mean", "sd")) - lam.sum())

@@ -1,8 +1,6 @@
 r"""The energy tests of normality, parameters estimated: multivariate (R ``mvnorm.e``,
 ``mvnorm.test``) and univariate with its limit distribution (R ``normal.e``, ``normal.test``).
-The statistic is affine invariant, so under normality it is distributed as for N(0, I_d)
-samples of the same size: its null distribution is theirs (a parametric bootstrap that is an
-exact Monte Carlo test).
+The statistic is affine invariant: its null distribution is that of N(0, I_d) samples.
 """
 
 from __future__ import annotations
@@ -59,9 +57,8 @@ class MvnormTestResult(TestResult):
                           null=self.null_distribution),)
 
     def _fit_panel(self, sample: Sample) -> FitPanel:
-        """The squared Mahalanobis distances of the rows from their mean (covariance with
-        n - 1) against their law under normality: n D^2 / (n - 1)^2 is Beta(d / 2,
-        (n - d - 1) / 2) for every row (Gnanadesikan & Kettenring 1972, after Wilks 1963)."""
+        """Squared Mahalanobis distances against their law under normality: n D^2 / (n - 1)^2
+        is Beta(d / 2, (n - d - 1) / 2) (Gnanadesikan & Kettenring 1972)."""
         X = sample.matrix(self.n_samples, self.n_features)
         n, d = X.shape
         if n <= d + 1:
@@ -126,20 +123,17 @@ class NormalTestResult(TestResult):
                         f"energy test of normality: p = {self.pvalue:.3g}")
 
 
-#: From this dimension on :func:`_mean_distance_to_gaussian` sums its Poisson mixture: scipy's
-#: ``hyp1f1(-1/2, d/2, -r^2/2)`` overflows for d >= 100 over the radii that occur.
+#: From this d on :func:`_mean_distance_to_gaussian` sums a Poisson mixture (hyp1f1 overflows).
 MIXTURE_FROM = 50
 
 
 def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
     r"""E||y - Z|| for each row y of Y (n x d), Z ~ N(0, I_d) (Székely & Rizzo 2005, eq. 3.2).
 
-    From d = :data:`MIXTURE_FROM` on, the same value as a Poisson mixture: ||y - Z||^2 is
-    chi-square with d + 2K degrees of freedom, K ~ Poisson(|y|^2/2), so :math:`E\|y - Z\| =
-    \sum_k P(K = k)\, \sqrt2\, \Gamma(\frac{d+1}2 + k) / \Gamma(\frac d2 + k)`, positive terms
-    summed over k within 12 standard deviations and 20 of |y|^2/2 (the mass left out is below
-    1e-25): relative error about 1e-13, no overflow at any d.
-    """
+    From d = :data:`MIXTURE_FROM` on as a Poisson mixture (||y - Z||^2 is chi-square with
+    d + 2K degrees of freedom, K ~ Poisson(|y|^2/2)): :math:`\sum_k P(K = k)\sqrt2\,
+    \Gamma(\frac{d+1}2 + k) / \Gamma(\frac d2 + k)` over k within 12 sd and 20 of |y|^2/2
+    (the mass left out below 1e-25): relative error about 1e-13 at any d."""
     d = Y.shape[1]
     if d == 1:
         return _GAUSSIAN(Y[:, 0])[0]
@@ -156,8 +150,7 @@ def _mean_distance_to_gaussian(Y: np.ndarray) -> np.ndarray:
 
 
 def _stirling(a: np.ndarray) -> np.ndarray:
-    """log Gamma(a) - ((a - 1/2) log a - a + log(2 pi) / 2) for a >= 15, by its series to
-    a^-13 (the next term, 3617/(122400 a^15), below 1e-19 there)."""
+    """log Gamma(a) - ((a - 1/2) log a - a + log(2 pi) / 2) for a >= 15, series to a^-13."""
     b, series = 1.0 / (a * a), 1.0 / 156.0
     for coefficient in (-691.0 / 360360.0, 1.0 / 1188.0, -1.0 / 1680.0, 1.0 / 1260.0,
                         -1.0 / 360.0, 1.0 / 12.0):
@@ -166,9 +159,8 @@ def _stirling(a: np.ndarray) -> np.ndarray:
 
 
 def log_poisson(k: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """log P(K = k), K ~ Poisson(x), to about 1e-15 absolute at any size (Loader's form
-    -stirlerr(k) - bd0(k, x) - log(2 pi k) / 2, bd0 = k log(k/x) + x - k by its series in
-    v = (k - x)/(k + x) where |v| < 0.1: no cancellation of terms of size k log x)."""
+    """log P(K = k), K ~ Poisson(x), to 1e-15 at any size: Loader's -stirlerr(k) - bd0(k, x)
+    - log(2 pi k) / 2, bd0 = k log(k/x) + x - k by its series in (k - x)/(k + x) near 0."""
     k, x = np.broadcast_arrays(k, x)
     with np.errstate(divide="ignore", invalid="ignore"):
         direct = special.gammaln(k + 1.0) - (k + 0.5) * np.log(k) + k - 0.5 * np.log(2 * np.pi)
@@ -189,9 +181,8 @@ def _between(d: int) -> float:
 
 
 def _statistics(samples: np.ndarray, held: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """n E_n of each sample of a block (b x n x d) and its tie scale: for d = 1 from the sorted
-    sample, O(n log n); else the pairs of a sample summed once (``pdist``) when its n x n
-    matrix fits the budget (``held``), streamed otherwise (:func:`~energystats._scale.pairwise`)."""
+    """n E_n of each sample of a block (b x n x d) and its tie scale: for d = 1 sorted, else
+    the pairs by ``pdist`` when ``held`` (n x n fits the budget), streamed otherwise."""
     b, n, d = samples.shape
     if d == 1:
         centred = samples[:, :, 0] - samples[:, :, 0].mean(axis=-1, keepdims=True)
@@ -205,7 +196,7 @@ def _statistics(samples: np.ndarray, held: bool = True) -> tuple[np.ndarray, np.
 
 
 def _check(X, univariate: bool) -> np.ndarray:
-    """The data as an n x d float array: one column of at least two values, not all equal
+    """The data as an n x d float array: one column of two values or more, not all equal
     (``univariate``), or more rows than columns + 1."""
     X = as_data(X, "x" if univariate else "X")
     n, d = X.shape
@@ -229,9 +220,8 @@ def _observed(X: np.ndarray, what: str) -> tuple[float, float]:
 
 
 def _bootstrap(statistic: float, scale: float, n: int, d: int, B: int, rng, progress=False):
-    """The statistics of ``B`` standard Gaussian samples of n points in d dimensions, each
-    block drawn by one call of the generator of ``rng`` (the same samples whatever the
-    blocks), and the p-value of ``statistic``."""
+    """The statistics of ``B`` standard Gaussian samples of n points in d dimensions, a
+    block per call of the generator, and the p-value of ``statistic``."""
     gen, held = as_generator(rng), fits(n)
     null = null_distribution(lambda block: _statistics(block, held)[0],  # 8 arrays of a sample
                              lambda m: gen.standard_normal((m, n, d)), B, 64.0 * n * d, progress,

@@ -117,16 +117,14 @@ def _check_test(statistic) -> tuple[str, ...]:
     return _TESTS[statistic]
 
 
-#: The M statistics' grid reaches below the smallest count and above the largest until the
-#: Poisson probability has fallen by e^-TAIL_LOG from its value there; the margins tried,
-#: about 2% apart, go beyond any exact integer of float64; the longest grid (counts spread
-#: over more than MAX_GRID: "E" needs no grid).
+#: The M statistics' grid reaches beyond the extreme counts until the pmf has fallen by
+#: e^-TAIL_LOG, margins tried 2% apart; the longest grid.
 _TAIL_LOG, _MARGINS, MAX_GRID = 80.0, np.unique(np.ceil(1.02 ** np.arange(1800))), 10**7
 
 
 def _margin(x: float, lam: float, side: int) -> int:
-    """The first of :data:`_MARGINS` m with log f(x + side m) - log f(x) <= -TAIL_LOG for f the
-    Poisson(lam) pmf (side -1: below x, to 0 at most, where there is no mass below)."""
+    """The first of :data:`_MARGINS` m with log f(x + side m) - log f(x) <= -TAIL_LOG, f the
+    Poisson(lam) pmf (side -1: below x, down to 0)."""
     m = _MARGINS
     if side < 0:
         m = m[m <= x]
@@ -152,12 +150,10 @@ def _grid_bounds(X: np.ndarray, lam: np.ndarray) -> tuple[int, int]:
 
 
 def _m_estimate(running: np.ndarray, lam: np.ndarray, k: np.ndarray) -> np.ndarray:
-    r"""The M-estimate :math:`\hat F(k) = \min(1, a_k + b_k \hat F(k - 1))`,
-    :math:`a_k = \sum_{i \le k} F_n(i) / (k + 1)`, :math:`b_k = \lambda / (k + 1)`, from 0
-    before k[0], in blocks rather than count by count: with :math:`P_i = \prod_{m \le i} b_m`
-    from the block's start, :math:`\hat F(i) = P_i (\hat F_{\text{before}} + \sum_{j \le i}
-    a_j / P_j)`, positive terms only; a block ends where the running sum of :math:`|\log b|`
-    passes 200 (P stays within e^{\pm 235}): at a mean of 1e9, one block for 2e5 counts."""
+    r"""The M-estimate :math:`\hat F(k) = \min(1, a_k + b_k \hat F(k - 1))`, :math:`a_k =
+    \sum_{i \le k} F_n(i) / (k + 1)`, :math:`b_k = \lambda / (k + 1)`, in blocks: with
+    :math:`P_i = \prod_{m \le i} b_m`, :math:`\hat F(i) = P_i (\hat F_{\text{before}} +
+    \sum_{j \le i} a_j / P_j)`; a block ends where the sum of :math:`|\log b|` passes 200."""
     a = running / (k + 1.0)
     out = np.minimum(a, 1.0)  # a sample of zeros only: lambda = 0, b = 0
     positive = lam > 0
@@ -215,8 +211,7 @@ def _m_statistics(X: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def _e_statistic(X: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The energy statistic of each row of the sorted counts X and its tie scale, E|x - X| from
-    scipy's cdf at x and x - 1 (from a table over the block's range when that is shorter than
-    twice the sample, else at each count: the same values, whatever the block)."""
+    scipy's cdf at x and x - 1 (a table over the block's range when shorter than 2n)."""
     L = lam[:, None]
     low, high = int(X.min()) - 1, int(X.max())
     if high - low + 1 < 2 * X.shape[1]:

@@ -1,7 +1,5 @@
 r"""The energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous
-distribution, parameters known or estimated, and its statistic as a callable for
-``scipy.stats.goodness_of_fit`` (Székely & Rizzo 2013, sec. 5; 2005, eq. 3.1): the statistic
-and mean distances of :mod:`._standard`, the fits of :mod:`._fits`.
+distribution, and its statistic as a callable for ``scipy.stats.goodness_of_fit``.
 """
 
 from __future__ import annotations
@@ -33,9 +31,9 @@ class EnergyGofResult(TestResult):
     Attributes
     ----------
     statistic : float
-        :math:`Q_n` of :func:`energy_gof_statistic` against the null distribution.
+        :math:`Q_n` of :func:`energy_gof_statistic`.
     null_distribution : ndarray of shape (n_resamples,)
-        The statistic of each sample drawn from it (parameters re-estimated on each).
+        The statistic of each sample drawn (parameters re-estimated on each).
     distribution : str
         The scipy name of the family.
     params : dict
@@ -82,8 +80,7 @@ class EnergyGofResult(TestResult):
 
 
 def _split(frozen) -> tuple[object, tuple, object, object]:
-    """(family, shapes, loc, scale) of a frozen scipy distribution (array parameters kept;
-    scipy has checked at freezing that every shape is given)."""
+    """(family, shapes, loc, scale) of a frozen scipy distribution (array parameters kept)."""
     names = parameter_names(frozen.dist)
     values = {**dict(zip(names, frozen.args)), **frozen.kwds}
     return (frozen.dist, tuple(values[name] for name in names[:-2]), values.get("loc", 0.0),
@@ -91,11 +88,9 @@ def _split(frozen) -> tuple[object, tuple, object, object]:
 
 
 def _statistic(family, shapes: tuple, loc, scale, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Q_n of each row of x (last axis) against loc + scale * (the standard member), in units
-    of scale (the statistic of z = (x - loc) / scale), and its tie scale. A row whose
-    parameters are not usable (not finite, scale <= 0, or no finite mean: a bootstrap sample
-    on which even the refit of :func:`~._fits.fitter` failed) gets +inf: it counts as more
-    extreme than the data."""
+    """Q_n of each row of x (last axis) against loc + scale * (the standard member), and its
+    tie scale; +inf where the parameters are not usable (not finite, scale <= 0, no finite
+    mean: a sample whose refit failed), counted as more extreme than the data."""
     shapes = tuple(np.asarray(v, dtype=float) for v in shapes)
     loc, scale = np.asarray(loc, dtype=float), np.asarray(scale, dtype=float)
     with np.errstate(all="ignore"):
@@ -221,8 +216,7 @@ def _check_known(dist, known_params, fit) -> dict | None:
 
 
 def _check_params(family, params: tuple, source: str) -> None:
-    """Refuse parameters that are not finite or a scale that is not positive, naming their
-    ``source``, and a distribution without a finite mean."""
+    """Refuse parameters not finite, a scale not positive (naming ``source``), no finite mean."""
     names, values = parameter_names(family), np.asarray(params, dtype=float)
     if not (np.all(np.isfinite(values)) and values[-1] > 0):
         given = ", ".join(f"{name}={value:g}" for name, value in zip(names, values))
@@ -310,10 +304,8 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     x, B = _check(x, True)[:, 0], check_resamples(n_resamples)
     known, progress = _check_known(dist, known_params, fit), check_progress(progress)
     n, gen = x.size, as_generator(rng)
-    # The statistic of z = (x - loc) / scale is unchanged when x, loc and scale are divided by
-    # 2^e; with the scale estimated by maximum likelihood (equivariant) and loc estimated or 0,
-    # the test runs on x / 2^e (exact), so that data of any magnitude (1e-200, 1e200) neither
-    # underflow nor overflow in the fit, and the parameters are multiplied back.
+    # Q_n of (x - loc) / scale is that of x / 2^e with equivariant estimates: fit data of any
+    # magnitude without underflow or overflow, and multiply the parameters back.
     e = 0
     if known is not None and fit is None and "scale" not in known and known.get("loc", 0) == 0:
         x, e = unit_scale(x)
