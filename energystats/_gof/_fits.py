@@ -7,18 +7,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["fitter", "parameter_names"]
+__all__ = ["fitter", "parameter_names", "usable"]
 
 
 def parameter_names(family) -> list[str]:
     """scipy's names of the family's parameters: shapes, then loc and scale."""
     shapes = [name.strip() for name in family.shapes.split(",")] if family.shapes else []
     return shapes + ["loc", "scale"]
-
-
-def _norm(X):
-    # the sample sd (n - 1) as scale, as scipy.stats.goodness_of_fit does and R's normal.e
-    return X.mean(axis=1), X.std(axis=1, ddof=1)
 
 
 def _newton(step, start: np.ndarray, what: str) -> np.ndarray:
@@ -58,30 +53,28 @@ def _weibull_min(Y):
     return c, np.exp(np.log(Y).mean(axis=1)) * np.mean(np.exp(c[:, None] * logs), 1) ** (1.0 / c)
 
 
-def _lognorm(Y):
-    logs = np.log(Y)
-    return logs.std(axis=1), np.exp(logs.mean(axis=1))
-
-
 #: Vectorised maximum likelihood of y = x - loc > 0, loc known: (shapes..., scale) of Y.
-_LOC_KNOWN = {type(stats.expon): lambda Y: (Y.mean(axis=1),), type(stats.lognorm): _lognorm,
-              type(stats.gamma): _gamma, type(stats.weibull_min): _weibull_min}
+_LOC_KNOWN = {type(stats.expon): lambda Y: (Y.mean(axis=1),), type(stats.gamma): _gamma,
+              type(stats.lognorm): lambda Y: (np.log(Y).std(axis=1), np.exp(np.log(Y).mean(1))),
+              type(stats.weibull_min): _weibull_min}
 
 
-def _usable(family, params: tuple) -> bool:
-    """Finite parameters, a positive scale and a finite mean (the energy statistic needs it)."""
-    theta = np.asarray(params, dtype=float)
-    if not (np.all(np.isfinite(theta)) and theta[-1] > 0):
-        return False
+def usable(family, params: tuple) -> np.ndarray:
+    """Where the parameters (shapes..., loc, scale; arrays broadcast) are finite, the scale
+    positive and the mean finite (the energy statistic needs E|X|)."""
+    *shapes, loc, scale = (np.asarray(v, dtype=float) for v in params)
     with np.errstate(all="ignore"):
-        return bool(np.isfinite(family.mean(*theta[:-2])))
+        fine = np.isfinite(family.mean(*shapes)) & np.isfinite(loc) & (scale > 0)
+    for v in shapes:
+        fine = fine & np.isfinite(v)
+    return fine
 
 
 def _scipy_fit(family, row: np.ndarray, fixed: dict, start: tuple | None) -> tuple:
     """``family.fit`` of one sample, fitted again from ``start`` (the parameters the sample was
     drawn from) when not usable (a free loc's likelihood is unbounded near the minimum)."""
     params = family.fit(row, **fixed)
-    if start is None or _usable(family, params):
+    if start is None or usable(family, params).all():
         return params
     free = {"loc": start[-2], "scale": start[-1]}
     return family.fit(row, *start[:-2], **{**free, **fixed})
@@ -93,7 +86,8 @@ def fitter(family, known: dict, fit=None, start: tuple | None = None):
     each row; ``each``: whether rows are fitted one by one (``bar`` counting them)."""
     names = parameter_names(family)
     if fit is None and type(family) is type(stats.norm) and not known:
-        return (lambda X, bar=None: _norm(X)), False
+        # the sample sd (n - 1) as scale, as scipy.stats.goodness_of_fit does and R's normal.e
+        return (lambda X, bar=None: (X.mean(axis=1), X.std(axis=1, ddof=1))), False
     if fit is None and type(family) in _LOC_KNOWN and list(known) == ["loc"]:
         def loc_known(X, bar=None):
             Y = X - known["loc"]

@@ -32,14 +32,11 @@ _GAUSSIAN = CLOSED_FORMS[type(stats.norm)]
 
 @dataclass(frozen=True, repr=False)
 class MvnormTestResult(TestResult):
-    """Result of :func:`mvnorm_test` (R ``mvnorm.test``: ``statistic``, ``p.value``).
+    """Result of :func:`mvnorm_test` (R ``mvnorm.test``): the statistic n E_n of
+    :func:`mvnorm_statistic` and its values on Gaussian samples of the same shape.
 
     Attributes
     ----------
-    statistic : float
-        n E_n of :func:`mvnorm_statistic` (R ``mvnorm.e``).
-    null_distribution : ndarray of shape (n_resamples,)
-        The statistic of Gaussian samples of the same size and dimension.
     n_samples, n_features : int
     """
 
@@ -257,11 +254,9 @@ def mvnorm_statistic(X, *, nan_policy: str = "raise") -> float:
 
     :math:`E\|y - Z\| = \sqrt 2\,\frac{\Gamma((d+1)/2)}{\Gamma(d/2)}\,
     {}_1F_1(-\tfrac12; \tfrac d2; -\tfrac{\|y\|^2}2)`, :math:`E\|Z - Z'\| =
-    2\Gamma(\frac{d+1}2)/\Gamma(\frac d2)`. Affine invariant; zero only when the
-    standardised sample matches N(0, I) in energy. d = 1 is :func:`normal_statistic`
-    (O(n log n)); for d > 1, O(n^2 d) time, the pairs summed within the working memory
-    (streamed past it). From d = 50 on :math:`E\|y - Z\|` is summed as a Poisson mixture of
-    chi means (R's hypergeometric function is accurate to about 1e-8 at d = 1,000).
+    2\Gamma(\frac{d+1}2)/\Gamma(\frac d2)`. Affine invariant. d = 1 is :func:`normal_statistic`
+    (O(n log n)); for d > 1, O(n^2 d) time, the pairs streamed past the working memory; from
+    d = 50 on :math:`E\|y - Z\|` as a Poisson mixture of chi means (R's is 1e-8 at d = 1,000).
 
     References
     ----------
@@ -284,8 +279,7 @@ def mvnorm_test(X, *, n_resamples: int = 999, rng=None, progress: bool | None = 
     r"""Energy test of multivariate normality (R ``mvnorm.test``, ``mvnorm.etest``).
 
     H0: the rows are i.i.d. Gaussian, any mean and non-singular covariance. The statistic
-    of :func:`mvnorm_statistic` against its values on ``n_resamples`` N(0, I_d) samples of
-    the same size.
+    of :func:`mvnorm_statistic` against its values on ``n_resamples`` N(0, I_d) samples.
 
     Parameters
     ----------
@@ -410,14 +404,12 @@ def normal_test(x, *, method: str = "bootstrap", n_resamples: int | None = None,
     samples and p-value of :func:`mvnorm_test` with the same ``rng``; time O(B n log n).
 
     ``"limit"``: the eigenvalues :math:`\lambda_k` of the integral operator of Möri,
-    Székely & Rizzo (2021) for estimated mean and variance, computed once per process (0.3 s)
-    by a Rayleigh-Ritz method (:mod:`energystats._gof._limit`), the 150 largest to 1e-11 and
-    the rest by their exact total mean; the tail probability by Imhof's (1961) integral
-    (eq. 3.2). R's ``EVnormal`` agrees with them to 4e-11 for the first 15, then falls below
-    (its sum 0.3977 against the trace :math:`3/(4\sqrt\pi) = 0.4231`), so R's limit p-values
-    are smaller (0.39 against 0.44 at t = 0.4) than these and than simulated ones
-    (``validation/results/gof_limit.md``). The limit is for moderately large samples;
-    ``"bootstrap"`` is exact at every n.
+    Székely & Rizzo (2021) for estimated mean and variance by a Rayleigh-Ritz method
+    (:mod:`energystats._gof._limit`: once per process, 0.3 s), the 150 largest to 1e-11, the
+    rest by their total mean; the tail by Imhof's (1961) eq. 3.2. R's ``EVnormal`` agrees to
+    4e-11 for the first 15, then falls below (sum 0.3977, trace :math:`3/(4\sqrt\pi) =
+    0.4231`): R's limit p-values are smaller than these and than simulated ones
+    (``validation/results/gof_limit.md``). ``"bootstrap"`` is exact at every n.
 
     References
     ----------

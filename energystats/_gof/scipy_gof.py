@@ -17,7 +17,7 @@ from .._resample import check_observed, check_resamples, null_distribution, pval
 from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 from .._semimetric import Scaling
 from .._validation import unit_scale
-from ._fits import fitter, parameter_names
+from ._fits import fitter, parameter_names, usable
 from ._standard import energy_statistic, mean_distances
 from .normality import _check
 
@@ -26,14 +26,11 @@ __all__ = ["EnergyGofResult", "energy_gof", "energy_gof_statistic"]
 
 @dataclass(frozen=True, repr=False)
 class EnergyGofResult(TestResult):
-    """Result of :func:`energy_gof`.
+    """Result of :func:`energy_gof`: the statistic :math:`Q_n` of :func:`energy_gof_statistic`
+    and its values on the samples drawn (parameters re-estimated on each).
 
     Attributes
     ----------
-    statistic : float
-        :math:`Q_n` of :func:`energy_gof_statistic`.
-    null_distribution : ndarray of shape (n_resamples,)
-        The statistic of each sample drawn (parameters re-estimated on each).
     distribution : str
         The scipy name of the family.
     params : dict
@@ -64,10 +61,9 @@ class EnergyGofResult(TestResult):
         return f"{self.n_resamples} {self._kind} samples"
 
     def _null_panels(self) -> tuple[NullPanel, ...]:
-        kind = self._kind
         return (NullPanel(f"energy goodness-of-fit test of {self.distribution}",
                           "energy statistic Q\u2099", self.statistic, self.pvalue,
-                          f"{kind} ({self.n_resamples:,} samples of {self.distribution})",
+                          f"{self._kind} ({self.n_resamples:,} samples of {self.distribution})",
                           null=self.null_distribution),)
 
     def _fit_panel(self, sample: Sample) -> FitPanel:
@@ -87,29 +83,23 @@ def _split(frozen) -> tuple[object, tuple, object, object]:
             values.get("scale", 1.0))
 
 
-def _statistic(family, shapes: tuple, loc, scale, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Q_n of each row of x (last axis) against loc + scale * (the standard member), and its
-    tie scale; +inf where the parameters are not usable (not finite, scale <= 0, no finite
-    mean: a sample whose refit failed), counted as more extreme than the data."""
-    shapes = tuple(np.asarray(v, dtype=float) for v in shapes)
-    loc, scale = np.asarray(loc, dtype=float), np.asarray(scale, dtype=float)
-    with np.errstate(all="ignore"):
-        fine = np.isfinite(family.mean(*shapes) if shapes else 0.0) & np.isfinite(loc) & (scale > 0)
-    for v in shapes:
-        fine = fine & np.isfinite(v)
-    usable = np.broadcast_to(fine, x.shape).all(axis=-1)
-    if not usable.all():
+def _statistic(family, params: tuple, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Q_n of each row of x (last axis) against loc + scale * (the standard member), params
+    (shapes..., loc, scale) broadcast to x, and its tie scale; +inf where the parameters are
+    not :func:`~._fits.usable` (a sample whose refit failed): more extreme than the data."""
+    params = tuple(np.asarray(v, dtype=float) for v in params)
+    fine = np.broadcast_to(usable(family, params), x.shape).all(axis=-1)
+    if not fine.all():
         out = np.full(x.shape[:-1], np.inf), np.zeros(x.shape[:-1])
-        keep = np.flatnonzero(usable.ravel())
-        pick = [np.broadcast_to(v, x.shape).reshape(-1, x.shape[-1])[keep, :1]
-                for v in (*shapes, loc, scale)]
-        rows = _statistic(family, tuple(pick[:-2]), pick[-2], pick[-1],
-                          x.reshape(-1, x.shape[-1])[keep])
+        keep = np.flatnonzero(fine.ravel())
+        rows = _statistic(family, [np.broadcast_to(v, x.shape).reshape(-1, x.shape[-1])[keep, :1]
+                                   for v in params], x.reshape(-1, x.shape[-1])[keep])
         for whole, part in zip(out, rows):
             whole.ravel()[keep] = part
         return out
+    *shapes, loc, scale = params
     z = np.sort((x - loc) / scale, axis=-1)
-    return energy_statistic(*mean_distances(family, shapes, z), z)
+    return energy_statistic(*mean_distances(family, tuple(shapes), z), z)
 
 
 @front_door("x")
@@ -121,7 +111,7 @@ def energy_gof_statistic(dist, x, axis: int = -1):
     ----------
     dist : frozen scipy.stats continuous distribution
         With a finite mean, e.g. ``stats.gamma(2.0, scale=3.0)``; array parameters (one per
-        sample, as scipy's ``goodness_of_fit`` passes them) broadcast against ``x``.
+        sample) broadcast against ``x``.
     x : array_like
         Samples along ``axis``.
     axis : int, default=-1
@@ -171,8 +161,7 @@ def energy_gof_statistic(dist, x, axis: int = -1):
                         "stats.gamma(2.0).")
     family, shapes, loc, scale = _split(dist)
     if not np.all(np.isfinite(family.mean(*shapes))):
-        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs "
-                         "E|X| finite.")
+        raise _no_mean(family)
     if not (np.all(np.isfinite(loc)) and np.all(np.asarray(scale, dtype=float) > 0)):
         raise ValueError(f"`dist` has loc={loc} and scale={scale}: loc must be finite and "
                          "scale > 0.")
@@ -181,7 +170,7 @@ def energy_gof_statistic(dist, x, axis: int = -1):
         np.asarray(x, dtype=float), loc, scale, *shapes))
     if x.shape[-1] == 0:
         raise ValueError("`x` must hold at least one value along `axis`, got none.")
-    value = _statistic(family, tuple(shapes), loc, scale, x)[0]
+    value = _statistic(family, (*shapes, loc, scale), x)[0]
     return float(value) if value.ndim == 0 else value
 
 
@@ -217,14 +206,19 @@ def _check_known(dist, known_params, fit) -> dict | None:
 
 def _check_params(family, params: tuple, source: str) -> None:
     """Refuse parameters not finite, a scale not positive (naming ``source``), no finite mean."""
-    names, values = parameter_names(family), np.asarray(params, dtype=float)
-    if not (np.all(np.isfinite(values)) and values[-1] > 0):
-        given = ", ".join(f"{name}={value:g}" for name, value in zip(names, values))
-        raise ValueError(f"{source} gave {family.name} parameters {given}: they must be finite, "
-                         "with scale > 0.")
-    if not np.isfinite(family.mean(*params[:-2])):
-        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs "
-                         "E|X| finite.")
+    values = np.asarray(params, dtype=float)
+    if usable(family, params):
+        return
+    if np.all(np.isfinite(values)) and values[-1] > 0:
+        raise _no_mean(family)
+    given = ", ".join(f"{name}={value:g}" for name, value in zip(parameter_names(family), values))
+    raise ValueError(f"{source} gave {family.name} parameters {given}: they must be finite, "
+                     "with scale > 0.")
+
+
+def _no_mean(family) -> ValueError:
+    return ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs "
+                      "E|X| finite.")
 
 
 @front_door("x", names=("x",))
@@ -235,7 +229,7 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     H0: the values are i.i.d. from ``dist``, parameters as given or estimated. The statistic
     :func:`energy_gof_statistic` against its values on samples drawn from the null
     distribution, parameters re-estimated on each (a parametric bootstrap, as scipy's
-    ``goodness_of_fit``). For ``stats.norm``: R's ``normal.test(x, R = n_resamples)``.
+    ``goodness_of_fit``; for ``stats.norm`` R's ``normal.test``).
 
     Parameters
     ----------
@@ -255,8 +249,7 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     rng : int, numpy.random.Generator or None, default=None
         It seeds the samples: ``dist.rvs(size=(m, n))`` for each block of m.
     progress : bool or None, default=None
-        A progress bar over the samples fitted one by one (``fit`` given, or ``dist.fit``):
-        None shows it when a person is watching, True always, False never.
+        A progress bar over samples fitted one by one, as in :func:`mvnorm_test`.
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value in ``x``: as in :func:`mvnorm_test`.
     data_name : str, default=None
@@ -331,14 +324,13 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
             bar = progress_bar(None, B, progress, "samples") if each else None
     _check_params(family, params, "`dist`" if known is None else "`fit`" if fit is not None
                   else "the fit to `x`")
-    statistic, scale = (float(v[0]) for v in _statistic(family, params[:-2], params[-2],
-                                                        params[-1], x[None, :]))
+    statistic, scale = (float(v[0]) for v in _statistic(family, params, x[None, :]))
     check_observed(statistic, "the energy goodness-of-fit statistic")
     null_dist = family(*params)
 
     def evaluate(samples):
         p = params if estimate is None else [v[:, None] for v in estimate(samples, bar)]
-        return _statistic(family, tuple(p[:-2]), p[-2], p[-1], samples)[0]
+        return _statistic(family, p, samples)[0]
 
     null = null_distribution(evaluate, lambda m: null_dist.rvs(size=(m, n), random_state=gen),
                              B, 64.0 * n, False)  # draws, fits, temporaries: 8 arrays of n
