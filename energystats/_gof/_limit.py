@@ -109,15 +109,11 @@ def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
     def psi(u):
         return 0.5 * np.arctan(np.multiply.outer(u, lam)).sum(axis=-1)
 
-    def integrand(u):
-        return np.sin(psi(u) - 0.5 * t * u) * np.exp(-log_u_rho(u))
-
-    cut = max(1.0, 100.0 / t)
-    upper = 1.0
+    cut, upper = max(1.0, 100.0 / t), 1.0
     while log_u_rho(upper) < np.log(1e16) and upper < cut:
         upper *= 2.0
-    value = integrate.quad(integrand, 0.0, min(upper, cut), limit=2000, epsabs=1e-13,
-                           epsrel=1e-12)[0]
+    value = integrate.quad(lambda u: np.sin(psi(u) - 0.5 * t * u) * np.exp(-log_u_rho(u)), 0.0,
+                           min(upper, cut), limit=2000, epsabs=1e-13, epsrel=1e-12)[0]
     if upper >= cut:  # the slowly decaying tail of few eigenvalues, as a Fourier integral
         value += integrate.quad(lambda u: np.sin(psi(u)) * np.exp(-log_u_rho(u)), cut, np.inf,
                                 weight="cos", wvar=0.5 * t, limlst=200, epsabs=1e-13)[0]
