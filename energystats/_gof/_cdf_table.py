@@ -18,14 +18,11 @@ from scipy import fft
 
 __all__ = ["mean_distances_by_table"]
 
-#: Degree of the Chebyshev series of each panel, and the size of its last coefficients,
-#: relative to the panel's largest value, below which the panel is resolved.
+#: Degree of a panel's Chebyshev series, and its last coefficients' size (relative) when resolved.
 DEGREE, RESOLVED = 32, 1e-15
-#: Halvings of a panel at most, and the narrowest panel in u (beside a singular support end
-#: the cdf is noise there: its t has only the absolute precision of u).
-MAX_HALVINGS, MIN_WIDTH = 60, 1e-9
-#: Panels graded geometrically (widths 2^-1 .. 2^-GRADED) towards a finite support end.
-GRADED = 30
+#: Halvings of a panel at most, the narrowest panel in u, and the panels graded geometrically
+#: (widths 2^-1 .. 2^-GRADED) towards a finite support end.
+MAX_HALVINGS, MIN_WIDTH, GRADED = 60, 1e-9, 30
 #: The exp-sinh rule's range of w and its finest step.
 _W, _FINEST = 5.5, 2.0**-9
 _NODES = np.cos(np.pi * np.arange(DEGREE + 1) / DEGREE)  # Chebyshev points, 1 down to -1

@@ -309,9 +309,8 @@ def poisson_test(x, *, statistic: str = "all", n_resamples: int = 999, rng=None,
                  nan_policy: str = "raise") -> PoissonTestResult:
     r"""Goodness-of-fit tests of the Poisson distribution with estimated mean (R ``poisson.tests``).
 
-    H0: the counts are i.i.d. Poisson, lambda unknown. The statistics of
-    :func:`poisson_statistic` against theirs on ``n_resamples`` samples of size n from
-    Poisson(:math:`\bar x`) (a parametric bootstrap, every test on the same samples).
+    H0: the counts are i.i.d. Poisson, lambda unknown. The statistics against theirs on
+    ``n_resamples`` samples from Poisson(:math:`\bar x`), every test on the same samples.
 
     Parameters
     ----------
@@ -336,12 +335,11 @@ def poisson_test(x, *, statistic: str = "all", n_resamples: int = 999, rng=None,
 
     Notes
     -----
-    p-value :math:`(1 + \#\{t^* \ge t - \gamma\}) / (B + 1)` per test
-    (:mod:`energystats._resample`): a sample whose statistic equals the data's up to rounding
-    counts (counts repeat: ties are real); R reports :math:`\#\{t^* \ge t\}/B`. A sample of
-    zeros only (Poisson(0) fits it) has statistics 0 (R: NaN for M-AD). Constant data are
-    allowed (evidence against Poisson for n large). Time O(B (n log n + K)) (O(B n log n)
-    for ``statistic="E"``).
+    The statistics of :func:`poisson_statistic` (Székely & Rizzo 2004); p-value :math:`(1 +
+    \#\{t^* \ge t - \gamma\}) / (B + 1)` per test (:mod:`energystats._resample`: ties up to
+    rounding count); R reports :math:`\#\{t^* \ge t\}/B`. A sample of zeros only has
+    statistics 0 (R: NaN for M-AD). Constant data are allowed. Time O(B (n log n + K))
+    (O(B n log n) for ``statistic="E"``).
 
     References
     ----------
