@@ -1,21 +1,11 @@
 r"""The two mean distances of a ``scipy.stats`` family without a closed form, to rounding, from
-one table of its cdf F and survival function S per shape: averaging :math:`|z - y| = \int
-(1\{y \le t < z\} + 1\{z \le t < y\})\,dt` over Y,
-
-.. math::
-
-    E|z - Y| = \int_{-\infty}^z F(t)\,dt + \int_z^\infty S(t)\,dt, \qquad
-    E|Y - Y'| = 2\int F(t)\,S(t)\,dt,
-
-non-negative integrals (no cancellation, no mean needed). Panels in u, :math:`t = m + s\sinh u`
-(m the median, s the half interquartile range: short tails in u), edges on the integers of u
-(tables of one shape share their panels), halved until :math:`F\,dt/du`, :math:`S\,dt/du`,
-:math:`FS\,dt/du` are Chebyshev series of degree :data:`DEGREE` whose last three coefficients
-are below :data:`RESOLVED` of the panel's largest value; a point's integrals are those of the
-series (Clenshaw) plus the panels beyond. The tails beyond the table by the exp-sinh rule,
-:math:`t = t_1 + s\exp(\frac\pi2\sinh w)`, the step halved until two sums agree to 1e-15
-(exact for tails as heavy as :math:`t^{-1.2}`). One cdf call per round of refinement: 2 ms a
-table for ``fisk``; ``levy_stable`` (its cdf an integral) pays for 2,000 points once per shape.
+one table of its cdf F and survival function S per shape: :math:`E|z - Y| = \int_{-\infty}^z
+F + \int_z^\infty S`, :math:`E|Y - Y'| = 2\int FS` (non-negative integrals: no cancellation).
+Panels in u, :math:`t = m + s\sinh u` (m the median, s the half interquartile range), edges on
+the integers of u, halved until :math:`F\,dt/du`, :math:`S\,dt/du`, :math:`FS\,dt/du` are
+Chebyshev series of degree :data:`DEGREE` whose last three coefficients are below
+:data:`RESOLVED` of the panel's largest value; the tails beyond by the exp-sinh rule (exact for
+tails as heavy as :math:`t^{-1.2}`). 2 ms a table for ``fisk``.
 """
 
 from __future__ import annotations
@@ -28,14 +18,11 @@ from scipy import fft
 
 __all__ = ["mean_distances_by_table"]
 
-#: Degree of the Chebyshev series of each panel, and the size of its last coefficients,
-#: relative to the panel's largest value, below which the panel is resolved.
+#: Degree of a panel's Chebyshev series, and its last coefficients' size (relative) when resolved.
 DEGREE, RESOLVED = 32, 1e-15
-#: Halvings of a panel at most, and the narrowest panel in u (beside a singular support end
-#: the cdf is noise there: its t has only the absolute precision of u).
-MAX_HALVINGS, MIN_WIDTH = 60, 1e-9
-#: Panels graded geometrically (widths 2^-1 .. 2^-GRADED) towards a finite support end.
-GRADED = 30
+#: Halvings of a panel at most, the narrowest panel in u, and the panels graded geometrically
+#: (widths 2^-1 .. 2^-GRADED) towards a finite support end.
+MAX_HALVINGS, MIN_WIDTH, GRADED = 60, 1e-9, 30
 #: The exp-sinh rule's range of w and its finest step.
 _W, _FINEST = 5.5, 2.0**-9
 _NODES = np.cos(np.pi * np.arange(DEGREE + 1) / DEGREE)  # Chebyshev points, 1 down to -1
@@ -43,10 +30,9 @@ _NODES = np.cos(np.pi * np.arange(DEGREE + 1) / DEGREE)  # Chebyshev points, 1 d
 
 @dataclass(frozen=True)
 class Table:
-    """Panels [edges[i], edges[i+1]] in u of one shape, each with the Chebyshev coefficients
-    of the antiderivatives (from the panel's left end, in units of u on [-1, 1]) of F dt/du
-    and S dt/du; ``below[i]`` is the integral of F from -inf to edge i, ``above[i]`` that of
-    S from edge i to +inf; ``between`` is E|Y - Y'|."""
+    """Panels [edges[i], edges[i+1]] in u of one shape with the Chebyshev coefficients of the
+    antiderivatives of F dt/du and S dt/du; ``below[i]``, ``above[i]`` the integrals of F up
+    to edge i and of S beyond it; ``between`` is E|Y - Y'|."""
 
     median: float
     spread: float
@@ -96,26 +82,23 @@ def _antiderivative(c: np.ndarray) -> np.ndarray:
 
 
 def _cdf_sf(family, shapes: tuple, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """F and S at t, each from the call that is accurate there (sf where F > 1/2; the family's
-    methods, not a frozen distribution: freezing costs 3 ms)."""
+    """F and S at t, each from the call accurate there (sf where F > 1/2)."""
     with np.errstate(all="ignore"):  # far in the tails (NaN handled below)
         F = np.asarray(family.cdf(t, *shapes), dtype=float)
         S = 1.0 - F
         upper = F > 0.5
         if upper.any():
             S[upper] = family.sf(t[upper], *shapes)
-    # scipy's sf of some families is NaN far in the tail where it underflows (invgauss beyond
-    # 3e7 times its mean): there F rounds to 1, and S is taken as 0 (and F as 0 where S is 1)
+    # scipy's sf is NaN far in some tails (invgauss beyond 3e7 means): there S = 0 (F = 0)
     S[np.isnan(S) & (F == 1.0)] = 0.0
     F[np.isnan(F) & (S == 1.0)] = 0.0
     return F, S
 
 
 def _tail(family, shapes: tuple, start: float, scale: float, side: float) -> np.ndarray:
-    r"""The integrals beyond ``start`` (side +1: to +inf of S and FS; -1: from -inf of F and
-    FS) by the exp-sinh rule, :math:`t = \text{start} + \text{side}\,\text{scale}\,
-    e^{\frac\pi2 \sinh w}` for w in [-5.5, 5.5], the step halved (the new nodes only) until
-    two trapezoid sums agree to 1e-15."""
+    r"""The integrals beyond ``start`` (side +1: of S and FS; -1: of F and FS) by the exp-sinh
+    rule, :math:`t = \text{start} + \text{side}\,\text{scale}\,e^{\frac\pi2 \sinh w}`, the
+    step halved until two trapezoid sums agree to 1e-15."""
 
     def sums(w):
         x = np.exp(0.5 * np.pi * np.sinh(w))
@@ -137,8 +120,7 @@ def _tail(family, shapes: tuple, start: float, scale: float, side: float) -> np.
 
 @functools.lru_cache(maxsize=64)
 def _standard_member(family, shapes: tuple):
-    """The median, half interquartile range (1 if that is not positive), support, and
-    support in u of the family's member with these shapes."""
+    """Median, half interquartile range (else 1), support and support in u of a member."""
     low, median, high = (float(v) for v in family.ppf([0.25, 0.5, 0.75], *shapes))
     s = (high - low) / 2.0
     s = s if np.isfinite(s) and s > 0 else 1.0
@@ -147,8 +129,7 @@ def _standard_member(family, shapes: tuple):
 
 
 def _t_of_u(u: np.ndarray, median: float, s: float, support: tuple) -> np.ndarray:
-    """t = median + s sinh(u), near a finite support end measured from it (sinh(u) - sinh(v)
-    = 2 cosh((u + v)/2) sinh((u - v)/2): no cancellation, so the cdf there is not noise)."""
+    """t = median + s sinh(u), measured from a finite support end near it (no cancellation)."""
     t = median + s * np.sinh(u)
     for end, side in zip(support, (-1.0, 1.0)):
         if np.isfinite(end):
@@ -160,8 +141,7 @@ def _t_of_u(u: np.ndarray, median: float, s: float, support: tuple) -> np.ndarra
 
 @functools.lru_cache(maxsize=16)
 def _cached(family, shapes: tuple, u0: float, u1: float) -> Table:
-    """The table of [u0, u1] (cached: the data's statistic and every resample with these
-    shapes whose points it covers share it)."""
+    """The table of [u0, u1], cached for the resamples with these shapes."""
     median, s, support, u_end = _standard_member(family, shapes)
     cuts = np.r_[u0, np.arange(np.ceil(u0), np.floor(u1) + 1), u1]
     graded = min(1.0, u1 - u0) * 2.0 ** -np.arange(1, GRADED + 1)  # singular ends: one round
@@ -203,9 +183,8 @@ def _cached(family, shapes: tuple, u0: float, u1: float) -> Table:
 
 
 def mean_distances_by_table(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, float]:
-    """E|z - Y| (z's shape) and E|Y - Y'| for scalar ``shapes``, from the table covering z
-    clipped to the support, the bulk (u in [-2, 2]) and the support's finite ends, on the
-    integers of u outwards; beyond the support E|z - Y| grows by the distance to it."""
+    """E|z - Y| (z's shape) and E|Y - Y'| for scalar ``shapes``, from the table covering z,
+    u in [-2, 2] and the finite support ends; beyond the support plus the distance to it."""
     median, s, support, u_end = _standard_member(family, shapes)
     zs = np.clip(z, *support)
     u0 = np.floor(min(np.arcsinh((float(zs.min()) - median) / s), -2.0))

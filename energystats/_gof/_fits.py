@@ -1,7 +1,5 @@
-"""Maximum likelihood fits of a ``scipy.stats`` family to the rows of a B x n array, for
-:func:`~energystats.energy_gof`'s parametric bootstrap: vectorised for the normal, and for the
-exponential, lognormal, gamma and Weibull with the location known; ``family.fit`` on each row
-otherwise. Each returns the parameter tuple (shapes..., loc, scale) of arrays (B,).
+"""Maximum likelihood fits of a ``scipy.stats`` family to the rows of a B x n array for
+:func:`~energystats.energy_gof`: the parameter tuple (shapes..., loc, scale) of arrays (B,).
 """
 
 from __future__ import annotations
@@ -9,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["fitter", "parameter_names"]
+__all__ = ["fitter", "parameter_names", "usable"]
 
 
 def parameter_names(family) -> list[str]:
@@ -18,14 +16,8 @@ def parameter_names(family) -> list[str]:
     return shapes + ["loc", "scale"]
 
 
-def _norm(X):
-    # the sample sd (n - 1) as scale, as scipy.stats.goodness_of_fit does and R's normal.e
-    return X.mean(axis=1), X.std(axis=1, ddof=1)
-
-
 def _newton(step, start: np.ndarray, what: str) -> np.ndarray:
-    """Newton's method on each row: until every relative step is below 1e-8, then two more
-    steps (quadratic convergence: machine precision, whatever the rounding of the equation)."""
+    """Newton's method on each row until every relative step is below 1e-8, then two more."""
     value = start
     for _ in range(100):
         delta = step(value)
@@ -61,49 +53,41 @@ def _weibull_min(Y):
     return c, np.exp(np.log(Y).mean(axis=1)) * np.mean(np.exp(c[:, None] * logs), 1) ** (1.0 / c)
 
 
-def _lognorm(Y):
-    logs = np.log(Y)
-    return logs.std(axis=1), np.exp(logs.mean(axis=1))
+#: Vectorised maximum likelihood of y = x - loc > 0, loc known: (shapes..., scale) of Y.
+_LOC_KNOWN = {type(stats.expon): lambda Y: (Y.mean(axis=1),), type(stats.gamma): _gamma,
+              type(stats.lognorm): lambda Y: (np.log(Y).std(axis=1), np.exp(np.log(Y).mean(1))),
+              type(stats.weibull_min): _weibull_min}
 
 
-#: Vectorised maximum likelihood with the location known, of y = x - loc > 0: the family's
-#: class -> function of Y (B x n) returning (shapes..., scale).
-_LOC_KNOWN = {type(stats.expon): lambda Y: (Y.mean(axis=1),), type(stats.lognorm): _lognorm,
-              type(stats.gamma): _gamma, type(stats.weibull_min): _weibull_min}
-
-
-def _usable(family, params: tuple) -> bool:
-    """Finite parameters, a positive scale and a finite mean (the energy statistic needs it)."""
-    theta = np.asarray(params, dtype=float)
-    if not (np.all(np.isfinite(theta)) and theta[-1] > 0):
-        return False
+def usable(family, params: tuple) -> np.ndarray:
+    """Where the parameters (shapes..., loc, scale; arrays broadcast) are finite, the scale
+    positive and the mean finite (the energy statistic needs E|X|)."""
+    *shapes, loc, scale = (np.asarray(v, dtype=float) for v in params)
     with np.errstate(all="ignore"):
-        return bool(np.isfinite(family.mean(*theta[:-2])))
+        fine = np.isfinite(family.mean(*shapes)) & np.isfinite(loc) & (scale > 0)
+    for v in shapes:
+        fine = fine & np.isfinite(v)
+    return fine
 
 
 def _scipy_fit(family, row: np.ndarray, fixed: dict, start: tuple | None) -> tuple:
-    """``family.fit`` of one sample; when it lands where the family has no finite mean, or on
-    parameters that are not numbers (the likelihood of a free loc is unbounded as loc nears
-    the smallest value, and scipy's optimiser sometimes goes there: fisk's shape below 1 on
-    one sample in 30), fitted again from ``start``, the parameters the sample was drawn from."""
+    """``family.fit`` of one sample, fitted again from ``start`` (the parameters the sample was
+    drawn from) when not usable (a free loc's likelihood is unbounded near the minimum)."""
     params = family.fit(row, **fixed)
-    if start is None or _usable(family, params):
+    if start is None or usable(family, params).all():
         return params
     free = {"loc": start[-2], "scale": start[-1]}
     return family.fit(row, *start[:-2], **{**free, **fixed})
 
 
 def fitter(family, known: dict, fit=None, start: tuple | None = None):
-    """``(estimate, each)``: ``estimate(X, bar=None)`` returns the parameter tuple of arrays
-    (B,) of the rows of X (B x n): ``fit`` on each row when given, else the vectorised
-    maximum likelihood when there is one, else ``family.fit`` with the ``known`` parameters
-    fixed, on each row (refitted from ``start``, the parameters of the distribution the rows
-    were drawn from, where the first fit is not usable: see :func:`_scipy_fit`); ``each``
-    says whether the rows are fitted one by one, ``bar`` (a progress bar or None) then
-    counting them."""
+    """``(estimate, each)``: ``estimate(X, bar=None)``, the parameters of the rows of X: ``fit``,
+    else the vectorised maximum likelihood, else :func:`_scipy_fit` with ``known`` fixed, on
+    each row; ``each``: whether rows are fitted one by one (``bar`` counting them)."""
     names = parameter_names(family)
     if fit is None and type(family) is type(stats.norm) and not known:
-        return (lambda X, bar=None: _norm(X)), False
+        # the sample sd (n - 1) as scale, as scipy.stats.goodness_of_fit does and R's normal.e
+        return (lambda X, bar=None: (X.mean(axis=1), X.std(axis=1, ddof=1))), False
     if fit is None and type(family) in _LOC_KNOWN and list(known) == ["loc"]:
         def loc_known(X, bar=None):
             Y = X - known["loc"]

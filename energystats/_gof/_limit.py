@@ -1,43 +1,22 @@
 r"""The limit distribution of the energy statistic of univariate normality, and Imhof's tail
 probability of a weighted sum of chi-squares.
 
-Under normality :math:`n\mathcal E_n` tends in distribution to :math:`Q = \sum_k \lambda_k
-Z_k^2` (Z_k i.i.d. N(0, 1)), the :math:`\lambda_k` the eigenvalues of the integral operator of
-the degenerate energy kernel (Möri, Székely & Rizzo 2021). In one dimension :math:`|x - y| =
-\int (1\{x \le t\} - 1\{y \le t\})^2\,dt`, so the kernel is
-
-.. math::
-
-    h(x, y) = E|x - Z| + E|y - Z| - E|Z - Z'| - |x - y|
-            = 2 \int \xi_x(t)\, \xi_y(t)\, dt, \qquad \xi_x(t) = 1\{x \le t\} - \Phi(t),
-
-and estimating the mean and the standard deviation replaces :math:`\xi_x` by its residual
-after projection, in :math:`L^2(\varphi)`, on the parameters' scores :math:`x` and
-:math:`x^2 - 1` (:math:`E\,\xi_X(t) X = -\varphi(t)`, :math:`E\,\xi_X(t)(X^2 - 1) =
--t\varphi(t)`). With :math:`F(x) = \int_x^\infty f` the eigenvalues are the stationary values
-of the Rayleigh quotient
-
-.. math::
-
-    \lambda = \frac{2\,\|(I - P) F\|^2_{L^2(\varphi)}}{\int F'(x)^2\, dx},
-
-P the orthogonal projection on the constants and the scores of the estimated parameters (R
-``EVnormal``'s Cases 1-4: none, the mean, the sd, both). Möri et al. solve the integral
-equations by a variant of Nyström's method; here Rayleigh-Ritz in the Liouville variable
-:math:`u = \operatorname{erf}(x/2)` (:math:`du/dx \propto \sqrt{\varphi(x)}`, the local
-wavenumber of the eigenfunctions), :math:`F = \sum_i c_i P_i(u)` in Legendre polynomials,
-:math:`w(u) = e^{-x(u)^2/4}`,
-
-.. math::
-
-    \int F_i' F_j'\,dx = \tfrac{1}{\sqrt\pi} \int_{-1}^{1} P_i' P_j'\, w\, du, \qquad
-    \int F_i F_j\, \varphi\, dx = \tfrac{1}{\sqrt2} \int_{-1}^{1} P_i P_j\, w\, du,
-
-by Gauss-Legendre quadrature, and a symmetric-definite generalised eigenproblem. The first
-half of the N = 300 Ritz values agree with N = 600 to 1e-11, the first 15 with a Galerkin
-method in Hermite polynomials (exact matrix entries) to 1e-12. The eigenvalues beyond those
-kept enter the tail probability by their total mean, the trace (:func:`normal_trace`) less
-the kept sum.
+Under normality :math:`n\mathcal E_n \to Q = \sum_k \lambda_k Z_k^2` (Z_k i.i.d. N(0, 1)), the
+:math:`\lambda_k` the eigenvalues of the integral operator of the degenerate kernel (Möri,
+Székely & Rizzo 2021) :math:`h(x, y) = E|x - Z| + E|y - Z| - E|Z - Z'| - |x - y| = 2\int
+\xi_x(t)\xi_y(t)\,dt`, :math:`\xi_x(t) = 1\{x \le t\} - \Phi(t)`; estimating the mean and sd
+replaces :math:`\xi_x` by its residual after projection, in :math:`L^2(\varphi)`, on the
+scores :math:`x`, :math:`x^2 - 1`. With :math:`F(x) = \int_x^\infty f` the eigenvalues are the
+stationary values of :math:`\lambda = 2\|(I - P) F\|^2_{L^2(\varphi)} / \int F'(x)^2\,dx`, P the
+projection on the constants and the scores of the estimated parameters (R ``EVnormal``'s
+Cases 1-4: none, the mean, the sd, both). Here by Rayleigh-Ritz in the Liouville variable
+:math:`u = \operatorname{erf}(x/2)`, :math:`F = \sum_i c_i P_i(u)` in Legendre polynomials,
+:math:`w(u) = e^{-x(u)^2/4}`: :math:`\int F_i' F_j'\,dx = \pi^{-1/2} \int_{-1}^{1} P_i' P_j'\,
+w\,du`, :math:`\int F_i F_j\,\varphi\,dx = 2^{-1/2} \int_{-1}^{1} P_i P_j\,w\,du` by
+Gauss-Legendre quadrature, a symmetric-definite generalised eigenproblem. The first half of
+the N = 300 Ritz values agree with N = 600 to 1e-11, the first 15 with a Galerkin method in
+Hermite polynomials to 1e-12; the rest enter by their total mean (:func:`normal_trace` less
+the kept sum).
 """
 
 from __future__ import annotations
@@ -68,9 +47,17 @@ def _legendre(degree: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (P * norm)[1:], (D * norm)[1:]
 
 
+def normal_eigenvalues(estimated: tuple[str, ...] = ("mean", "sd")) -> np.ndarray:
+    r"""The largest :data:`KEPT` eigenvalues of the limit of :math:`n\mathcal E_n` for normal
+    data with the ``estimated`` parameters (a subset of ``("mean", "sd")``), decreasing,
+    computed once per process (0.3 s) and cached; read-only."""
+    return _ritz_values(tuple(sorted(estimated)), _DEGREE, _NODES, KEPT)
+
+
+@functools.cache
 def _ritz_values(estimated: tuple[str, ...], degree: int, nodes: int, count: int) -> np.ndarray:
-    """The ``count`` largest Ritz values (decreasing) from Legendre polynomials 1..degree of u
-    and ``nodes`` Gauss-Legendre nodes."""
+    """The ``count`` largest Ritz values (decreasing, read-only) from Legendre polynomials
+    1..degree of u and ``nodes`` Gauss-Legendre nodes."""
     u, w = special.roots_legendre(nodes)
     x = 2.0 * special.erfinv(u)
     weight = w * np.exp(-x * x / 4.0)
@@ -83,22 +70,7 @@ def _ritz_values(estimated: tuple[str, ...], degree: int, nodes: int, count: int
         b = PW @ q / np.sqrt(2.0)
         mass -= np.outer(b, b) / norm2
     values = linalg.eigh(2.0 * mass, stiffness, eigvals_only=True,
-                         subset_by_index=[degree - count, degree - 1])
-    return values[::-1].copy()
-
-
-def normal_eigenvalues(estimated: tuple[str, ...] = ("mean", "sd")) -> np.ndarray:
-    r"""The largest :data:`KEPT` eigenvalues of the limit of :math:`n\mathcal E_n` for normal
-    data with the ``estimated`` parameters (a subset of ``("mean", "sd")``), decreasing.
-
-    Computed once per process (0.3 s) and cached; read-only.
-    """
-    return _cached_eigenvalues(tuple(sorted(estimated)))
-
-
-@functools.cache
-def _cached_eigenvalues(estimated: tuple[str, ...]) -> np.ndarray:
-    values = _ritz_values(estimated, _DEGREE, _NODES, KEPT)
+                         subset_by_index=[degree - count, degree - 1])[::-1].copy()
     values.flags.writeable = False
     return values
 
@@ -122,12 +94,9 @@ def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
         \quad \theta(u) = \tfrac12 \sum_k \arctan(\lambda_k u) - \tfrac12 (t - \text{shift})\,u,
         \quad \rho(u) = \prod_k (1 + \lambda_k^2 u^2)^{1/4}
 
-    (Imhof 1961, eq. 3.2 with one degree of freedom per term and no non-centrality), by
-    ``scipy.integrate.quad``: up to the u where :math:`u\rho(u) > 10^{16}` when that comes
-    soon (many eigenvalues: the integrand is then below the quadrature's tolerance), else
-    up to :math:`U = 100/t` and beyond it as a Fourier integral (QUADPACK's QAWF, with
-    :math:`\sin\theta = \sin\psi \cos(tu/2) - \cos\psi \sin(tu/2)`,
-    :math:`\psi = \theta + tu/2` slowly varying).
+    (Imhof 1961, eq. 3.2) by ``scipy.integrate.quad`` up to where :math:`u\rho(u) > 10^{16}`
+    or :math:`U = 100/t`, beyond U as Fourier integrals (QAWF) of the slowly varying
+    :math:`\psi = \theta + tu/2`.
     """
     lam = np.asarray(eigenvalues, dtype=float)
     t = float(t) - float(shift)
@@ -140,15 +109,11 @@ def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
     def psi(u):
         return 0.5 * np.arctan(np.multiply.outer(u, lam)).sum(axis=-1)
 
-    def integrand(u):
-        return np.sin(psi(u) - 0.5 * t * u) * np.exp(-log_u_rho(u))
-
-    cut = max(1.0, 100.0 / t)
-    upper = 1.0
+    cut, upper = max(1.0, 100.0 / t), 1.0
     while log_u_rho(upper) < np.log(1e16) and upper < cut:
         upper *= 2.0
-    value = integrate.quad(integrand, 0.0, min(upper, cut), limit=2000, epsabs=1e-13,
-                           epsrel=1e-12)[0]
+    value = integrate.quad(lambda u: np.sin(psi(u) - 0.5 * t * u) * np.exp(-log_u_rho(u)), 0.0,
+                           min(upper, cut), limit=2000, epsabs=1e-13, epsrel=1e-12)[0]
     if upper >= cut:  # the slowly decaying tail of few eigenvalues, as a Fourier integral
         value += integrate.quad(lambda u: np.sin(psi(u)) * np.exp(-log_u_rho(u)), cut, np.inf,
                                 weight="cos", wvar=0.5 * t, limlst=200, epsabs=1e-13)[0]
@@ -164,11 +129,8 @@ def normal_limit_pdf(t):
     With :math:`\varphi(s) = e^{is\,\text{shift}} \prod_k (1 - 2i\lambda_k s)^{-1/2}` the
     characteristic function, :math:`f(t) = \frac1\pi \int_0^\infty \mathrm{Re}\,
     \varphi(s) e^{-ist}\,ds` by the trapezoidal rule with step 1/4 up to the s where
-    :math:`|\varphi(s)| < 10^{-17}` (about 950). The rule is exact up to the aliasing of the
-    density's mass beyond :math:`t + 8\pi` (below :math:`10^{-20}`) and the truncation: it agrees
-    with the five-point derivative of :func:`normal_limit_sf` to 1e-6
-    (``tests/infrastructure/test_plotting.py``).
-    Time O(3800 m) for m values, after a table of 3800 x 150 terms.
+    :math:`|\varphi(s)| < 10^{-17}` (about 950): the derivative of :func:`normal_limit_sf` to
+    1e-6. Time O(3800 m) for m values.
     """
     lam = normal_eigenvalues(("mean", "sd"))
     shift, step = normal_trace(("mean", "sd")) - lam.sum(), 0.25
@@ -186,8 +148,6 @@ def normal_limit_pdf(t):
 
 def normal_limit_sf(statistic: float) -> float:
     r"""The limit p-value of R ``normal.test(x, method = "limit")``: :math:`P(Q > t)` for
-    Case 4 (mean and sd estimated), the :data:`KEPT` largest eigenvalues, and the rest by
-    their total mean (trace less the kept sum, about 0.0067; their variance, under
-    :math:`2\cdot 10^{-7}`, is left out)."""
+    Case 4, the :data:`KEPT` largest eigenvalues and the rest by their total mean."""
     lam = normal_eigenvalues(("mean", "sd"))
     return imhof_sf(statistic, lam, shift=normal_trace(("mean", "sd")) - lam.sum())

@@ -1,13 +1,7 @@
 r"""Mean distances of the standard member Y (loc 0, scale 1) of a ``scipy.stats`` family, and
-the one-dimensional energy statistic built on them. For Y with cdf F, mean :math:`\mu` and
-partial mean :math:`G(z) = E[Y\,1\{Y \le z\}]`,
-
-.. math::
-
-    E|z - Y| = z\,(2F(z) - 1) + \mu - 2G(z), \qquad E|Y - Y'| = 2\int F(t)\,(1 - F(t))\,dt,
-
-in closed form below (to rounding: the tests check them against quadrature to 1e-11), any
-other family from an exact table of its cdf (:mod:`._cdf_table`).
+the one-dimensional energy statistic built on them: :math:`E|z - Y| = z(2F(z) - 1) + \mu -
+2G(z)` (:math:`G(z) = E[Y 1\{Y \le z\}]`), :math:`E|Y - Y'| = 2\int F(1 - F)`, in closed form
+below (checked against quadrature to 1e-11), any other family from a table (:mod:`._cdf_table`).
 """
 
 from __future__ import annotations
@@ -70,9 +64,8 @@ def _weibull_min(z, c):
 
 
 def _fisk(z, c):
-    # Y^c / (1 + Y^c) is uniform: G(z) = mu I_F(1 + 1/c, 1 - 1/c) (regularised incomplete beta),
-    # mu = (pi / c) / sin(pi / c); E|Y - Y'| = 2 int (2u - 1) Q(u) du = 2 mu / c. Each side of
-    # the median from the smaller of F and S (1 - I_x(a, b) = I_{1 - x}(b, a)): no cancellation.
+    # G(z) = mu I_F(1 + 1/c, 1 - 1/c), mu = (pi / c) / sin(pi / c), E|Y - Y'| = 2 mu / c; each
+    # side of the median from the smaller of F and S (1 - I_x(a, b) = I_{1 - x}(b, a))
     inside = np.maximum(z, 0.0)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         power = inside**-c  # inf at 0: F = 0, S = 1
@@ -85,11 +78,9 @@ def _fisk(z, c):
 
 
 def _beta(z, a, b):
-    # G(z) = mu I_z(a + 1, b), mu = a / (a + b), and I_z(a, b) - I_z(a + 1, b) = z f(z) (1 - z) / a
-    # (DLMF 8.17.20), so E|z - Y| = (z - mu)(2F - 1) + 2 z (1 - z) f(z) / (a + b): |z - mu| plus
-    # a non-negative term; beyond [0, 1] the distance to it is added. E|Y - Y'| = 4 B(2a, 2b) /
-    # ((a + b) B(a, b)^2) = 2 r(a) r(b) / (sqrt(pi) (a + b) r(a + b)) (Legendre's duplication),
-    # r(x) = Gamma(x + 1/2) / Gamma(x) by Pochhammer's symbol: no cancellation at large shapes.
+    # G(z) = mu I_z(a + 1, b) (DLMF 8.17.20): E|z - Y| = (z - mu)(2F - 1) + 2 z (1 - z) f(z) /
+    # (a + b), plus the distance to [0, 1] beyond it; E|Y - Y'| = 4 B(2a, 2b) / ((a + b)
+    # B(a, b)^2) = 2 r(a) r(b) / (sqrt(pi) (a + b) r(a + b)), r(x) = Gamma(x + 1/2) / Gamma(x)
     inside = np.clip(z, 0.0, 1.0)
     mean = a / (a + b)
     with np.errstate(divide="ignore", invalid="ignore"):  # f infinite at an end (a or b < 1)
@@ -101,10 +92,9 @@ def _beta(z, a, b):
 
 
 def _invgauss_distance(z, mu):
-    # F = Phi(a) + B, G = mu (Phi(a) - B), a = (z - mu) / (mu sqrt z), B = exp(2 / mu) Phi(-w),
-    # w = (z + mu) / (mu sqrt z); exp(2 / mu) phi(w) = phi(a), so B = phi(a) R(w) with the Mills
-    # ratio R(w) = sqrt(pi / 2) erfcx(w / sqrt 2): no overflow. Then
-    # E|z - Y| = (z - mu)(2F - 1) + 4 mu B, 2F - 1 = erf(a / sqrt 2) + 2B.
+    # F = Phi(a) + B, G = mu (Phi(a) - B), a = (z - mu) / (mu sqrt z), B = exp(2 / mu) Phi(-w)
+    # = phi(a) sqrt(pi / 2) erfcx(w / sqrt 2) (no overflow), w = (z + mu) / (mu sqrt z):
+    # E|z - Y| = (z - mu)(2F - 1) + 4 mu B
     inside = np.where(z > 0, z, mu)
     root = np.sqrt(inside)
     a, w = (inside - mu) / (mu * root), (inside + mu) / (mu * root)
@@ -113,16 +103,13 @@ def _invgauss_distance(z, mu):
     return np.where(z > 0, g, mu - z)
 
 
-#: Nodes of the trapezoid rule for the inverse Gaussian's E|Y - Y'| (see :func:`_invgauss`).
 _IG_NODES, _IG_REACH = np.linspace(-1.0, 1.0, 129), 10.0
 
 
 def _invgauss(z, mu):
-    # E|Y - Y'| = E g(Y), g = E|. - Y|, by the trapezoid rule in l, Y = mu e^{2l}: there
-    # (Y - mu) / (mu sqrt Y) = 2 sinh(l) / sqrt(mu) and f(Y) dY = 2 phi(2 sinh(l) / sqrt(mu))
-    # e^{-l} / sqrt(mu) dl, smooth with Gaussian tails in sinh(l): the rule converges
-    # exponentially; 129 nodes over |2 sinh(l) / sqrt(mu)| <= 10 (the tails beyond are below
-    # phi(10) = 8e-23) agree with QUADPACK to 3e-13 for mu from 1e-6 to 1e5, every shape at once.
+    # E|Y - Y'| = E g(Y) by the trapezoid rule in l, Y = mu e^{2l}, f(Y) dY = 2 phi(2 sinh(l) /
+    # sqrt(mu)) e^{-l} / sqrt(mu) dl (Gaussian tails in sinh(l): exponential convergence); 129
+    # nodes over |2 sinh(l) / sqrt(mu)| <= 10: QUADPACK to 3e-13 for mu from 1e-6 to 1e5.
     mu_row = np.asarray(mu, dtype=float)
     mu_row = mu_row[..., :1, None] if mu_row.ndim else mu_row[None]  # constant along z's last axis
     reach = np.arcsinh(0.5 * _IG_REACH * np.sqrt(mu_row))
@@ -153,10 +140,9 @@ CLOSED_FORMS = {
 
 
 def mean_distances(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """E|z - Y| (z's shape) and E|Y - Y'| (z's shape without the last axis) for Y the standard
-    member of ``family`` with ``shapes`` (each broadcastable to z, constant along its last
-    axis): a closed form, or one table per distinct shape (:mod:`._cdf_table`) shared by
-    the rows with that shape."""
+    """E|z - Y| (z's shape) and E|Y - Y'| (without z's last axis) for Y the standard member of
+    ``family`` with ``shapes`` (broadcastable to z, constant along its last axis): a closed
+    form, or one table per distinct shape (:mod:`._cdf_table`)."""
     closed = CLOSED_FORMS.get(type(family))
     if closed is not None:
         g, between = closed(z, *shapes)

@@ -112,22 +112,19 @@ def _check(x) -> np.ndarray:
 
 
 def _check_test(statistic) -> tuple[str, ...]:
-    """The statistics that ``statistic`` names."""
     if not isinstance(statistic, str) or statistic not in _TESTS:
         raise ValueError(f"`statistic` must be one of {tuple(_TESTS)}, got {statistic!r}.")
     return _TESTS[statistic]
 
 
-#: The M statistics' grid reaches below the smallest count and above the largest until the
-#: Poisson probability has fallen by e^-TAIL_LOG from its value there; the margins tried,
-#: about 2% apart, go beyond any exact integer of float64; the longest grid (counts spread
-#: over more than MAX_GRID: "E" needs no grid).
+#: The M statistics' grid reaches beyond the extreme counts until the pmf has fallen by
+#: e^-TAIL_LOG, margins tried 2% apart; the longest grid.
 _TAIL_LOG, _MARGINS, MAX_GRID = 80.0, np.unique(np.ceil(1.02 ** np.arange(1800))), 10**7
 
 
 def _margin(x: float, lam: float, side: int) -> int:
-    """The first of :data:`_MARGINS` m with log f(x + side m) - log f(x) <= -TAIL_LOG for f the
-    Poisson(lam) pmf (side -1: below x, to 0 at most, where there is no mass below)."""
+    """The first of :data:`_MARGINS` m with log f(x + side m) - log f(x) <= -TAIL_LOG, f the
+    Poisson(lam) pmf (side -1: below x, down to 0)."""
     m = _MARGINS
     if side < 0:
         m = m[m <= x]
@@ -138,14 +135,11 @@ def _margin(x: float, lam: float, side: int) -> int:
 
 
 def _grid_bounds(X: np.ndarray, lam: np.ndarray) -> tuple[int, int]:
-    r"""The first and last counts k of the M statistics' sums for every row of X (rows sorted,
+    r"""The first and last counts of the M statistics' sums for every row of X (rows sorted,
     lam their means): :func:`_margin` below the smallest count and above the largest, for the
-    row that needs the widest (f(x - m)/f(x) grows with x and falls with lambda; above, the
-    other way round). Below the smallest count the terms are F f and F f / (1 - F); above the
-    largest, 1 - F_hat(k) falls as f(k + 1) does (its recursion's factor lambda / (k + 1) is
-    the pmf's): the terms left out are below e^-160 times polynomial factors of lambda, and
-    the cdf and sf summed from the grid's ends miss e^-80 sqrt(lambda), under the rounding
-    up to lambda = 2^50. About 12.6 sd each side of counts near the mean."""
+    row that needs the widest. The terms left out (F f, F f / (1 - F) below; above, 1 - F_hat
+    falls as the pmf) are below e^-160 times polynomials in lambda, the cdf and sf summed from
+    the grid's ends miss e^-80 sqrt(lambda): under the rounding up to lambda = 2^50."""
     positive = lam > 0  # a sample of zeros fits a point mass at 0: no terms beyond its counts
     if not positive.any():
         return 0, int(X.max()) + 1
@@ -155,27 +149,11 @@ def _grid_bounds(X: np.ndarray, lam: np.ndarray) -> tuple[int, int]:
     return int(max(0, X.min() - below)), int(max(X.max(), X_high.max() + above))
 
 
-def _check_grid(X: np.ndarray, low: int, high: int) -> None:
-    """Refuse a grid longer than :data:`MAX_GRID` or beyond the working memory (10 arrays of
-    its length per row of X), before allocating it."""
-    what, size = (f"the M statistics of counts from {int(X.min()):,} to {int(X.max()):,}",
-                  high - low + 1)
-    if size > MAX_GRID:
-        raise ValueError(f"{what} need a grid of {size:,} counts, more than {MAX_GRID:,} (one step "
-                         "of their recursion per count: over a minute per sample); use "
-                         "statistic='E', whose statistic needs no grid.")
-    check_fits(f"{what} (a grid of {size:,} counts"
-               + (f" for each of {X.shape[0]:,} samples)" if X.shape[0] > 1 else ")"),
-               80.0 * X.shape[0] * size, "statistic='E', whose statistic needs no grid")
-
-
 def _m_estimate(running: np.ndarray, lam: np.ndarray, k: np.ndarray) -> np.ndarray:
-    r"""The M-estimate :math:`\hat F(k) = \min(1, a_k + b_k \hat F(k - 1))`,
-    :math:`a_k = \sum_{i \le k} F_n(i) / (k + 1)`, :math:`b_k = \lambda / (k + 1)`, from 0
-    before k[0], in blocks rather than count by count: with :math:`P_i = \prod_{m \le i} b_m`
-    from the block's start, :math:`\hat F(i) = P_i (\hat F_{\text{before}} + \sum_{j \le i}
-    a_j / P_j)`, positive terms only; a block ends where the running sum of :math:`|\log b|`
-    passes 200 (P stays within e^{\pm 235}): at a mean of 1e9, one block for 2e5 counts."""
+    r"""The M-estimate :math:`\hat F(k) = \min(1, a_k + b_k \hat F(k - 1))`, :math:`a_k =
+    \sum_{i \le k} F_n(i) / (k + 1)`, :math:`b_k = \lambda / (k + 1)`, in blocks: with
+    :math:`P_i = \prod_{m \le i} b_m`, :math:`\hat F(i) = P_i (\hat F_{\text{before}} +
+    \sum_{j \le i} a_j / P_j)`; a block ends where the sum of :math:`|\log b|` passes 200."""
     a = running / (k + 1.0)
     out = np.minimum(a, 1.0)  # a sample of zeros only: lambda = 0, b = 0
     positive = lam > 0
@@ -198,12 +176,20 @@ def _m_estimate(running: np.ndarray, lam: np.ndarray, k: np.ndarray) -> np.ndarr
 
 def _m_statistics(X: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """M-CvM and M-AD of each row of the sorted counts X (B x n) with means lam, on the grid
-    of :func:`_grid_bounds`: the pmf from Loader's log-pmf (1e-15 at any mean), the cdf and
-    sf as its running sums from the grid's two ends (each tail from its smallest terms)."""
+    of :func:`_grid_bounds` (refused when longer than :data:`MAX_GRID` or beyond the working
+    memory, 10 arrays of its length a row): the pmf from Loader's log-pmf (1e-15 at any mean),
+    the cdf and sf as its running sums from the grid's two ends."""
     low, high = _grid_bounds(X, lam)
-    _check_grid(X, low, high)
-    k = np.arange(low, high + 1)
     B, n = X.shape
+    what = f"the M statistics of counts from {int(X.min()):,} to {int(X.max()):,}"
+    size = high - low + 1
+    if size > MAX_GRID:
+        raise ValueError(f"{what} need a grid of {size:,} counts, more than {MAX_GRID:,} (one step "
+                         "of their recursion per count: over a minute per sample); use "
+                         "statistic='E', whose statistic needs no grid.")
+    check_fits(f"{what} (a grid of {size:,} counts" + (f" for each of {B:,} samples)" if B > 1
+               else ")"), 80.0 * B * size, "statistic='E', whose statistic needs no grid")
+    k = np.arange(low, high + 1)
     pmf = np.exp(log_poisson(k[None, :].astype(float), lam[:, None]))
     cdf, sf = np.cumsum(pmf, axis=1), np.zeros_like(pmf)
     sf[:, :-1] = np.cumsum(pmf[:, :0:-1], axis=1)[:, ::-1]  # sum over j > k
@@ -225,8 +211,7 @@ def _m_statistics(X: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def _e_statistic(X: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The energy statistic of each row of the sorted counts X and its tie scale, E|x - X| from
-    scipy's cdf at x and x - 1 (from a table over the block's range when that is shorter than
-    twice the sample, else at each count: the same values, whatever the block)."""
+    scipy's cdf at x and x - 1 (a table over the block's range when shorter than 2n)."""
     L = lam[:, None]
     low, high = int(X.min()) - 1, int(X.max())
     if high - low + 1 < 2 * X.shape[1]:
@@ -243,15 +228,13 @@ def _statistics(X: np.ndarray, tests: tuple) -> tuple[np.ndarray, np.ndarray]:
     tie scales (E's sums; 0 for the M statistics, sums of non-negative terms), the rows
     sorted first: a sample equal to the data up to order gets the same values."""
     X = np.sort(X, axis=1)
-    lam = X.mean(axis=1)
-    values, scales = {}, {}
-    if "M-CvM" in tests or "M-AD" in tests:
-        values["M-CvM"], values["M-AD"] = _m_statistics(X, lam)
-        scales["M-CvM"] = scales["M-AD"] = np.zeros(X.shape[0])
+    lam, zero = X.mean(axis=1), np.zeros(X.shape[0])
+    out = {}
+    if tests != ("E",):
+        out["M-CvM"], out["M-AD"] = ((m, zero) for m in _m_statistics(X, lam))
     if "E" in tests:
-        values["E"], scales["E"] = _e_statistic(X, lam)
-    return (np.column_stack([values[t] for t in tests]),
-            np.column_stack([scales[t] for t in tests]))
+        out["E"] = _e_statistic(X, lam)
+    return tuple(np.column_stack([out[t][i] for t in tests]) for i in (0, 1))
 
 
 @front_door("x", propagate=True)
@@ -267,8 +250,7 @@ def poisson_statistic(x, *, statistic: str = "E",
         ``"E"``: the energy statistic :math:`Q_n` (R ``poisson.e``); ``"M-CvM"``, ``"M-AD"``:
         the mean distance statistics; ``"M"``: both (R ``poisson.m``); ``"all"``: the three.
     nan_policy : {"raise", "omit", "propagate"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
-        ``"raise"`` an error, ``"omit"`` drop it, ``"propagate"`` return NaN.
+        Rows with a missing value in ``x``: as in :func:`mvnorm_statistic`.
 
     Returns
     -------
@@ -278,33 +260,23 @@ def poisson_statistic(x, *, statistic: str = "E",
     Notes
     -----
     With :math:`\bar x` the estimate of lambda, F, f the Poisson(:math:`\bar x`) cdf and
-    pmf, :math:`m_j = \frac1n\sum_i|x_i - j|` and the M-estimate (Székely & Rizzo 2004)
+    pmf, :math:`F_n` the EDF, the M-estimate (Székely & Rizzo 2004; it solves
+    :math:`E|X - j| = \lambda - j + 2\sum_{i<j} F(i)` on the sample; capped at 1 as R's
+    ``poisson.m``, where it then stays) and the statistics are
 
     .. math::
 
-        \hat F(k) = \min\Big(1, \frac{m_{k+1} + k + 1 - \bar x + 2\bar x\hat F(k - 1)}
-        {2(k + 1)}\Big) = \min\Big(1, \frac{\sum_{i \le k} F_n(i) + \bar x\,\hat F(k - 1)}
-        {k + 1}\Big), \quad \hat F(-1) = 0
-
-    (the first form solves :math:`E|X - j| = 2jF(j - 1) - 2\lambda F(j - 2) + \lambda - j`, true
-    of Poisson X, for F; the second follows from :math:`E|X - j| = \lambda - j + 2\sum_{i<j}
-    F(i)`, true of any X on the integers, applied to the sample, :math:`F_n` its EDF; capped at
-    1 as R's ``poisson.m`` does: for x = (0, 5) the recursion alone reaches 1.44; once at 1
-    it stays, since :math:`\sum_{i \le k}(1 - F_n(i)) \le \bar x`),
-
-    .. math::
+        \hat F(k) = \min\Big(1, \frac{\sum_{i \le k} F_n(i) + \bar x\,\hat F(k - 1)}
+        {k + 1}\Big), \quad \hat F(-1) = 0,
 
         M_{\mathrm{CvM}} = n\sum_{k \ge 0} (\hat F(k) - F(k))^2 f(k), \quad
         M_{\mathrm{AD}} = n\sum_{k \ge 0} \frac{(\hat F(k) - F(k))^2 f(k)}{F(k)(1 - F(k))},
 
-    .. math::
-
         Q_n = n\Big(\frac2n\sum_i E|x_i - X| - E|X - X'| - \frac1{n^2}\sum_{i,j}|x_i - x_j|\Big),
 
     :math:`E|x - X| = 2xF(x) - 2\bar xF(x - 1) + \bar x - x`, :math:`E|X - X'| = 2\bar x
-    e^{-2\bar x}(I_0(2\bar x) + I_1(2\bar x))` (X - X' is Skellam; modified Bessel
-    functions). The M sums run over the counts from where the Poisson probability has
-    fallen by :math:`e^{-80}` below the smallest count to where it has above the largest (the
+    e^{-2\bar x}(I_0(2\bar x) + I_1(2\bar x))` (X - X' is Skellam). The M sums run where the
+    Poisson probability is within :math:`e^{-80}` of its value at the extreme counts (the
     rest is below rounding), leaving out ``"M-AD"`` terms whose :math:`F(1 - F)` underflows.
     Time O(n log n) for ``"E"``; O(n log n + K) time and 80 K bytes for the M statistics, K
     about :math:`25\sqrt{\bar x}` plus the range of the counts (a grid beyond the working
@@ -312,8 +284,7 @@ def poisson_statistic(x, *, statistic: str = "E",
 
     References
     ----------
-    G. J. Székely and M. L. Rizzo, "Mean distance test of Poisson distribution", Statistics
-    & Probability Letters 67 (2004).
+    As in :func:`poisson_test`.
 
     Examples
     --------
@@ -338,9 +309,8 @@ def poisson_test(x, *, statistic: str = "all", n_resamples: int = 999, rng=None,
                  nan_policy: str = "raise") -> PoissonTestResult:
     r"""Goodness-of-fit tests of the Poisson distribution with estimated mean (R ``poisson.tests``).
 
-    H0: the counts are i.i.d. Poisson, lambda unknown. The statistics of
-    :func:`poisson_statistic` against theirs on ``n_resamples`` samples of size n from
-    Poisson(:math:`\bar x`) (a parametric bootstrap, every test on the same samples).
+    H0: the counts are i.i.d. Poisson, lambda unknown. The statistics against theirs on
+    ``n_resamples`` samples from Poisson(:math:`\bar x`), every test on the same samples.
 
     Parameters
     ----------
@@ -354,11 +324,9 @@ def poisson_test(x, *, statistic: str = "all", n_resamples: int = 999, rng=None,
     rng : int, numpy.random.Generator or None, default=None
         It seeds the Poisson samples: ``poisson(mean, (m, n))`` for each block of m.
     nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
-        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
+        Rows with a missing value in ``x``: as in :func:`mvnorm_test`.
     data_name : str, default=None
-        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
-        else the parameter names.
+        The result's ``data_name``; None: the pandas names of the data, else the parameter names.
 
     Returns
     -------
@@ -367,12 +335,11 @@ def poisson_test(x, *, statistic: str = "all", n_resamples: int = 999, rng=None,
 
     Notes
     -----
-    p-value :math:`(1 + \#\{t^* \ge t - \gamma\}) / (B + 1)` per test
-    (:mod:`energystats._resample`): a sample whose statistic equals the data's up to rounding
-    counts (counts repeat: ties are real); R reports :math:`\#\{t^* \ge t\}/B`. A sample of
-    zeros only (Poisson(0) fits it) has statistics 0 (R: NaN for M-AD). Constant data are
-    allowed (evidence against Poisson for n large). Time O(B (n log n + K)) (O(B n log n)
-    for ``statistic="E"``).
+    The statistics of :func:`poisson_statistic` (Székely & Rizzo 2004); p-value :math:`(1 +
+    \#\{t^* \ge t - \gamma\}) / (B + 1)` per test (:mod:`energystats._resample`: ties up to
+    rounding count); R reports :math:`\#\{t^* \ge t\}/B`. A sample of zeros only has
+    statistics 0 (R: NaN for M-AD). Constant data are allowed. Time O(B (n log n + K))
+    (O(B n log n) for ``statistic="E"``).
 
     References
     ----------

@@ -1,7 +1,5 @@
 r"""The energy goodness-of-fit test of any one-dimensional ``scipy.stats`` continuous
-distribution, parameters known or estimated, and its statistic as a callable for
-``scipy.stats.goodness_of_fit`` (Székely & Rizzo 2013, sec. 5; 2005, eq. 3.1): the statistic
-and mean distances of :mod:`._standard`, the fits of :mod:`._fits`.
+distribution, and its statistic as a callable for ``scipy.stats.goodness_of_fit``.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from .._resample import check_observed, check_resamples, null_distribution, pval
 from .._result_bases import FitPanel, NullPanel, Sample, TestResult
 from .._semimetric import Scaling
 from .._validation import unit_scale
-from ._fits import fitter, parameter_names
+from ._fits import fitter, parameter_names, usable
 from ._standard import energy_statistic, mean_distances
 from .normality import _check
 
@@ -28,14 +26,11 @@ __all__ = ["EnergyGofResult", "energy_gof", "energy_gof_statistic"]
 
 @dataclass(frozen=True, repr=False)
 class EnergyGofResult(TestResult):
-    """Result of :func:`energy_gof`.
+    """Result of :func:`energy_gof`: the statistic :math:`Q_n` of :func:`energy_gof_statistic`
+    and its values on the samples drawn (parameters re-estimated on each).
 
     Attributes
     ----------
-    statistic : float
-        :math:`Q_n` of :func:`energy_gof_statistic` against the null distribution.
-    null_distribution : ndarray of shape (n_resamples,)
-        The statistic of each sample drawn from it (parameters re-estimated on each).
     distribution : str
         The scipy name of the family.
     params : dict
@@ -66,10 +61,9 @@ class EnergyGofResult(TestResult):
         return f"{self.n_resamples} {self._kind} samples"
 
     def _null_panels(self) -> tuple[NullPanel, ...]:
-        kind = self._kind
         return (NullPanel(f"energy goodness-of-fit test of {self.distribution}",
                           "energy statistic Q\u2099", self.statistic, self.pvalue,
-                          f"{kind} ({self.n_resamples:,} samples of {self.distribution})",
+                          f"{self._kind} ({self.n_resamples:,} samples of {self.distribution})",
                           null=self.null_distribution),)
 
     def _fit_panel(self, sample: Sample) -> FitPanel:
@@ -82,60 +76,42 @@ class EnergyGofResult(TestResult):
 
 
 def _split(frozen) -> tuple[object, tuple, object, object]:
-    """(family, shapes, loc, scale) of a frozen scipy distribution (array parameters kept;
-    scipy has checked at freezing that every shape is given)."""
+    """(family, shapes, loc, scale) of a frozen scipy distribution (array parameters kept)."""
     names = parameter_names(frozen.dist)
     values = {**dict(zip(names, frozen.args)), **frozen.kwds}
     return (frozen.dist, tuple(values[name] for name in names[:-2]), values.get("loc", 0.0),
             values.get("scale", 1.0))
 
 
-def _statistic(family, shapes: tuple, loc, scale, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Q_n of each row of x (last axis) against loc + scale * (the standard member), in units
-    of scale (the statistic of z = (x - loc) / scale), and its tie scale. A row whose
-    parameters are not usable (not finite, scale <= 0, or no finite mean: a bootstrap sample
-    on which even the refit of :func:`~._fits.fitter` failed) gets +inf: it counts as more
-    extreme than the data."""
-    shapes = tuple(np.asarray(v, dtype=float) for v in shapes)
-    loc, scale = np.asarray(loc, dtype=float), np.asarray(scale, dtype=float)
-    with np.errstate(all="ignore"):
-        fine = np.isfinite(family.mean(*shapes) if shapes else 0.0) & np.isfinite(loc) & (scale > 0)
-    for v in shapes:
-        fine = fine & np.isfinite(v)
-    usable = np.broadcast_to(fine, x.shape).all(axis=-1)
-    if not usable.all():
+def _statistic(family, params: tuple, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Q_n of each row of x (last axis) against loc + scale * (the standard member), params
+    (shapes..., loc, scale) broadcast to x, and its tie scale; +inf where the parameters are
+    not :func:`~._fits.usable` (a sample whose refit failed): more extreme than the data."""
+    params = tuple(np.asarray(v, dtype=float) for v in params)
+    fine = np.broadcast_to(usable(family, params), x.shape).all(axis=-1)
+    if not fine.all():
         out = np.full(x.shape[:-1], np.inf), np.zeros(x.shape[:-1])
-        keep = np.flatnonzero(usable.ravel())
-        pick = [np.broadcast_to(v, x.shape).reshape(-1, x.shape[-1])[keep, :1]
-                for v in (*shapes, loc, scale)]
-        rows = _statistic(family, tuple(pick[:-2]), pick[-2], pick[-1],
-                          x.reshape(-1, x.shape[-1])[keep])
+        keep = np.flatnonzero(fine.ravel())
+        rows = _statistic(family, [np.broadcast_to(v, x.shape).reshape(-1, x.shape[-1])[keep, :1]
+                                   for v in params], x.reshape(-1, x.shape[-1])[keep])
         for whole, part in zip(out, rows):
             whole.ravel()[keep] = part
         return out
+    *shapes, loc, scale = params
     z = np.sort((x - loc) / scale, axis=-1)
-    return energy_statistic(*mean_distances(family, shapes, z), z)
+    return energy_statistic(*mean_distances(family, tuple(shapes), z), z)
 
 
 @front_door("x")
 def energy_gof_statistic(dist, x, axis: int = -1):
     r"""The energy goodness-of-fit statistic of ``x`` against a frozen distribution, as
-    ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls it:
-
-    .. math::
-
-        Q_n = n\Big(\frac2n\sum_i E|z_i - Y| - E|Y - Y'| - \frac1{n^2}\sum_{i,j}|z_i - z_j|\Big),
-        \qquad z_i = \frac{x_i - \text{loc}}{\text{scale}},
-
-    Y, Y' independent from ``dist``'s family at loc 0, scale 1 (Székely & Rizzo 2005, eq. 3.1
-    with d = 1; 2013, sec. 5): location and scale invariant. For ``norm`` at the sample mean
-    and sd (n - 1) this is R's ``normal.e(x)``; R has no other family.
+    ``scipy.stats.goodness_of_fit(..., statistic=energy_gof_statistic)`` calls it.
 
     Parameters
     ----------
     dist : frozen scipy.stats continuous distribution
         With a finite mean, e.g. ``stats.gamma(2.0, scale=3.0)``; array parameters (one per
-        sample, as scipy's ``goodness_of_fit`` passes them) broadcast against ``x``.
+        sample) broadcast against ``x``.
     x : array_like
         Samples along ``axis``.
     axis : int, default=-1
@@ -148,12 +124,25 @@ def energy_gof_statistic(dist, x, axis: int = -1):
 
     Notes
     -----
-    :math:`E|z - Y| = z(2F(z) - 1) + \mu - 2E[Y 1\{Y \le z\}]` and
+    With Y, Y' independent from ``dist``'s family at loc 0, scale 1 (Székely & Rizzo 2005,
+    eq. 3.1 with d = 1; 2013, sec. 5),
+
+    .. math::
+
+        Q_n = n\Big(\frac2n\sum_i E|z_i - Y| - E|Y - Y'| - \frac1{n^2}\sum_{i,j}|z_i - z_j|\Big),
+        \qquad z_i = \frac{x_i - \text{loc}}{\text{scale}}:
+
+    location and scale invariant; for ``norm`` at the sample mean and sd (n - 1) R's
+    ``normal.e(x)``. :math:`E|z - Y| = z(2F(z) - 1) + \mu - 2E[Y 1\{Y \le z\}]` and
     :math:`E|Y - Y'| = 2\int F(1 - F)` are in closed form for ``norm``, ``expon``, ``uniform``,
     ``gamma``, ``lognorm``, ``weibull_min``, ``logistic``, ``laplace``, ``fisk``, ``beta``,
-    ``invgauss`` (O(n log n) a sample, all shapes at once); for other families from a table
-    per shape of Chebyshev series of the cdf and sf (:mod:`energystats._gof._cdf_table`:
-    milliseconds, as accurate as the family's ``cdf``: 1e-12 of QUADPACK for t, gumbel_r).
+    ``invgauss`` (O(n log n) a sample); for other families from a table per shape of
+    Chebyshev series of the cdf and sf (:mod:`energystats._gof._cdf_table`: milliseconds, as
+    accurate as the family's ``cdf``: 1e-12 of QUADPACK for t, gumbel_r).
+
+    References
+    ----------
+    As in :func:`energy_gof`.
 
     Examples
     --------
@@ -172,8 +161,7 @@ def energy_gof_statistic(dist, x, axis: int = -1):
                         "stats.gamma(2.0).")
     family, shapes, loc, scale = _split(dist)
     if not np.all(np.isfinite(family.mean(*shapes))):
-        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs "
-                         "E|X| finite.")
+        raise _no_mean(family)
     if not (np.all(np.isfinite(loc)) and np.all(np.asarray(scale, dtype=float) > 0)):
         raise ValueError(f"`dist` has loc={loc} and scale={scale}: loc must be finite and "
                          "scale > 0.")
@@ -182,7 +170,7 @@ def energy_gof_statistic(dist, x, axis: int = -1):
         np.asarray(x, dtype=float), loc, scale, *shapes))
     if x.shape[-1] == 0:
         raise ValueError("`x` must hold at least one value along `axis`, got none.")
-    value = _statistic(family, tuple(shapes), loc, scale, x)[0]
+    value = _statistic(family, (*shapes, loc, scale), x)[0]
     return float(value) if value.ndim == 0 else value
 
 
@@ -217,16 +205,20 @@ def _check_known(dist, known_params, fit) -> dict | None:
 
 
 def _check_params(family, params: tuple, source: str) -> None:
-    """Refuse parameters that are not finite or a scale that is not positive, naming their
-    ``source``, and a distribution without a finite mean."""
-    names, values = parameter_names(family), np.asarray(params, dtype=float)
-    if not (np.all(np.isfinite(values)) and values[-1] > 0):
-        given = ", ".join(f"{name}={value:g}" for name, value in zip(names, values))
-        raise ValueError(f"{source} gave {family.name} parameters {given}: they must be finite, "
-                         "with scale > 0.")
-    if not np.isfinite(family.mean(*params[:-2])):
-        raise ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs "
-                         "E|X| finite.")
+    """Refuse parameters not finite, a scale not positive (naming ``source``), no finite mean."""
+    values = np.asarray(params, dtype=float)
+    if usable(family, params):
+        return
+    if np.all(np.isfinite(values)) and values[-1] > 0:
+        raise _no_mean(family)
+    given = ", ".join(f"{name}={value:g}" for name, value in zip(parameter_names(family), values))
+    raise ValueError(f"{source} gave {family.name} parameters {given}: they must be finite, "
+                     "with scale > 0.")
+
+
+def _no_mean(family) -> ValueError:
+    return ValueError(f"`dist` ({family.name}) has no finite mean: the energy statistic needs "
+                      "E|X| finite.")
 
 
 @front_door("x", names=("x",))
@@ -237,7 +229,7 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     H0: the values are i.i.d. from ``dist``, parameters as given or estimated. The statistic
     :func:`energy_gof_statistic` against its values on samples drawn from the null
     distribution, parameters re-estimated on each (a parametric bootstrap, as scipy's
-    ``goodness_of_fit``). For ``stats.norm``: R's ``normal.test(x, R = n_resamples)``.
+    ``goodness_of_fit``; for ``stats.norm`` R's ``normal.test``).
 
     Parameters
     ----------
@@ -257,14 +249,11 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     rng : int, numpy.random.Generator or None, default=None
         It seeds the samples: ``dist.rvs(size=(m, n))`` for each block of m.
     progress : bool or None, default=None
-        A progress bar over the samples fitted one by one (``fit`` given, or ``dist.fit``):
-        None shows it when a person is watching, True always, False never.
+        A progress bar over samples fitted one by one, as in :func:`mvnorm_test`.
     nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x``:
-        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
+        Rows with a missing value in ``x``: as in :func:`mvnorm_test`.
     data_name : str, default=None
-        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
-        else the parameter names.
+        The result's ``data_name``; None: the pandas names of the data, else the parameter names.
 
     Returns
     -------
@@ -272,21 +261,18 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
 
     Notes
     -----
-    p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (:mod:`energystats._resample`). The
-    statistic is location and scale invariant, so for location-scale families with
-    equivariant estimates (normal; exponential, lognormal with loc known) this is an exact
-    Monte Carlo test; for shape families approximate, as any parametric bootstrap.
-
-    Maximum likelihood is vectorised over the samples for ``norm`` (mean and the sample
-    standard deviation, n - 1, as scipy's ``goodness_of_fit`` and R's ``normal.e``), and for
-    ``expon``, ``lognorm``, ``gamma``, ``weibull_min`` with ``loc`` known (closed forms, or
-    Newton's method to machine precision: ``stats.gamma.fit``'s shape to 1e-14, a likelihood
-    above ``stats.weibull_min.fit``'s); otherwise ``dist.fit`` on each sample. A sample whose
-    fit has no finite mean (a free ``loc`` makes the likelihood unbounded near the smallest
-    value: ``fisk``, one sample in 30) is fitted again from the data's estimate; one whose
-    refit fails too counts as more extreme than the data (statistic +inf: conservative).
-    Time O(B n log n) and the fits; for families without a closed form a table per fitted
-    shape, milliseconds each (one for the whole test when the parameters are known).
+    :math:`Q_n` of eq. 3.1 of Székely & Rizzo (2005) with d = 1 (:func:`energy_gof_statistic`);
+    p-value :math:`(1 + \#\{t^* \ge t\}) / (B + 1)` (:mod:`energystats._resample`). For
+    location-scale families with equivariant estimates (normal; exponential, lognormal with
+    loc known) an exact Monte Carlo test; for shape families approximate, as any parametric
+    bootstrap. Maximum likelihood is vectorised for ``norm`` (mean and sd with n - 1, as
+    scipy's ``goodness_of_fit`` and R's ``normal.e``), and for ``expon``, ``lognorm``,
+    ``gamma``, ``weibull_min`` with ``loc`` known (closed forms, or Newton's method to machine
+    precision); otherwise ``dist.fit`` on each sample. A sample whose fit has no finite mean
+    (a free ``loc`` makes the likelihood unbounded near the smallest value: ``fisk``, one
+    sample in 30) is fitted again from the data's estimate; one whose refit fails too counts
+    as more extreme than the data (statistic +inf: conservative). Time O(B n log n) and the
+    fits, and for families without a closed form a table per fitted shape (milliseconds).
 
     References
     ----------
@@ -311,10 +297,8 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
     x, B = _check(x, True)[:, 0], check_resamples(n_resamples)
     known, progress = _check_known(dist, known_params, fit), check_progress(progress)
     n, gen = x.size, as_generator(rng)
-    # The statistic of z = (x - loc) / scale is unchanged when x, loc and scale are divided by
-    # 2^e; with the scale estimated by maximum likelihood (equivariant) and loc estimated or 0,
-    # the test runs on x / 2^e (exact), so that data of any magnitude (1e-200, 1e200) neither
-    # underflow nor overflow in the fit, and the parameters are multiplied back.
+    # Q_n of (x - loc) / scale is that of x / 2^e with equivariant estimates: fit data of any
+    # magnitude without underflow or overflow, and multiply the parameters back.
     e = 0
     if known is not None and fit is None and "scale" not in known and known.get("loc", 0) == 0:
         x, e = unit_scale(x)
@@ -340,14 +324,13 @@ def energy_gof(x, dist, *, known_params=None, fit=None, n_resamples: int = 999, 
             bar = progress_bar(None, B, progress, "samples") if each else None
     _check_params(family, params, "`dist`" if known is None else "`fit`" if fit is not None
                   else "the fit to `x`")
-    statistic, scale = (float(v[0]) for v in _statistic(family, params[:-2], params[-2],
-                                                        params[-1], x[None, :]))
+    statistic, scale = (float(v[0]) for v in _statistic(family, params, x[None, :]))
     check_observed(statistic, "the energy goodness-of-fit statistic")
     null_dist = family(*params)
 
     def evaluate(samples):
         p = params if estimate is None else [v[:, None] for v in estimate(samples, bar)]
-        return _statistic(family, tuple(p[:-2]), p[-2], p[-1], samples)[0]
+        return _statistic(family, p, samples)[0]
 
     null = null_distribution(evaluate, lambda m: null_dist.rvs(size=(m, n), random_state=gen),
                              B, 64.0 * n, False)  # draws, fits, temporaries: 8 arrays of n

@@ -369,7 +369,7 @@ def test_parameters_without_a_finite_mean_count_as_extreme():
 
     X = np.random.default_rng(0).gamma(2.0, size=(3, 20))
     c = np.array([[3.0], [0.8], [2.5]])  # fisk's mean is infinite for c <= 1
-    values = _statistic(stats.fisk, (c,), np.zeros((3, 1)), np.ones((3, 1)), X)[0]
+    values = _statistic(stats.fisk, (c, np.zeros((3, 1)), np.ones((3, 1))), X)[0]
     assert values[1] == np.inf
     for i in (0, 2):
         assert values[i] == pytest.approx(
