@@ -7,7 +7,7 @@ STAMP := $(VENV)/.stamp
 # numpy 2 arrays, does not return pandas 3 DataFrames as data frames, and warns on pandas 2.2 and 2.3.
 VENV_R := .venv-r
 
-.PHONY: run test test-slow check check-machine docs bench validate validate-quick clean
+.PHONY: run test test-slow check check-machine docs bench mutants validate validate-quick clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -83,6 +83,11 @@ docs: $(STAMP)-test
 bench: $(STAMP)-test
 	$(PY) -m pip install -q -e '.[bench]'
 	for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+# Plant one-line bugs in the core formulas and run the fast suite against each: every one must
+# be killed (benchmarks/mutants.py lists them; a mutant that no longer applies stops the run).
+mutants: $(STAMP)-check
+	$(PY) benchmarks/mutants.py
 
 validate: $(STAMP)-test
 	Rscript validation/r_reference.R tests/data/r_reference.json

@@ -11,9 +11,11 @@ what is measured is its overhead:
   ``joblib.parallel_config(backend="dask")``, in the same run (best of two each);
 * the scheduler's cost per task (empty tasks through the same joblib backend), and the time
   to send the data and the relabelings to the workers (``client.scatter(broadcast=True)``);
-* the compute rate of one task on one core (semimetric evaluations plus multiply-adds per
-  second), from which the wall time of the n = 10^6, d = 10, B = 199 test on 16, 64 and 256
-  workers is projected, with the model printed beside the table.
+* the compute rate of one task (a band of ``TILE`` rows of a streamed product,
+  ``energystats._scale.streamed``) on one core, from which the wall time of the n = 10^6,
+  d = 10, B = 199 test on 16, 64 and 256 workers is projected, with the model printed beside
+  the table: the null is a few streamed products (as many relabelings per product as half the
+  working memory holds), each one task per band, every band recomputing its distances.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ import time
 
 import joblib
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import energystats as es
-from energystats._operator._tiled import TILE, upper_tiles
-from energystats._operator.streamed import StreamedOperator
-from energystats._parallel import TASK_WORK, blas_controller, items_per_task, run_tasks
+from energystats._parallel import run_tasks
+from energystats._scale.streamed import TILE, _band
 from energystats._semimetric import resolve_semimetric
 
 
@@ -45,15 +47,14 @@ def best_of(fn, repeat):
 
 
 def task_rate(n: int, d: int, B: int) -> float:
-    """Work units (tile entries times (columns + features)) per second of one task on one core."""
+    """Work units (pairs of points times (columns + features)) per second of one band of a
+    streamed product with the columns of B relabelings (k = 2) on one core."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, d))
-    codes_t = np.ascontiguousarray(rng.integers(0, 2, size=(B, n)).astype(np.int8).T)
-    tiles = upper_tiles(n, TILE)
-    units = sum((b - a) * (e - c) for a, b, c, e in tiles) * (B + d)
-    with blas_controller().limit(limits=1, user_api="blas"):
-        op = StreamedOperator(X, resolve_semimetric(), threads=1)
-        seconds, _ = best_of(lambda: op._tile_group_sums(tiles, codes_t, 2, False, None, True), 2)
+    Z = rng.integers(0, 2, size=(n, B)).astype(float)
+    units = TILE * n * (B + d)  # the first band: TILE rows against all n points
+    with threadpool_limits(limits=1, user_api="blas"):
+        seconds, _ = best_of(lambda: _band(X, resolve_semimetric(), 0, Z, False), 2)
     return units / seconds
 
 
@@ -106,14 +107,14 @@ def main():
         cluster.close()
 
     # --- projection: the exact test at n = 10^6 on a real cluster --------------------------
-    rate = task_rate(4096, d, B)
     N, transfer_bw = 10**6, 1.25e9  # bytes per second out of the client (10 Gbit/s)
-    units = N * N / 2 * (B + d)
-    # the operator's tasks: pairs of row bands (a long one with a short one), grouped
-    pairs = (-(-N // TILE) + 1) // 2
-    per_pair = TILE * N * (B + d)
-    n_tasks = -(-pairs // items_per_task(pairs, per_pair))
-    task_seconds = units / n_tasks / rate
+    # relabelings per product: half the working memory over a relabeling's 47 n bytes (k = 2)
+    step = min(B + 1, int(es.get_config()["working_memory"] * 2**20 / 2 // (47 * N)))
+    rate = task_rate(4096, d, step)  # a band with as many columns as the product has
+    products = -(-(B + 1) // step)
+    bands = -(-N // TILE)  # one task per band of TILE rows, per product
+    units = products * N * N / 2 * (step + d)
+    longest = TILE * N * (step + d) / rate  # the first band, against all N points
     t_draw, _ = best_of(
         lambda: np.random.default_rng(0).permuted(
             np.tile(np.arange(N, dtype=np.int8) % 2, (20, 1)), axis=1
@@ -121,22 +122,24 @@ def main():
         1,
     )
     draw = t_draw / 20 * B
-    per_worker_bytes = N * d * 8 + (B + 1) * N
+    per_product_bytes = N * d * 8 + N * step * 8  # the points and the product's columns
     print(
-        f"\none task on one core: {rate / 1e9:.2f} G work units/s (a unit is one semimetric value "
-        f"times one column or feature); tasks of {TASK_WORK / rate:.2f} s where bands allow"
+        f"\none band on one core: {rate / 1e9:.2f} G work units/s (a unit is one semimetric "
+        f"value times one column or feature)"
     )
     print(
-        f"projection, n = {N:,}, d = {d}, k = 2, B = {B} ({units:.2e} units, {n_tasks:,} tasks of "
-        f"{units / n_tasks:.1e} units, {task_seconds:.1f} s each on one core):"
+        f"projection, n = {N:,}, d = {d}, k = 2, B = {B}: {products} products of {step} "
+        f"relabelings, {bands:,} band tasks each ({units:.2e} units; the longest band "
+        f"{longest:.1f} s on one core):"
     )
     print(
         f"{'workers':>8} {'compute s':>10} {'transfer s':>11} {'scheduler s':>12} {'draws s':>8} "
         f"{'wall s':>8} {'wall':>8}"
     )
+    n_tasks = products * bands
     for workers in (16, 64, 256):
-        compute = -(-n_tasks // workers) * task_seconds  # rounds of tasks
-        transfer = workers * per_worker_bytes / transfer_bw
+        compute = products * max(units / products / rate / workers, longest)
+        transfer = products * workers * per_product_bytes / transfer_bw
         scheduler = n_tasks * per_task
         wall = compute + transfer + scheduler + draw
         print(
@@ -144,10 +147,11 @@ def main():
             f"{wall:>8.0f} {wall / 60:>6.1f} min"
         )
     print(
-        "model: wall = ceil(tasks / workers) x task time [compute, rate of one task on one core "
-        f"measured here]\n       + workers x ({N * d * 8 / 1e6:.0f} MB data + "
-        f"{(B + 1) * N / 1e6:.0f} MB int8 relabelings) / 10 Gbit/s [the client sends both to every "
-        f"worker]\n       + tasks x {per_task * 1e3:.1f} ms [scheduler, measured here; "
+        "model: wall = products x max(units per product / workers, longest band) / rate [compute, "
+        "rate of one band on one core measured here; a lower bound]\n       + products x workers "
+        f"x ({N * d * 8 / 1e6:.0f} MB data + {N * step * 8 / 1e6:.0f} MB of columns) / 10 Gbit/s "
+        "[the client scatters both to every worker for every product]\n       + tasks x "
+        f"{per_task * 1e3:.1f} ms [scheduler, measured here; "
         "conservative: counted serially]\n       + drawing the relabelings on the client "
         f"({draw:.1f} s, measured)"
     )

@@ -96,7 +96,7 @@ def gamma_against_r(n: int):
 
 
 def main():
-    from energystats._operator import N_PROJECTIONS
+    from energystats._scale.projection import N_PROJECTIONS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")

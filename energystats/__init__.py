@@ -43,6 +43,7 @@ from ._gof import (
 from ._homogeneity import (
     DispersionResult,
     EnergyTestResult,
+    PairwiseEnergyTestsResult,
     dispersion,
     energy_distance,
     energy_test,
@@ -50,6 +51,7 @@ from ._homogeneity import (
     ksample_statistic,
     pairwise_energy_tests,
 )
+from ._homogeneity.symmetry import SymmetryTestResult, symmetry_test
 from ._independence import (
     DCovStatsResult,
     IndependenceTestResult,
@@ -90,10 +92,12 @@ __all__ = [
     "MvnormTestResult",
     "NormalTestResult",
     "PairwiseDcorResult",
+    "PairwiseEnergyTestsResult",
     "PoissonTestResult",
     "PowerKMeans",
     "SignificantClustersResult",
     "Split1DResult",
+    "SymmetryTestResult",
     "ThinnedComparisonResult",
     "WorkingMemoryError",
     "choose_k",
@@ -140,6 +144,7 @@ __all__ = [
     "signal_dimension",
     "significant_clusters",
     "split_1d",
+    "symmetry_test",
     "thinned_cluster_comparison",
     "u_center",
     "u_product",

@@ -1,8 +1,8 @@
 """The public functions that return whole matrices: the semimetric between two sets of
 points, the Gram matrix of the kernel a semimetric generates (França et al. eq. 7), and
 the check that a matrix is of negative type. Each returns an array that grows as n^2,
-so each checks the memory budget first; statistics never call them (they use the
-pairwise operator, which streams).
+so each checks the memory budget first; statistics never call them (they use
+:func:`energystats._scale.pairwise`, which streams past the budget).
 """
 
 from __future__ import annotations
@@ -13,11 +13,33 @@ import numpy as np
 
 from ._config import check_fits
 from ._frontdoor import front_door
-from ._operator import centre_in_place, dense_bytes, semimetric_matrix
+from ._scale import pairwise
 from ._semimetric import MetricLike, Scaling, as_precomputed, prepare_points, resolve_semimetric
 from ._validation import as_data, as_weights
 
 __all__ = ["is_negative_type", "kernel_matrix", "pairwise_semimetric"]
+
+
+def _matrix(X: np.ndarray, sm) -> np.ndarray:
+    """The n x n matrix of ``sm`` on the points X (memory 8 n^2, checked)."""
+    check_fits(f"the {len(X)} x {len(X)} semimetric matrix", 8.0 * len(X) ** 2)
+    return pairwise(X, sm, held=True)
+
+
+def _centre(D: np.ndarray, w) -> np.ndarray:
+    r"""D (owned) turned into :math:`G = -\tfrac12 J D J^\top`, :math:`J = I - 1 p^\top`,
+    p = w / s (uniform for None), in place by bands; r_i + r_j added first: G exactly
+    symmetric."""
+    p = np.full(len(D), 1.0 / len(D)) if w is None else w / w.sum()
+    r = D @ p
+    c = p @ r
+    step = max(1, 2**17 // len(D))
+    for a in range(0, len(D), step):
+        band = D[a : a + step]
+        band -= r[a : a + step, None] + r[None, :]
+        band += c
+        band *= -0.5
+    return D
 
 
 @front_door(("X", "Y"), tables=False)
@@ -56,7 +78,7 @@ def pairwise_semimetric(
     -----
     Memory 8 n m bytes: this returns the full matrix, so it must fit
     ``working_memory`` (:func:`set_config`), else :class:`WorkingMemoryError`.
-    Statistics never call it; they use the pairwise operator, which streams.
+    Statistics never call it; they use :func:`energystats._scale.pairwise`, which streams.
 
     Examples
     --------
@@ -74,24 +96,19 @@ def pairwise_semimetric(
     X = as_data(X, "X")
     if sm.on_graph:
         if Y is not None:
-            raise ValueError(
-                "`Y` must be None for metric='nearest_neighbors': the graph's semimetric is "
-                "between the points of one sample."
-            )
-        return semimetric_matrix(X, sm)
+            raise ValueError("`Y` must be None for metric='nearest_neighbors': the graph's "
+                             "semimetric is between the points of one sample.")
+        return _matrix(X, sm)
     given = Y is not None
     Y = X if Y is None else as_data(Y, "Y")
     if X.shape[1] != Y.shape[1]:
-        raise ValueError(
-            f"`X` and `Y` must have the same number of features, got {X.shape[1]} and {Y.shape[1]}."
-        )
+        raise ValueError(f"`X` and `Y` must have the same number of features, got {X.shape[1]} "
+                         f"and {Y.shape[1]}.")
     check_fits(f"the {X.shape[0]} x {Y.shape[0]} semimetric matrix", 8 * X.shape[0] * Y.shape[0])
     scaling = Scaling.for_data(X, sm, Y)
     X, Y = scaling.data(X), scaling.data(Y)
     rho = scaling.semimetric(sm).for_data(np.vstack([X, Y]) if given else X)
-    return scaling.result(
-        rho(X, Y), "the semimetric matrix", inplace=True
-    )
+    return scaling.result(rho(X, Y), "the semimetric matrix", inplace=True)
 
 
 @front_door(("X", "sample_weight", "x0"), tables=False)
@@ -134,7 +151,7 @@ def kernel_matrix(
     Memory 8 n^2 bytes: the matrix is returned, so it must fit
     ``working_memory`` (:func:`set_config`), else
     :class:`WorkingMemoryError`. The estimators and tests never call this;
-    they use the pairwise operator, which streams.
+    they use :func:`energystats._scale.pairwise`, which streams.
 
     Examples
     --------
@@ -152,30 +169,26 @@ def kernel_matrix(
         w = as_weights(sample_weight, n, "sample_weight")
         scaling = Scaling.for_data(X, sm)
         if sm.precomputed:
-            check_fits(f"the {n} x {n} kernel matrix", dense_bytes(n))
+            check_fits(f"the {n} x {n} kernel matrix", 8.0 * n * n)
             D = scaling.data(X) if scaling.shift else X.copy()
         else:
-            D = semimetric_matrix(scaling.data(X), scaling.semimetric(sm))
-        return scaling.result(centre_in_place(D, w), "the kernel matrix", inplace=True)
+            D = _matrix(scaling.data(X), scaling.semimetric(sm))
+        return scaling.result(_centre(D, w), "the kernel matrix", inplace=True)
     if sm.precomputed or sm.on_graph:
-        raise ValueError(
-            f"`x0` cannot be used with metric={sm.metric!r}; use the centred form (x0=None)."
-        )
+        raise ValueError(f"`x0` cannot be used with metric={sm.metric!r}; use the centred form "
+                         "(x0=None).")
     if sample_weight is not None:
-        raise ValueError(
-            "`sample_weight` only defines the centre of the centred form; it has no effect with "
-            "`x0`."
-        )
+        raise ValueError("`sample_weight` only defines the centre of the centred form; it has no "
+                         "effect with `x0`.")
     x0 = as_data(np.atleast_2d(np.asarray(x0, dtype=float)), "x0")
     if x0.shape != (1, X.shape[1]):
-        raise ValueError(
-            f"`x0` must be a single point with {X.shape[1]} coordinates, got shape {x0.shape}."
-        )
+        raise ValueError(f"`x0` must be a single point with {X.shape[1]} coordinates, got shape "
+                         f"{x0.shape}.")
     scaling = Scaling.for_data(X, sm, x0)
     X, x0 = scaling.data(X), scaling.data(x0)
     rho = scaling.semimetric(sm).for_data(X)
     r0 = rho(X, x0)[:, 0]
-    G = semimetric_matrix(X, rho)
+    G = _matrix(X, rho)
     G *= -1.0
     G += r0[:, None] + r0[None, :]
     G *= 0.5
@@ -214,10 +227,10 @@ def is_negative_type(D, *, tol: float = 1e-10) -> bool:
         raise ValueError(f"`tol` must be a non-negative number, got {tol!r}.")
     D = as_precomputed(D, "D")
     n = D.shape[0]
-    check_fits(f"the eigenvalues of the {n} x {n} kernel (two n x n arrays)", 2 * dense_bytes(n))
+    check_fits(f"the eigenvalues of the {n} x {n} kernel (two n x n arrays)", 2 * 8.0 * n * n)
     # the signs are scale-free
     scaled = Scaling.for_data(D, resolve_semimetric("precomputed")).data(D)
-    G = centre_in_place(scaled.copy() if scaled is D else scaled, None)
+    G = _centre(scaled.copy() if scaled is D else scaled, None)
     eig = np.linalg.eigvalsh(G)
     scale = max(1.0, float(np.abs(eig).max()))
     return bool(eig.min() >= -tol * scale)

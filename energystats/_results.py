@@ -1,34 +1,7 @@
-"""What every frozen ``...Result`` dataclass shares: unpacking, conversion and printing.
-
-A result prints as R prints an ``htest``: a title, ``data:`` naming what was passed, the
-statistic with its name and the p-value (R's ``format.pval``) with the resamples behind it,
-then the fields that carry something (``None`` and default values are left out), the
-result's tables and notes. In Jupyter the same content is HTML, its tables real
-``<table>`` elements with right-aligned monospace numbers in padded cells.
-
-:class:`ResultMixin` is the root of every result; the declared bases of
-``_result_bases`` derive from it: ``TestResult`` (a test: statistic, p-value, null
-distribution) and ``ClusteringResult`` (a partition: labels). A result is a test when it is
-a ``TestResult``: it unpacks as scipy's results do (``statistic, pvalue = result``); any
-other result refuses to unpack with a ``TypeError`` naming what to read instead.
-``to_dict()`` gives every field; ``to_frame()`` one row of the scalar fields, or the
-result's table where it has one.
-
-A field is documented once, in the ``Attributes`` of the class that declares it: every
-subclass's docstring receives its bases' entries (``_result_docs.compose_attributes``, run
-when the subclass is defined), first (a base whose ``_doc_place`` is ``"head"``: a test's statistic
-and p-value) or last (``"tail"``: the omitted rows, the data's name), except the entries
-of the fields the subclass documents itself.
-
-A result adds a table by overriding ``_tables()`` (a list of :class:`Table`, or of
-``(caption, frame)`` pairs): :func:`table_text` and :func:`table_html` render it in both
-forms, each column in one number format, p-value columns (``pvalue``, ``pvalue_adjusted``,
-``p-value``) as R's ``format.pval``, missing cells blank (as R prints an analysis of
-variance table).
-
-``data_name`` (R's ``data.name``) is filled by the front door (:mod:`energystats._frontdoor`)
-of every public function returning a result: pandas names and columns, else the parameter names.
-"""
+"""Results: frozen dataclasses printed as R prints an ``htest`` and in Jupyter as HTML tables;
+:class:`ResultMixin` the root, :class:`TestResult` every test (it unpacks as scipy's results do),
+:class:`ClusteringResult` every partition. A field is documented once, in the ``Attributes`` of
+the class declaring it: a subclass's docstring gets its bases' entries when it is defined."""
 
 from __future__ import annotations
 
@@ -36,242 +9,219 @@ import dataclasses
 import html
 import math
 from dataclasses import dataclass, field, fields
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from ._result_docs import attribute_entries, compose_attributes
+__all__ = ["ClusteringResult", "FitPanel", "FittedReport", "NullPanel", "ReportsWhenFitted",
+           "ResultMixin", "Sample", "Table", "TestResult", "attribute_entries",
+           "compose_attributes", "format_pvalue", "shared_decimals", "table_html", "table_text"]
 
-__all__ = [
-    "FittedReport",
-    "ReportsWhenFitted",
-    "ResultMixin",
-    "Table",
-    "format_pvalue",
-    "shared_decimals",
-    "table_html",
-    "table_text",
-]
-
-#: R's ``.Machine$double.eps``: ``format.pval`` prints smaller p-values as "< 2.2e-16".
-_EPS = float(np.finfo(float).eps)
-#: Columns of a table formatted as p-values.
+#: R's ``.Machine$double.eps`` (``format.pval`` prints smaller p-values as "< 2.2e-16"), the
+#: rows of a table shown before "... more rows", the columns of a table formatted as p-values
+_EPS, MAX_ROWS = float(np.finfo(float).eps), 20
 _PVALUE_COLUMNS = ("pvalue", "pvalue_adjusted", "p-value", "adjusted p-value")
-#: Rows of a table shown before "... more rows" (all of them are in ``to_frame()``).
-MAX_ROWS = 20
-
-#: every cell of the HTML tables: padded, so that neighbouring numbers never run together
-#: where the page's style sheet gives cells no padding (the Sphinx theme)
+#: every HTML cell padded (the Sphinx theme gives cells none), numbers right-aligned, monospace
 _CELL = "padding:0.15em 0.6em;white-space:nowrap;vertical-align:baseline"
-_NUMBER_STYLE = (
-    f"{_CELL};text-align:right;font-family:var(--jp-code-font-family,monospace);"
-    "font-variant-numeric:tabular-nums"
-)
-_TEXT_STYLE = f"{_CELL};text-align:left"
-#: a number beside its name (the summary of a result): monospace, left-aligned
-_VALUE_STYLE = f"{_CELL};text-align:left;font-family:var(--jp-code-font-family,monospace)"
+_MONO = "font-family:var(--jp-code-font-family,monospace)"
+_NUMBER_STYLE = f"{_CELL};text-align:right;{_MONO};font-variant-numeric:tabular-nums"
+_TEXT_STYLE, _VALUE_STYLE = f"{_CELL};text-align:left", f"{_CELL};text-align:left;{_MONO}"
+_TABLE = "<table style='border-collapse:collapse;margin:0.25em 0'>"
+_BOLD = "<div style='font-weight:bold;margin-bottom:0.25em'>"
 
 
 def format_pvalue(p: float) -> str:
     """R's ``format.pval(p, digits = 4)`` after "p-value": ``"= 0.001"`` or ``"< 2.2e-16"``."""
-    if p < _EPS:
-        return f"< {_EPS:.2g}"
-    return f"= {_number(p, 4)}"
+    return f"< {_EPS:.2g}" if p < _EPS else f"= {_number(p, 4)}"
 
 
 def _number(value, digits: int = 5) -> str:
     """A number as R's ``format(value, digits)`` (significant digits, integers whole)."""
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
+    if isinstance(value, (bool, np.bool_, int, np.integer)):
+        return str(bool(value) if isinstance(value, (bool, np.bool_)) else int(value))
     value = float(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Inf" if value > 0 else "-Inf"
+    if math.isnan(value) or math.isinf(value):
+        return "NaN" if math.isnan(value) else "Inf" if value > 0 else "-Inf"
     return f"{value:.{digits}g}"
 
 
 def _format_value(value) -> str:
     if isinstance(value, (float, int, np.number, np.bool_, bool)):
         return _number(value)
-    if isinstance(value, np.ndarray):
-        if value.ndim == 1 and value.size <= 12:
-            return ", ".join(_format_value(v) for v in value.tolist())
+    if isinstance(value, np.ndarray) and (value.ndim != 1 or value.size > 12):
         return f"array of shape {value.shape}"
-    if isinstance(value, (tuple, list)):
-        return ", ".join(_format_value(v) for v in value)
+    if isinstance(value, (tuple, list, np.ndarray)):
+        return ", ".join(_format_value(v) for v in (
+            value.tolist() if isinstance(value, np.ndarray) else value))
     if isinstance(value, dict):
         return ", ".join(f"{k} = {_format_value(v)}" for k, v in value.items())
     return str(value)
 
 
-def _is_scalar(value) -> bool:
-    return value is None or isinstance(value, (str, bool, int, float, np.number, np.bool_))
-
-
-# ---------------------------------------------------------------------------------------
-# tables
-
-
 class Table(NamedTuple):
-    """A result's table: its caption, the DataFrame, and the decimals of its numbers.
-
-    ``decimals`` fixes the format of number columns: an int for all of them (a matrix of one
-    quantity, whose columns must read alike), a dict for the columns it names (R's fixed
-    decimals of ``disco``). The other number columns show each value to the table's
-    significant digits, all with the decimals that the most demanding value needs.
-    """
+    """A result's table: its caption, the DataFrame, and the decimals of its number columns (an
+    int for all: a matrix of one quantity; a dict for those it names: R's fixed decimals of
+    ``disco``; else each column to the table's significant digits, aligned)."""
 
     caption: str
     frame: pd.DataFrame
     decimals: int | dict | None = None
 
 
-def _cells(frame: pd.DataFrame, digits: int = 4, decimals=None) -> dict[str, list[str]]:
-    """The formatted cells of each column: p-values as R's format.pval, numbers in one
-    format per column (:func:`_column_numbers`), missing values blank."""
-    out = {}
-    for name in frame.columns:
-        column = frame[name]
-        fixed = decimals if isinstance(decimals, int) else (decimals or {}).get(str(name))
-        if str(name) in _PVALUE_COLUMNS and (column < _EPS).any():
-            out[name] = ["" if pd.isna(v) else format_pvalue(float(v)).removeprefix("= ")
-                         for v in column]
-        elif (pd.api.types.is_bool_dtype(column.dtype)
-              or not pd.api.types.is_numeric_dtype(column.dtype)):
-            out[name] = ["" if v is None else str(v) for v in column]
-        elif pd.api.types.is_integer_dtype(column.dtype):
-            out[name] = [str(v) for v in column.tolist()]
-        else:
-            out[name] = _column_numbers(np.asarray(column, dtype=float), digits, fixed)
-    return out
-
-
 def _decimals(value: float, digits: int) -> int:
-    """The decimals that show ``value`` to ``digits`` significant digits, trailing zeros
-    dropped (R's ``formatReal``)."""
+    """Decimals showing ``value`` to ``digits`` significant digits, trailing zeros dropped."""
     target = float(f"{value:.{digits - 1}e}")
-    for sig in range(1, digits + 1):
-        if float(f"{value:.{sig - 1}e}") == target:
-            break
+    sig = next(s for s in range(1, digits + 1) if float(f"{value:.{s - 1}e}") == target)
     return sig - 1 - math.floor(math.log10(abs(target)))
 
 
-def _special(value: float) -> str:
-    """A value that is not a finite number: blank when missing, else R's ``Inf``."""
-    return "" if math.isnan(value) else _number(value)
-
-
 def _column_numbers(values: np.ndarray, digits: int = 4, decimals: int | None = None) -> list[str]:
-    """A column of numbers in one format, as R's ``format(values, digits = 4)``: each value
-    to ``digits`` significant digits, all with the decimals the most demanding one needs (so
-    that the points align), or with the ``decimals`` given; scientific for all when that is
-    more than six decimals, when the given decimals would leave a value fewer than three
-    significant digits, or when a value is 1e15 or more."""
+    """A column as R's ``format(values, digits = 4)``: ``digits`` significant digits with the
+    decimals the most demanding value needs (or ``decimals``); scientific past six decimals, when
+    ``decimals`` leave a value fewer than three digits, or from 1e15; NaN blank."""
     finite = values[np.isfinite(values) & (values != 0)]
     if finite.size == 0:
         zero = "0" if decimals is None else f"{0.0:.{decimals}f}"
-        return [zero if v == 0 else _special(v) for v in values]
+        return [zero if v == 0 else "" if math.isnan(v) else _number(v) for v in values]
     if decimals is None:
         decimals = max(_decimals(float(v), digits) for v in finite)
         fits = decimals <= 6
     else:
         fits = np.abs(finite).min() >= 10.0 ** (2 - decimals)
-    if not fits or np.abs(finite).max() >= 1e15:
-        return [f"{v:.{digits - 1}e}" if np.isfinite(v) else _special(v) for v in values]
-    return [f"{v:.{max(decimals, 0)}f}" if np.isfinite(v) else _special(v) for v in values]
+    fits = fits and np.abs(finite).max() < 1e15
+    form = f".{max(decimals, 0)}f" if fits else f".{digits - 1}e"
+    return [f"{v:{form}}" if np.isfinite(v) else "" if math.isnan(v) else _number(v)
+            for v in values]
 
 
 def shared_decimals(values: np.ndarray, digits: int) -> int:
-    """The decimals of a table whose cells are one quantity: those that show its most
-    demanding value to ``digits`` significant digits (the :class:`Table` of a matrix)."""
+    """The decimals of a table of one quantity: those its most demanding value needs."""
     finite = values[np.isfinite(values) & (values != 0)]
     return max((_decimals(float(v), digits) for v in finite.ravel()), default=0)
 
 
-def _right_aligned(frame: pd.DataFrame, name) -> bool:
-    """Whether a column is printed right-aligned: numbers (not booleans) and p-values."""
-    column = frame[name]
-    kind = column.dtype
-    number = pd.api.types.is_numeric_dtype(kind) and not pd.api.types.is_bool_dtype(kind)
-    return number or str(name) in _PVALUE_COLUMNS
+def _cells(frame: pd.DataFrame, digits: int, decimals) -> dict:
+    """Each column's cells (p-values as R's format.pval, numbers in one format, missing blank)
+    and whether it is right-aligned (numbers, not booleans, and p-values)."""
+    out = {}
+    for name in frame.columns:
+        column, kind = frame[name], frame[name].dtype
+        fixed = decimals if isinstance(decimals, int) else (decimals or {}).get(str(name))
+        number = pd.api.types.is_numeric_dtype(kind) and not pd.api.types.is_bool_dtype(kind)
+        if str(name) in _PVALUE_COLUMNS and (column < _EPS).any():
+            cells = ["" if pd.isna(v) else format_pvalue(float(v)).removeprefix("= ")
+                     for v in column]
+        elif not number:
+            cells = ["" if v is None else str(v) for v in column]
+        elif pd.api.types.is_integer_dtype(kind):
+            cells = [str(v) for v in column.tolist()]
+        else:
+            cells = _column_numbers(np.asarray(column, dtype=float), digits, fixed)
+        out[name] = (cells, number or str(name) in _PVALUE_COLUMNS)
+    return out
 
 
-def _shown(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, str]:
-    if len(frame) <= max_rows:
-        return frame, ""
-    return frame.iloc[:max_rows], f"... {len(frame) - max_rows} more rows (all in to_frame())"
-
-
-def _shows_index(frame: pd.DataFrame) -> bool:
-    """An index is printed unless it is the default 0, 1, ... without a name."""
-    return not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)
-
-
-def table_text(
-    frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4, decimals=None
-) -> list[str]:
-    """The lines of ``frame`` as an aligned text table: numbers right-aligned, one format a
-    column (``decimals`` as :class:`Table` takes it), p-value columns as R's
-    ``format.pval``, text left-aligned, missing values blank."""
-    frame, more = _shown(frame, max_rows)
+def _grid(frame: pd.DataFrame, max_rows: int, digits: int, decimals):
+    """The header and body rows of a table's cells, the index first unless it is the default
+    0, 1, ... without a name; each column's alignment (right: numbers, not booleans, and
+    p-values; None: the index); the note of the rows not shown."""
+    more = len(frame) - max_rows
+    more = f"... {more} more rows (all in to_frame())" if more > 0 else ""
+    frame = frame.iloc[:max_rows]
     cells = _cells(frame, digits, decimals)
-    show_index = _shows_index(frame)
-    index = [str(v) for v in frame.index] if show_index else []
-    head = [str(frame.index.name or "")] if show_index else []
-    columns = [[str(name)] + cells[name] for name in frame.columns]
-    widths = [max(len(v) for v in col) for col in columns]
-    index_width = max((len(v) for v in head + index), default=0)
-    lines = []
-    for r in range(len(frame) + 1):
-        parts = [((head + index)[r]).ljust(index_width)] if show_index else []
-        for col, width, name in zip(columns, widths, frame.columns):
-            value = col[r]
-            parts.append(value.rjust(width) if _right_aligned(frame, name) else value.ljust(width))
-        lines.append("  ".join(parts).rstrip())
-    return lines + ([more] if more else [])
+    index = [] if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None else [
+        str(frame.index.name or "")] + [str(v) for v in frame.index]
+    rows = [[str(name) for name in frame.columns]] + [[cells[name][0][r] for name in frame.columns]
+                                                      for r in range(len(frame))]
+    right = [None] * bool(index) + [cells[name][1] for name in frame.columns]
+    return [index[r:r + 1] + row for r, row in enumerate(rows)], right, more
 
 
-def table_html(
-    frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4, decimals=None
-) -> str:
-    """``frame`` as an HTML ``<table>``: the cells of :func:`table_text`, padded, numbers
-    right-aligned in a monospace font with tabular figures, so that columns align and
-    neighbouring cells stay apart in JupyterLab and in the Sphinx docs."""
-    frame, more = _shown(frame, max_rows)
-    cells = _cells(frame, digits, decimals)
-    show_index = _shows_index(frame)
-    styles = {
-        name: _NUMBER_STYLE if _right_aligned(frame, name) else _TEXT_STYLE
-        for name in frame.columns
-    }
-    head = "".join(
-        f"<th style='{styles[name]}'>{html.escape(str(name))}</th>" for name in frame.columns
-    )
-    if show_index:
-        head = f"<th style='{_TEXT_STYLE}'>{html.escape(str(frame.index.name or ''))}</th>" + head
-    rows = []
-    for r in range(len(frame)):
-        row = "".join(
-            f"<td style='{styles[name]}'>{html.escape(cells[name][r])}</td>"
-            for name in frame.columns
-        )
-        if show_index:
-            row = f"<th style='{_TEXT_STYLE}'>{html.escape(str(frame.index[r]))}</th>" + row
-        rows.append(f"<tr>{row}</tr>")
+def table_text(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4,
+               decimals=None) -> list[str]:
+    """The lines of ``frame`` as an aligned text table (numbers right-aligned, one format a
+    column, ``decimals`` as :class:`Table` takes it, p-values as R's, text left-aligned)."""
+    rows, right, more = _grid(frame, max_rows, digits, decimals)
+    widths = [max(len(row[j]) for row in rows) for j in range(len(right))]
+    return ["  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(row, widths, right))
+            .rstrip() for row in rows] + ([more] if more else [])
+
+
+def table_html(frame: pd.DataFrame, *, max_rows: int = MAX_ROWS, digits: int = 4,
+               decimals=None) -> str:
+    """``frame`` as an HTML ``<table>``: :func:`table_text`'s cells, padded, numbers
+    right-aligned in a monospace font with tabular figures."""
+    rows, right, more = _grid(frame, max_rows, digits, decimals)
+    html_rows = ["<tr>" + "".join(
+        f"<{tag} style='{_NUMBER_STYLE if r else _TEXT_STYLE}'>{html.escape(v)}</{tag}>"
+        for v, r in zip(row, right) for tag in ["th" if i == 0 or r is None else "td"])
+        + "</tr>" for i, row in enumerate(rows)]
     foot = f"<div style='font-size:smaller'>{html.escape(more)}</div>" if more else ""
-    return (
-        "<table class='energystats-table' style='border-collapse:collapse;margin:0.25em 0'>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{foot}"
-    )
+    return ("<table class='energystats-table' style='border-collapse:collapse;margin:0.25em 0'>"
+            f"<thead>{html_rows[0]}</thead><tbody>{''.join(html_rows[1:])}</tbody></table>{foot}")
 
 
-# ---------------------------------------------------------------------------------------
-# the root
+def _summary(rows) -> str:
+    """The HTML table of a result's ``(name, value, monospace)`` rows."""
+    return "".join(f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th><td style='"
+                   f"{_VALUE_STYLE if number else _TEXT_STYLE}'>{html.escape(value)}</td></tr>"
+                   for name, value, number in rows)
 
+
+# --- the Attributes of a docstring, composed from the bases' entries --------------------------
+
+def _section(doc: str):
+    """``doc``'s lines with an ``Attributes`` section (added at the end when it has none), the
+    first and last lines of its entries and its indentation."""
+    lines = doc.rstrip().splitlines()
+    heads = [i for i in range(len(lines) - 1)
+             if lines[i].strip() and set(lines[i + 1].strip()) == {"-"}]
+    at = next((i for i in heads if lines[i].strip() == "Attributes"), None)
+    if at is None:
+        indent = next((line[: len(line) - len(line.lstrip())] for line in lines[1:]
+                       if line.strip()), "")
+        lines, at = lines + ["", f"{indent}Attributes", f"{indent}----------"], len(lines) + 1
+    end = next((i for i in heads if i > at), len(lines))
+    while end > at + 2 and not lines[end - 1].strip():
+        end -= 1
+    return lines, at + 2, end, lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+
+
+def attribute_entries(doc: str) -> list[tuple[frozenset, list[str]]]:
+    """The entries of ``doc``'s ``Attributes``: the names each documents (``"mean, sd : float"``
+    two) and its lines, without the section's indentation."""
+    lines, start, end, indent = _section(doc)
+    entries = []
+    for line in lines[start:end]:
+        if line.strip() and not line[len(indent) : len(indent) + 1].isspace():
+            entries.append((frozenset(n.strip() for n in line.split(" : ")[0].split(",")),
+                            [line[len(indent) :]]))
+        elif entries:
+            entries[-1][1].append(line[len(indent) :] if line.strip() else "")
+    return entries
+
+
+def compose_attributes(doc: str, head: list, tail: list) -> str:
+    """``doc`` with the entries ``head`` first in its ``Attributes`` and ``tail`` last (the
+    section added when it has none); an entry of ``doc`` for a base's field takes its place."""
+    (lines, start, end, indent), own, used = _section(doc), attribute_entries(doc), []
+
+    def placed(entries):
+        out = []
+        for names, body in entries:
+            mine = [k for k, (theirs, _) in enumerate(own) if theirs & names and k not in used]
+            used.extend(mine)
+            out += [own[k] for k in mine] if mine else [(names, body)]
+        return out
+
+    first, last = placed(head), placed(tail)
+    entries = first + [entry for k, entry in enumerate(own) if k not in used] + last
+    body = [indent + line if line else "" for _, entry in entries for line in entry]
+    return "\n".join(lines[:start] + body + lines[end:]) + doc[len(doc.rstrip()) :]
+
+
+# --- the root, and the declared bases ---------------------------------------------------------
 
 @dataclass(frozen=True, repr=False)
 class ResultMixin:
@@ -287,27 +237,19 @@ class ResultMixin:
 
     Notes
     -----
-    A result customises its printing with class attributes and methods: ``_title`` (the
-    title, a str or a property: what the result is, no equation numbers); ``_hidden``
-    (fields left out of the printed details, beyond ``None`` and defaults); ``_tables()``
-    (:class:`Table` s printed as tables, numbers to ``_digits`` significant digits);
-    ``_extra_lines()`` (notes printed last); ``_not_one_test`` (why
-    ``plot_null_distribution`` draws nothing for it, and what draws it). A test adds its
-    statistic line (``TestResult``).
+    A result prints ``_title`` (no equation numbers), its fields but ``_hidden`` ones, None and
+    defaults, a test's ``_statistic_rows()``, ``_tables()`` (:class:`Table` s) and
+    ``_extra_lines()``; ``_not_one_test`` says why ``plot_null_distribution`` draws nothing.
     """
 
     data_name: str | None = field(default=None, kw_only=True)
     n_omitted: int = field(default=0, kw_only=True)
 
-    _title = ""
-    _hidden = ()
-    #: significant digits of the numbers in the printed tables
-    _digits = 4
+    _title, _hidden, _digits = "", (), 4
     #: fields the title and data lines (and a test's statistic line) already show
     _header = ("data_name",)
-    #: where the entries of this class's Attributes go in its subclasses' docstrings
+    #: where this class's Attributes entries go in its subclasses' docstrings
     _doc_place = "tail"
-    #: what plot_null_distribution says of a result that is not one test
     _not_one_test = "is not the result of a test"
 
     def __init_subclass__(cls, **kwargs):
@@ -317,58 +259,45 @@ class ResultMixin:
         cls._own_attributes = attribute_entries(doc)
         bases = [base for base in cls.__mro__[1:] if "_own_attributes" in vars(base)]
         if doc:
-            head = [e for base in bases if base._doc_place == "head" for e in base._own_attributes]
-            tail = [e for base in bases if base._doc_place == "tail" for e in base._own_attributes]
-            cls.__doc__ = compose_attributes(doc, head, tail)
-
-    # --- scipy's behaviour -------------------------------------------------------------
+            cls.__doc__ = compose_attributes(doc, *(
+                [e for base in bases if base._doc_place == place for e in base._own_attributes]
+                for place in ("head", "tail")))
 
     def __iter__(self):
         """Only a test unpacks (``statistic, pvalue = result``): a ``TypeError`` here."""
         names = ", ".join(f.name for f in fields(self) if f.name != "data_name")
-        raise TypeError(
-            f"{type(self).__name__} is not a test, so it does not unpack into a statistic and a "
-            f"p-value: read its fields ({names}) or call to_dict()."
-        )
+        raise TypeError(f"{type(self).__name__} is not a test, so it does not unpack into a "
+                        f"statistic and a p-value: read its fields ({names}) or call to_dict().")
 
     def to_dict(self) -> dict:
         """Every field by name (arrays, tables and nested results as held, not copied)."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def to_frame(self) -> pd.DataFrame:
-        """One row of the scalar fields (numbers, strings, ``None``); the arrays, tables
-        and nested results are in :meth:`to_dict`. Results with a table of their own
-        return that table instead."""
-        row = {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if f.repr and _is_scalar(getattr(self, f.name))
-        }
-        return pd.DataFrame([row])
-
-    # --- printing ----------------------------------------------------------------------
-
-    def _statistic_line(self) -> str:
-        """The statistic and p-value line of a test's text; none here."""
-        return ""
+        """One row of the scalar fields (numbers, strings, ``None``); the rest is in
+        :meth:`to_dict`. Results with a table of their own return that table instead."""
+        scalar = (str, bool, int, float, np.number, np.bool_)
+        return pd.DataFrame([{f.name: getattr(self, f.name) for f in fields(self) if f.repr and (
+            getattr(self, f.name) is None or isinstance(getattr(self, f.name), scalar))}])
 
     def _statistic_rows(self) -> list[tuple[str, str]]:
-        """The statistic and p-value rows of a test's HTML summary; none here."""
+        """A test's statistic and p-value as ``(name, value)`` rows; none here."""
         return []
+
+    def _statistic_line(self) -> str:
+        """The line of :meth:`_statistic_rows` in the text, R's ``statistic, p-value``."""
+        rows = self._statistic_rows()
+        if not rows:
+            return ""
+        (label, value), (_, p) = rows
+        return f"{label} = {value}, p-value {p if p.startswith('<') else '= ' + p}"
 
     def _details(self) -> list[tuple[str, str]]:
         """The fields worth printing: not in the header, not hidden, not None, not default."""
-        rows = []
-        for f in fields(self):
-            if not f.repr or f.name in self._header or f.name in self._hidden:
-                continue
-            value = getattr(self, f.name)
-            if value is None or (f.default is not dataclasses.MISSING and _equal(value, f.default)):
-                continue
-            if isinstance(value, float) and math.isnan(value):
-                continue
-            rows.append((f.name, _format_value(value)))
-        return rows
+        values = [(f, getattr(self, f.name)) for f in fields(self) if f.repr
+                  and f.name not in self._header and f.name not in self._hidden]
+        return [(f.name, _format_value(v)) for f, v in values if v is not None
+                and not (isinstance(v, float) and math.isnan(v)) and not _default(f, v)]
 
     def _tables(self) -> list:
         return []
@@ -378,36 +307,21 @@ class ResultMixin:
 
     def __repr__(self) -> str:
         lines = [self._title or type(self).__name__, ""]
-        if self.data_name:
-            lines.append(f"data:  {self.data_name}")
-        statistic = self._statistic_line()
-        if statistic:
-            lines.append(statistic)
+        lines += [f"data:  {self.data_name}"] if self.data_name else []
+        lines += [line for line in [self._statistic_line()] if line]
         lines += [f"{name}: {value}" for name, value in self._details()]
         for caption, frame, decimals in (Table(*table) for table in self._tables()):
             lines += ["", f"{caption}:"] + table_text(frame, digits=self._digits, decimals=decimals)
         extra = self._extra_lines()
-        if extra:
-            lines += [""] + extra
-        return "\n".join(lines)
+        return "\n".join(lines + ([""] + extra if extra else []))
 
     def _repr_html_(self) -> str:
-        title = html.escape(self._title or type(self).__name__)
         rows = [("data", self.data_name, False)] if self.data_name else []
         rows += [(name, value, True) for name, value in self._statistic_rows()]
-        rows += [(name, value, False) for name, value in self._details()]
-        body = "".join(
-            f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th>"
-            f"<td style='{_VALUE_STYLE if number else _TEXT_STYLE}'>{html.escape(value)}</td></tr>"
-            for name, value, number in rows
-        )
-        parts = [
-            f"<div class='energystats-result' title='{html.escape(type(self).__name__)}'>",
-            f"<div style='font-weight:bold;margin-bottom:0.25em'>{title}</div>",
-            f"<table style='border-collapse:collapse;margin:0.25em 0'><tbody>{body}</tbody></table>"
-            if body
-            else "",
-        ]
+        body = _summary(rows + [(name, value, False) for name, value in self._details()])
+        parts = [f"<div class='energystats-result' title='{html.escape(type(self).__name__)}'>",
+                 f"{_BOLD}{html.escape(self._title or type(self).__name__)}</div>",
+                 f"{_TABLE}<tbody>{body}</tbody></table>" if body else ""]
         for caption, frame, decimals in (Table(*table) for table in self._tables()):
             table = table_html(frame, digits=self._digits, decimals=decimals)
             parts.append(f"<div style='margin-top:0.5em'>{html.escape(caption)}</div>{table}")
@@ -418,63 +332,196 @@ class ResultMixin:
 ResultMixin._own_attributes = attribute_entries(ResultMixin.__doc__)
 
 
-def _equal(value, default) -> bool:
+def _default(f: dataclasses.Field, value) -> bool:
+    """Whether ``value`` is the field's default (``_details`` leaves it out)."""
     try:
-        return bool(value == default)
+        return f.default is not dataclasses.MISSING and bool(value == f.default)
     except (TypeError, ValueError):
         return False
 
 
-# ---------------------------------------------------------------------------------------
-# fitted estimators
+@dataclass(frozen=True)
+class NullPanel:
+    """One panel of ``plot_null_distribution``: the statistic and its p-value against a resampled
+    ``null`` or a reference ``density`` over ``support``, titled ``test``; ``name`` names it
+    among several panels of one result (``test`` then titles the figure)."""
+
+    test: str
+    statistic_label: str
+    statistic: float
+    pvalue: float
+    null_label: str
+    null: np.ndarray | None = None
+    density: Callable | None = None
+    support: tuple[float, float] | None = None
+    name: str | None = None
 
 
-class FittedReport:
-    """How a fitted clustering estimator prints, as R's ``print.kgroups``: a title, the
-    clusters' sizes (and per-cluster terms when known) and the lines of ``details``.
+@dataclass(frozen=True)
+class Sample:
+    """The data passed to ``plot_gof``: its rows without missing values, the shape it was given
+    in and its name (a column's or Series' name, else the result's data name)."""
 
-    The estimator keeps scikit-learn's parameter repr until it is fitted; then ``repr``
-    and Jupyter's HTML show this report, the parameters on its last line.
+    values: np.ndarray
+    shape: tuple
+    name: str
+
+    def column(self, n_samples: int) -> np.ndarray:
+        """The one variable of a univariate test, checked against its sample size."""
+        return self.matrix(n_samples, None)[:, 0]
+
+    def matrix(self, n_samples: int, n_features: int | None) -> np.ndarray:
+        """The n x d data of a multivariate test (None: univariate), checked against its shape."""
+        if self.values.shape[1] != (n_features or 1):
+            raise ValueError("`x` must be one-dimensional, the data the test was run on, got "
+                             f"shape {self.shape}." if n_features is None else f"`x` must have "
+                             f"the {n_features} columns the test was run on, got shape "
+                             f"{self.shape}.")
+        if self.values.shape[0] != n_samples:
+            raise ValueError(f"`x` has {self.values.shape[0]} values without missing ones, "
+                             f"`result` was computed on {n_samples}: pass the data the test was "
+                             "run on.")
+        return self.values
+
+
+@dataclass(frozen=True)
+class FitPanel:
+    """What ``plot_gof`` draws: ``sample`` (named ``name``) against ``distribution`` (frozen
+    scipy.stats, ``label`` in the legend), QQ plot and distribution functions (``discrete``:
+    probabilities and steps), titled ``summary``."""
+
+    sample: np.ndarray
+    name: str
+    distribution: object
+    label: str
+    summary: str
+    discrete: bool = False
+
+
+@dataclass(frozen=True, repr=False)
+class TestResult(ResultMixin):
+    """The result of a hypothesis test: it unpacks as ``statistic, pvalue = result`` (as
+    scipy's results do) and prints as R's ``htest``.
+
+    Attributes
+    ----------
+    statistic : float
+        The test statistic, under the name its printed line gives it.
+    pvalue : float
+        The p-value. Against a null drawn at random:
+        (1 + #{null >= statistic}) / (n_resamples + 1), never 0; when every distinct
+        resample was enumerated (``exact``): the share of them at or above the statistic;
+        values equal to the statistic up to rounding count as ties. Against a reference
+        distribution: its upper tail at the statistic.
+    null_distribution : ndarray of shape (n_resamples,) or None
+        The statistic of each resample (relabeling, permutation or sample drawn under the
+        null hypothesis); None where the p-value comes from a reference distribution.
+    n_resamples : int or None
+        Resamples in ``null_distribution`` (all the distinct ones when ``exact``); 0 or None
+        where the p-value comes from a reference distribution.
+    exact : bool
+        Whether every distinct resample was enumerated, so that the p-value is exact.
     """
 
-    def __init__(self, title: str, clusters: pd.DataFrame, details: list[tuple[str, str]],
-                 parameters: str):
-        self.title, self.clusters = title, clusters
-        self.details, self.parameters = details, parameters
+    __test__ = False  # not a pytest test class, although its name starts with "Test"
 
-    def _headline(self) -> str:
-        sizes = self.clusters["size"].tolist()
-        return f"{len(sizes)} groups of sizes {', '.join(map(str, sizes))}"
+    statistic: float
+    pvalue: float
+    null_distribution: np.ndarray | None = field(repr=False)
+    n_resamples: int | None
+    exact: bool = field(default=False, kw_only=True)
+
+    _doc_place = "head"
+    _header = ("data_name", "statistic", "pvalue", "statistic_name", "n_resamples", "exact")
+    #: the statistic's name on the printed line, and what ``n_resamples`` counts
+    _statistic_label, _resamples = "statistic", "permutations"
+
+    def __iter__(self):
+        """``statistic, pvalue = result``, as scipy's results unpack."""
+        return iter((self.statistic, self.pvalue))
+
+    def _pvalue_note(self) -> str:
+        """What the p-value rests on, in brackets after it."""
+        if not self.n_resamples:
+            return ""
+        return (f"exact: all {self.n_resamples} {self._resamples}" if self.exact
+                else f"{self.n_resamples} {self._resamples}")
+
+    def _statistic_rows(self) -> list[tuple[str, str]]:
+        if np.ndim(self.statistic) != 0:  # several statistics: the result's table shows them
+            return []
+        note = self._pvalue_note()
+        p = format_pvalue(float(self.pvalue)).removeprefix("= ") + (f" ({note})" if note else "")
+        return [(self._statistic_label, _number(self.statistic)), ("p-value", p)]
+
+    def _permutation_label(self, unit: str) -> str:
+        """The legend of a permutation null of ``n_resamples`` ``unit``."""
+        return (f"exact permutation null (all {self.n_resamples:,} {unit})" if self.exact
+                else f"permutation null ({self.n_resamples:,} {unit})")
+
+    def _null_panels(self) -> tuple[NullPanel, ...]:
+        """What ``plot_null_distribution`` draws: the null distribution against the statistic,
+        titled by the test; a test says more by overriding it."""
+        return (NullPanel(self._title or type(self).__name__, self._statistic_label,
+                          self.statistic, self.pvalue, self._pvalue_note(),
+                          null=self.null_distribution),)
+
+    def _fit_panel(self, sample: Sample) -> FitPanel | None:
+        """What ``plot_gof`` draws for a goodness-of-fit test; None for one that fits none."""
+        return None
+
+
+@dataclass(frozen=True, repr=False)
+class ClusteringResult(ResultMixin):
+    """A partition of the observations into clusters; printed with the clusters' sizes.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n,)
+        The cluster of each observation, numbered 0, 1, ...; -1 on the rows dropped for
+        missing values (``nan_policy="omit"``), so that the labels align with the data.
+    """
+
+    labels: np.ndarray = field(kw_only=True, repr=False)
+
+    def _details(self) -> list[tuple[str, str]]:
+        sizes = np.bincount(self.labels[self.labels >= 0]).tolist()
+        return super()._details() + [("cluster sizes", ", ".join(map(str, sizes)))]
+
+
+# --- fitted estimators ------------------------------------------------------------------------
+
+class FittedReport(NamedTuple):
+    """How a fitted clustering estimator prints, as R's ``print.kgroups``: a title, the
+    clusters' sizes (and per-cluster terms), the lines of ``details`` and the parameters."""
+
+    title: str
+    clusters: pd.DataFrame
+    details: list
+    parameters: str
+
+    def _rows(self) -> list[tuple[str, str]]:
+        sizes = ", ".join(map(str, self.clusters["size"].tolist()))
+        return [("groups", f"{len(self.clusters)} groups of sizes {sizes}")] + self.details
 
     def text(self) -> str:
-        lines = [self.title, "", self._headline()]
-        lines += [f"{name}: {value}" for name, value in self.details]
-        lines += ["", "Clusters:"] + table_text(self.clusters) + ["", self.parameters]
-        return "\n".join(lines)
+        (_, headline), *details = self._rows()
+        lines = [self.title, "", headline] + [f"{name}: {value}" for name, value in details]
+        return "\n".join(lines + ["", "Clusters:", *table_text(self.clusters), "",
+                                  self.parameters])
 
     def html(self) -> str:
-        rows = [("groups", self._headline())] + self.details
-        body = "".join(
-            f"<tr><th style='{_TEXT_STYLE}'>{html.escape(name)}</th>"
-            f"<td style='{_TEXT_STYLE}'>{html.escape(value)}</td></tr>"
-            for name, value in rows
-        )
-        return (
-            "<div class='energystats-result'>"
-            f"<div style='font-weight:bold;margin-bottom:0.25em'>{html.escape(self.title)}</div>"
-            "<table style='border-collapse:collapse;margin:0.25em 0'>"
-            f"<tbody>{body}</tbody></table>"
-            f"<div style='margin-top:0.5em'>Clusters</div>{table_html(self.clusters)}"
-            f"<div style='margin-top:0.5em'><code>{html.escape(self.parameters)}</code></div>"
-            "</div>"
-        )
+        rows = [(name, value, False) for name, value in self._rows()]
+        return (f"<div class='energystats-result'>{_BOLD}{html.escape(self.title)}</div>{_TABLE}"
+                f"<tbody>{_summary(rows)}</tbody></table><div style='margin-top:0.5em'>Clusters"
+                f"</div>{table_html(self.clusters)}<div style='margin-top:0.5em'><code>"
+                f"{html.escape(self.parameters)}</code></div></div>")
 
 
 class ReportsWhenFitted:
     """Mixin for a scikit-learn estimator: once fitted (``labels_``), ``print(model)`` and
-    Jupyter (and IPython, through ``_repr_mimebundle_``) show the :class:`FittedReport` of
-    ``_report()``. ``repr`` stays scikit-learn's parameter repr, so that an estimator nested
-    in a pipeline or a search prints as scikit-learn prints it."""
+    Jupyter show the :class:`FittedReport` of ``_report()``; ``repr`` stays scikit-learn's, so
+    that an estimator nested in a pipeline or a search prints as scikit-learn prints it."""
 
     def _is_fitted(self) -> bool:
         return hasattr(self, "labels_")

@@ -1,10 +1,8 @@
 """Semimetrics of negative type and the kernels they generate.
 
-:class:`Semimetric` evaluates rho on two sets of points; the pairwise
-operator (:mod:`energystats._operator`) is the one place that applies it to
-all pairs of a sample. :class:`Scaling` rescales data near the ends of float64
-exactly. The public functions that return whole matrices are in
-:mod:`energystats._pairwise`.
+:class:`Semimetric` evaluates rho on two sets of points (:func:`energystats._scale.pairwise`
+applies it to all pairs of a sample); :class:`Scaling` rescales data near the ends of float64
+exactly; the public functions that return whole matrices are in :mod:`energystats._pairwise`.
 
 References
 ----------
@@ -25,24 +23,15 @@ from scipy.spatial.distance import cdist
 
 from ._config import memory_budget
 from ._missing import _caller_level
-from ._neighbors import Graph, median_distance
+from ._scale.graph import Graph, median_distance
 from ._validation import as_data, check_exponent, check_symmetric
 
-__all__ = [
-    "NEGATIVE_TYPE_POINTS",
-    "MetricLike",
-    "Scaling",
-    "Semimetric",
-    "as_precomputed",
-    "prepare_points",
-    "resolve_semimetric",
-]
+__all__ = ["NEGATIVE_TYPE_POINTS", "MetricLike", "Scaling", "Semimetric", "as_precomputed",
+           "prepare_points", "resolve_semimetric"]
 
 MetricLike = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray]]
 
-_METRICS = (
-    "euclidean", "exponential", "gaussian", "discrete", "precomputed", "nearest_neighbors"
-)
+_METRICS = ("euclidean", "exponential", "gaussian", "discrete", "precomputed", "nearest_neighbors")
 
 
 @dataclass(frozen=True)
@@ -55,16 +44,17 @@ class Semimetric:
         ``"euclidean"``, ``"exponential"``, ``"gaussian"``, ``"discrete"`` (0 for
         equal rows, 1 otherwise: the 0-1 distance R uses for factors),
         ``"precomputed"``, ``"nearest_neighbors"`` (the semimetric of the points'
-        k-nearest-neighbour graph, eq. 35: :class:`~energystats._neighbors.Graph`) or a
+        k-nearest-neighbour graph, eq. 35: :class:`~energystats._scale.graph.Graph`) or a
         callable ``f(A, B)`` returning the ``len(A) x len(B)`` matrix of semimetric values.
     exponent : float
         Exponent alpha of ``"euclidean"`` (eq. 52); 1.0 otherwise.
     sigma : float or None
         Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: half the
-        points' median distance (:func:`~energystats._neighbors.median_distance`), fixed by
+        points' median distance (:func:`~energystats._scale.graph.median_distance`), fixed by
         :meth:`for_data`.
     n_neighbors : int or None
-        m of ``"nearest_neighbors"``; ``None``: :func:`~energystats._neighbors.default_neighbors`.
+        m of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)``
+        (:func:`~energystats._scale.graph.default_neighbors`).
     graph : Graph or None
         The graph of the points, once :meth:`for_data` has built it.
     """
@@ -92,9 +82,8 @@ class Semimetric:
     def for_data(self, X: np.ndarray) -> Semimetric:
         """The semimetric with what it takes from the data fixed on the (validated) points X:
         half the median distance as ``sigma`` of the exponential and Gaussian semimetrics given
-        none,
-        the graph of X for ``"nearest_neighbors"``; itself otherwise. Every statistic of one
-        call uses one such semimetric (the pairwise operator fixes it once)."""
+        none, the graph of X for ``"nearest_neighbors"``; itself otherwise. Every statistic of one
+        call uses one such semimetric (:func:`energystats._scale.pairwise` fixes it once)."""
         if self.metric in ("exponential", "gaussian") and self.sigma is None:
             return replace(self, sigma=0.5 * median_distance(X))
         if self.on_graph and self.graph is None:
@@ -112,17 +101,14 @@ class Semimetric:
         if callable(metric):
             values = np.asarray(metric(A, B), dtype=np.float64)
             if values.shape != (A.shape[0], B.shape[0]):
-                raise ValueError(
-                    f"`metric` callable must return an array of shape "
-                    f"{(A.shape[0], B.shape[0])}, got {values.shape}."
-                )
+                raise ValueError("`metric` callable must return an array of shape "
+                                 f"{(A.shape[0], B.shape[0])}, got {values.shape}.")
             if not np.isfinite(values).all():
                 raise ValueError("`metric` callable returned NaN or infinite values.")
             if values.size and values.min() < 0:
-                raise ValueError(
-                    f"`metric` callable returned a negative value ({values.min():.6g}): a "
-                    "semimetric is non-negative (rho(x, y) >= 0, rho(x, x) = 0)."
-                )
+                raise ValueError("`metric` callable returned a negative value "
+                                 f"({values.min():.6g}): a semimetric is non-negative (rho(x, y) "
+                                 ">= 0, rho(x, x) = 0).")
             if out is None:
                 return values
             out[...] = values
@@ -136,10 +122,9 @@ class Semimetric:
                 np.power(out, alpha / 2.0, out=out)
             return out
         if metric == "nearest_neighbors":
-            raise ValueError(
-                "metric='nearest_neighbors' has values only between the points of one sample, "
-                "from their graph: it applies where the statistic's points are one sample."
-            )
+            raise ValueError("metric='nearest_neighbors' has values only between the points of "
+                             "one sample, from their graph: it applies where the statistic's "
+                             "points are one sample.")
         if metric == "discrete":  # 1[a != b]: half the squared distance of the categories' corners
             out = cdist(A, B, "hamming", out=out)
             return np.greater(out, 0.0, out=out, casting="unsafe")
@@ -199,12 +184,11 @@ class Scaling:
             return cls()
         top = float(max(max(A.max(), -A.min()) for A in (X, *more)))
         if semimetric.sigma is not None and top > 0 and semimetric.sigma / top > 2.0**LOG2_SAFE:
-            raise ValueError(
-                f"`sigma`={semimetric.sigma:g} is more than 2^{LOG2_SAFE} times the largest "
-                f"|value| of the data ({top:.3g}): the {semimetric.metric} semimetric is then "
-                "below float64's resolution for every pair. Choose sigma on the scale of the "
-                "distances between the points (their median is a common choice)."
-            )
+            raise ValueError(f"`sigma`={semimetric.sigma:g} is more than 2^{LOG2_SAFE} times the "
+                             f"largest |value| of the data ({top:.3g}): the {semimetric.metric} "
+                             "semimetric is then below float64's resolution for every pair. "
+                             "Choose sigma on the scale of the distances between the points "
+                             "(their median is a common choice).")
         safe = LOG2_SAFE * (4 if semimetric.precomputed else 1)
         if top == 0.0 or -safe <= np.log2(top) <= safe:
             return cls()
@@ -236,18 +220,15 @@ class Scaling:
         arr = np.asarray(value, dtype=float)
         big, small = _magnitudes(arr)
         if big > 0 and np.log2(big) + self.log2_factor >= 1024:
-            raise OverflowError(
-                f"{what} is about 2^{np.log2(big) + self.log2_factor:.0f}, beyond float64 (largest "
-                f"about 2^1024): divide the data by a constant c and multiply {what} by c^exponent "
-                f"(or, with weights, divide the weights by c and multiply {what} by c)."
-            )
+            raise OverflowError(f"{what} is about 2^{np.log2(big) + self.log2_factor:.0f}, beyond "
+                                "float64 (largest about 2^1024): divide the data by a constant c "
+                                f"and multiply {what} by c^exponent (or, with weights, divide the "
+                                f"weights by c and multiply {what} by c).")
         if small > 0 and np.log2(small) + self.log2_factor < -1074:
-            raise ValueError(
-                f"{what} is about 2^{np.log2(small) + self.log2_factor:.0f}, below float64's "
-                "smallest number (about 2^-1074): multiply the data by a constant c and divide "
-                f"{what} by c^exponent (or, with weights, multiply the weights by c and divide "
-                f"{what} by c)."
-            )
+            raise ValueError(f"{what} is about 2^{np.log2(small) + self.log2_factor:.0f}, below "
+                             "float64's smallest number (about 2^-1074): multiply the data by a "
+                             f"constant c and divide {what} by c^exponent (or, with weights, "
+                             f"multiply the weights by c and divide {what} by c).")
         whole = int(np.floor(self.log2_factor))
         out = arr if inplace else arr.copy()
         out *= 2.0 ** (self.log2_factor - whole)
@@ -276,9 +257,7 @@ def resolve_semimetric(
     elif isinstance(metric, str) and metric in _METRICS:
         name = metric
     else:
-        raise ValueError(
-            f"`metric` must be one of {_METRICS} or a callable, got {metric!r}."
-        )
+        raise ValueError(f"`metric` must be one of {_METRICS} or a callable, got {metric!r}.")
     exponent = check_exponent(exponent)
     if name != "euclidean" and exponent != 1.0:
         raise ValueError("`exponent` applies only to metric='euclidean'.")
@@ -310,10 +289,8 @@ def as_precomputed(D, name: str = "X") -> np.ndarray:
     D = as_data(D, name)
     n, m = D.shape
     if n != m:
-        raise ValueError(
-            f"`{name}` must be a square distance matrix for metric='precomputed', got shape "
-            f"{D.shape}."
-        )
+        raise ValueError(f"`{name}` must be a square distance matrix for metric='precomputed', "
+                         f"got shape {D.shape}.")
     if D.min() < 0:
         raise ValueError(f"`{name}` must be non-negative for metric='precomputed'.")
     if np.any(np.diag(D) != 0):
@@ -382,9 +359,8 @@ def prepare_points(
     if semimetric.precomputed:
         D = as_precomputed(X, name)
         if D.shape[0] < min_samples:
-            raise ValueError(
-                f"`{name}` must hold at least {min_samples} sample(s), got {D.shape[0]}."
-            )
+            raise ValueError(f"`{name}` must hold at least {min_samples} sample(s), got "
+                             f"{D.shape[0]}.")
         _check_negative_type(D, name)
         return D
     return as_data(X, name, min_samples=min_samples)

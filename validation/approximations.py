@@ -35,8 +35,7 @@ from scipy.stats import binomtest
 
 import energystats as es
 from energystats._metrics import accuracy
-from energystats._operator import sphere_constant
-from energystats._operator.projection import random_directions
+from energystats._scale.projection import random_directions, sphere_constant
 
 
 def sphere(quick):

@@ -34,7 +34,7 @@ from scipy.stats import binom
 
 import energystats as es
 from energystats._independence import testing
-from energystats._operator import N_PROJECTIONS
+from energystats._scale.projection import N_PROJECTIONS
 
 NULLS = {
     "normal n=30 (d 3, 2)": lambda g: (g.normal(size=(30, 3)), g.normal(size=(30, 2))),

@@ -1,6 +1,6 @@
 """How many random directions: the projected energy test's level, power and time for K = 50,
 100 and 200, beside the exact test (the energy family's side of the one default number of
-directions, ``energystats._operator.N_PROJECTIONS``; the independence family's side is in
+directions, ``energystats._scale.projection.N_PROJECTIONS``; the independence family's side is in
 ``validation/independence_gamma.py``).
 
 Usage: python validation/projection_directions.py [--quick] [--out validation/results]

@@ -23,12 +23,8 @@ print(res)
 # %%
 # Which pairs differ (Holm's correction over the six pairs):
 
-table = es.pairwise_energy_tests(X, groups, n_resamples=999, rng=2)
-print(
-    table[["group_a", "group_b", "statistic", "pvalue", "pvalue_adjusted", "reject"]].to_string(
-        index=False
-    )
-)
+pairs = es.pairwise_energy_tests(X, groups, n_resamples=999, rng=2)
+print(pairs)
 
 # %%
 # The observed statistic against its permutation null distribution:

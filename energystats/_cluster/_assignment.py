@@ -1,7 +1,15 @@
-"""Where new points go: the rule of :meth:`KGroups.predict`, which also labels the points
-of weight 0 in ``fit``. One object per fitted model, built from the fit's pairwise
-operator: from semimetric values to the training points, from a Gram matrix, in the
-feature space of a kernel known by features (Nyström), or through a graph's neighbours."""
+r"""Where new points go (:meth:`KGroups.predict`, which also places the points of weight 0):
+the group whose within dispersion grows least by adding the point, of weight u,
+
+.. math::
+
+    \frac{u}{s_l + u}\, c_l(x), \qquad
+    \frac{c_l(x)}{s_l} = g(x, C_l) - \tfrac12 g(C_l, C_l) = \|\phi(x) - m_l\|^2
+
+(the Hartigan gain of eq. 50 for a point joining group l; França, Rizzo & Vogelstein 2020),
+from the semimetric values of x to the training points, from a graph's kernel, or in the
+feature space of Nyström features; a new point has unit weight (``unit`` in the units of the
+fitted weights)."""
 
 from __future__ import annotations
 
@@ -9,163 +17,87 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._config import check_fits
-from .._neighbors import Graph
-from .._operator import FeatureMap, PairwiseOperator, indicator
-from .._semimetric import Semimetric
+from ._partition import indicator
 
-__all__ = ["Assignment", "feature_assignment", "make_assignment"]
+__all__ = ["Assignment"]
+
+#: Semimetric values of new points to the training points formed at a time (8 MiB).
+BLOCK_VALUES = 2**20
 
 
+@dataclass(frozen=True)
 class Assignment:
-    r"""Each new point goes to the group whose energy grows least by adding it: the group l
-    that minimises :math:`\frac{s_l}{s_l + 1}\,\|\phi(x) - m_l\|^2`, the squared
-    feature-space distance to the weighted centroid scaled as in the Hartigan gain (eq. 50);
-    in semimetric form :math:`\frac{s_l}{s_l + 1}\,[g(x, C_l) - \tfrac12 g(C_l, C_l)]`.
-    A new point has unit weight: ``unit`` in the units of the fitted weights (which
-    :func:`weight_scale` may have divided by a power of two)."""
+    """The rule of a fitted model.
 
-    #: whether :meth:`KGroups.predict` can use it (a Gram matrix gives no values for new points)
+    Attributes
+    ----------
+    s : ndarray of shape (k,)
+        The groups' weights.
+    offset : ndarray of shape (k,)
+        :math:`B_l / (2 s_l^2)` (semimetric values) or :math:`Q_l / s_l^2` (a kernel:
+        the graph's, or the features' with ``Q_l = ||S_l||^2``).
+    Zw : ndarray of shape (n, k) or None
+        The weighted indicator of the training points (None for features).
+    unit : float
+        A new point's weight.
+    points, semimetric, kept
+        The training points and their semimetric (points None: ``predict`` takes the values);
+        ``kept``: the columns of the training points of positive weight.
+    graph, feature_map, S
+        A graph's :class:`~energystats._scale.graph.Graph`; or the Nyström feature map and the
+        groups' feature sums S (k x r).
+    predicts : bool
+        False for a Gram matrix (no values for new points; used for the points of weight 0).
+    """
+
+    s: np.ndarray
+    offset: np.ndarray
+    Zw: np.ndarray | None
+    unit: float = 1.0
+    points: np.ndarray | None = None
+    semimetric: object = None
+    kept: np.ndarray | None = None
+    graph: object = None
+    feature_map: object = None
+    S: np.ndarray | None = None
     predicts: bool = True
 
-    def __call__(self, new: np.ndarray, self_kernel: np.ndarray | None = None) -> np.ndarray:
-        """Labels of new points: ``new`` is what ``predict`` takes (points, or semimetric
-        values to every training point); for a Gram matrix, kernel values to every training
-        point and ``self_kernel`` K(x, x)."""
-        raise NotImplementedError  # pragma: no cover
+    @classmethod
+    def of(cls, D, labels, w, k, unit=1.0, **given):
+        """The rule of a partition on D (the training points' semimetric matrix)."""
+        Zw = indicator(labels, k, w)
+        if given.get("graph") is not None:  # the kernel's Q_l (the rule is centring-free)
+            K = given["graph"].kernel()
+            s = Zw.sum(axis=0)
+            return cls(s, np.einsum("nl,nl->l", Zw, K @ Zw) / s**2, Zw, unit, **given)
+        s = Zw.sum(axis=0)
+        return cls(s, np.einsum("nl,nl->l", Zw, D @ Zw) / (2.0 * s**2), Zw, unit, **given)
 
+    @classmethod
+    def of_features(cls, feature_map, S, s, unit=1.0):
+        """The rule in feature space from the groups' feature sums S and weights s."""
+        return cls(s, np.einsum("lr,lr->l", S, S) / s**2, None, unit, feature_map=feature_map,
+                   S=S)
 
-@dataclass(frozen=True)
-class _SemimetricAssignment(Assignment):
-    """The rule from semimetric values to the training points (of positive weight,
-    ``kept``): given (precomputed), or computed from the ``points`` in blocks of ``block``
-    new points (the fit operator's :meth:`~energystats._operator.PairwiseOperator.block_rows`)."""
+    def _argmin(self, energy, u) -> np.ndarray:
+        s = self.s
+        return np.argmin(s / (s + u) * energy, axis=1)
 
-    semimetric: Semimetric
-    points: np.ndarray | None
-    kept: np.ndarray | None
-    Zw: np.ndarray
-    within: np.ndarray
-    block: int
-    unit: float = 1.0
-
-    def __call__(self, new, self_kernel=None):
-        s = self.Zw.sum(axis=0)
-        m, n = new.shape[0], self.Zw.shape[0]
-        k = self.Zw.shape[1]
-        values = None
+    def __call__(self, new: np.ndarray) -> np.ndarray:
+        """Labels of ``new``: points, or semimetric values to every training point."""
+        s, u = self.s, self.unit
+        if self.feature_map is not None:
+            Phi, residual = self.feature_map.transform(new, residual=True)
+            base = np.einsum("ij,ij->i", Phi, Phi) + residual
+            return self._argmin(base[:, None] - 2.0 * (Phi @ self.S.T) / s + self.offset, u)
+        if self.graph is not None:
+            Kx, Kxx = self.graph.new_points(new)  # the degree 1 / K(x, x) weighs the point
+            cost = Kxx[:, None] - 2.0 * np.asarray(Kx @ self.Zw) / s + self.offset
+            return self._argmin(cost, (u / Kxx)[:, None])
         if self.points is None:
             values = new if self.kept is None else new[:, self.kept]
-        step = m if values is not None else max(1, min(m, self.block))
-        check_fits(
-            f"predict on {m} points ({step} x {n} semimetric values at a time)",
-            8 * (step * n + m * k),
-        )
-        out = np.empty(m, dtype=np.intp)
-        for a in range(0, m, step):
-            block = (
-                values[a : a + step]
-                if values is not None
-                else self.semimetric(new[a : a + step], self.points)
-            )
-            cost = s / (s + self.unit) * (block @ self.Zw / s - 0.5 * self.within)
-            out[a : a + step] = np.argmin(cost, axis=1)
-        return out
-
-
-@dataclass(frozen=True)
-class _GramAssignment(Assignment):
-    """The rule from a Gram matrix: K(x, x) - 2 g_l(x) / s_l + Q_l / s_l^2, times
-    s_l / (s_l + 1)."""
-
-    kept: np.ndarray | None
-    Zw: np.ndarray
-    Q: np.ndarray
-    unit: float = 1.0
-    predicts = False
-
-    def __call__(self, new, self_kernel=None):
-        Gx = new if self.kept is None else new[:, self.kept]
-        s = self.Zw.sum(axis=0)
-        cost = (
-            s / (s + self.unit) * (self_kernel[:, None] - 2.0 * (Gx @ self.Zw) / s + self.Q / s**2)
-        )
-        return np.argmin(cost, axis=1)
-
-
-@dataclass(frozen=True)
-class _GraphAssignment(Assignment):
-    """The rule on a graph's kernel (``metric="nearest_neighbors"``): a new point joins the
-    graph through its nearest points (:meth:`Graph.new_points`), with its degree as its
-    weight (times ``unit``); then as from a Gram matrix, with the groups' Q_l of the
-    uncentred kernel K (the rule is the same in any centring)."""
-
-    graph: Graph
-    Zw: np.ndarray
-    Q: np.ndarray
-    unit: float = 1.0
-
-    def __call__(self, new, self_kernel=None):
-        Kx, Kxx = self.graph.new_points(new)
-        s, w_x = self.Zw.sum(axis=0), self.unit / Kxx  # d_x = 1 / K(x, x)
-        cost = s / (s + w_x[:, None]) * (
-            Kxx[:, None] - 2.0 * np.asarray(Kx @ self.Zw) / s + self.Q / s**2
-        )
-        return np.argmin(cost, axis=1)
-
-
-@dataclass(frozen=True)
-class _FeatureAssignment(Assignment):
-    """The rule in feature space: ||phi(x)||^2 - 2 phi(x).S_l / s_l + Q_l / s_l^2 with the
-    group sums S_l of the features, where ||phi(x)||^2 includes the residual outside the
-    landmarks' span (the centroids lie in it), so that the rule is exact when every
-    training point is a landmark."""
-
-    feature_map: FeatureMap
-    S: np.ndarray
-    Q: np.ndarray
-    s: np.ndarray
-    unit: float = 1.0
-
-    def __call__(self, new, self_kernel=None):
-        Phi, residual = self.feature_map.transform(new, residual=True)
-        norms = np.einsum("ij,ij->i", Phi, Phi) + residual
-        s = self.s
-        return np.argmin(
-            s / (s + self.unit) * (norms[:, None] - 2.0 * (Phi @ self.S.T) / s + self.Q / s**2),
-            axis=1,
-        )
-
-
-def feature_assignment(
-    feature_map: FeatureMap, S: np.ndarray, s: np.ndarray, unit: float = 1.0
-) -> Assignment:
-    """The rule in feature space from the groups' feature sums S (k x r, centred by the map's
-    mean) and weights s; ``unit``, a new point's weight."""
-    return _FeatureAssignment(feature_map, S, np.einsum("lr,lr->l", S, S), s, unit)
-
-
-def make_assignment(
-    op: PairwiseOperator,
-    semimetric: Semimetric | None,
-    points: np.ndarray,
-    kept: np.ndarray | None,
-    labels: np.ndarray,
-    w: np.ndarray,
-    within: np.ndarray,
-    k: int,
-    unit: float = 1.0,
-) -> Assignment:
-    """The rule for a model fitted on the operator ``op`` (the kernel, or D for R's rule)
-    of ``points`` (the training points of positive weight, or their matrix), with groups
-    ``labels``, weights ``w`` and g(C_l, C_l) ``within``; ``unit``, a new point's weight."""
-    Zw = indicator(labels, k, w)
-    if semimetric is not None and semimetric.on_graph:
-        K = semimetric.graph.kernel()
-        return _GraphAssignment(semimetric.graph, Zw, np.einsum("nl,nl->l", Zw, K @ Zw), unit)
-    if op.features is not None:
-        return feature_assignment(op.feature_map, Zw.T @ op.features, Zw.sum(axis=0), unit)
-    if semimetric is None:
-        return _GramAssignment(kept, Zw, np.diag(op.quadratic(Zw)), unit)
-    points = None if semimetric.precomputed else points
-    return _SemimetricAssignment(semimetric, points, kept, Zw, within, op.block_rows(), unit)
+            return self._argmin(values @ self.Zw / s - self.offset, u)
+        step = max(1, BLOCK_VALUES // self.Zw.shape[0])
+        return np.concatenate([self._argmin(self.semimetric(new[a : a + step], self.points)
+                                            @ self.Zw / s - self.offset, u)
+                               for a in range(0, new.shape[0], step)])

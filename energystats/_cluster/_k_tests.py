@@ -50,7 +50,7 @@ import numpy as np
 from scipy.stats import chi2
 
 from .._frontdoor import front_door
-from .._resampling import Draws, Options, null_distribution, pvalue
+from .._resample import null_distribution, pvalue
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import check_positive_int
 
@@ -290,14 +290,9 @@ def _against(kind: str, scores: np.ndarray, K: int, B: int, gen, progress: bool 
     features = _features(data, K, data_gen.random((1, K, CANDIDATES)))[0]
     scale = np.ones(J) if kind == "gaussian" else scores.std(0)
     evaluate = functools.partial(_reference_features, kind=kind, scale=scale, m=m, K=K)
-    engine = Draws(  # per reference: its points and scores, and k-means' distances and labels
-        lambda g, size: g.spawn(size),
-        evaluate,
-        item_bytes=8 * m * (2 * K + 3 * J + 4),
-        what=f"a test of one cluster (m = {m})",
-        desc="reference clusters",
-    )
-    null = null_distribution(engine, Options(B, progress=progress), ref_gen).values
+    # per reference a stream (spawned in order): its points and scores, k-means' distances
+    null = null_distribution(evaluate, ref_gen.spawn, B, 8.0 * m * (2 * K + 3 * J + 4),
+                             progress, "reference clusters")
     statistic, p, t_null = statistic_and_pvalue(features, null)
     gap = features[: K - 1] - null[:, : K - 1].mean(0)
     se = null[:, : K - 1].std(0) * np.sqrt(1.0 + 1.0 / B)

@@ -14,10 +14,9 @@ O(m k) per point, no features formed), the nearest centre, and the band's group 
 kernel rows, which give the next centres, the group sums of the features and W. They stop
 when no label changes (``converged``), or after ``max_iter`` passes.
 
-Memory: the data, the labels, a band of kernel rows per thread and a batch's features,
-O(n + b m + k m) beyond the data (:func:`minibatch_bytes`); the passes run on as many
-threads as the memory budget holds (their shares are fixed, so the result is the same). Time
-O(n m (d + k)) per pass, O(b m (d + r)) per step.
+Memory: the data, the labels, a band of kernel rows and a batch's features, O(n + b m + k m)
+beyond the data (:func:`minibatch_bytes`). Time O(n m (d + k)) per pass, O(b m (d + r)) per
+step.
 
 References
 ----------
@@ -27,23 +26,21 @@ D. Sculley, "Web-scale k-means clustering", WWW (2010). S. Wang, A. Gittens and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
 from .._config import check_fits, memory_budget, memory_error
-from .._operator import FeatureMap, feature_operator
-from .._parallel import round_robin, run_threads, threads_within
+from .._scale import Streamed
+from .._scale.nystroem import FeatureMap
+from .._semimetric import resolve_semimetric
+from ._partition import indicator
 from ._starts import initial_labels
 
-__all__ = [
-    "MAX_BATCH", "MiniBatchFit", "largest_batch", "minibatch_bytes", "minibatch_fit",
-    "nystroem_path",
-]
+__all__ = ["MAX_BATCH", "MiniBatchFit", "largest_batch", "minibatch_bytes", "minibatch_fit",
+           "nystroem_path"]
 
-#: Points per share of a pass over the data: the shares are fixed whatever the threads, so
-#: that their sums, added in order, are the same on every run.
-_SHARE = 2**16
 #: Steps without improvement of the smoothed batch cost after which the steps stop.
 _PATIENCE = 10
 #: The largest batch :func:`nystroem_path` gives the mini-batch path, the size whose accuracy
@@ -51,52 +48,30 @@ _PATIENCE = 10
 MAX_BATCH = 10_000
 
 
-@dataclass(frozen=True)
-class MiniBatchFit:
-    """The result of :func:`minibatch_fit`.
-
-    Attributes
-    ----------
-    labels : ndarray of shape (n,)
-    W, T : float
-        Upper bounds on the exact W and T of the labels, as for Nyström k-groups: the
-        features' values plus each point's residual outside the landmarks' span.
-    within : ndarray of shape (k,)
-        g(C_l, C_l) with the residuals.
-    S : ndarray of shape (k, r)
-        Group sums of the features centred by ``feature_map.mean``.
-    feature_map : FeatureMap
-        With ``mean`` the weighted mean of every point's features.
-    steps, passes : int
-        Mini-batch steps, and Lloyd's passes over all points.
-    converged : bool
-        Whether the last pass changed no label.
-    """
+class MiniBatchFit(NamedTuple):
+    """The result of :func:`minibatch_fit`: ``W`` and ``T`` are upper bounds on the exact
+    values of ``labels``, as for Nyström k-groups (the features' values plus each point's
+    residual outside the landmarks' span); ``S`` the groups' feature sums (k x r) centred by
+    ``feature_map.mean``, the weighted mean feature; ``passes`` Lloyd's passes over all
+    points, ``converged`` whether the last changed no label."""
 
     labels: np.ndarray
     W: float
     T: float
-    within: np.ndarray
     S: np.ndarray
     feature_map: FeatureMap
-    steps: int
     passes: int
     converged: bool
 
 
-def _thread_bytes(m: int, k: int) -> int:
-    """Memory of one thread of a Lloyd pass: a band of kernel rows to the landmarks and its
-    products with the centres."""
-    return 8 * FeatureMap.band_rows(m) * (m + k)
-
-
 def minibatch_bytes(n: int, m: int, r: int, k: int, batch: int) -> int:
-    """Memory of :func:`minibatch_fit` beyond the data, with one thread for the passes: the
-    features of the evaluation sample and of a start's sample (``size`` points, m kernel
-    values and r features each), a batch's kernel rows, features and distances, the labels
-    and the weights (9 bytes a point), and one thread's band."""
+    """Memory of :func:`minibatch_fit` beyond the data: the features of the evaluation sample
+    and of a start's sample (``size`` points, m kernel values and r features each), a batch's
+    kernel rows, features and distances, the labels and the weights (9 bytes a point), and a
+    pass's band of kernel rows and their products with the centres."""
     size = min(n, max(3 * batch, 10 * k))
-    return 8 * size * (m + r) + 8 * batch * (m + r + k) + 9 * n + _thread_bytes(m, k)
+    return (8 * size * (m + r) + 8 * batch * (m + r + k) + 9 * n
+            + 8 * FeatureMap.band_rows(m) * (m + k))
 
 
 def largest_batch(n: int, m: int, k: int, budget: int, most: int) -> int | None:
@@ -113,9 +88,8 @@ def largest_batch(n: int, m: int, k: int, budget: int, most: int) -> int | None:
     return lo or None
 
 
-def nystroem_path(
-    n: int, k: int, m: int, reserve: int, batch_size: int | None, labels_given: bool
-) -> tuple[str, int | None]:
+def nystroem_path(n: int, k: int, m: int, reserve: int, batch_size: int | None,
+                  labels_given: bool) -> tuple[str, int | None]:
     """The path of Nyström k-groups on n points with m landmarks: ``("nystroem", None)`` when
     the features (8 n (m + 1) bytes, r <= m of them and the residuals) fit the memory budget
     beside the partition's ``reserve``; else ``("nystroem-minibatch", b)``, b ``batch_size``
@@ -131,18 +105,12 @@ def nystroem_path(
     if batch is not None:
         return "nystroem-minibatch", batch
     if labels_given:
-        raise memory_error(
-            f"Nystroem k-groups on {n} points with {m} landmarks (the features: `init` labels rule "
-            "out mini-batch steps, `batch_size`)",
-            features,
-            "lower `n_landmarks`, or give `init` as a string",
-        )
-    raise memory_error(
-        f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch steps of one "
-        "point (`batch_size`=1),",
-        min(features, minibatch_bytes(n, m, m, k, 1)),
-        "lower `n_landmarks`",
-    )
+        raise memory_error(f"Nystroem k-groups on {n} points with {m} landmarks (the features: "
+                           "`init` labels rule out mini-batch steps, `batch_size`)", features,
+                           "lower `n_landmarks`, or give `init` as a string")
+    raise memory_error(f"Nystroem k-groups on {n} points with {m} landmarks, even in mini-batch "
+                       "steps of one point (`batch_size`=1),",
+                       min(features, minibatch_bytes(n, m, m, k, 1)), "lower `n_landmarks`")
 
 
 def _features(feature_map: FeatureMap, X: np.ndarray) -> np.ndarray:
@@ -152,49 +120,33 @@ def _features(feature_map: FeatureMap, X: np.ndarray) -> np.ndarray:
 
 
 def _group_sums(labels: np.ndarray, weights: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
-    """Sum of ``weights`` times ``rows`` per group (k x columns), by one product with the
-    weighted indicator."""
-    Z = np.zeros((k, labels.shape[0]))
-    Z[labels, np.arange(labels.shape[0])] = weights
-    return Z @ rows
+    """Sum of ``weights`` times ``rows`` per group (k x columns)."""
+    return indicator(labels, k, weights).T @ rows
 
 
 def _nearest(Phi: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Nearest centre of each row of Phi and the squared distance to it."""
-    d2 = (
-        (Phi * Phi).sum(axis=1)[:, None]
-        - 2.0 * Phi @ centres.T
-        + (centres * centres).sum(axis=1)[None, :]
-    )
+    d2 = ((Phi * Phi).sum(axis=1)[:, None] - 2.0 * Phi @ centres.T
+          + (centres * centres).sum(axis=1)[None, :])
     labels = np.argmin(d2, axis=1)
     return labels, np.maximum(d2[np.arange(Phi.shape[0]), labels], 0.0)
 
 
-def _start(
-    X, w, feature_map: FeatureMap, k: int, init: str, size: int, rng: np.random.Generator
-) -> np.ndarray:
+def _start(X, w, feature_map: FeatureMap, k: int, init: str, size: int, rng) -> np.ndarray:
     """Initial centres (k x r): ``init`` on the features of ``size`` points drawn uniformly,
     each centre the weighted mean of its group there."""
     idx = np.sort(rng.choice(X.shape[0], size=size, replace=False))
     Phi = _features(feature_map, X[idx])
     ws = np.ones(size) if w is None else w[idx]
     centred = Phi - (ws @ Phi) / ws.sum()
-    labels = initial_labels(
-        init, centred if init == "power-kmeans" else None, feature_operator(centred), ws, k, rng
-    )
+    D = Streamed(centred, resolve_semimetric(exponent=2.0))  # rho in feature space, by rows
+    labels = initial_labels(init, D, centred if init == "power-kmeans" else None, ws, k, rng)
     return _group_sums(labels, ws, Phi, k) / np.bincount(labels, weights=ws, minlength=k)[:, None]
 
 
-def _steps(
-    X,
-    w,
-    feature_map: FeatureMap,
-    centres: np.ndarray,
-    batch: int,
-    max_steps: int,
-    rng: np.random.Generator,
-):
-    """Mini-batch steps from ``centres`` (updated in place); returns the number of steps."""
+def _steps(X, w, feature_map: FeatureMap, centres: np.ndarray, batch: int, max_steps: int,
+           rng: np.random.Generator) -> None:
+    """Mini-batch steps from ``centres`` (updated in place)."""
     n, k = X.shape[0], centres.shape[0]
     counts = np.zeros(k)
     alpha = min(1.0, 2.0 * batch / (n + 1))  # the smoothing of the batch cost, as scikit-learn's
@@ -209,10 +161,8 @@ def _steps(
         added = np.bincount(labels, weights=wb, minlength=k)
         sums = _group_sums(labels, wb, Phi, k)
         moved = added > 0
-        centres[moved] = (
-            (centres[moved] * counts[moved, None] + sums[moved])
-            / (counts[moved] + added[moved])[:, None]
-        )
+        centres[moved] = ((centres[moved] * counts[moved, None] + sums[moved])
+                          / (counts[moved] + added[moved])[:, None])
         counts += added
         smoothed = cost if step == 1 else (1.0 - alpha) * smoothed + alpha * cost
         if smoothed < best:
@@ -220,99 +170,54 @@ def _steps(
         else:
             stale += 1
             if stale >= _PATIENCE:
-                break
-    return step
+                return
 
 
-def _pass_share(
-    X,
-    w,
-    feature_map: FeatureMap,
-    C: np.ndarray,
-    norms: np.ndarray,
-    labels: np.ndarray,
-    shares: list,
-):
-    """One thread's part of a Lloyd pass: for each share (a, b) of points, their nearest centres
-    (written into ``labels``), the changes, and the share's group sums of kernel rows, of
-    weights and of K(x, x)."""
+def _pass(X, w, feature_map: FeatureMap, C: np.ndarray, norms: np.ndarray,
+          labels: np.ndarray):
+    """One Lloyd pass in bands of points: their nearest centres (written into ``labels``), the
+    changes, and the group sums of kernel rows, of weights and of K(x, x)."""
     k, m = C.shape[1], C.shape[0]
-    out = []
-    for a, b in shares:
-        rows = np.zeros((k, m))
-        weights, self_sums, changed = np.zeros(k), np.zeros(k), 0
-        for c in range(a, b, feature_map.band_rows(m)):
-            e = min(c + feature_map.band_rows(m), b)
-            K, self_kernel = feature_map.kernel_rows(X[c:e])
-            new = np.argmin(norms[None, :] - 2.0 * K @ C, axis=1)
-            changed += int(np.count_nonzero(new != labels[c:e]))
-            labels[c:e] = new
-            wb = np.ones(e - c) if w is None else w[c:e]
-            weights += np.bincount(new, weights=wb, minlength=k)
-            self_sums += np.bincount(new, weights=wb * self_kernel, minlength=k)
-            rows += _group_sums(new, wb, K, k)
-        out.append((rows, weights, self_sums, changed))
-    return out
+    rows, weights, self_sums, changed = np.zeros((k, m)), np.zeros(k), np.zeros(k), 0
+    step = feature_map.band_rows(m)
+    for c in range(0, X.shape[0], step):
+        K, self_kernel = feature_map.kernel_rows(X[c : c + step])
+        new = np.argmin(norms[None, :] - 2.0 * K @ C, axis=1)
+        changed += int(np.count_nonzero(new != labels[c : c + step]))
+        labels[c : c + step] = new
+        wb = np.ones(new.shape[0]) if w is None else w[c : c + step]
+        weights += np.bincount(new, weights=wb, minlength=k)
+        self_sums += np.bincount(new, weights=wb * self_kernel, minlength=k)
+        rows += _group_sums(new, wb, K, k)
+    return rows, weights, self_sums, changed
 
 
-def minibatch_fit(
-    X: np.ndarray,
-    w: np.ndarray | None,
-    feature_map: FeatureMap,
-    k: int,
-    init: str,
-    batch: int,
-    max_iter: int,
-    streams: list,
-    evaluation: np.random.Generator,
-) -> MiniBatchFit:
+def minibatch_fit(X: np.ndarray, w, feature_map: FeatureMap, k: int, init: str, batch: int,
+                  max_iter: int, streams: list, evaluation: np.random.Generator) -> MiniBatchFit:
     """Mini-batch steps from each start (one random stream each), the start of least cost on
     one sample of points kept, then Lloyd's passes over all points (module docstring)."""
     n = X.shape[0]
     m, r = feature_map.projection.shape
     size = min(n, max(3 * batch, 10 * k))
-    needed = minibatch_bytes(n, m, r, k, batch)
-    # fewer threads rather than more memory
-    threads = threads_within(_thread_bytes(m, k), needed - _thread_bytes(m, k))
-    check_fits(
-        f"mini-batch k-groups ({n} points, batches of {batch}, {m} landmarks)",
-        needed + (threads - 1) * _thread_bytes(m, k),
-        "lower `batch_size` or `n_landmarks`",
-    )
+    check_fits(f"mini-batch k-groups ({n} points, batches of {batch}, {m} landmarks)",
+               minibatch_bytes(n, m, r, k, batch), "lower `batch_size` or `n_landmarks`")
     chosen = np.sort(evaluation.choice(n, size=size, replace=False))
     sample_w = None if w is None else w[chosen]
     sample_phi = _features(feature_map, X[chosen])
     best = None
     for stream in streams:
         centres = _start(X, w, feature_map, k, init, size, stream)
-        steps = _steps(X, w, feature_map, centres, batch, max(1, max_iter * n // batch), stream)
+        _steps(X, w, feature_map, centres, batch, max(1, max_iter * n // batch), stream)
         _, d2 = _nearest(sample_phi, centres)
         cost = float(d2.sum() if sample_w is None else sample_w @ d2)
         if best is None or cost < best[0]:
-            best = (cost, centres, steps)
-    _, centres, steps = best
+            best = (cost, centres)
+    centres = best[1]
     labels = np.full(n, -1, dtype=np.int8 if k < 128 else np.intp)
-    shares = [(a, min(a + _SHARE, n)) for a in range(0, n, _SHARE)]
     for passes in range(1, max_iter + 1):
         C = feature_map.projection @ centres.T  # m x k: phi(x)' c_l = K_x C_l
         norms = (centres * centres).sum(axis=1)
-        parts = run_threads(
-            lambda mine: _pass_share(X, w, feature_map, C, norms, labels, mine),
-            round_robin(shares, threads),
-        )
-        found = {
-            share: part
-            for mine, results in zip(round_robin(shares, threads), parts)
-            for share, part in zip(mine, results)
-        }
-        rows, weights, self_sums = np.zeros((k, m)), np.zeros(k), np.zeros(k)
-        changed = 0
-        for share in shares:  # in the order of the points, whatever the threads
-            part = found[share]
-            rows += part[0]
-            weights += part[1]
-            self_sums += part[2]
-            changed += part[3]
+        rows, weights, self_sums, changed = _pass(X, w, feature_map, C, norms, labels)
         S = rows @ feature_map.projection  # group sums of the features
         empty = weights == 0
         # a group lost every point: it restarts at the sampled points farthest from their centres
@@ -329,9 +234,5 @@ def minibatch_fit(
     # sum_i w_i K(x_i, x_i) - sum_l ||S_l||^2 / s_l: the residuals included
     W = float(self_sums.sum() - Q.sum())
     T = float(self_sums.sum() - total * (mean @ mean))
-    within = 2.0 * (self_sums - Q) / weights
-    return MiniBatchFit(
-        labels=labels.astype(np.intp), W=W, T=T, within=within, S=S - weights[:, None] * mean,
-        feature_map=replace(feature_map, mean=mean),
-        steps=steps, passes=passes, converged=changed == 0,
-    )
+    return MiniBatchFit(labels.astype(np.intp), W, T, S - weights[:, None] * mean,
+                        replace(feature_map, mean=mean), passes, changed == 0)

@@ -1,206 +1,133 @@
-"""Starting partitions of kernel k-groups: k-means++ in the kernel's feature space,
-balanced random labels, the spectral start (eq. 29), and power k-means on the points; and
-the restarts, one run from each start (:func:`restarts`, a joblib task of ``KGroups``)."""
+"""Starting partitions of kernel k-groups: k-means++ in the kernel's feature space (where rho is
+the squared distance), balanced random labels, the spectral start (França, Rizzo & Vogelstein
+2020, eq. 21, 29) and power k-means on the points; and the runs from them (:func:`restarts`,
+a joblib task of ``KGroups``)."""
 
 from __future__ import annotations
 
 import math
 from contextlib import nullcontext
-from typing import Callable
 
 import numpy as np
+from scipy.linalg import eigh
+from scipy.sparse.linalg import LinearOperator, eigsh
 from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
 
-from .._operator import PairwiseOperator, centred_kernel, indicator
-from .._parallel import blas_controller, one_blas_thread
-from ._partition import GAIN_RTOL, TINY, fit_once, r_kgroups
+from .._parallel import blas_for
+from ._partition import FeaturePartition, Partition, fit_once, r_kgroups
 from .power_kmeans import PowerKMeans
 
-__all__ = ["initial_labels", "restarts", "spectral_embedding", "start_points"]
+__all__ = ["initial_labels", "restarts", "spectral_embedding"]
+
+#: OpenBLAS threads a product of at least this many multiply-adds (interface/gemm.c): below,
+#: a run's products n x n by n x k need no limit (whose call would cost more than they do).
+BLAS_THREADED = 2 * 4 * 65536
 
 
 def _choice(rng: np.random.Generator, p: np.ndarray, size: int | None = None):
-    """``rng.choice(p.size, size, p=p)`` for probabilities p, the same draws from the same
-    stream (numpy's inverse cdf: the cumulative sum divided by its last value, searched for
-    uniform draws), without its checks of p, which cost more than the draw at small n."""
-    cdf = p.cumsum()  # the method: np.cumsum's dispatch costs more than 50 sums
+    """``rng.choice(p.size, size, p=p)``: the same draws from the same stream (numpy's inverse
+    cdf), without its checks of p, which cost more than the draw at small n."""
+    cdf = p.cumsum()
     cdf /= cdf[-1]
     return cdf.searchsorted(rng.random() if size is None else rng.random(size), side="right")
 
 
-#: k-means++ on a held matrix of at most this many points evaluates rho for every pair at once:
-#: one pass over n^2 entries (128 KiB) costs less than numpy's calls for 2k batches of columns.
-ALL_PAIRS = 128
+def _rows(D, idx) -> np.ndarray:
+    """rho from every point to the points ``idx`` (n x len(idx))."""
+    if isinstance(D, np.ndarray):
+        return D[:, idx]
+    return np.maximum(D[np.asarray(idx)].T, 0.0)  # a graph's rho, to rounding
 
 
-def _kmeanspp(G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Greedy k-means++ in the kernel's feature space (D^2 sampling, rho = ||phi_x - phi_y||^2).
-
-    Needs the kernel's diagonal and one row per candidate centre, or (a held matrix of at most
-    :data:`ALL_PAIRS` points) every row: the same values, each entry by the same operations.
-    At small n numpy's calls cost more than their work: arrays' methods, temporaries reused.
-    """
-    n = G.n
-    diag = G.diagonal()
-    column = diag[:, None]
-    trials = 2 + int(math.log(k))
-
-    def rho_of(idx):  # rho from every point to the points idx (n x len(idx))
-        rho = column + diag[idx]
-        rho -= 2.0 * G.rows(idx).T
-        return np.maximum(rho, 0.0, out=rho)
-
-    if n <= ALL_PAIRS and G.kind == "dense":
-        every = rho_of(slice(None))
-
-        def rho_to(idx):  # C-ordered as rho_of's (a BLAS product's rounding follows the layout)
-            return every.take(idx, axis=1)
-    else:
-
-        def rho_to(idx):
-            return rho_of(np.asarray(idx))
-
+def _kmeanspp(D, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Greedy k-means++ (D^2 sampling with 2 + ln k trials per centre) on the matrix D."""
+    n, trials = w.shape[0], 2 + int(math.log(k))
     centres = [int(_choice(rng, w / w.sum()))]
-    closest = rho_to(centres)[:, 0]
+    closest = _rows(D, centres)[:, 0]
     for _ in range(1, k):
         potential = w @ closest
         if potential > 0:
             candidates = _choice(rng, w * closest / potential, trials)
-        else:  # every point coincides with a centre: pick unused points
+        else:  # every point coincides with a centre: unused points
             unused = np.setdiff1d(np.arange(n), centres)
             candidates = rng.choice(unused, size=min(trials, unused.size), replace=False)
-        dist = rho_to(candidates)
-        np.minimum(closest[:, None], dist, out=dist)
+        dist = np.minimum(closest[:, None], _rows(D, candidates))
         best = int((w @ dist).argmin())
-        if candidates[best] in centres:  # duplicate of a centre: take any unused point
+        if candidates[best] in centres:
             candidates[best] = np.setdiff1d(np.arange(n), centres)[0]
         centres.append(int(candidates[best]))
         closest = dist[:, best]
-    labels = rho_to(centres).argmin(axis=1)
-    labels[centres] = np.arange(k)  # each centre in its own group: none is empty
+    labels = _rows(D, centres).argmin(axis=1)
+    labels[centres] = np.arange(k)  # no group empty
     return labels
 
 
-def spectral_embedding(
-    G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator
-) -> np.ndarray | None:
-    r"""The rows the spectral start clusters, computed once per fit (they do not depend on the
-    restart): :math:`Y = \mathcal W^{-1/2} U` with U the top-k eigenvectors of
-    :math:`\mathcal W^{1/2} G \mathcal W^{1/2}` (eq. 29; H = W^{1/2} Y, eq. 21), so that each
-    row is a point's relaxed indicator. ``None`` when k >= n - 1 (Lanczos needs k < n - 1; so
-    few points need no spectrum). ``rng`` starts Lanczos iterations, when they run."""
-    if k >= G.n - 1:
+def spectral_embedding(D, w: np.ndarray, k: int, rng: np.random.Generator, Phi=None):
+    r"""The rows the spectral start clusters: :math:`Y = \mathcal W^{-1/2} U` with U the top-k
+    eigenvectors of :math:`\mathcal W^{1/2} G \mathcal W^{1/2}` (eq. 29), G the kernel centred
+    at the weighted mean, :math:`G = -\tfrac12 J D J^\top`, :math:`J = I - 1 p^\top`,
+    :math:`p = w / s`: LAPACK on a held D, else Lanczos (``eigsh`` from a vector drawn from
+    ``rng``) on its products; from the SVD of :math:`\mathcal W^{1/2} \Phi` for features.
+    ``None`` when k >= n - 1."""
+    n = w.shape[0]
+    if k >= n - 1:
         return None
     root = np.sqrt(w)
-    return G.top_eigenvectors(k, root, rng) / root[:, None]
+    if Phi is not None:
+        return np.linalg.svd(root[:, None] * Phi, full_matrices=False)[0][:, :k] / root[:, None]
+    p = w / w.sum()
+    r = D @ p
+    c = float(p @ r)
+    if isinstance(D, np.ndarray):
+        G = -0.5 * (D - r[:, None] - r[None, :] + c)
+        return eigh(root[:, None] * G * root, subset_by_index=[n - k, n - 1])[1] / root[:, None]
+
+    def product(z):
+        z = root * z.ravel()
+        return -0.5 * root * (D @ z - r @ z - r * z.sum() + c * z.sum())
+
+    op = LinearOperator((n, n), matvec=product, dtype=float)
+    return eigsh(op, k=k, which="LA", v0=rng.standard_normal(n))[1] / root[:, None]
 
 
-def start_points(init, op: PairwiseOperator, points, w: np.ndarray, k: int, stream,
-                 r_kgroups: bool):
-    """What every start of one fit shares: the spectral embedding (computed once, ``stream``
-    starting its Lanczos iterations; of the centred kernel of R's D), or the points power
-    k-means starts from (the features of a kernel known by them); else None."""
-    if isinstance(init, str) and init == "spectral":
-        return spectral_embedding(centred_kernel(op) if r_kgroups else op, w, k, stream)
-    if isinstance(init, str) and init == "power-kmeans":
-        return points if op.features is None else op.features
-    return None
-
-
-def _spectral(Y, w: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """Weighted k-means on the rows of the spectral embedding Y (n x k), seeded from ``rng``;
-    balanced random labels when Y is ``None`` or its rows fall into fewer than k groups
-    (duplicated points). On one OpenMP thread: a k-means of n x k values, where more threads
-    only spin (on a busy 2-core machine 2 s against 0.14 s for ten starts at n = 10,000)."""
-    if Y is None:
-        return _random_labels(w.shape[0], k, rng)
-    with blas_controller().limit(limits=1, user_api="openmp"):
-        km = KMeans(k, n_init=1, random_state=int(rng.integers(2**31 - 1)))
-        km.fit(Y, sample_weight=w)
-    labels = km.labels_
-    if np.unique(labels).size < k:
-        labels = _random_labels(w.shape[0], k, rng)
-    return labels
-
-
-def _random_labels(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    return rng.permutation(np.arange(n) % k)
-
-
-def initial_labels(
-    init: str, points, G: PairwiseOperator, w: np.ndarray, k: int, rng: np.random.Generator
-) -> np.ndarray:
-    """The starting labels of one run (``init`` of :class:`KGroups`): ``points`` are the points
-    for power k-means, the spectral embedding (:func:`spectral_embedding`) for the spectral
-    start."""
-    if init == "random":
-        return _random_labels(w.shape[0], k, rng)
-    if init == "spectral":
-        return _spectral(points, w, k, rng)
+def initial_labels(init: str, D, points, w: np.ndarray, k: int, rng) -> np.ndarray:
+    """One run's start: ``points`` are the spectral embedding for "spectral", the points for
+    "power-kmeans"; balanced random labels where the embedding is None or leaves a group empty;
+    k-means++ where power k-means does."""
+    if init == "spectral" and points is not None:
+        seed = int(rng.integers(2**31 - 1))
+        labels = KMeans(k, n_init=1, random_state=seed).fit(points, sample_weight=w).labels_
+        if np.unique(labels).size == k:
+            return labels
+    if init in ("random", "spectral"):
+        return rng.permutation(np.arange(w.shape[0]) % k)
     if init == "power-kmeans":
         labels = PowerKMeans(k, random_state=rng).fit(points).labels_
         if np.unique(labels).size == k:
             return labels
-        # power k-means left a cluster empty (duplicated points): k-means++ instead
-    return _kmeanspp(G, w, k, rng)
+    return _kmeanspp(D, w, k, rng)
 
 
-#: OpenBLAS multiplies an m x l by an l x c matrix on m l c / (4 * 65536) threads at most (its
-#: SMP_THRESHOLD_MIN times GEMM_MULTITHREAD_THRESHOLD, interface/gemm.c): below twice that, a
-#: run's products with the operator (n x n by n x k) run on one thread already.
-BLAS_THREADED_PRODUCT = 2 * 4 * 65536
-
-
-def limit_blas(n: int, k: int) -> bool:
-    """Whether a run on n points in k groups limits BLAS to one thread (sizes only): only where
-    BLAS would start threads that spin on products of k columns; below, the limit (about 30
-    microseconds through threadpoolctl) would cost more than the products."""
-    return n * n * k >= BLAS_THREADED_PRODUCT
-
-
-def restarts(
-    build: Callable[[], PairwiseOperator],
-    points,
-    weights,
-    k,
-    algorithm,
-    init,
-    max_iter,
-    streams,
-    operator=None,
-) -> list:
-    """Run one start per stream on the operator (a joblib task when ``operator`` is None: it
-    builds its own with ``build``, the operator's recipe). ``points`` are the points
-    power k-means starts from (``init="power-kmeans"``), or the spectral embedding
-    (``init="spectral"``, computed once for every start).
-
-    Returns, per start, (objective Q, labels, sweeps, converged), or for R's rule
-    (W, labels, iterations, count, converged).
-    """
-    op = operator if operator is not None else build()
-    n = op.n
-    w = np.ones(n) if weights is None else weights
+def restarts(D, points, w, k: int, algorithm: str, init, max_iter: int, tol: float,
+             streams: list, Phi=None) -> list:
+    """One run per random stream on D (or the features Φ): the start, then Hartigan or Lloyd
+    (or R's rule). ``points``: the spectral embedding or power k-means' points. Returns per run
+    (W, labels, sweeps, converged, R's count or None); a module-level function, so that the
+    runs can be joblib tasks."""
+    n, out = w.shape[0], []
     given = not isinstance(init, str)
-    # a run's products with the operator have k columns: one BLAS thread (one_blas_thread)
-    if algorithm == "r-kgroups":
-        G = None if given or init in ("random", "spectral") else centred_kernel(op)
-        out = []
+    # the products of a run have k columns: OpenBLAS's threads would only spin
+    limit = blas_for(0.0) if n * n * k >= BLAS_THREADED else nullcontext()
+    openmp = threadpool_limits(1, "openmp") if not given and init == "spectral" else nullcontext()
+    with limit, openmp:
         for stream in streams:
-            labels0 = init if given else initial_labels(init, points, G, w, k, stream)
-            with one_blas_thread() if limit_blas(n, k) else nullcontext():
-                labels, iterations, count, converged = r_kgroups(op, labels0, k, max_iter)
-            M = op.quadratic(indicator(labels, k))
-            W = float(np.sum(np.diag(M) / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
-            out.append((W, labels, iterations, count, converged))
-        return out
-    T = float(w @ op.diagonal())
-    tol = GAIN_RTOL * max(abs(T), TINY)
-    out = []
-    for stream in streams:
-        labels0 = init if given else initial_labels(init, points, op, w, k, stream)
-        with one_blas_thread() if limit_blas(n, k) else nullcontext():
-            st, iterations, converged = fit_once(
-                op, w, labels0, k, algorithm, max_iter, stream, tol
-            )
-        out.append((st.objective(), st.labels, iterations, converged))
+            start = init if given else initial_labels(init, D, points, w, k, stream)
+            if algorithm == "r-kgroups":
+                labels, sweeps, count, converged = r_kgroups(D, start, k, max_iter)
+                out.append((Partition(D, w, labels, k).W(), labels, sweeps, converged, count))
+                continue
+            st = Partition(D, w, start, k) if Phi is None else FeaturePartition(Phi, w, start, k)
+            st, sweeps, converged = fit_once(st, algorithm, max_iter, stream, tol)
+            out.append((st.W(), st.labels, sweeps, converged, None))
     return out

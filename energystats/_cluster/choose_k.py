@@ -39,7 +39,7 @@ from .._frontdoor import front_door
 from .._parallel import check_n_jobs
 from .._progress import check_progress, progress_bar
 from .._random import as_generator
-from .._resampling import check_options
+from .._resample import check_resamples
 from .._result_bases import ClusteringResult
 from .._semimetric import prepare_points, resolve_semimetric
 from .._validation import check_positive_int
@@ -175,7 +175,7 @@ def _choose_k_iv(k_max, alpha, null, n_resamples, n_references, min_size, n, d):
         raise ValueError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}.")
     if null not in _NULLS:
         raise ValueError(f"`null` must be 'unimodal' or 'gaussian', got {null!r}.")
-    options = check_options(n_resamples)
+    B = check_resamples(n_resamples)
     if (
         isinstance(n_references, bool)
         or not isinstance(n_references, (int, np.integer))
@@ -193,7 +193,7 @@ def _choose_k_iv(k_max, alpha, null, n_resamples, n_references, min_size, n, d):
         if min_size is None
         else check_positive_int(min_size, "min_size", minimum=floor)
     )
-    return k_max, float(alpha), options, int(n_references), minimum
+    return k_max, float(alpha), B, int(n_references), minimum
 
 
 def _stop_message(k: int, reason: str, rows: list, untested: int) -> str:
@@ -280,6 +280,9 @@ def choose_k(
     nan_policy : {"raise", "omit"}, default="raise"
         Rows with a missing value: ``"raise"`` an error, ``"omit"`` drop them
         (``labels`` is -1 on them).
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -347,10 +350,9 @@ def choose_k(
         )
     X = prepare_points(X, semimetric, min_samples=2)
     n, d = X.shape
-    k_max, alpha, options, n_references, minimum = _choose_k_iv(
+    k_max, alpha, B, n_references, minimum = _choose_k_iv(
         k_max, alpha, null, n_resamples, n_references, min_size, n, d
     )
-    B = options.n_resamples
     n_init = check_positive_int(n_init, "n_init")
     progress = check_progress(progress)
     n_jobs = check_n_jobs(n_jobs)

@@ -11,7 +11,6 @@ what lets the statistic look only at the directions that carry signal.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from dataclasses import dataclass, field
 
@@ -20,9 +19,10 @@ from scipy.optimize import linear_sum_assignment
 
 from .._frontdoor import front_door
 from .._linalg import centred_svd, whiten
-from .._parallel import check_n_jobs
+from .._parallel import blas_for, check_n_jobs, n_workers, run_tasks
+from .._progress import check_progress
 from .._random import as_generator
-from .._resampling import Draws, check_observed, check_options, null_distribution, pvalue, tie_scale
+from .._resample import check_observed, check_resamples, pvalue
 from .._result_bases import ClusteringResult, NullPanel, TestResult
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import (
@@ -239,11 +239,6 @@ def _null_shares(streams, n: int, d: int, k: int, options: dict) -> np.ndarray:
     return np.array([_share(s.standard_normal((n, d)), k, s, options) for s in streams])
 
 
-def _streams(gen: np.random.Generator, size: int) -> list:
-    """One random stream per resample, spawned in order: each resample's sample and fit."""
-    return gen.spawn(size)
-
-
 @front_door(("X", "labels"), columns=("labels",), names=("X",))
 def cluster_test(
     X,
@@ -301,7 +296,8 @@ def cluster_test(
         ``"whitened"``). Fix it before looking at the data for the level to hold.
     n_resamples : int, default=199
         Number of reference samples.
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It seeds the clustering of X and every reference sample and its clustering.
     progress : bool or None, default=None
         Show a progress bar (tqdm).
@@ -319,6 +315,9 @@ def cluster_test(
         of any kind are labels (integers, R's numeric codes ``c(1.5, 2.5)``, strings,
         categories): compared as values, never truncated to integers. The p-value does
         not depend on them.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
     **kgroups_options
         Options of :class:`KGroups` (without k, of the one fit that gives ``labels``:
         ``algorithm``, ``exponent``, ``metric``
@@ -329,7 +328,10 @@ def cluster_test(
         (see Notes). With J = 1, k = 2 and
         :math:`|x - y|` the partition is the exact optimal split
         (:func:`split_1d`) instead.
-    nan_policy
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X`` or
+        ``labels``: ``"raise"`` an error, ``"omit"`` drop the row of both; the result's
+        ``n_omitted`` counts them.
         ``labels`` is -1 on the rows dropped.
 
     Returns
@@ -428,14 +430,13 @@ def cluster_test(
     """
     X = as_data(X, "X")
     n, d = X.shape
-    options = check_options(n_resamples, progress=progress)
-    B = options.n_resamples
+    B, progress = check_resamples(n_resamples), check_progress(progress)
     if directions not in ("conditional", "whitened"):
         raise ValueError(f"`directions` must be 'conditional' or 'whitened', got {directions!r}.")
     if n <= d + 1:
         raise ValueError(f"`X` needs more samples than features + 1 (n = {n}, d = {d}).")
     if n_clusters is None:
-        return _omnibus(X, k_max, null, directions, n_components, options, rng, labels,
+        return _omnibus(X, k_max, null, directions, n_components, (B, progress), rng, labels,
                         kgroups_options)
     k = check_n_clusters(n_clusters, n, minimum=2)
     if n_components is not None:
@@ -472,20 +473,25 @@ def cluster_test(
     gen = as_generator(rng)
     # the data's stream, then one per resample: spawned as gen.spawn(B + 1) at once would be
     statistic, model = _share(scores[:, :J], k, gen.spawn(1)[0], kgroups_options, model=True)
-    # each resample a whole fit with its own stream (one a block here, so that a bar moves;
-    # joblib tasks with n_jobs), with one BLAS thread: a fit's products are thin
-    null_shares = functools.partial(_null_shares, n=n, d=J, k=k, options=kgroups_options)
-    engine = Draws(_streams, null_shares, item_bytes=8 * n * J, what=f"cluster_test (n = {n})",
-                   desc="Gaussian resamples", cap=1, tasks=True, one_blas_thread=True)
-    null = null_distribution(engine, options, gen, n_jobs).values
+    # each resample a whole fit with its own stream: joblib tasks of a few when n_jobs gives
+    # workers (worth it from PROCESS_WORK), with one BLAS thread: a fit's products are thin
+    work = B * n * n * (J + k * kgroups_options["n_init"])
+    workers = n_workers(n_jobs, work)  # one: a resample a call, so that a bar moves with each
+    calls = [dict(streams=part) for part in np.array_split(
+        np.array(gen.spawn(B), dtype=object), B if workers == 1 else min(B, 4 * workers))]
+    with blas_for(0.0):
+        null = np.concatenate(run_tasks(_null_shares, calls, n_jobs, work=work,
+                                        shared=dict(n=n, d=J, k=k, options=kgroups_options),
+                                        progress=progress, desc="Gaussian resamples"))
     check_observed(statistic, "the cluster test's statistic S / T")
     found, agreement = (model.labels_, float("nan"))
     if labels is not None:
         found, agreement = align_labels(model.labels_, labels)
     return ClusterTestResult(
         statistic=float(statistic),
-        # S / T in [0, 1]: a ratio of sums over the n^2 pairs, the run of their additions
-        pvalue=pvalue(statistic, null, scale=tie_scale(1.0, run=n * n),
+        # S / T in [0, 1]: a ratio of sums over the n^2 pairs, sqrt of the run of their
+        # additions (Higham 2002, eq. 4.4) the scale of its rounding
+        pvalue=pvalue(statistic, null, scale=float(n),
                       what="the cluster test's statistic S / T"),
         null_distribution=null,
         n_resamples=B,
@@ -521,8 +527,8 @@ def _omnibus(X, k_max, null, directions, n_components, options, rng, labels, opt
         as_labels(labels, n, "labels")  # refused before any fit
     gen = as_generator(rng)
     # the stream of choose_k's first test
-    res = node_test(X, null, options.n_resamples, k_max, gen.spawn(1)[0].spawn(1)[0],
-                    progress=options.progress)
+    res = node_test(X, null, options[0], k_max, gen.spawn(1)[0].spawn(1)[0],
+                    progress=options[1])
     k = max(res.k_split, 2)
     model = KGroups(k, random_state=gen.spawn(1)[0], **options_).fit(X)
     found, agreement = (model.labels_, float("nan"))
@@ -532,7 +538,7 @@ def _omnibus(X, k_max, null, directions, n_components, options, rng, labels, opt
         statistic=res.statistic,
         pvalue=res.pvalue,
         null_distribution=res.null,
-        n_resamples=options.n_resamples,
+        n_resamples=options[0],
         n_clusters=k,
         directions=directions,
         n_components=res.components,

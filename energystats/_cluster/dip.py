@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._frontdoor import front_door
+from .._progress import check_progress
 from .._random import as_generator
-from .._resampling import Draws, check_options, null_distribution, pvalue
+from .._resample import check_resamples, null_distribution, pvalue
 from .._result_bases import NullPanel, TestResult
 from .._validation import as_data
 
@@ -214,6 +215,9 @@ def dip_test(x, *, n_resamples: int = 1999, rng=None,
         Uniform samples of size n.
     rng : int, numpy.random.Generator or None, default=None
     progress : bool or None, default=None
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -238,14 +242,12 @@ def dip_test(x, *, n_resamples: int = 1999, rng=None,
     (0.0747, 0.005)
     """
     values = _as_values(x)
-    options = check_options(n_resamples, progress=progress)
+    B, progress = check_resamples(n_resamples), check_progress(progress)
     gen = as_generator(rng)
     statistic = _dip_sorted(values)
     # uniform samples drawn in rows: the same numbers whatever the block size
-    engine = Draws(lambda g, size: g.random((size, values.size)), _sorted_dips,
-                   item_bytes=16 * values.size, what=f"dip_test (n = {values.size})",
-                   desc="uniform samples")
-    null = null_distribution(engine, options, gen).values
+    null = null_distribution(_sorted_dips, lambda m: gen.random((m, values.size)), B,
+                             16.0 * values.size, progress, "uniform samples")
     # the dip is a maximum of differences of values k / n: its rounding is that of 1
     p = pvalue(statistic, null, scale=1.0, what="the dip")
-    return DipTestResult(statistic, p, null, options.n_resamples)
+    return DipTestResult(statistic, p, null, B)

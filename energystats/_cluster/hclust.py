@@ -1,13 +1,5 @@
-"""Energy hierarchical clustering (Székely & Rizzo 2005) and its significant splits.
-
-Merging the two clusters with the smallest energy distance obeys the Lance-Williams
-recurrence of Ward's criterion applied to the semimetric rho = |x - y|^alpha
-(Székely & Rizzo 2005, Sec. 3): the merge cost of clusters A and B is
-(n_A n_B / (n_A + n_B)) E(A, B), and it updates as Ward's. So scipy's Ward linkage of
-sqrt(rho), which runs the recurrence on squared inputs, gives the energy merges, with
-heights the squares of scipy's. R's ``energy.hclust`` computes ``hclust(rho,
-"ward.D")``, the same recurrence on rho itself.
-"""
+"""Energy hierarchical clustering (Székely & Rizzo 2005) and its significant splits (Kimes,
+Liu, Hayes & Marron 2017)."""
 
 from __future__ import annotations
 
@@ -17,27 +9,27 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 from scipy.cluster.hierarchy import cut_tree, linkage
+from scipy.spatial.distance import pdist, squareform
 
+from .._config import check_fits
 from .._frontdoor import front_door
-from .._operator import condensed_semimetric
 from .._progress import check_progress, progress_bar
 from .._random import as_generator
-from .._resampling import check_resamples
+from .._resample import check_resamples
 from .._result_bases import ClusteringResult
 from .._results import ResultMixin
+from .._scale import pairwise
 from .._semimetric import MetricLike, Scaling, prepare_points, resolve_semimetric
 from .._validation import check_n_clusters, check_positive_int
 from ._sequential import NodeTest, walk_tree
 from .cluster_test import cluster_test
 
-__all__ = [
-    "EnergyHClustResult", "SignificantClustersResult", "energy_hclust", "significant_clusters",
-]
+__all__ = ["EnergyHClustResult", "SignificantClustersResult", "energy_hclust",
+           "significant_clusters"]
 
 #: Columns of :attr:`SignificantClustersResult.nodes`.
-_NODE_COLUMNS = [
-    "node", "parent", "size", "statistic", "pvalue", "n_components", "threshold", "significant",
-]
+_NODE_COLUMNS = ["node", "parent", "size", "statistic", "pvalue", "n_components", "threshold",
+                 "significant"]
 
 
 def _first_appearance(labels: np.ndarray) -> np.ndarray:
@@ -114,8 +106,7 @@ class EnergyHClustResult(ResultMixin):
         ``height``."""
         return pd.DataFrame(
             {"merge_a": self.merge[:, 0], "merge_b": self.merge[:, 1], "height": self.height},
-            index=pd.RangeIndex(1, len(self.height) + 1, name="step"),
-        )
+            index=pd.RangeIndex(1, len(self.height) + 1, name="step"))
 
     def labels(self, n_clusters: int) -> np.ndarray:
         """Cut the tree into ``n_clusters`` clusters (undoing the last n_clusters - 1
@@ -126,6 +117,26 @@ class EnergyHClustResult(ResultMixin):
 
     def _extra_lines(self) -> list[str]:
         return [f"last merge heights: {', '.join(f'{h:.5g}' for h in self.height[-3:])}"]
+
+
+def _condensed(X: np.ndarray, semimetric) -> np.ndarray:
+    """rho of every pair i < j in scipy's condensed order (``pdist``'s), within the memory
+    budget for two such vectors (``linkage`` holds a working copy)."""
+    n = X.shape[0]
+    check_fits(f"the {n * (n - 1) // 2} pairs of {n} points (2 condensed vectors of pairwise "
+               "values)", 16.0 * (n * (n - 1) // 2), "cluster a subsample")
+    if semimetric.precomputed:
+        return squareform(X, checks=False)
+    if semimetric.is_euclidean_power:  # squared differences summed (no cancellation), ^ alpha/2
+        values = pdist(X, "sqeuclidean")
+        if semimetric.exponent == 1.0:
+            return np.sqrt(values, out=values)
+        return np.power(values, semimetric.exponent / 2.0, out=values)
+    rho = semimetric.for_data(X)
+    if rho.on_graph:
+        return squareform(pairwise(X, rho, held=True), checks=False)
+    # row by row: no n x n matrix
+    return np.concatenate([rho(X[i : i + 1], X[i + 1 :])[0] for i in range(n - 1)])
 
 
 @front_door("X", distances=("X",), names=("X",))
@@ -140,11 +151,11 @@ def energy_hclust(
         \mathcal E(A, B) = 2 \bar\rho_{AB} - \bar\rho_{AA} - \bar\rho_{BB}
 
     (Székely & Rizzo 2005, eq. 5; :math:`\bar\rho` the mean semimetric between or within
-    clusters) is merged. The cost obeys the Lance-Williams recurrence of Ward's method
-    on :math:`\rho`, so the merges come from scipy's Ward linkage of
-    :math:`\sqrt\rho`; the heights are the costs themselves (the squares of scipy's
-    Ward heights). R: ``energy.hclust(dist(x), alpha)``; the same merges, heights and
-    order on data without tied distances.
+    clusters) is merged. The cost obeys the Lance-Williams recurrence of Ward's method on
+    :math:`\rho` (Sec. 3), so the merges come from scipy's Ward linkage of
+    :math:`\sqrt\rho`, the heights being the squares of scipy's. R:
+    ``energy.hclust(dist(x), alpha)`` (``hclust(rho, "ward.D")``): the same merges, heights
+    and order on data without tied distances.
 
     Parameters
     ----------
@@ -156,6 +167,9 @@ def energy_hclust(
         Rows of X with a missing value (NaN, None, pandas NA, masked): ``"raise"`` an error,
         ``"omit"`` drop them (``n_omitted`` counts them; the leaves are the remaining rows,
         numbered in order).
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -163,10 +177,9 @@ def energy_hclust(
 
     Notes
     -----
-    Memory: the n (n - 1) / 2 pairwise values and scipy's working copy, 8 n (n - 1)
-    bytes, are checked against ``working_memory`` (:func:`set_config`) first; time
-    O(n^2) (scipy's nearest-neighbour chain). With tied merge costs the order of equal
-    merges may differ from R's.
+    Memory 8 n (n - 1) bytes (the pairwise values and scipy's working copy), checked against
+    ``working_memory`` first; time O(n^2) (scipy's nearest-neighbour chain). Tied merge costs
+    may be merged in another order than R's.
 
     References
     ----------
@@ -186,22 +199,16 @@ def energy_hclust(
     semimetric = resolve_semimetric(metric, exponent, sigma)
     X = prepare_points(X, semimetric, min_samples=2)
     scaling = Scaling.for_data(X, semimetric)
-    rho = condensed_semimetric(scaling.data(X), scaling.semimetric(semimetric))
+    rho = _condensed(scaling.data(X), scaling.semimetric(semimetric))
     Z = linkage(np.sqrt(rho, out=rho), method="ward")
     # Ward's heights squared: the merge costs in rho, back at the data's scale
     Z[:, 2] = scaling.result(Z[:, 2] ** 2, "the merge heights")
     n = X.shape[0]
     merge = _r_merge(Z, n)
     name = semimetric.metric if isinstance(semimetric.metric, str) else "callable"
-    return EnergyHClustResult(
-        linkage=Z,
-        merge=merge,
-        height=Z[:, 2].copy(),
-        order=_leaves(merge, n - 1) + 1,  # R's order, 1-based
-        exponent=semimetric.exponent,
-        metric=name,
-        n_samples=n,
-    )
+    return EnergyHClustResult(linkage=Z, merge=merge, height=Z[:, 2].copy(),
+                              order=_leaves(merge, n - 1) + 1,  # R's order, 1-based
+                              exponent=semimetric.exponent, metric=name, n_samples=n)
 
 
 @dataclass(frozen=True, repr=False)
@@ -240,19 +247,10 @@ class SignificantClustersResult(ClusteringResult):
 
 
 @front_door("X", names=("X",))
-def significant_clusters(
-    X,
-    *,
-    alpha: float = 0.05,
-    n_resamples: int = 199,
-    min_size: int | None = None,
-    exponent=1.0,
-    rng=None,
-    n_jobs=None,
-    progress: bool | None = None,
-    nan_policy: str = "raise",
-    **cluster_test_options,
-) -> SignificantClustersResult:
+def significant_clusters(X, *, alpha: float = 0.05, n_resamples: int = 199,
+                         min_size: int | None = None, exponent=1.0, rng=None, n_jobs=None,
+                         progress: bool | None = None, nan_policy: str = "raise",
+                         **cluster_test_options) -> SignificantClustersResult:
     r"""Which splits of the energy dendrogram are real: sequential cluster tests with
     family-wise error control (Kimes, Liu, Hayes & Marron 2017).
 
@@ -285,6 +283,9 @@ def significant_clusters(
     progress : bool or None, default=None
         One progress bar for the call, over the n points: it advances as nodes become
         final clusters (not one bar per node test).
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
     **cluster_test_options
         Further options of :func:`cluster_test` (``directions``, ``n_init``, ...).
     nan_policy : {"raise", "omit"}, default="raise"
@@ -297,15 +298,12 @@ def significant_clusters(
 
     Notes
     -----
-    What is controlled. The root's test is exact (:func:`cluster_test`), so when all n
-    points are one Gaussian sample, the probability of reporting more than one cluster
-    is at most alpha. Below the root, the levels :math:`\alpha n_j / n` of the nodes
-    tested at any one stage belong to disjoint sets of points and sum to at most
-    alpha, the sequential rule of Kimes et al. (2017, Sec. 3.2) that bounds the
-    family-wise error of splitting a node whose points are one Gaussian. That bound
-    takes each node's test as valid for its points; a node's points were selected by
-    the clustering of all the data, so below the root the Gaussian null is an
-    approximation (as in Kimes et al.), not an exact statement.
+    The root's test is exact (:func:`cluster_test`): when all n points are one Gaussian
+    sample, more than one cluster is reported with probability at most alpha. Below the
+    root the levels :math:`\alpha n_j / n` of the nodes tested at one stage belong to
+    disjoint sets of points and sum to at most alpha (Kimes et al. 2017, Sec. 3.2); that
+    bound takes each node's test as valid for its points, which were selected by the
+    clustering of all the data: below the root the Gaussian null is an approximation.
 
     References
     ----------
@@ -326,17 +324,13 @@ def significant_clusters(
     B = check_resamples(n_resamples)
     for name in ("metric", "n_clusters", "sigma"):
         if name in cluster_test_options:
-            raise ValueError(
-                f"`{name}` is fixed by significant_clusters (Euclidean, two clusters per node)."
-            )
+            raise ValueError(f"`{name}` is fixed by significant_clusters (Euclidean, two clusters "
+                             "per node).")
     tree = energy_hclust(X, exponent=exponent)
     X = prepare_points(X, resolve_semimetric(), min_samples=2)
     n, d = X.shape
-    minimum = (
-        max(10, d + 2)
-        if min_size is None
-        else check_positive_int(min_size, "min_size", minimum=d + 2)
-    )
+    minimum = (max(10, d + 2) if min_size is None
+               else check_positive_int(min_size, "min_size", minimum=d + 2))
     progress = check_progress(progress)
     streams = as_generator(rng).spawn(n - 1)
     bar = iter(progress_bar(range(n), n, progress, "points in final clusters"))
@@ -346,10 +340,8 @@ def significant_clusters(
             next(bar, None)
 
     def test(node: int, points: np.ndarray) -> NodeTest:
-        res = cluster_test(
-            X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs, exponent=exponent,
-            progress=False, **cluster_test_options,
-        )
+        res = cluster_test(X[points], 2, n_resamples=B, rng=streams[node - 1], n_jobs=n_jobs,
+                           exponent=exponent, progress=False, **cluster_test_options)
         fields = {"statistic": res.statistic, "n_components": res.n_components}
         return NodeTest(res.pvalue, fields, lambda: [int(child) for child in tree.merge[node - 1]])
 
@@ -359,10 +351,6 @@ def significant_clusters(
     )
     next(bar, None)  # exhausted: the bar shows n of n and closes
     labels = _first_appearance(walk.labels(n))
-    return SignificantClustersResult(
-        labels=labels,
-        n_clusters=len(walk.final),
-        alpha=float(alpha),
-        nodes=walk.frame(_NODE_COLUMNS),
-        tree=tree,
-    )
+    return SignificantClustersResult(labels=labels, n_clusters=len(walk.final),
+                                     alpha=float(alpha), nodes=walk.frame(_NODE_COLUMNS),
+                                     tree=tree)

@@ -1,23 +1,16 @@
-"""Kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd) for energy clustering:
-the estimator. The partition and its moves are in :mod:`._partition`, the starts and the
-runs from them in :mod:`._starts`, the rule for new points in :mod:`._assignment`, the
-mini-batch path and the choice of the Nyström path in :mod:`._minibatch`, the checks of the
-parameters and the data in :mod:`._problem`.
-
-Minimise the within dispersion W (eq. 15) over partitions into k groups, or
-equivalently maximise Q = sum_j Q_j / s_j with
-Q_j = sum_{x, y in C_j} w(x) w(y) K(x, y) (eq. 41), K the kernel that the
-semimetric generates (eq. 7).
+"""Kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd): the estimator. The partition
+and its moves are in :mod:`._partition`, the starts in :mod:`._starts`, the rule for new points
+in :mod:`._assignment`, the mini-batch path in :mod:`._minibatch`, the checks in
+:mod:`._problem`.
 
 References
 ----------
-G. França, M. L. Rizzo and J. T. Vogelstein, "Kernel k-Groups via Hartigan's
-Method", IEEE TPAMI (2020), Section 4, Algorithms 1 and 2, eq. (41)-(50).
+G. França, M. L. Rizzo and J. T. Vogelstein, "Kernel k-Groups via Hartigan's Method", IEEE
+TPAMI 43 (2021), Section 4, Algorithms 1 and 2, eq. (13)-(18), (41)-(50).
 """
 
 from __future__ import annotations
 
-import functools
 import warnings
 
 import numpy as np
@@ -28,207 +21,148 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._config import check_fits
 from .._frontdoor import ALL_ROWS, front_door
 from .._homogeneity import dispersion
-from .._operator import (
-    Kernel,
-    PairwiseOperator,
-    Repeated,
-    approximation_of,
-    dense_bytes,
-    indicator,
-    make_operator,
-    nystroem_map,
-)
 from .._parallel import n_workers, run_tasks
 from .._random import stream_source
 from .._results import ReportsWhenFitted
+from .._scale import Streamed, pairwise
+from .._scale.nystroem import nystroem_features, nystroem_map
 from .._semimetric import Scaling, resolve_semimetric
 from .._validation import numeric_columns
-from ._assignment import feature_assignment, make_assignment
-from ._inputs import fit_array
+from ._assignment import Assignment
 from ._minibatch import minibatch_fit, nystroem_path
-from ._partition import GAIN_RTOL, TINY, canonical_order, within
-from ._problem import Problem, validate
+from ._partition import GAIN_RTOL, TINY, FeaturePartition, Partition, canonical_order, indicator
+from ._problem import fit_array, validate
 from ._report import kgroups_report
-from ._starts import restarts, start_points
+from ._starts import restarts, spectral_embedding
 
 __all__ = ["KGroups"]
-
-# --- Estimator -----------------------------------------------------------------------
 
 
 class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     r"""Energy clustering: kernel k-groups (Hartigan) and weighted kernel k-means (Lloyd).
 
-    Minimises the within-group energy dispersion W (eq. 15), equivalently
-    maximises Q = sum_j Q_j / s_j (eq. 41) in the feature space of the
-    kernel that the semimetric generates (eq. 7).
+    Minimises the within-group dispersion :math:`W = \sum_j \frac{s_j}{2} g(C_j, C_j)`
+    (eq. 15) over partitions into k groups, equivalently maximises the between-sample
+    statistic S = T - W (eq. 16, Lemma 1), in the feature space of the kernel the semimetric
+    generates (eq. 7).
 
     Parameters
     ----------
     n_clusters : int
         Number of groups k.
     algorithm : {"hartigan", "lloyd", "r-kgroups"}, default="hartigan"
-        ``"hartigan"``: kernel k-groups, Algorithm 2 with the exact gain of
-        eq. (50). ``"lloyd"``: weighted kernel k-means, Algorithm 1 with q
-        maintained exactly (eq. 48-49). ``"r-kgroups"``: R
-        ``energy::kgroups``'s update rule (Euclidean, exponent 1, unit
-        weights), which reproduces R's labels from the same start. The
-        mini-batch Nyström path (``path_``) ends with Lloyd's passes whatever
-        ``algorithm``.
+        ``"hartigan"``: kernel k-groups, Algorithm 2 with the exact gain of eq. (50).
+        ``"lloyd"``: weighted kernel k-means, Algorithm 1. ``"r-kgroups"``: R
+        ``energy::kgroups``' rule (Euclidean, exponent 1, unit weights), which reproduces R's
+        labels from the same start. The mini-batch path runs Lloyd's passes whatever this.
     metric : str or callable, default="euclidean"
-        The semimetric (see :func:`pairwise_semimetric`): ``"euclidean"``,
-        ``"exponential"``, ``"gaussian"``, ``"nearest_neighbors"``, ``"precomputed"``,
-        ``"precomputed_kernel"`` or a callable; ``"precomputed"`` takes a distance matrix,
-        ``"precomputed_kernel"`` a Gram matrix. ``"nearest_neighbors"``: the points'
-        nearest-neighbour graph (eq. 34-35), each point weighted by its degree (times
-        ``sample_weight``): W is the normalized cut; sparse, exact at every n
+        The semimetric (:func:`pairwise_semimetric`): ``"euclidean"``, ``"exponential"``,
+        ``"gaussian"``, ``"nearest_neighbors"``, ``"precomputed"`` (a distance matrix),
+        ``"precomputed_kernel"`` (a Gram matrix) or a callable. ``"nearest_neighbors"``: the
+        points' nearest-neighbour graph (eq. 34-35), each point weighted by its degree (times
+        ``sample_weight``), so that W is the normalized cut; sparse, exact at every n
         (``docs/kernels.md``: which kernel for which shapes).
     exponent : float, default=1.0
-        alpha in (0, 2] for ``"euclidean"`` (eq. 52).
+        alpha in (0, 2] of ``"euclidean"`` (eq. 52).
     sigma : float, default=None
         Scale of ``"exponential"`` (eq. 53) and ``"gaussian"`` (eq. 54); ``None``: half the
-        median distance between the points (over at most 1,000 of them evenly spaced), at
-        which both kernels are :math:`e^{-1/2}` (``sigma_``; measured in ``docs/kernels.md``).
+        median distance between the points (over at most 1,000 of them evenly spaced), where
+        both kernels are :math:`e^{-1/2}` (``sigma_``).
     n_neighbors : int, default=None
         m of ``"nearest_neighbors"``; ``None``: ``ceil(ln n)`` (von Luxburg 2007).
     init : str or array of shape (n_samples,), default="auto"
-        Start: ``"auto"`` (``"spectral"`` on a graph, ``"k-means++"`` otherwise), greedy
-        ``"k-means++"`` in feature space, balanced ``"random"`` labels, ``"spectral"`` (the
-        top-k eigenvectors U of the centred weighted Gram matrix, eq. 29, once per fit, each
-        start's weighted k-means on the rows of :math:`\mathcal W^{-1/2} U`),
-        ``"power-kmeans"`` (the labels of :class:`PowerKMeans` on the points), or labels (one
-        run): any k distinct values, such as R's 1-based clusters, the sorted values becoming
-        groups 0..k-1 (so ``labels_ + 1`` compares with R's ``cluster``).
+        ``"auto"`` (``"spectral"`` on a graph, else ``"k-means++"``), greedy ``"k-means++"``
+        in feature space, balanced ``"random"`` labels, ``"spectral"`` (weighted k-means on
+        the rows of :math:`\mathcal W^{-1/2} U`, U the top-k eigenvectors of the centred
+        weighted Gram matrix, eq. 29, computed once per fit), ``"power-kmeans"``
+        (:class:`PowerKMeans` on the points), or labels: any k distinct values (R's 1-based
+        clusters too), the sorted values becoming groups 0..k-1; one run.
     n_init : int, default=10
-        Restarts from independent random streams; the best objective is kept. At most
-        10,000, with the n labels of every restart within the working memory.
+        Starts from independent random streams; the least W is kept. At most 10,000, their
+        labels within the working memory.
     max_iter : int, default=300
-        Maximum number of sweeps per run.
+        Most sweeps per run.
     random_state : int, numpy.random.Generator or None, default=None
     n_jobs : int, default=None
-        joblib's ``n_jobs``: the restarts run as joblib tasks (on a Dask
-        cluster inside ``joblib.parallel_config(backend="dask")``), each with
-        its own random stream, so the result is the same whatever ``n_jobs``;
-        a single start spreads the passes of a streamed operator over the
-        workers instead.
+        joblib's ``n_jobs``: the starts run as joblib tasks (on a Dask cluster inside
+        ``joblib.parallel_config(backend="dask")``) when their work is worth processes, each
+        with its own stream, so the result is the same whatever ``n_jobs``; a single start
+        spreads the products of a streamed matrix over the workers instead.
     approximation : {None, "nystroem"}, default=None
-        ``"nystroem"``: fit on Nyström features Φ (n x m) with
-        :math:`\Phi\Phi^\top \approx G` from ``n_landmarks`` landmarks
-        (Wang, Gittens & Mahoney 2019), for n beyond what exact k-groups can
-        afford: memory O(n m), a Hartigan move O(m k). Needs the points (no
-        precomputed matrix) and ``algorithm`` "hartigan" or "lloyd". When the
-        features do not fit the working memory (:func:`set_config`), the fit
-        takes the mini-batch path of ``batch_size`` by itself (``path_``).
+        ``"nystroem"``: fit on Nyström features Φ (n x m) of ``n_landmarks`` landmarks (Wang,
+        Gittens & Mahoney 2019), for n beyond exact k-groups: memory O(n m), a move O(m).
+        Needs the points and ``algorithm`` "hartigan" or "lloyd". When the features do not
+        fit the working memory (:func:`set_config`), the mini-batch path runs (``path_``).
     n_landmarks : int, default=300
-        m, the number of landmarks for ``approximation="nystroem"``
-        (capped at n). At 300 the accuracy was within 0.005 of exact k-groups
-        in every setting of ``docs/validation.md``; with every point a
-        landmark the fit is the exact one.
+        m (at most n). At 300 the accuracy was within 0.005 of exact k-groups in every
+        setting of ``docs/validation.md``; with every point a landmark the fit is exact.
     landmarks : {"d2", "uniform"}, default="d2"
-        How the landmarks are drawn from ``random_state``: k-means++-style D^2
-        sampling in the kernel's feature space, or uniformly. D^2 is steadier
-        at small m (measured; see ``docs/validation.md``).
+        Landmarks by D^2 sampling in feature space (steadier at small m, measured) or
+        uniformly, from ``random_state``.
     batch_size : int, default=None
-        With ``approximation="nystroem"``: mini-batch steps of this many points
-        (Sculley 2010), then Lloyd's steps on every point (whatever
-        ``algorithm``), the features computed block by block from the landmarks
-        and never held (memory O(n) beyond the data instead of 8 n m bytes: for
-        samples whose features do not fit the memory budget). The ``n_init``
-        starts are compared on a sample of ``3 * batch_size`` points and only
-        the best is refined on all of them; ``max_iter`` bounds both the epochs
-        of mini-batch steps and the passes over all points. ``None``: the
-        features are held when they fit the working memory, else this path
-        runs with the largest batch of at most 10,000 points that fits
-        (``batch_size_``).
+        With ``approximation="nystroem"``: mini-batch steps of this many points (Sculley
+        2010), then Lloyd's passes over all points, the features computed block by block and
+        never held (memory O(n) beyond the data); the starts are compared on a sample of
+        ``3 * batch_size`` points; ``max_iter`` bounds the epochs and the passes. ``None``:
+        the features are held when they fit the working memory, else this path runs with
+        the largest batch of at most 10,000 points that fits (``batch_size_``).
     nan_policy : {"raise", "omit"}, default="raise"
-        A row with a missing value (NaN, None, pandas NA, masked) in X, its weight
-        or its ``init`` label: ``"raise"`` an error, ``"omit"`` leave it out of the
-        fit (label -1 in ``labels_`` and from :meth:`predict`, counted in
-        ``n_omitted_``). A precomputed matrix loses the point's row and column.
+        A row with a missing value in X, its weight or its ``init`` label: ``"raise"`` an
+        error, ``"omit"`` leave it out (label -1, counted in ``n_omitted_``; a precomputed
+        matrix loses the row and the column).
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Group of each point, 0..k-1 (-1 for a row left out for a missing
-        value). Groups are numbered by size (total weight), largest first,
-        groups of equal size in the order of their first point in the data
-        (:func:`._partition.canonical_order`). So a partition gets the same
-        labels whatever the start, BLAS kernel, thread count or working memory;
-        ``cluster_sizes_`` and :meth:`predict` follow the same numbering.
-        ``"r-kgroups"`` keeps R's numbering.
+        Group of each point, 0..k-1 (-1: omitted). Groups are numbered by total weight,
+        largest first, ties in the order of their first point, so a partition gets the same
+        labels whatever the start, rounding or path; ``"r-kgroups"`` keeps R's numbering.
     W_ : float
-        Within dispersion of ``labels_`` (eq. 15), in R's scaling:
-        equals ``dispersion(X, labels_).W`` and R ``sum(kgroups(...)$W)``.
-        For data near the ends of float64 the fit runs on the data divided
-        by a power of two (exact) and W_ is scaled back; reading it raises
-        ``OverflowError`` (``ValueError`` on underflow) when it cannot be
-        represented, while ``labels_`` stay valid. With
-        ``approximation="nystroem"`` it is :math:`\hat W + \sum_i w_i e_i`,
-        the features' W plus each point's residual outside the landmarks'
-        span: an upper bound on the exact W (the features' W is a lower
-        bound), measured within 0.6% of it at the default ``n_landmarks``;
-        ``dispersion(X, labels_).W`` gives the exact value at O(n^2) cost.
+        W of ``labels_`` (eq. 15) in R's scaling: ``dispersion(X, labels_).W``, R's
+        ``sum(kgroups(...)$W)``. Data near the ends of float64 are fitted divided by a power
+        of two and W_ scaled back (``OverflowError`` or ``ValueError`` when it cannot be
+        represented). With ``approximation="nystroem"``, :math:`\hat W + \sum_i w_i e_i`:
+        the features' W plus each point's residual outside the landmarks' span, an upper
+        bound on the exact W (the features' W is a lower one), within 0.6% at the default
+        ``n_landmarks``.
     objective_ : float
-        Q = sum_j Q_j / s_j (eq. 41) of the centred kernel; it equals the
-        between-sample statistic S (eq. 16), since Q + W = T (Lemma 1).
-        With ``approximation="nystroem"``, T is corrected by the same
-        residuals as ``W_``, so ``objective_`` is the features' Q.
+        S = T - W (eq. 16, 18), the between-sample statistic (Q of eq. 41); with Nyström
+        features T carries the same residuals as ``W_``.
     n_iter_ : int
-        Sweeps of the best run (R's ``iterations`` in ``"r-kgroups"`` mode; with
-        ``batch_size``, Lloyd's passes over all points).
+        Sweeps of the best run (R's ``iterations``; Lloyd's passes with ``batch_size``).
     converged_ : bool
         Whether the best run stopped with no improving move.
     cluster_sizes_ : ndarray of shape (k,)
-        Number of points per group.
     sigma_ : float or None
         The scale of ``"exponential"`` or ``"gaussian"``, given or from the data.
     sample_weight_ : ndarray of shape (n_fitted,) or None
-        The weights of the points of positive weight: ``sample_weight`` (times the degrees on
-        a graph); with them ``dispersion(X, labels_, ...).W`` is ``W_``.
+        The weights of the points of positive weight (times the degrees on a graph): with
+        them ``dispersion(X, labels_, ...).W`` is ``W_``.
     count_ : int
         ``"r-kgroups"`` only: moves in the last pass (R's ``count``).
     n_omitted_ : int
-        Rows left out for missing values (``nan_policy="omit"``).
+        Rows left out for missing values.
     path_ : {"exact", "nystroem", "nystroem-minibatch"}
-        The path that ran: exact k-groups on the centred kernel (held as a
-        matrix or streamed in tiles, with the same result to rounding); Nyström
-        features held; or mini-batch steps and Lloyd's passes on features
-        computed block by block (``batch_size``, or chosen because the features
-        did not fit the working memory).
+        Exact k-groups on D (held, or streamed in tiles: the same result to rounding),
+        held Nyström features, or the mini-batch path.
     batch_size_ : int or None
-        The batch of the ``"nystroem-minibatch"`` path (``batch_size``, or the
-        largest of at most 10,000 points that fits the working memory); ``None``
-        on the other paths.
+        The batch of the mini-batch path.
 
     Notes
     -----
-    The centred kernel is a pairwise operator (see the user guide, "Large
-    data"): held as an n x n matrix, shared by all restarts, when it fits the
-    working memory (:func:`set_config`), otherwise streamed, a move then
-    recomputing the two rows it needs. A run keeps the n x k matrix of
-    point-to-group kernel sums and updates two of its columns in O(n) per
-    move; every sweep starts with one vectorised O(n k) evaluation of all
-    gains and visits only the points that can improve, so a sweep costs
-    O(n k + n * moves) and Python-level work scales with the moves. With
-    Nyström features the group sums are k x m and a move costs O(m); the
-    features take 8 n m bytes (checked against the budget), and with
-    ``batch_size`` none are held: memory O(n + b m) beyond the data, O(n m d)
-    per pass over all points.
+    The fit runs on the semimetric matrix D of the points (:func:`energystats._scale.pairwise`:
+    held when 8 n^2 bytes fit the working memory, else streamed, a move recomputing the row
+    it needs), through the point-to-group sums :math:`A = D Z_w` (n x k) and the groups' pair
+    sums B (:mod:`._partition`): a sweep evaluates every gain of eq. (50) at once in O(n k),
+    then visits only the points that can improve, each move updating two rows of A in O(n);
+    with Nyström features a move costs O(m). The Nyström path holds the features when
+    8 n (m + 1) bytes and the partition's 8 n (4 k + 8) fit the working memory, else takes
+    the mini-batch path with the largest batch that fits (:func:`._minibatch.minibatch_bytes`);
+    :class:`WorkingMemoryError` only when not even one point does.
 
-    The path is chosen before anything large is allocated: the exact
-    path when no ``approximation`` is asked for (its operator streams when
-    the matrix does not fit); with ``approximation="nystroem"``, held
-    features when 8 n (m + 1) bytes and the partition's state (8 n (4 k + 8)
-    bytes) fit the working memory, otherwise the mini-batch path with the
-    largest batch b <= 10,000 that fits (with r = m features, about
-    8 b (8 m + k) + 9 n bytes and a band of kernel rows:
-    :func:`._minibatch.minibatch_bytes`); :class:`WorkingMemoryError` only when
-    not even a batch of one point fits, naming ``working_memory`` and
-    ``n_landmarks``.
-
-    ``"r-kgroups"`` follows R's rule, which ignores the factors
-    n_j / (n_j - 1) and n_l / (n_l + 1) of the exact Hartigan gain
-    (eq. 50); from the same start ``"hartigan"`` can reach a lower W.
+    ``"r-kgroups"`` leaves out the factors :math:`s_j / (s_j - w_i)` and
+    :math:`s_l / (s_l + w_i)` of the exact gain (eq. 50): from the same start ``"hartigan"``
+    can reach a lower W.
 
     Examples
     --------
@@ -237,7 +171,7 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     >>> km = es.KGroups(3, random_state=0).fit(iris.iloc[:, :4])
     >>> km.cluster_sizes_  # groups are numbered by size
     array([62, 50, 38])
-    >>> round(km.W_, 4), round(km.objective_, 4)  # W + Q = T = 189.5758 (Lemma 1)
+    >>> round(km.W_, 4), round(km.objective_, 4)  # W + S = T = 189.5758 (Lemma 1)
     (67.5288, 122.047)
     """
 
@@ -262,31 +196,17 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         batch_size: int | None = None,
         nan_policy: str = "raise",
     ):
-        self.n_clusters = n_clusters
-        self.algorithm = algorithm
-        self.metric = metric
-        self.exponent = exponent
-        self.sigma = sigma
-        self.n_neighbors = n_neighbors
-        self.init = init
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.approximation = approximation
-        self.n_landmarks = n_landmarks
-        self.landmarks = landmarks
-        self.batch_size = batch_size
-        self.nan_policy = nan_policy
+        self.n_clusters, self.algorithm, self.metric = n_clusters, algorithm, metric
+        self.exponent, self.sigma, self.n_neighbors = exponent, sigma, n_neighbors
+        self.init, self.n_init, self.max_iter = init, n_init, max_iter
+        self.random_state, self.n_jobs, self.approximation = random_state, n_jobs, approximation
+        self.n_landmarks, self.landmarks = n_landmarks, landmarks
+        self.batch_size, self.nan_policy = batch_size, nan_policy
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = (
-            isinstance(self.metric, str) and self.metric in ("precomputed", "precomputed_kernel")
-        )
+        tags.input_tags.pairwise = self.metric in ("precomputed", "precomputed_kernel")
         return tags
-
-    # fitting -----------------------------------------------------------------------
 
     @front_door(("X", "sample_weight", "init"), distances=("X",), fits=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -297,10 +217,9 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         X : array_like of shape (n_samples, n_features) or (n_samples, n_samples)
         y : ignored
         sample_weight : array_like of shape (n_samples,), default=None
-            Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
-            left out of the clustering, exactly as if it were removed, and
-            then labelled by :meth:`predict`'s rule; integer weights act as
-            repetitions of the points.
+            Non-negative point weights w(x) (eq. 13-15): a point of weight 0 is left out
+            as if removed, then labelled by :meth:`predict`'s rule; integer weights act as
+            repetitions.
 
         Returns
         -------
@@ -316,105 +235,117 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     def _fit(self, X, sample_weight, init):
         """Fit to complete rows (see :meth:`fit`)."""
-        problem = validate(self, X, sample_weight, init)
-        k, sm, kept = problem.k, problem.semimetric, problem.kept
-        # a Gram matrix scales like a precomputed distance matrix
-        scaling = Scaling.for_data(
-            problem.data, sm if sm is not None else resolve_semimetric("precomputed")
-        )
-        full, sm_fit = scaling.data(problem.data), (None if sm is None else scaling.semimetric(sm))
-        fit_data, fit_w = full, problem.weights
+        pb = validate(self, X, sample_weight, init)
+        k, sm, kept, gram = pb.k, pb.semimetric, pb.kept, pb.semimetric is None
+        # data near the ends of float64 are divided by a power of two (a Gram matrix as a
+        # precomputed distance matrix)
+        scaling = Scaling.for_data(pb.data, resolve_semimetric("precomputed") if gram else sm)
+        full, sm = scaling.data(pb.data), (None if gram else scaling.semimetric(sm))
+        if gram:  # its semimetric G_ii + G_jj - 2 G_ij (eq. 8), then as a precomputed matrix
+            check_fits(f"the semimetric of the {len(full)} x {len(full)} Gram matrix",
+                       8.0 * full.size)
+            g = np.diag(full)
+            full = np.maximum(g[:, None] + g[None, :] - 2.0 * full, 0.0)
+            np.fill_diagonal(full, 0.0)
+        matrix = gram or sm.precomputed
+        data, w = full, pb.weights
         if kept is not None:
-            fit_w = fit_w[kept]
-            if sm is not None and not sm.precomputed:
-                fit_data = full[kept]
-            else:
-                check_fits(
-                    f"the {kept.size} x {kept.size} matrix of the points of positive weight",
-                    dense_bytes(kept.size),
-                )
-                fit_data = full[np.ix_(kept, kept)]
-        self.sigma_ = None if sm is None else sm.sigma
-        self.sample_weight_ = None if fit_w is None else np.ldexp(fit_w, problem.weight_shift)
-        n = fit_data.shape[0]
+            data, w = (full[np.ix_(kept, kept)] if matrix else full[kept]), w[kept]
+        self.sigma_ = None if gram else sm.sigma
+        self.sample_weight_ = None if w is None else np.ldexp(w, pb.weight_shift)
+        n = data.shape[0]
+        w = np.ones(n) if w is None else w
+        unit = float(np.ldexp(1.0, -pb.weight_shift))  # a new point's weight, as w is scaled
         gen = stream_source(self.random_state, "random_state")
-        streams = gen.spawn(1 if problem.start is not None else problem.n_init)  # one per start
-        # partition state, indicators and products beside the matrix or features
-        reserve = 8 * n * (4 * k + 8)
-        path, batch = ("exact", None)
+        streams = gen.spawn(1 if pb.start is not None else pb.n_init)  # one per start
+        self.path_, self.batch_size_ = "exact", None
         if self.approximation is not None:
-            path, batch = nystroem_path(
-                n, k, min(self.n_landmarks, n), reserve, self.batch_size, problem.start is not None
-            )
-        self.path_, self.batch_size_ = path, batch
-        if path == "nystroem-minibatch":
-            labels, W, T, passes, converged = self._fit_minibatch(
-                full, fit_data, sm_fit, fit_w, problem, streams, gen.spawn(1)[0], batch
-            )
-            return self._fitted(
-                labels, W, T, passes, converged, scaling.weighted(problem.weight_shift), k, None
-            )
-        distribute = len(streams) > 1 and n_workers(self.n_jobs) > 1  # restarts as joblib tasks
-        kernel = Kernel(fit_w) if self.algorithm != "r-kgroups" else None
-        estimate = approximation_of(
-            self.approximation, kernel=kernel is not None, n_landmarks=self.n_landmarks,
-            landmarks=self.landmarks, rng=gen.spawn(1)[0] if self.approximation else None,
-        )
-        jobs = None if distribute else self.n_jobs  # else one start's passes may use the workers
-        op = make_operator(fit_data, sm_fit, Repeated(reserve), kernel=kernel,
-                           approximation=estimate, n_jobs=jobs)
-        labels, W, T, within_, iterations, converged, count = self._fit_operator(
-            op, fit_data, fit_w, problem, streams, distribute, gen.spawn(1)[0]
-        )
-        if op.features is not None:
-            # The features leave out each point's residual e_i = E_ii outside the landmarks'
-            # span (E = K - Phi Phi' is positive semidefinite). With D_il = K_ii + K_ll - 2 K_il,
-            # W = W_hat + sum_i w_i e_i - sum_j w_j' E_jj w_j / s_j, so
-            # W_hat <= W <= W_hat + sum w e: the upper bound, which drops only the residual's
-            # group means, is reported.
-            unit_w = np.ones(n) if fit_w is None else fit_w
-            extra = np.bincount(labels, weights=unit_w * op.residual, minlength=k)
+            self.path_, self.batch_size_ = nystroem_path(
+                n, k, min(self.n_landmarks, n), 8 * n * (4 * k + 8), self.batch_size,
+                pb.start is not None)
+        if self.path_ == "nystroem-minibatch":
+            return self._fit_minibatch(full, data, sm, w, pb, streams, gen.spawn(1)[0], unit,
+                                       scaling)
+        # a start: about n moves of O(n) and sweeps of O(n k), 10^4 operations of the
+        # interpreter per move; processes only for more than a few seconds of it
+        work = len(streams) * n * (n * k + 1e4)
+        distribute = len(streams) > 1 and n_workers(self.n_jobs, work) > 1
+        Phi = None
+        if self.path_ == "nystroem":
+            Phi, fmap, residual = nystroem_features(data, sm, w, self.n_landmarks,
+                                                    gen.spawn(1)[0], self.landmarks, self.n_jobs)
+            D = Streamed(Phi, resolve_semimetric(exponent=2.0))  # rows for k-means++
+            T = float(w @ np.einsum("ij,ij->i", Phi, Phi))
+        else:
+            D = data if matrix else pairwise(data, sm, n_jobs=None if distribute else self.n_jobs)
+            T = float(w @ (D @ w) / (2.0 * w.sum()))  # eq. (18)
+        tol = GAIN_RTOL * max(abs(T), TINY)
+        start = pb.init if pb.start is None else pb.start
+        points = None
+        if isinstance(start, str) and start == "spectral":  # once per fit
+            points = spectral_embedding(D, w, k, gen.spawn(1)[0], Phi)
+        elif isinstance(start, str) and start == "power-kmeans":
+            points = data if Phi is None else Phi
+        options = dict(points=points, w=w, k=k, algorithm=self.algorithm, init=start,
+                       max_iter=pb.max_iter, tol=tol, Phi=Phi)
+        if distribute:  # the restarts as joblib tasks, each with its own stream
+            chunks = np.array_split(np.arange(len(streams)),
+                                    min(n_workers(self.n_jobs, work), len(streams)))
+            parts = run_tasks(restarts, [{"streams": [streams[i] for i in c]} for c in chunks],
+                              self.n_jobs, shared=dict(D=D, **options))
+            results = [r for part in parts for r in part]
+        else:
+            results = restarts(D, streams=streams, **options)
+        best = results[0]
+        for r in results[1:]:  # a later start must be better by more than rounding
+            if r[0] < best[0] - tol:
+                best = r
+        _, labels, iterations, converged, count = best
+        st = Partition(D, w, labels, k) if Phi is None else FeaturePartition(Phi, w, labels, k)
+        W, within_ = st.W(), st.within()
+        if Phi is not None:
+            # The features leave out each point's residual e_i outside the landmarks' span
+            # (E = K - Phi Phi' is positive semidefinite): W = W_hat + sum_i w_i e_i -
+            # sum_j w_j' E_jj w_j / s_j lies between W_hat and W_hat + sum w e, the upper
+            # bound reported.
+            extra = np.bincount(labels, weights=w * residual, minlength=k)
             W, T = W + extra.sum(), T + extra.sum()
-            within_ = within_ + 2.0 * extra / np.bincount(labels, weights=unit_w, minlength=k)
+            within_ = within_ + 2.0 * extra / st.s
         if self.algorithm != "r-kgroups":  # R's numbering is part of what r-kgroups reproduces
-            order = canonical_order(labels, fit_w, k)
+            order = canonical_order(labels, w, k)
             labels, within_ = np.argsort(order)[labels], within_[order]
-        # W_j = s_j / 2 g(C_j, C_j) of each cluster (eq. 15), R kgroups' `within`; they sum to W
-        within_W = (
-            np.bincount(labels, weights=np.ones(n) if fit_w is None else fit_w, minlength=k)
-            / 2.0 * within_
-        )
-        # a new point's weight, as the fitted weights are scaled
-        unit = float(np.ldexp(1.0, -problem.weight_shift))
-        # the rule for new points (predict's), which also places the points of weight 0;
-        # it keeps the points of positive weight and g(C_l, C_l), or the Nyström map and the
-        # feature sums: no n x n array
-        self._assignment = make_assignment(
-            op, sm_fit, fit_data, kept, labels, np.ones(n) if fit_w is None else fit_w, within_, k,
-            unit,
-        )
+        Zw = indicator(labels, k, w)
+        s = Zw.sum(axis=0)
+        if Phi is not None:
+            self._assignment = Assignment.of_features(fmap, Zw.T @ Phi, s, unit)
+        elif not gram and sm.on_graph:  # Q_l / s_l^2 of the graph's kernel: e_l / s_l - g / 2
+            e = np.bincount(labels, weights=w * sm.graph.kernel().diagonal(), minlength=k)
+            self._assignment = Assignment(s, e / s - within_ / 2.0, Zw, unit, graph=sm.graph)
+        else:
+            self._assignment = Assignment(
+                s, within_ / 2.0, Zw, unit, points=None if matrix else data, semimetric=sm,
+                kept=kept, predicts=not gram)
         if kept is not None:  # the points of weight 0 go where predict would put them
-            dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
-            all_labels = np.empty(full.shape[0], dtype=np.intp)
-            all_labels[kept] = labels
-            all_labels[dropped] = self._assignment(
-                full[dropped], np.diag(full)[dropped] if sm is None else None
-            )
-            labels = all_labels
+            labels = self._place_dropped(full, kept, labels)
         if self.algorithm == "r-kgroups":
             self.count_ = count
-        return self._fitted(
-            labels, W, T, iterations, converged, scaling.weighted(problem.weight_shift), k, within_W
-        )
+        # W_j = s_j / 2 g(C_j, C_j) of each cluster (eq. 15), R kgroups' `within`
+        return self._fitted(labels, W, T, iterations, converged,
+                            scaling.weighted(pb.weight_shift), k, s / 2.0 * within_)
+
+    def _place_dropped(self, full, kept, labels):
+        """All labels: the points of weight 0 placed by the rule of :meth:`predict`."""
+        out = np.empty(full.shape[0], dtype=np.intp)
+        out[kept] = labels
+        dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
+        out[dropped] = self._assignment(full[dropped])
+        return out
 
     def _fitted(self, labels, W, T, iterations, converged, scaling, k, within_W):
         """Set the fitted attributes; returns self."""
         if not converged:
-            warnings.warn(
-                f"KGroups did not converge within max_iter={self.max_iter} sweeps; increase "
-                "`max_iter`.",
-                ConvergenceWarning, stacklevel=3,
-            )
+            warnings.warn(f"KGroups did not converge within max_iter={self.max_iter} sweeps; "
+                          "increase `max_iter`.", ConvergenceWarning, stacklevel=3)
         self.labels_ = labels
         self._scaling, self._statistics, self._within = scaling, (W, T - W), within_W
         self.n_iter_ = int(iterations)
@@ -422,29 +353,21 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         self.cluster_sizes_ = np.bincount(labels, minlength=k)
         return self
 
-    def _fit_minibatch(
-        self, full, points, sm, w, problem: Problem, streams: list, stream, batch: int
-    ):
-        """Mini-batch steps of ``batch`` points and Lloyd's passes on Nystroem features computed
-        block by block (:mod:`._minibatch`): labels, W, T, passes, converged."""
-        k, kept = problem.k, problem.kept
-        feature_map = nystroem_map(points, sm, w, self.n_landmarks, stream, self.landmarks)
-        fit = minibatch_fit(
-            points, w, feature_map, k, problem.init, batch, problem.max_iter, streams, stream
-        )
+    def _fit_minibatch(self, full, points, sm, w, pb, streams, stream, unit, scaling):
+        """Mini-batch steps and Lloyd's passes on Nyström features computed block by block
+        (:mod:`._minibatch`)."""
+        k = pb.k
+        fmap = nystroem_map(points, sm, w, self.n_landmarks, stream, self.landmarks)
+        fit = minibatch_fit(points, w, fmap, k, pb.init, self.batch_size_, pb.max_iter,
+                            streams, stream)
         order = canonical_order(fit.labels, w, k)
         labels = np.argsort(order)[fit.labels]
         s = np.bincount(labels, weights=w, minlength=k)
-        self._assignment = feature_assignment(
-            fit.feature_map, fit.S[order], s, float(np.ldexp(1.0, -problem.weight_shift))
-        )
-        if kept is not None:  # the points of weight 0 go where predict would put them
-            all_labels = np.empty(full.shape[0], dtype=np.intp)
-            all_labels[kept] = labels
-            dropped = np.setdiff1d(np.arange(full.shape[0]), kept)
-            all_labels[dropped] = self._assignment(full[dropped])
-            labels = all_labels
-        return labels, fit.W, fit.T, fit.passes, fit.converged
+        self._assignment = Assignment.of_features(fit.feature_map, fit.S[order], s, unit)
+        if pb.kept is not None:
+            labels = self._place_dropped(full, pb.kept, labels)
+        return self._fitted(labels, fit.W, fit.T, fit.passes, fit.converged,
+                            scaling.weighted(pb.weight_shift), k, None)
 
     @property
     def W_(self) -> float:
@@ -460,61 +383,6 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     def _report(self):
         return kgroups_report(self)
-
-    def _fit_operator(
-        self, op: PairwiseOperator, points: np.ndarray, w, problem: Problem, streams: list,
-        distribute: bool, stream,
-    ):
-        """Fit to the points of positive weight on their operator ``op``: labels, W, T,
-        g(C_l, C_l), sweeps, converged, count.
-
-        Every start has its own random stream (spawned from ``random_state``), so the
-        restarts can run as joblib tasks (``distribute``), each building its own copy of
-        the operator from its recipe, with the same results as in order here; the best
-        start is chosen in start order, a later one only when better by more than rounding.
-        The spectral embedding is computed once (``stream`` starts its Lanczos iterations).
-        """
-        n, k = op.n, problem.k
-        init = problem.init if problem.start is None else problem.start
-        unit_w = np.ones(n) if w is None else w
-        points = start_points(init, op, points, unit_w, k, stream, self.algorithm == "r-kgroups")
-        options = dict(
-            weights=w, k=k, algorithm=self.algorithm, init=init, max_iter=problem.max_iter
-        )
-        if distribute:
-            chunks = np.array_split(
-                np.arange(len(streams)), min(n_workers(self.n_jobs), len(streams))
-            )
-            calls = [{"streams": [streams[i] for i in c]} for c in chunks]
-            parts = run_tasks(
-                functools.partial(restarts, **options), calls, self.n_jobs,
-                shared={"build": op.recipe, "points": points},
-            )
-            results = [r for part in parts for r in part]
-        else:
-            results = restarts(op.recipe, points, streams=streams, operator=op, **options)
-        if self.algorithm == "r-kgroups":
-            best = results[0]
-            for r in results[1:]:  # a later start must be better by more than rounding
-                if r[0] < best[0] - GAIN_RTOL * abs(best[0]):
-                    best = r
-            _, labels, iterations, count, converged = best
-            M = op.quadratic(np.hstack([indicator(labels, k), np.ones((n, 1))]))
-            W = float(np.sum(np.diag(M)[:k] / (2.0 * np.bincount(labels, minlength=k))))  # eq. (15)
-            T = M[k, k] / (2.0 * n)  # eq. (18)
-            # g(C_l, C_l), eq. (13)
-            within_ = np.diag(M)[:k] / np.bincount(labels, minlength=k) ** 2
-            return labels, W, T, within_, iterations, converged, count
-        diag = op.diagonal()
-        T = float(unit_w @ diag)
-        tol = GAIN_RTOL * max(abs(T), TINY)
-        best = results[0]
-        for r in results[1:]:  # a later start must be better by more than rounding
-            if r[0] > best[0] + tol:
-                best = r
-        _, labels, iterations, converged = best
-        W, within_ = within(op, diag, unit_w, labels, k)
-        return labels, W, T, within_, iterations, converged, None
 
     @front_door(("X", "sample_weight", "init"), distances=("X",), fits=True)
     def fit_predict(self, X, y=None, sample_weight=None):
@@ -535,12 +403,9 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
     @front_door("X", tables=False, prepare={"X": "_kept_columns"})
     def predict(self, X):
-        r"""Assign new points to the group whose energy grows least by adding them.
-
-        Adding a point x of unit weight to group l raises W by
-        :math:`\frac{s_l}{s_l + 1}\,[g(x, C_l) - \tfrac12 g(C_l, C_l)]`,
-        the kernel form of the squared feature-space distance to the group's
-        centroid, scaled as in the Hartigan gain (eq. 50).
+        r"""Assign new points to the group whose W grows least by adding them: by
+        :math:`\frac{s_l}{s_l + 1}\,[g(x, C_l) - \tfrac12 g(C_l, C_l)]` for a point of unit
+        weight joining group l (eq. 50; :mod:`._assignment`).
 
         Parameters
         ----------
@@ -555,16 +420,12 @@ class KGroups(ReportsWhenFitted, ClusterMixin, BaseEstimator):
 
         Notes
         -----
-        Time O(m n d); memory O(n) per new point, in blocks: the semimetric
-        values of a block of new points to the training points, never the
-        m x n matrix (a precomputed ``X`` is that matrix already).
+        Time O(m n d); memory O(n) per new point, in blocks of new points.
         """
         check_is_fitted(self)
         if not self._assignment.predicts:
-            raise ValueError(
-                "`predict` needs semimetric values to the training points; "
-                "metric='precomputed_kernel' has none."
-            )
+            raise ValueError("`predict` needs semimetric values to the training points; "
+                             "metric='precomputed_kernel' has none.")
         numeric_columns(X, "X")
         X = self._scaling.data(validate_data(self, X, dtype=np.float64, reset=False))
         if self.metric == "precomputed" and X.min() < 0:

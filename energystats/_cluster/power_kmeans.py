@@ -16,7 +16,6 @@ Reference: J. Xu and K. Lange, "Power k-Means Clustering", ICML 2019.
 from __future__ import annotations
 
 import functools
-import threading
 import warnings
 from numbers import Integral, Real
 
@@ -28,7 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._frontdoor import front_door
-from .._parallel import THREADS, check_n_jobs, n_workers, round_robin, run_tasks, run_threads
+from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator, check_rng
 from .._results import ReportsWhenFitted
 from .._semimetric import Scaling, resolve_semimetric
@@ -49,8 +48,7 @@ _TINY = np.finfo(float).tiny
 #: exp(-708) is float64's smallest normal exponential: below it exp leaves its fast path.
 _EXP_ARG_FLOOR = -708.0
 _EXP_FLOOR = float(np.exp(_EXP_ARG_FLOOR))
-#: Entries of a block's k x rows arrays: small enough to stay in cache, large enough that the
-#: numpy operations on a block are long (threads sharing short ones contend for the GIL).
+#: Entries of a block's k x rows arrays: small enough to stay in cache.
 BLOCK = 2**17
 
 
@@ -68,15 +66,14 @@ class _Points:
         self.extended[-1] = np.einsum("ij,ij->i", X, X)
         rows = max(256, BLOCK // max(k, 1))
         self.blocks = [(a, min(a + rows, n)) for a in range(0, n, rows)]
-        self._scratch = threading.local()
+        self._scratch = (None, None)
 
     def scratch(self, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """Two work arrays of ``shape`` for the calling thread, allocated once per fit: fresh
-        arrays of a block's size would be mapped anew, page by page, on every step."""
-        mine = self._scratch
-        if getattr(mine, "shape", None) != shape:
-            mine.shape, mine.arrays = shape, (np.empty(shape), np.empty(shape))
-        return mine.arrays
+        """Two work arrays of ``shape``, allocated once per fit: fresh arrays of a block's size
+        would be mapped anew, page by page, on every step."""
+        if self._scratch[0] != shape:
+            self._scratch = (shape, (np.empty(shape), np.empty(shape)))
+        return self._scratch[1]
 
     @staticmethod
     def augment(centres: np.ndarray) -> np.ndarray:
@@ -86,16 +83,9 @@ class _Points:
             np.ones((centres.shape[0], 1)),
         ])
 
-    def map(self, work):
-        """``[work(a, b) for each block]``, in block order; with at least two blocks per core
-        the blocks are shared among the cores (fixed shares: the same sums on every run)."""
-        if len(self.blocks) < 2 * THREADS:
-            return [work(a, b) for a, b in self.blocks]
-        shares = run_threads(
-            lambda mine: [work(a, b) for a, b in mine], round_robin(self.blocks, THREADS)
-        )
-        done = [iter(share) for share in shares]
-        return [next(done[i % len(shares)]) for i in range(len(self.blocks))]
+    def map(self, work) -> list:
+        """``[work(a, b) for each block]``, in block order."""
+        return [work(a, b) for a, b in self.blocks]
 
 
 def _distances(
@@ -197,9 +187,7 @@ def _lloyd_block(P: _Points, a: int, b: int, augmented):
     return Z @ P.X[a:b], Z.sum(axis=1), labels, float(d[labels, np.arange(b - a)].sum())
 
 
-def _lloyd(
-    P: _Points, centres: np.ndarray, max_iter: int
-) -> tuple[np.ndarray, np.ndarray, float, int]:
+def _lloyd(P: _Points, centres: np.ndarray, max_iter: int):
     """Lloyd steps to a k-means local minimum (an emptied cluster keeps its centre): the
     centres, labels, inertia and the number of centre updates."""
     labels = None
@@ -250,43 +238,35 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         ``random_state``, ``PowerKMeans(k, n_init=r)`` starts from the r starts of
         ``KMeans(k, n_init=r)`` (Xu & Lange compare the two from matched starts).
     n_init : int, default=1
-        Restarts; the lowest k-means objective is kept. At most 10,000, with the n labels
-        of every restart within the working memory.
+        Restarts; the lowest k-means objective is kept (at most 10,000).
     max_iter : int, default=1000
         Maximum MM iterations.
     tol : float, default=1e-6
-        Stop when the relative change of the power-mean objective is below
-        ``tol`` and the nearest-centre labels did not change.
+        Stop when the power-mean objective changes by less than ``tol`` (relative) and the
+        nearest centres do not.
     random_state : int, numpy.random.Generator, RandomState or None, default=None
         The starts are drawn one after the other from scikit-learn's ``RandomState`` of it
         (an integer below 2^32 seeds it, as in ``KMeans``; anything else gives it a seed).
     n_jobs : int, default=None
-        joblib's ``n_jobs``: restarts as joblib tasks (on a Dask cluster inside
-        ``joblib.parallel_config(backend="dask")``), with the same result
-        whatever ``n_jobs``.
+        joblib's ``n_jobs``: restarts as joblib tasks when their work is worth processes
+        (on Dask inside ``joblib.parallel_config(backend="dask")``); the same result.
     nan_policy : {"raise", "omit"}, default="raise"
-        Rows with a missing value (NaN, None, pandas NA, masked) in ``fit`` and
-        ``predict``: ``"raise"`` an error, ``"omit"`` leave them out (label -1).
+        Rows with a missing value in ``fit`` and ``predict``: ``"raise"`` an error,
+        ``"omit"`` leave them out (label -1).
 
     Attributes
     ----------
     cluster_centers_ : ndarray of shape (k, n_features)
         The final centres, in the order of the clusters' labels.
     labels_ : ndarray of shape (n_samples,)
-        Nearest final centre; -1 on rows left out for missing values.
-        Clusters are numbered by size, largest first, clusters of equal size
-        in the order of their first point in the data (an empty cluster last),
-        as in :class:`KGroups`: the same partition gets the same labels
-        whatever the start, BLAS kernel or thread count; :meth:`predict`
-        uses the same numbering.
+        Nearest final centre (-1: omitted), numbered as :class:`KGroups` numbers its groups
+        (by size, ties by first point): the same partition, the same labels.
     n_omitted_ : int
-        Rows left out for missing values (``nan_policy="omit"``).
+        Rows left out for missing values.
     inertia_ : float
-        The k-means objective sum_i min_j ||x_i - theta_j||^2. Data near the
-        ends of float64 are fitted divided by a power of two (exact); reading
-        ``inertia_`` raises ``OverflowError`` (``ValueError`` on underflow)
-        when it cannot be represented (data around 1e300), while the labels
-        and centres stay valid.
+        The k-means objective sum_i min_j ||x_i - theta_j||^2 (data near the ends of float64
+        are fitted divided by a power of two; ``OverflowError`` or ``ValueError`` when it
+        cannot be represented).
     n_iter_ : int
         MM iterations of the best run (the Lloyd finish not counted).
     n_lloyd_iter_ : int
@@ -294,25 +274,18 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
     s_ : float
         The final power.
     objective_path_ : ndarray
-        f_{s_m}(Theta_m) along the MM iterations of the best run; never
-        increasing (Proposition 2.1 with the power-mean inequality).
+        f_{s_m}(Theta_m) along the MM iterations of the best run; never increasing
+        (Proposition 2.1 with the power-mean inequality).
 
     Notes
     -----
-    Each MM iteration costs O(n k d) like a Lloyd step: one product for the
-    distances, one logarithm and one exponential per point and centre, in
-    blocks of rows that stay in cache, shared among the cores for large n.
-    The weights
-    are formed relative to each point's nearest centre, so they lie in
-    [0, 1] for every s < 0, where the naive formula overflows (s of -300);
-    a point on a centre gets weight 1 there and 0 elsewhere (the limit).
-
-    Annealing stops as soon as the weights are hard: for every point, the
-    weights off its nearest centre sum to less than half a unit in the last
-    place of its weight there (their sum with it rounds to exactly 1), so an
-    MM step equals a Lloyd step to within float64's resolution and
-    continuing would change no label or centre (a test checks this). Lloyd
-    steps then finish at a k-means local minimum.
+    An MM iteration costs O(n k d) like a Lloyd step (one product, one logarithm and one
+    exponential per point and centre, in blocks of rows that stay in cache). The weights are
+    formed relative to each point's nearest centre, so they lie in [0, 1] for every s < 0
+    (the naive formula overflows at s = -300). Annealing stops as soon as the weights are
+    hard (those off each point's nearest centre below half a unit in the last place of its
+    weight there: an MM step is then a Lloyd step to float64's resolution); Lloyd steps then
+    finish at a k-means local minimum.
 
     Examples
     --------
@@ -339,16 +312,9 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         n_jobs=None,
         nan_policy: str = "raise",
     ):
-        self.n_clusters = n_clusters
-        self.s0 = s0
-        self.eta = eta
-        self.init = init
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.tol = tol
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.nan_policy = nan_policy
+        self.n_clusters, self.s0, self.eta, self.init = n_clusters, s0, eta, init
+        self.n_init, self.max_iter, self.tol = n_init, max_iter, tol
+        self.random_state, self.n_jobs, self.nan_policy = random_state, n_jobs, nan_policy
 
     def _validate(self, X):
         numeric_columns(X, "X")
@@ -369,10 +335,8 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         check_n_jobs(self.n_jobs)
         if isinstance(self.init, str):
             if self.init not in ("k-means++", "random"):
-                raise ValueError(
-                    "`init` must be 'k-means++', 'random' or an array of centres, got "
-                    f"{self.init!r}."
-                )
+                raise ValueError("`init` must be 'k-means++', 'random' or an array of centres, "
+                                 f"got {self.init!r}.")
             start = None
         else:
             start = as_data(self.init, "init")
@@ -429,15 +393,14 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         P = _Points(X - mean, k)  # every distance is computed on centred data
         check_rng(self.random_state, "random_state")
         starts = self._initial_centres(P.X, k, n_init) if start is None else [start - mean]
-        jobs = n_workers(self.n_jobs)
+        # a start: a few hundred steps of O(n k d) (the annealing of s at eta = 1.02)
+        jobs = n_workers(self.n_jobs, work=500.0 * n_init * X.shape[0] * k * (X.shape[1] + 2))
         if jobs > 1 and n_init > 1:
             chunks = np.array_split(np.arange(n_init), min(jobs, n_init))
             parts = run_tasks(
                 functools.partial(_power_restarts, estimator=self, k=k, max_iter=max_iter),
-                [{"starts": [starts[i] for i in c]} for c in chunks],
-                self.n_jobs,
-                shared={"X": P.X},
-            )
+                [{"starts": [starts[i] for i in c]} for c in chunks], self.n_jobs,
+                shared={"X": P.X})
             runs = [r for part in parts for r in part]
         else:
             runs = _power_restarts(P.X, self, k, max_iter, starts, P)
@@ -449,26 +412,19 @@ class PowerKMeans(ReportsWhenFitted, ClusterMixin, BaseEstimator):
         order = canonical_order(labels, None, k)  # the same partition, the same numbering
         centres, labels = centres[order], np.argsort(order)[labels]
         if not converged:
-            warnings.warn(
-                f"PowerKMeans did not converge within max_iter={max_iter}; increase `max_iter`.",
-                ConvergenceWarning, stacklevel=2,
-            )
+            warnings.warn(f"PowerKMeans did not converge within max_iter={max_iter}; increase "
+                          "`max_iter`.", ConvergenceWarning, stacklevel=2)
         self.cluster_centers_ = np.ldexp(centres + mean, scaling.shift)  # exact: a power of two
         empty = k - np.unique(labels).size
         if empty:
             warnings.warn(
                 f"PowerKMeans left {empty} of the n_clusters={k} clusters empty (no point is "
                 f"nearest their centre; the data have {np.unique(X, axis=0).shape[0]} distinct "
-                "rows): fit fewer clusters.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+                "rows): fit fewer clusters.", ConvergenceWarning, stacklevel=2)
         self._centred = (scaling, mean, centres)
         self.labels_ = labels
         self._objectives = (scaling, inertia, path)
-        self.n_iter_ = int(n_iter)
-        self.n_lloyd_iter_ = int(n_lloyd)
-        self.s_ = float(s)
+        self.n_iter_, self.n_lloyd_iter_, self.s_ = int(n_iter), int(n_lloyd), float(s)
         return self
 
     @property

@@ -1,7 +1,6 @@
 """The exact O(n log n) two-group energy split in one dimension, rho(x, y) = |x - y|.
 
-(The other one-dimensional statistics are products of the pairwise operator's
-sorted back-end, :class:`energystats._operator.sorted.SortedOperator`.)
+(The other one-dimensional statistics take the sorted sums of :mod:`energystats._scale.line`.)
 
 For a sorted sample the pair sum is linear in the order statistics,
 França, Rizzo & Vogelstein (2020), Appendix, eq. (62):
@@ -173,8 +172,14 @@ def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResu
     sample_weight : array_like of shape (n,), default=None
         Non-negative point weights w(x) (eq. 13-15). A point of weight 0 is
         left out of the split, as if removed, and labelled by the threshold.
-    nan_policy
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``x`` or
+        ``sample_weight``: ``"raise"`` an error, ``"omit"`` drop the row of both; the
+        result's ``n_omitted`` counts them.
         ``labels`` is -1 on the points left out.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -219,10 +224,8 @@ def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResu
     w = None if w is None else w[w > 0]
     n = x.shape[0]
     if n < 2:
-        raise ValueError(
-            "`x` must hold at least two distinct values"
-            + ("." if w is None else " of positive weight.")
-        )
+        raise ValueError("`x` must hold at least two distinct values"
+                         + ("." if w is None else " of positive weight."))
     needed = 17 * n + 8 * full.shape[0] + (16 * n if w is not None else 0)
     check_fits(f"split_1d of {n} points (sorted copy, W curve, admissible splits, labels)", needed)
     if w is None:
@@ -233,26 +236,19 @@ def split_1d(x, *, sample_weight=None, nan_policy: str = "raise") -> Split1DResu
         xs, ws = x[order], w[order]
         centre = np.average(xs, weights=ws)
     W_curve, thresholds, admissible, T = _split_curve(xs, ws, centre)
-    if admissible is None:
-        best = int(np.argmin(W_curve))
-        split_index = best + 1
-    else:
+    if admissible is not None:
         count = _keep_admissible(admissible, W_curve, thresholds)
         if count == 0:
             raise ValueError("`x` must hold at least two distinct values.")
         W_curve, thresholds = W_curve[:count], thresholds[:count]
-        best = int(np.argmin(W_curve))
-        split_index = _position(admissible, best) + 1
+    best = int(np.argmin(W_curve))
+    split_index = best + 1 if admissible is None else _position(admissible, best) + 1
     threshold = float(np.ldexp(thresholds[best], scaling.shift))  # exact: a power of two
     labels = np.empty(full.shape[0], dtype=np.intp)
     np.greater(full, threshold, out=labels, casting="unsafe")
     W = float(W_curve[best])
     return Split1DResult(
-        threshold=threshold,
-        labels=labels,
-        W=scaling.result(W, "W"),
-        S=scaling.result(float(T - W), "S"),
-        split_index=split_index,
+        threshold=threshold, labels=labels, W=scaling.result(W, "W"),
+        S=scaling.result(float(T - W), "S"), split_index=split_index,
         W_curve=scaling.result(W_curve, "the W curve"),
-        curve_thresholds=thresholds if scaling.shift == 0 else np.ldexp(thresholds, scaling.shift),
-    )
+        curve_thresholds=thresholds if scaling.shift == 0 else np.ldexp(thresholds, scaling.shift))

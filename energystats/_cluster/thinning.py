@@ -19,7 +19,7 @@ import pandas as pd
 from .._frontdoor import front_door
 from .._homogeneity import EnergyTestResult, energy_test, pairwise_energy_tests
 from .._random import as_generator
-from .._resampling import check_resamples
+from .._resample import check_resamples
 from .._result_bases import ClusteringResult, NullPanel, TestResult
 from .._results import Table
 from .._validation import as_data, check_n_clusters
@@ -91,9 +91,8 @@ def _covariance_root(cov, d: int) -> np.ndarray:
     try:
         C = np.asarray(cov, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(
-            f"`cov` must be a number or an array of numbers, got {type(cov).__name__}."
-        ) from None
+        raise TypeError("`cov` must be a number or an array of numbers, got "
+                        f"{type(cov).__name__}.") from None
     if not np.isfinite(C).all():
         raise ValueError("`cov` contains NaN or infinite values.")
     if C.ndim == 0 or C.shape == (d,):
@@ -101,9 +100,8 @@ def _covariance_root(cov, d: int) -> np.ndarray:
             raise ValueError("`cov` must hold positive variances.")
         return np.diag(np.broadcast_to(np.sqrt(C), (d,)))
     if C.shape != (d, d):
-        raise ValueError(
-            f"`cov` must be a scalar, of shape ({d},) or ({d}, {d}), got shape {C.shape}."
-        )
+        raise ValueError(f"`cov` must be a scalar, of shape ({d},) or ({d}, {d}), got shape "
+                         f"{C.shape}.")
     if np.abs(C - C.T).max() > 1e-12 * np.abs(C).max():
         raise ValueError("`cov` must be symmetric.")
     values, vectors = np.linalg.eigh((C + C.T) / 2)
@@ -127,20 +125,11 @@ def _thin(X: np.ndarray, family: str, cov, epsilon: float, rng: np.random.Genera
 
 
 @front_door("X", names=("X",))
-def thinned_cluster_comparison(
-    X,
-    n_clusters: int,
-    *,
-    family: str = "gaussian",
-    cov=None,
-    epsilon: float = 0.5,
-    statistic: str = "S",
-    n_resamples: int = 999,
-    rng=None,
-    n_jobs=None,
-    nan_policy: str = "raise",
-    **kgroups_options,
-) -> ThinnedComparisonResult:
+def thinned_cluster_comparison(X, n_clusters: int, *, family: str = "gaussian", cov=None,
+                               epsilon: float = 0.5, statistic: str = "S",
+                               n_resamples: int = 999, rng=None, n_jobs=None,
+                               nan_policy: str = "raise",
+                               **kgroups_options) -> ThinnedComparisonResult:
     r"""Find clusters on one part of the data and compare them on an independent part.
 
     Splits X = X1 + X2 by data thinning (Neufeld, Dharamshi, Gao & Witten 2024), so
@@ -169,15 +158,21 @@ def thinned_cluster_comparison(
         The energy test's statistic (see :func:`energy_test`).
     n_resamples : int, default=999
         Relabelings of the energy test.
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It seeds the thinning, the clustering and the relabelings (three independent
         streams).
     n_jobs : int, default=None
         joblib's ``n_jobs``, for the clustering's restarts and the energy test.
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
     **kgroups_options
         Options of :class:`KGroups`; ``exponent``, ``metric`` and ``sigma`` are used
         by the energy test as well.
-    nan_policy
+    nan_policy : {"raise", "omit"}, default="raise"
+        A row with a missing value (NaN, None, pandas NA, masked, or R's NA) in ``X``:
+        ``"raise"`` an error, ``"omit"`` drop it; the result's ``n_omitted`` counts them.
         ``labels`` is -1 on the rows dropped; ``fit_part`` and ``test_part`` hold the others.
 
     Returns
@@ -186,23 +181,17 @@ def thinned_cluster_comparison(
 
     Notes
     -----
-    Validity. Gaussian rows :math:`X_i \sim N(\mu_i, \Sigma)`, independent: with
-    :math:`X^{(1)}_i \mid X_i \sim N(\epsilon X_i, \epsilon(1-\epsilon)\Sigma)` and
-    :math:`X^{(2)} = X - X^{(1)}`, the parts :math:`X^{(1)}_i \sim N(\epsilon\mu_i,
-    \epsilon\Sigma)` and :math:`X^{(2)}_i \sim N((1-\epsilon)\mu_i, (1-\epsilon)\Sigma)`
-    are independent (their Table 1; Poisson counts: :math:`X^{(1)} \mid X \sim
-    \mathrm{Binomial}(X, \epsilon)`). The labels are a function of X1 alone, so,
-    given the labels, the rows of X2 keep their distributions and the permutation
-    test on X2 is exact for the null that the rows in different clusters share one
-    distribution: in particular with no cluster structure (all :math:`\mu_i` equal),
-    the p-value is uniform although the clusters were found on the same variables.
-
-    Sigma must be the true noise covariance. If an estimate :math:`\tilde\Sigma` is
-    used in its place the parts are dependent: their cross-covariance is
-    :math:`\epsilon(1-\epsilon)(\Sigma - \tilde\Sigma)` (Neufeld et al. 2024, Prop. 1),
-    and the test is no longer exact (an estimate from other data, or from
-    replicates, keeps this small). The Poisson split needs no parameter, but needs
-    the counts to be Poisson (overdispersed counts are not split independently).
+    Gaussian rows :math:`X_i \sim N(\mu_i, \Sigma)`: with :math:`X^{(1)}_i \mid X_i \sim
+    N(\epsilon X_i, \epsilon(1-\epsilon)\Sigma)` and :math:`X^{(2)} = X - X^{(1)}`, the parts
+    :math:`X^{(1)}_i \sim N(\epsilon\mu_i, \epsilon\Sigma)` and :math:`X^{(2)}_i \sim
+    N((1-\epsilon)\mu_i, (1-\epsilon)\Sigma)` are independent (their Table 1; Poisson counts:
+    :math:`X^{(1)} \mid X \sim \mathrm{Binomial}(X, \epsilon)`). The labels are a function
+    of X1 alone, so the permutation test on X2 is exact for the null that the rows of
+    different clusters share one distribution: with no cluster structure the p-value is
+    uniform although the clusters were found on the same variables. Sigma must be the true
+    noise covariance: an estimate :math:`\tilde\Sigma` leaves the parts a cross-covariance
+    :math:`\epsilon(1-\epsilon)(\Sigma - \tilde\Sigma)` (Neufeld et al. 2024, Prop. 1); the
+    Poisson split needs Poisson counts (overdispersed ones are not split independently).
 
     References
     ----------
@@ -246,33 +235,16 @@ def thinned_cluster_comparison(
     fit_part = _thin(X, family, cov, epsilon, thinning)
     test_part = X - fit_part
     model = KGroups(k, random_state=clustering, n_jobs=n_jobs, **kgroups_options).fit(fit_part)
-    semimetric = {
-        name: kgroups_options[name] for name in _SEMIMETRIC_OPTIONS if name in kgroups_options
-    }
+    semimetric = {name: kgroups_options[name] for name in _SEMIMETRIC_OPTIONS
+                  if name in kgroups_options}
     pair_stream, test_stream = relabeling.spawn(2)
-    test = energy_test(
-        test_part, model.labels_, statistic=statistic, n_resamples=n_resamples, rng=test_stream,
-        n_jobs=n_jobs, **semimetric,
-    )
-    pairwise = None
-    if k > 2:
-        pairwise = pairwise_energy_tests(
-            test_part, model.labels_, rng=pair_stream, n_resamples=n_resamples, n_jobs=n_jobs,
-            **semimetric,
-        )
+    test = energy_test(test_part, model.labels_, statistic=statistic, n_resamples=n_resamples,
+                       rng=test_stream, n_jobs=n_jobs, **semimetric)
+    pairwise = None if k == 2 else pairwise_energy_tests(
+        test_part, model.labels_, rng=pair_stream, n_resamples=n_resamples, n_jobs=n_jobs,
+        **semimetric).table
     return ThinnedComparisonResult(
-        statistic=test.statistic,
-        pvalue=test.pvalue,
-        null_distribution=test.null_distribution,
-        n_resamples=test.n_resamples,
-        exact=test.exact,
-        n_clusters=k,
-        family=family,
-        epsilon=epsilon,
-        test=test,
-        pairwise=pairwise,
-        labels=model.labels_,
-        model=model,
-        fit_part=fit_part,
-        test_part=test_part,
-    )
+        statistic=test.statistic, pvalue=test.pvalue, null_distribution=test.null_distribution,
+        n_resamples=test.n_resamples, exact=test.exact, n_clusters=k, family=family,
+        epsilon=epsilon, test=test, pairwise=pairwise, labels=model.labels_, model=model,
+        fit_part=fit_part, test_part=test_part)

@@ -1,37 +1,11 @@
-r"""The two mean distances of a ``scipy.stats`` family without a closed form, from its cdf and
-survival function, to rounding: one exact table per shape parameters.
-
-For Y with cdf F and survival function S = 1 - F,
-
-.. math::
-
-    E|z - Y| = \int_{-\infty}^z F(t)\,dt + \int_z^\infty S(t)\,dt, \qquad
-    E|Y - Y'| = 2\int F(t)\,S(t)\,dt
-
-(:math:`|z - y| = \int (1\{y \le t < z\} + 1\{z \le t < y\})\,dt` averaged over Y): sums of
-non-negative integrals, so no cancellation, and no mean needed.
-
-The table (:func:`table`) covers an interval [t0, t1] of the support holding the points asked
-for and the bulk. It is cut into panels in u, :math:`t = m + s\sinh u` (m the median, s the
-half interquartile range: the tails of t are short in u), panel edges on the integers of u
-(so tables of one shape over different ranges share their panels) and halved until
-:math:`F\,dt/du`, :math:`S\,dt/du` and :math:`FS\,dt/du` are each a Chebyshev series of
-degree :data:`DEGREE` whose last three coefficients are below :data:`RESOLVED` times the
-panel's largest value (or the panel's whole integral is below 1e-17 s: beside a support end
-where the density is singular). A point's integrals are the exact integrals of those series
-from the panel's ends (Clenshaw's recurrence), plus the panels beyond: the same to rounding
-as the integrals of F and S themselves. Beyond [t0, t1] the tails
-:math:`\int_{t_1}^\infty S`, :math:`\int_{t_1}^\infty FS` (and on the left F, FS) are
-computed by the exp-sinh rule (:func:`_tail`), trapezoids in w for
-:math:`t = t_1 + s\exp(\frac\pi2\sinh w)`, halving the step until two agree to 1e-15: it
-converges double exponentially for tails as heavy as :math:`t^{-1.2}` (for a tail
-:math:`S \sim t^{-\alpha}` the part beyond :math:`e^{192} s` it leaves out is
-:math:`e^{-192(\alpha - 1)}` of it: below 1e-16 for :math:`\alpha \ge 1.2`).
-
-All cdf and sf values of a round of refinement are asked for in one call, so a table costs
-a few calls of some hundreds of points (about 2 ms for ``fisk``), and a family whose cdf is
-itself an integral (``levy_stable``: 0.5 ms a point) pays for about 2,000 points once per
-shape, shared by the data's statistic and every resample drawn with that shape.
+r"""The two mean distances of a ``scipy.stats`` family without a closed form, to rounding, from
+one table of its cdf F and survival function S per shape: :math:`E|z - Y| = \int_{-\infty}^z
+F + \int_z^\infty S`, :math:`E|Y - Y'| = 2\int FS` (non-negative integrals: no cancellation).
+Panels in u, :math:`t = m + s\sinh u` (m the median, s the half interquartile range), edges on
+the integers of u, halved until :math:`F\,dt/du`, :math:`S\,dt/du`, :math:`FS\,dt/du` are
+Chebyshev series of degree :data:`DEGREE` whose last three coefficients are below
+:data:`RESOLVED` of the panel's largest value; the tails beyond by the exp-sinh rule (exact for
+tails as heavy as :math:`t^{-1.2}`). 2 ms a table for ``fisk``.
 """
 
 from __future__ import annotations
@@ -42,36 +16,26 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import fft
 
-__all__ = ["mean_distances_by_table", "table"]
+__all__ = ["mean_distances_by_table"]
 
-#: Degree of the Chebyshev series of each panel, and the size of its last coefficients,
-#: relative to the panel's largest value, below which the panel is resolved.
+#: Degree of a panel's Chebyshev series, and its last coefficients' size (relative) when resolved.
 DEGREE, RESOLVED = 32, 1e-15
-#: Halvings of a panel at most (a panel beside a singular support end shrinks until its
-#: integral is negligible, by a factor 2^-1.5 or more a halving for densities like chi2(3)).
-MAX_HALVINGS = 60
-#: The narrowest panel, in u.
-MIN_WIDTH = 1e-9
-#: Panels graded geometrically (widths 2^-1 .. 2^-GRADED) towards a finite support end.
-GRADED = 30
+#: Halvings of a panel at most, the narrowest panel in u, and the panels graded geometrically
+#: (widths 2^-1 .. 2^-GRADED) towards a finite support end.
+MAX_HALVINGS, MIN_WIDTH, GRADED = 60, 1e-9, 30
 #: The exp-sinh rule's range of w and its finest step.
 _W, _FINEST = 5.5, 2.0**-9
-
 _NODES = np.cos(np.pi * np.arange(DEGREE + 1) / DEGREE)  # Chebyshev points, 1 down to -1
 
 
 @dataclass(frozen=True)
 class Table:
-    """Panels [edges[i], edges[i+1]] in u of one shape, each with the Chebyshev
-    coefficients of the antiderivatives (from the panel's left end, in units of u on [-1, 1])
-    of F dt/du and S dt/du; ``below[i]`` is the integral of F from -inf to edge i,
-    ``above[i]`` that of S from edge i to +inf; ``between`` is E|Y - Y'|."""
+    """Panels [edges[i], edges[i+1]] in u of one shape with the Chebyshev coefficients of the
+    antiderivatives of F dt/du and S dt/du; ``below[i]``, ``above[i]`` the integrals of F up
+    to edge i and of S beyond it; ``between`` is E|Y - Y'|."""
 
-    family: object
-    shapes: tuple
     median: float
     spread: float
-    support: tuple
     edges: np.ndarray
     F_int: np.ndarray
     S_int: np.ndarray
@@ -79,37 +43,26 @@ class Table:
     above: np.ndarray
     between: float
 
-    def covers(self, t0: float, t1: float) -> bool:
-        return self.t(self.edges[0]) <= t0 and t1 <= self.t(self.edges[-1])
-
-    def t(self, u):
-        return np.clip(self.median + self.spread * np.sinh(u), *self.support)
-
     def mean_distance(self, z: np.ndarray) -> np.ndarray:
         """E|z - Y| for z inside the table's range (any shape)."""
-        u = np.arcsinh((z - self.median) / self.spread)
-        u = np.clip(u, self.edges[0], self.edges[-1])
+        u = np.clip(np.arcsinh((z - self.median) / self.spread), self.edges[0], self.edges[-1])
         panel = np.clip(np.searchsorted(self.edges, u, side="right") - 1, 0, self.edges.size - 2)
         a, b = self.edges[panel], self.edges[panel + 1]
-        xi = (2.0 * u - a - b) / (b - a)
-        half = (b - a) / 2.0
-        F_part = half * _clenshaw(self.F_int[panel], xi)
-        S_part = half * (
-            _clenshaw(self.S_int[panel], np.ones_like(xi)) - _clenshaw(self.S_int[panel], xi)
-        )
-        return self.below[panel] + F_part + S_part + self.above[panel + 1]
+        xi, half = (2.0 * u - a - b) / (b - a), (b - a) / 2.0
+        S_int = self.S_int[panel]
+        return (self.below[panel] + half * _clenshaw(self.F_int[panel], xi) + self.above[panel + 1]
+                + half * (_clenshaw(S_int, np.ones_like(xi)) - _clenshaw(S_int, xi)))
 
 
 def _clenshaw(c: np.ndarray, x: np.ndarray) -> np.ndarray:
     """sum_k c[..., k] T_k(x), each point with its own row of coefficients."""
-    b1 = np.zeros_like(x)
-    b2 = np.zeros_like(x)
+    b1, b2 = np.zeros_like(x), np.zeros_like(x)
     for k in range(c.shape[-1] - 1, 0, -1):
         b1, b2 = 2.0 * x * b1 - b2 + c[..., k], b1
     return x * b1 - b2 + c[..., 0]
 
 
-def _coefficients(values: np.ndarray) -> np.ndarray:
+def _chebyshev(values: np.ndarray) -> np.ndarray:
     """Chebyshev coefficients of the interpolant at :data:`_NODES` (last axis), by DCT-I."""
     c = fft.dct(values, type=1, axis=-1) / DEGREE
     c[..., 0] /= 2.0
@@ -122,40 +75,34 @@ def _antiderivative(c: np.ndarray) -> np.ndarray:
     n = c.shape[-1]
     padded = np.concatenate([c, np.zeros(c.shape[:-1] + (2,))], axis=-1)
     out = np.zeros(c.shape[:-1] + (n + 1,))
-    k = np.arange(1, n + 1)
-    out[..., 1:] = (padded[..., :n] - padded[..., 2 : n + 2]) / (2.0 * k)
+    out[..., 1:] = (padded[..., :n] - padded[..., 2 : n + 2]) / (2.0 * np.arange(1, n + 1))
     out[..., 1] = padded[..., 0] - padded[..., 2] / 2.0
-    signs = (-1.0) ** np.arange(n + 1)
-    out[..., 0] = -(out[..., 1:] * signs[1:]).sum(axis=-1)
+    out[..., 0] = -(out[..., 1:] * (-1.0) ** np.arange(1, n + 1)).sum(axis=-1)
     return out
 
 
-def _cdf_sf(Y, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """F and S at t of Y = (family, shapes), each from the call that is accurate there (sf
-    where F > 1/2; the family's methods, not a frozen distribution: freezing costs 3 ms)."""
-    family, shapes = Y
+def _cdf_sf(family, shapes: tuple, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """F and S at t, each from the call accurate there (sf where F > 1/2)."""
     with np.errstate(all="ignore"):  # far in the tails (NaN handled below)
         F = np.asarray(family.cdf(t, *shapes), dtype=float)
         S = 1.0 - F
         upper = F > 0.5
         if upper.any():
             S[upper] = family.sf(t[upper], *shapes)
-    # scipy's sf of some families is NaN far in the tail where it underflows (invgauss beyond
-    # 3e7 times its mean): there F rounds to 1, and S is taken as 0 (and F as 0 where S is 1)
+    # scipy's sf is NaN far in some tails (invgauss beyond 3e7 means): there S = 0 (F = 0)
     S[np.isnan(S) & (F == 1.0)] = 0.0
     F[np.isnan(F) & (S == 1.0)] = 0.0
     return F, S
 
 
-def _tail(Y, start: float, scale: float, side: float) -> tuple[float, float]:
-    r"""The integrals beyond ``start`` (side +1: to +inf of S and FS; -1: from -inf of F and
-    FS) by the exp-sinh rule, :math:`t = \text{start} + \text{side}\,\text{scale}\,
-    e^{\frac\pi2 \sinh w}` for w in [-5.5, 5.5], the step h halved (the new nodes only)
-    until two trapezoid sums agree to 1e-15."""
+def _tail(family, shapes: tuple, start: float, scale: float, side: float) -> np.ndarray:
+    r"""The integrals beyond ``start`` (side +1: of S and FS; -1: of F and FS) by the exp-sinh
+    rule, :math:`t = \text{start} + \text{side}\,\text{scale}\,e^{\frac\pi2 \sinh w}`, the
+    step halved until two trapezoid sums agree to 1e-15."""
 
     def sums(w):
         x = np.exp(0.5 * np.pi * np.sinh(w))
-        F, S = _cdf_sf(Y, start + side * scale * x)
+        F, S = _cdf_sf(family, shapes, start + side * scale * x)
         weight = scale * x * 0.5 * np.pi * np.cosh(w)
         return np.array([((S if side > 0 else F) * weight).sum(), (F * S * weight).sum()])
 
@@ -168,118 +115,81 @@ def _tail(Y, start: float, scale: float, side: float) -> tuple[float, float]:
         total = new
         if converged:
             break
-    return float(total[0]), float(total[1])
+    return total
 
 
-def _build(
-    family, shapes: tuple, u0: float, u1: float, Y, median: float, s: float, support
-) -> Table:
-    """The panels of [u0, u1] (edges on the integers of u, halved until resolved)."""
+@functools.lru_cache(maxsize=64)
+def _standard_member(family, shapes: tuple):
+    """Median, half interquartile range (else 1), support and support in u of a member."""
+    low, median, high = (float(v) for v in family.ppf([0.25, 0.5, 0.75], *shapes))
+    s = (high - low) / 2.0
+    s = s if np.isfinite(s) and s > 0 else 1.0
+    support = tuple(float(v) for v in family.support(*shapes))
+    return median, s, support, tuple(float(np.arcsinh((v - median) / s)) for v in support)
+
+
+def _t_of_u(u: np.ndarray, median: float, s: float, support: tuple) -> np.ndarray:
+    """t = median + s sinh(u), measured from a finite support end near it (no cancellation)."""
+    t = median + s * np.sinh(u)
+    for end, side in zip(support, (-1.0, 1.0)):
+        if np.isfinite(end):
+            v = np.arcsinh((end - median) / s)
+            t = np.where(side * u > 0,
+                         end + 2.0 * s * np.cosh((u + v) / 2.0) * np.sinh((u - v) / 2.0), t)
+    return np.clip(t, *support)
+
+
+@functools.lru_cache(maxsize=16)
+def _cached(family, shapes: tuple, u0: float, u1: float) -> Table:
+    """The table of [u0, u1], cached for the resamples with these shapes."""
+    median, s, support, u_end = _standard_member(family, shapes)
     cuts = np.r_[u0, np.arange(np.ceil(u0), np.floor(u1) + 1), u1]
-    u_end = _support_in_u(median, s, support)
-    graded = 2.0 ** -np.arange(1, GRADED + 1)  # a density singular at a support end: one round
-    if u0 == u_end[0]:
-        cuts = np.r_[cuts, u0 + min(1.0, u1 - u0) * graded]
-    if u1 == u_end[1]:
-        cuts = np.r_[cuts, u1 - min(1.0, u1 - u0) * graded]
-    cuts = np.unique(cuts)
+    graded = min(1.0, u1 - u0) * 2.0 ** -np.arange(1, GRADED + 1)  # singular ends: one round
+    cuts = np.unique(np.r_[cuts, u0 + graded if u0 == u_end[0] else [],
+                          u1 - graded if u1 == u_end[1] else []])
     pending = np.column_stack([cuts[:-1], cuts[1:]])
     pending = pending[pending[:, 1] > pending[:, 0]]
-    done_edges, done_F, done_S, done_FS = [], [], [], []
+    done, coefficients = [], []
     for halving in range(MAX_HALVINGS + 1):
         if not len(pending):
             break
         a, b = pending[:, :1], pending[:, 1:]
         u = (a + b) / 2.0 + (b - a) / 2.0 * _NODES
         J = s * np.cosh(u)
-        F, S = _cdf_sf(Y, _t_of_u(u, median, s, support).ravel())
-        F, S = F.reshape(u.shape), S.reshape(u.shape)
+        F, S = (v.reshape(u.shape) for v in _cdf_sf(family, shapes,
+                                                    _t_of_u(u, median, s, support).ravel()))
         values = np.stack([F * J, S * J, F * S * J])  # 3 x panels x nodes
-        c = _coefficients(values)
-        top = J.max(axis=-1)  # F, S <= 1: the integrands are at most dt/du
-        resolved = np.all(np.abs(c[..., -3:]).max(axis=-1) <= RESOLVED * top, axis=0)
-        # beside a support end where the density is singular the series never resolves: the
-        # panel is kept once its integral is below 1e-16 s, or once it is narrower than
-        # MIN_WIDTH (the cdf there is noise: its t has only the absolute precision of u)
+        c = _chebyshev(values)  # F, S <= 1: the integrands are at most dt/du
+        resolved = np.all(np.abs(c[..., -3:]).max(axis=-1) <= RESOLVED * J.max(axis=-1), axis=0)
         negligible = np.abs(values).max(axis=(0, 2)) * (b - a)[:, 0] <= 1e-16 * s
         ok = resolved | negligible | ((b - a)[:, 0] < MIN_WIDTH) | (halving == MAX_HALVINGS)
-        done_edges.append(pending[ok])
-        done_F.append(c[0, ok])
-        done_S.append(c[1, ok])
-        done_FS.append(c[2, ok])
-        split = pending[~ok]
-        middle = split.mean(axis=1)
-        pending = np.concatenate(
-            [np.column_stack([split[:, 0], middle]), np.column_stack([middle, split[:, 1]])]
-        )
-    order = np.argsort(np.concatenate(done_edges)[:, 0])
-    edges2 = np.concatenate(done_edges)[order]
-    F_int = _antiderivative(np.concatenate(done_F)[order])
-    S_int = _antiderivative(np.concatenate(done_S)[order])
-    FS_int = _antiderivative(np.concatenate(done_FS)[order])
-    half = (edges2[:, 1] - edges2[:, 0]) / 2.0
-    ones = np.ones(len(edges2))
-    F_panel, S_panel = half * _clenshaw(F_int, ones), half * _clenshaw(S_int, ones)
-    FS_total = float((half * _clenshaw(FS_int, ones)).sum())
+        done.append(pending[ok])
+        coefficients.append(c[:, ok])
+        split, middle = pending[~ok], pending[~ok].mean(axis=1)
+        pending = np.concatenate([np.column_stack([split[:, 0], middle]),
+                                  np.column_stack([middle, split[:, 1]])])
+    order = np.argsort(np.concatenate(done)[:, 0])
+    edges = np.concatenate(done)[order]
+    F_int, S_int, FS_int = _antiderivative(np.concatenate(coefficients, axis=1)[:, order])
+    half, ones = (edges[:, 1] - edges[:, 0]) / 2.0, np.ones(len(edges))
     t0, t1 = (float(v) for v in np.clip(median + s * np.sinh([u0, u1]), *support))
-    left_F, left_FS = _tail(Y, t0, s, -1.0) if u0 > u_end[0] else (0.0, 0.0)
-    right_S, right_FS = _tail(Y, t1, s, 1.0) if u1 < u_end[1] else (0.0, 0.0)
-    below = left_F + np.r_[0.0, np.cumsum(F_panel)]
-    above = right_S + np.r_[np.cumsum(S_panel[::-1])[::-1], 0.0]
-    return Table(
-        family, shapes, median, s, support, np.r_[edges2[:, 0], edges2[-1, 1]], F_int, S_int, below,
-        above, 2.0 * (left_FS + FS_total + right_FS),
-    )
-
-
-@functools.lru_cache(maxsize=64)
-def _standard_member(family, shapes: tuple):
-    """Y, its median, half interquartile range (1 if that is not positive) and support."""
-    low, median, high = (float(v) for v in family.ppf([0.25, 0.5, 0.75], *shapes))
-    s = (high - low) / 2.0
-    s = s if np.isfinite(s) and s > 0 else 1.0
-    return (family, shapes), median, s, tuple(float(v) for v in family.support(*shapes))
-
-
-def _t_of_u(u: np.ndarray, median: float, s: float, support: tuple) -> np.ndarray:
-    """t = median + s sinh(u), near a finite support end measured from it (sinh(u) - sinh(v)
-    = 2 cosh((u + v)/2) sinh((u - v)/2): no cancellation, so the cdf there is not noise)."""
-    t = median + s * np.sinh(u)
-    for end, side in zip(support, (-1.0, 1.0)):
-        if np.isfinite(end):
-            v = np.arcsinh((end - median) / s)
-            near = side * u > 0
-            t = np.where(near, end + 2.0 * s * np.cosh((u + v) / 2.0) * np.sinh((u - v) / 2.0), t)
-    return np.clip(t, *support)
-
-
-def _support_in_u(median: float, s: float, support: tuple) -> tuple[float, float]:
-    return tuple(float(np.arcsinh((v - median) / s)) for v in support)
-
-
-@functools.lru_cache(maxsize=16)
-def _cached(family, shapes: tuple, u0: float, u1: float) -> Table:
-    return _build(family, shapes, u0, u1, *_standard_member(family, shapes))
-
-
-def table(family, shapes: tuple, t0: float, t1: float) -> Table:
-    """The table of ``family(*shapes)`` covering [t0, t1], the bulk (u in [-2, 2]) and the
-    support's finite ends, on the integers of u outwards (cached: the data's statistic and
-    every resample with these shapes whose points it covers share it)."""
-    Y, median, s, support = _standard_member(family, shapes)
-    u_end = _support_in_u(median, s, support)
-    u0 = np.floor(min(np.arcsinh((t0 - median) / s), -2.0))
-    u1 = np.ceil(max(np.arcsinh((t1 - median) / s), 2.0))
-    # a finite support end is reached by the panels (no tail beyond it to integrate)
-    u0 = u_end[0] if np.isfinite(u_end[0]) else u0
-    u1 = u_end[1] if np.isfinite(u_end[1]) else u1
-    return _cached(family, shapes, float(u0), float(u1))
+    left = _tail(family, shapes, t0, s, -1.0) if u0 > u_end[0] else np.zeros(2)
+    right = _tail(family, shapes, t1, s, 1.0) if u1 < u_end[1] else np.zeros(2)
+    F_panel, S_panel = half * _clenshaw(F_int, ones), half * _clenshaw(S_int, ones)
+    return Table(median, s, np.r_[edges[:, 0], edges[-1, 1]], F_int, S_int,
+                 left[0] + np.r_[0.0, np.cumsum(F_panel)],
+                 right[0] + np.r_[np.cumsum(S_panel[::-1])[::-1], 0.0],
+                 2.0 * (left[1] + float((half * _clenshaw(FS_int, ones)).sum()) + right[1]))
 
 
 def mean_distances_by_table(family, shapes: tuple, z: np.ndarray) -> tuple[np.ndarray, float]:
-    """E|z - Y| (z's shape) and E|Y - Y'| for scalar ``shapes``: z is clipped to the support,
-    beyond which E|z - Y| grows by the distance to it."""
-    Y, median, s, support = _standard_member(family, shapes)
+    """E|z - Y| (z's shape) and E|Y - Y'| for scalar ``shapes``, from the table covering z,
+    u in [-2, 2] and the finite support ends; beyond the support plus the distance to it."""
+    median, s, support, u_end = _standard_member(family, shapes)
     zs = np.clip(z, *support)
-    tab = table(family, shapes, float(zs.min()), float(zs.max()))
+    u0 = np.floor(min(np.arcsinh((float(zs.min()) - median) / s), -2.0))
+    u1 = np.ceil(max(np.arcsinh((float(zs.max()) - median) / s), 2.0))
+    # a finite support end is reached by the panels (no tail beyond it to integrate)
+    tab = _cached(family, shapes, float(u_end[0] if np.isfinite(u_end[0]) else u0),
+                  float(u_end[1] if np.isfinite(u_end[1]) else u1))
     return tab.mean_distance(zs) + np.abs(z - zs), tab.between

@@ -1,9 +1,5 @@
-"""Maximum likelihood fits of a ``scipy.stats`` family to many samples at once (the rows of a
-B x n array), for :func:`~energystats.energy_gof`'s parametric bootstrap.
-
-Vectorised for the common cases (normal; exponential, lognormal, gamma and Weibull with the
-location known), ``family.fit`` on each row otherwise. Each returns the full parameter
-tuple (shapes..., loc, scale) as arrays of shape (B,).
+"""Maximum likelihood fits of a ``scipy.stats`` family to the rows of a B x n array for
+:func:`~energystats.energy_gof`: the parameter tuple (shapes..., loc, scale) of arrays (B,).
 """
 
 from __future__ import annotations
@@ -11,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-__all__ = ["fitter", "parameter_names", "vectorised"]
+__all__ = ["fitter", "parameter_names", "usable"]
 
 
 def parameter_names(family) -> list[str]:
@@ -20,32 +16,8 @@ def parameter_names(family) -> list[str]:
     return shapes + ["loc", "scale"]
 
 
-def _norm(X, known):
-    # the sample sd (n - 1) as scale, as scipy.stats.goodness_of_fit does and R's normal.e
-    return X.mean(axis=1), X.std(axis=1, ddof=1)
-
-
-def _expon(X, known):
-    return np.full(len(X), known["loc"]), (X - known["loc"]).mean(axis=1)
-
-
-def _positive(X, known) -> np.ndarray:
-    Y = X - known["loc"]
-    if np.any(Y <= 0):
-        raise ValueError(
-            f"`x` must exceed the known loc = {known['loc']:g} for this family (its support)."
-        )
-    return Y
-
-
-def _lognorm(X, known):
-    logs = np.log(_positive(X, known))
-    return logs.std(axis=1), np.full(len(X), known["loc"]), np.exp(logs.mean(axis=1))
-
-
 def _newton(step, start: np.ndarray, what: str) -> np.ndarray:
-    """Newton's method on each row: until every relative step is below 1e-8, then two more
-    steps (quadratic convergence: machine precision, whatever the rounding of the equation)."""
+    """Newton's method on each row until every relative step is below 1e-8, then two more."""
     value = start
     for _ in range(100):
         delta = step(value)
@@ -57,23 +29,18 @@ def _newton(step, start: np.ndarray, what: str) -> np.ndarray:
     raise RuntimeError(f"the maximum likelihood {what} did not converge in 100 Newton steps.")
 
 
-def _gamma(X, known):
+def _gamma(Y):
     # log a - digamma(a) = log mean(y) - mean(log y) =: s, started at Minka's approximation
-    Y = _positive(X, known)
     s = np.log(Y.mean(axis=1)) - np.log(Y).mean(axis=1)
     start = (3.0 - s + np.sqrt((s - 3.0) ** 2 + 24.0 * s)) / (12.0 * s)
-    a = _newton(
-        lambda a: (np.log(a) - special.digamma(a) - s) / (1.0 / a - special.polygamma(1, a)),
-        start,
-        "gamma shape",
-    )
-    return a, np.full(len(X), known["loc"]), Y.mean(axis=1) / a
+    a = _newton(lambda a: (np.log(a) - special.digamma(a) - s)
+                / (1.0 / a - special.polygamma(1, a)), start, "gamma shape")
+    return a, Y.mean(axis=1) / a
 
 
-def _weibull_min(X, known):
+def _weibull_min(Y):
     # profile equation of the shape c: sum y^c log y / sum y^c - 1/c - mean(log y) = 0, on y
     # divided by its geometric mean (the same c; y^c stays in range)
-    Y = _positive(X, known)
     logs = np.log(Y)
     logs -= logs.mean(axis=1, keepdims=True)
 
@@ -82,76 +49,67 @@ def _weibull_min(X, known):
         a, b, d = (w * logs).sum(axis=1), w.sum(axis=1), (w * logs * logs).sum(axis=1)
         return (a / b - 1.0 / c) / ((d * b - a * a) / (b * b) + 1.0 / (c * c))
 
-    start = np.pi / (np.sqrt(6.0) * logs.std(axis=1))  # Menon's estimate
-    c = _newton(step, start, "Weibull shape")
-    scale = np.exp(np.log(Y).mean(axis=1)) * np.mean(np.exp(c[:, None] * logs), axis=1) ** (1.0 / c)
-    return c, np.full(len(X), known["loc"]), scale
+    c = _newton(step, np.pi / (np.sqrt(6.0) * logs.std(axis=1)), "Weibull shape")  # from Menon's
+    return c, np.exp(np.log(Y).mean(axis=1)) * np.mean(np.exp(c[:, None] * logs), 1) ** (1.0 / c)
 
 
-#: (family's class, names of the known parameters) -> vectorised maximum likelihood
-_VECTORISED = {
-    (type(stats.norm), ()): _norm,
-    (type(stats.expon), ("loc",)): _expon,
-    (type(stats.lognorm), ("loc",)): _lognorm,
-    (type(stats.gamma), ("loc",)): _gamma,
-    (type(stats.weibull_min), ("loc",)): _weibull_min,
-}
+#: Vectorised maximum likelihood of y = x - loc > 0, loc known: (shapes..., scale) of Y.
+_LOC_KNOWN = {type(stats.expon): lambda Y: (Y.mean(axis=1),), type(stats.gamma): _gamma,
+              type(stats.lognorm): lambda Y: (np.log(Y).std(axis=1), np.exp(np.log(Y).mean(1))),
+              type(stats.weibull_min): _weibull_min}
 
 
-def _vectorised_fit(family, known: dict):
-    """The vectorised maximum likelihood of ``family`` with the parameters ``known`` fixed, or
-    None."""
-    return _VECTORISED.get((type(family), tuple(sorted(known))))
-
-
-def vectorised(family, known: dict, fit=None) -> bool:
-    """Whether :func:`fitter` fits every sample at once (no ``fit`` given, and a vectorised
-    maximum likelihood for the family with these parameters known)."""
-    return fit is None and _vectorised_fit(family, known) is not None
-
-
-def _usable(family, params: tuple) -> bool:
-    """Finite parameters, a positive scale and a finite mean (the energy statistic needs it)."""
-    theta = np.asarray(params, dtype=float)
-    if not (np.all(np.isfinite(theta)) and theta[-1] > 0):
-        return False
+def usable(family, params: tuple) -> np.ndarray:
+    """Where the parameters (shapes..., loc, scale; arrays broadcast) are finite, the scale
+    positive and the mean finite (the energy statistic needs E|X|)."""
+    *shapes, loc, scale = (np.asarray(v, dtype=float) for v in params)
     with np.errstate(all="ignore"):
-        return bool(np.isfinite(family.mean(*theta[:-2])))
+        fine = np.isfinite(family.mean(*shapes)) & np.isfinite(loc) & (scale > 0)
+    for v in shapes:
+        fine = fine & np.isfinite(v)
+    return fine
 
 
 def _scipy_fit(family, row: np.ndarray, fixed: dict, start: tuple | None) -> tuple:
-    """``family.fit`` of one sample; when it lands where the family has no finite mean, or on
-    parameters that are not numbers (the likelihood of a free loc is unbounded as loc nears
-    the smallest value, and scipy's optimiser sometimes goes there: fisk's shape below 1 on
-    one sample in 30), fitted again from ``start``, the parameters the sample was drawn from."""
+    """``family.fit`` of one sample, fitted again from ``start`` (the parameters the sample was
+    drawn from) when not usable (a free loc's likelihood is unbounded near the minimum)."""
     params = family.fit(row, **fixed)
-    if start is None or _usable(family, params):
+    if start is None or usable(family, params).all():
         return params
     free = {"loc": start[-2], "scale": start[-1]}
     return family.fit(row, *start[:-2], **{**free, **fixed})
 
 
 def fitter(family, known: dict, fit=None, start: tuple | None = None):
-    """A function of a B x n array returning the parameter tuple of arrays (B,): ``fit`` on
-    each row when given, else the vectorised maximum likelihood when there is one, else
-    ``family.fit`` with the ``known`` parameters fixed, on each row (refitted from ``start``,
-    the parameters of the distribution the rows were drawn from, where the first fit is not
-    usable: see :func:`_scipy_fit`)."""
+    """``(estimate, each)``: ``estimate(X, bar=None)``, the parameters of the rows of X: ``fit``,
+    else the vectorised maximum likelihood, else :func:`_scipy_fit` with ``known`` fixed, on
+    each row; ``each``: whether rows are fitted one by one (``bar`` counting them)."""
     names = parameter_names(family)
-    if fit is not None:
-        def each(X):
-            rows = [tuple(np.ravel(fit(row))) for row in X]
-            wrong = [len(r) for r in rows if len(r) != len(names)]
-            if wrong:
-                raise ValueError(
-                    f"`fit` must return the {len(names)} parameters ({', '.join(names)}), got "
-                    f"{wrong[0]}."
-                )
-            return tuple(np.array(column, dtype=float) for column in zip(*rows))
-        return each
-    vectorised = _vectorised_fit(family, known)
-    if vectorised is not None:
-        return lambda X: tuple(np.asarray(p, dtype=float) for p in vectorised(X, known))
+    if fit is None and type(family) is type(stats.norm) and not known:
+        # the sample sd (n - 1) as scale, as scipy.stats.goodness_of_fit does and R's normal.e
+        return (lambda X, bar=None: (X.mean(axis=1), X.std(axis=1, ddof=1))), False
+    if fit is None and type(family) in _LOC_KNOWN and list(known) == ["loc"]:
+        def loc_known(X, bar=None):
+            Y = X - known["loc"]
+            if np.any(Y <= 0):
+                raise ValueError(f"`x` must exceed the known loc = {known['loc']:g} for this "
+                                 "family (its support).")
+            *shapes, scale = _LOC_KNOWN[type(family)](Y)
+            return (*shapes, np.full(len(X), float(known["loc"])), scale)
+        return loc_known, False
     fixed = {f"f{name}": value for name, value in known.items()}
-    return lambda X: tuple(np.array(column, dtype=float)
-                           for column in zip(*(_scipy_fit(family, row, fixed, start) for row in X)))
+
+    def each(X, bar=None):
+        rows = []
+        for row in X:
+            rows.append(tuple(np.ravel(fit(row))) if fit is not None
+                        else _scipy_fit(family, row, fixed, start))
+            if bar is not None:
+                bar.update()
+        wrong = [len(r) for r in rows if len(r) != len(names)]
+        if wrong:
+            raise ValueError(f"`fit` must return the {len(names)} parameters ({', '.join(names)}), "
+                             f"got {wrong[0]}.")
+        return tuple(np.array(column, dtype=float) for column in zip(*rows))
+
+    return each, True

@@ -1,48 +1,22 @@
-r"""The limit distribution of the energy statistic of univariate normality, and Imhof's
-tail probability of a weighted sum of chi-squares.
+r"""The limit distribution of the energy statistic of univariate normality, and Imhof's tail
+probability of a weighted sum of chi-squares.
 
-Under normality the energy statistic :math:`n\mathcal E_n` of the standardised sample
-tends in distribution to :math:`Q = \sum_k \lambda_k Z_k^2` (Z_k i.i.d. N(0, 1)), the
-:math:`\lambda_k` the eigenvalues of the integral operator of the degenerate energy kernel
-(Möri, Székely & Rizzo 2021). In one dimension
-:math:`|x - y| = \int (1\{x \le t\} - 1\{y \le t\})^2\,dt`, so the kernel is
-
-.. math::
-
-    h(x, y) = E|x - Z| + E|y - Z| - E|Z - Z'| - |x - y|
-            = 2 \int \xi_x(t)\, \xi_y(t)\, dt, \qquad \xi_x(t) = 1\{x \le t\} - \Phi(t),
-
-and estimating the mean and the standard deviation replaces :math:`\xi_x` by its residual
-after projection, in :math:`L^2(\varphi)`, on :math:`x` and :math:`x^2 - 1` (the scores of
-the two parameters: :math:`E\,\xi_X(t) X = -\varphi(t)`,
-:math:`E\,\xi_X(t)(X^2 - 1) = -t\varphi(t)`). With :math:`F(x) = \int_x^\infty f` the
-operator's eigenvalues are the stationary values of the Rayleigh quotient
-
-.. math::
-
-    \lambda = \frac{2\,\|(I - P) F\|^2_{L^2(\varphi)}}{\int F'(x)^2\, dx},
-
-P the orthogonal projection on the constants and on the scores of the estimated
-parameters (R ``EVnormal``'s Cases 1-4: none, the mean, the standard deviation, both).
-
-Möri et al. solve the integral equations by a variant of Nyström's method. Here the same
-operator is discretised by Rayleigh-Ritz in the Liouville variable :math:`u =
-\operatorname{erf}(x/2)`, in which the eigenfunctions oscillate evenly (their local
-wavenumber is :math:`\propto \sqrt{\varphi(x)}` and :math:`du/dx \propto \sqrt{\varphi(x)}`):
-with :math:`F = \sum_i c_i P_i(u)`, Legendre polynomials :math:`P_1..P_N`,
-:math:`w(u) = e^{-x(u)^2/4}`,
-
-.. math::
-
-    \int F_i' F_j'\,dx = \tfrac{1}{\sqrt\pi} \int_{-1}^{1} P_i' P_j'\, w\, du, \qquad
-    \int F_i F_j\, \varphi\, dx = \tfrac{1}{\sqrt2} \int_{-1}^{1} P_i P_j\, w\, du,
-
-by Gauss-Legendre quadrature, and a symmetric-definite generalised eigenproblem. The
-first half of the N = 300 Ritz values agree with N = 600 to 1e-11, and the first 15 with
-an independent Galerkin method in Hermite polynomials, whose matrix entries are exact, to
-1e-12 (``tests/gof/test_gof_normal.py``). The sum of all eigenvalues is the trace
-:math:`E\,h(X, X)` minus the projected parts, in closed form (:func:`normal_trace`), so the
-eigenvalues beyond those kept enter the tail probability by their total mean.
+Under normality :math:`n\mathcal E_n \to Q = \sum_k \lambda_k Z_k^2` (Z_k i.i.d. N(0, 1)), the
+:math:`\lambda_k` the eigenvalues of the integral operator of the degenerate kernel (Möri,
+Székely & Rizzo 2021) :math:`h(x, y) = E|x - Z| + E|y - Z| - E|Z - Z'| - |x - y| = 2\int
+\xi_x(t)\xi_y(t)\,dt`, :math:`\xi_x(t) = 1\{x \le t\} - \Phi(t)`; estimating the mean and sd
+replaces :math:`\xi_x` by its residual after projection, in :math:`L^2(\varphi)`, on the
+scores :math:`x`, :math:`x^2 - 1`. With :math:`F(x) = \int_x^\infty f` the eigenvalues are the
+stationary values of :math:`\lambda = 2\|(I - P) F\|^2_{L^2(\varphi)} / \int F'(x)^2\,dx`, P the
+projection on the constants and the scores of the estimated parameters (R ``EVnormal``'s
+Cases 1-4: none, the mean, the sd, both). Here by Rayleigh-Ritz in the Liouville variable
+:math:`u = \operatorname{erf}(x/2)`, :math:`F = \sum_i c_i P_i(u)` in Legendre polynomials,
+:math:`w(u) = e^{-x(u)^2/4}`: :math:`\int F_i' F_j'\,dx = \pi^{-1/2} \int_{-1}^{1} P_i' P_j'\,
+w\,du`, :math:`\int F_i F_j\,\varphi\,dx = 2^{-1/2} \int_{-1}^{1} P_i P_j\,w\,du` by
+Gauss-Legendre quadrature, a symmetric-definite generalised eigenproblem. The first half of
+the N = 300 Ritz values agree with N = 600 to 1e-11, the first 15 with a Galerkin method in
+Hermite polynomials to 1e-12; the rest enter by their total mean (:func:`normal_trace` less
+the kept sum).
 """
 
 from __future__ import annotations
@@ -55,8 +29,7 @@ from scipy import integrate, linalg, special
 __all__ = ["imhof_sf", "normal_eigenvalues", "normal_limit_pdf", "normal_limit_sf", "normal_trace"]
 
 #: Legendre polynomials of the Ritz basis, and Gauss-Legendre nodes of its quadrature.
-_DEGREE = 300
-_NODES = 3000
+_DEGREE, _NODES = 300, 3000
 #: Eigenvalues kept: the converged half of the Ritz values.
 KEPT = 150
 #: Which parameters are estimated in R's four cases of ``EVnormal``.
@@ -65,10 +38,8 @@ CASES = {1: (), 2: ("mean",), 3: ("sd",), 4: ("mean", "sd")}
 
 def _legendre(degree: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Orthonormal Legendre polynomials 1..degree and their derivatives at u (rows)."""
-    P = np.empty((degree + 1, u.size))
-    D = np.empty_like(P)
-    P[0], D[0] = 1.0, 0.0
-    P[1], D[1] = u, 1.0
+    P, D = np.empty((degree + 1, u.size)), np.empty((degree + 1, u.size))
+    P[0], D[0], P[1], D[1] = 1.0, 0.0, u, 1.0
     for k in range(1, degree):
         P[k + 1] = ((2 * k + 1) * u * P[k] - k * P[k - 1]) / (k + 1)
         D[k + 1] = D[k - 1] + (2 * k + 1) * P[k]
@@ -76,42 +47,30 @@ def _legendre(degree: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (P * norm)[1:], (D * norm)[1:]
 
 
+def normal_eigenvalues(estimated: tuple[str, ...] = ("mean", "sd")) -> np.ndarray:
+    r"""The largest :data:`KEPT` eigenvalues of the limit of :math:`n\mathcal E_n` for normal
+    data with the ``estimated`` parameters (a subset of ``("mean", "sd")``), decreasing,
+    computed once per process (0.3 s) and cached; read-only."""
+    return _ritz_values(tuple(sorted(estimated)), _DEGREE, _NODES, KEPT)
+
+
+@functools.cache
 def _ritz_values(estimated: tuple[str, ...], degree: int, nodes: int, count: int) -> np.ndarray:
-    """The ``count`` largest Ritz values (decreasing) from Legendre polynomials 1..degree of u
-    and ``nodes`` Gauss-Legendre nodes."""
+    """The ``count`` largest Ritz values (decreasing, read-only) from Legendre polynomials
+    1..degree of u and ``nodes`` Gauss-Legendre nodes."""
     u, w = special.roots_legendre(nodes)
     x = 2.0 * special.erfinv(u)
     weight = w * np.exp(-x * x / 4.0)
     P, D = _legendre(degree, u)
-    stiffness = (D * weight) @ D.T / np.sqrt(np.pi)
-    PW = P * weight
+    stiffness, PW = (D * weight) @ D.T / np.sqrt(np.pi), P * weight
     mass = PW @ P.T / np.sqrt(2.0)
-    scores = [(np.ones_like(x), 1.0)]
-    if "mean" in estimated:
-        scores.append((x, 1.0))
-    if "sd" in estimated:
-        scores.append((x * x - 1.0, 2.0))
+    scores = [(np.ones_like(x), 1.0), *([(x, 1.0)] if "mean" in estimated else []),
+              *([(x * x - 1.0, 2.0)] if "sd" in estimated else [])]
     for q, norm2 in scores:  # (I - P): remove the projections on the constants and the scores
         b = PW @ q / np.sqrt(2.0)
         mass -= np.outer(b, b) / norm2
-    values = linalg.eigh(
-        2.0 * mass, stiffness, eigvals_only=True, subset_by_index=[degree - count, degree - 1]
-    )
-    return values[::-1].copy()
-
-
-def normal_eigenvalues(estimated: tuple[str, ...] = ("mean", "sd")) -> np.ndarray:
-    r"""The largest :data:`KEPT` eigenvalues of the limit of :math:`n\mathcal E_n` for normal
-    data with the ``estimated`` parameters (a subset of ``("mean", "sd")``), decreasing.
-
-    Computed once per process (0.3 s) and cached; read-only.
-    """
-    return _cached_eigenvalues(tuple(sorted(estimated)))
-
-
-@functools.cache
-def _cached_eigenvalues(estimated: tuple[str, ...]) -> np.ndarray:
-    values = _ritz_values(estimated, _DEGREE, _NODES, KEPT)
+    values = linalg.eigh(2.0 * mass, stiffness, eigvals_only=True,
+                         subset_by_index=[degree - count, degree - 1])[::-1].copy()
     values.flags.writeable = False
     return values
 
@@ -122,12 +81,7 @@ def normal_trace(estimated: tuple[str, ...] = ("mean", "sd")) -> float:
     (the diagonal entries :math:`\langle h, \tilde H_i \otimes \tilde H_i\rangle` of the
     kernel at the orthonormal Hermite polynomials :math:`\tilde H_1, \tilde H_2`: the
     projections remove them). This is the mean of the limit distribution."""
-    trace = 2.0
-    if "mean" in estimated:
-        trace -= 1.0
-    if "sd" in estimated:
-        trace -= 0.25
-    return trace / np.sqrt(np.pi)
+    return (2.0 - ("mean" in estimated) - 0.25 * ("sd" in estimated)) / np.sqrt(np.pi)
 
 
 def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
@@ -140,12 +94,9 @@ def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
         \quad \theta(u) = \tfrac12 \sum_k \arctan(\lambda_k u) - \tfrac12 (t - \text{shift})\,u,
         \quad \rho(u) = \prod_k (1 + \lambda_k^2 u^2)^{1/4}
 
-    (Imhof 1961, eq. 3.2 with one degree of freedom per term and no non-centrality), by
-    ``scipy.integrate.quad``: up to the u where :math:`u\rho(u) > 10^{16}` when that comes
-    soon (many eigenvalues: the integrand is then below the quadrature's tolerance), else
-    up to :math:`U = 100/t` and beyond it as a Fourier integral (QUADPACK's QAWF, with
-    :math:`\sin\theta = \sin\psi \cos(tu/2) - \cos\psi \sin(tu/2)`,
-    :math:`\psi = \theta + tu/2` slowly varying).
+    (Imhof 1961, eq. 3.2) by ``scipy.integrate.quad`` up to where :math:`u\rho(u) > 10^{16}`
+    or :math:`U = 100/t`, beyond U as Fourier integrals (QAWF) of the slowly varying
+    :math:`\psi = \theta + tu/2`.
     """
     lam = np.asarray(eigenvalues, dtype=float)
     t = float(t) - float(shift)
@@ -158,16 +109,11 @@ def imhof_sf(t: float, eigenvalues, shift: float = 0.0) -> float:
     def psi(u):
         return 0.5 * np.arctan(np.multiply.outer(u, lam)).sum(axis=-1)
 
-    def integrand(u):
-        return np.sin(psi(u) - 0.5 * t * u) * np.exp(-log_u_rho(u))
-
-    cut = max(1.0, 100.0 / t)
-    upper = 1.0
+    cut, upper = max(1.0, 100.0 / t), 1.0
     while log_u_rho(upper) < np.log(1e16) and upper < cut:
         upper *= 2.0
-    value = integrate.quad(
-        integrand, 0.0, min(upper, cut), limit=2000, epsabs=1e-13, epsrel=1e-12
-    )[0]
+    value = integrate.quad(lambda u: np.sin(psi(u) - 0.5 * t * u) * np.exp(-log_u_rho(u)), 0.0,
+                           min(upper, cut), limit=2000, epsabs=1e-13, epsrel=1e-12)[0]
     if upper >= cut:  # the slowly decaying tail of few eigenvalues, as a Fourier integral
         value += integrate.quad(lambda u: np.sin(psi(u)) * np.exp(-log_u_rho(u)), cut, np.inf,
                                 weight="cos", wvar=0.5 * t, limlst=200, epsabs=1e-13)[0]
@@ -183,15 +129,11 @@ def normal_limit_pdf(t):
     With :math:`\varphi(s) = e^{is\,\text{shift}} \prod_k (1 - 2i\lambda_k s)^{-1/2}` the
     characteristic function, :math:`f(t) = \frac1\pi \int_0^\infty \mathrm{Re}\,
     \varphi(s) e^{-ist}\,ds` by the trapezoidal rule with step 1/4 up to the s where
-    :math:`|\varphi(s)| < 10^{-17}` (about 950). The rule is exact up to the aliasing of the
-    density's mass beyond :math:`t + 8\pi` (below :math:`10^{-20}`) and the truncation: it agrees
-    with the five-point derivative of :func:`normal_limit_sf` to 1e-6
-    (``tests/infrastructure/test_plotting.py``).
-    Time O(3800 m) for m values, after a table of 3800 x 150 terms.
+    :math:`|\varphi(s)| < 10^{-17}` (about 950): the derivative of :func:`normal_limit_sf` to
+    1e-6. Time O(3800 m) for m values.
     """
     lam = normal_eigenvalues(("mean", "sd"))
-    shift = normal_trace(("mean", "sd")) - lam.sum()
-    step = 0.25
+    shift, step = normal_trace(("mean", "sd")) - lam.sum(), 0.25
     s = np.arange(0.0, 4000.0, step)
     log_modulus = -0.25 * np.log1p((2.0 * np.multiply.outer(s, lam)) ** 2).sum(axis=-1)
     keep = log_modulus > np.log(1e-17)
@@ -200,16 +142,12 @@ def normal_limit_pdf(t):
     weights = np.full(s.size, step)
     weights[0] = step / 2.0
     t = np.asarray(t, dtype=float)
-    values = (
-        (weights * modulus) @ np.cos(argument[:, None] - np.multiply.outer(s, t.ravel())) / np.pi
-    )
-    return np.maximum(values, 0.0).reshape(t.shape)
+    values = (weights * modulus) @ np.cos(argument[:, None] - np.multiply.outer(s, t.ravel()))
+    return np.maximum(values / np.pi, 0.0).reshape(t.shape)
 
 
 def normal_limit_sf(statistic: float) -> float:
     r"""The limit p-value of R ``normal.test(x, method = "limit")``: :math:`P(Q > t)` for
-    Case 4 (mean and sd estimated), the :data:`KEPT` largest eigenvalues, and the rest by
-    their total mean (trace less the kept sum, about 0.0067; their variance, under
-    :math:`2\cdot 10^{-7}`, is left out)."""
+    Case 4, the :data:`KEPT` largest eigenvalues and the rest by their total mean."""
     lam = normal_eigenvalues(("mean", "sd"))
     return imhof_sf(statistic, lam, shift=normal_trace(("mean", "sd")) - lam.sum())

@@ -2,8 +2,7 @@
 partial distance correlation, mutual independence and the independence coefficient I_n
 (Székely, Rizzo & Bakirov 2007; Székely & Rizzo 2013, 2014; Bakirov, Rizzo & Székely 2006)."""
 
-from .centring import d_center, u_center, u_product
-from .dcov import DCovStatsResult, dcor, dcov, dcov_stats
+from .dcov import DCovStatsResult, d_center, dcor, dcov, dcov_stats, u_center, u_product
 from .mutual import mutual_independence_test, mvi, mvi_test
 from .pairwise import PairwiseDcorResult, pairwise_dcor
 from .partial import pdcor, pdcor_test, pdcov, pdcov_test

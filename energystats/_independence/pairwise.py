@@ -13,30 +13,15 @@ import pandas as pd
 from scipy.stats import t as student_t
 
 from .._frontdoor import front_door
-from .._operator import centred_gram
-from .._parallel import (
-    THREADS,
-    check_n_jobs,
-    n_workers,
-    round_robin,
-    run_tasks,
-    run_threads,
-)
+from .._parallel import check_n_jobs, n_workers, run_tasks
 from .._random import as_generator
-from .._resampling import (
-    Options,
-    Pairings,
-    check_observed,
-    check_options,
-    null_distribution,
-    pvalue,
-)
+from .._resample import check_observed, check_resamples, pvalue
 from .._results import ResultMixin
 from .._validation import check_correction
-from ._data import Variable, as_variables
-from .dcov import operators
-from .gamma import gamma_pvalue, permutation_moments, skewness_of
-from .testing import engine_for, pairing_scale, skew_rows, variable_power_sums
+from .dcov import gram, ratio
+from .gamma import gamma_pvalue, moments, power_sums
+from .testing import pair_null
+from .variables import Variable, as_variables
 
 __all__ = ["PairwiseDcorResult", "pairwise_dcor"]
 
@@ -140,71 +125,37 @@ def _variables_of(frame: pd.DataFrame, groups) -> dict:
             for name, columns in _group_columns(groups).items()}
 
 
-def _pair(
-    i: int, j: int, variables: list[Variable], ops: list, sums: list, method: str, options: Options,
-    stream, t_df: float,
-) -> dict:
+def _pair(x: Variable, y: Variable, method: str, B: int, stream, sums) -> dict:
     """The statistics and the p-value of one pair of variables."""
-    n = variables[i].n
-    G = centred_gram([ops[i], ops[j]])
-    V = G.V / n**2
-    U = G.U / (n * (n - 3))
-    dcor = (
-        float(np.sqrt(max(V[0, 1], 0.0) / np.sqrt(V[0, 0] * V[1, 1])))
-        if V[0, 0] * V[1, 1] > 0
-        else 0.0
-    )
-    bcdcor = float(U[0, 1] / np.sqrt(U[0, 0] * U[1, 1])) if U[0, 0] * U[1, 1] > 0 else 0.0
-    statistic = float(G.V[0, 1]) / n
+    n = x.n
+    G, U = gram([x, y]), gram([x, y], unbiased=True)
+    dcor, bcdcor = ratio(G[0, 1], G[0, 0], G[1, 1]) ** 0.5, ratio(U[0, 1], U[0, 0], U[1, 1])
+    statistic = float(G[0, 1]) / n
     if method == "gamma":
-        mean, variance = permutation_moments(
-            G.V[0, 0], ops[i].row_sums(), G.squares[1], ops[j].row_sums()
-        )
-        p = gamma_pvalue(
-            check_observed(float(G.V[0, 1]), "the distance covariance"),
-            mean,
-            variance,
-            skewness_of(sums[i], sums[j]),
-        )
+        p = gamma_pvalue(check_observed(float(G[0, 1]), "the distance covariance"),
+                         *moments(x, y, G), _skewness(sums))
     elif method == "t":
-        statistic = (
-            np.inf if bcdcor >= 1 else float(np.sqrt(t_df) * bcdcor / np.sqrt(1 - bcdcor**2))
-        )
-        p = float(student_t.sf(statistic, t_df))
+        df = n * (n - 3) / 2.0 - 1.0
+        statistic = np.inf if bcdcor >= 1 else float(np.sqrt(df) * bcdcor / np.sqrt(1 - bcdcor**2))
+        p = float(student_t.sf(statistic, df))
     else:
-        engine = engine_for(variables[i], variables[j], ops[i], ops[j])
-        null = null_distribution(Pairings(n, engine), options, stream)
-        p = pvalue(
-            null.observed,
-            null.values,
-            exact=null.exact,
-            scale=pairing_scale(n, *G.squares),
-            what="the distance covariance",
-        )
-    return {
-        "x": variables[i].name,
-        "y": variables[j].name,
-        "dcor": dcor,
-        "bcdcor": bcdcor,
-        "statistic": statistic,
-        "pvalue": p,
-    }
+        null, scale = pair_null(x, y, B, False, stream, False)
+        p = pvalue(float(G[0, 1]), null, scale=scale, what="the distance covariance")
+    return {"x": x.name, "y": y.name, "dcor": dcor, "bcdcor": bcdcor, "statistic": statistic,
+            "pvalue": p}
 
 
-def _pairs_task(
-    pairs: list,
-    variables: list[Variable],
-    method: str,
-    options: Options,
-    t_df: float,
-    sums: list,
-    streams: list,
-) -> list[dict]:
-    """A share of the pairs (a thread's, or a joblib task's with the variables sent once)."""
-    ops = operators(variables)
-    return [
-        _pair(i, j, variables, ops, sums, method, options, streams[k], t_df) for k, (i, j) in pairs
-    ]
+def _skewness(sums) -> float:
+    """The limit's skewness from the two variables' power sums (:func:`~.gamma.skewness`)."""
+    (sx2, sx3), (sy2, sy3) = sums
+    return float(8.0 * sx3 * sy3 / (2.0 * sx2 * sy2) ** 1.5) if sx2 > 0 and sy2 > 0 else 0.0
+
+
+def _pairs_task(pairs: list, variables: list[Variable], method: str, B: int, streams: list,
+                sums: list) -> list[dict]:
+    """A share of the pairs (a joblib task's, with the variables sent once)."""
+    return [_pair(variables[i], variables[j], method, B, streams[k], (sums[i], sums[j]))
+            for k, (i, j) in pairs]
 
 
 @front_door("X", names=("X",), prepare={"X": _used_columns})
@@ -248,7 +199,8 @@ def pairwise_dcor(
         For ``method="permutation"``.
     exponent : float, default=1.0
         alpha in (0, 2] of the Euclidean distances.
-    rng
+    rng : int, numpy.random.Generator or None, default=None
+        The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It draws the permutations of ``method="permutation"`` (one stream per pair).
     n_jobs : int, default=None
         joblib's ``n_jobs``: shares of the pairs as joblib tasks (Dask inside
@@ -259,6 +211,9 @@ def pairwise_dcor(
         used: an error, or dropped for every pair (complete cases, so that all pairs
         describe the same rows and the p-values are corrected as one family;
         ``n_omitted`` counts them).
+    data_name : str, default=None
+        The result's ``data_name`` (R's ``data.name``); None: the pandas names of the data,
+        else the parameter names.
 
     Returns
     -------
@@ -296,35 +251,22 @@ def pairwise_dcor(
     correction, alpha = check_correction(correction, alpha)
     if method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}, got {method!r}.")
-    options = check_options(n_resamples)
+    B = check_resamples(n_resamples)
     n_jobs = check_n_jobs(n_jobs)
     variables = as_variables(_variables_of(X, groups), "euclidean", exponent, min_samples=4)
     if len(variables) < 2:
         raise ValueError(f"`X` must have at least two variables, got {len(variables)}.")
-    n = variables[0].n
-    gen = as_generator(rng)
-    rows = skew_rows(n)
-    sums = (
-        [variable_power_sums(v, rows) for v in variables]
-        if method == "gamma"
-        else [None] * len(variables)
-    )
+    sums = [power_sums(v) if method == "gamma" else None for v in variables]
     pairs = list(enumerate(combinations(range(len(variables)), 2)))
-    streams = gen.spawn(len(pairs))
-    t_df = n * (n - 3) / 2.0 - 1.0
-    task = functools.partial(
-        _pairs_task, method=method, options=options, t_df=t_df, sums=sums, streams=streams
-    )
+    streams = as_generator(rng).spawn(len(pairs))
+    task = functools.partial(_pairs_task, method=method, B=B, streams=streams, sums=sums)
     if n_workers(n_jobs) > 1:
-        chunks = [
-            pairs[a : a + max(1, len(pairs) // 64)]
-            for a in range(0, len(pairs), max(1, len(pairs) // 64))
-        ]
-        parts = run_tasks(
-            task, [{"pairs": c} for c in chunks], n_jobs, shared={"variables": variables}
-        )
+        size = max(1, len(pairs) // 64)
+        parts = run_tasks(task, [{"pairs": pairs[a : a + size]} for a in range(0, len(pairs),
+                                                                                 size)],
+                          n_jobs, shared={"variables": variables})
     else:
-        parts = run_threads(lambda share: task(share, variables), round_robin(pairs, THREADS))
+        parts = [task(pairs, variables)]
     table = pd.DataFrame([row for part in parts for row in part])
     reject, adjusted, _, _ = multipletests(
         table["pvalue"].to_numpy(), alpha=alpha, method=correction
@@ -336,4 +278,4 @@ def pairwise_dcor(
     for x, y, value in zip(table["x"], table["y"], table["dcor"]):
         matrix.loc[x, y] = matrix.loc[y, x] = value
     return PairwiseDcorResult(table=table, matrix=matrix, method=method, correction=correction,
-                              alpha=float(alpha), n_samples=n)
+                              alpha=float(alpha), n_samples=variables[0].n)

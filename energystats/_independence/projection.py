@@ -1,179 +1,141 @@
 r"""Randomly projected distance covariance (Huang & Huo 2017): the multivariate statistics as
 averages of one-dimensional ones along random directions, in O(K n log n) time and O(n) memory.
 
-For u uniform on the unit sphere of :math:`R^p`, :math:`E_u |u^\top z| = \|z\| / C_p`
-(:func:`~energystats._operator.sphere_constant`). With independent directions u for x and v
-for y, :math:`C_p C_q\, E\,|u^\top(x - x')|\,|v^\top(y - y')| = \|x - x'\|\,\|y - y'\|`, so
+For u uniform on the unit sphere of :math:`R^p`, :math:`E_u |u^\top z| = \|z\| / C_p`. With
+independent directions u for x and v for y, :math:`C_p C_q E\,|u^\top(x - x')|\,|v^\top(y - y')|
+= \|x - x'\|\,\|y - y'\|`, so
 
 .. math::
 
-    \hat{\mathcal V}^2_{n,K} = \frac{C_p C_q}{K} \sum_{k=1}^K \mathcal V_n^2(u_k^\top x, v_k^\top y)
+    \hat{\mathcal V}^2_{n,K} = \frac{C_p C_q}{K} \sum_{k=1}^K \mathcal V_n^2(u_k^\top x,
+    v_k^\top y)
 
 (and the same average of U-statistics) estimates :math:`\mathcal V_n^2(x, y)` without bias over
-the directions; each term is the O(n log n) one-dimensional statistic. The distance variances
-of :func:`dcor` use a second, independent set of directions for each sample (the same
-direction twice would estimate :math:`E|u^\top z|^2`, not :math:`\|z\|^2 / C_p^2`). The
-directions come in blocks of orthonormal frames, as in the projection energy test.
+the directions. The distance variances use a second, independent set of directions per sample.
 
-The test without permutations (``method="gamma"``): under independence
-:math:`n \hat{\mathcal V}^2_{n,K}` tends to :math:`\sum_j \lambda_j Z_j^2` with
-:math:`\sum_j \lambda_j = \frac{C_p C_q}{K} \sum_k E|u_k^\top (X - X')|\, E|v_k^\top (Y - Y')|`
-and :math:`2 \sum_j \lambda_j^2 = 2 \big(\frac{C_p C_q}{K}\big)^2 \sum_{k,l}
-\mathcal V^2(u_k^\top X, u_l^\top X)\, \mathcal V^2(v_k^\top Y, v_l^\top Y)` (the kernel of the
-projected statistic is :math:`\frac1K \sum_k \tilde a_k \tilde b_k`; SRB 2007, Theorem 5); the
-gamma with that mean and variance gives the p-value (Huang & Huo 2017, Section 4). The mean
-distances and the K distance variances (k = l) come from all the data (O(K n log n)); the
-K(K - 1)/2 distance covariances between different projections of one sample are estimated
-without bias from 200 pairs drawn from ``rng``, each on at most 2,048 rows (unbiased
-U-statistics): a fixed cost, whatever n and K.
+Without permutations (``method="gamma"``): :math:`n \hat{\mathcal V}^2_{n,K} \to \sum_j
+\lambda_j Z_j^2` with :math:`\sum_j \lambda_j = \frac{C_p C_q}{K} \sum_k E|u_k^\top (X - X')|
+E|v_k^\top (Y - Y')|` and :math:`2 \sum_j \lambda_j^2 = 2 (\frac{C_p C_q}{K})^2 \sum_{k,l}
+\mathcal V^2(u_k^\top X, u_l^\top X)\, \mathcal V^2(v_k^\top Y, v_l^\top Y)`; the gamma with
+that mean and variance gives the p-value (Huang & Huo 2017, Section 4). The K(K - 1)/2
+covariances between projections of one sample are estimated without bias from
+:data:`CROSS_PAIRS` pairs drawn from ``rng``, on at most :data:`CROSS_ROWS` rows.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from .._operator import (
-    N_PROJECTIONS,
-    PairwiseOperator,
-    approximation_of,
-    check_projection,
-    line_pair_sums,
-    make_operator,
-    projected_pair_sums,
-    sphere_constant,
-)
-from .._parallel import THREADS, round_robin, run_threads
-from ._data import Variable
-from .gamma import gamma_pvalue
+from .._random import as_generator
+from .._resample import null_distribution, permutations, pvalue
+from .._scale.concordance import abs_product_sum, abs_product_sums, line_gram, line_row_sums
+from .._scale.projection import check_projection, random_directions, sphere_constant
+from .variables import Variable
 
-__all__ = ["N_PROJECTIONS", "ProjectedStatistics", "check_variables", "project", "projection_gamma"]
+__all__ = ["projected_null", "projected_squares"]
 
-#: Rows on which the distance covariances between projections of one sample are estimated.
+#: Rows on which the covariances between projections of one sample are estimated.
 CROSS_ROWS = 2048
-#: Pairs of projections (of the K (K - 1) / 2) whose distance covariances are computed.
+#: Pairs of projections whose covariances are computed.
 CROSS_PAIRS = 200
 
 
-def check_variables(variables: list[Variable], n_projections) -> int:
-    """Check that ``approximation="projection"`` applies to the variables (Euclidean, exponent 1)
-    and ``n_projections``, by the operator layer's one validation."""
-    features = (
-        sum(v.data.shape[1] for v in variables)
-        if all(v.data.ndim == 2 for v in variables)
-        else None
-    )
-    return check_projection(n_projections, {v.name: v.semimetric for v in variables}, features)
+def _directions(v: Variable, K: int, rng) -> np.ndarray:
+    """The variable's points on K random directions (n x K)."""
+    return v.data @ random_directions(K, v.data.shape[1], rng).T
 
 
-@dataclass(frozen=True)
-class ProjectedStatistics:
-    """The projected sums of :func:`project` (see the module)."""
-
-    n: int
-    # the projection operators of x (u_k) and y (v_k)
-    operators: tuple[PairwiseOperator, PairwiseOperator]
-    scale_xy: float
-    V_xy: np.ndarray  # per projection pair: n^2 V_n^2(u'x, v'y)
-    U_xy: np.ndarray  # per projection pair: sum over i != j of the U-centred products
-    mean_x: np.ndarray  # per projection: mean distance of u'x over i != j
-    mean_y: np.ndarray
-    dvar_x: np.ndarray  # per projection: the unbiased distance variance of u'x (U sum / n(n - 3))
-    dvar_y: np.ndarray
-    V_xx: np.ndarray | None = None  # independent direction pairs, for the distance variances
-    V_yy: np.ndarray | None = None
-    U_xx: np.ndarray | None = None
-    U_yy: np.ndarray | None = None
-    scale_xx: float = 1.0
-    scale_yy: float = 1.0
-
-    @property
-    def directions(self) -> tuple[np.ndarray, np.ndarray]:
-        """u_k for x and v_k for y (K x p, K x q)."""
-        return self.operators[0].directions, self.operators[1].directions
+def _pair_sums(P: np.ndarray, Q: np.ndarray, unbiased: bool) -> np.ndarray:
+    """The centred sum of each column pair (P[:, k], Q[:, k])."""
+    return np.array([line_gram([P[:, k], Q[:, k]], unbiased)[0, 1] for k in range(P.shape[1])])
 
 
-def _projection_operator(
-    v: Variable, n_projections: int, rng: np.random.Generator
-) -> PairwiseOperator:
-    estimate = approximation_of("projection", n_projections=n_projections, rng=rng)
-    return make_operator(v.data, v.semimetric, approximation=estimate)
+def _check(variables: list[Variable], n_projections) -> int:
+    return check_projection("projection", n_projections,
+                            {v.name: v.semimetric for v in variables},
+                            sum(v.data.shape[1] for v in variables))
 
 
-def project(
-    x: Variable, y: Variable, n_projections: int, rng: np.random.Generator, *, variances: bool
-) -> ProjectedStatistics:
-    """The projected statistics of two samples; with ``variances``, those of each sample with
-    itself along independent direction pairs too."""
-    n, p, q = x.n, x.data.shape[1], y.data.shape[1]
-    ox, oy = (
-        _projection_operator(x, n_projections, rng),
-        _projection_operator(y, n_projections, rng),
-    )
-    xy = projected_pair_sums(ox, oy)
-    extra = {}
-    if variances:
-        wx, wy = (
-            _projection_operator(x, n_projections, rng),
-            _projection_operator(y, n_projections, rng),
-        )
-        xx, yy = projected_pair_sums(ox, wx), projected_pair_sums(oy, wy)
-        cp, cq = sphere_constant(p), sphere_constant(q)
-        extra = dict(
-            V_xx=xx[:, 0],
-            U_xx=xx[:, 1],
-            V_yy=yy[:, 0],
-            U_yy=yy[:, 1],
-            scale_xx=cp * cp,
-            scale_yy=cq * cq,
-        )
-    norm = n * (n - 3) if n > 3 else np.nan
-    return ProjectedStatistics(
-        n, (ox, oy), sphere_constant(p) * sphere_constant(q), xy[:, 0], xy[:, 1], xy[:, 2],
-        xy[:, 3], xy[:, 4] / norm, xy[:, 5] / norm, **extra,
-    )
+def _constants(x: Variable, y: Variable) -> tuple[float, float]:
+    return sphere_constant(x.data.shape[1]), sphere_constant(y.data.shape[1])
 
 
-def _u_dcov_pairs(P: np.ndarray, pairs: list) -> np.ndarray:
-    """The unbiased distance covariance of the columns (k, l) of P for each pair, on threads."""
-    n = P.shape[0]
-    parts = run_threads(
-        lambda share: [(i, line_pair_sums(P[:, k], P[:, l])[1]) for i, (k, l) in share],
-        round_robin(list(enumerate(pairs)), THREADS),
-    )
-    out = np.empty(len(pairs))
-    for part in parts:
-        for i, u in part:
-            out[i] = u / (n * (n - 3))
+def projected_squares(variables: list[Variable], estimator: str, n_projections, rng):
+    """The 2 x 2 squares of :func:`~.dcov.estimates` (V or U, sums over n^2 or n(n - 3)),
+    estimated from projections."""
+    x, y = variables
+    n = x.n
+    K = _check(variables, n_projections)
+    gen = as_generator(rng)
+    Px, Py, Wx, Wy = (_directions(v, K, gen) for v in (x, y, x, y))
+    cp, cq = _constants(x, y)
+    unbiased = estimator == "U"
+    norm = n * (n - 3.0) if unbiased else float(n * n)
+    S = np.empty((2, 2))
+    S[0, 1] = S[1, 0] = cp * cq * _pair_sums(Px, Py, unbiased).mean() / norm
+    S[0, 0] = cp * cp * _pair_sums(Px, Wx, unbiased).mean() / norm
+    S[1, 1] = cq * cq * _pair_sums(Py, Wy, unbiased).mean() / norm
+    return S if unbiased else np.maximum(S, 0.0)
+
+
+def projected_null(x: Variable, y: Variable, B: int, gen, progress, method: str,
+                   n_projections) -> dict:
+    """The projected test of independence: n times the projected V-statistic (``statistic``),
+    its p-value from B permutations (the same one for every projection pair; ``null``) or
+    the gamma's ``mean`` and ``variance`` (``method="gamma"``), and the distance variances'
+    estimate ``dvar`` (its square root times n divides the statistic into dCor^2)."""
+    n = x.n
+    K = _check([x, y], n_projections)
+    stream = gen.spawn(1)[0]  # the directions' own stream: the permutations are the test's
+    Px, Py = _directions(x, K, stream), _directions(y, K, stream)
+    cp, cq = _constants(x, y)
+    scale = cp * cq / K / n  # sums -> n V^2
+    out = {"statistic": float(_pair_sums(Px, Py, False).sum()) * scale, "null": None}
+    if method == "gamma":
+        if n < 4:
+            raise ValueError(f"the projection gamma test needs at least 4 samples, got {n}.")
+        out["mean"], out["variance"] = _gamma_moments(Px, Py, cp * cq / K, stream)
+    else:
+        rx, ry = [line_row_sums(Px[:, k]) for k in range(K)], [line_row_sums(Py[:, k])
+                                                                for k in range(K)]
+
+        def evaluate(P):  # the same permutation for every projection pair
+            return scale * sum(abs_product_sums(Px[:, k], Py[P, k]) - 2.0 / n * (ry[k][P] @ rx[k])
+                               + rx[k].sum() * ry[k].sum() / n**2 for k in range(K))
+
+        out["null"] = null_distribution(evaluate, lambda m: permutations(gen, n, m), B,
+                                        8.0 * n * K, progress, "permutations")
+        bound = sum(abs_product_sum(Px[:, k], Px[:, k]) * abs_product_sum(Py[:, k], Py[:, k])
+                    for k in range(K))
+        out["pvalue"] = pvalue(out["statistic"], out["null"],
+                               scale=4.0 * scale * np.sqrt(64.0 * n * bound),
+                               what="the projected distance covariance")
+    Wx, Wy = _directions(x, K, stream), _directions(y, K, stream)
+    out["dvar"] = np.sqrt(cp * cp * _pair_sums(Px, Wx, False).mean()
+                          * cq * cq * _pair_sums(Py, Wy, False).mean()) / n**2
     return out
 
 
-def projection_gamma(
-    x: Variable, y: Variable, stats: ProjectedStatistics, rng: np.random.Generator
-) -> tuple[float, float, float, float]:
-    """n times the projected V-statistic, its gamma p-value, and the gamma's mean and variance
-    (see the module): the K diagonal
-    terms of the variance from all rows, the K(K - 1)/2 others estimated without bias from at
-    most CROSS_PAIRS of them, drawn from ``rng``, on at most CROSS_ROWS rows."""
-    n = stats.n
-    if n < 4:
-        raise ValueError(f"the projection gamma test needs at least 4 samples, got {n}.")
-    K = stats.V_xy.shape[0]
-    statistic = stats.scale_xy * stats.V_xy.mean() / n
-    mean = stats.scale_xy * float(np.mean(stats.mean_x * stats.mean_y))
-    total = float(np.sum(stats.dvar_x * stats.dvar_y))  # k = l
+def _gamma_moments(Px: np.ndarray, Py: np.ndarray, c: float, rng) -> tuple[float, float]:
+    """Mean and variance of the limit of n times the projected V-statistic (the module's
+    docstring; c = C_p C_q / K)."""
+    n, K = Px.shape
+
+    def mean_distance(P):
+        return np.array([line_row_sums(P[:, k]).sum() / (n * (n - 1.0)) for k in range(K)])
+
+    def dvar(P):
+        return _pair_sums(P, P, True) / (n * (n - 3.0))
+
+    mean = c * K * float(np.mean(mean_distance(Px) * mean_distance(Py)))
+    total = float(np.sum(dvar(Px) * dvar(Py)))
     pairs = [(k, l) for k in range(K) for l in range(k + 1, K)]
     if pairs:
-        chosen = [
-            pairs[i]
-            for i in np.sort(
-                rng.choice(len(pairs), size=min(len(pairs), CROSS_PAIRS), replace=False)
-            )
-        ]
+        chosen = np.sort(rng.choice(len(pairs), size=min(len(pairs), CROSS_PAIRS), replace=False))
         rows = np.sort(rng.choice(n, size=min(n, CROSS_ROWS), replace=False))
-        Px, Py = (op.projections(rows) for op in stats.operators)
-        products = _u_dcov_pairs(Px, chosen) * _u_dcov_pairs(Py, chosen)
-        total += 2.0 * len(pairs) * float(products.mean())
-    variance = 2.0 * (stats.scale_xy / K) ** 2 * total
-    return statistic, gamma_pvalue(statistic, mean, variance), mean, variance
+        m = rows.size
+        products = [line_gram([Px[rows, k], Px[rows, l]], True)[0, 1]
+                    * line_gram([Py[rows, k], Py[rows, l]], True)[0, 1] / (m * (m - 3.0)) ** 2
+                    for k, l in (pairs[i] for i in chosen)]
+        total += 2.0 * len(pairs) * float(np.mean(products))
+    return mean, 2.0 * c**2 * total

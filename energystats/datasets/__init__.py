@@ -1,22 +1,8 @@
-"""Small data sets shipped with energystats: R's classic examples, as pandas DataFrames.
-
-Each ``load_<name>`` returns the data set of that name in R's ``datasets`` package (its name
-in lower case: ``load_usarrests`` is R's ``USArrests``), exported from R 4.2.2 with
-``write.csv`` and equal to R's copy value for value: R's factors are pandas Categoricals with
-R's levels in R's order, R's integer columns int64, its numeric columns float64, and R's row
-names the index where they name the rows (``mtcars``, ``USArrests``). Each loader's docstring
-gives the data's published source; the numbers are facts from those publications, shipped
-with R since its first releases.
-
-Examples
---------
->>> from energystats.datasets import load_iris
->>> iris = load_iris()
->>> iris.shape
-(150, 5)
->>> iris["Species"].value_counts().to_dict()
-{'setosa': 50, 'versicolor': 50, 'virginica': 50}
-"""
+"""R's classic example data sets as pandas DataFrames: ``load_<name>`` returns R's ``name``
+(``load_usarrests`` R's ``USArrests``), exported from R 4.2.2 with ``write.csv`` and equal to
+R's copy value for value: factors as Categoricals with R's levels in R's order, integer
+columns int64, numeric ones float64, row names the index where they name the rows. Each
+loader gives its data's published source."""
 
 from __future__ import annotations
 
@@ -29,36 +15,22 @@ from .._config import check_fits
 from .._frontdoor import front_door
 from .._validation import check_positive_int
 
-__all__ = [
-    "load_chickwts",
-    "load_example",
-    "load_faithful",
-    "load_iris",
-    "load_mtcars",
-    "load_plantgrowth",
-    "load_quakes",
-    "load_toothgrowth",
-    "load_usarrests",
-    "load_warpbreaks",
-    "make_power_kmeans_data",
-]
+__all__ = ["load_chickwts", "load_example", "load_faithful", "load_iris", "load_mtcars",
+           "load_plantgrowth", "load_quakes", "load_toothgrowth", "load_usarrests",
+           "load_warpbreaks", "make_power_kmeans_data"]
 
 EXAMPLES = ("iris", "quakes", "faithful", "usarrests", "mtcars", "plantgrowth", "chickwts",
             "toothgrowth", "warpbreaks")
 
-_FLOAT, _INT = "float64", "int64"
 
-
-def _factor(*levels: str) -> pd.CategoricalDtype:
-    """An R factor's levels, in R's order (unordered, as R's ``factor``)."""
-    return pd.CategoricalDtype(list(levels), ordered=False)
-
-
-def _read(name: str, dtype: dict, row_names: bool = False) -> pd.DataFrame:
-    """``name.csv``, written by R's ``write.csv`` (its row names in the first column when
-    ``row_names``), with each column's ``dtype``."""
+def _read(name: str, ints: tuple = (), row_names: bool = False, **factors) -> pd.DataFrame:
+    """``name.csv`` from R's ``write.csv`` (with ``row_names``, the first column): ``ints``
+    int64, each of ``factors`` (column="R's levels") a Categorical, the others float64."""
     with resources.files(__package__).joinpath(f"{name}.csv").open("r", encoding="utf-8") as fh:
-        return pd.read_csv(fh, dtype=dtype, index_col=0 if row_names else None)
+        frame = pd.read_csv(fh, index_col=0 if row_names else None)
+    return frame.astype({c: pd.CategoricalDtype(factors[c].split(), ordered=False)
+                         if c in factors else "int64" if c in ints else "float64"
+                         for c in frame.columns})
 
 
 @front_door()
@@ -68,9 +40,8 @@ def load_iris() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame of shape (150, 5)
-        Columns ``Sepal.Length``, ``Sepal.Width``, ``Petal.Length``,
-        ``Petal.Width`` (cm) and ``Species`` (a categorical: ``setosa``, ``versicolor``,
-        ``virginica``; 50 each), rows in R's order.
+        ``Sepal.Length``, ``Sepal.Width``, ``Petal.Length``, ``Petal.Width`` (cm) and
+        ``Species`` (a categorical: ``setosa``, ``versicolor``, ``virginica``; 50 each).
 
     References
     ----------
@@ -80,25 +51,17 @@ def load_iris() -> pd.DataFrame:
 
     Examples
     --------
-    >>> from energystats.datasets import load_iris
-    >>> iris = load_iris()
-    >>> iris.shape, list(iris["Species"].cat.categories)
-    ((150, 5), ['setosa', 'versicolor', 'virginica'])
+    >>> list(load_iris()["Species"].cat.categories)
+    ['setosa', 'versicolor', 'virginica']
     """
-    columns = ("Sepal.Length", "Sepal.Width", "Petal.Length", "Petal.Width")
-    return _read(
-        "iris",
-        {**dict.fromkeys(columns, _FLOAT), "Species": _factor("setosa", "versicolor", "virginica")},
-    )
+    return _read("iris", Species="setosa versicolor virginica")
 
 
 @front_door()
 def load_quakes() -> pd.DataFrame:
-    """Locations of 1,000 earthquakes off Fiji, R's ``quakes``.
-
-    Seismic events of body-wave magnitude above 4.0 in a cube near Fiji since 1964, a
-    subsample of 5,000; they lie on two planes of activity (a major plate junction and the
-    Tonga trench).
+    """Locations of 1,000 earthquakes off Fiji since 1964 (of body-wave magnitude above 4.0, a
+    subsample of 5,000), R's ``quakes``: two planes of activity, a plate junction and the
+    Tonga trench.
 
     Returns
     -------
@@ -106,30 +69,24 @@ def load_quakes() -> pd.DataFrame:
         ``lat`` and ``long`` (degrees), ``depth`` (km, integer), ``mag`` (Richter
         magnitude) and ``stations`` (number of stations reporting, integer).
 
-    Notes
-    -----
-    Source: one of the Harvard PRIM-H project data sets, which obtained it from
-    Dr. John Woodhouse, Department of Geophysics, Harvard University (R's ``?quakes``).
+    References
+    ----------
+    One of the Harvard PRIM-H project data sets, which obtained it from Dr. John Woodhouse,
+    Department of Geophysics, Harvard University (R's ``?quakes``).
 
     Examples
     --------
-    >>> from energystats.datasets import load_quakes
-    >>> quakes = load_quakes()
-    >>> quakes.shape, float(quakes["mag"].mean())
-    ((1000, 5), 4.6204)
+    >>> float(load_quakes()["mag"].mean())
+    4.6204
     """
-    return _read(
-        "quakes", {"lat": _FLOAT, "long": _FLOAT, "depth": _INT, "mag": _FLOAT, "stations": _INT}
-    )
+    return _read("quakes", ints=("depth", "stations"))
 
 
 @front_door()
 def load_faithful() -> pd.DataFrame:
-    """Old Faithful geyser eruptions, R's ``faithful``.
-
-    Waiting time between eruptions and the duration of the eruption for the Old Faithful
-    geyser in Yellowstone National Park, Wyoming, USA: 272 eruptions in two clusters
-    (short and long). The eruption times are heavily rounded (they were seconds).
+    """Old Faithful geyser eruptions, R's ``faithful``: the waiting time between eruptions and
+    the duration of 272 eruptions of the geyser in Yellowstone National Park, Wyoming, USA, in
+    two clusters (short and long); the eruption times are heavily rounded (they were seconds).
 
     Returns
     -------
@@ -145,31 +102,23 @@ def load_faithful() -> pd.DataFrame:
 
     Examples
     --------
-    >>> from energystats.datasets import load_faithful
-    >>> faithful = load_faithful()
-    >>> faithful.shape, float(faithful["waiting"].median())
-    ((272, 2), 76.0)
+    >>> float(load_faithful()["waiting"].median())
+    76.0
     """
-    return _read("faithful", {"eruptions": _FLOAT, "waiting": _FLOAT})
+    return _read("faithful")
 
 
 @front_door()
 def load_usarrests() -> pd.DataFrame:
-    """Violent crime rates by US state in 1973, R's ``USArrests``.
-
-    Arrests per 100,000 residents for assault, murder and rape in each of the 50 states,
-    with the percentage of the population living in urban areas.
+    """Violent crime rates by US state in 1973, R's ``USArrests``: arrests per 100,000
+    residents for assault, murder and rape, and the percentage of urban population (with the
+    transcription error for Maryland R's help page notes, kept as R has it).
 
     Returns
     -------
     pandas.DataFrame of shape (50, 4)
-        Indexed by state (R's row names). ``Murder``, ``Assault`` (integer) and ``Rape``
-        (arrests per 100,000) and ``UrbanPop`` (percent urban population, integer).
-
-    Notes
-    -----
-    The data are as in McNeil's monograph, which R's help page says carries a transcription
-    error in ``UrbanPop`` for Maryland; they are kept as R has them.
+        Indexed by state. ``Murder``, ``Assault`` (integer) and ``Rape`` (arrests per
+        100,000) and ``UrbanPop`` (percent urban population, integer).
 
     References
     ----------
@@ -179,34 +128,25 @@ def load_usarrests() -> pd.DataFrame:
 
     Examples
     --------
-    >>> from energystats.datasets import load_usarrests
-    >>> arrests = load_usarrests()
-    >>> arrests.shape, int(arrests.loc["Maryland", "UrbanPop"])
-    ((50, 4), 67)
+    >>> int(load_usarrests().loc["Maryland", "UrbanPop"])
+    67
     """
-    return _read(
-        "USArrests",
-        {"Murder": _FLOAT, "Assault": _INT, "UrbanPop": _INT, "Rape": _FLOAT},
-        row_names=True,
-    )
+    return _read("USArrests", ints=("Assault", "UrbanPop"), row_names=True)
 
 
 @front_door()
 def load_mtcars() -> pd.DataFrame:
-    """Motor Trend car road tests, R's ``mtcars``.
-
-    Fuel consumption and 10 aspects of design and performance of 32 automobiles (1973-74
-    models), from the 1974 *Motor Trend* US magazine.
+    """Motor Trend car road tests, R's ``mtcars``: fuel consumption and 10 aspects of design
+    and performance of 32 automobiles (1973-74 models), from the 1974 *Motor Trend* magazine.
 
     Returns
     -------
     pandas.DataFrame of shape (32, 11)
-        Indexed by car model (R's row names); every column numeric (float64) as in R:
-        ``mpg`` (miles per US gallon), ``cyl`` (cylinders), ``disp`` (displacement, cu. in.),
-        ``hp`` (gross horsepower), ``drat`` (rear axle ratio), ``wt`` (weight, 1000 lb),
-        ``qsec`` (quarter-mile time, s), ``vs`` (engine: 0 V-shaped, 1 straight), ``am``
-        (transmission: 0 automatic, 1 manual), ``gear`` (forward gears), ``carb``
-        (carburettors).
+        Indexed by car model; every column float64, as in R: ``mpg`` (miles per US gallon),
+        ``cyl`` (cylinders), ``disp`` (displacement, cu. in.), ``hp`` (gross horsepower),
+        ``drat`` (rear axle ratio), ``wt`` (1000 lb), ``qsec`` (quarter-mile time, s), ``vs``
+        (engine: 0 V-shaped, 1 straight), ``am`` (0 automatic, 1 manual transmission),
+        ``gear`` (forward gears), ``carb`` (carburettors).
 
     References
     ----------
@@ -215,13 +155,10 @@ def load_mtcars() -> pd.DataFrame:
 
     Examples
     --------
-    >>> from energystats.datasets import load_mtcars
-    >>> mtcars = load_mtcars()
-    >>> mtcars.shape, float(mtcars.loc["Mazda RX4", "mpg"])
-    ((32, 11), 21.0)
+    >>> float(load_mtcars().loc["Mazda RX4", "mpg"])
+    21.0
     """
-    columns = ("mpg", "cyl", "disp", "hp", "drat", "wt", "qsec", "vs", "am", "gear", "carb")
-    return _read("mtcars", dict.fromkeys(columns, _FLOAT), row_names=True)
+    return _read("mtcars", row_names=True)
 
 
 @front_door()
@@ -242,20 +179,16 @@ def load_plantgrowth() -> pd.DataFrame:
 
     Examples
     --------
-    >>> from energystats.datasets import load_plantgrowth
-    >>> plants = load_plantgrowth()
-    >>> plants.shape, plants.groupby("group", observed=True)["weight"].mean().round(3).tolist()
-    ((30, 2), [5.032, 4.661, 5.526])
+    >>> load_plantgrowth().groupby("group", observed=True)["weight"].mean().round(3).tolist()
+    [5.032, 4.661, 5.526]
     """
-    return _read("PlantGrowth", {"weight": _FLOAT, "group": _factor("ctrl", "trt1", "trt2")})
+    return _read("PlantGrowth", group="ctrl trt1 trt2")
 
 
 @front_door()
 def load_chickwts() -> pd.DataFrame:
-    """Chicken weights by feed supplement, R's ``chickwts`` (six groups: a k-sample test).
-
-    Newly hatched chicks were randomly allocated to six groups, each given a different
-    feed supplement; their weights after six weeks.
+    """Chicken weights six weeks after hatching, by feed supplement (allocated at random), R's
+    ``chickwts`` (six groups: a k-sample test).
 
     Returns
     -------
@@ -270,28 +203,23 @@ def load_chickwts() -> pd.DataFrame:
 
     Examples
     --------
-    >>> from energystats.datasets import load_chickwts
-    >>> chicks = load_chickwts()
-    >>> chicks.shape, chicks["feed"].value_counts(sort=False).tolist()
-    ((71, 2), [12, 10, 12, 11, 14, 12])
+    >>> load_chickwts()["feed"].value_counts(sort=False).tolist()
+    [12, 10, 12, 11, 14, 12]
     """
-    feeds = _factor("casein", "horsebean", "linseed", "meatmeal", "soybean", "sunflower")
-    return _read("chickwts", {"weight": _FLOAT, "feed": feeds})
+    return _read("chickwts", feed="casein horsebean linseed meatmeal soybean sunflower")
 
 
 @front_door()
 def load_toothgrowth() -> pd.DataFrame:
-    """The effect of vitamin C on tooth growth in guinea pigs, R's ``ToothGrowth``.
-
-    The length of odontoblasts in 60 guinea pigs, each given one of three doses of vitamin C
-    (0.5, 1 or 2 mg/day) by one of two delivery methods, orange juice (``OJ``) or ascorbic
-    acid (``VC``).
+    """Vitamin C and tooth growth in guinea pigs, R's ``ToothGrowth``: the length of
+    odontoblasts in 60 guinea pigs, each given a dose of vitamin C by orange juice or ascorbic
+    acid.
 
     Returns
     -------
     pandas.DataFrame of shape (60, 3)
-        ``len`` (tooth length), ``supp`` (a categorical: ``OJ``, ``VC``) and ``dose``
-        (mg/day).
+        ``len`` (tooth length), ``supp`` (a categorical: ``OJ`` orange juice, ``VC``
+        ascorbic acid) and ``dose`` (0.5, 1 or 2 mg/day).
 
     References
     ----------
@@ -301,12 +229,10 @@ def load_toothgrowth() -> pd.DataFrame:
 
     Examples
     --------
-    >>> from energystats.datasets import load_toothgrowth
-    >>> teeth = load_toothgrowth()
-    >>> teeth.shape, round(float(teeth["len"].mean()), 5)
-    ((60, 3), 18.81333)
+    >>> round(float(load_toothgrowth()["len"].mean()), 5)
+    18.81333
     """
-    return _read("ToothGrowth", {"len": _FLOAT, "supp": _factor("OJ", "VC"), "dose": _FLOAT})
+    return _read("ToothGrowth", supp="OJ VC")
 
 
 @front_door()
@@ -327,21 +253,27 @@ def load_warpbreaks() -> pd.DataFrame:
 
     Examples
     --------
-    >>> from energystats.datasets import load_warpbreaks
-    >>> warp = load_warpbreaks()
-    >>> warp.shape, warp.groupby("tension", observed=True)["breaks"].mean().round(5).tolist()
-    ((54, 3), [36.38889, 26.38889, 21.66667])
+    >>> load_warpbreaks().groupby("tension", observed=True)["breaks"].mean().round(5).tolist()
+    [36.38889, 26.38889, 21.66667]
     """
-    return _read(
-        "warpbreaks",
-        {"breaks": _FLOAT, "wool": _factor("A", "B"), "tension": _factor("L", "M", "H")},
-    )
+    return _read("warpbreaks", wool="A B", tension="L M H")
 
 
 @front_door()
 def load_example(name: str) -> pd.DataFrame:
-    """Load an embedded example data set by name (one of ``EXAMPLES``: ``load_<name>``).
+    """An embedded example data set by name: ``load_<name>()``.
 
+    Parameters
+    ----------
+    name : str
+        One of ``EXAMPLES``, the loaders' names (``"iris"``, ``"usarrests"``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
     >>> load_example("quakes").shape
     (1000, 5)
     """
@@ -351,15 +283,13 @@ def load_example(name: str) -> pd.DataFrame:
 
 
 @front_door()
-def make_power_kmeans_data(
-    n_samples=2500, n_clusters=50, n_features=2, *, rng=None, equal_sizes=False
-):
+def make_power_kmeans_data(n_samples=2500, n_clusters=50, n_features=2, *, rng=None,
+                           equal_sizes=False):
     """Xu & Lange's (2019) simulation: standard-normal clusters around uniform centres.
 
-    A side r ~ U(30, 60) is drawn, then ``n_clusters`` centres uniform in the cube
-    [0, r]^``n_features``, then each point's cluster uniformly (or, with ``equal_sizes``, a
-    random order of n/k points per cluster) and the point as its centre plus N(0, I) noise
-    (Section 4 of the paper: n = 2,500, k = 50, d from 2 to 200).
+    A side r ~ U(30, 60), then ``n_clusters`` centres uniform in [0, r]^``n_features``, each
+    point's cluster uniform (``equal_sizes``: a random order of n/k per cluster) and the point
+    its centre plus N(0, I) noise (Section 4 of the paper: n = 2,500, k = 50, d = 2 to 200).
 
     Parameters
     ----------
@@ -389,12 +319,9 @@ def make_power_kmeans_data(
     d = check_positive_int(n_features, "n_features")
     if not isinstance(equal_sizes, (bool, np.bool_)):
         raise ValueError(f"`equal_sizes` must be True or False, got {equal_sizes!r}.")
-    # the points, the noise added to them and the centres gathered by label, with the labels
-    check_fits(
-        f"make_power_kmeans_data of {n:,} points in {d:,} dimensions",
-        8 * (3 * n * d + n + k * d),
-        "a smaller `n_samples`",
-    )
+    # the points, the noise added, the centres gathered by label and the labels
+    check_fits(f"make_power_kmeans_data of {n:,} points in {d:,} dimensions",
+               8 * (3 * n * d + n + k * d), "a smaller `n_samples`")
     rng = np.random.default_rng(rng)
     r = rng.uniform(30, 60)
     centres = rng.uniform(0, r, size=(k, d))

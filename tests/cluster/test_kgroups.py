@@ -14,9 +14,9 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 
 import energystats as es
-from energystats._cluster._partition import _hartigan_gains, _State
-from energystats._cluster._partition import fit_once as _fit_once
-from energystats._operator.dense import DenseOperator
+from energystats._cluster._partition import FeaturePartition, Partition, fit_once, hartigan_gains
+from energystats._scale.nystroem import nystroem_features
+from energystats._semimetric import resolve_semimetric
 
 
 def blobs(rng, sizes=(20, 25, 15), d=2, sep=3.0):
@@ -26,7 +26,7 @@ def blobs(rng, sizes=(20, 25, 15), d=2, sep=3.0):
 
 
 def recompute(st):
-    return _State(st.G, st.w, st.labels, st.k)
+    return Partition(st.D, st.w, st.labels, st.k)
 
 
 @pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
@@ -43,26 +43,52 @@ def test_W_and_objective_are_the_dispersion_decomposition(rng, algorithm, weight
     np.testing.assert_array_equal(km.cluster_sizes_, np.bincount(km.labels_, minlength=3))
 
 
-def test_hartigan_never_decreases_Q_and_stops_at_a_local_optimum(rng):
+def test_every_hartigan_gain_is_the_drop_of_W_by_brute_force(rng):
+    """Eq. (50): for every point and every other group, the gain of the vectorised sweep's best
+    move and of the scalar evaluation equal W before less W after the move, recomputed by
+    ``dispersion`` (weighted, held and streamed); a planted bug in either formula fails here."""
+    from energystats._cluster._partition import _point_gain
+
+    X, _ = blobs(rng, sizes=(7, 6, 8), sep=1.0)
+    w = rng.uniform(0.5, 2.0, size=len(X))
+    labels = np.random.default_rng(1).permutation(np.arange(len(X)) % 3)
+    W = es.dispersion(X, labels, sample_weight=w).W
+    for D in (brute_rho(X, X), es._scale.Streamed(X, resolve_semimetric())):
+        st = Partition(D, w, labels, 3)
+        assert st.W() == pytest.approx(W, rel=1e-12)
+        best = hartigan_gains(st)
+        for i in range(len(X)):
+            drops = {}
+            for l in set(range(3)) - {labels[i]}:
+                moved = labels.copy()
+                moved[i] = l
+                drops[l] = W - es.dispersion(X, moved, sample_weight=w).W
+            gain, target = _point_gain(st, i)
+            assert gain == pytest.approx(max(drops.values()), rel=1e-9, abs=1e-12 * W)
+            assert drops[target] == pytest.approx(gain, rel=1e-9, abs=1e-12 * W)
+            assert best[i] == pytest.approx(gain, rel=1e-9, abs=1e-12 * W)
+
+
+def test_hartigan_never_increases_W_and_stops_at_a_local_optimum(rng):
     X, _ = blobs(rng, sizes=(12, 9, 14), sep=1.0)
     w = rng.uniform(0.5, 2.0, size=len(X))
-    G = DenseOperator(es.kernel_matrix(X, sample_weight=w))
     history = []
 
     def callback(event, st):
         if event == "move":
-            history.append(st.objective())
+            history.append(st.W())
             fresh = recompute(st)
-            np.testing.assert_allclose(st.Q, fresh.Q, rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(st.B, fresh.B, rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(st.A, fresh.A, rtol=1e-9, atol=1e-9)
 
     start = np.random.default_rng(1).permutation(np.arange(len(X)) % 3)
-    st, sweeps, converged = _fit_once(
-        G, w, start, 3, "hartigan", 100, np.random.default_rng(2), 1e-12, callback
-    )
+    st, sweeps, converged = fit_once(Partition(brute_rho(X, X), w, start, 3), "hartigan", 100,
+                                     np.random.default_rng(2), 1e-12, callback)
     assert converged and len(history) > 0
-    assert np.all(np.diff(history) > 0)
+    assert np.all(np.diff(history) < 0)
     # brute force: no single-point move (that keeps every group non-empty) lowers W
     W = es.dispersion(X, st.labels, sample_weight=w).W
+    assert st.W() == pytest.approx(W, rel=1e-12)
     for i in range(len(X)):
         for l in range(3):
             moved = st.labels.copy()
@@ -72,21 +98,21 @@ def test_hartigan_never_decreases_Q_and_stops_at_a_local_optimum(rng):
             assert es.dispersion(X, moved, sample_weight=w).W >= W - 1e-10 * W
 
 
-def test_lloyd_keeps_q_exact_after_every_sweep(rng):
+def test_lloyd_keeps_its_sums_exact_after_every_sweep(rng):
     X, _ = blobs(rng, sep=1.5)
-    G = DenseOperator(es.kernel_matrix(X))
     checked = []
 
     def callback(event, st):
         if event == "sweep":
             fresh = recompute(st)
-            np.testing.assert_allclose(st.Q, fresh.Q, rtol=1e-10)
-            np.testing.assert_allclose(st.P, fresh.P, rtol=1e-10, atol=1e-10)
+            np.testing.assert_allclose(st.B, fresh.B, rtol=1e-10)
+            np.testing.assert_allclose(st.A, fresh.A, rtol=1e-10, atol=1e-10)
             np.testing.assert_array_equal(st.s, fresh.s)
             checked.append(True)
 
     start = np.random.default_rng(0).permutation(np.arange(len(X)) % 3)
-    _fit_once(G, np.ones(len(X)), start, 3, "lloyd", 100, np.random.default_rng(0), 1e-12, callback)
+    fit_once(Partition(brute_rho(X, X), np.ones(len(X)), start, 3), "lloyd", 100,
+             np.random.default_rng(0), 1e-12, callback)
     assert checked
 
 
@@ -100,12 +126,11 @@ def test_weight_two_acts_like_a_duplicate(rng):
     w[p] = 2.0
     Xd = np.vstack([X, X[p]])
     ld = np.r_[labels, labels[p]]
-    # same centring in both: weighted mean of the weighted data = mean of the duplicated data
-    st_w = _State(DenseOperator(es.kernel_matrix(X, sample_weight=w)), w, labels, 3)
-    st_d = _State(DenseOperator(es.kernel_matrix(Xd)), np.ones(len(Xd)), ld, 3)
-    np.testing.assert_allclose(st_w.Q / st_w.s, st_d.Q / st_d.s, rtol=1e-12)
-    gains_w = _hartigan_gains(st_w)
-    gains_d = _hartigan_gains(st_d)
+    st_w = Partition(brute_rho(X, X), w, labels, 3)
+    st_d = Partition(brute_rho(Xd, Xd), np.ones(len(Xd)), ld, 3)
+    np.testing.assert_allclose(st_w.B / st_w.s, st_d.B / st_d.s, rtol=1e-12)
+    gains_w = hartigan_gains(st_w)
+    gains_d = hartigan_gains(st_d)
     others = np.arange(len(X)) != p
     np.testing.assert_allclose(gains_w[others], gains_d[: len(X)][others], rtol=1e-10, atol=1e-12)
     km_w = es.KGroups(3, init=labels).fit(X, sample_weight=w)
@@ -398,24 +423,15 @@ def test_zero_weights_are_removed_points_and_integer_weights_repetitions(rng, al
 
 
 def test_nystroem_features_with_every_point_a_landmark_give_the_centred_kernel(rng):
-    from energystats._operator.nystroem import NystroemOperator, nystroem_features
-    from energystats._semimetric import resolve_semimetric
-
     X, _ = blobs(rng)
     w = rng.uniform(0.5, 2.0, size=len(X))
     for how in ("d2", "uniform"):
-        Phi, _, _ = nystroem_features(
+        Phi, _, residual = nystroem_features(
             X, resolve_semimetric(exponent=0.5), w, len(X), np.random.default_rng(0), how
         )
         G = es.kernel_matrix(X, exponent=0.5, sample_weight=w)
         np.testing.assert_allclose(Phi @ Phi.T, G, rtol=1e-8, atol=1e-8 * np.abs(G).max())
-    op = NystroemOperator(Phi)
-    Z = rng.normal(size=(len(X), 3))
-    K = Phi @ Phi.T
-    np.testing.assert_allclose(op.matmat(Z), K @ Z, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(op.rows(4), K[4], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(op.diagonal(), np.diag(K), rtol=1e-12)
-    np.testing.assert_allclose(op.quadratic(Z), Z.T @ K @ Z, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(residual, 0.0, atol=1e-8 * np.abs(G).max())
 
 
 @pytest.mark.parametrize("algorithm", ["hartigan", "lloyd"])
@@ -434,32 +450,30 @@ def test_nystroem_with_every_point_a_landmark_is_the_exact_fit(rng, algorithm):
     np.testing.assert_array_equal(nys.predict(new), exact.predict(new))
 
 
-def test_feature_state_keeps_its_sums_exact(rng):
-    from energystats._cluster._partition import _FeatureState
-    from energystats._operator.nystroem import NystroemOperator, nystroem_features
-    from energystats._semimetric import resolve_semimetric
-
+def test_feature_partition_keeps_its_sums_exact_and_equals_the_matrix_of_its_features(rng):
     X, _ = blobs(rng, sep=1.0)
     w = rng.uniform(0.5, 2.0, size=len(X))
     Phi, _, _ = nystroem_features(X, resolve_semimetric(), w, 25, np.random.default_rng(3), "d2")
-    G = NystroemOperator(Phi)
     checked = []
 
     def callback(event, st):
         if event == "move":
-            fresh = _FeatureState(G, w, st.labels, 3)
-            np.testing.assert_allclose(st.Q, fresh.Q, rtol=1e-9, atol=1e-9)
-            np.testing.assert_allclose(st.all(), fresh.all(), rtol=1e-9, atol=1e-9)
+            fresh = FeaturePartition(Phi, w, st.labels, 3)
+            np.testing.assert_allclose(st.S, fresh.S, rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(st.energies(), fresh.energies(), rtol=1e-9, atol=1e-9)
             checked.append(True)
 
     start = np.random.default_rng(1).permutation(np.arange(len(X)) % 3)
-    st, _, converged = _fit_once(
-        G, w, start, 3, "hartigan", 100, np.random.default_rng(2), 1e-12, callback
-    )
+    st, _, converged = fit_once(FeaturePartition(Phi, w, start, 3), "hartigan", 100,
+                                np.random.default_rng(2), 1e-12, callback)
     assert converged and checked
-    # a local optimum of the Nyström kernel: no single move raises Q (eq. 50 on Phi Phi')
-    gains = _hartigan_gains(st)
-    assert (gains <= 1e-9 * abs(st.objective())).all()
+    # the same energies, W and gains as the matrix of the features' squared distances
+    dense = Partition(brute_rho(Phi, Phi) ** 2, w, st.labels, 3)
+    scale = np.abs(dense.energies()).max()
+    np.testing.assert_allclose(st.energies(), dense.energies(), atol=1e-10 * scale)
+    assert st.W() == pytest.approx(dense.W(), rel=1e-10)
+    np.testing.assert_allclose(st.within(), dense.within(), rtol=1e-10)
+    assert (hartigan_gains(st) <= 1e-9 * abs(st.W())).all()
 
 
 def test_nystroem_is_close_to_the_exact_fit_and_reproducible(rng):
@@ -486,9 +500,6 @@ def test_nystroem_is_close_to_the_exact_fit_and_reproducible(rng):
 def test_nystroem_W_bounds_the_exact_W_of_its_labels(rng, exponent):
     # W_hat <= W <= W_hat + sum w e: W_ is the upper bound; without the residuals it would be
     # the lower bound, far below the exact W at these m.
-    from energystats._operator.nystroem import nystroem_features
-    from energystats._semimetric import resolve_semimetric
-
     X, _ = blobs(rng, sizes=(200, 150, 250), d=5, sep=1.5)
     w = rng.uniform(0.5, 2.0, size=len(X))
     for m, slack in ((20, 1.15), (100, 1.03)):
@@ -615,14 +626,14 @@ def test_an_exact_fit_goes_on_when_the_system_has_less_memory_than_its_held_matr
 
     X, _ = blobs(rng, sizes=(500, 500, 500))
     free = es.KGroups(3, n_init=2, random_state=0).fit(X)
-    build = kgroups.make_operator
+    build = kgroups.pairwise
 
     def squeezed(*args, **kwargs):
-        op = build(*args, **kwargs)
+        D = build(*args, **kwargs)
         monkeypatch.setattr(_config, "_available_bytes", lambda: 10 * 2**20)
-        return op
+        return D
 
-    monkeypatch.setattr(kgroups, "make_operator", squeezed)
+    monkeypatch.setattr(kgroups, "pairwise", squeezed)
     km = es.KGroups(3, n_init=2, random_state=0).fit(X)
     np.testing.assert_array_equal(km.labels_, free.labels_)
     assert km.W_ == free.W_ and km.path_ == "exact"
@@ -748,3 +759,124 @@ def test_labels_do_not_depend_on_the_blas_kernel():
         assert km_a == km_b and pk_a == pk_b
         assert W_a == pytest.approx(W_b, rel=1e-12)
         np.testing.assert_allclose(c_a, c_b, rtol=1e-12, atol=1e-14)
+
+
+# --- held and streamed D: the same fits ---------------------------------------------------
+
+#: A working memory (MiB) below the 8 n^2 bytes of the matrices here: they stream.
+TINY = 0.01
+
+
+@pytest.fixture
+def count_streamed(monkeypatch):
+    """Counts the products and rows a :class:`~energystats._scale.Streamed` matrix computes,
+    to prove a run did stream."""
+    from energystats._scale.streamed import Streamed
+
+    calls = []
+    products, rows = Streamed._products, Streamed.__getitem__
+    monkeypatch.setattr(Streamed, "_products",
+                        lambda self, *a: calls.append("product") or products(self, *a))
+    monkeypatch.setattr(Streamed, "__getitem__",
+                        lambda self, idx: calls.append("rows") or rows(self, idx))
+    return calls
+
+
+@pytest.mark.parametrize(
+    "algorithm,data",
+    [(a, d) for a in ("hartigan", "lloyd")
+     for d in ("points", "precomputed", "weighted", "gaussian")]
+    + [("r-kgroups", "points"), ("r-kgroups", "precomputed")],  # R's rule: Euclidean, unit weights
+)
+def test_kgroups_held_and_streamed(rng, count_streamed, algorithm, data):
+    """Labels, sweeps and predictions equal, W and S to rounding, whether D is held or
+    streamed (a precomputed matrix is used as given whatever the budget)."""
+    X, _ = blobs(rng, sizes=(30, 30, 30))
+    kw, w, fit_X = {}, None, X
+    if data == "precomputed":
+        kw, fit_X = dict(metric="precomputed"), brute_rho(X, X)
+    elif data == "weighted":
+        w = rng.uniform(0.5, 2.0, size=len(X))
+    elif data == "gaussian":
+        kw = dict(metric="gaussian", sigma=1.5)
+    for init in ("k-means++", rng.permutation(np.arange(len(X)) % 3)):
+        def fit(init=init):
+            return es.KGroups(3, algorithm=algorithm, init=init, n_init=3, random_state=5,
+                              **kw).fit(fit_X, sample_weight=w)
+
+        count_streamed.clear()
+        held = fit()
+        assert not count_streamed
+        with es.config_context(working_memory=TINY):
+            streamed = fit()
+        assert bool(count_streamed) == (data != "precomputed")
+        np.testing.assert_array_equal(streamed.labels_, held.labels_)
+        assert streamed.W_ == pytest.approx(held.W_, rel=1e-9)
+        assert streamed.objective_ == pytest.approx(held.objective_, rel=1e-9)
+        assert streamed.n_iter_ == held.n_iter_
+        if data != "precomputed":
+            new = rng.normal(size=(25, 2)) * 3
+            np.testing.assert_array_equal(streamed.predict(new), held.predict(new))
+
+
+def test_the_spectral_start_of_a_streamed_matrix_runs_lanczos_on_its_products(rng,
+                                                                              count_streamed):
+    X, _ = blobs(rng, sizes=(30, 30, 30))
+    held = es.KGroups(3, init="spectral", n_init=2, random_state=1).fit(X)
+    with es.config_context(working_memory=TINY):
+        streamed = es.KGroups(3, init="spectral", n_init=2, random_state=1).fit(X)
+    assert count_streamed.count("product") > 10  # a product per Lanczos iteration
+    assert adjusted_rand_score(held.labels_, streamed.labels_) == 1.0
+    assert streamed.W_ == pytest.approx(held.W_, rel=1e-9)
+
+
+def test_predict_takes_new_points_in_blocks(rng, monkeypatch):
+    """Blocks of one new point give the labels of one block of all of them."""
+    from dataclasses import replace
+
+    from energystats._cluster import _assignment
+
+    X, _ = blobs(rng)
+    km = es.KGroups(3, random_state=0).fit(X)
+    new = rng.normal(size=(300, 2)) * 3
+    want = km.predict(new)
+    calls = []
+    rule = km._assignment
+    monkeypatch.setattr(km, "_assignment", replace(rule, semimetric=lambda A, B: calls.append(
+        len(A)) or rule.semimetric(A, B)))
+    monkeypatch.setattr(_assignment, "BLOCK_VALUES", len(X))  # one point per block
+    np.testing.assert_array_equal(km.predict(new), want)
+    assert calls == [1] * 300
+
+
+def test_n_jobs_on_small_data_starts_no_process(rng, monkeypatch):
+    """Ten starts on 60 points are far below a worker's start-up: they run here (joblib never
+    called) with the labels of n_jobs=None; PowerKMeans alike."""
+    from energystats._cluster import kgroups, power_kmeans
+
+    X, _ = blobs(rng)
+    want = es.KGroups(3, random_state=0).fit(X).labels_
+    pk = es.PowerKMeans(3, n_init=3, random_state=0).fit(X).labels_
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a process was started")
+
+    monkeypatch.setattr(kgroups, "run_tasks", refuse)
+    monkeypatch.setattr(power_kmeans, "run_tasks", refuse)
+    np.testing.assert_array_equal(es.KGroups(3, random_state=0, n_jobs=2).fit(X).labels_, want)
+    np.testing.assert_array_equal(es.PowerKMeans(3, n_init=3, random_state=0, n_jobs=2).fit(X)
+                                  .labels_, pk)
+
+
+def test_cluster_test_held_and_streamed(rng, count_streamed):
+    """cluster_test's fits (the data's and each Gaussian sample's) on a held or streamed D:
+    the same p-value, null and labels."""
+    X, _ = blobs(rng, sizes=(30, 30))
+    held = es.cluster_test(X, 2, n_resamples=9, rng=3, n_init=2)
+    assert not count_streamed
+    with es.config_context(working_memory=TINY):
+        streamed = es.cluster_test(X, 2, n_resamples=9, rng=3, n_init=2)
+    assert count_streamed
+    assert streamed.pvalue == held.pvalue
+    np.testing.assert_allclose(streamed.null_distribution, held.null_distribution, rtol=1e-9)
+    np.testing.assert_array_equal(streamed.model.labels_, held.model.labels_)

@@ -1,5 +1,5 @@
 """The exact two-class splitter (energystats._cluster.split1d) and the one-dimensional
-O(n log n) statistics (energystats._operator.sorted)."""
+O(n log n) statistics (energystats._scale.line)."""
 
 import numpy as np
 import pytest
@@ -261,3 +261,37 @@ def test_exact_p_values_on_the_line_count_the_ties_of_swapped_groups():
                     np.c_[x, 0 * x], labels, exact=True, statistic=statistic, ties=ties
                 )
                 assert line.pvalue == plane.pvalue, (seed, statistic, ties)
+
+
+def _pair_sum(x, w):
+    """sum_{x, y} w(x) w(y) |x - y| of a sample on the line, from one sort and one cumulative
+    sum of the weights (eq. 62 with weights): 2 sum_l w_l x_(l) (c_{l-1} + c_l - s)."""
+    order = np.argsort(x)
+    xs, ws = x[order] - x.mean(), w[order]
+    c = np.cumsum(ws)
+    return 2.0 * float(ws * xs @ (2.0 * c - ws - c[-1]))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_split_past_the_blocks_of_32768_points_is_the_split_of_least_W(rng, weighted):
+    """n = 70,000, three blocks of the prefix sums: the returned W is the W of the returned
+    groups recomputed from their own sorted pair sums (eq. 62, 15); the curve at every split
+    equals the same prefix-sum formula in one block (no carry between blocks); and the split
+    is its argmin. Dropping a block's carry of either prefix sum breaks all three."""
+    n = 70_000
+    x = np.concatenate([rng.normal(0.0, 1.0, 40_000), rng.normal(3.0, 1.0, n - 40_000)])
+    w = rng.uniform(0.5, 2.0, n) if weighted else np.ones(n)
+    res = es.split_1d(x, sample_weight=w if weighted else None)
+    W = sum(_pair_sum(x[res.labels == g], w[res.labels == g]) / (2.0 * w[res.labels == g].sum())
+            for g in (0, 1))
+    assert res.W == pytest.approx(W, rel=1e-9)
+    assert res.S + res.W == pytest.approx(_pair_sum(x, w) / (2.0 * w.sum()), rel=1e-9)
+    order = np.argsort(x, kind="stable")
+    xs, ws = x[order] - x.mean(), w[order]
+    c = np.cumsum(ws)
+    p0, p1, s = np.cumsum(ws * xs), np.cumsum(ws * xs * (2.0 * c - ws)), c[-1]
+    P0, P1, c, p0, p1 = p0[-1], p1[-1], c[:-1], p0[:-1], p1[:-1]  # the splits after 1..n-1
+    curve = (p1 - c * p0) / c + ((P1 - p1) - (s + c) * (P0 - p0)) / (s - c)
+    np.testing.assert_allclose(res.W_curve, curve, rtol=1e-9, atol=1e-12 * W)
+    assert res.split_index == int(np.argmin(curve)) + 1
+    assert (res.labels == 1).sum() == n - res.split_index

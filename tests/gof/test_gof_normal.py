@@ -12,6 +12,7 @@ from scipy.linalg import eigvalsh
 from scipy.special import gammaln
 
 import energystats as es
+from energystats import _resample
 from energystats._gof._limit import (
     CASES,
     KEPT,
@@ -42,20 +43,17 @@ def test_statistic_is_affine_invariant_and_takes_containers(rng):
     assert es.normal_statistic([1.0, 2.0]) == pytest.approx(0.2867966, abs=5e-8)
 
 
-def test_mc_draws_mvnorm_tests_samples(rng):
+def test_mc_draws_mvnorm_tests_samples(rng, monkeypatch):
     """The same Gaussian samples as mvnorm_test, hence its null distribution and p-value;
-    the blocks of samples (a small memory budget) change nothing."""
+    the blocks of samples (here of 3) change nothing."""
     x = rng.gamma(2.0, size=40)
     ours = es.normal_test(x, n_resamples=99, rng=5)
     theirs = es.mvnorm_test(x[:, None], n_resamples=99, rng=5)
     np.testing.assert_allclose(ours.null_distribution, theirs.null_distribution, rtol=1e-11)
     assert ours.pvalue == theirs.pvalue
-    with es.config_context(working_memory=0.01):
-        blocked = es.normal_test(x, n_resamples=99, rng=5)
-    assert blocked.pvalue == ours.pvalue  # the same samples; their statistics equal to rounding
-    np.testing.assert_allclose(
-        blocked.null_distribution, ours.null_distribution, rtol=1e-12, atol=0
-    )
+    monkeypatch.setattr(_resample, "BLOCK_BYTES", 3 * 64 * 40)
+    blocked = es.normal_test(x, n_resamples=99, rng=5)
+    np.testing.assert_array_equal(blocked.null_distribution, ours.null_distribution)
     assert ours.pvalue == (1 + np.count_nonzero(ours.null_distribution >= ours.statistic)) / 100
     assert (ours.mean, ours.sd, ours.n_samples, ours.n_resamples) == (
         x.mean(), x.std(ddof=1), 40, 99,
@@ -227,10 +225,10 @@ def test_limit_distribution_against_simulated_statistics():
     statistics above t = 0.4 and 0.8 is the limit's tail probability within 4.5 binomial
     standard errors plus 0.005 for the finite n (three checks: false failure
     3 P(|Z| > 4.5) = 2.0e-5, normal bound)."""
-    from energystats._gof.normal import _statistics
+    from energystats._gof.normality import _statistics
 
     rng = np.random.default_rng(8)
-    t = np.concatenate([_statistics(rng.standard_normal((2000, 1000))) for _ in range(10)])
+    t = np.concatenate([_statistics(rng.standard_normal((2000, 1000, 1)))[0] for _ in range(10)])
     # false failure: P(|Z| > 4.5) = 6.8e-6
     assert abs(t.mean() - normal_trace()) < 4.5 * t.std() / np.sqrt(t.size)
     for level in (0.4, 0.8):

@@ -11,9 +11,9 @@ from scipy.spatial.distance import pdist
 from scipy.special import ellipe, gammaln, hyp1f1
 
 import energystats as es
-from energystats._gof.normality import _mean_distance_to_gaussian, samples_per_block
+from energystats import _resample
+from energystats._gof.normality import _mean_distance_to_gaussian
 from energystats._linalg import standardise as _standardise
-from energystats._operator import WHOLE_MATRIX_POINTS
 
 
 @pytest.mark.parametrize("r", [0.0, 0.7, 2.5, 6.0])
@@ -88,6 +88,21 @@ def test_statistic_by_brute_force(d):
     np.testing.assert_allclose(Y.T @ Y / (n - 1), np.eye(d), atol=1e-12)
 
 
+@pytest.mark.parametrize("d", [1, 3])
+def test_statistic_and_its_tie_scale_by_brute_force(d):
+    """_statistics gives n (2 m - b - p) and the size of the sums it is a difference of,
+    n (2 m + b + p), the scale of the p-value's tie rule: m the mean E||y_j - Z||, b = E||Z -
+    Z'||, p the mean of the n^2 distances, here from pdist on the standardised sample."""
+    from energystats._gof.normality import _between, _statistics
+
+    X = np.random.default_rng(d).exponential(size=(25, d))
+    Y = _standardise(X)
+    m, b, p = _mean_distance_to_gaussian(Y).mean(), _between(d), 2 * pdist(Y).sum() / 25**2
+    t, scale = _statistics(X[None])
+    assert t[0] == pytest.approx(25 * (2 * m - b - p), rel=1e-12)
+    assert scale[0] == pytest.approx(25 * (2 * m + b + p), rel=1e-12)
+
+
 def test_affine_invariance():
     rng = np.random.default_rng(0)
     X = rng.standard_t(4, size=(40, 3))
@@ -107,24 +122,28 @@ def test_test_is_deterministic_and_p_value_is_never_zero():
 
 
 @pytest.mark.parametrize("n,d", [(12, 1), (40, 3), (100, 2), (101, 2), (300, 4)])
-def test_null_is_the_statistic_of_each_gaussian_sample(n, d):
+def test_null_is_the_statistic_of_each_gaussian_sample(n, d, monkeypatch):
     """The bootstrap's values, evaluated a block of samples at a time, are mvnorm_statistic's
-    of each sample drawn from the same seed (to rounding: bit for bit up to n = 100, where both
-    sum the same whole matrices), and do not depend on the blocks (the budget's or
-    samples_per_block's: 93 samples a block at n = 300)."""
+    of each sample drawn from the same seed, bit for bit, whatever the blocks (here of 3
+    samples); with the n x n matrix streamed (a working memory too small to hold it) the
+    pair sums are added in another order: the same values to rounding, the same p-value."""
     X = np.random.default_rng(n).exponential(size=(n, d))
     res = es.mvnorm_test(X, n_resamples=199, rng=5)
     samples = np.random.default_rng(5).standard_normal((199, n, d))
-    each = [es.mvnorm_statistic(sample) for sample in samples]
+    np.testing.assert_array_equal(res.null_distribution, [es.mvnorm_statistic(s) for s in samples])
+    with monkeypatch.context() as m:
+        m.setattr(_resample, "BLOCK_BYTES", 3 * 64 * n * d)
+        blocked = es.mvnorm_test(X, n_resamples=199, rng=5)
+    np.testing.assert_array_equal(blocked.null_distribution, res.null_distribution)
+    if d == 1:  # the sorted path: no matrix
+        return
+    with es.config_context(working_memory=8 * n * n / 2**20 / 2):  # streamed
+        streamed = es.mvnorm_test(X, n_resamples=199, rng=5)
     # n E_n = n (2 m - b - p) with m, b, p near 1: rounding of n times their size
-    rounding = 8 * n * np.finfo(float).eps
-    np.testing.assert_allclose(res.null_distribution, each, rtol=0, atol=rounding)
-    if 1 < d and n <= WHOLE_MATRIX_POINTS:
-        np.testing.assert_array_equal(res.null_distribution, each)
-    with es.config_context(working_memory=1):  # 1 MiB: blocks of 13 samples at n = 300, d = 4
-        small = es.mvnorm_test(X, n_resamples=199, rng=5)
-    np.testing.assert_array_equal(small.null_distribution, res.null_distribution)
-    assert samples_per_block(300) == 93
+    np.testing.assert_allclose(streamed.null_distribution, res.null_distribution, rtol=0,
+                               atol=8 * n * np.finfo(float).eps)
+    assert streamed.statistic == pytest.approx(res.statistic, rel=1e-13, abs=1e-13)
+    assert streamed.pvalue == res.pvalue
 
 
 @pytest.mark.parametrize(

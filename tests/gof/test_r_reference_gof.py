@@ -116,7 +116,7 @@ def test_poisson_statistics_match_r(name):
     case = POISSON[name]
     x = np.asarray(case["x"])
     np.testing.assert_allclose(
-        [es.poisson_statistic(x, test="M-CvM"), es.poisson_statistic(x, test="M-AD")],
+        [es.poisson_statistic(x, statistic="M-CvM"), es.poisson_statistic(x, statistic="M-AD")],
         case["poisson_m"], rtol=1e-10,
     )
     assert es.poisson_statistic(x) == pytest.approx(case["poisson_e"], rel=1e-10)

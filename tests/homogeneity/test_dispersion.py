@@ -1,5 +1,5 @@
-"""Energy distance and the DISCO decomposition (energystats._homogeneity.distance,
-dispersion, _disco)."""
+"""Energy distance and the DISCO decomposition (energystats._homogeneity.dispersion,
+_disco)."""
 
 import re
 

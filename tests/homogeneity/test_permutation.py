@@ -1,5 +1,5 @@
 """The k-sample energy permutation test (energystats._homogeneity.permutation) and its
-relabelings (energystats._resampling.engines)."""
+relabelings (energystats._resample)."""
 
 from collections import Counter
 
@@ -11,7 +11,7 @@ from conftest import brute_rho
 from statsmodels.stats.multitest import multipletests
 
 import energystats as es
-from energystats._resampling import Relabelings, all_relabelings, count_relabelings
+from energystats._resample import all_relabelings, permutations, relabeling_count
 
 
 def brute_statistic(X, labels, name, **kw):
@@ -38,7 +38,7 @@ def test_observed_and_null_match_brute_force(rng, name, sizes, d):
     res = es.energy_test(X, labels, statistic=name, n_resamples=25, rng=5, exact=False)
     assert res.statistic == pytest.approx(brute_statistic(X, labels, name), rel=1e-12)
     codes = np.unique(labels, return_inverse=True)[1]
-    perms = np.random.default_rng(5).permuted(np.tile(codes, (25, 1)), axis=1)
+    perms = codes[permutations(np.random.default_rng(5), len(codes), 25)]  # codes[permutation]
     want = [brute_statistic(X, p, name) for p in perms]
     np.testing.assert_allclose(res.null_distribution, want, rtol=1e-10)
     np.testing.assert_array_equal(res.sizes, sizes)
@@ -59,31 +59,14 @@ def test_other_semimetrics_and_precomputed(rng, metric, kw):
 
 
 def test_relabeling_enumeration():
-    sizes = np.array([3, 2, 2])
-    rows = all_relabelings(sizes)
-    assert count_relabelings(sizes) == 210 == len(rows) == len({tuple(r) for r in rows})
-    assert all(Counter(r) == {0: 3, 1: 2, 2: 2} for r in rows)
+    codes = np.repeat([0, 1, 2], [3, 2, 2])
+    rows = all_relabelings(codes)
+    assert relabeling_count([3, 2, 2]) == 210 == len(rows) == len({tuple(r) for r in rows})
+    assert all(Counter(r) == {0: 3, 1: 2, 2: 2} for r in rows) and (rows[0] == codes).all()
     # above a cap the count is not formed: 10^6 points in two halves have 300,000 digits of them
-    assert count_relabelings(sizes, cap=209) == 210 and count_relabelings(sizes, cap=100) == 101
-    assert count_relabelings(np.array([500_000, 500_000]), cap=10**6) == 10**6 + 1
-
-
-def test_packed_relabelings_are_the_relabelings_as_bits(rng):
-    """The operators on the line take the relabelings packed as bits: the same relabelings,
-    drawn from the same stream, whatever the block size."""
-    codes = rng.integers(0, 3, size=50).astype(np.int8)
-    sizes = np.bincount(codes, minlength=3)
-    plain_engine = Relabelings(codes, sizes, evaluate=None, item_bytes=0)
-    packed_engine = Relabelings(codes, sizes, evaluate=None, item_bytes=0, packed=True)
-    plain = np.vstack(list(plain_engine.drawn(20, 8, np.random.default_rng(4))))
-    assert (plain[0] == codes).all() and (np.sort(plain, axis=1) == np.sort(codes)).all()
-    for step in (5, 21):
-        packed = list(packed_engine.drawn(20, step, np.random.default_rng(4)))
-        unpacked = np.vstack(
-            [block.codes_block(block.bits, 0, block.count, {}) for block in packed]
-        )
-        np.testing.assert_array_equal(unpacked, plain)
-        assert all((block.sizes == sizes).all() for block in packed)
+    assert relabeling_count([3, 2, 2], cap=209) == 210
+    assert relabeling_count([3, 2, 2], cap=100) == 101
+    assert relabeling_count([500_000, 500_000], cap=10**6) == 10**6 + 1
 
 
 @pytest.mark.parametrize("name", ["S", "E", "F"])
@@ -92,7 +75,7 @@ def test_exact_test_is_the_full_permutation_distribution(rng, name):
     res = es.energy_test(X, labels, statistic=name, n_resamples=999, rng=0)
     assert res.exact and res.n_resamples == 210
     codes = np.unique(labels, return_inverse=True)[1]
-    want = np.array([brute_statistic(X, r, name) for r in all_relabelings(np.bincount(codes))])
+    want = np.array([brute_statistic(X, r, name) for r in all_relabelings(codes)])
     np.testing.assert_allclose(np.sort(res.null_distribution), np.sort(want), rtol=1e-10)
     observed = brute_statistic(X, labels, name)
     assert res.pvalue == pytest.approx(np.mean(want >= observed * (1 - 1e-12)), abs=1e-15)
@@ -108,11 +91,12 @@ def test_exact_two_sample_separated_groups():
     assert res.exact and res.pvalue == pytest.approx(2 / 20)
 
 
-def test_same_seed_same_result_whatever_the_batch(rng):
+def test_same_seed_same_result_whatever_the_blocks(rng):
     X, labels = unequal_groups(rng, (20, 25, 15), d=3, shift=0.2)
     ref = es.energy_test(X, labels, n_resamples=101, rng=42)
-    for batch in (1, 7, 50, 1000):
-        other = es.energy_test(X, labels, n_resamples=101, rng=42, batch=batch)
+    for budget in (0.015, 0.02, 0.025, 1):  # streamed, blocks of relabelings; held
+        with es.config_context(working_memory=budget):
+            other = es.energy_test(X, labels, n_resamples=101, rng=42)
         np.testing.assert_allclose(other.null_distribution, ref.null_distribution, rtol=1e-12)
         assert other.pvalue == ref.pvalue
     gen = np.random.default_rng(42)
@@ -154,6 +138,20 @@ def test_ties_rules_on_constant_data():
     assert strict.pvalue == pytest.approx(1 / 100)
     exact_strict = es.energy_test(X, np.repeat([0, 1], 5), ties="strict")
     assert exact_strict.exact and exact_strict.pvalue == pytest.approx(1 / 252)
+
+
+@pytest.mark.parametrize("name", ["S", "E", "F"])
+def test_relabelings_equal_to_the_observed_up_to_rounding_tie(name):
+    """Two groups of the same five values: the observed statistic is 0 in exact arithmetic,
+    and so are those of the 31 relabelings that give each group one copy of each value; T - W
+    rounds them to about 1e-16 T either side of 0, which the tie scale (k^2 T) absorbs: every
+    relabeling counts (p = 1), and R's strict rule counts the 220 others and the observed one.
+    Without the scale, 9 of them fall below the observed value."""
+    x = np.array([0.0, 1.1, 2.3, 3.7, 5.2])
+    labels = np.repeat([0, 1], 5)
+    res = es.energy_test(np.r_[x, x], labels, statistic=name)
+    assert res.exact and res.n_resamples == 252 and res.pvalue == 1.0
+    assert es.energy_test(np.r_[x, x], labels, statistic=name, ties="strict").pvalue == 221 / 252
 
 
 def test_exact_strict_counts_the_observed_labelling_once(rng):
@@ -199,10 +197,9 @@ def test_result_repr(rng):
 
 
 def test_progress_bar_runs(rng, capsys):
-    res = es.energy_test(
-        rng.normal(size=(30, 2)), np.repeat([0, 1], 15), n_resamples=20, batch=5, rng=0,
-        progress=True,
-    )
+    with es.config_context(working_memory=0.02):  # streamed: blocks of relabelings
+        res = es.energy_test(rng.normal(size=(60, 2)), np.repeat([0, 1], 30), n_resamples=20,
+                             rng=0, progress=True)
     assert res.n_resamples == 20
     assert "permutations" in capsys.readouterr().err
 
@@ -216,7 +213,7 @@ def test_progress_bar_runs(rng, capsys):
         (dict(n_resamples=9.5), ValueError, "`n_resamples` must be a whole number"),
         (dict(statistic="T"), ValueError, "`statistic` must be one of"),
         (dict(exact="yes"), ValueError, "`exact` must be 'auto', True or False"),
-        (dict(batch=0), ValueError, "`batch` must be an integer >= 1"),
+        (dict(batch=5), TypeError, "unexpected keyword argument 'batch'"),
         (dict(ties="loose"), ValueError, "`ties` must be 'tolerant' or 'strict'"),
         (dict(progress="yes"), TypeError, "`progress` must be True or False"),
         (dict(exponent=2.5), ValueError, r"`exponent` must lie in \(0, 2\]"),
@@ -245,7 +242,10 @@ def test_bad_input_samples_and_exact_limit():
 def test_pairwise_tests_table(rng):
     X, labels = unequal_groups(rng, (12, 15, 10), d=2, shift=1.0)
     names = np.array(["c", "a", "b"])[labels]
-    table = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4)
+    res = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4)
+    table = res.table
+    assert res.to_frame() is table and res.statistic_name == "S" and res.n_resamples == 99
+    assert "pairs rejected at alpha = 0.05 (holm correction)" in str(res)
     assert list(table.columns) == [
         "group_a", "group_b", "n_a", "n_b", "statistic", "pvalue", "pvalue_adjusted", "reject",
     ]
@@ -255,12 +255,12 @@ def test_pairwise_tests_table(rng):
     reject, adjusted, _, _ = multipletests(table.pvalue, alpha=0.05, method="holm")
     np.testing.assert_array_equal(table.pvalue_adjusted, adjusted)
     np.testing.assert_array_equal(table.reject, reject)
-    again = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4)
+    again = es.pairwise_energy_tests(X, names, n_resamples=99, rng=4).table
     pd.testing.assert_frame_equal(table, again)
     D = brute_rho(X, X)
     pre = es.pairwise_energy_tests(
         D, names, metric="precomputed", n_resamples=99, rng=4, correction="bonferroni"
-    )
+    ).table
     np.testing.assert_allclose(pre.statistic, table.statistic, rtol=1e-12)
     with pytest.raises(ValueError, match="`labels` must define at least two groups"):
         es.pairwise_energy_tests(X, np.zeros(len(X)))

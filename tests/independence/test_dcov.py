@@ -1,5 +1,5 @@
 """Distance covariance and correlation (energystats._independence: dcov, centring, _data;
-energystats._operator: pairs, concordance): brute force, identities, R."""
+energystats._scale.concordance): brute force, identities, R."""
 
 import json
 from pathlib import Path
@@ -14,7 +14,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.stats import special_ortho_group
 
 import energystats as es
-from energystats._operator.concordance import abs_product_sum
+from energystats._scale.concordance import abs_product_sum
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((ROOT / "tests" / "data" / "r_reference_independence.json").read_text())
@@ -510,8 +510,8 @@ def test_streamed_partial_and_t_test_equal_held(rng):
 
 def test_a_budget_too_small_for_one_tile_is_refused_before_allocating(rng):
     x, y = rng.normal(size=(600, 2)), rng.normal(size=(600, 2))
-    with es.config_context(working_memory=0.02):
+    with es.config_context(working_memory=0.005):
         with pytest.raises(
-            es.WorkingMemoryError, match=r"the centred products of 2 600 x 600 operators"
+            es.WorkingMemoryError, match=r"the centred products of 2 600 x 600 matrices"
         ):
             es.dcor(x, y)

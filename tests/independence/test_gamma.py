@@ -9,7 +9,7 @@ from _calibration import COARSE_LEVEL_REPS, rejection_interval
 from scipy.stats import gamma
 
 import energystats as es
-from energystats._independence.gamma import gamma_pvalue, quadratic_assignment_moments
+from energystats._independence.gamma import gamma_pvalue, qap_moments
 
 
 def enumerate_moments(F, G):
@@ -17,14 +17,14 @@ def enumerate_moments(F, G):
     return values.mean(), values.var()
 
 
-def test_quadratic_assignment_moments_are_those_of_all_permutations(rng):
+def test_qap_moments_are_those_of_all_permutations(rng):
     n = 7
     F, G = rng.normal(size=(n, n)), rng.exponential(size=(n, n))
     F, G = F + F.T, G + G.T
     np.fill_diagonal(F, 0.0)
     np.fill_diagonal(G, 0.0)
     sums = lambda M: (M.sum(), (M**2).sum(), (M.sum(axis=1) ** 2).sum())  # noqa: E731
-    mean, variance = quadratic_assignment_moments(n, sums(F), sums(G))
+    mean, variance = qap_moments(n, sums(F), sums(G))
     want_mean, want_variance = enumerate_moments(F, G)
     assert (
         mean == pytest.approx(want_mean, rel=1e-12)

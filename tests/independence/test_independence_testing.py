@@ -1,4 +1,4 @@
-"""The tests of independence (energystats._independence.testing, energystats._resampling):
+"""The tests of independence (energystats._independence.testing, energystats._resample):
 permutation nulls against brute force, exact enumeration, the t-test, level, R."""
 
 import json
@@ -12,6 +12,7 @@ from _calibration import COARSE_LEVEL_REPS, rejection_interval
 from scipy.stats import t as student_t
 
 import energystats as es
+from energystats._resample import permutations as drawn
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((ROOT / "tests" / "data" / "r_reference_independence.json").read_text())
@@ -33,9 +34,7 @@ def n_v2(x, y, perm):
 
 def drawn_permutations(n, B, seed):
     """The permutations the tests draw from ``rng=seed`` (the identity first)."""
-    block = np.tile(np.arange(n), (B + 1, 1))
-    np.random.default_rng(seed).permuted(block[1:], axis=1, out=block[1:])
-    return block
+    return np.vstack([np.arange(n), drawn(np.random.default_rng(seed), n, B)])
 
 
 @pytest.mark.parametrize("shape", [(30, 3, 2), (30, 1, 1)])

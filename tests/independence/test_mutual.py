@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import energystats as es
+from energystats._resample import permutations
 
 ROOT = Path(__file__).resolve().parents[2]
 MUTUAL = json.loads((ROOT / "tests" / "data" / "r_reference_independence.json").read_text())[
@@ -29,8 +30,7 @@ def test_null_permutes_each_column_against_the_rest(rng):
     unpermuted columns after it (R's scheme)."""
     X = rng.normal(size=(20, 3))
     res = es.mutual_independence_test(X, n_resamples=9, rng=4)
-    block = np.tile(np.arange(20), (10, 1))
-    np.random.default_rng(4).permuted(block[1:], axis=1, out=block[1:])
+    block = np.vstack([np.arange(20), permutations(np.random.default_rng(4), 20, 9)])
     want = [
         sum(es.dcor(X[p, k], X[:, k + 1 :], estimator="U") for k in range(2)) for p in block[1:]
     ]
@@ -51,8 +51,7 @@ def test_mvi_test_null_and_bad_input(rng):
         res.statistic == pytest.approx(15 * es.mvi(x, y) ** 2, rel=1e-12)
         and res.statistic_name == "n I^2"
     )
-    block = np.tile(np.arange(15), (20, 1))
-    np.random.default_rng(5).permuted(block[1:], axis=1, out=block[1:])
+    block = np.vstack([np.arange(15), permutations(np.random.default_rng(5), 15, 19)])
     np.testing.assert_allclose(
         res.null_distribution, [15 * es.mvi(x, y[p]) ** 2 for p in block[1:]], rtol=1e-10,
         atol=1e-13,

@@ -68,12 +68,10 @@ def test_methods_groups_and_corrections(frame):
     assert row["dcor"] == pytest.approx(es.dcor(frame[["a", "b"]], frame["e"]), rel=1e-12)
 
 
-def test_same_result_whatever_the_threads(frame, monkeypatch):
-    from energystats._independence import pairwise
-
-    want = es.pairwise_dcor(frame, rng=3).table
-    monkeypatch.setattr(pairwise, "THREADS", 1)
-    pd.testing.assert_frame_equal(es.pairwise_dcor(frame, rng=3).table, want)
+def test_same_result_whatever_the_jobs(frame):
+    want = es.pairwise_dcor(frame, method="permutation", n_resamples=19, rng=3).table
+    got = es.pairwise_dcor(frame, method="permutation", n_resamples=19, rng=3, n_jobs=2).table
+    pd.testing.assert_frame_equal(got, want)
 
 
 def test_heatmap(frame):

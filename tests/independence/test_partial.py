@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import energystats as es
+from energystats._resample import permutations
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((ROOT / "tests" / "data" / "r_reference_independence.json").read_text())
@@ -61,8 +62,7 @@ def test_test_statistics_and_null(rng):
     assert cov.statistic == pytest.approx(30 * es.pdcov(x, y, z), rel=1e-11)  # R's n V*
     assert cor.statistic == pytest.approx(es.pdcor(x, y, z), rel=1e-11)
     assert cov.pvalue == cor.pvalue and cov.statistic_name == "n pdcov"
-    block = np.tile(np.arange(30), (50, 1))
-    np.random.default_rng(2).permuted(block[1:], axis=1, out=block[1:])
+    block = np.vstack([np.arange(30), permutations(np.random.default_rng(2), 30, 49)])
     Px, Py = projection(x, z), projection(y, z)
     want = np.array([30 * dot(Px[np.ix_(p, p)], Py) for p in block[1:]])
     np.testing.assert_allclose(cov.null_distribution, want, rtol=1e-9, atol=1e-12)

@@ -5,8 +5,8 @@ import pytest
 from _calibration import COARSE_LEVEL_REPS, rejection_interval
 
 import energystats as es
-from energystats._operator import sphere_constant
-from energystats._operator.projection import random_directions
+from energystats._resample import permutations
+from energystats._scale.projection import random_directions, sphere_constant
 
 
 def test_statistic_is_the_average_of_one_dimensional_ones(rng):
@@ -67,9 +67,8 @@ def test_correlation_and_tests(rng):
     # the permutation null is the projected statistic of each permutation
     res = es.dcov_test(x, y, approximation="projection", n_projections=5, n_resamples=9, rng=4)
     gen = np.random.default_rng(4)
-    Ux, Uy = random_directions(5, 3, gen.spawn(1)[0]), None
-    block = np.tile(np.arange(80), (10, 1))
-    gen.permuted(block[1:], axis=1, out=block[1:])
+    gen.spawn(1)
+    block = np.vstack([np.arange(80), permutations(gen, 80, 9)])
     sub = np.random.default_rng(4).spawn(1)[0]
     Ux, Uy = random_directions(5, 3, sub), random_directions(5, 1, sub)
     c = sphere_constant(3) * sphere_constant(1)

@@ -1,10 +1,7 @@
 """The public API gives today's outputs on fixed seeds, for every back-end (see
 ``tests/_api_cases.py``): integers and p-values exactly, statistics to 1e-12 relative (of the
-largest entry of an array).
+largest entry of an array). The cases run in one subprocess."""
 
-The cases run in one subprocess with the thread count the snapshot was recorded with."""
-
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,10 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
     out = tmp_path_factory.mktemp("api") / "outputs.json"
-    env = dict(os.environ, ENERGYSTATS_NUM_THREADS=str(_api_cases.THREADS))
-    subprocess.run(
-        [sys.executable, "-m", "tests._api_cases", "--out", str(out)], cwd=ROOT, env=env, check=True
-    )
+    subprocess.run([sys.executable, "-m", "tests._api_cases", "--out", str(out)], cwd=ROOT,
+                   check=True)
     return _api_cases.load(out)
 
 

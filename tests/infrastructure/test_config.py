@@ -137,15 +137,9 @@ def test_available_memory_is_the_kernels_line():
     assert abs(_config._available_bytes() - reported) <= 64 * 2**20  # other processes allocate
 
 
-def test_budget_of_a_sure_stake_reads_no_memory_and_chooses_the_same(monkeypatch):
+def test_budget_of_a_sure_stake_reads_no_memory(monkeypatch):
     """memory_budget(stake): working_memory alone for a stake check_fits accepts unread (at
-    most 16 MiB and the working memory), else capped by the available memory; the operator's
-    chooser picks the same back-end either way for a caller that holds the matrix (Repeated,
-    with a reserve)."""
-    from energystats._operator import Repeated
-    from energystats._operator.choice import Sizes, choose_backend
-    from energystats._operator.matrices import dense_bytes
-
+    most 16 MiB and the working memory), else capped by the available memory."""
     MiB = 2**20
     with es.config_context(working_memory=64):
         monkeypatch.setattr(_config, "_available_bytes", lambda: pytest.fail("read"))
@@ -154,20 +148,6 @@ def test_budget_of_a_sure_stake_reads_no_memory_and_chooses_the_same(monkeypatch
         assert _config.memory_budget(16 * MiB + 1) == _config.memory_budget() == 40 * MiB
     with es.config_context(working_memory=8):
         assert _config.memory_budget(8 * MiB + 1) == 8 * MiB
-    for available in (16 * MiB, 40 * MiB, 2**40):
-        monkeypatch.setattr(_config, "_available_bytes", lambda available=available: available)
-        for n in (2, 50, 1000, 1400, 1500, 3000):
-            for reserve in (0, 8 * n * 20):
-                for precomputed, gram, on_line, kernel in [
-                        (False, False, False, True), (False, False, False, False),
-                        (True, False, False, True), (False, False, True, True),
-                        (True, True, False, True)]:
-                    use = Repeated(reserve)
-                    sure = _config.memory_budget(dense_bytes(n) + reserve)
-                    read = _config.memory_budget()
-                    assert choose_backend(Sizes(n, precomputed, gram, on_line, 1, sure), use,
-                                          kernel) == choose_backend(
-                        Sizes(n, precomputed, gram, on_line, 1, read), use, kernel)
 
 
 def test_set_config_in_a_thread_changes_that_thread_only():

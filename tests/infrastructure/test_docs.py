@@ -163,7 +163,7 @@ def test_validation_figures_are_titled_by_what_they_show_and_redrawn_from_their_
 TESTS = ROOT / "tests"
 #: the folders of tests/: the package's families, and the infrastructure they share
 TEST_FOLDERS = (
-    "cluster", "gof", "homogeneity", "independence", "infrastructure", "operator", "resampling",
+    "cluster", "gof", "homogeneity", "independence", "infrastructure", "scale",
 )
 #: modules whose attributes a docstring may name besides the package's and the tests' own
 ELSEWHERE = (
@@ -277,6 +277,6 @@ def test_a_test_modules_docstring_names_what_exists(path):
 )
 def test_the_docstring_check_sees_a_planted_stale_name(planted):
     """Each kind of stale name is caught, and today's names beside it pass."""
-    today = "energystats._resampling.engines, _frontdoor.front_door, MvnormTestResult, ``read_r``"
+    today = "energystats._scale.streamed, _frontdoor.front_door, MvnormTestResult, ``read_r``"
     doc = f"Tests of {planted} ({today})."
     assert unknown_names(doc) == [planted.strip("`")]

@@ -1,8 +1,8 @@
 """The front door (``_frontdoor.front_door``): every public callable wears it; it binds the
 arguments once, names the function and the close match in argument errors, names the data
 from pandas names and parameter names (never the caller's variables), takes column names
-(also integers) for labels, writes the shared docstring entries, and is skipped on calls made
-inside another public call (not on a worker thread's)."""
+(also integers) for labels, writes the shared docstring entries a docstring lacks, and is
+skipped on calls made inside another public call (not on a worker thread's)."""
 
 import inspect
 import re
@@ -197,12 +197,13 @@ def test_integer_column_names_are_labels():
 def test_numpy_arrays_take_the_short_path(monkeypatch):
     """Arrays of numbers without NaN are neither read nor searched for missing values."""
     from energystats import _frontdoor as door
+    from energystats import _missing
 
     def refuse(*args, **kwargs):
         raise AssertionError("the full path was taken")
 
     monkeypatch.setattr(door, "drop_missing", refuse)
-    monkeypatch.setattr(door, "read_arguments", refuse)
+    monkeypatch.setattr(_missing, "read_arguments", refuse)
     x = np.random.default_rng(0).normal(size=(20, 3))
     assert es.energy_distance(x, x + 1) > 0 and es.dcov(x, x) > 0
     assert es.energy_test(x, np.arange(20) % 2, n_resamples=9, rng=0).data_name == "X by labels"
@@ -224,4 +225,4 @@ def test_the_shared_docstring_entries_are_written(name):
         if parameter in inspect.signature(obj).parameters:
             assert re.search(rf"^\s+{parameter} : \S", doc, re.M), f"{name}: no `{parameter}` entry"
     if "data_name" in inspect.signature(obj).parameters:
-        assert "never the caller's variables" in doc
+        assert "else the parameter names" in doc

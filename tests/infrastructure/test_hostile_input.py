@@ -126,7 +126,7 @@ def test_masked_values_are_never_used(X):
 def test_exact_auto_falls_back_to_monte_carlo_past_the_enumeration_cap(X, monkeypatch):
     """More resamples than relabelings, but more relabelings than the cap (10**6, here 10):
     "auto" draws at random; only exact=True is refused."""
-    monkeypatch.setattr("energystats._resampling.options.MAX_EXACT", 10)
+    monkeypatch.setattr("energystats._homogeneity.permutation.MAX_EXACT", 10)
     labels = np.arange(6) % 2  # C(6, 3) = 20 relabelings
     res = es.energy_test(X[:6], labels, n_resamples=50, rng=0)
     assert not res.exact and res.n_resamples == 50
@@ -1025,7 +1025,7 @@ def test_plots_of_every_test_result():
     )
     poisson = es.poisson_test(g.poisson(2.0, 40), n_resamples=19, rng=0)
     titles = [a.get_title() for a in plotting.plot_null_distribution(poisson)]
-    assert titles == [f"{name} test" for name in poisson.tests]
+    assert titles == [f"{name} test" for name in poisson.statistic_names]
     frame = pd.DataFrame({"height": x, "weight": y})
     ax = plotting.plot_clusters(frame, np.arange(30) % 2, columns=(1, 0))
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("weight", "height")
@@ -1346,8 +1346,9 @@ AS_IT_COMES = [
     ("ordered-energy_test", lambda d: es.energy_test(d["x"], pd.Series(DOSES), n_resamples=9,
                                                      rng=0).groups.tolist(), lambda d: LEVELS),
     ("ordered-pairwise_energy_tests",
-     lambda d: es.pairwise_energy_tests(d["x"], DOSES, n_resamples=9, rng=0)[["group_a", "group_b"]]
-     .to_numpy().tolist(), lambda d: [["lo", "mid"], ["lo", "hi"], ["mid", "hi"]]),
+     lambda d: es.pairwise_energy_tests(d["x"], DOSES, n_resamples=9, rng=0)
+     .table[["group_a", "group_b"]].to_numpy().tolist(),
+     lambda d: [["lo", "mid"], ["lo", "hi"], ["mid", "hi"]]),
     ("unordered-categories-order", lambda d: _levels(np.repeat(["b", "c", "a"], 10), list("cab")),
      lambda d: ["c", "a", "b"]),
     ("unused-level-left-out", lambda d: _levels(np.repeat(["b", "a", "b"], 10), list("bza")),

@@ -70,14 +70,15 @@ CAPPED = [
     ),
     (
         "poisson_statistic M range",
-        lambda: es.poisson_statistic([0, 2**50], test="M-CvM"),
+        lambda: es.poisson_statistic([0, 2**50], statistic="M-CvM"),
         ValueError,
         r"the M statistics of counts from 0 to 1,125,899,906,842,624 need a grid of .* more than "
-        r"10,000,000 .*test='E'",
+        r"10,000,000 .*statistic='E'",
     ),
     (
-        "poisson_test M range", lambda: es.poisson_test([0, 10**8], test="M", n_resamples=9, rng=0),
-        ValueError, r"the M statistics of counts from 0 to 100,000,000 need .*test='E'",
+        "poisson_test M range",
+        lambda: es.poisson_test([0, 10**8], statistic="M", n_resamples=9, rng=0),
+        ValueError, r"the M statistics of counts from 0 to 100,000,000 need .*statistic='E'",
     ),
     (
         "poisson_test near 1e12",
@@ -110,7 +111,7 @@ BUDGET = [
         r"make_power_kmeans_data of 100,000 points in 2 dimensions",
     ),
     (
-        "poisson_statistic M", lambda: es.poisson_statistic([0, 10**6], test="M-AD"),
+        "poisson_statistic M", lambda: es.poisson_statistic([0, 10**6], statistic="M-AD"),
         r"the M statistics of counts from 0 to 1,000,000",
     ),
 ]
@@ -144,7 +145,7 @@ def test_poisson_energy_statistic_needs_no_grid(x):
     within = np.abs(v[:, None] - v[None, :]).sum()
     expected = n * (2 * to_poisson.mean() - between - within / n**2)
     assert es.poisson_statistic(x) == pytest.approx(expected, rel=1e-9)
-    assert es.poisson_test(x, test="E", n_resamples=19, rng=0).n_resamples == 19
+    assert es.poisson_test(x, statistic="E", n_resamples=19, rng=0).n_resamples == 19
 
 
 def test_the_caps_themselves_are_allowed():

@@ -74,7 +74,7 @@ CASES = {
     "dispersion": (es.dispersion, ("X", "labels"), {"sample_weight": "w"}, "result"),
     "energy_test": (es.energy_test, ("X", "labels"), {"n_resamples": 99, "rng": 0}, "result"),
     "pairwise_energy_tests": (
-        es.pairwise_energy_tests, ("X", "labels"), {"n_resamples": 49, "rng": 0}, "table",
+        es.pairwise_energy_tests, ("X", "labels"), {"n_resamples": 49, "rng": 0}, "result",
     ),
     "split_1d": (es.split_1d, ("y",), {"sample_weight": "w"}, "result"),
     "energy_hclust": (es.energy_hclust, ("X",), {}, "result"),

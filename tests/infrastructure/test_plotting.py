@@ -18,7 +18,7 @@ from scipy.integrate import trapezoid  # noqa: E402
 
 import energystats as es  # noqa: E402
 from energystats._gof._limit import normal_limit_pdf, normal_limit_sf, normal_trace  # noqa: E402
-from energystats._result_bases import NullPanel, TestResult  # noqa: E402
+from energystats._results import NullPanel, TestResult  # noqa: E402
 from energystats.plotting import (  # noqa: E402
     plot_choose_k,
     plot_clusters,
@@ -28,6 +28,7 @@ from energystats.plotting import (  # noqa: E402
     plot_null_distribution,
     plot_w_curve,
 )
+from tests._declared import result_factories  # noqa: E402
 
 DATA_NAME = "mag and stations"
 
@@ -135,7 +136,7 @@ CASES = {
         "energy test of 3-variate normality", "null",
     ),
     "poisson_test-E": (
-        lambda r: es.poisson_test(r.poisson(3.0, 40), test="E", n_resamples=49, rng=0),
+        lambda r: es.poisson_test(r.poisson(3.0, 40), statistic="E", n_resamples=49, rng=0),
         "PoissonTestResult", "Poisson goodness-of-fit tests: E test", "null",
     ),
     "energy_gof": (
@@ -163,6 +164,7 @@ CASES = {
 #: Results that are not one test, and the plot that draws them instead.
 NOT_ONE_TEST = {
     "PairwiseDcorResult": "plot_dcor_matrix",
+    "PairwiseEnergyTestsResult": "its table lists them",
     "SignificantClustersResult": "plot_dendrogram",
     "ChooseKResult": "plot_choose_k",
     "DispersionResult": "energy_test",
@@ -171,14 +173,26 @@ NOT_ONE_TEST = {
 NOT_TESTS = {"DCovStatsResult", "EnergyHClustResult", "Split1DResult"}
 
 
+#: Tests declared by their family's test module (tests/_declared.py), each drawn below.
+DECLARED = {name: factory for name, (factory, kind) in result_factories().items()
+            if kind == "test"}
+
+
 def test_every_result_type_is_covered():
-    """A new result type fails here until it is plotted (CASES) or said not to be a test."""
+    """A new result type fails here until it is plotted (CASES, or declared by its family's
+    tests) or said not to be a test."""
     results = {name for name in es.__all__ if name.endswith("Result")}
-    covered = {case[1] for case in CASES.values()} | set(NOT_ONE_TEST) | NOT_TESTS
+    covered = {case[1] for case in CASES.values()} | set(NOT_ONE_TEST) | NOT_TESTS | set(DECLARED)
     assert results == covered
     for name in results:
         one_test = name not in NOT_ONE_TEST and name not in NOT_TESTS
         assert issubclass(getattr(es, name), TestResult) == one_test
+
+
+@pytest.mark.parametrize("name", sorted(DECLARED))
+def test_declared_tests_draw_their_null(name):
+    ax = plot_null_distribution(DECLARED[name]())
+    assert _observed_line(ax).get_xdata()[0] == DECLARED[name]().statistic
 
 
 def _observed_line(ax):
@@ -296,25 +310,28 @@ def test_poisson_tests_one_panel_each(rng):
     fig, given = plt.subplots(1, 3)
     assert plot_null_distribution(result, ax=given) is not None
     assert _observed_line(given[1]).get_xdata()[0] == result.statistic[1]
-    one = plot_null_distribution(result, test="M-AD")
+    one = plot_null_distribution(result, statistic="M-AD")
     assert isinstance(one, Axes) and _observed_line(one).get_xdata()[0] == result.statistic[1]
     with pytest.raises(
         ValueError,
         match=r"`ax` must hold one Axes per test \(3: M-CvM, M-AD, E\), got 1; or select one "
-        r"with `test`",
+        r"with `statistic`",
     ):
         plot_null_distribution(result, ax=plt.subplots()[1])
-    selects = r"`test` selects one of the result's tests "
+    selects = r"`statistic` selects one of the result's statistics "
     with pytest.raises(ValueError, match=selects + r"\('M-CvM', 'M-AD', 'E'\), got 'X'"):
-        plot_null_distribution(result, test="X")
+        plot_null_distribution(result, statistic="X")
     with pytest.raises(ValueError, match=selects + r"\(none here\), got 'E'"):
-        plot_null_distribution(es.dip_test(rng.normal(size=20), n_resamples=9, rng=0), test="E")
+        plot_null_distribution(es.dip_test(rng.normal(size=20), n_resamples=9, rng=0),
+                               statistic="E")
 
 
 def test_results_that_are_not_one_test_are_refused(rng):
     X = _blobs(rng, 15)
     results = {
         "PairwiseDcorResult": es.pairwise_dcor(pd.DataFrame(X, columns=["a", "b"])),
+        "PairwiseEnergyTestsResult": es.pairwise_energy_tests(X, np.arange(30) % 3,
+                                                              n_resamples=9, rng=0),
         "SignificantClustersResult": es.significant_clusters(X, n_resamples=9, rng=0),
         "ChooseKResult": es.choose_k(X, k_max=2, n_resamples=9, n_references=0, rng=0),
         "DispersionResult": es.dispersion(X, np.repeat([0, 1], 15)),
@@ -452,7 +469,7 @@ def test_gof_poisson_probabilities_and_cdf(rng):
         title.startswith("Poisson goodness-of-fit tests: p = ")
         and title.endswith(f"data: {DATA_NAME}")
     )
-    assert all(f"({t})" in title for t in result.tests)
+    assert all(f"({t})" in title for t in result.statistic_names)
 
 
 def test_gof_refuses_other_results_and_data(rng):

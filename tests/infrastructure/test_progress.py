@@ -220,12 +220,12 @@ def test_dcor_test_draws_no_bar_for_its_single_batch(rng, bars):
     assert bars == []
 
 
-def test_energy_test_draws_one_bar_over_its_batches(rng, bars):
-    es.energy_test(
-        rng.normal(size=(30, 2)), np.repeat([0, 1], 15), n_resamples=20, batch=5, rng=0,
-        progress=True,
-    )
-    assert [(b.desc, b.total, b.n) for b in bars] == [("permutations", 5, 5)]
+def test_energy_test_draws_one_bar_over_its_blocks(rng, bars):
+    with es.config_context(working_memory=0.02):  # streamed, a few relabelings per product
+        es.energy_test(rng.normal(size=(60, 2)), np.repeat([0, 1], 30), n_resamples=20, rng=0,
+                       progress=True)
+    assert [(b.desc, b.n == b.total) for b in bars] == [("permutations", True)]
+    assert bars[0].total > 1
 
 
 def test_energy_gof_draws_a_bar_over_samples_fitted_one_by_one_and_none_when_vectorised(rng, bars):
@@ -234,7 +234,7 @@ def test_energy_gof_draws_a_bar_over_samples_fitted_one_by_one_and_none_when_vec
     es.energy_gof(
         x, stats.gamma, known_params={"loc": 0}, fit=fit_each, n_resamples=99, rng=0, progress=True
     )
-    assert [(b.desc, b.total, b.n) for b in bars] == [("samples", 50, 50)]  # batches of 2 samples
+    assert [(b.desc, b.total, b.n) for b in bars] == [("samples", 99, 99)]  # one tick a sample
     # one vectorised batch
     es.energy_gof(x, stats.gamma, known_params={"loc": 0}, n_resamples=99, rng=0, progress=True)
     assert len(bars) == 1
@@ -325,7 +325,7 @@ def test_a_call_of_minutes_says_so_before_it_starts(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert re.fullmatch(
         r"energystats: energy_test of 1,300,000 points in 3 groups, 1,000 relabelings takes "
-        r"about [\d.]+ h on one core \(the cost model's estimate from its sizes\); "
+        r"about [\d.]+ h on one core \(an estimate from its sizes\); "
         r"approximation='projection' \(--projections on the command line\) estimates the "
         r"distances from 200 random directions, the test's level exact, in about \d+ min\.\n",
         err,

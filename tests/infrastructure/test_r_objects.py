@@ -419,7 +419,7 @@ R_AS_IT_COMES = [
     ("ordered-factor-gives-rs-disco", lambda r: es.dispersion(r("rows$x"), r("dose")).W,
      lambda r: pytest.approx(r("disco(rows$x, dose, R = 0)$within")[0], rel=1e-12)),
     ("ordered-factor-pairs-in-level-order", lambda r: es.pairwise_energy_tests(
-        r("rows$x"), r("dose"), n_resamples=9, rng=0)["group_a"].tolist(),
+        r("rows$x"), r("dose"), n_resamples=9, rng=0).table["group_a"].tolist(),
      lambda r: ["lo", "lo", "mid"]),
     ("dates-as-labels-group-by-day", lambda r: es.dispersion(
         r("rows$x"), r("rep(dated$when[1:3], each = 10)")).groups.astype(str).tolist(),

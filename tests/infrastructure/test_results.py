@@ -11,9 +11,16 @@ import pytest
 from scipy import stats
 
 import energystats as es
-from energystats import _result_bases
-from energystats._result_docs import attribute_entries, compose_attributes
-from energystats._results import ResultMixin, format_pvalue, table_html, table_text
+from energystats import _results
+from energystats._results import (
+    ResultMixin,
+    attribute_entries,
+    compose_attributes,
+    format_pvalue,
+    table_html,
+    table_text,
+)
+from tests._declared import result_factories
 
 RESULT_TYPES = sorted(name for name in es.__all__ if name.endswith("Result"))
 
@@ -32,8 +39,8 @@ def _frame():
     return df
 
 
-# one call per result type: a result type added to energystats without an entry fails
-# test_every_result_type_is_covered
+# one call per result type (or RESULT_FACTORIES in the family's test module): a result type
+# added to energystats without one fails test_every_result_type_is_covered
 FACTORIES = {
     "ChooseKResult": lambda: es.choose_k(_data()[0], k_max=3, n_resamples=19, rng=0),
     "ClusterTestResult": lambda: es.cluster_test(_data()[0], 2, n_resamples=9, rng=0),
@@ -49,6 +56,9 @@ FACTORIES = {
     "MvnormTestResult": lambda: es.mvnorm_test(_frame(), n_resamples=19, rng=0),
     "NormalTestResult": lambda: es.normal_test(_frame()["a"], n_resamples=19, rng=0),
     "PairwiseDcorResult": lambda: es.pairwise_dcor(_frame()),
+    "PairwiseEnergyTestsResult": lambda: es.pairwise_energy_tests(
+        _data()[0], np.arange(40) % 3, n_resamples=19, rng=0
+    ),
     "PoissonTestResult": lambda: es.poisson_test(
         pd.Series(np.random.default_rng(2).poisson(3, 30), name="counts"), n_resamples=19, rng=0
     ),
@@ -58,24 +68,29 @@ FACTORIES = {
         _data()[0], 2, cov=1.0, n_resamples=19, rng=0
     ),
 }
-TESTS = {
+
+
+ELSEWHERE = result_factories()
+FACTORIES.update({name: factory for name, (factory, _) in ELSEWHERE.items()})
+TESTS = {name for name, (_, kind) in ELSEWHERE.items() if kind == "test"} | {
     "ClusterTestResult", "DipTestResult", "EnergyGofResult", "EnergyTestResult",
     "IndependenceTestResult", "MvnormTestResult", "NormalTestResult", "PoissonTestResult",
     "ThinnedComparisonResult",
 }
-CLUSTERINGS = {
+CLUSTERINGS = {name for name, (_, kind) in ELSEWHERE.items() if kind == "clustering"} | {
     "ChooseKResult", "ClusterTestResult", "SignificantClustersResult", "Split1DResult",
     "ThinnedComparisonResult",
 }
 #: the fields each base declares, once
 BASE_FIELDS = {
     ResultMixin: {"data_name", "n_omitted"},
-    _result_bases.TestResult: {"statistic", "pvalue", "null_distribution", "n_resamples", "exact"},
-    _result_bases.ClusteringResult: {"labels"},
+    _results.TestResult: {"statistic", "pvalue", "null_distribution", "n_resamples", "exact"},
+    _results.ClusteringResult: {"labels"},
 }
 #: the results' tables, printed as <table> in HTML (beside the summary table every result has)
 TABLES = {
-    "ChooseKResult": 2, "DispersionResult": 2, "PairwiseDcorResult": 2, "PoissonTestResult": 1,
+    "ChooseKResult": 2, "DispersionResult": 2, "PairwiseDcorResult": 2,
+    "PairwiseEnergyTestsResult": 1, "PoissonTestResult": 1,
     "SignificantClustersResult": 1,
 }
 
@@ -86,22 +101,22 @@ def result(request):
 
 
 def test_every_result_type_is_covered():
-    assert set(FACTORIES) == set(RESULT_TYPES) and len(RESULT_TYPES) == 16
+    assert set(FACTORIES) == set(RESULT_TYPES) and len(RESULT_TYPES) >= 16
     assert TESTS <= set(RESULT_TYPES) and CLUSTERINGS <= set(RESULT_TYPES)
 
 
 def test_a_test_is_a_test_by_type_and_fields_are_declared_once():
     for name in RESULT_TYPES:
         cls = getattr(es, name)
-        assert issubclass(cls, _result_bases.TestResult) == (name in TESTS), name
-        assert issubclass(cls, _result_bases.ClusteringResult) == (name in CLUSTERINGS), name
+        assert issubclass(cls, _results.TestResult) == (name in TESTS), name
+        assert issubclass(cls, _results.ClusteringResult) == (name in CLUSTERINGS), name
         own = set(vars(cls).get("__annotations__", {}))
         for base, declared in BASE_FIELDS.items():
             if issubclass(cls, base):
                 assert not own & declared, (name, own & declared)
                 assert declared <= {f.name for f in dataclasses.fields(cls)}
     # DispersionResult has p-values (one per factor), yet is a decomposition: it does not unpack
-    assert not isinstance(es.dispersion(*_data(), n_resamples=9, rng=0), _result_bases.TestResult)
+    assert not isinstance(es.dispersion(*_data(), n_resamples=9, rng=0), _results.TestResult)
 
 
 def _documented(cls) -> list[str]:

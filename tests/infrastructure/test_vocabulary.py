@@ -37,8 +37,6 @@ VOCABULARY = {
     "ax": "the matplotlib Axes to draw in (None: a new figure)",
     "axes": "the two matplotlib Axes to draw in, side by side (None: a new figure)",
     "axis": "the axis of `x` along which a sample lies",
-    "batch": "resamples (permutations) evaluated at once (None: as many as the working memory "
-    "holds)",
     "batch_size": "points per mini-batch step of the clustering",
     "bins": "number of histogram bins",
     "cluster_test_options": "further keyword options of `cluster_test`",
@@ -101,8 +99,7 @@ VOCABULARY = {
     "sample_weight": "a non-negative weight per row of `X`",
     "samples": "the samples, one array each",
     "sigma": "the bandwidth of a Gaussian or exponential kernel metric",
-    "statistic": "which statistic is computed",
-    "test": 'which Poisson test(s): `"E"`, `"M-CvM"`, `"M-AD"`, `"M"` or `"all"`',
+    "statistic": "which statistic is computed (or tested, or drawn)",
     "ties": "how permutation statistics equal to the observed one are counted",
     "tol": "a numerical tolerance",
     "working_memory": "the memory budget in MiB",
@@ -139,10 +136,9 @@ DEFAULTS_DIFFER = {
     '`normal_test` (999, not accepted with `"limit"`)',
     "n_samples": "required by `signal_dimension`; the simulation's size in "
     "`make_power_kmeans_data`",
-    "statistic": "`energy_test` tests with DISCO's between-sample S (R `disco.between`); "
-    "`ksample_statistic` computes R's `eqdist.e` E; `thinned_cluster_comparison` tests with S",
-    "test": '`poisson_statistic` returns one number by default (`"E"`, R `poisson.e`); '
-    "`poisson_test` runs the three tests of R's `poisson.tests`",
+    "statistic": "the k-sample statistic is DISCO's between-sample S (R `disco.between`; pass "
+    '`"E"` for R\'s `eqdist.e`); `poisson_statistic` returns one number (`"E"`, R `poisson.e`), '
+    "`poisson_test` runs the three of R's `poisson.tests`; `plot_null_distribution` draws all",
     "tol": "two different tolerances: of the negative-type check (1e-10) and of `PowerKMeans`' "
     "convergence (1e-6)",
 }
@@ -286,28 +282,17 @@ def _docs_rows(heading: str) -> dict:
     return rows
 
 
-def _where_cell(places: list) -> str:
-    """The "Where" cell: plain names without their module (``plot_`` functions are
-    ``energystats.plotting``'s, the others of ``energystats.datasets`` are named so on the
-    page), so that the table fits the page's width."""
-    return ", ".join(place.rsplit(".", 1)[-1] for place in places)
-
-
 def test_docs_table_is_the_vocabulary():
     """docs/vocabulary.md lists exactly the names the signatures use, each with the meaning of
-    VOCABULARY and the callables that take it."""
+    VOCABULARY."""
     rows = _docs_rows("The table")
     assert sorted(rows) == sorted(USES), (
         f"docs table names differ: missing {sorted(set(USES) - set(rows))}, extra "
         f"{sorted(set(rows) - set(USES))}"
     )
-    for name, (meaning, where) in rows.items():
-        assert meaning == VOCABULARY[name], name
-        expected = _where_cell(USES[name])
-        assert where == expected, (
-            f"docs/vocabulary.md row of `{name}` should read: | `{name}` | {VOCABULARY[name]} | "
-            f"{expected} |"
-        )
+    for name, (meaning,) in rows.items():
+        assert meaning == VOCABULARY[name], (
+            f"docs/vocabulary.md row of `{name}` should read: | `{name}` | {VOCABULARY[name]} |")
 
 
 def test_docs_say_why_defaults_differ():
@@ -340,8 +325,8 @@ def test_labels_by_column_name(frame):
     by_value = es.energy_test(data, frame["group"], n_resamples=99, rng=1)
     assert by_name.statistic == by_value.statistic and by_name.pvalue == by_value.pvalue
     assert es.dispersion(frame, "group").S == es.dispersion(data, frame["group"]).S
-    a = es.pairwise_energy_tests(frame, "group", n_resamples=19, rng=2)
-    b = es.pairwise_energy_tests(data, frame["group"], n_resamples=19, rng=2)
+    a = es.pairwise_energy_tests(frame, "group", n_resamples=19, rng=2).table
+    b = es.pairwise_energy_tests(data, frame["group"], n_resamples=19, rng=2).table
     pd.testing.assert_frame_equal(a, b)
     np.testing.assert_array_equal(
         es.ksample_statistic(frame, "group"), es.ksample_statistic(data, frame["group"])
