@@ -67,8 +67,9 @@ MUTANTS = [
      "ties relative to the sums, k^2 T, not to the statistic"),
     ("gof pair sum", "energystats/_gof/_standard.py",
      "weights = 2.0 * np.arange(1, n + 1) - (n + 1.0)",
-     "weights = 2.0 * np.arange(1, n + 1) - n",
-     "the sorted pair sum 2 sum (2t - n - 1) z_(t) (Szekely & Rizzo 2005, eq. 3.1)"),
+     "weights = np.arange(1, n + 1) - (n + 1.0)",
+     "the sorted pair sum 2 sum (2t - n - 1) z_(t) (Szekely & Rizzo 2005, eq. 3.1); a shift of "
+     "the weights is no mutant (the values are centred)"),
     ("gof statistic", "energystats/_gof/_standard.py",
      "return n * (twice - between - pairs), n * (twice + between + pairs)",
      "return n * (twice - between + pairs), n * (twice + between + pairs)",

@@ -124,13 +124,13 @@ def energy_gof_statistic(dist, x, axis: int = -1):
 
     Notes
     -----
-    With Y, Y' independent from ``dist``'s family at loc 0, scale 1 (Székely & Rizzo 2005,
-    eq. 3.1 with d = 1; 2013, sec. 5),
+    With Y, Y' independent from ``dist``'s family at loc 0, scale 1 and the standardised
+    :math:`z_i = (x_i - \text{loc}) / \text{scale}` (Székely & Rizzo 2005, eq. 3.1 with
+    d = 1; 2013, sec. 5),
 
     .. math::
 
-        Q_n = n\Big(\frac2n\sum_i E|z_i - Y| - E|Y - Y'| - \frac1{n^2}\sum_{i,j}|z_i - z_j|\Big),
-        \qquad z_i = \frac{x_i - \text{loc}}{\text{scale}}:
+        Q_n = n\Big(\frac2n\sum_i E|z_i - Y| - E|Y - Y'| - \frac1{n^2}\sum_{i,j}|z_i - z_j|\Big):
 
     location and scale invariant; for ``norm`` at the sample mean and sd (n - 1) R's
     ``normal.e(x)``. :math:`E|z - Y| = z(2F(z) - 1) + \mu - 2E[Y 1\{Y \le z\}]` and
