@@ -75,7 +75,8 @@ def symmetry_test(x, *, n_resamples: int = 999, exponent: float = 1.0, rng=None,
     2001), by random signs; about a point c: ``symmetry_test(x - c)``.
 
     The statistic is :math:`T_n = \frac1n \sum_{i,j} (\|y_i + y_j\|^\alpha - \|y_i -
-    y_j\|^\alpha)` with :math:`y_i = x_i` (the module's docstring), n/2 times the energy
+    y_j\|^\alpha)` with :math:`y_i = x_i`
+    (Székely & Móri 2001, Theorem 1), n/2 times the energy
     distance between the sample and its reflection; large values reject symmetry. The point
     c must be known, not estimated from x: an estimate breaks the exchangeability of the
     signs.
@@ -90,7 +91,7 @@ def symmetry_test(x, *, n_resamples: int = 999, exponent: float = 1.0, rng=None,
         Number of random sign vectors.
     exponent : float, default=1.0
         alpha in (0, 2): the statistic characterises symmetry for these exponents (alpha = 2
-        only compares the mean with c).
+        only compares the mean with the origin).
     rng : {None, int, numpy.random.Generator}, default=None
         It draws the signs.
     exact : {"auto", True, False}, default="auto"
