@@ -253,9 +253,10 @@ def choose_k(
         least favourable convex clusters (a curved cluster is split: Notes). ``"gaussian"``:
         one Gaussian sample; it splits uniform, heavy-tailed and skewed clusters.
     n_resamples : int, default=199
-        Reference samples per test. A cluster can only be significant when
-        1 / (n_resamples + 1) <= alpha * size / n: at the default and alpha = 0.05, clusters
-        of at least 10% of the points; smaller ones are not tested (no row in ``nodes``).
+        Reference samples per test (199, not 999: each one is clustered as the data are).
+        A cluster can only be significant when 1 / (n_resamples + 1) <= alpha * size / n:
+        at the default and alpha = 0.05, clusters of at least 10% of the points; smaller
+        ones are not tested (no row in ``nodes``).
     n_references : int, default=10
         Uniform reference sets of the gap statistic of the table (0: none). Descriptive: it
         does not change k̂.

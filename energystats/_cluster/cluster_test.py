@@ -295,7 +295,7 @@ def cluster_test(
         With k: J, overriding the choice of ``"conditional"`` (1 <= J <= d; J = d is
         ``"whitened"``). Fix it before looking at the data for the level to hold.
     n_resamples : int, default=199
-        Number of reference samples.
+        Number of reference samples (199, not 999: each one is clustered as the data are).
     rng : int, numpy.random.Generator or None, default=None
         The seed: an int, a Generator (advanced in place) or None (fresh entropy).
         It seeds the clustering of X and every reference sample and its clustering.

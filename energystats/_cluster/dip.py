@@ -212,7 +212,7 @@ def dip_test(x, *, n_resamples: int = 1999, rng=None,
     ----------
     x : array_like of shape (n,)
     n_resamples : int, default=1999
-        Uniform samples of size n.
+        Uniform samples of size n (1999, not 999: R's ``dip.test`` uses 2000).
     rng : int, numpy.random.Generator or None, default=None
     progress : bool or None, default=None
     data_name : str, default=None

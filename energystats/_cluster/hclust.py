@@ -268,8 +268,9 @@ def significant_clusters(X, *, alpha: float = 0.05, n_resamples: int = 199,
     alpha : float, default=0.05
         Family-wise error rate, 0 < alpha < 1.
     n_resamples : int, default=199
-        Gaussian samples per node test. A node can only be significant when
-        1 / (n_resamples + 1) <= alpha * size / n: small nodes need more. Nodes below
+        Gaussian samples per node test (199, not 999: each one is clustered). A node can
+        only be significant when 1 / (n_resamples + 1) <= alpha * size / n: small nodes
+        need more. Nodes below
         that size are final clusters without a test (no row in ``nodes``): their test
         could not be significant, so the result is the same and the time is saved.
     min_size : int, default=None
