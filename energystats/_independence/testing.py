@@ -52,9 +52,8 @@ from .variables import Variable, as_variables
 __all__ = ["IndependenceTestResult", "dcor_test", "dcor_ttest", "dcov_test", "pair_null"]
 
 #: From this many points two samples on the line are permuted by the O(n log n) sums
-#: (benchmarks/bench_sweep.py: at n = 1,000 they took 0.72 of the gathers' time, at 600 as
-#: long).
-LINE_N = 1000
+#: (benchmarks/bench_sweep.py at load 1: at n = 1,000 they took 1.4 times the gathers' time).
+LINE_N = 2000
 
 
 @dataclass(frozen=True, repr=False)
@@ -372,7 +371,7 @@ _TEST_PARAMETERS = """
     -----
     Each null value is :math:`S(\\pi) = \\sum_{ij} A_{ij} b_{\\pi(i)\\pi(j)} = n^2 \\mathcal
     V_n^2(x, y_\\pi)`: time O(B n^2) and memory the two n x n matrices, within
-    ``working_memory`` (O(B n log n) for two one-dimensional samples from 1,000 points).
+    ``working_memory`` (O(B n log n) for two one-dimensional samples from 2,000 points).
     Null values equal to the observed statistic up to rounding count as ties (as
     ``scipy.stats.permutation_test``); R counts :math:`t^* \\ge t` exactly. The p-value is
     :math:`(1 + \\#\\{t^* \\ge t\\}) / (B + 1)`.
