@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import check_fits, memory_budget
-from .._parallel import n_workers, run_tasks  # joblib's tasks, Dask's when configured
+from .._parallel import run_tasks  # joblib's tasks, Dask's when configured
 
 __all__ = ["TILE", "Streamed", "centred_sums", "tile_side"]
 
@@ -79,10 +79,8 @@ class Streamed:
         n, m = self.shape[0], Z.shape[1]
         tile = tile_side(n, 24.0, 8.0 * 3 * n * m,
                          f"a streamed product ({n} x {n} times {m} columns)")
-        starts = range(0, n, tile)
-        if len(starts) == 1 or n_workers(self.n_jobs) == 1:
-            return [_band(self.X, self.metric, a, Z, both, tile) for a in starts]
-        return run_tasks(_band, [dict(a=a) for a in starts], self.n_jobs,
+        # run_tasks runs the bands here, in order, when joblib gives one worker
+        return run_tasks(_band, [dict(a=a) for a in range(0, n, tile)], self.n_jobs,
                          shared=dict(X=self.X, metric=self.metric, Z=Z, both=both, tile=tile))
 
     def upper(self, Z: np.ndarray) -> np.ndarray:
@@ -153,11 +151,7 @@ def centred_sums(mats: list, unbiased: bool = False, n_jobs=None) -> np.ndarray:
     tile = tile_side(n, 8.0 * (m + 2), 8.0 * m * n, f"the centred products of {m} {n} x {n} "
                      "matrices")
     rows = [D.sum(axis=1) for D in mats]
-    starts = range(0, n, tile)
-    if len(starts) == 1 or n_workers(n_jobs) == 1:
-        parts = [_gram_band(mats, rows, a, unbiased, tile) for a in starts]
-    else:
-        parts = run_tasks(_gram_band, [dict(a=a) for a in starts], n_jobs,
-                          shared=dict(mats=mats, rows=rows, unbiased=unbiased, tile=tile))
+    parts = run_tasks(_gram_band, [dict(a=a) for a in range(0, n, tile)], n_jobs,
+                      shared=dict(mats=mats, rows=rows, unbiased=unbiased, tile=tile))
     out = sum(parts)
     return np.triu(out) + np.triu(out, 1).T
