@@ -260,11 +260,11 @@ _DATA_NAME = """    data_name : str, default=None
 
 
 def _document(f):
-    parameters = _PARAMETERS
-    if f.__name__ == "dcov_stats":  # the one with a result, which names the data
-        at = parameters.index("\n    Notes")
-        parameters = parameters[:at] + _DATA_NAME + parameters[at:]
-    f.__doc__ = f.__doc__.replace("{parameters}", parameters)
+    """The shared Parameters and Notes in ``f``'s docstring: ``{parameters}``, or
+    ``{named_parameters}`` with the ``data_name`` entry (a function whose result names it)."""
+    at = _PARAMETERS.index("\n    Notes")
+    named = _PARAMETERS[:at] + _DATA_NAME + _PARAMETERS[at:]
+    f.__doc__ = f.__doc__.replace("{named_parameters}", named).replace("{parameters}", _PARAMETERS)
     return f
 
 
@@ -345,7 +345,7 @@ def dcov_stats(x, y, *, exponent=1.0, metric="euclidean", sigma=None, estimator:
                ) -> DCovStatsResult:
     r"""Distance covariance, correlation and both distance variances at once: R ``DCOR(x,
     y, index)`` (``estimator="V"``) or ``dcovU_stats(Dx, Dy)`` (``"U"``).
-    {parameters}
+    {named_parameters}
     Returns
     -------
     DCovStatsResult
